@@ -1,0 +1,186 @@
+#include "core/model/sandbox.h"
+
+#include "core/model/jsonfields.h"
+#include "core/model/names.h"
+
+#include <QJsonValue>
+
+namespace airlock {
+
+namespace {
+
+QJsonValue timeToJson(const QDateTime &time)
+{
+    if (!time.isValid())
+        return QJsonValue(QJsonValue::Null);
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+Result<QDateTime> timeFromJson(const QJsonObject &object, const QString &key)
+{
+    const QJsonValue value = object.value(key);
+    if (value.isUndefined() || value.isNull())
+        return QDateTime();
+    if (!value.isString())
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("field '%1' must be an ISO 8601 time").arg(key));
+    QDateTime time = QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
+    if (!time.isValid())
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("field '%1' must be an ISO 8601 time").arg(key));
+    return time.toUTC();
+}
+
+} // namespace
+
+QString sandboxStateName(SandboxState state)
+{
+    switch (state) {
+    case SandboxState::Stopped:
+        return QStringLiteral("stopped");
+    case SandboxState::Starting:
+        return QStringLiteral("starting");
+    case SandboxState::Running:
+        return QStringLiteral("running");
+    case SandboxState::Stopping:
+        return QStringLiteral("stopping");
+    }
+    return QStringLiteral("stopped");
+}
+
+std::optional<SandboxState> sandboxStateFromName(QStringView name)
+{
+    for (auto state : {SandboxState::Stopped, SandboxState::Starting, SandboxState::Running,
+                       SandboxState::Stopping}) {
+        if (name == sandboxStateName(state))
+            return state;
+    }
+    return std::nullopt;
+}
+
+QString accelerationName(Acceleration acceleration)
+{
+    switch (acceleration) {
+    case Acceleration::Kvm:
+        return QStringLiteral("kvm");
+    case Acceleration::Tcg:
+        return QStringLiteral("tcg");
+    case Acceleration::Unknown:
+        break;
+    }
+    return QStringLiteral("unknown");
+}
+
+Acceleration accelerationFromName(QStringView name)
+{
+    if (name == u"kvm")
+        return Acceleration::Kvm;
+    if (name == u"tcg")
+        return Acceleration::Tcg;
+    return Acceleration::Unknown;
+}
+
+Result<void> SandboxSpec::validate() const
+{
+    if (auto ok = validateName(name); !ok)
+        return std::unexpected(ok.error());
+    if (auto ok = validateName(image, u"image id"); !ok)
+        return std::unexpected(ok.error());
+    if (vcpus < 1 || vcpus > kMaxVcpus)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("vcpus must be between 1 and %1").arg(kMaxVcpus));
+    if (memoryMib < kMinMemoryMib || memoryMib > kMaxMemoryMib)
+        return fail(ErrorKind::InvalidParams, QStringLiteral("memoryMib must be between %1 and %2")
+                                                  .arg(kMinMemoryMib)
+                                                  .arg(kMaxMemoryMib));
+    return {};
+}
+
+QJsonObject SandboxSpec::toJson() const
+{
+    return QJsonObject{
+        {QStringLiteral("name"), name},
+        {QStringLiteral("vcpus"), vcpus},
+        {QStringLiteral("memoryMib"), memoryMib},
+        {QStringLiteral("image"), image},
+    };
+}
+
+Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
+{
+    SandboxSpec spec;
+    auto name = json::readString(object, QStringLiteral("name"));
+    if (!name)
+        return std::unexpected(name.error());
+    // Ranges are checked by validate() so its message is the one users see; here only the
+    // type, with bounds wide enough to keep the value in an int.
+    auto vcpus = json::readInteger(object, QStringLiteral("vcpus"), INT_MIN, INT_MAX,
+                                   kDefaultVcpus);
+    if (!vcpus)
+        return std::unexpected(vcpus.error());
+    auto memory = json::readInteger(object, QStringLiteral("memoryMib"), INT_MIN, INT_MAX,
+                                    kDefaultMemoryMib);
+    if (!memory)
+        return std::unexpected(memory.error());
+    auto image = json::readString(object, QStringLiteral("image"), QStringLiteral("default"));
+    if (!image)
+        return std::unexpected(image.error());
+    spec.name = *name;
+    spec.vcpus = int(*vcpus);
+    spec.memoryMib = int(*memory);
+    spec.image = *image;
+    return spec;
+}
+
+QJsonObject Sandbox::toJson() const
+{
+    QJsonObject object = spec.toJson();
+    object.insert(QStringLiteral("state"), sandboxStateName(state));
+    object.insert(QStringLiteral("stateReason"), stateReason);
+    object.insert(QStringLiteral("acceleration"), accelerationName(acceleration));
+    object.insert(QStringLiteral("accelerationWarning"), accelerationWarning);
+    object.insert(QStringLiteral("createdAt"), timeToJson(createdAt));
+    object.insert(QStringLiteral("startedAt"), timeToJson(startedAt));
+    object.insert(QStringLiteral("vmmPid"), vmmPid);
+    return object;
+}
+
+Result<Sandbox> Sandbox::fromJson(const QJsonObject &object)
+{
+    Sandbox sandbox;
+    auto spec = SandboxSpec::fromJson(object);
+    if (!spec)
+        return std::unexpected(spec.error());
+    sandbox.spec = *spec;
+    auto stateName = json::readString(object, QStringLiteral("state"), QStringLiteral("stopped"));
+    if (!stateName)
+        return std::unexpected(stateName.error());
+    auto state = sandboxStateFromName(*stateName);
+    if (!state)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("unknown sandbox state '%1'").arg(*stateName));
+    sandbox.state = *state;
+    auto reason = json::readString(object, QStringLiteral("stateReason"), QString());
+    auto accel = json::readString(object, QStringLiteral("acceleration"), QStringLiteral("unknown"));
+    auto warning = json::readString(object, QStringLiteral("accelerationWarning"), QString());
+    auto created = timeFromJson(object, QStringLiteral("createdAt"));
+    auto started = timeFromJson(object, QStringLiteral("startedAt"));
+    auto pid = json::readInteger(object, QStringLiteral("vmmPid"), 0, INT_MAX, 0);
+    for (const Error *error : {reason ? nullptr : &reason.error(), accel ? nullptr : &accel.error(),
+                               warning ? nullptr : &warning.error(),
+                               created ? nullptr : &created.error(),
+                               started ? nullptr : &started.error(),
+                               pid ? nullptr : &pid.error()}) {
+        if (error)
+            return std::unexpected(*error);
+    }
+    sandbox.stateReason = *reason;
+    sandbox.acceleration = accelerationFromName(*accel);
+    sandbox.accelerationWarning = *warning;
+    sandbox.createdAt = *created;
+    sandbox.startedAt = *started;
+    sandbox.vmmPid = *pid;
+    return sandbox;
+}
+
+} // namespace airlock

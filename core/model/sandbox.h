@@ -1,0 +1,77 @@
+#pragma once
+
+#include "core/model/error.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QString>
+
+namespace airlock {
+
+/// Lifecycle state of a sandbox as the helper reports it.
+enum class SandboxState {
+    Stopped, ///< no VMM process; `stateReason` says why when it was not a requested stop
+    Starting, ///< VMM launched, guest not yet confirmed running
+    Running, ///< VMM running (the guest may still be booting)
+    Stopping, ///< graceful power-down requested, kill follows after the timeout
+};
+
+/// How the guest's CPU is virtualised.
+enum class Acceleration {
+    Unknown, ///< not probed yet / never started
+    Kvm, ///< hardware virtualisation through /dev/kvm
+    Tcg, ///< QEMU software emulation (slower; nested KVM on the dev machines fails)
+};
+
+QString sandboxStateName(SandboxState state); ///< "stopped", "starting", "running", "stopping"
+std::optional<SandboxState> sandboxStateFromName(QStringView name);
+QString accelerationName(Acceleration acceleration); ///< "unknown", "kvm", "tcg"
+Acceleration accelerationFromName(QStringView name);
+
+/// What a client asks for in `sandbox.create`. Limits: vCPUs 1..kMaxVcpus, memory
+/// kMinMemoryMib..kMaxMemoryMib MiB, image an image id from the helper's image store.
+struct SandboxSpec
+{
+    static constexpr int kDefaultVcpus = 1;
+    static constexpr int kMaxVcpus = 32;
+    static constexpr int kDefaultMemoryMib = 256;
+    static constexpr int kMinMemoryMib = 64;
+    static constexpr int kMaxMemoryMib = 65536;
+
+    QString name;
+    int vcpus = kDefaultVcpus;
+    int memoryMib = kDefaultMemoryMib;
+    QString image = QStringLiteral("default");
+
+    /// Checks name, image id and ranges; InvalidName or InvalidParams with the field named.
+    Result<void> validate() const;
+    /// `{name, vcpus, memoryMib, image}`.
+    QJsonObject toJson() const;
+    /// Reads the fields above; missing optional fields take defaults; wrong types are
+    /// InvalidParams errors naming the field. Does not call validate().
+    static Result<SandboxSpec> fromJson(const QJsonObject &object);
+
+    friend bool operator==(const SandboxSpec &, const SandboxSpec &) = default;
+};
+
+/// A sandbox as the helper reports it: the spec plus live state.
+struct Sandbox
+{
+    SandboxSpec spec;
+    SandboxState state = SandboxState::Stopped;
+    QString stateReason; ///< why it is stopped when it was not asked to, else empty
+    Acceleration acceleration = Acceleration::Unknown;
+    QString accelerationWarning; ///< e.g. why KVM was not used; empty when none
+    QDateTime createdAt; ///< UTC
+    QDateTime startedAt; ///< UTC; invalid when not running
+    qint64 vmmPid = 0; ///< 0 when not running
+
+    /// `{name, vcpus, memoryMib, image, state, stateReason, acceleration, accelerationWarning,
+    /// createdAt, startedAt, vmmPid}`; times as ISO 8601 UTC with milliseconds, or null.
+    QJsonObject toJson() const;
+    static Result<Sandbox> fromJson(const QJsonObject &object);
+
+    friend bool operator==(const Sandbox &, const Sandbox &) = default;
+};
+
+} // namespace airlock

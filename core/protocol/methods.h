@@ -1,0 +1,37 @@
+#pragma once
+
+// The one list of JSON-RPC method and notification names. docs/protocol.md documents each;
+// both change together.
+
+namespace airlock::protocol {
+
+/// Version spoken in `hello`; a helper refuses other versions with invalid_request.
+inline constexpr int kProtocolVersion = 1;
+
+/// Largest message body in bytes, excluding the terminating '\n' (1 MiB). A larger message is
+/// answered with a message_too_large error and the connection is closed.
+inline constexpr qsizetype kMaxMessageBytes = 1024 * 1024;
+
+namespace method {
+inline constexpr char Hello[] = "hello";
+inline constexpr char SandboxCreate[] = "sandbox.create";
+inline constexpr char SandboxList[] = "sandbox.list";
+inline constexpr char SandboxGet[] = "sandbox.get";
+inline constexpr char SandboxStart[] = "sandbox.start";
+inline constexpr char SandboxStop[] = "sandbox.stop";
+inline constexpr char SandboxKill[] = "sandbox.kill";
+inline constexpr char SandboxDelete[] = "sandbox.delete";
+inline constexpr char ImageList[] = "image.list";
+inline constexpr char ConsoleAttach[] = "console.attach";
+inline constexpr char ConsoleDetach[] = "console.detach";
+inline constexpr char ConsoleWrite[] = "console.write";
+inline constexpr char EventsSubscribe[] = "events.subscribe";
+} // namespace method
+
+namespace notification {
+inline constexpr char SandboxChanged[] = "sandbox.changed";
+inline constexpr char SandboxRemoved[] = "sandbox.removed";
+inline constexpr char ConsoleOutput[] = "console.output";
+} // namespace notification
+
+} // namespace airlock::protocol

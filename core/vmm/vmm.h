@@ -1,0 +1,70 @@
+#pragma once
+
+#include "core/model/error.h"
+#include "core/model/sandbox.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+
+#include <sys/types.h>
+
+namespace airlock {
+
+/// Everything a VMM backend needs to boot one guest. All paths are host paths chosen by the
+/// helper (never by a client).
+struct VmmLaunchConfig
+{
+    QString sandboxName; ///< validated name; becomes the guest hostname (airlock.name=...)
+    int vcpus = 1;
+    int memoryMib = 256;
+    QString kernelPath; ///< uncompressed ELF vmlinux with a PVH note
+    QString initrdPath; ///< initramfs (cpio, may be compressed)
+    QString kernelArgs; ///< extra kernel arguments from the image's metadata
+    QString runtimeDir; ///< per-sandbox directory for QMP/console sockets and the pid file
+    Acceleration acceleration = Acceleration::Tcg;
+    uid_t vmmUid = 0; ///< unprivileged user the VMM runs as (0 only in unprivileged tests)
+    gid_t vmmGid = 0;
+};
+
+/// What the helper records in its registry so a later helper can re-adopt a running VMM.
+struct VmmRuntimeInfo
+{
+    qint64 pid = 0;
+    qint64 startTimeTicks = 0; ///< /proc/<pid>/stat field 22; guards against pid reuse
+    QString runtimeDir;
+};
+
+/// One guest's virtual machine monitor. The helper owns one per running sandbox.
+/// Signals are the only way state flows back; methods never block the event loop for long.
+class Vmm : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~Vmm() override = default;
+
+    /// Launches the VMM. Returns once the process runs and its control channel is connected,
+    /// or an error (BackendUnavailable: binary/image missing; OperationFailed: it exited).
+    virtual Result<VmmRuntimeInfo> start(const VmmLaunchConfig &config) = 0;
+    /// Reconnects to a VMM started by an earlier helper (control and console sockets). NotFound
+    /// when the process is gone or the pid now belongs to another program.
+    virtual Result<void> adopt(const VmmRuntimeInfo &info) = 0;
+    /// Asks the guest to power off (ACPI power button); if it has not exited after
+    /// `timeoutMs`, quits the VMM and then kills it. exited() follows.
+    virtual void stop(int timeoutMs) = 0;
+    /// Kills the VMM at once. exited() follows.
+    virtual void kill() = 0;
+    /// Sends bytes to the guest's serial console.
+    virtual void writeConsole(const QByteArray &bytes) = 0;
+    virtual VmmRuntimeInfo runtimeInfo() const = 0;
+
+Q_SIGNALS:
+    /// Bytes the guest wrote to its serial console, in order.
+    void consoleOutput(const QByteArray &bytes);
+    /// The VMM process is gone. `reason` is empty after a requested stop or kill, otherwise a
+    /// sentence such as "QEMU exited with status 1: ..." or "guest powered off".
+    void exited(const QString &reason);
+};
+
+} // namespace airlock
