@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds, checks formatting, builds the
+# guest image once (the guest_image_build test) and runs every test with ctest.
+# Extra arguments go to ctest (e.g. -L unit). Needs root: tests start airlockd, QEMU guests as
+# an unprivileged user, and network namespaces.
+set -euo pipefail
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${BUILD_DIR:-$src/build}
+"$src/installers/dev/install-deps.sh"
+BUILD_DIR=$build "$src/installers/dev/build.sh"
+cmake --build "$build" --target format-check
+cd "$build"
+ctest --output-on-failure --timeout 900 -j "${CTEST_JOBS:-2}" "$@"
