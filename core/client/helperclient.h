@@ -42,7 +42,9 @@ public:
 
     /// Sends a request. The callback runs exactly once: with the result, the helper's error,
     /// Timeout after `timeoutMs`, or Disconnected when the connection drops first. Calls made
-    /// before Ready are queued until hello completes (or fail with Disconnected).
+    /// before Ready are queued until hello completes (or fail with Disconnected). Calls made
+    /// while Disconnected fail with Disconnected on the next event-loop turn. Destroying the
+    /// client drops outstanding callbacks without running them.
     void call(const QString &method, const QJsonObject &params, Callback callback,
               int timeoutMs = 30000);
     /// Blocking variant for the CLI: spins a local event loop until the answer arrives.

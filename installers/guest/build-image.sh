@@ -11,6 +11,7 @@
 # /var/cache/airlock-guest, or DIR/../.cache when that is not writable). The kernel is only
 # unpacked into a temporary directory, never installed on the host.
 set -euo pipefail
+umask 022 # the image must be readable by the unprivileged VMM user
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 output=""
@@ -67,6 +68,7 @@ cache=$(cd "$cache" && pwd)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/airlock-guest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+chmod 0755 "$work" # apt-get download hands the fetch to the _apt user
 
 # The concrete kernel package the linux-image-amd64 metapackage points at.
 kernel_pkg=$(apt-cache depends linux-image-amd64 2>/dev/null \
@@ -85,9 +87,9 @@ fetch_deb() {
     version=$(apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p')
     if [[ -n "$version" && "$version" != "(none)" ]]; then
         # apt-get names files pkg_version_arch.deb with ':' in the version escaped as %3a.
-        file=$(ls "$cache/${pkg}_${version//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
-        if [[ -n "$file" ]]; then
-            echo "$file"
+        local cached=("$cache/${pkg}_${version//:/%3a}_"*.deb)
+        if [[ -e "${cached[0]}" ]]; then
+            echo "${cached[0]}"
             return
         fi
     fi
@@ -101,7 +103,9 @@ fetch_deb() {
         apt-get update -qq
         (cd "$dl" && apt-get download -q "$pkg" >&2)
     fi
-    file=$(ls "$dl"/*.deb | head -n1)
+    local downloaded=("$dl"/*.deb)
+    file=${downloaded[0]}
+    [[ -e "$file" ]] || { log "apt-get download $pkg produced no .deb"; exit 1; }
     mv "$file" "$cache/"
     echo "$cache/$(basename "$file")"
 }
@@ -113,7 +117,9 @@ log "unpacking $(basename "$kernel_deb")"
 dpkg-deb -x "$kernel_deb" "$work/kernel"
 dpkg-deb -x "$busybox_deb" "$work/busybox"
 
-vmlinuz=$(ls "$work"/kernel/boot/vmlinuz-* | head -n1)
+kernels=("$work"/kernel/boot/vmlinuz-*)
+vmlinuz=${kernels[0]}
+[[ -e "$vmlinuz" ]] || { log "$kernel_pkg ships no /boot/vmlinuz-*"; exit 1; }
 kver=${vmlinuz##*/vmlinuz-}
 moddir="$work/kernel/lib/modules/$kver"
 
@@ -123,8 +129,13 @@ moddir="$work/kernel/lib/modules/$kver"
 log "extracting vmlinux from $(basename "$vmlinuz")"
 found=0
 while IFS=: read -r offset _; do
-    if tail -c +$((offset + 1)) "$vmlinuz" | xz -dc --single-stream >"$work/vmlinux" 2>/dev/null \
-        && [[ "$(head -c4 "$work/vmlinux" | od -An -tx1 | tr -d ' ')" == "7f454c46" ]]; then
+    # tail dies of SIGPIPE once xz has read its one stream; only xz's status counts.
+    set +e +o pipefail
+    tail -c +$((offset + 1)) "$vmlinuz" | xz -dc --single-stream >"$work/vmlinux" 2>/dev/null
+    xz_status=${PIPESTATUS[1]}
+    set -e -o pipefail
+    if [[ $xz_status -eq 0 \
+        && "$(head -c4 "$work/vmlinux" | od -An -tx1 | tr -d ' ')" == "7f454c46" ]]; then
         found=1
         break
     fi

@@ -1,0 +1,63 @@
+// airlock: the desktop window. Wiring only; everything testable lives in ui/ and core/.
+
+#include "core/client/helperclient.h"
+#include "core/client/localsockettransport.h"
+#include "ui/mainwindow.h"
+#include "ui/resources.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTranslator>
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("airlock"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Airlock"));
+    QApplication::setApplicationVersion(QStringLiteral(AIRLOCK_VERSION));
+    QApplication::setOrganizationDomain(QStringLiteral("airlock.org"));
+    QApplication::setDesktopFileName(QStringLiteral("org.airlock.Airlock"));
+    airlock::initUiResources();
+
+    QTranslator qtTranslator;
+    if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
+                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(&qtTranslator);
+    QTranslator translator;
+    if (translator.load(QLocale(), QStringLiteral("airlock"), QStringLiteral("_"),
+                        QStringLiteral(":/i18n")))
+        QApplication::installTranslator(&translator);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QApplication::translate("main", "Manage microVM sandboxes for untrusted coding agents."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QString envSocket = qEnvironmentVariable("AIRLOCK_SOCKET");
+    const QCommandLineOption socketOption(
+        QStringLiteral("socket"),
+        QApplication::translate("main", "Helper socket (default: $AIRLOCK_SOCKET or %1).")
+            .arg(QStringLiteral(AIRLOCK_DEFAULT_SOCKET)),
+        QApplication::translate("main", "PATH"),
+        envSocket.isEmpty() ? QStringLiteral(AIRLOCK_DEFAULT_SOCKET) : envSocket);
+    const QCommandLineOption consoleOption(
+        QStringLiteral("open-console"),
+        QApplication::translate("main", "Select sandbox NAME and open its console."),
+        QApplication::translate("main", "NAME"));
+    parser.addOption(socketOption);
+    parser.addOption(consoleOption);
+    parser.process(app);
+
+    auto transport = std::make_unique<airlock::LocalSocketTransport>(parser.value(socketOption));
+    airlock::HelperClient client(std::move(transport), QStringLiteral("airlock"));
+    client.setAutoReconnect(true);
+
+    airlock::MainWindow window(&client);
+    if (parser.isSet(consoleOption))
+        window.openConsoleWhenListed(parser.value(consoleOption));
+    window.show();
+    client.connectToHelper();
+    return QApplication::exec();
+}

@@ -1,0 +1,494 @@
+#include "app/airlockctl/commandrunner.h"
+
+#include "app/airlockctl/consolesession.h"
+#include "app/airlockctl/sandboxformat.h"
+#include "app/airlockctl/stdiobridge.h"
+#include "core/client/helperclient.h"
+#include "core/client/localsockettransport.h"
+#include "core/protocol/methods.h"
+
+#include <QCommandLineParser>
+#include <QDateTime>
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+
+#include <unistd.h>
+
+namespace airlock::ctl {
+
+namespace {
+
+constexpr int kConnectTimeoutMs = 10000;
+// Starting only waits for the VMM process, but QEMU under TCG on a loaded host is slow to exec.
+constexpr int kStartTimeoutMs = 120000;
+// How long `stop` waits beyond the helper's own power-off timeout for the kill to land.
+constexpr int kStopGraceMs = 30000;
+
+const QString kName = QStringLiteral("name");
+
+QString quoted(const QString &name)
+{
+    return QLatin1Char('\'') + name + QLatin1Char('\'');
+}
+
+} // namespace
+
+struct CommandRunner::Command
+{
+    QString name;
+    QString arguments; ///< synopsis after the command name
+    QString summary;
+    int (CommandRunner::*handler)(QCommandLineParser &);
+    QList<QCommandLineOption> options;
+    int positionals; ///< exact number of positional arguments
+};
+
+const QList<CommandRunner::Command> &CommandRunner::commands()
+{
+    static const QList<Command> list {
+        {QStringLiteral("create"),
+         QStringLiteral("NAME [--vcpus N] [--memory MIB] [--image ID]"),
+         QStringLiteral("Create a stopped sandbox. NAME: [a-z0-9][a-z0-9-]{0,62}."),
+         &CommandRunner::cmdCreate,
+         {QCommandLineOption(QStringLiteral("vcpus"), QStringLiteral("Virtual CPUs (1-32)."),
+                             QStringLiteral("N")),
+          QCommandLineOption(QStringLiteral("memory"),
+                             QStringLiteral("Guest memory in MiB (64-65536)."),
+                             QStringLiteral("MIB")),
+          QCommandLineOption(QStringLiteral("image"),
+                             QStringLiteral("Image id from 'airlockctl images'."),
+                             QStringLiteral("ID"))},
+         1},
+        {QStringLiteral("list"),
+         QString(),
+         QStringLiteral("List sandboxes as a table (--json: the helper's JSON)."),
+         &CommandRunner::cmdList,
+         {},
+         0},
+        {QStringLiteral("info"),
+         QStringLiteral("NAME"),
+         QStringLiteral("Show every field of a sandbox, including acceleration and why KVM was "
+                        "not used."),
+         &CommandRunner::cmdInfo,
+         {},
+         1},
+        {QStringLiteral("start"),
+         QStringLiteral("NAME"),
+         QStringLiteral("Boot a sandbox; returns once its VMM runs (watch the console for "
+                        "'airlock-guest ready')."),
+         &CommandRunner::cmdStart,
+         {},
+         1},
+        {QStringLiteral("stop"),
+         QStringLiteral("NAME [--timeout SECONDS]"),
+         QStringLiteral("Ask the guest to power off, kill it after the timeout, and wait until "
+                        "it is stopped."),
+         &CommandRunner::cmdStop,
+         {QCommandLineOption(QStringLiteral("timeout"),
+                             QStringLiteral("Seconds before the VMM is killed (default 10)."),
+                             QStringLiteral("SECONDS"), QStringLiteral("10"))},
+         1},
+        {QStringLiteral("kill"),
+         QStringLiteral("NAME"),
+         QStringLiteral("Kill a sandbox's VMM at once."),
+         &CommandRunner::cmdKill,
+         {},
+         1},
+        {QStringLiteral("rm"),
+         QStringLiteral("NAME"),
+         QStringLiteral("Delete a stopped sandbox and its runtime files."),
+         &CommandRunner::cmdRemove,
+         {},
+         1},
+        {QStringLiteral("images"),
+         QString(),
+         QStringLiteral("List the images in the helper's image store."),
+         &CommandRunner::cmdImages,
+         {},
+         0},
+        {QStringLiteral("console"),
+         QStringLiteral("NAME"),
+         QStringLiteral("Attach to a sandbox's serial console (scrollback first). Ctrl-] "
+                        "detaches; piped stdin is typed as is; ends when the sandbox stops."),
+         &CommandRunner::cmdConsole,
+         {},
+         1},
+        {QStringLiteral("bridge"),
+         QString(),
+         QStringLiteral("Pipe stdin/stdout to the helper socket (for 'ssh HOST airlockctl "
+                        "bridge')."),
+         &CommandRunner::cmdBridge,
+         {},
+         0},
+    };
+    return list;
+}
+
+CommandRunner::CommandRunner(QTextStream &out, QTextStream &err, const QString &environmentSocket)
+    : m_out(out)
+    , m_err(err)
+    , m_socketPath(environmentSocket.isEmpty() ? QStringLiteral(AIRLOCK_DEFAULT_SOCKET)
+                                               : environmentSocket)
+{ }
+
+CommandRunner::~CommandRunner() = default;
+
+void CommandRunner::printGlobalHelp(QTextStream &stream) const
+{
+    stream << "Usage: airlockctl [--socket PATH] [--json] COMMAND [ARGS...]\n\n"
+              "Manage Airlock sandboxes through airlockd.\n\n"
+              "Options:\n"
+              "  --socket PATH   helper socket (default $AIRLOCK_SOCKET, else "
+           << AIRLOCK_DEFAULT_SOCKET
+           << ")\n"
+              "  --json          print the helper's JSON instead of tables and sentences\n"
+              "  -h, --help      show this help; COMMAND --help shows a command's options\n"
+              "  -V, --version   show the version\n\n"
+              "Commands:\n";
+    for (const Command &command : commands()) {
+        const QString synopsis = (command.name + QLatin1Char(' ') + command.arguments).trimmed();
+        stream << "  " << synopsis << "\n      " << command.summary << "\n";
+    }
+    stream << "\nExit status: 0 ok, 1 the operation failed, 2 usage error.\n";
+    stream.flush();
+}
+
+int CommandRunner::usageError(const QString &message, const QString &command)
+{
+    m_err << "airlockctl: " << message << "\n";
+    m_err << "Try 'airlockctl " << (command.isEmpty() ? QString() : command + QLatin1Char(' '))
+          << "--help'." << Qt::endl;
+    return ExitUsage;
+}
+
+int CommandRunner::run(const QStringList &arguments)
+{
+    qsizetype i = 1;
+    for (; i < arguments.size(); ++i) {
+        const QString &arg = arguments[i];
+        if (arg == QStringLiteral("--socket")) {
+            if (i + 1 >= arguments.size())
+                return usageError(QStringLiteral("--socket needs a PATH"));
+            m_socketPath = arguments[++i];
+        } else if (arg.startsWith(QStringLiteral("--socket="))) {
+            m_socketPath = arg.mid(9);
+        } else if (arg == QStringLiteral("--json")) {
+            m_json = true;
+        } else if (arg == QStringLiteral("-h") || arg == QStringLiteral("--help")) {
+            printGlobalHelp(m_out);
+            return ExitOk;
+        } else if (arg == QStringLiteral("-V") || arg == QStringLiteral("--version")) {
+            m_out << "airlockctl " << AIRLOCK_VERSION << Qt::endl;
+            return ExitOk;
+        } else if (arg.startsWith(QLatin1Char('-'))) {
+            return usageError(QStringLiteral("unknown option '%1'").arg(arg));
+        } else {
+            break;
+        }
+    }
+    if (i >= arguments.size()) {
+        printGlobalHelp(m_err);
+        return ExitUsage;
+    }
+    if (m_socketPath.isEmpty())
+        return usageError(QStringLiteral("--socket needs a non-empty PATH"));
+    const QString name = arguments[i];
+    for (const Command &command : commands()) {
+        if (command.name == name)
+            return runCommand(command, arguments.mid(i));
+    }
+    return usageError(QStringLiteral("unknown command '%1'").arg(name));
+}
+
+int CommandRunner::runCommand(const Command &command, const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(command.summary);
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")},
+                                  QStringLiteral("Show this help."));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print the helper's JSON answer."));
+    const QCommandLineOption socket(QStringLiteral("socket"),
+                                    QStringLiteral("Helper socket (see airlockctl --help)."),
+                                    QStringLiteral("PATH"));
+    parser.addOption(help);
+    parser.addOptions(command.options);
+    parser.addOption(json);
+    parser.addOption(socket);
+    if (!parser.parse(arguments))
+        return usageError(parser.errorText(), command.name);
+    if (parser.isSet(help)) {
+        QString text = parser.helpText();
+        text = text.mid(text.indexOf(QLatin1Char('\n')) + 1); // drop Qt's generic usage line
+        m_out << "Usage: airlockctl [--socket PATH] "
+              << (command.name + QLatin1Char(' ') + command.arguments).trimmed() << "\n"
+              << text;
+        m_out.flush();
+        return ExitOk;
+    }
+    if (parser.isSet(json))
+        m_json = true;
+    if (parser.isSet(socket))
+        m_socketPath = parser.value(socket);
+    if (parser.positionalArguments().size() != command.positionals) {
+        if (command.positionals == 0)
+            return usageError(QStringLiteral("%1 takes no arguments").arg(command.name),
+                              command.name);
+        return usageError(
+            QStringLiteral("usage: airlockctl %1 %2").arg(command.name, command.arguments),
+            command.name);
+    }
+    return (this->*command.handler)(parser);
+}
+
+bool CommandRunner::connectHelper()
+{
+    if (m_client)
+        return true;
+    m_client = std::make_unique<HelperClient>(std::make_unique<LocalSocketTransport>(m_socketPath),
+                                              QStringLiteral("airlockctl"));
+    const Result<void> connected = m_client->connectSync(kConnectTimeoutMs);
+    if (!connected) {
+        m_err << "airlockctl: " << connected.error().message << Qt::endl;
+        m_client.reset();
+        return false;
+    }
+    return true;
+}
+
+std::optional<QJsonValue> CommandRunner::call(const char *method, const QJsonObject &params,
+                                              int timeoutMs)
+{
+    if (!connectHelper())
+        return std::nullopt;
+    Result<QJsonValue> result = m_client->callSync(QString::fromLatin1(method), params, timeoutMs);
+    if (!result) {
+        m_err << "airlockctl: " << result.error().message << Qt::endl;
+        return std::nullopt;
+    }
+    return *result;
+}
+
+void CommandRunner::printJson(const QJsonValue &value)
+{
+    const QJsonDocument document =
+        value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
+    m_out << QString::fromUtf8(document.toJson(QJsonDocument::Indented));
+    m_out.flush();
+}
+
+int CommandRunner::cmdCreate(QCommandLineParser &parser)
+{
+    QJsonObject params {{kName, parser.positionalArguments().first()}};
+    for (const char *key : {"vcpus", "memory"}) {
+        const QString option = QLatin1String(key);
+        if (!parser.isSet(option))
+            continue;
+        bool ok = false;
+        const int value = parser.value(option).toInt(&ok);
+        if (!ok)
+            return usageError(QStringLiteral("--%1: '%2' is not a whole number")
+                                  .arg(option, parser.value(option)),
+                              QStringLiteral("create"));
+        params.insert(option == QStringLiteral("vcpus") ? QStringLiteral("vcpus")
+                                                        : QStringLiteral("memoryMib"),
+                      value);
+    }
+    if (parser.isSet(QStringLiteral("image")))
+        params.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+    const auto result = call(protocol::method::SandboxCreate, params);
+    if (!result)
+        return ExitFailed;
+    if (m_json) {
+        printJson(*result);
+        return ExitOk;
+    }
+    const QJsonObject sandbox = result->toObject();
+    const int vcpus = sandbox.value(QStringLiteral("vcpus")).toInt();
+    m_out << QStringLiteral("created sandbox %1 (%2 vCPU%3, %4 MiB, image %5)")
+                 .arg(quoted(sandbox.value(kName).toString()))
+                 .arg(vcpus)
+                 .arg(vcpus == 1 ? QString() : QStringLiteral("s"))
+                 .arg(sandbox.value(QStringLiteral("memoryMib")).toInt())
+                 .arg(sandbox.value(QStringLiteral("image")).toString())
+          << Qt::endl;
+    return ExitOk;
+}
+
+int CommandRunner::cmdList(QCommandLineParser &)
+{
+    const auto result = call(protocol::method::SandboxList, {});
+    if (!result)
+        return ExitFailed;
+    if (m_json) {
+        printJson(*result);
+        return ExitOk;
+    }
+    const QJsonArray sandboxes = result->toObject().value(QStringLiteral("sandboxes")).toArray();
+    if (sandboxes.isEmpty()) {
+        m_out << "no sandboxes (create one with: airlockctl create NAME)" << Qt::endl;
+        return ExitOk;
+    }
+    m_out << formatSandboxTable(sandboxes, QDateTime::currentDateTimeUtc());
+    m_out.flush();
+    return ExitOk;
+}
+
+int CommandRunner::cmdInfo(QCommandLineParser &parser)
+{
+    const auto result =
+        call(protocol::method::SandboxGet, {{kName, parser.positionalArguments().first()}});
+    if (!result)
+        return ExitFailed;
+    if (m_json)
+        printJson(*result);
+    else
+        m_out << formatSandboxInfo(result->toObject(), QDateTime::currentDateTimeUtc());
+    m_out.flush();
+    return ExitOk;
+}
+
+int CommandRunner::cmdStart(QCommandLineParser &parser)
+{
+    const QString name = parser.positionalArguments().first();
+    const auto result = call(protocol::method::SandboxStart, {{kName, name}}, kStartTimeoutMs);
+    if (!result)
+        return ExitFailed;
+    if (m_json) {
+        printJson(*result);
+        return ExitOk;
+    }
+    const QJsonObject sandbox = result->toObject();
+    m_out << QStringLiteral("started sandbox %1 (%2)")
+                 .arg(quoted(name), sandbox.value(QStringLiteral("acceleration")).toString())
+          << Qt::endl;
+    const QString warning = sandbox.value(QStringLiteral("accelerationWarning")).toString();
+    if (!warning.isEmpty())
+        m_err << "airlockctl: warning: " << warning << Qt::endl;
+    return ExitOk;
+}
+
+int CommandRunner::cmdStop(QCommandLineParser &parser)
+{
+    const QString name = parser.positionalArguments().first();
+    bool ok = false;
+    const double seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+    if (!ok || seconds < 0)
+        return usageError(QStringLiteral("--timeout: '%1' is not a number of seconds")
+                              .arg(parser.value(QStringLiteral("timeout"))),
+                          QStringLiteral("stop"));
+    const int timeoutMs = int(std::min(seconds, 1e6) * 1000);
+
+    // Subscribe first: the stopped event must not slip by between the answer and the wait.
+    if (!call(protocol::method::EventsSubscribe, {}))
+        return ExitFailed;
+    QJsonObject last;
+    bool stopped = false;
+    QEventLoop loop;
+    QObject::connect(
+        m_client.get(), &HelperClient::notificationReceived, &loop,
+        [&](const QString &method, const QJsonObject &params) {
+            if (method == QLatin1String(protocol::notification::SandboxRemoved)
+                && params.value(kName).toString() == name) {
+                stopped = true;
+                loop.quit();
+            }
+            if (method != QLatin1String(protocol::notification::SandboxChanged))
+                return;
+            const QJsonObject sandbox = params.value(QStringLiteral("sandbox")).toObject();
+            if (sandbox.value(kName).toString() != name)
+                return;
+            last = sandbox;
+            if (sandbox.value(QStringLiteral("state")).toString() == QStringLiteral("stopped")) {
+                stopped = true;
+                loop.quit();
+            }
+        });
+    QObject::connect(m_client.get(), &HelperClient::connectionLost, &loop, [&](const Error &error) {
+        m_err << "airlockctl: " << error.message << Qt::endl;
+        loop.quit();
+    });
+    const auto result = call(protocol::method::SandboxStop,
+                             {{kName, name}, {QStringLiteral("timeoutMs"), timeoutMs}});
+    if (!result)
+        return ExitFailed;
+    if (last.isEmpty())
+        last = result->toObject();
+    if (!stopped && last.value(QStringLiteral("state")).toString() == QStringLiteral("stopped"))
+        stopped = true;
+    if (!stopped) {
+        QTimer::singleShot(timeoutMs + kStopGraceMs, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    if (!stopped) {
+        if (m_client->state() == HelperClient::State::Ready)
+            m_err << "airlockctl: sandbox " << quoted(name) << " did not stop in time" << Qt::endl;
+        return ExitFailed;
+    }
+    if (m_json)
+        printJson(last);
+    else
+        m_out << "stopped sandbox " << quoted(name) << Qt::endl;
+    return ExitOk;
+}
+
+int CommandRunner::cmdKill(QCommandLineParser &parser)
+{
+    const QString name = parser.positionalArguments().first();
+    const auto result = call(protocol::method::SandboxKill, {{kName, name}});
+    if (!result)
+        return ExitFailed;
+    if (m_json)
+        printJson(*result);
+    else
+        m_out << "killed sandbox " << quoted(name) << Qt::endl;
+    return ExitOk;
+}
+
+int CommandRunner::cmdRemove(QCommandLineParser &parser)
+{
+    const QString name = parser.positionalArguments().first();
+    const auto result = call(protocol::method::SandboxDelete, {{kName, name}});
+    if (!result)
+        return ExitFailed;
+    if (m_json)
+        printJson(*result);
+    else
+        m_out << "removed sandbox " << quoted(name) << Qt::endl;
+    return ExitOk;
+}
+
+int CommandRunner::cmdImages(QCommandLineParser &)
+{
+    const auto result = call(protocol::method::ImageList, {});
+    if (!result)
+        return ExitFailed;
+    if (m_json) {
+        printJson(*result);
+        return ExitOk;
+    }
+    m_out << formatImageTable(result->toObject().value(QStringLiteral("images")).toArray());
+    m_out.flush();
+    return ExitOk;
+}
+
+int CommandRunner::cmdConsole(QCommandLineParser &parser)
+{
+    if (!connectHelper())
+        return ExitFailed;
+    m_out.flush();
+    ConsoleSession session(m_client.get(), parser.positionalArguments().first(), STDIN_FILENO,
+                           STDOUT_FILENO, m_err);
+    return session.run();
+}
+
+int CommandRunner::cmdBridge(QCommandLineParser &)
+{
+    m_out.flush();
+    StdioBridge bridge(m_socketPath, STDIN_FILENO, STDOUT_FILENO, m_err);
+    return bridge.run();
+}
+
+} // namespace airlock::ctl

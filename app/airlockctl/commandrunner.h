@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/model/error.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QStringList>
+#include <QTextStream>
+
+#include <memory>
+#include <optional>
+
+class QCommandLineParser;
+
+namespace airlock {
+class HelperClient;
+}
+
+namespace airlock::ctl {
+
+/// Exit codes of airlockctl, documented in docs/airlockctl.md.
+enum ExitCode : int {
+    ExitOk = 0, ///< the operation succeeded
+    ExitFailed = 1, ///< the helper refused or the operation failed; the message says why
+    ExitUsage = 2, ///< the command line is wrong
+};
+
+/// Everything airlockctl does, behind one run(arguments) so main() only wires it up: parses the
+/// global options and the command, talks to the helper, prints, returns the exit code.
+class CommandRunner
+{
+public:
+    /// `environmentSocket` is $AIRLOCK_SOCKET (empty when unset).
+    CommandRunner(QTextStream &out, QTextStream &err, const QString &environmentSocket);
+    ~CommandRunner();
+
+    /// `arguments` as from QCoreApplication::arguments() (program name first).
+    int run(const QStringList &arguments);
+
+private:
+    struct Command;
+    static const QList<Command> &commands();
+
+    int usageError(const QString &message, const QString &command = {});
+    void printGlobalHelp(QTextStream &stream) const;
+    int runCommand(const Command &command, const QStringList &arguments);
+    bool connectHelper();
+    /// Calls the helper and prints its error; std::nullopt when the call failed.
+    std::optional<QJsonValue> call(const char *method, const QJsonObject &params,
+                                   int timeoutMs = 30000);
+    void printJson(const QJsonValue &value);
+
+    int cmdCreate(QCommandLineParser &parser);
+    int cmdList(QCommandLineParser &parser);
+    int cmdInfo(QCommandLineParser &parser);
+    int cmdStart(QCommandLineParser &parser);
+    int cmdStop(QCommandLineParser &parser);
+    int cmdKill(QCommandLineParser &parser);
+    int cmdRemove(QCommandLineParser &parser);
+    int cmdImages(QCommandLineParser &parser);
+    int cmdConsole(QCommandLineParser &parser);
+    int cmdBridge(QCommandLineParser &parser);
+
+    QTextStream &m_out;
+    QTextStream &m_err;
+    QString m_socketPath;
+    bool m_json = false;
+    std::unique_ptr<HelperClient> m_client;
+};
+
+} // namespace airlock::ctl

@@ -1,0 +1,123 @@
+#include "app/airlockctl/sandboxformat.h"
+
+#include <QStringList>
+
+namespace airlock::ctl {
+
+namespace {
+
+QString field(const QJsonObject &object, const char *key)
+{
+    return object.value(QLatin1String(key)).toVariant().toString();
+}
+
+QString orDash(const QString &text)
+{
+    return text.isEmpty() ? QStringLiteral("-") : text;
+}
+
+QString uptime(const QJsonObject &sandbox, const QDateTime &now)
+{
+    const QDateTime started = QDateTime::fromString(field(sandbox, "startedAt"), Qt::ISODateWithMs);
+    if (!started.isValid())
+        return QStringLiteral("-");
+    return formatDuration(std::max<qint64>(0, started.secsTo(now)));
+}
+
+QString table(const QList<QStringList> &rows)
+{
+    QList<qsizetype> widths;
+    for (const QStringList &row : rows) {
+        for (qsizetype i = 0; i < row.size(); ++i) {
+            if (widths.size() <= i)
+                widths.append(0);
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    }
+    QString text;
+    for (const QStringList &row : rows) {
+        QString line;
+        for (qsizetype i = 0; i < row.size(); ++i) {
+            if (i + 1 < row.size())
+                line += row[i].leftJustified(widths[i] + 2);
+            else
+                line += row[i];
+        }
+        text += line + QLatin1Char('\n');
+    }
+    return text;
+}
+
+} // namespace
+
+QString formatDuration(qint64 seconds)
+{
+    const qint64 days = seconds / 86400;
+    const qint64 hours = seconds % 86400 / 3600;
+    const qint64 minutes = seconds % 3600 / 60;
+    const qint64 secs = seconds % 60;
+    if (days > 0)
+        return QStringLiteral("%1d%2h").arg(days).arg(hours, 2, 10, QLatin1Char('0'));
+    if (hours > 0)
+        return QStringLiteral("%1h%2m").arg(hours).arg(minutes, 2, 10, QLatin1Char('0'));
+    if (minutes > 0)
+        return QStringLiteral("%1m%2s").arg(minutes).arg(secs, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1s").arg(secs);
+}
+
+QString formatSandboxTable(const QJsonArray &sandboxes, const QDateTime &now)
+{
+    QList<QStringList> rows {{QStringLiteral("NAME"), QStringLiteral("STATE"),
+                              QStringLiteral("ACCEL"), QStringLiteral("VCPUS"),
+                              QStringLiteral("MEMORY"), QStringLiteral("IMAGE"),
+                              QStringLiteral("UPTIME")}};
+    for (const QJsonValue &value : sandboxes) {
+        const QJsonObject sandbox = value.toObject();
+        rows.append({field(sandbox, "name"), field(sandbox, "state"),
+                     field(sandbox, "acceleration"), field(sandbox, "vcpus"),
+                     field(sandbox, "memoryMib") + QStringLiteral(" MiB"), field(sandbox, "image"),
+                     uptime(sandbox, now)});
+    }
+    return table(rows);
+}
+
+QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now)
+{
+    const QList<QPair<QString, QString>> lines {
+        {QStringLiteral("Name"), field(sandbox, "name")},
+        {QStringLiteral("State"), field(sandbox, "state")},
+        {QStringLiteral("State reason"), orDash(field(sandbox, "stateReason"))},
+        {QStringLiteral("Acceleration"), field(sandbox, "acceleration")},
+        {QStringLiteral("Acceleration warning"), orDash(field(sandbox, "accelerationWarning"))},
+        {QStringLiteral("vCPUs"), field(sandbox, "vcpus")},
+        {QStringLiteral("Memory"), field(sandbox, "memoryMib") + QStringLiteral(" MiB")},
+        {QStringLiteral("Image"), field(sandbox, "image")},
+        {QStringLiteral("Created"), orDash(field(sandbox, "createdAt"))},
+        {QStringLiteral("Started"), orDash(field(sandbox, "startedAt"))},
+        {QStringLiteral("Uptime"), uptime(sandbox, now)},
+        {QStringLiteral("VMM pid"),
+         sandbox.value(QStringLiteral("vmmPid")).toInteger() > 0 ? field(sandbox, "vmmPid")
+                                                                 : QStringLiteral("-")},
+    };
+    qsizetype width = 0;
+    for (const auto &line : lines)
+        width = std::max(width, line.first.size());
+    QString text;
+    for (const auto &[label, value] : lines)
+        text += (label + QLatin1Char(':')).leftJustified(width + 2) + value + QLatin1Char('\n');
+    return text;
+}
+
+QString formatImageTable(const QJsonArray &images)
+{
+    QList<QStringList> rows {{QStringLiteral("ID"), QStringLiteral("KERNEL"),
+                              QStringLiteral("CREATED"), QStringLiteral("DESCRIPTION")}};
+    for (const QJsonValue &value : images) {
+        const QJsonObject image = value.toObject();
+        rows.append({field(image, "id"), orDash(field(image, "kernel")),
+                     orDash(field(image, "createdAt")), field(image, "description")});
+    }
+    return table(rows);
+}
+
+} // namespace airlock::ctl

@@ -1,0 +1,163 @@
+// airlockd: the privileged helper. Only wiring; everything it runs lives in core/daemon and
+// core/vmm (see docs/protocol.md for what clients may ask of it).
+
+#include "core/daemon/accesspolicy.h"
+#include "core/daemon/consolehub.h"
+#include "core/daemon/helperapi.h"
+#include "core/daemon/hostaccounts.h"
+#include "core/daemon/logging.h"
+#include "core/daemon/registry.h"
+#include "core/daemon/rpcserver.h"
+#include "core/daemon/sandboxservice.h"
+#include "core/daemon/unixsignalwatcher.h"
+#include "core/vmm/imagestore.h"
+#include "core/vmm/kvmprobe.h"
+#include "core/vmm/qemumicrovm.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QLoggingCategory>
+
+#include <csignal>
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcMain, "airlock.daemon")
+
+const QString kGroup = QStringLiteral("airlock");
+const QString kVmmUser = QStringLiteral("airlock-vmm");
+
+int failStartup(const QString &message)
+{
+    qCCritical(lcMain, "%s", qPrintable(message));
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("airlockd"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(AIRLOCK_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Airlock's privileged helper: runs microVM sandboxes for members of group "
+                       "'airlock' over a JSON-RPC Unix socket."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption socketOption(
+        QStringLiteral("socket"), QStringLiteral("Unix socket to listen on."),
+        QStringLiteral("PATH"), QStringLiteral(AIRLOCK_DEFAULT_SOCKET));
+    const QCommandLineOption stateOption(
+        QStringLiteral("state-dir"), QStringLiteral("Registry, runtime dirs and logs."),
+        QStringLiteral("DIR"), QStringLiteral(AIRLOCK_DEFAULT_STATE_DIR));
+    const QCommandLineOption imagesOption(QStringLiteral("image-store"),
+                                          QStringLiteral("Guest images (default STATE/images)."),
+                                          QStringLiteral("DIR"));
+    const QCommandLineOption scrollbackOption(
+        QStringLiteral("scrollback"),
+        QStringLiteral("Console scrollback per sandbox in bytes (default 1048576)."),
+        QStringLiteral("BYTES"), QString::number(airlock::ConsoleHub::kDefaultScrollbackBytes));
+    const QCommandLineOption logLevelOption(QStringLiteral("log-level"),
+                                            QStringLiteral("trace, debug, info, warning or error."),
+                                            QStringLiteral("LEVEL"), QStringLiteral("info"));
+    parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption});
+    parser.process(app);
+
+    const QString logLevel = parser.value(logLevelOption);
+    if (!airlock::isValidLogLevel(logLevel)) {
+        std::fprintf(stderr, "airlockd: unknown --log-level '%s'\n", qPrintable(logLevel));
+        return 2;
+    }
+    bool scrollbackOk = false;
+    const qlonglong scrollback = parser.value(scrollbackOption).toLongLong(&scrollbackOk);
+    if (!scrollbackOk || scrollback < 1024 || scrollback > 256LL * 1024 * 1024) {
+        std::fprintf(stderr, "airlockd: --scrollback must be 1024..268435456 bytes\n");
+        return 2;
+    }
+    if (::geteuid() != 0) {
+        std::fprintf(stderr,
+                     "airlockd: must run as root (it creates VMM users, sockets and runtime "
+                     "dirs); start it with sudo or as the systemd service airlockd.service\n");
+        return 1;
+    }
+
+    // Nothing the helper writes is for other users unless it says so (socket, runtime dirs).
+    ::umask(0077);
+    const QString stateDir = QDir(parser.value(stateOption)).absolutePath();
+    const QString imageDir = parser.isSet(imagesOption)
+        ? QDir(parser.value(imagesOption)).absolutePath()
+        : QDir(stateDir).filePath(QStringLiteral("images"));
+    if (!QDir().mkpath(stateDir)) {
+        std::fprintf(stderr, "airlockd: cannot create state dir %s\n", qPrintable(stateDir));
+        return 1;
+    }
+    // Traversable but not listable by the unprivileged VMM user, which needs its runtime dir.
+    ::chmod(QFile::encodeName(stateDir).constData(), 0711);
+    airlock::installLogHandler(QDir(stateDir).filePath(QStringLiteral("log")),
+                               QStringLiteral("airlockd"), logLevel);
+    // A client that vanishes must cost us an error code, not the process.
+    std::signal(SIGPIPE, SIG_IGN);
+
+    auto group = airlock::HostAccounts::ensureGroup(kGroup);
+    if (!group)
+        return failStartup(group.error().message);
+    auto vmmUser = airlock::HostAccounts::ensureSystemUser(kVmmUser);
+    if (!vmmUser)
+        return failStartup(vmmUser.error().message);
+
+    airlock::ImageStore images(imageDir);
+    airlock::KvmProbe::Config probeConfig;
+    // The probe boots the default image's kernel; without one it cannot prove KVM works.
+    if (auto image = images.find(QStringLiteral("default")))
+        probeConfig.kernelPath = image->kernelPath;
+    probeConfig.vmmUid = vmmUser->uid;
+    probeConfig.vmmGid = vmmUser->gid;
+    const airlock::KvmProbeResult probe = airlock::KvmProbe::run(probeConfig);
+    if (!probe.warning.isEmpty())
+        qCWarning(lcMain, "%s", qPrintable(probe.warning));
+    qCInfo(lcMain, "acceleration: %s", qPrintable(airlock::accelerationName(probe.acceleration)));
+
+    auto registry =
+        airlock::Registry::open(QDir(stateDir).filePath(QStringLiteral("registry.sqlite")));
+    if (!registry)
+        return failStartup(registry.error().message);
+
+    airlock::ConsoleHub consoles(scrollback);
+    airlock::SandboxServiceConfig config;
+    config.stateDir = stateDir;
+    config.acceleration = probe.acceleration;
+    config.accelerationWarning = probe.warning;
+    config.vmmUid = vmmUser->uid;
+    config.vmmGid = vmmUser->gid;
+    airlock::SandboxService sandboxes(
+        **registry, consoles, images, [] { return std::make_unique<airlock::QemuMicrovm>(); },
+        config);
+    if (auto restored = sandboxes.restore(); !restored)
+        return failStartup(restored.error().message);
+
+    airlock::RpcServer server(airlock::AccessPolicy(*group, kGroup));
+    airlock::HelperApi api(server, sandboxes, consoles, images);
+    if (auto listening = server.listen(parser.value(socketOption)); !listening)
+        return failStartup(listening.error().message);
+
+    airlock::UnixSignalWatcher signalWatcher({SIGTERM, SIGINT});
+    QObject::connect(&signalWatcher, &airlock::UnixSignalWatcher::signalReceived, &app,
+                     [](int number) {
+                         // Guests keep running; the next airlockd re-adopts them.
+                         qCInfo(lcMain, "signal %d: shutting down, leaving guests running", number);
+                         QCoreApplication::quit();
+                     });
+    qCInfo(lcMain, "airlockd %s ready (state %s, images %s)", AIRLOCK_VERSION, qPrintable(stateDir),
+           qPrintable(imageDir));
+    const int status = app.exec();
+    server.close();
+    qCInfo(lcMain, "airlockd stopped");
+    return status;
+}

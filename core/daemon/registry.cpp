@@ -1,0 +1,247 @@
+#include "core/daemon/registry.h"
+
+#include <QAtomicInteger>
+#include <QLoggingCategory>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcRegistry, "airlock.daemon.registry")
+
+QAtomicInteger<quint64> g_connectionCounter;
+
+std::unexpected<Error> sqlFailure(const QString &what, const QSqlError &error)
+{
+    return fail(ErrorKind::OperationFailed,
+                QStringLiteral("registry: %1: %2").arg(what, error.text()));
+}
+
+QVariant timeValue(const QDateTime &time)
+{
+    if (!time.isValid())
+        return QVariant(QMetaType(QMetaType::QString));
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+QDateTime timeFrom(const QVariant &value)
+{
+    if (value.isNull())
+        return {};
+    return QDateTime::fromString(value.toString(), Qt::ISODateWithMs).toUTC();
+}
+
+void bindRecord(QSqlQuery &query, const SandboxRecord &record)
+{
+    const Sandbox &s = record.sandbox;
+    query.bindValue(QStringLiteral(":name"), s.spec.name);
+    query.bindValue(QStringLiteral(":vcpus"), s.spec.vcpus);
+    query.bindValue(QStringLiteral(":memory_mib"), s.spec.memoryMib);
+    query.bindValue(QStringLiteral(":image"), s.spec.image);
+    query.bindValue(QStringLiteral(":created_at"), timeValue(s.createdAt));
+    query.bindValue(QStringLiteral(":state"), sandboxStateName(s.state));
+    query.bindValue(QStringLiteral(":state_reason"), s.stateReason);
+    query.bindValue(QStringLiteral(":acceleration"), accelerationName(s.acceleration));
+    query.bindValue(QStringLiteral(":acceleration_warning"), s.accelerationWarning);
+    query.bindValue(QStringLiteral(":started_at"), timeValue(s.startedAt));
+    query.bindValue(QStringLiteral(":vmm_pid"), record.runtime.pid);
+    query.bindValue(QStringLiteral(":vmm_start_ticks"), record.runtime.startTimeTicks);
+    query.bindValue(QStringLiteral(":runtime_dir"), record.runtime.runtimeDir);
+}
+
+} // namespace
+
+QList<Registry::Migration> Registry::migrations()
+{
+    return {
+        // 0 → 1: the sandbox table. Times are ISO 8601 UTC text, states and accelerations
+        // their protocol names, so the file is readable with the sqlite3 shell.
+        {QStringLiteral("CREATE TABLE sandboxes ("
+                        " name TEXT PRIMARY KEY NOT NULL,"
+                        " vcpus INTEGER NOT NULL,"
+                        " memory_mib INTEGER NOT NULL,"
+                        " image TEXT NOT NULL,"
+                        " created_at TEXT NOT NULL,"
+                        " state TEXT NOT NULL DEFAULT 'stopped',"
+                        " state_reason TEXT NOT NULL DEFAULT '',"
+                        " acceleration TEXT NOT NULL DEFAULT 'unknown',"
+                        " acceleration_warning TEXT NOT NULL DEFAULT '',"
+                        " started_at TEXT,"
+                        " vmm_pid INTEGER NOT NULL DEFAULT 0,"
+                        " vmm_start_ticks INTEGER NOT NULL DEFAULT 0,"
+                        " runtime_dir TEXT NOT NULL DEFAULT '')")},
+    };
+}
+
+Registry::Registry(QString connectionName) : m_connectionName(std::move(connectionName)) { }
+
+Registry::~Registry()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+Result<std::unique_ptr<Registry>> Registry::open(const QString &path,
+                                                 const QList<Migration> &migrations)
+{
+    const QString name = QStringLiteral("airlock-registry-%1").arg(++g_connectionCounter);
+    std::unique_ptr<Registry> registry(new Registry(name));
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+    db.setDatabaseName(path);
+    if (!db.open())
+        return sqlFailure(QStringLiteral("cannot open %1").arg(path), db.lastError());
+
+    QSqlQuery query(db);
+    // WAL keeps readers and the writer apart; NORMAL sync is durable across a helper crash,
+    // which is what the registry must survive.
+    for (const auto &pragma :
+         {QStringLiteral("PRAGMA journal_mode=WAL"), QStringLiteral("PRAGMA synchronous=NORMAL"),
+          QStringLiteral("PRAGMA busy_timeout=5000")}) {
+        if (!query.exec(pragma))
+            return sqlFailure(pragma, query.lastError());
+    }
+
+    const int version = registry->schemaVersion();
+    if (version < 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("registry: cannot read the schema version of %1").arg(path));
+    if (version > migrations.size())
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("registry %1 has schema version %2, newer than this airlockd "
+                                   "understands (%3); use a newer airlockd")
+                        .arg(path)
+                        .arg(version)
+                        .arg(migrations.size()));
+    if (version == migrations.size())
+        return registry;
+
+    if (!db.transaction())
+        return sqlFailure(QStringLiteral("begin migration"), db.lastError());
+    for (int step = version; step < migrations.size(); ++step) {
+        for (const QString &statement : migrations.at(step)) {
+            if (!query.exec(statement)) {
+                const QSqlError error = query.lastError();
+                db.rollback();
+                return sqlFailure(QStringLiteral("migration %1 → %2").arg(step).arg(step + 1),
+                                  error);
+            }
+        }
+    }
+    // PRAGMA takes no bound parameters; the value is our own integer.
+    if (!query.exec(QStringLiteral("PRAGMA user_version=%1").arg(migrations.size()))) {
+        const QSqlError error = query.lastError();
+        db.rollback();
+        return sqlFailure(QStringLiteral("set schema version"), error);
+    }
+    if (!db.commit())
+        return sqlFailure(QStringLiteral("commit migration"), db.lastError());
+    qCInfo(lcRegistry, "migrated %s from schema %d to %d", qPrintable(path), version,
+           int(migrations.size()));
+    return registry;
+}
+
+int Registry::schemaVersion() const
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next())
+        return -1;
+    return query.value(0).toInt();
+}
+
+Result<QList<SandboxRecord>> Registry::load() const
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    if (!query.exec(QStringLiteral(
+            "SELECT name, vcpus, memory_mib, image, created_at, state, state_reason, "
+            "acceleration, acceleration_warning, started_at, vmm_pid, vmm_start_ticks, "
+            "runtime_dir FROM sandboxes ORDER BY name")))
+        return sqlFailure(QStringLiteral("load"), query.lastError());
+    QList<SandboxRecord> records;
+    while (query.next()) {
+        SandboxRecord record;
+        Sandbox &s = record.sandbox;
+        s.spec.name = query.value(0).toString();
+        s.spec.vcpus = query.value(1).toInt();
+        s.spec.memoryMib = query.value(2).toInt();
+        s.spec.image = query.value(3).toString();
+        s.createdAt = timeFrom(query.value(4));
+        s.state = sandboxStateFromName(query.value(5).toString()).value_or(SandboxState::Stopped);
+        s.stateReason = query.value(6).toString();
+        s.acceleration = accelerationFromName(query.value(7).toString());
+        s.accelerationWarning = query.value(8).toString();
+        s.startedAt = timeFrom(query.value(9));
+        record.runtime.pid = query.value(10).toLongLong();
+        record.runtime.startTimeTicks = query.value(11).toLongLong();
+        record.runtime.runtimeDir = query.value(12).toString();
+        s.vmmPid = record.runtime.pid;
+        records.append(record);
+    }
+    return records;
+}
+
+Result<void> Registry::insert(const SandboxRecord &record)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    query.prepare(QStringLiteral(
+        "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
+        "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
+        "vmm_start_ticks, runtime_dir) VALUES (:name, :vcpus, :memory_mib, :image, "
+        ":created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
+        "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "
+        "COALESCE(:runtime_dir, ''))"));
+    bindRecord(query, record);
+    if (query.exec())
+        return {};
+    const QSqlError error = query.lastError();
+    query.finish();
+    // Told apart after the fact: SQLite's constraint codes are not portable across Qt drivers.
+    QSqlQuery exists(QSqlDatabase::database(m_connectionName));
+    exists.prepare(QStringLiteral("SELECT 1 FROM sandboxes WHERE name = :name"));
+    exists.bindValue(QStringLiteral(":name"), record.sandbox.spec.name);
+    if (exists.exec() && exists.next())
+        return fail(
+            ErrorKind::AlreadyExists,
+            QStringLiteral("a sandbox named '%1' already exists").arg(record.sandbox.spec.name));
+    return sqlFailure(QStringLiteral("insert %1").arg(record.sandbox.spec.name), error);
+}
+
+Result<void> Registry::update(const SandboxRecord &record)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    query.prepare(QStringLiteral(
+        "UPDATE sandboxes SET vcpus = :vcpus, memory_mib = :memory_mib, image = :image, "
+        "created_at = :created_at, state = :state, state_reason = COALESCE(:state_reason, ''), "
+        "acceleration = :acceleration, "
+        "acceleration_warning = COALESCE(:acceleration_warning, ''), started_at = :started_at, "
+        "vmm_pid = :vmm_pid, vmm_start_ticks = :vmm_start_ticks, "
+        "runtime_dir = COALESCE(:runtime_dir, '') WHERE name = :name"));
+    bindRecord(query, record);
+    if (!query.exec())
+        return sqlFailure(QStringLiteral("update %1").arg(record.sandbox.spec.name),
+                          query.lastError());
+    if (query.numRowsAffected() != 1)
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("no sandbox named '%1'").arg(record.sandbox.spec.name));
+    return {};
+}
+
+Result<void> Registry::remove(const QString &name)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    query.prepare(QStringLiteral("DELETE FROM sandboxes WHERE name = :name"));
+    query.bindValue(QStringLiteral(":name"), name);
+    if (!query.exec())
+        return sqlFailure(QStringLiteral("delete %1").arg(name), query.lastError());
+    if (query.numRowsAffected() != 1)
+        return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(name));
+    return {};
+}
+
+} // namespace airlock

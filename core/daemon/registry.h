@@ -1,0 +1,60 @@
+#pragma once
+
+#include "core/model/error.h"
+#include "core/model/sandbox.h"
+#include "core/vmm/vmm.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+
+namespace airlock {
+
+/// One row of the registry: what a later helper needs to list a sandbox and re-adopt its VMM.
+struct SandboxRecord
+{
+    Sandbox sandbox;
+    VmmRuntimeInfo runtime;
+};
+
+/// The helper's persistent sandbox registry: one SQLite file (Qt Sql, QSQLITE driver) in the
+/// state dir. The schema version lives in `PRAGMA user_version`; open() applies every missing
+/// migration from migrations() in order, all in one transaction, so a failure leaves the file
+/// at its old version. A file written by a newer helper (higher version) is refused rather than
+/// guessed at. Each instance uses its own Qt Sql connection name, so several may be open.
+class Registry
+{
+public:
+    /// One migration: SQL statements taking the schema from version N to N+1 (N = index).
+    using Migration = QStringList;
+
+    /// Opens (creating if needed) and migrates. Errors: OperationFailed with the SQLite message.
+    static Result<std::unique_ptr<Registry>>
+    open(const QString &path, const QList<Migration> &migrations = Registry::migrations());
+    /// The schema history of Airlock's registry, oldest first.
+    static QList<Migration> migrations();
+
+    ~Registry();
+    Registry(const Registry &) = delete;
+    Registry &operator=(const Registry &) = delete;
+
+    /// The file's `user_version`.
+    int schemaVersion() const;
+    /// Every sandbox, ordered by name.
+    Result<QList<SandboxRecord>> load() const;
+    /// AlreadyExists when the name is taken.
+    Result<void> insert(const SandboxRecord &record);
+    /// Replaces the row of record.sandbox.spec.name; NotFound when there is none.
+    Result<void> update(const SandboxRecord &record);
+    /// NotFound when there is no such row.
+    Result<void> remove(const QString &name);
+
+private:
+    explicit Registry(QString connectionName);
+
+    QString m_connectionName;
+};
+
+} // namespace airlock

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "core/daemon/accesspolicy.h"
+#include "core/protocol/lineframer.h"
+#include "core/protocol/message.h"
+
+#include <QObject>
+
+#include <functional>
+
+class QLocalSocket;
+
+namespace airlock {
+
+/// One client of the helper on the server side: reads lines (protocol::LineFramer, 1 MiB
+/// limit), decodes them, hands requests and notifications to the dispatcher, and writes
+/// answers. It enforces the per-client rules of docs/protocol.md: a message over 1 MiB is
+/// answered with message_too_large and the connection is closed; undecodable lines get
+/// parse_error/invalid_request and the connection stays; a client whose unread output exceeds
+/// kMaxPendingOutputBytes is dropped. closed() is emitted exactly once, after which the server
+/// deletes the object (deleteLater), so a dispatcher running for this client stays safe.
+class RpcConnection : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr qint64 kMaxPendingOutputBytes = 16 * 1024 * 1024;
+
+    using Dispatcher = std::function<void(RpcConnection &, const protocol::Message &)>;
+
+    /// Takes ownership of the connected socket.
+    RpcConnection(quint64 id, QLocalSocket *socket, PeerCredentials peer, Dispatcher dispatcher,
+                  QObject *parent = nullptr);
+
+    quint64 id() const { return m_id; }
+    const PeerCredentials &peer() const { return m_peer; }
+    bool isOpen() const { return !m_closed; }
+
+    /// Queues one encoded frame (ending in '\n'). Returns false, and drops the client, when that
+    /// would leave more than kMaxPendingOutputBytes unread; false too when already closed.
+    bool send(const QByteArray &frame);
+    /// Sends one last frame, then closes once it is written (refusals, oversize messages).
+    void sendAndClose(const QByteArray &frame);
+    /// Starts reading (call after connecting signals).
+    void start();
+
+Q_SIGNALS:
+    void closed(quint64 id);
+
+private:
+    void readAvailable();
+    void markClosed();
+
+    quint64 m_id;
+    QLocalSocket *m_socket;
+    PeerCredentials m_peer;
+    Dispatcher m_dispatcher;
+    protocol::LineFramer m_framer;
+    bool m_closed = false;
+    bool m_closing = false;
+};
+
+} // namespace airlock

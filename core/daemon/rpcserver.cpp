@@ -1,0 +1,175 @@
+#include "core/daemon/rpcserver.h"
+
+#include "core/daemon/rpcconnection.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcRpc, "airlock.daemon.rpc")
+
+QString errnoText()
+{
+    return QString::fromLocal8Bit(std::strerror(errno));
+}
+
+/// True when a live helper already answers on `path` (then we must not steal its socket).
+bool socketIsServed(const QString &path)
+{
+    QLocalSocket probe;
+    probe.connectToServer(path);
+    const bool served = probe.waitForConnected(500);
+    probe.abort();
+    return served;
+}
+
+} // namespace
+
+RpcServer::RpcServer(AccessPolicy policy, QObject *parent)
+    : QObject(parent), m_policy(std::move(policy))
+{ }
+
+RpcServer::~RpcServer()
+{
+    close();
+}
+
+Result<void> RpcServer::listen(const QString &path)
+{
+    const QString dir = QFileInfo(path).absolutePath();
+    if (!QFileInfo::exists(dir)) {
+        if (!QDir().mkpath(dir))
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("cannot create socket directory %1").arg(dir));
+        ::chmod(QFile::encodeName(dir).constData(), 0755);
+    }
+    if (QFileInfo::exists(path)) {
+        if (socketIsServed(path))
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("another airlockd is already listening on %1").arg(path));
+        QLocalServer::removeServer(path);
+    }
+
+    m_server = new QLocalServer(this);
+    // Created owner-only, widened to the group once the group owns it: never a moment in which
+    // someone outside the group could connect.
+    const mode_t oldMask = ::umask(0177);
+    const bool listening = m_server->listen(path);
+    ::umask(oldMask);
+    if (!listening)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot listen on %1: %2").arg(path, m_server->errorString()));
+    const QByteArray nativePath = QFile::encodeName(path);
+    if (::chown(nativePath.constData(), 0, m_policy.group()) != 0
+        || ::chmod(nativePath.constData(), 0660) != 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot set owner and mode of %1: %2").arg(path, errnoText()));
+    m_path = path;
+    connect(m_server, &QLocalServer::newConnection, this, &RpcServer::acceptPending);
+    qCInfo(lcRpc, "listening on %s", qPrintable(path));
+    return {};
+}
+
+void RpcServer::close()
+{
+    if (m_server) {
+        m_server->close();
+        delete m_server;
+        m_server = nullptr;
+    }
+    const auto clients = m_clients;
+    m_clients.clear();
+    for (RpcConnection *client : clients)
+        delete client;
+}
+
+void RpcServer::addMethod(const QString &method, Handler handler)
+{
+    m_methods.insert(method, std::move(handler));
+}
+
+bool RpcServer::send(quint64 clientId, const QByteArray &frame)
+{
+    RpcConnection *client = m_clients.value(clientId);
+    return client && client->send(frame);
+}
+
+void RpcServer::acceptPending()
+{
+    while (m_server && m_server->hasPendingConnections()) {
+        QLocalSocket *socket = m_server->nextPendingConnection();
+        if (!socket)
+            break;
+        // Bounds what Qt buffers before we frame it; the framer bounds the rest.
+        socket->setReadBufferSize(256 * 1024);
+        const quint64 id = m_nextClientId++;
+        auto peer = readPeerCredentials(int(socket->socketDescriptor()));
+        const PeerCredentials credentials = peer.value_or(PeerCredentials {});
+        auto *client = new RpcConnection(
+            id, socket, credentials,
+            [this](RpcConnection &c, const protocol::Message &m) { dispatch(c, m); }, this);
+        m_clients.insert(id, client);
+        connect(client, &RpcConnection::closed, this, &RpcServer::forget);
+        if (!peer || !m_policy.allows(credentials)) {
+            const QString why = peer ? m_policy.refusal(credentials) : peer.error().message;
+            qCWarning(lcRpc, "refused client %llu (pid %d, uid %u): %s", id, int(credentials.pid),
+                      unsigned(credentials.uid), qPrintable(why));
+            client->sendAndClose(protocol::encodeError(QJsonValue(QJsonValue::Null),
+                                                       Error {ErrorKind::PermissionDenied, why}));
+            continue;
+        }
+        qCDebug(lcRpc, "client %llu connected (pid %d, uid %u)", id, int(credentials.pid),
+                unsigned(credentials.uid));
+        client->start();
+    }
+}
+
+void RpcServer::dispatch(RpcConnection &client, const protocol::Message &message)
+{
+    const bool wantsAnswer = message.type == protocol::Message::Type::Request;
+    const auto handler = m_methods.constFind(message.method);
+    if (handler == m_methods.cend()) {
+        if (wantsAnswer)
+            client.send(protocol::encodeError(
+                message.id,
+                Error {ErrorKind::MethodNotFound,
+                       QStringLiteral("unknown method '%1'").arg(message.method)}));
+        return;
+    }
+    const quint64 id = client.id();
+    const RpcContext context {id, client.peer()};
+    // Copy: a handler may replace methods; and the call may outlive this client (it can
+    // disconnect meanwhile, then the answer goes nowhere).
+    const Handler call = *handler;
+    const Result<QJsonValue> result = call(context, message.params);
+    if (!wantsAnswer)
+        return;
+    const QByteArray frame = result ? protocol::encodeResult(message.id, *result)
+                                    : protocol::encodeError(message.id, result.error());
+    if (!send(id, frame))
+        qCDebug(lcRpc, "client %llu left before the answer to '%s'", id,
+                qPrintable(message.method));
+}
+
+void RpcServer::forget(quint64 clientId)
+{
+    RpcConnection *client = m_clients.take(clientId);
+    if (!client)
+        return;
+    client->deleteLater();
+    Q_EMIT clientDisconnected(clientId);
+}
+
+} // namespace airlock

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/daemon/accesspolicy.h"
+#include "core/model/error.h"
+#include "core/protocol/message.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QObject>
+
+#include <functional>
+
+class QLocalServer;
+
+namespace airlock {
+
+class RpcConnection;
+
+/// Who made a call: the server's id for the connection and the kernel's credentials for it.
+struct RpcContext
+{
+    quint64 clientId = 0;
+    PeerCredentials peer;
+};
+
+/// The helper's JSON-RPC endpoint (docs/protocol.md): a QLocalServer on a Unix socket with mode
+/// 0660, owner root, the access group; every connection is checked with SO_PEERCRED against
+/// the AccessPolicy before a byte is read. Methods are a table from name to handler; a handler
+/// returns the result or an Error that becomes the JSON-RPC error object. Handlers run on the
+/// event loop and must not block for long.
+class RpcServer : public QObject
+{
+    Q_OBJECT
+public:
+    using Handler = std::function<Result<QJsonValue>(const RpcContext &, const QJsonObject &)>;
+
+    explicit RpcServer(AccessPolicy policy, QObject *parent = nullptr);
+    ~RpcServer() override;
+
+    /// Listens on `path`: creates the parent directory (0755) if missing, refuses when another
+    /// helper answers there, removes a stale socket, then sets mode 0660, owner root:group.
+    /// Errors: OperationFailed with the reason.
+    Result<void> listen(const QString &path);
+    /// Stops accepting and closes every client.
+    void close();
+    /// Registers (or replaces) the handler of a method.
+    void addMethod(const QString &method, Handler handler);
+
+    /// Sends an encoded frame to one client; false when that client is gone or was dropped.
+    bool send(quint64 clientId, const QByteArray &frame);
+    int clientCount() const { return int(m_clients.size()); }
+
+Q_SIGNALS:
+    /// A client went away (closed, dropped, or refused); forget what it subscribed to.
+    void clientDisconnected(quint64 clientId);
+
+private:
+    void acceptPending();
+    void dispatch(RpcConnection &client, const protocol::Message &message);
+    void forget(quint64 clientId);
+
+    AccessPolicy m_policy;
+    QLocalServer *m_server = nullptr;
+    QString m_path;
+    QHash<QString, Handler> m_methods;
+    QHash<quint64, RpcConnection *> m_clients;
+    quint64 m_nextClientId = 1;
+};
+
+} // namespace airlock

@@ -1,0 +1,363 @@
+#include "core/daemon/sandboxservice.h"
+
+#include "core/daemon/consolehub.h"
+#include "core/model/names.h"
+#include "core/vmm/imagestore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QLoggingCategory>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcSandbox, "airlock.daemon.sandbox")
+
+std::unexpected<Error> notFound(const QString &name)
+{
+    return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(name));
+}
+
+bool setMode(const QString &path, mode_t mode)
+{
+    return ::chmod(QFile::encodeName(path).constData(), mode) == 0;
+}
+
+} // namespace
+
+QString SandboxService::vanishedReason()
+{
+    return QStringLiteral("VMM exited while airlockd was not running");
+}
+
+SandboxRecord SandboxService::Entry::record() const
+{
+    return SandboxRecord {sandbox, runtime};
+}
+
+SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const ImageStore &images,
+                               VmmFactory factory, SandboxServiceConfig config, QObject *parent)
+    : QObject(parent)
+    , m_registry(registry)
+    , m_consoles(consoles)
+    , m_images(images)
+    , m_factory(std::move(factory))
+    , m_config(std::move(config))
+{ }
+
+SandboxService::~SandboxService()
+{
+    // Deliberately no stop or kill: the guests outlive this helper and are re-adopted.
+    for (auto &[name, entry] : m_entries) {
+        if (entry.vmm)
+            QObject::disconnect(entry.vmm.get(), nullptr, this, nullptr);
+    }
+}
+
+Result<void> SandboxService::restore()
+{
+    const QString runDir = QDir(m_config.stateDir).filePath(QStringLiteral("run"));
+    if (!QDir().mkpath(runDir) || !setMode(m_config.stateDir, 0711) || !setMode(runDir, 0711))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot prepare the runtime directory %1").arg(runDir));
+    auto records = m_registry.load();
+    if (!records)
+        return std::unexpected(records.error());
+    for (const SandboxRecord &record : *records) {
+        Entry &entry = m_entries[record.sandbox.spec.name];
+        entry.sandbox = record.sandbox;
+        entry.runtime = record.runtime;
+        if (entry.sandbox.state == SandboxState::Stopped)
+            continue;
+        const QString &name = entry.sandbox.spec.name;
+        std::unique_ptr<Vmm> vmm = m_factory();
+        auto adopted = record.runtime.pid > 0 ? vmm->adopt(record.runtime)
+                                              : Result<void>(fail(ErrorKind::NotFound, {}));
+        if (adopted) {
+            qCInfo(lcSandbox, "re-adopted %s (VMM pid %lld)", qPrintable(name),
+                   static_cast<long long>(record.runtime.pid));
+            entry.sandbox.state = SandboxState::Running;
+            entry.sandbox.vmmPid = record.runtime.pid;
+            attachVmm(entry, std::move(vmm));
+        } else {
+            qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped", qPrintable(name),
+                   static_cast<long long>(record.runtime.pid), qPrintable(adopted.error().message));
+            markStopped(entry, vanishedReason());
+        }
+        if (auto ok = m_registry.update(entry.record()); !ok)
+            qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
+    }
+    return {};
+}
+
+QList<Sandbox> SandboxService::list() const
+{
+    QList<Sandbox> sandboxes;
+    for (const auto &[name, entry] : m_entries)
+        sandboxes.append(entry.sandbox);
+    return sandboxes;
+}
+
+Result<Sandbox> SandboxService::get(const QString &name) const
+{
+    auto entry = find(name);
+    if (!entry)
+        return std::unexpected(entry.error());
+    return (*entry)->sandbox;
+}
+
+Result<Sandbox> SandboxService::create(const SandboxSpec &spec)
+{
+    if (auto ok = spec.validate(); !ok)
+        return std::unexpected(ok.error());
+    if (m_entries.contains(spec.name))
+        return fail(ErrorKind::AlreadyExists,
+                    QStringLiteral("a sandbox named '%1' already exists").arg(spec.name));
+    if (auto image = m_images.find(spec.image); !image)
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("no image '%1' in the image store").arg(spec.image));
+    Entry entry;
+    entry.sandbox.spec = spec;
+    entry.sandbox.createdAt = QDateTime::currentDateTimeUtc();
+    if (auto ok = m_registry.insert(entry.record()); !ok)
+        return std::unexpected(ok.error());
+    Entry &stored = m_entries[spec.name] = std::move(entry);
+    qCInfo(lcSandbox, "created %s (%d vCPU, %d MiB, image %s)", qPrintable(spec.name), spec.vcpus,
+           spec.memoryMib, qPrintable(spec.image));
+    Q_EMIT sandboxChanged(stored.sandbox);
+    return stored.sandbox;
+}
+
+Result<Sandbox> SandboxService::start(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Stopped)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not stopped")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    auto image = m_images.find(entry->sandbox.spec.image);
+    if (!image)
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1' of sandbox '%2' is missing: %3")
+                        .arg(entry->sandbox.spec.image, name, image.error().message));
+    auto runtimeDir = prepareRuntimeDir(name);
+    if (!runtimeDir)
+        return std::unexpected(runtimeDir.error());
+
+    VmmLaunchConfig launch;
+    launch.sandboxName = name;
+    launch.vcpus = entry->sandbox.spec.vcpus;
+    launch.memoryMib = entry->sandbox.spec.memoryMib;
+    launch.kernelPath = image->kernelPath;
+    launch.initrdPath = image->initrdPath;
+    launch.kernelArgs = image->kernelArgs;
+    launch.runtimeDir = *runtimeDir;
+    launch.acceleration = m_config.acceleration;
+    launch.vmmUid = m_config.vmmUid;
+    launch.vmmGid = m_config.vmmGid;
+
+    m_consoles.clear(name);
+    entry->sandbox.acceleration = m_config.acceleration;
+    entry->sandbox.accelerationWarning = m_config.accelerationWarning;
+    std::unique_ptr<Vmm> vmm = m_factory();
+    Vmm *raw = vmm.get();
+    // Connected before start(): the first console bytes may arrive while it returns.
+    connect(raw, &Vmm::consoleOutput, this,
+            [this, name](const QByteArray &bytes) { m_consoles.append(name, bytes); });
+    auto info = raw->start(launch);
+    // start() may run the event loop; look the entry up again.
+    found = find(name);
+    if (!info || !found) {
+        QObject::disconnect(raw, nullptr, this, nullptr);
+        if (!info) {
+            qCWarning(lcSandbox, "%s: start failed: %s", qPrintable(name),
+                      qPrintable(info.error().message));
+            return std::unexpected(info.error());
+        }
+        return notFound(name);
+    }
+    entry = *found;
+    entry->runtime = *info;
+    entry->stopRequested = false;
+    entry->sandbox.state = SandboxState::Running;
+    entry->sandbox.stateReason.clear();
+    entry->sandbox.startedAt = QDateTime::currentDateTimeUtc();
+    entry->sandbox.vmmPid = info->pid;
+    QObject::disconnect(raw, nullptr, this, nullptr);
+    attachVmm(*entry, std::move(vmm));
+    qCInfo(lcSandbox, "started %s (VMM pid %lld, %s)", qPrintable(name),
+           static_cast<long long>(info->pid), qPrintable(accelerationName(m_config.acceleration)));
+    commit(*entry);
+    return entry->sandbox;
+}
+
+Result<Sandbox> SandboxService::stop(const QString &name, int timeoutMs)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Running || !entry->vmm)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not running")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    entry->stopRequested = true;
+    entry->sandbox.state = SandboxState::Stopping;
+    commit(*entry);
+    const Sandbox answer = entry->sandbox;
+    // exited() may come synchronously from stop(); the answer is still "stopping" as documented.
+    entry->vmm->stop(timeoutMs);
+    return answer;
+}
+
+Result<Sandbox> SandboxService::kill(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state == SandboxState::Stopped || !entry->vmm)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is already stopped").arg(name));
+    Vmm *vmm = entry->vmm.get();
+    releaseVmm(*entry);
+    vmm->kill();
+    markStopped(*entry, QString());
+    commit(*entry);
+    return entry->sandbox;
+}
+
+Result<void> SandboxService::remove(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Stopped)
+        return fail(ErrorKind::Busy,
+                    QStringLiteral("sandbox '%1' is %2; stop it before deleting it")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    if (auto ok = m_registry.remove(name); !ok && ok.error().kind != ErrorKind::NotFound)
+        return std::unexpected(ok.error());
+    // The name was validated on create, so this stays inside STATE/run.
+    QDir(runtimeDirFor(name)).removeRecursively();
+    m_entries.erase(name);
+    m_consoles.remove(name);
+    qCInfo(lcSandbox, "deleted %s", qPrintable(name));
+    Q_EMIT sandboxRemoved(name);
+    return {};
+}
+
+Result<void> SandboxService::writeConsole(const QString &name, const QByteArray &bytes)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Running || !entry->vmm)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not running")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    entry->vmm->writeConsole(bytes);
+    return {};
+}
+
+Result<SandboxService::Entry *> SandboxService::find(const QString &name)
+{
+    if (auto valid = validateName(name); !valid)
+        return std::unexpected(valid.error());
+    const auto it = m_entries.find(name);
+    if (it == m_entries.end())
+        return notFound(name);
+    return &it->second;
+}
+
+Result<const SandboxService::Entry *> SandboxService::find(const QString &name) const
+{
+    if (auto valid = validateName(name); !valid)
+        return std::unexpected(valid.error());
+    const auto it = m_entries.find(name);
+    if (it == m_entries.end())
+        return notFound(name);
+    return &it->second;
+}
+
+QString SandboxService::runtimeDirFor(const QString &name) const
+{
+    return QDir(m_config.stateDir).filePath(QStringLiteral("run/") + name);
+}
+
+Result<QString> SandboxService::prepareRuntimeDir(const QString &name) const
+{
+    const QString dir = runtimeDirFor(name);
+    // Leftovers of an earlier run (sockets, pid file) would confuse the new VMM.
+    QDir(dir).removeRecursively();
+    const QByteArray path = QFile::encodeName(dir);
+    if (!QDir().mkpath(dir) || ::chmod(path.constData(), 0700) != 0
+        || ::chown(path.constData(), m_config.vmmUid, m_config.vmmGid) != 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot prepare runtime directory %1").arg(dir));
+    return dir;
+}
+
+void SandboxService::attachVmm(Entry &entry, std::unique_ptr<Vmm> vmm)
+{
+    const QString name = entry.sandbox.spec.name;
+    Vmm *raw = vmm.get();
+    connect(raw, &Vmm::consoleOutput, this,
+            [this, name](const QByteArray &bytes) { m_consoles.append(name, bytes); });
+    connect(raw, &Vmm::exited, this,
+            [this, name, raw](const QString &reason) { onVmmExited(name, raw, reason); });
+    entry.vmm = std::move(vmm);
+}
+
+void SandboxService::releaseVmm(Entry &entry)
+{
+    if (!entry.vmm)
+        return;
+    Vmm *vmm = entry.vmm.release();
+    QObject::disconnect(vmm, nullptr, this, nullptr);
+    vmm->setParent(this);
+    connect(vmm, &Vmm::exited, vmm, &QObject::deleteLater);
+}
+
+void SandboxService::onVmmExited(const QString &name, Vmm *vmm, const QString &reason)
+{
+    const auto it = m_entries.find(name);
+    if (it == m_entries.end() || it->second.vmm.get() != vmm)
+        return;
+    Entry &entry = it->second;
+    // Owned by the entry until now; it is still inside its own signal, so delete it later.
+    entry.vmm.release()->deleteLater();
+    const QString why = entry.stopRequested ? QString() : reason;
+    qCInfo(lcSandbox, "%s: VMM exited%s%s", qPrintable(name), why.isEmpty() ? "" : ": ",
+           qPrintable(why));
+    markStopped(entry, why);
+    commit(entry);
+}
+
+void SandboxService::markStopped(Entry &entry, const QString &reason)
+{
+    entry.sandbox.state = SandboxState::Stopped;
+    entry.sandbox.stateReason = reason;
+    entry.sandbox.startedAt = QDateTime();
+    entry.sandbox.vmmPid = 0;
+    entry.runtime = VmmRuntimeInfo {};
+    entry.stopRequested = false;
+}
+
+void SandboxService::commit(Entry &entry)
+{
+    if (auto ok = m_registry.update(entry.record()); !ok)
+        qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
+    Q_EMIT sandboxChanged(entry.sandbox);
+}
+
+} // namespace airlock

@@ -1,0 +1,102 @@
+#pragma once
+
+#include "core/daemon/registry.h"
+#include "core/model/error.h"
+#include "core/model/sandbox.h"
+#include "core/vmm/vmm.h"
+
+#include <QObject>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace airlock {
+
+class ConsoleHub;
+class ImageStore;
+
+/// Host facts the service needs that main() determines once at start-up.
+struct SandboxServiceConfig
+{
+    QString stateDir; ///< runtime dirs go to STATE/run/<name>
+    Acceleration acceleration = Acceleration::Tcg; ///< chosen by KvmProbe at helper start
+    QString accelerationWarning; ///< why not KVM; empty when KVM
+    uid_t vmmUid = 0; ///< the `airlock-vmm` user the VMM runs as
+    gid_t vmmGid = 0;
+};
+
+/// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
+/// the Registry (every change is persisted before it is announced) and one Vmm per running
+/// sandbox, made by the factory so tests and other backends can supply their own. Console bytes
+/// of each VMM go to the ConsoleHub. Destroying the service leaves running VMMs alone: the next
+/// helper re-adopts them in restore().
+class SandboxService : public QObject
+{
+    Q_OBJECT
+public:
+    using VmmFactory = std::function<std::unique_ptr<Vmm>()>;
+
+    /// The reason recorded for a guest whose VMM died while no helper watched it.
+    static QString vanishedReason();
+
+    SandboxService(Registry &registry, ConsoleHub &consoles, const ImageStore &images,
+                   VmmFactory factory, SandboxServiceConfig config, QObject *parent = nullptr);
+    ~SandboxService() override;
+
+    /// Creates STATE/run (0711), loads the registry, and re-adopts every VMM recorded as running;
+    /// those that are gone become stopped with vanishedReason(). Call once before serving.
+    Result<void> restore();
+
+    QList<Sandbox> list() const; ///< ordered by name
+    Result<Sandbox> get(const QString &name) const;
+    /// Validates the spec, checks the image exists (NotFound) and records a stopped sandbox.
+    Result<Sandbox> create(const SandboxSpec &spec);
+    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped.
+    Result<Sandbox> start(const QString &name);
+    /// Graceful power-off, kill after `timeoutMs`; answers with state stopping.
+    Result<Sandbox> stop(const QString &name, int timeoutMs);
+    /// Kills the VMM now; answers with state stopped.
+    Result<Sandbox> kill(const QString &name);
+    /// Removes a stopped sandbox and its runtime dir; Busy unless stopped.
+    Result<void> remove(const QString &name);
+    /// Types bytes on the guest's console; InvalidState unless running.
+    Result<void> writeConsole(const QString &name, const QByteArray &bytes);
+
+    const SandboxServiceConfig &config() const { return m_config; }
+
+Q_SIGNALS:
+    void sandboxChanged(const airlock::Sandbox &sandbox);
+    void sandboxRemoved(const QString &name);
+
+private:
+    struct Entry
+    {
+        SandboxRecord record() const;
+        Sandbox sandbox;
+        VmmRuntimeInfo runtime;
+        std::unique_ptr<Vmm> vmm;
+        bool stopRequested = false;
+    };
+
+    Result<Entry *> find(const QString &name);
+    Result<const Entry *> find(const QString &name) const;
+    QString runtimeDirFor(const QString &name) const;
+    Result<QString> prepareRuntimeDir(const QString &name) const;
+    void attachVmm(Entry &entry, std::unique_ptr<Vmm> vmm);
+    /// Lets a VMM we no longer track finish on its own (its exited() deletes it).
+    void releaseVmm(Entry &entry);
+    void onVmmExited(const QString &name, Vmm *vmm, const QString &reason);
+    void markStopped(Entry &entry, const QString &reason);
+    /// Persists and announces.
+    void commit(Entry &entry);
+
+    Registry &m_registry;
+    ConsoleHub &m_consoles;
+    const ImageStore &m_images;
+    VmmFactory m_factory;
+    SandboxServiceConfig m_config;
+    std::map<QString, Entry> m_entries;
+};
+
+} // namespace airlock

@@ -1,0 +1,107 @@
+#include "core/vmm/imagestore.h"
+
+#include "core/model/names.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+
+namespace airlock {
+
+namespace {
+Q_LOGGING_CATEGORY(lcImages, "airlock.vmm.images")
+
+constexpr qint64 kMaxMetadataBytes = 64 * 1024;
+
+/// A file name from image.json: one path component, nothing that climbs out of the directory.
+bool isPlainFileName(const QString &name)
+{
+    return !name.isEmpty() && !name.contains(u'/') && !name.contains(u'\0')
+        && name != QLatin1String(".") && name != QLatin1String("..");
+}
+} // namespace
+
+QJsonObject GuestImage::toJson() const
+{
+    return {
+        {QStringLiteral("id"), id},
+        {QStringLiteral("description"), description},
+        {QStringLiteral("kernel"), QFileInfo(kernelPath).fileName()},
+        {QStringLiteral("createdAt"),
+         createdAt.isValid() ? QJsonValue(createdAt.toUTC().toString(Qt::ISODateWithMs))
+                             : QJsonValue(QJsonValue::Null)},
+    };
+}
+
+ImageStore::ImageStore(QString rootDir) : m_rootDir(std::move(rootDir)) { }
+
+QList<GuestImage> ImageStore::list() const
+{
+    QList<GuestImage> images;
+    const QStringList entries =
+        QDir(m_rootDir).entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    for (const QString &entry : entries) {
+        if (!validateName(entry))
+            continue; // not an image directory (e.g. the build script's .cache)
+        auto image = find(entry);
+        if (!image) {
+            qCWarning(lcImages).noquote()
+                << "skipping image" << entry << ":" << image.error().message;
+            continue;
+        }
+        images.append(*image);
+    }
+    return images;
+}
+
+Result<GuestImage> ImageStore::find(const QString &id) const
+{
+    if (auto valid = validateName(id, u"image id"); !valid)
+        return std::unexpected(valid.error());
+    const QDir dir(QDir(m_rootDir).filePath(id));
+    QFile metadata(dir.filePath(QStringLiteral("image.json")));
+    if (!metadata.exists())
+        return fail(ErrorKind::NotFound, QStringLiteral("no image '%1'").arg(id));
+    if (!metadata.open(QIODevice::ReadOnly))
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1': cannot read image.json: %2")
+                        .arg(id, metadata.errorString()));
+    if (metadata.size() > kMaxMetadataBytes)
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1': image.json is too large").arg(id));
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(metadata.readAll(), &parseError);
+    if (!document.isObject())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1': image.json is not a JSON object: %2")
+                        .arg(id, parseError.errorString()));
+    const QJsonObject object = document.object();
+
+    GuestImage image;
+    image.id = id;
+    image.description = object.value(QStringLiteral("description")).toString();
+    image.kernelArgs = object.value(QStringLiteral("kernelArgs")).toString();
+    image.kernelVersion = object.value(QStringLiteral("kernelVersion")).toString();
+    image.createdAt = QDateTime::fromString(object.value(QStringLiteral("createdAt")).toString(),
+                                            Qt::ISODateWithMs)
+                          .toUTC();
+    const QString kernel = object.value(QStringLiteral("kernel")).toString();
+    const QString initrd = object.value(QStringLiteral("initrd")).toString();
+    for (const QString &file : {kernel, initrd}) {
+        if (!isPlainFileName(file))
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("image '%1': kernel and initrd must be file names inside "
+                                       "the image directory (got '%2')")
+                            .arg(id, file));
+        if (!QFileInfo(dir.filePath(file)).isFile())
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("image '%1': %2 is missing").arg(id, file));
+    }
+    image.kernelPath = dir.absoluteFilePath(kernel);
+    image.initrdPath = dir.absoluteFilePath(initrd);
+    return image;
+}
+
+} // namespace airlock

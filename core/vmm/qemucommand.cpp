@@ -1,0 +1,87 @@
+#include "core/vmm/qemucommand.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+namespace airlock {
+
+namespace {
+/// QEMU option values escape ',' by doubling it.
+QString optionValue(const QString &value)
+{
+    QString escaped = value;
+    return escaped.replace(u',', QStringLiteral(",,"));
+}
+} // namespace
+
+QString QemuCommand::findQemu()
+{
+    const QString override = qEnvironmentVariable("AIRLOCK_QEMU");
+    if (!override.isEmpty())
+        return QFileInfo(override).isExecutable() ? QFileInfo(override).absoluteFilePath()
+                                                  : QString();
+    return QStandardPaths::findExecutable(QStringLiteral("qemu-system-x86_64"));
+}
+
+QString QemuCommand::kernelCommandLine(const VmmLaunchConfig &config)
+{
+    QString line = QStringLiteral("console=ttyS0 tsc_early_khz=2000000 airlock.name=%1")
+                       .arg(config.sandboxName);
+    if (!config.kernelArgs.trimmed().isEmpty())
+        line += u' ' + config.kernelArgs.trimmed();
+    return line;
+}
+
+QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &config, bool paused)
+{
+    const QDir run(config.runtimeDir);
+    const QString accel =
+        config.acceleration == Acceleration::Kvm ? QStringLiteral("kvm") : QStringLiteral("tcg");
+    QStringList args {
+        qemu,
+        QStringLiteral("-name"),
+        QStringLiteral("%1,process=airlock-%1").arg(config.sandboxName),
+        // acpi=on: system_powerdown reaches the guest as an ACPI power button event (GED).
+        QStringLiteral("-M"),
+        QStringLiteral("microvm,x-option-roms=off,rtc=on,pit=on,pic=on,acpi=on"),
+        QStringLiteral("-accel"),
+        accel,
+        // `host` aborts on an MSR under nested virtualisation (see the architecture page).
+        QStringLiteral("-cpu"),
+        QStringLiteral("max"),
+        QStringLiteral("-smp"),
+        QString::number(config.vcpus),
+        QStringLiteral("-m"),
+        QString::number(config.memoryMib),
+        QStringLiteral("-nodefaults"),
+        QStringLiteral("-no-user-config"),
+        QStringLiteral("-display"),
+        QStringLiteral("none"),
+        QStringLiteral("-nic"),
+        QStringLiteral("none"),
+        QStringLiteral("-no-reboot"),
+        QStringLiteral("-sandbox"),
+        QStringLiteral("on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"),
+        QStringLiteral("-kernel"),
+        config.kernelPath,
+        QStringLiteral("-initrd"),
+        config.initrdPath,
+        QStringLiteral("-append"),
+        kernelCommandLine(config),
+        QStringLiteral("-chardev"),
+        QStringLiteral("socket,id=console,path=%1,server=on,wait=off")
+            .arg(optionValue(run.filePath(kConsoleSocket))),
+        QStringLiteral("-serial"),
+        QStringLiteral("chardev:console"),
+        QStringLiteral("-qmp"),
+        QStringLiteral("unix:%1,server=on,wait=off").arg(optionValue(run.filePath(kQmpSocket))),
+        QStringLiteral("-pidfile"),
+        run.filePath(kPidFile),
+    };
+    if (paused)
+        args << QStringLiteral("-S");
+    return args;
+}
+
+} // namespace airlock

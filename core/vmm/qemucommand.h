@@ -1,0 +1,37 @@
+#pragma once
+
+#include "core/vmm/vmm.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace airlock {
+
+/// The QEMU `microvm` command line Airlock boots guests with; shared by QemuMicrovm, the KVM
+/// probe and the boot benchmark so all three measure the same thing.
+class QemuCommand
+{
+public:
+    /// File names inside VmmLaunchConfig::runtimeDir.
+    static constexpr QLatin1StringView kQmpSocket {"qmp.sock"};
+    static constexpr QLatin1StringView kConsoleSocket {"console.sock"};
+    static constexpr QLatin1StringView kPidFile {"qemu.pid"};
+    static constexpr QLatin1StringView kLogFile {"qemu.log"};
+
+    /// Absolute path of qemu-system-x86_64 from PATH (or $AIRLOCK_QEMU), empty when missing.
+    static QString findQemu();
+
+    /// Full argv (argv[0] = `qemu`) for `config`: microvm with ACPI (for the power button),
+    /// no default devices, no network, no display, seccomp sandbox on, serial console on
+    /// RUNDIR/console.sock and QMP on RUNDIR/qmp.sock (both servers that never wait), pid file,
+    /// -no-reboot (a guest reboot ends the VMM). With `paused`, the CPUs wait for QMP `cont`,
+    /// so no console output is lost before the helper attaches.
+    static QStringList arguments(const QString &qemu, const VmmLaunchConfig &config, bool paused);
+
+    /// The kernel command line: `console=ttyS0`, a fixed early TSC rate (TCG calibrates it
+    /// slowly and badly otherwise), `airlock.name=NAME` (the guest's hostname) and the image's
+    /// own arguments.
+    static QString kernelCommandLine(const VmmLaunchConfig &config);
+};
+
+} // namespace airlock

@@ -1,0 +1,424 @@
+#include "core/vmm/qemumicrovm.h"
+
+#include "core/model/names.h"
+#include "core/vmm/qemucommand.h"
+#include "core/vmm/qmpclient.h"
+#include "core/vmm/vmmprocess.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+#include <QThread>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+Q_LOGGING_CATEGORY(lcQemu, "airlock.vmm.qemu")
+
+constexpr int kStartTimeoutMs = 10000; // QEMU makes its sockets in ms; generous for loaded CI
+constexpr int kAdoptTimeoutMs = 3000;
+constexpr int kQuitGraceMs = 3000; // between QMP quit and SIGKILL
+constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
+
+/// The runtime directory belongs to the VMM user, so a compromised VMM could swap its sockets
+/// for symlinks to other root-only sockets. A socket is therefore pinned with O_PATH|O_NOFOLLOW
+/// and connected through /proc/self/fd, which cannot be redirected between check and connect.
+class PinnedSocket
+{
+public:
+    /// NotFound while nothing is there yet; OperationFailed when it is not a plain socket.
+    static Result<std::unique_ptr<PinnedSocket>> open(const QString &path)
+    {
+        const QByteArray name = QFile::encodeName(path);
+        const int fd = ::open(name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                return fail(ErrorKind::NotFound, QStringLiteral("%1 does not exist yet").arg(path));
+            return fail(
+                ErrorKind::OperationFailed,
+                QStringLiteral("%1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno))));
+        }
+        auto pinned = std::unique_ptr<PinnedSocket>(new PinnedSocket(fd));
+        struct stat info;
+        if (::fstat(fd, &info) != 0 || !S_ISSOCK(info.st_mode))
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("%1 is not a socket; refusing to connect").arg(path));
+        return pinned;
+    }
+    ~PinnedSocket() { ::close(m_fd); }
+    PinnedSocket(const PinnedSocket &) = delete;
+    PinnedSocket &operator=(const PinnedSocket &) = delete;
+    /// The path to connect to while this object lives.
+    QString path() const { return QStringLiteral("/proc/self/fd/%1").arg(m_fd); }
+
+private:
+    explicit PinnedSocket(int fd) : m_fd(fd) { }
+    int m_fd;
+};
+} // namespace
+
+QemuMicrovm::QemuMicrovm(QObject *parent) : Vmm(parent)
+{
+    m_stopTimer.setSingleShot(true);
+    connect(&m_stopTimer, &QTimer::timeout, this, &QemuMicrovm::escalateStop);
+}
+
+QemuMicrovm::~QemuMicrovm()
+{
+    // The VMM keeps running: only our ends of the sockets and the pidfd close.
+    reset();
+}
+
+void QemuMicrovm::reset()
+{
+    m_stopTimer.stop();
+    if (m_qmp) {
+        m_qmp->disconnect(this);
+        delete m_qmp;
+        m_qmp = nullptr;
+    }
+    if (m_console) {
+        m_console->disconnect(this);
+        m_console->abort();
+        delete m_console;
+        m_console = nullptr;
+    }
+    if (m_process) {
+        // Not delete: reset() runs inside the process's own exit signal (from its notifier).
+        m_process->disconnect(this);
+        m_process->deleteLater();
+        m_process = nullptr;
+    }
+    m_running = false;
+}
+
+Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
+{
+    if (m_running)
+        return fail(ErrorKind::InvalidState, QStringLiteral("this VMM is already running"));
+    if (auto name = validateName(config.sandboxName); !name)
+        return std::unexpected(name.error());
+    const QString qemu = QemuCommand::findQemu();
+    if (qemu.isEmpty())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("qemu-system-x86_64 is not installed "
+                                   "(apt-get install qemu-system-x86)"));
+    for (const QString &file : {config.kernelPath, config.initrdPath}) {
+        if (!QFileInfo(file).isFile())
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("guest image file %1 is missing").arg(file));
+    }
+    const QDir run(config.runtimeDir);
+    if (config.runtimeDir.isEmpty() || !run.exists())
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("runtime directory %1 does not exist").arg(config.runtimeDir));
+    if (QFile::encodeName(run.absoluteFilePath(QemuCommand::kConsoleSocket)).size() > kMaxUnixPath)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("runtime directory %1 is too long for a Unix socket path")
+                        .arg(config.runtimeDir));
+    // Leftovers of an earlier run would be taken for this run's sockets.
+    for (const QLatin1StringView file :
+         {QemuCommand::kQmpSocket, QemuCommand::kConsoleSocket, QemuCommand::kPidFile})
+        QFile::remove(run.filePath(file));
+
+    VmmLaunchConfig effective = config;
+    if (effective.acceleration != Acceleration::Kvm)
+        effective.acceleration = Acceleration::Tcg;
+    const QStringList argv = QemuCommand::arguments(qemu, effective, /*paused=*/true);
+    qCInfo(lcQemu).noquote() << "starting" << config.sandboxName << "as uid" << config.vmmUid << ":"
+                             << argv.join(u' ');
+
+    auto pid = VmmProcess::spawn(argv, run.filePath(QemuCommand::kLogFile),
+                                 VmmCredentials::forUser(config.vmmUid, config.vmmGid));
+    if (!pid)
+        return std::unexpected(pid.error());
+
+    m_process = new VmmProcess(this);
+    m_shutdownReason.clear();
+    m_stopRequested = false;
+    m_stopPhase = StopPhase::None;
+    m_info = VmmRuntimeInfo {*pid, 0, config.runtimeDir};
+
+    // Any failure from here on must not leave QEMU behind.
+    const auto abandon = [this, child = *pid](const Error &error) -> Result<VmmRuntimeInfo> {
+        ::kill(child, SIGKILL);
+        int status = 0;
+        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) { }
+        // QEMU that failed on its own (bad option, no memory) closes its sockets just before
+        // exiting: its status and log line say more than "QMP closed".
+        const bool exitedByItself = !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        QString message = error.message;
+        ErrorKind kind = error.kind;
+        if (exitedByItself) {
+            message = exitReason(true, status);
+            kind = ErrorKind::OperationFailed;
+        }
+        reset();
+        qCWarning(lcQemu).noquote() << "start failed:" << message;
+        return fail(kind, message);
+    };
+
+    if (auto watched = m_process->watch(*pid); !watched)
+        return abandon(watched.error());
+    m_info.startTimeTicks = m_process->startTimeTicks();
+    if (auto connected = connectChannels(kStartTimeoutMs); !connected)
+        return abandon(connected.error());
+    if (auto resumed = m_qmp->executeAndWait(QStringLiteral("cont"), {}, kStartTimeoutMs); !resumed)
+        return abandon(resumed.error());
+
+    connect(m_process, &VmmProcess::exited, this, &QemuMicrovm::onProcessExited);
+    m_running = true;
+    qCInfo(lcQemu) << "started" << config.sandboxName << "pid" << m_info.pid;
+    return m_info;
+}
+
+Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
+{
+    if (m_running)
+        return fail(ErrorKind::InvalidState, QStringLiteral("this VMM is already running"));
+    m_process = new VmmProcess(this);
+    if (auto watched = m_process->watch(pid_t(info.pid), info.startTimeTicks); !watched) {
+        reset();
+        return std::unexpected(watched.error());
+    }
+    m_info = info;
+    m_shutdownReason.clear();
+    m_stopRequested = false;
+    m_stopPhase = StopPhase::None;
+    if (auto connected = connectChannels(kAdoptTimeoutMs); !connected) {
+        reset();
+        if (connected.error().kind == ErrorKind::NotFound)
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("VMM %1 runs but its sockets are gone: %2")
+                            .arg(info.pid)
+                            .arg(connected.error().message));
+        return connected;
+    }
+    // A helper that died between launch and `cont` left the guest in prelaunch: finish the job.
+    const auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kAdoptTimeoutMs);
+    if (status
+        && status->toObject().value(QStringLiteral("status")).toString()
+            == QLatin1String("prelaunch"))
+        m_qmp->execute(QStringLiteral("cont"));
+
+    connect(m_process, &VmmProcess::exited, this, &QemuMicrovm::onProcessExited);
+    m_running = true;
+    qCInfo(lcQemu) << "adopted VMM pid" << info.pid << "in" << info.runtimeDir;
+    return {};
+}
+
+Result<void> QemuMicrovm::connectChannels(int timeoutMs)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    const QDir run(m_info.runtimeDir);
+    const auto remaining = [&deadline] { return int(qMax<qint64>(1, deadline.remainingTime())); };
+
+    m_qmp = new QmpClient(this);
+    for (;;) {
+        if (m_process->hasExited())
+            return fail(ErrorKind::OperationFailed, QStringLiteral("QEMU exited during start-up"));
+        auto pinned = PinnedSocket::open(run.filePath(QemuCommand::kQmpSocket));
+        auto connected = pinned ? m_qmp->connectToServer((*pinned)->path(), remaining())
+                                : Result<void>(std::unexpected(pinned.error()));
+        if (connected)
+            break;
+        // NotFound: QEMU has not created or not yet listens on the socket.
+        if (connected.error().kind != ErrorKind::NotFound || deadline.hasExpired())
+            return connected;
+        QThread::msleep(10);
+    }
+    connect(m_qmp, &QmpClient::eventReceived, this, &QemuMicrovm::onQmpEvent);
+
+    auto *console = new QLocalSocket(this);
+    for (;;) {
+        auto pinned = PinnedSocket::open(run.filePath(QemuCommand::kConsoleSocket));
+        QString why;
+        bool retry = false;
+        if (pinned) {
+            console->connectToServer((*pinned)->path());
+            if (console->waitForConnected(remaining()))
+                break;
+            const auto error = console->error();
+            why = console->errorString();
+            console->abort();
+            retry = error == QLocalSocket::ServerNotFoundError
+                || error == QLocalSocket::ConnectionRefusedError;
+        } else {
+            why = pinned.error().message;
+            retry = pinned.error().kind == ErrorKind::NotFound;
+        }
+        if (!retry || deadline.hasExpired() || m_process->hasExited()) {
+            delete console;
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("cannot connect to the guest console: %1").arg(why));
+        }
+        QThread::msleep(10);
+    }
+    attachConsole(console);
+    return {};
+}
+
+void QemuMicrovm::attachConsole(QLocalSocket *socket)
+{
+    m_console = socket;
+    connect(m_console, &QLocalSocket::readyRead, this, [this] {
+        const QByteArray bytes = m_console->readAll();
+        if (!bytes.isEmpty())
+            Q_EMIT consoleOutput(bytes);
+    });
+}
+
+void QemuMicrovm::stop(int timeoutMs)
+{
+    if (!m_running || m_stopPhase != StopPhase::None)
+        return;
+    m_stopRequested = true;
+    m_stopPhase = StopPhase::PoweringDown;
+    if (m_qmp && m_qmp->isConnected()) {
+        qCInfo(lcQemu) << "powering down VMM" << m_info.pid;
+        m_qmp->execute(QStringLiteral("system_powerdown"));
+        m_stopTimer.start(qMax(0, timeoutMs));
+    } else {
+        escalateStop();
+    }
+}
+
+void QemuMicrovm::escalateStop()
+{
+    if (!m_running)
+        return;
+    switch (m_stopPhase) {
+    case StopPhase::None:
+    case StopPhase::PoweringDown:
+        qCInfo(lcQemu) << "guest did not power off in time; quitting VMM" << m_info.pid;
+        m_stopPhase = StopPhase::Quitting;
+        if (m_qmp && m_qmp->isConnected())
+            m_qmp->execute(QStringLiteral("quit"));
+        else
+            m_process->sendSignal(SIGTERM);
+        m_stopTimer.start(kQuitGraceMs);
+        break;
+    case StopPhase::Quitting:
+    case StopPhase::Killing:
+        qCWarning(lcQemu) << "VMM" << m_info.pid << "ignored quit; killing it";
+        m_stopPhase = StopPhase::Killing;
+        m_process->sendSignal(SIGKILL);
+        break;
+    }
+}
+
+void QemuMicrovm::kill()
+{
+    if (!m_running)
+        return;
+    m_stopRequested = true;
+    m_stopPhase = StopPhase::Killing;
+    m_stopTimer.stop();
+    m_process->sendSignal(SIGKILL);
+}
+
+void QemuMicrovm::writeConsole(const QByteArray &bytes)
+{
+    if (m_console && m_console->state() == QLocalSocket::ConnectedState)
+        m_console->write(bytes);
+}
+
+void QemuMicrovm::onQmpEvent(const QString &name, const QJsonObject &data)
+{
+    if (name == QLatin1String("SHUTDOWN"))
+        m_shutdownReason = data.value(QStringLiteral("reason")).toString();
+}
+
+void QemuMicrovm::onProcessExited(bool statusKnown, int waitStatus)
+{
+    if (!m_running)
+        return;
+    // Console bytes written just before the exit may still sit in the socket.
+    if (m_console) {
+        m_console->waitForReadyRead(0);
+        const QByteArray tail = m_console->readAll();
+        if (!tail.isEmpty())
+            Q_EMIT consoleOutput(tail);
+    }
+    // The pidfd can fire before QMP's SHUTDOWN event was read; it is in the socket already.
+    if (m_qmp)
+        m_qmp->readPending();
+    const QString reason = m_stopRequested ? QString() : exitReason(statusKnown, waitStatus);
+    qCInfo(lcQemu).noquote() << "VMM" << m_info.pid << "exited:"
+                             << (reason.isEmpty() ? QStringLiteral("as requested") : reason);
+    reset();
+    Q_EMIT exited(reason);
+}
+
+QString QemuMicrovm::exitReason(bool statusKnown, int waitStatus) const
+{
+    if (m_shutdownReason == QLatin1String("guest-shutdown"))
+        return QStringLiteral("guest powered off");
+    if (m_shutdownReason == QLatin1String("guest-reset"))
+        return QStringLiteral("guest rebooted (a reboot ends the VMM)");
+    if (m_shutdownReason == QLatin1String("guest-panic"))
+        return QStringLiteral("guest kernel panicked");
+    if (m_shutdownReason == QLatin1String("host-signal"))
+        return QStringLiteral("QEMU was terminated by a signal from outside Airlock");
+    if (m_shutdownReason == QLatin1String("host-qmp-quit"))
+        return QStringLiteral("QEMU was told to quit from outside Airlock");
+
+    QString reason;
+    if (!statusKnown)
+        reason = QStringLiteral("QEMU exited");
+    else if (WIFEXITED(waitStatus))
+        reason = QStringLiteral("QEMU exited with status %1").arg(WEXITSTATUS(waitStatus));
+    else if (WIFSIGNALED(waitStatus))
+        reason = QStringLiteral("QEMU was killed by signal %1 (%2)")
+                     .arg(WTERMSIG(waitStatus))
+                     .arg(QString::fromLocal8Bit(::strsignal(WTERMSIG(waitStatus))));
+    else
+        reason = QStringLiteral("QEMU ended with wait status %1").arg(waitStatus);
+    const QString log = lastLogLine();
+    if (!log.isEmpty())
+        reason += QStringLiteral(": ") + log;
+    return reason;
+}
+
+QString QemuMicrovm::lastLogLine() const
+{
+    // Root reads a file in the VMM user's directory: never through a symlink, and only the log
+    // the helper itself created, so a reason can never quote another file.
+    const QByteArray name =
+        QFile::encodeName(QDir(m_info.runtimeDir).filePath(QemuCommand::kLogFile));
+    const int fd = ::open(name.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    struct stat info;
+    QFile log;
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid()
+        || !log.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return {};
+    }
+    // The reason is in the last lines; a runaway log must not be read whole.
+    if (log.size() > 16384)
+        log.seek(log.size() - 16384);
+    const QList<QByteArray> lines = log.readAll().split('\n');
+    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
+        const QByteArray line = it->trimmed();
+        if (!line.isEmpty())
+            return QString::fromUtf8(line).left(500);
+    }
+    return {};
+}
+
+} // namespace airlock

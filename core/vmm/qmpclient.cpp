@@ -1,0 +1,212 @@
+#include "core/vmm/qmpclient.h"
+
+#include <QDeadlineTimer>
+#include <QJsonDocument>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+
+namespace airlock {
+
+namespace {
+Q_LOGGING_CATEGORY(lcQmp, "airlock.vmm.qmp")
+
+constexpr qsizetype kMaxLine = 1024 * 1024;
+} // namespace
+
+QmpClient::QmpClient(QObject *parent) : QObject(parent) { }
+
+QmpClient::~QmpClient()
+{
+    if (m_socket) {
+        // No disconnected() from inside our own destructor: the owner is going away too.
+        m_socket->disconnect(this);
+        m_socket->abort();
+    }
+    m_pending.clear();
+}
+
+bool QmpClient::isConnected() const
+{
+    return m_socket && m_socket->state() == QLocalSocket::ConnectedState;
+}
+
+Result<void> QmpClient::connectToServer(const QString &path, int timeoutMs)
+{
+    disconnectFromServer();
+    const QDeadlineTimer deadline(timeoutMs);
+    m_socket = new QLocalSocket(this);
+    m_socket->connectToServer(path, QIODevice::ReadWrite);
+    if (!m_socket->waitForConnected(int(deadline.remainingTime()))) {
+        const auto error = m_socket->error();
+        const QString text = m_socket->errorString();
+        delete m_socket;
+        m_socket = nullptr;
+        if (error == QLocalSocket::ServerNotFoundError
+            || error == QLocalSocket::ConnectionRefusedError)
+            return fail(ErrorKind::NotFound,
+                        QStringLiteral("no QMP server at %1: %2").arg(path, text));
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot connect to QMP at %1: %2").arg(path, text));
+    }
+    connect(m_socket, &QLocalSocket::readyRead, this, &QmpClient::onReadyRead);
+    connect(m_socket, &QLocalSocket::disconnected, this, &QmpClient::onDisconnected);
+
+    // QEMU speaks first; commands are refused until qmp_capabilities has been answered.
+    while (m_greeting.isEmpty()) {
+        if (!isConnected())
+            return fail(ErrorKind::Disconnected, QStringLiteral("QMP closed before its greeting"));
+        if (deadline.hasExpired())
+            return fail(ErrorKind::Timeout, QStringLiteral("no QMP greeting from %1").arg(path));
+        if (m_socket->waitForReadyRead(int(deadline.remainingTime())))
+            onReadyRead();
+    }
+    const auto negotiated = executeAndWait(QStringLiteral("qmp_capabilities"), {},
+                                           int(qMax<qint64>(1, deadline.remainingTime())));
+    if (!negotiated)
+        return std::unexpected(negotiated.error());
+    qCDebug(lcQmp) << "connected to" << path;
+    return {};
+}
+
+void QmpClient::disconnectFromServer()
+{
+    if (!m_socket)
+        return;
+    m_socket->disconnect(this);
+    m_socket->abort();
+    m_socket->deleteLater();
+    m_socket = nullptr;
+    m_buffer.clear();
+    m_greeting = {};
+    failPending(QStringLiteral("QMP connection closed"));
+}
+
+void QmpClient::execute(const QString &command, const QJsonObject &arguments, Reply reply)
+{
+    if (!isConnected()) {
+        if (reply)
+            reply(fail(ErrorKind::Disconnected,
+                       QStringLiteral("QMP is not connected (command %1)").arg(command)));
+        return;
+    }
+    const qint64 id = m_nextId++;
+    QJsonObject message {{QStringLiteral("execute"), command}, {QStringLiteral("id"), id}};
+    if (!arguments.isEmpty())
+        message.insert(QStringLiteral("arguments"), arguments);
+    m_pending.insert(id, std::move(reply));
+    m_socket->write(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n');
+    m_socket->flush();
+}
+
+Result<QJsonValue> QmpClient::executeAndWait(const QString &command, const QJsonObject &arguments,
+                                             int timeoutMs)
+{
+    std::optional<Result<QJsonValue>> answer;
+    const qint64 id = m_nextId;
+    execute(command, arguments, [&answer](const Result<QJsonValue> &result) { answer = result; });
+    const QDeadlineTimer deadline(timeoutMs);
+    while (!answer) {
+        if (!isConnected())
+            return fail(ErrorKind::Disconnected,
+                        QStringLiteral("QMP closed while waiting for %1").arg(command));
+        if (deadline.hasExpired()) {
+            // A late answer must not write into this stack frame.
+            m_pending.remove(id);
+            return fail(ErrorKind::Timeout, QStringLiteral("QMP %1: no answer").arg(command));
+        }
+        if (m_socket->waitForReadyRead(int(qMax<qint64>(1, deadline.remainingTime()))))
+            onReadyRead();
+    }
+    return *answer;
+}
+
+void QmpClient::readPending()
+{
+    if (!m_socket)
+        return;
+    m_socket->waitForReadyRead(0);
+    onReadyRead();
+}
+
+void QmpClient::onReadyRead()
+{
+    if (!m_socket)
+        return;
+    m_buffer.append(m_socket->readAll());
+    qsizetype newline;
+    while (m_socket && (newline = m_buffer.indexOf('\n')) >= 0) {
+        const QByteArray line = m_buffer.left(newline).trimmed();
+        m_buffer.remove(0, newline + 1);
+        if (line.isEmpty())
+            continue;
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(line, &error);
+        if (!document.isObject()) {
+            qCWarning(lcQmp) << "ignoring a malformed QMP line:" << error.errorString();
+            continue;
+        }
+        handleMessage(document.object());
+    }
+    if (m_socket && m_buffer.size() > kMaxLine) {
+        qCWarning(lcQmp) << "QMP line over 1 MiB; closing the connection";
+        onDisconnected();
+    }
+}
+
+void QmpClient::handleMessage(const QJsonObject &message)
+{
+    if (message.contains(QStringLiteral("QMP"))) {
+        m_greeting = message;
+        return;
+    }
+    if (message.contains(QStringLiteral("event"))) {
+        const QString name = message.value(QStringLiteral("event")).toString();
+        qCDebug(lcQmp) << "event" << name;
+        Q_EMIT eventReceived(name, message.value(QStringLiteral("data")).toObject());
+        return;
+    }
+    const QJsonValue idValue = message.value(QStringLiteral("id"));
+    const qint64 id = idValue.toInteger(-1);
+    const auto it = m_pending.find(id);
+    if (it == m_pending.end()) {
+        qCDebug(lcQmp) << "reply for unknown id" << idValue;
+        return;
+    }
+    Reply reply = std::move(it.value());
+    m_pending.erase(it);
+    if (!reply)
+        return;
+    if (message.contains(QStringLiteral("error"))) {
+        const QJsonObject error = message.value(QStringLiteral("error")).toObject();
+        reply(fail(ErrorKind::OperationFailed,
+                   QStringLiteral("QMP error %1: %2")
+                       .arg(error.value(QStringLiteral("class")).toString(),
+                            error.value(QStringLiteral("desc")).toString())));
+        return;
+    }
+    reply(message.value(QStringLiteral("return")));
+}
+
+void QmpClient::onDisconnected()
+{
+    if (!m_socket)
+        return;
+    m_socket->disconnect(this);
+    m_socket->abort();
+    m_socket->deleteLater();
+    m_socket = nullptr;
+    m_buffer.clear();
+    failPending(QStringLiteral("QMP connection closed"));
+    Q_EMIT disconnected();
+}
+
+void QmpClient::failPending(const QString &why)
+{
+    const auto pending = std::exchange(m_pending, {});
+    for (const Reply &reply : pending) {
+        if (reply)
+            reply(fail(ErrorKind::Disconnected, why));
+    }
+}
+
+} // namespace airlock

@@ -1,0 +1,307 @@
+#include "core/vmm/vmmprocess.h"
+
+#include <QByteArray>
+#include <QFile>
+#include <QLoggingCategory>
+#include <QSocketNotifier>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+Q_LOGGING_CATEGORY(lcProcess, "airlock.vmm.process")
+
+/// Steps the child reports through the exec-error pipe.
+enum ChildStep : int { StepSetsid = 1, StepCredentials, StepStdio, StepExec };
+
+QString stepName(int step)
+{
+    switch (step) {
+    case StepSetsid:
+        return QStringLiteral("setsid");
+    case StepCredentials:
+        return QStringLiteral("switching to the VMM user");
+    case StepStdio:
+        return QStringLiteral("redirecting stdio");
+    case StepExec:
+        return QStringLiteral("exec");
+    }
+    return QStringLiteral("an unknown step");
+}
+
+/// Splits /proc/<pid>/stat after the command name (which may contain spaces and ')').
+std::optional<QList<QByteArray>> statFields(pid_t pid)
+{
+    QFile file(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QByteArray stat = file.readAll();
+    const qsizetype close = stat.lastIndexOf(')');
+    if (close < 0)
+        return std::nullopt;
+    // Fields from 3 (state) on.
+    return stat.mid(close + 2).trimmed().split(' ');
+}
+
+// glibc 2.36's <sys/pidfd.h> lacks extern "C", so C++ cannot link against it; call the
+// system calls directly (both exist since Linux 5.3).
+int pidfdOpen(pid_t pid)
+{
+    return int(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+int pidfdSendSignal(int pidfd, int signal)
+{
+    return int(::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0));
+}
+
+[[noreturn]] void childFail(int pipeFd, int step, int error) noexcept
+{
+    const int report[2] = {step, error};
+    ssize_t ignored = ::write(pipeFd, report, sizeof report);
+    (void)ignored;
+    ::_exit(127);
+}
+} // namespace
+
+VmmCredentials VmmCredentials::forUser(uid_t uid, gid_t gid)
+{
+    VmmCredentials credentials {uid, gid, {gid}};
+    if (uid == 0)
+        return credentials;
+    struct passwd entry;
+    struct passwd *found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || !found)
+        return credentials;
+    int count = 64;
+    std::vector<gid_t> groups(count);
+    if (::getgrouplist(found->pw_name, gid, groups.data(), &count) < 0) {
+        groups.resize(count);
+        if (::getgrouplist(found->pw_name, gid, groups.data(), &count) < 0)
+            return credentials;
+    }
+    groups.resize(count);
+    credentials.groups = std::move(groups);
+    return credentials;
+}
+
+int VmmCredentials::apply() const noexcept
+{
+    if ((uid == 0 && gid == 0) || (uid == ::geteuid() && gid == ::getegid()))
+        return 0;
+    if (::setgroups(groups.size(), groups.data()) != 0)
+        return errno;
+    if (::setresgid(gid, gid, gid) != 0)
+        return errno;
+    if (::setresuid(uid, uid, uid) != 0)
+        return errno;
+    // Never keep a way back to root.
+    if (uid != 0 && ::setuid(0) == 0)
+        return EPERM;
+    return 0;
+}
+
+VmmProcess::VmmProcess(QObject *parent) : QObject(parent) { }
+
+VmmProcess::~VmmProcess()
+{
+    delete m_notifier;
+    if (m_pidfd >= 0)
+        ::close(m_pidfd);
+}
+
+Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
+                                const VmmCredentials &credentials)
+{
+    if (argv.isEmpty() || !argv.first().startsWith(u'/'))
+        return fail(ErrorKind::Internal, QStringLiteral("spawn needs an absolute program path"));
+
+    // Everything the child touches is prepared here: after fork only async-signal-safe calls.
+    std::vector<QByteArray> argStorage;
+    argStorage.reserve(argv.size());
+    for (const QString &arg : argv)
+        argStorage.push_back(QFile::encodeName(arg));
+    std::vector<char *> args;
+    for (QByteArray &arg : argStorage)
+        args.push_back(arg.data());
+    args.push_back(nullptr);
+    char envPath[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+    char envLang[] = "LC_ALL=C";
+    char *env[] = {envPath, envLang, nullptr};
+
+    const QByteArray logName = QFile::encodeName(logPath);
+    // The directory belongs to the VMM user: a planted symlink or file must not make root
+    // truncate something else, so the log is always a fresh file of ours.
+    ::unlink(logName.constData());
+    const int logFd =
+        ::open(logName.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+    if (logFd < 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot open %1: %2")
+                        .arg(logPath, QString::fromLocal8Bit(std::strerror(errno))));
+    const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int errorPipe[2];
+    if (nullFd < 0 || ::pipe2(errorPipe, O_CLOEXEC) != 0) {
+        const int error = errno;
+        ::close(logFd);
+        if (nullFd >= 0)
+            ::close(nullFd);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot prepare the VMM's stdio: %1")
+                        .arg(QString::fromLocal8Bit(std::strerror(error))));
+    }
+
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(errorPipe[0]);
+        // Own session and process group: the helper's terminal or a signal to its group must
+        // not reach the VMM, which outlives helper restarts.
+        if (::setsid() < 0)
+            childFail(errorPipe[1], StepSetsid, errno);
+        sigset_t none;
+        ::sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        struct sigaction dfl;
+        std::memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; ++sig)
+            ::sigaction(sig, &dfl, nullptr);
+        if (::dup2(nullFd, STDIN_FILENO) < 0 || ::dup2(logFd, STDOUT_FILENO) < 0
+            || ::dup2(logFd, STDERR_FILENO) < 0)
+            childFail(errorPipe[1], StepStdio, errno);
+        // The helper's sockets, database and other descriptors must not leak into the VMM.
+        ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        if (const int error = credentials.apply(); error != 0)
+            childFail(errorPipe[1], StepCredentials, error);
+        ::umask(0077);
+        if (::chdir("/") != 0)
+            childFail(errorPipe[1], StepStdio, errno);
+        ::execve(args[0], args.data(), env);
+        childFail(errorPipe[1], StepExec, errno);
+    }
+    const int forkError = errno;
+    ::close(errorPipe[1]);
+    ::close(logFd);
+    ::close(nullFd);
+    if (pid < 0) {
+        ::close(errorPipe[0]);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("fork failed: %1")
+                        .arg(QString::fromLocal8Bit(std::strerror(forkError))));
+    }
+
+    // EOF means exec succeeded (the pipe is close-on-exec); a report means the child failed.
+    int report[2] = {0, 0};
+    ssize_t got;
+    do {
+        got = ::read(errorPipe[0], report, sizeof report);
+    } while (got < 0 && errno == EINTR);
+    ::close(errorPipe[0]);
+    if (got == 0)
+        return pid;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
+    return fail(ErrorKind::OperationFailed,
+                QStringLiteral("starting %1 failed at %2: %3")
+                    .arg(argv.first(), stepName(report[0]),
+                         QString::fromLocal8Bit(std::strerror(report[1]))));
+}
+
+Result<void> VmmProcess::watch(pid_t pid, std::optional<qint64> expectedStartTime)
+{
+    if (pid <= 0)
+        return fail(ErrorKind::NotFound, QStringLiteral("no VMM pid"));
+    const int pidfd = pidfdOpen(pid);
+    if (pidfd < 0)
+        return fail(ErrorKind::NotFound, QStringLiteral("VMM process %1 is gone").arg(pid));
+    // Checked after pidfd_open: if the start time matches now, the pidfd names that process.
+    const auto startTime = readStartTime(pid);
+    const auto state = readState(pid);
+    if (!startTime || !state || (expectedStartTime && *startTime != *expectedStartTime)
+        || (expectedStartTime && *state == 'Z')) {
+        ::close(pidfd);
+        if (state && *state == 'Z') {
+            int status;
+            ::waitpid(pid, &status, WNOHANG); // reap it if it is ours
+            return fail(ErrorKind::NotFound, QStringLiteral("VMM process %1 has exited").arg(pid));
+        }
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("pid %1 is no longer the VMM (it exited and the pid was reused)")
+                        .arg(pid));
+    }
+    delete m_notifier;
+    if (m_pidfd >= 0)
+        ::close(m_pidfd);
+    m_pid = pid;
+    m_pidfd = pidfd;
+    m_startTime = *startTime;
+    m_exited = false;
+    m_notifier = new QSocketNotifier(m_pidfd, QSocketNotifier::Read, this);
+    connect(m_notifier, &QSocketNotifier::activated, this, &VmmProcess::onPidfdReadable);
+    return {};
+}
+
+bool VmmProcess::hasExited() const
+{
+    if (m_pidfd < 0 || m_exited)
+        return true;
+    pollfd fd {m_pidfd, POLLIN, 0};
+    return ::poll(&fd, 1, 0) > 0;
+}
+
+bool VmmProcess::sendSignal(int signal)
+{
+    if (m_pidfd < 0 || m_exited)
+        return false;
+    return pidfdSendSignal(m_pidfd, signal) == 0;
+}
+
+void VmmProcess::onPidfdReadable()
+{
+    if (m_exited)
+        return;
+    m_exited = true;
+    m_notifier->setEnabled(false);
+    int status = 0;
+    pid_t reaped;
+    do {
+        reaped = ::waitpid(m_pid, &status, WNOHANG);
+    } while (reaped < 0 && errno == EINTR);
+    // ECHILD: an adopted process whose parent is someone else; its status is not ours to know.
+    const bool known = reaped == m_pid;
+    qCDebug(lcProcess) << "process" << m_pid << "exited" << (known ? status : -1);
+    Q_EMIT exited(known, status);
+}
+
+std::optional<qint64> VmmProcess::readStartTime(pid_t pid)
+{
+    const auto fields = statFields(pid);
+    // Field 22 overall is index 19 when counting from field 3.
+    if (!fields || fields->size() < 20)
+        return std::nullopt;
+    bool ok = false;
+    const qint64 value = fields->at(19).toLongLong(&ok);
+    return ok ? std::optional<qint64>(value) : std::nullopt;
+}
+
+std::optional<char> VmmProcess::readState(pid_t pid)
+{
+    const auto fields = statFields(pid);
+    if (!fields || fields->isEmpty() || fields->first().isEmpty())
+        return std::nullopt;
+    return fields->first().at(0);
+}
+
+} // namespace airlock

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "core/model/error.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <sys/types.h>
+#include <vector>
+
+class QSocketNotifier;
+
+namespace airlock {
+
+/// The identity a VMM runs under: uid, primary gid and the user's supplementary groups (read
+/// before fork, because the child may only make async-signal-safe calls; `kvm` membership is
+/// what lets the VMM open /dev/kvm).
+struct VmmCredentials
+{
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
+
+    /// Credentials for `uid`/`gid` with the supplementary groups of that uid's passwd entry
+    /// (just `gid` when there is none). uid 0 means "keep the caller's identity".
+    static VmmCredentials forUser(uid_t uid, gid_t gid);
+    /// Switches the calling (forked) process to these credentials. Async-signal-safe; returns
+    /// 0 or the failing step's errno.
+    int apply() const noexcept;
+};
+
+/// One VMM process: started here (fork + exec as an unprivileged user, in its own session so
+/// it survives a helper restart) or adopted from an earlier helper. Exit is seen through a
+/// pidfd (pidfd_open(2)), which works for adopted processes that are not our children, and
+/// also means signals can never hit a recycled pid.
+class VmmProcess : public QObject
+{
+    Q_OBJECT
+public:
+    explicit VmmProcess(QObject *parent = nullptr);
+    /// Closes the pidfd; never signals the process (it outlives the helper by design).
+    ~VmmProcess() override;
+
+    /// Forks and execs `argv` (argv[0] an absolute path) as `credentials`, in a new session,
+    /// with a minimal environment, stdin on /dev/null and stdout+stderr in `logPath` (always a
+    /// fresh file, mode 0640, owned by the caller: an old one is unlinked, never followed).
+    /// Returns the pid once exec succeeded; OperationFailed naming the failing step otherwise
+    /// (the child is then reaped).
+    static Result<pid_t> spawn(const QStringList &argv, const QString &logPath,
+                               const VmmCredentials &credentials);
+
+    /// Watches `pid` for exit. With `expectedStartTime`, NotFound unless the process exists,
+    /// is not a zombie and its start time (/proc/<pid>/stat field 22, clock ticks since boot)
+    /// matches: a recycled pid is never adopted.
+    Result<void> watch(pid_t pid, std::optional<qint64> expectedStartTime = std::nullopt);
+
+    pid_t pid() const { return m_pid; }
+    /// Start time of the watched process in clock ticks since boot (0 before watch()).
+    qint64 startTimeTicks() const { return m_startTime; }
+    /// True once the watched process has exited (polls the pidfd; never blocks).
+    bool hasExited() const;
+    /// Sends `signal` through the pidfd. False when the process is gone.
+    bool sendSignal(int signal);
+
+    /// /proc/<pid>/stat field 22, or nullopt when there is no such process.
+    static std::optional<qint64> readStartTime(pid_t pid);
+    /// /proc/<pid>/stat field 3 ('R', 'S', 'Z', ...), or nullopt.
+    static std::optional<char> readState(pid_t pid);
+
+Q_SIGNALS:
+    /// The process is gone. `statusKnown` when it was our child and we reaped it; `waitStatus`
+    /// is then waitpid(2)'s status (WIFEXITED/WEXITSTATUS/WTERMSIG).
+    void exited(bool statusKnown, int waitStatus);
+
+private:
+    void onPidfdReadable();
+
+    pid_t m_pid = 0;
+    qint64 m_startTime = 0;
+    int m_pidfd = -1;
+    bool m_exited = false;
+    QSocketNotifier *m_notifier = nullptr;
+};
+
+} // namespace airlock

@@ -1,0 +1,407 @@
+// The real airlockctl binary ($AIRLOCK_AIRLOCKCTL) against a real airlockd (HelperProcess) and a
+// real QEMU guest on TCG: every command, its output and its exit code.
+
+#include "helperprocess.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+using airlock::test::HelperProcess;
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+constexpr int kBootTimeoutMs = 120000;
+
+} // namespace
+
+class TestAirlockctl : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // ctest sets both; the fallbacks let the binary run straight from the build tree.
+        m_ctl = qEnvironmentVariable(
+            "AIRLOCK_AIRLOCKCTL", QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlockctl/airlockctl"));
+        if (qEnvironmentVariableIsEmpty("AIRLOCK_AIRLOCKD"))
+            qputenv("AIRLOCK_AIRLOCKD", AIRLOCK_BINARY_DIR "/app/airlockd/airlockd");
+        QVERIFY2(QFileInfo(m_ctl).isExecutable(), "AIRLOCK_AIRLOCKCTL must name the binary");
+        m_helper = std::make_unique<HelperProcess>();
+        QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
+    }
+
+    void cleanupTestCase()
+    {
+        if (!m_helper)
+            return;
+        // Kill what a failed test left running before the helper (and its guests) go away.
+        for (const char *name : {"ctl-demo", "ctl-kill"})
+            ctl({QStringLiteral("kill"), QLatin1String(name)});
+        m_helper.reset();
+    }
+
+    void versionAndHelp()
+    {
+        Run run = ctl({QStringLiteral("--version")});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out.trimmed(), QStringLiteral("airlockctl " AIRLOCK_VERSION));
+        run = ctl({QStringLiteral("--help")});
+        QCOMPARE(run.exitCode, 0);
+        for (const char *command : {"create", "list", "info", "start", "stop", "kill", "rm",
+                                    "images", "console", "bridge"})
+            QVERIFY2(run.out.contains(QStringLiteral("\n  ") + QLatin1String(command)), command);
+        run = ctl({QStringLiteral("stop"), QStringLiteral("--help")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.startsWith(QStringLiteral("Usage: airlockctl [--socket PATH] stop NAME")));
+        QVERIFY(run.out.contains(QStringLiteral("--timeout <SECONDS>")));
+    }
+
+    void usageErrorsExitTwo_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no command") << QStringList() << QStringLiteral("Usage: airlockctl");
+        QTest::newRow("unknown command") << QStringList {QStringLiteral("frobnicate")}
+                                         << QStringLiteral("unknown command 'frobnicate'");
+        QTest::newRow("unknown option")
+            << QStringList {QStringLiteral("list"), QStringLiteral("--colour")}
+            << QStringLiteral("Unknown option 'colour'");
+        QTest::newRow("missing name") << QStringList {QStringLiteral("info")}
+                                      << QStringLiteral("usage: airlockctl info NAME");
+        QTest::newRow("extra argument") << QStringList {QStringLiteral("list"), QStringLiteral("x")}
+                                        << QStringLiteral("list takes no arguments");
+        QTest::newRow("vcpus not a number")
+            << QStringList {QStringLiteral("create"), QStringLiteral("x"),
+                            QStringLiteral("--vcpus"), QStringLiteral("two")}
+            << QStringLiteral("--vcpus: 'two' is not a whole number");
+        QTest::newRow("socket without path")
+            << QStringList {QStringLiteral("--socket")} << QStringLiteral("--socket needs a PATH");
+    }
+
+    void usageErrorsExitTwo()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        const Run run = ctl(arguments);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(message), qPrintable(run.err));
+    }
+
+    void noHelperExitsOneWithTheFix()
+    {
+        const QString missing = m_helper->tempPath() + QStringLiteral("/no-such.sock");
+        Run run = ctl({QStringLiteral("--socket"), missing, QStringLiteral("list")}, {}, false);
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.err.trimmed(),
+                 QStringLiteral("airlockctl: airlockd is not running: no socket at %1 (start it "
+                                "with: sudo systemctl start airlockd, or sudo airlockd)")
+                     .arg(missing));
+        // $AIRLOCK_SOCKET is the default; --socket beats it.
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("AIRLOCK_SOCKET"), missing);
+        process.setProcessEnvironment(env);
+        process.start(m_ctl, {QStringLiteral("list")});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY(QString::fromUtf8(process.readAllStandardError()).contains(missing));
+        process.start(m_ctl,
+                      {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("list")});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
+    }
+
+    void helperErrorsExitOne_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown sandbox")
+            << QStringList {QStringLiteral("info"), QStringLiteral("nosuch")}
+            << QStringLiteral("'nosuch'");
+        QTest::newRow("start unknown")
+            << QStringList {QStringLiteral("start"), QStringLiteral("nosuch")}
+            << QStringLiteral("'nosuch'");
+        QTest::newRow("rm unknown") << QStringList {QStringLiteral("rm"), QStringLiteral("nosuch")}
+                                    << QStringLiteral("'nosuch'");
+        QTest::newRow("invalid name")
+            << QStringList {QStringLiteral("create"), QStringLiteral("Bad")}
+            << QStringLiteral("airlockctl: sandbox name may only contain a-z, 0-9 and '-'");
+        QTest::newRow("vcpus out of range")
+            << QStringList {QStringLiteral("create"), QStringLiteral("x"),
+                            QStringLiteral("--vcpus"), QStringLiteral("99")}
+            << QStringLiteral("vcpus");
+        QTest::newRow("unknown image")
+            << QStringList {QStringLiteral("create"), QStringLiteral("x"),
+                            QStringLiteral("--image"), QStringLiteral("nosuch")}
+            << QStringLiteral("nosuch");
+        QTest::newRow("console of unknown")
+            << QStringList {QStringLiteral("console"), QStringLiteral("nosuch")}
+            << QStringLiteral("'nosuch'");
+    }
+
+    void helperErrorsExitOne()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        const Run run = ctl(arguments);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.startsWith(QStringLiteral("airlockctl: ")), qPrintable(run.err));
+        QVERIFY2(run.err.contains(message), qPrintable(run.err));
+        QVERIFY(run.out.isEmpty());
+    }
+
+    void imagesListsTheDefaultImage()
+    {
+        Run run = ctl({QStringLiteral("images")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(
+            QRegularExpression(QStringLiteral("^default\\s"), QRegularExpression::MultilineOption)
+                .match(run.out)
+                .hasMatch(),
+            qPrintable(run.out));
+        run = ctl({QStringLiteral("--json"), QStringLiteral("images")});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray images = QJsonDocument::fromJson(run.out.toUtf8())
+                                      .object()
+                                      .value(QStringLiteral("images"))
+                                      .toArray();
+        QVERIFY(!images.isEmpty());
+    }
+
+    void lifecycleWithConsole()
+    {
+        const QString name = QStringLiteral("ctl-demo");
+        Run run = ctl({QStringLiteral("create"), name, QStringLiteral("--memory"),
+                       QStringLiteral("256"), QStringLiteral("--vcpus"), QStringLiteral("1")});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out.trimmed(),
+                 QStringLiteral("created sandbox 'ctl-demo' (1 vCPU, 256 MiB, image default)"));
+        run = ctl({QStringLiteral("create"), name});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QStringLiteral("ctl-demo")), qPrintable(run.err));
+
+        run = ctl({QStringLiteral("list")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.startsWith(QStringLiteral("NAME")));
+        QVERIFY2(QRegularExpression(QStringLiteral("^ctl-demo\\s+stopped\\s"),
+                                    QRegularExpression::MultilineOption)
+                     .match(run.out)
+                     .hasMatch(),
+                 qPrintable(run.out));
+        run = ctl({QStringLiteral("list"), QStringLiteral("--json")});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonArray sandboxes = QJsonDocument::fromJson(run.out.toUtf8())
+                                         .object()
+                                         .value(QStringLiteral("sandboxes"))
+                                         .toArray();
+        QVERIFY(std::any_of(sandboxes.begin(), sandboxes.end(), [&](const QJsonValue &v) {
+            return v.toObject().value(QStringLiteral("name")).toString() == name;
+        }));
+
+        // A console on a stopped sandbox says how to start it.
+        run = ctl({QStringLiteral("console"), name});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QStringLiteral("airlockctl start ctl-demo")),
+                 qPrintable(run.err));
+
+        run = ctl({QStringLiteral("start"), name}, {}, true, kBootTimeoutMs);
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.startsWith(QStringLiteral("started sandbox 'ctl-demo'")),
+                 qPrintable(run.out));
+        run = ctl({QStringLiteral("start"), name});
+        QCOMPARE(run.exitCode, 1); // already running: invalid_state
+
+        run = ctl({QStringLiteral("info"), name});
+        QCOMPARE(run.exitCode, 0);
+        for (const char *label :
+             {"Name:", "State:", "Acceleration:", "Acceleration warning:", "vCPUs:", "Memory:",
+              "Image:", "Created:", "Started:", "VMM pid:"})
+            QVERIFY2(run.out.contains(QLatin1String(label)), label);
+        QVERIFY2(QRegularExpression(QStringLiteral("^State:\\s+running$"),
+                                    QRegularExpression::MultilineOption)
+                     .match(run.out)
+                     .hasMatch(),
+                 qPrintable(run.out));
+        QVERIFY2(QRegularExpression(QStringLiteral("^Acceleration:\\s+(kvm|tcg)$"),
+                                    QRegularExpression::MultilineOption)
+                     .match(run.out)
+                     .hasMatch(),
+                 qPrintable(run.out));
+
+        // Piped stdin is typed into the guest; its answer comes back on stdout.
+        QProcess console;
+        console.start(
+            m_ctl,
+            {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("console"), name});
+        QVERIFY(console.waitForStarted());
+        QByteArray seen;
+        QVERIFY2(waitForOutput(console, seen, "airlock-guest ready", kBootTimeoutMs),
+                 seen.right(2000).constData());
+        console.write("echo $((6*7))\n");
+        static const QRegularExpression answer(QStringLiteral("^42\\r?$"),
+                                               QRegularExpression::MultilineOption);
+        QVERIFY2(waitForMatch(console, seen, answer, 30000), seen.right(2000).constData());
+        // Ctrl-] detaches with exit code 0; the guest keeps running.
+        console.write("\x1d");
+        QVERIFY(console.waitForFinished(10000));
+        QCOMPARE(console.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(console.exitCode(), 0);
+
+        // A second console whose input has ended still follows the guest, and ends when it stops.
+        QProcess follower;
+        follower.start(
+            m_ctl,
+            {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("console"), name});
+        QVERIFY(follower.waitForStarted());
+        follower.closeWriteChannel();
+        QByteArray replay;
+        QVERIFY2(waitForMatch(follower, replay, answer, 10000), replay.right(2000).constData());
+        QTest::qWait(300);
+        QCOMPARE(follower.state(), QProcess::Running);
+
+        run = ctl({QStringLiteral("rm"), name});
+        QCOMPARE(run.exitCode, 1); // busy: still running
+        run = ctl({QStringLiteral("stop"), name, QStringLiteral("--timeout"), QStringLiteral("20")},
+                  {}, true, 90000);
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out.trimmed(), QStringLiteral("stopped sandbox 'ctl-demo'"));
+        QVERIFY(follower.waitForFinished(15000));
+        QCOMPARE(follower.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(follower.readAllStandardError())
+                    .contains(QStringLiteral("[sandbox 'ctl-demo' stopped")));
+
+        run = ctl({QStringLiteral("info"), name});
+        QVERIFY(QRegularExpression(QStringLiteral("^State:\\s+stopped$"),
+                                   QRegularExpression::MultilineOption)
+                    .match(run.out)
+                    .hasMatch());
+        run = ctl({QStringLiteral("stop"), name});
+        QCOMPARE(run.exitCode, 1); // not running: invalid_state
+        run = ctl({QStringLiteral("rm"), name});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out.trimmed(), QStringLiteral("removed sandbox 'ctl-demo'"));
+        run = ctl({QStringLiteral("info"), name});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains(QStringLiteral("'ctl-demo'")), qPrintable(run.err));
+    }
+
+    void killStopsAtOnce()
+    {
+        const QString name = QStringLiteral("ctl-kill");
+        QCOMPARE(ctl({QStringLiteral("create"), name}).exitCode, 0);
+        QCOMPARE(ctl({QStringLiteral("start"), name}, {}, true, kBootTimeoutMs).exitCode, 0);
+        Run run = ctl({QStringLiteral("--json"), QStringLiteral("kill"), name});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject sandbox = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(sandbox.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
+        QCOMPARE(sandbox.value(QStringLiteral("vmmPid")).toInt(), 0);
+        QCOMPARE(ctl({QStringLiteral("kill"), name}).exitCode, 1);
+        QCOMPARE(ctl({QStringLiteral("rm"), name}).exitCode, 0);
+    }
+
+    void bridgePipesJsonRpc()
+    {
+        const QByteArray request =
+            R"({"jsonrpc":"2.0","id":7,"method":"hello","params":{"protocol":1,"client":"bridge-test"}})"
+            "\n"
+            R"({"jsonrpc":"2.0","id":8,"method":"sandbox.get","params":{"name":"nosuch"}})"
+            "\n";
+        const Run run = ctl({QStringLiteral("bridge")}, request);
+        QCOMPARE(run.exitCode, 0);
+        const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        const QJsonObject hello = QJsonDocument::fromJson(lines[0].toUtf8()).object();
+        QCOMPARE(hello.value(QStringLiteral("id")).toInt(), 7);
+        QCOMPARE(hello.value(QStringLiteral("result"))
+                     .toObject()
+                     .value(QStringLiteral("protocol"))
+                     .toInt(),
+                 1);
+        const QJsonObject missing = QJsonDocument::fromJson(lines[1].toUtf8()).object();
+        QCOMPARE(missing.value(QStringLiteral("error"))
+                     .toObject()
+                     .value(QStringLiteral("data"))
+                     .toObject()
+                     .value(QStringLiteral("kind")),
+                 QJsonValue(QStringLiteral("not_found")));
+
+        const Run nowhere =
+            ctl({QStringLiteral("--socket"), m_helper->tempPath() + QStringLiteral("/x.sock"),
+                 QStringLiteral("bridge")},
+                request, false);
+        QCOMPARE(nowhere.exitCode, 1);
+        QVERIFY(nowhere.err.contains(QStringLiteral("airlockd is not running")));
+    }
+
+private:
+    /// Runs airlockctl to completion; `withSocket` prepends --socket of the test helper.
+    Run ctl(const QStringList &arguments, const QByteArray &input = {}, bool withSocket = true,
+            int timeoutMs = 60000)
+    {
+        QProcess process;
+        QStringList all;
+        if (withSocket)
+            all << QStringLiteral("--socket") << m_helper->socketPath();
+        all << arguments;
+        process.start(m_ctl, all);
+        if (!process.waitForStarted())
+            return {};
+        process.write(input);
+        process.closeWriteChannel();
+        if (!process.waitForFinished(timeoutMs)) {
+            process.kill();
+            process.waitForFinished();
+            qWarning() << "airlockctl" << all << "did not finish";
+            return {};
+        }
+        Run run;
+        run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        run.out = QString::fromUtf8(process.readAllStandardOutput());
+        run.err = QString::fromUtf8(process.readAllStandardError());
+        return run;
+    }
+
+    static bool waitForOutput(QProcess &process, QByteArray &seen, const QByteArray &needle,
+                              int timeoutMs)
+    {
+        QDeadlineTimer deadline(timeoutMs);
+        while (!seen.contains(needle)) {
+            if (deadline.hasExpired() || process.state() != QProcess::Running)
+                return false;
+            process.waitForReadyRead(200);
+            seen += process.readAllStandardOutput();
+        }
+        return true;
+    }
+
+    static bool waitForMatch(QProcess &process, QByteArray &seen, const QRegularExpression &re,
+                             int timeoutMs)
+    {
+        QDeadlineTimer deadline(timeoutMs);
+        while (!re.match(QString::fromUtf8(seen)).hasMatch()) {
+            if (deadline.hasExpired() || process.state() != QProcess::Running)
+                return false;
+            process.waitForReadyRead(200);
+            seen += process.readAllStandardOutput();
+        }
+        return true;
+    }
+
+    QString m_ctl;
+    std::unique_ptr<HelperProcess> m_helper;
+};
+
+QTEST_GUILESS_MAIN(TestAirlockctl)
+#include "tst_airlockctl.moc"

@@ -1,0 +1,709 @@
+// The helper's protocol against bad input (issue 2, "Bad input, each with a test"): a real
+// airlockd on a temporary socket and state dir, raw JSON-RPC over a real Unix socket. No guest
+// boots here; create/list/delete use a small image store of the test's own.
+
+#include "helperprocess.h"
+#include "rpctestclient.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+#include <csignal>
+#include <grp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using airlock::test::HelperProcess;
+using airlock::test::RpcTestClient;
+
+namespace {
+
+constexpr uid_t kNobody = 65534;
+
+QJsonObject named(const QString &name)
+{
+    return QJsonObject {{QStringLiteral("name"), name}};
+}
+
+/// What a forked, unprivileged client saw: the first line the helper sent and whether the
+/// helper closed the connection after it.
+struct ForeignClientOutcome
+{
+    QByteArray firstLine;
+    bool closedAfterwards = false;
+    QString failure;
+};
+
+/// Connects to `socketPath` from a forked child running as uid `uid`, gid `gid` (no
+/// supplementary groups), sends `request`, and reports what came back. Only async-signal-safe
+/// calls run in the child.
+ForeignClientOutcome connectAs(const QString &socketPath, uid_t uid, gid_t gid,
+                               const QByteArray &request)
+{
+    ForeignClientOutcome outcome;
+    const QByteArray path = QFile::encodeName(socketPath);
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    if (size_t(path.size()) >= sizeof address.sun_path) {
+        outcome.failure = QStringLiteral("socket path too long");
+        return outcome;
+    }
+    std::memcpy(address.sun_path, path.constData(), size_t(path.size()));
+    int channel[2];
+    if (::pipe(channel) != 0) {
+        outcome.failure = QStringLiteral("pipe failed");
+        return outcome;
+    }
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(channel[0]);
+        ::alarm(10);
+        if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)
+            ::_exit(10);
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0)
+            ::_exit(11);
+        if (!request.isEmpty()) [[maybe_unused]]
+            auto sent = ::write(fd, request.constData(), size_t(request.size()));
+        char buffer[8192];
+        size_t used = 0;
+        bool gotLine = false;
+        while (used < sizeof buffer) {
+            const ssize_t n = ::read(fd, buffer + used, sizeof buffer - used);
+            if (n <= 0)
+                break;
+            used += size_t(n);
+            if (std::memchr(buffer, '\n', used)) {
+                gotLine = true;
+                break;
+            }
+        }
+        [[maybe_unused]] auto written = ::write(channel[1], buffer, used);
+        if (!gotLine)
+            ::_exit(12);
+        // Status 0: the helper closed the connection after its line; 13: it kept it open.
+        pollfd wait {fd, POLLIN, 0};
+        char extra;
+        const bool closed = ::poll(&wait, 1, 3000) == 1 && ::read(fd, &extra, 1) <= 0;
+        ::_exit(closed ? 0 : 13);
+    }
+    ::close(channel[1]);
+    QByteArray received;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(channel[0], buffer, sizeof buffer)) > 0)
+        received.append(buffer, n);
+    ::close(channel[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    outcome.firstLine = received.left(received.indexOf('\n'));
+    if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 13))
+        outcome.failure = QStringLiteral("child failed with status %1").arg(status);
+    outcome.closedAfterwards = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return outcome;
+}
+
+} // namespace
+
+class TestHelperProtocol : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+
+    void hello();
+    void helloWithAnotherProtocolVersion();
+    void malformedJson_data();
+    void malformedJson();
+    void messageOverOneMebibyte();
+    void unknownMethod();
+    void wrongParameterTypes_data();
+    void wrongParameterTypes();
+    void invalidNames_data();
+    void invalidNames();
+    void duplicateNames();
+    void unknownNames_data();
+    void unknownNames();
+    void createListGetDelete();
+    void notificationsOnlyForSubscribers();
+    void clientDisconnectsMidCall();
+    void clientThatNeverReadsIsDropped();
+    void permissionDeniedForNonMember();
+    void groupMemberIsServed();
+    void socketModeAndGroup();
+
+private:
+    /// True when the helper still answers a new client.
+    bool helperServes();
+    QStringList sandboxNames(RpcTestClient &client);
+
+    std::unique_ptr<HelperProcess> m_helper;
+    QString m_imageStore;
+};
+
+void TestHelperProtocol::initTestCase()
+{
+    m_helper = std::make_unique<HelperProcess>();
+    // A tiny image store of our own: create only checks the image exists, nothing boots.
+    m_imageStore = m_helper->tempPath() + QStringLiteral("/images");
+    const QString imageDir = m_imageStore + QStringLiteral("/default");
+    QVERIFY(QDir().mkpath(imageDir));
+    for (const char *file : {"vmlinux", "initrd.img"}) {
+        QFile f(imageDir + u'/' + QLatin1String(file));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not a kernel");
+    }
+    QFile metadata(imageDir + QStringLiteral("/image.json"));
+    QVERIFY(metadata.open(QIODevice::WriteOnly));
+    metadata.write(R"({"description":"test image","kernel":"vmlinux","initrd":"initrd.img",)"
+                   R"("kernelArgs":"","createdAt":"2024-01-01T00:00:00.000Z"})");
+    metadata.close();
+    m_helper->setImageStore(m_imageStore);
+    QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
+}
+
+void TestHelperProtocol::cleanup()
+{
+    // Each test function starts from an empty helper and a living process.
+    QVERIFY2(m_helper->isRunning(), "airlockd died during the test");
+    RpcTestClient client(m_helper->socketPath());
+    for (const QString &name : sandboxNames(client))
+        client.call(QStringLiteral("sandbox.delete"), named(name));
+    QCOMPARE(sandboxNames(client), QStringList());
+}
+
+bool TestHelperProtocol::helperServes()
+{
+    RpcTestClient client(m_helper->socketPath());
+    return client.isConnected() && client.hello();
+}
+
+QStringList TestHelperProtocol::sandboxNames(RpcTestClient &client)
+{
+    QStringList names;
+    const QJsonObject answer = client.call(QStringLiteral("sandbox.list"));
+    for (const QJsonValue &sandbox :
+         RpcTestClient::result(answer).value(QStringLiteral("sandboxes")).toArray())
+        names.append(sandbox.toObject().value(QStringLiteral("name")).toString());
+    return names;
+}
+
+void TestHelperProtocol::hello()
+{
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.isConnected());
+    const QJsonObject answer = client.call(
+        QStringLiteral("hello"),
+        {{QStringLiteral("protocol"), 1}, {QStringLiteral("client"), QStringLiteral("tst")}});
+    QCOMPARE(answer.value(QStringLiteral("jsonrpc")).toString(), QStringLiteral("2.0"));
+    const QJsonObject result = RpcTestClient::result(answer);
+    QCOMPARE(result.value(QStringLiteral("protocol")).toInt(), 1);
+    QCOMPARE(result.value(QStringLiteral("helper")).toString(), QStringLiteral("airlockd"));
+    QCOMPARE(result.value(QStringLiteral("version")).toString(), QStringLiteral(AIRLOCK_VERSION));
+    QCOMPARE(result.value(QStringLiteral("uid")).toInt(-1), int(::getuid()));
+    const QString acceleration = result.value(QStringLiteral("acceleration")).toString();
+    QVERIFY2(acceleration == u"kvm" || acceleration == u"tcg", qPrintable(acceleration));
+    // TCG is only ever chosen with a reason people can read.
+    if (acceleration == u"tcg")
+        QVERIFY(!result.value(QStringLiteral("accelerationWarning")).toString().isEmpty());
+    QVERIFY(result.value(QStringLiteral("capabilities")).isArray());
+}
+
+void TestHelperProtocol::helloWithAnotherProtocolVersion()
+{
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject answer =
+        client.call(QStringLiteral("hello"), {{QStringLiteral("protocol"), 2}});
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("invalid_request"));
+    QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
+             -32600);
+}
+
+void TestHelperProtocol::malformedJson_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("truncated object")
+        << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,") << QStringLiteral("parse_error");
+    QTest::newRow("not JSON at all")
+        << QByteArray("hello airlockd") << QStringLiteral("parse_error");
+    QTest::newRow("invalid UTF-8")
+        << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc3\"}")
+        << QStringLiteral("parse_error");
+    QTest::newRow("batch") << QByteArray(R"([{"jsonrpc":"2.0","id":1,"method":"hello"}])")
+                           << QStringLiteral("invalid_request");
+    QTest::newRow("no jsonrpc member")
+        << QByteArray(R"({"id":1,"method":"hello"})") << QStringLiteral("invalid_request");
+    QTest::newRow("params not an object")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"sandbox.get","params":["x"]})")
+        << QStringLiteral("invalid_request");
+}
+
+void TestHelperProtocol::malformedJson()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(QString, kind);
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.sendRaw(line + '\n'));
+    const auto answer = client.readMessage();
+    QVERIFY(answer);
+    QCOMPARE(RpcTestClient::errorKind(*answer), kind);
+    QVERIFY(answer->value(QStringLiteral("id")).isNull());
+    QVERIFY(!answer->value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("message"))
+                 .toString()
+                 .isEmpty());
+    // The connection survives a bad line.
+    QVERIFY(client.hello());
+}
+
+void TestHelperProtocol::messageOverOneMebibyte()
+{
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.hello());
+    // A syntactically fine request whose line is one byte over the limit.
+    const QByteArray head = R"({"jsonrpc":"2.0","id":9,"method":"sandbox.get","params":{"name":")";
+    const QByteArray tail = "\"}}";
+    const qsizetype padding = 1024 * 1024 + 1 - head.size() - tail.size();
+    const QByteArray line = head + QByteArray(padding, 'a') + tail;
+    QCOMPARE(line.size(), qsizetype(1024 * 1024 + 1));
+    client.sendRaw(line + '\n');
+    const auto answer = client.readMessage();
+    QVERIFY2(answer, "no message_too_large error before the close");
+    QCOMPARE(RpcTestClient::errorKind(*answer), QStringLiteral("message_too_large"));
+    QVERIFY(answer->value(QStringLiteral("id")).isNull());
+    QVERIFY(client.waitForDisconnected());
+    QVERIFY(helperServes());
+
+    // Exactly 1 MiB is still a message (answered: the name is merely invalid).
+    RpcTestClient second(m_helper->socketPath());
+    const QByteArray limit = head + QByteArray(padding - 1, 'a') + tail;
+    QCOMPARE(limit.size(), qsizetype(1024 * 1024));
+    QVERIFY(second.sendRaw(limit + '\n'));
+    const auto limitAnswer = second.readMessage();
+    QVERIFY(limitAnswer);
+    QCOMPARE(RpcTestClient::errorKind(*limitAnswer), QStringLiteral("invalid_name"));
+    QVERIFY(second.hello());
+}
+
+void TestHelperProtocol::unknownMethod()
+{
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject answer = client.call(QStringLiteral("sandbox.explode"));
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("method_not_found"));
+    QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
+             -32601);
+    QVERIFY(answer.value(QStringLiteral("error"))
+                .toObject()
+                .value(QStringLiteral("message"))
+                .toString()
+                .contains(QStringLiteral("sandbox.explode")));
+    // A notification for an unknown method gets no answer at all.
+    QVERIFY(client.sendRaw(R"({"jsonrpc":"2.0","method":"sandbox.explode"})"
+                           "\n"));
+    QVERIFY(client.hello());
+    QVERIFY(client.takeNotifications().isEmpty());
+}
+
+void TestHelperProtocol::wrongParameterTypes_data()
+{
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QJsonObject>("params");
+    QTest::addColumn<QString>("field");
+
+    auto obj = [](std::initializer_list<std::pair<const char *, QJsonValue>> fields) {
+        QJsonObject object;
+        for (const auto &[key, value] : fields)
+            object.insert(QLatin1String(key), value);
+        return object;
+    };
+    QTest::newRow("hello protocol as string")
+        << QStringLiteral("hello") << obj({{"protocol", QStringLiteral("1")}})
+        << QStringLiteral("protocol");
+    QTest::newRow("hello without protocol")
+        << QStringLiteral("hello") << QJsonObject() << QStringLiteral("protocol");
+    QTest::newRow("create name as number")
+        << QStringLiteral("sandbox.create") << obj({{"name", 42}}) << QStringLiteral("name");
+    QTest::newRow("create without name")
+        << QStringLiteral("sandbox.create") << QJsonObject() << QStringLiteral("name");
+    QTest::newRow("create vcpus as string")
+        << QStringLiteral("sandbox.create")
+        << obj({{"name", QStringLiteral("a")}, {"vcpus", QStringLiteral("2")}})
+        << QStringLiteral("vcpus");
+    QTest::newRow("create vcpus fractional")
+        << QStringLiteral("sandbox.create") << obj({{"name", QStringLiteral("a")}, {"vcpus", 1.5}})
+        << QStringLiteral("vcpus");
+    QTest::newRow("create vcpus out of range")
+        << QStringLiteral("sandbox.create") << obj({{"name", QStringLiteral("a")}, {"vcpus", 33}})
+        << QStringLiteral("vcpus");
+    QTest::newRow("create memory as bool")
+        << QStringLiteral("sandbox.create")
+        << obj({{"name", QStringLiteral("a")}, {"memoryMib", true}}) << QStringLiteral("memoryMib");
+    QTest::newRow("create memory too small")
+        << QStringLiteral("sandbox.create")
+        << obj({{"name", QStringLiteral("a")}, {"memoryMib", 1}}) << QStringLiteral("memoryMib");
+    QTest::newRow("create image as array")
+        << QStringLiteral("sandbox.create")
+        << obj({{"name", QStringLiteral("a")}, {"image", QJsonArray {1}}})
+        << QStringLiteral("image");
+    QTest::newRow("get name as object") << QStringLiteral("sandbox.get")
+                                        << obj({{"name", QJsonObject()}}) << QStringLiteral("name");
+    QTest::newRow("stop timeout as string")
+        << QStringLiteral("sandbox.stop")
+        << obj({{"name", QStringLiteral("a")}, {"timeoutMs", QStringLiteral("soon")}})
+        << QStringLiteral("timeoutMs");
+    QTest::newRow("stop timeout too short")
+        << QStringLiteral("sandbox.stop") << obj({{"name", QStringLiteral("a")}, {"timeoutMs", 5}})
+        << QStringLiteral("timeoutMs");
+    QTest::newRow("write data as number")
+        << QStringLiteral("console.write") << obj({{"name", QStringLiteral("a")}, {"data", 7}})
+        << QStringLiteral("data");
+    QTest::newRow("write data not base64")
+        << QStringLiteral("console.write")
+        << obj({{"name", QStringLiteral("a")}, {"data", QStringLiteral("***")}})
+        << QStringLiteral("data");
+    QTest::newRow("write data too long")
+        << QStringLiteral("console.write")
+        << obj({{"name", QStringLiteral("a")},
+                {"data", QString::fromLatin1(QByteArray(64 * 1024 + 1, 'x').toBase64())}})
+        << QStringLiteral("data");
+    QTest::newRow("attach without name")
+        << QStringLiteral("console.attach") << QJsonObject() << QStringLiteral("name");
+}
+
+void TestHelperProtocol::wrongParameterTypes()
+{
+    QFETCH(QString, method);
+    QFETCH(QJsonObject, params);
+    QFETCH(QString, field);
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject answer = client.call(method, params);
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("invalid_params"));
+    QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
+             -32602);
+    const QString message = answer.value(QStringLiteral("error"))
+                                .toObject()
+                                .value(QStringLiteral("message"))
+                                .toString();
+    QVERIFY2(message.contains(field), qPrintable(message));
+    // Nothing was created by a refused create.
+    QCOMPARE(sandboxNames(client), QStringList());
+}
+
+void TestHelperProtocol::invalidNames_data()
+{
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QString>("name");
+    const QStringList bad {
+        QStringLiteral("Demo"), QStringLiteral("-lead"),     QString(),
+        QString(64, u'a'),      QStringLiteral("../etc"),    QStringLiteral("a b"),
+        QStringLiteral("a/b"),  QStringLiteral("na\u00efve")};
+    for (const char *method :
+         {"sandbox.create", "sandbox.get", "sandbox.start", "sandbox.delete", "console.attach"}) {
+        for (const QString &name : bad)
+            QTest::addRow("%s %s", method, qPrintable(name.left(12)))
+                << QString::fromLatin1(method) << name;
+    }
+}
+
+void TestHelperProtocol::invalidNames()
+{
+    QFETCH(QString, method);
+    QFETCH(QString, name);
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject answer = client.call(method, named(name));
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("invalid_name"));
+    QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
+             -32001);
+}
+
+void TestHelperProtocol::duplicateNames()
+{
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject first =
+        client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("twin")));
+    QCOMPARE(RpcTestClient::result(first).value(QStringLiteral("state")).toString(),
+             QStringLiteral("stopped"));
+    const QJsonObject second = client.call(
+        QStringLiteral("sandbox.create"),
+        {{QStringLiteral("name"), QStringLiteral("twin")}, {QStringLiteral("vcpus"), 4}});
+    QCOMPARE(RpcTestClient::errorKind(second), QStringLiteral("already_exists"));
+    // The original is untouched.
+    const QJsonObject got =
+        client.call(QStringLiteral("sandbox.get"), named(QStringLiteral("twin")));
+    QCOMPARE(RpcTestClient::result(got).value(QStringLiteral("vcpus")).toInt(), 1);
+}
+
+void TestHelperProtocol::unknownNames_data()
+{
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QJsonObject>("params");
+    const QJsonObject ghost = named(QStringLiteral("ghost"));
+    for (const char *method : {"sandbox.get", "sandbox.start", "sandbox.stop", "sandbox.kill",
+                               "sandbox.delete", "console.attach", "console.detach"})
+        QTest::newRow(method) << QString::fromLatin1(method) << ghost;
+    QJsonObject write = ghost;
+    write.insert(QStringLiteral("data"), QStringLiteral("aGk="));
+    QTest::newRow("console.write") << QStringLiteral("console.write") << write;
+    QTest::newRow("create with unknown image")
+        << QStringLiteral("sandbox.create")
+        << QJsonObject {{QStringLiteral("name"), QStringLiteral("x")},
+                        {QStringLiteral("image"), QStringLiteral("no-such-image")}};
+}
+
+void TestHelperProtocol::unknownNames()
+{
+    QFETCH(QString, method);
+    QFETCH(QJsonObject, params);
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject answer = client.call(method, params);
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("not_found"));
+    QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
+             -32000);
+}
+
+void TestHelperProtocol::createListGetDelete()
+{
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.hello());
+    const QJsonObject created =
+        RpcTestClient::result(client.call(QStringLiteral("sandbox.create"),
+                                          {{QStringLiteral("name"), QStringLiteral("beta")},
+                                           {QStringLiteral("vcpus"), 2},
+                                           {QStringLiteral("memoryMib"), 128}}));
+    QCOMPARE(created.value(QStringLiteral("name")).toString(), QStringLiteral("beta"));
+    QCOMPARE(created.value(QStringLiteral("vcpus")).toInt(), 2);
+    QCOMPARE(created.value(QStringLiteral("memoryMib")).toInt(), 128);
+    QCOMPARE(created.value(QStringLiteral("image")).toString(), QStringLiteral("default"));
+    QCOMPARE(created.value(QStringLiteral("vmmPid")).toInt(-1), 0);
+    QVERIFY(created.value(QStringLiteral("startedAt")).isNull());
+    QVERIFY(QDateTime::fromString(created.value(QStringLiteral("createdAt")).toString(),
+                                  Qt::ISODateWithMs)
+                .isValid());
+    client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("alpha")));
+    QCOMPARE(sandboxNames(client), (QStringList {QStringLiteral("alpha"), QStringLiteral("beta")}));
+    QCOMPARE(RpcTestClient::result(
+                 client.call(QStringLiteral("sandbox.get"), named(QStringLiteral("beta")))),
+             created);
+
+    // State errors without booting: nothing runs yet.
+    QCOMPARE(RpcTestClient::errorKind(
+                 client.call(QStringLiteral("sandbox.stop"), named(QStringLiteral("beta")))),
+             QStringLiteral("invalid_state"));
+    QCOMPARE(RpcTestClient::errorKind(
+                 client.call(QStringLiteral("sandbox.kill"), named(QStringLiteral("beta")))),
+             QStringLiteral("invalid_state"));
+    QCOMPARE(
+        RpcTestClient::errorKind(client.call(QStringLiteral("console.write"),
+                                             {{QStringLiteral("name"), QStringLiteral("beta")},
+                                              {QStringLiteral("data"), QStringLiteral("aGk=")}})),
+        QStringLiteral("invalid_state"));
+    const QJsonObject attach = RpcTestClient::result(
+        client.call(QStringLiteral("console.attach"), named(QStringLiteral("beta"))));
+    QCOMPARE(attach.value(QStringLiteral("seq")).toInt(-1), 0);
+    QCOMPARE(attach.value(QStringLiteral("data")).toString(), QString());
+    QVERIFY(RpcTestClient::result(
+                client.call(QStringLiteral("console.detach"), named(QStringLiteral("beta"))))
+                .isEmpty());
+    QCOMPARE(RpcTestClient::errorKind(
+                 client.call(QStringLiteral("console.detach"), named(QStringLiteral("beta")))),
+             QStringLiteral("not_found"));
+
+    const QJsonObject images = RpcTestClient::result(client.call(QStringLiteral("image.list")));
+    const QJsonArray imageList = images.value(QStringLiteral("images")).toArray();
+    QCOMPARE(imageList.size(), 1);
+    QCOMPARE(imageList.first().toObject().value(QStringLiteral("id")).toString(),
+             QStringLiteral("default"));
+    // Image objects name files, never host paths.
+    QVERIFY(!QJsonDocument(images).toJson().contains(m_imageStore.toUtf8()));
+
+    QVERIFY(RpcTestClient::result(
+                client.call(QStringLiteral("sandbox.delete"), named(QStringLiteral("beta"))))
+                .isEmpty());
+    QCOMPARE(sandboxNames(client), QStringList {QStringLiteral("alpha")});
+}
+
+void TestHelperProtocol::notificationsOnlyForSubscribers()
+{
+    RpcTestClient subscriber(m_helper->socketPath());
+    RpcTestClient bystander(m_helper->socketPath());
+    QVERIFY(RpcTestClient::result(subscriber.call(QStringLiteral("events.subscribe"))).isEmpty());
+    QVERIFY(bystander.hello());
+
+    RpcTestClient actor(m_helper->socketPath());
+    actor.call(QStringLiteral("sandbox.create"), named(QStringLiteral("evented")));
+    const auto changed = subscriber.waitForNotification(
+        QStringLiteral("sandbox.changed"), [](const QJsonObject &params) {
+            return params.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("name"))
+                == QStringLiteral("evented");
+        });
+    QVERIFY(changed);
+    actor.call(QStringLiteral("sandbox.delete"), named(QStringLiteral("evented")));
+    const auto removed = subscriber.waitForNotification(
+        QStringLiteral("sandbox.removed"), [](const QJsonObject &params) {
+            return params.value(QStringLiteral("name")) == QStringLiteral("evented");
+        });
+    QVERIFY(removed);
+
+    // The bystander's next answer comes with nothing before it.
+    QVERIFY(bystander.hello());
+    QCOMPARE(bystander.takeNotifications().size(), 0);
+    QCOMPARE(actor.takeNotifications().size(), 0);
+}
+
+void TestHelperProtocol::clientDisconnectsMidCall()
+{
+    {
+        RpcTestClient setup(m_helper->socketPath());
+        setup.call(QStringLiteral("sandbox.create"), named(QStringLiteral("midcall")));
+        // A start that fails slowly (the "kernel" is text): the helper is inside the call when
+        // the client is gone.
+    }
+    for (int round = 0; round < 3; ++round) {
+        RpcTestClient client(m_helper->socketPath());
+        QByteArray burst;
+        for (int i = 0; i < 200; ++i) {
+            burst += R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i)
+                + R"(,"method":"sandbox.list"})"
+                  "\n";
+        }
+        burst +=
+            R"({"jsonrpc":"2.0","id":"s","method":"sandbox.start","params":{"name":"midcall"}})"
+            "\n";
+        burst +=
+            R"({"jsonrpc":"2.0","id":"a","method":"console.attach","params":{"name":"midcall"}})"
+            "\n";
+        QVERIFY(client.sendRaw(burst));
+        client.abort();
+    }
+    QVERIFY(helperServes());
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject got =
+        client.call(QStringLiteral("sandbox.get"), named(QStringLiteral("midcall")));
+    const QString state = RpcTestClient::result(got).value(QStringLiteral("state")).toString();
+    QVERIFY2(!state.isEmpty(), QJsonDocument(got).toJson().constData());
+    if (state != u"stopped")
+        client.call(QStringLiteral("sandbox.kill"), named(QStringLiteral("midcall")));
+    QVERIFY(m_helper->isRunning());
+}
+
+void TestHelperProtocol::clientThatNeverReadsIsDropped()
+{
+    RpcTestClient setup(m_helper->socketPath());
+    constexpr int kSandboxes = 100;
+    for (int i = 0; i < kSandboxes; ++i) {
+        const QJsonObject answer =
+            setup.call(QStringLiteral("sandbox.create"),
+                       named(QStringLiteral("flood-%1-%2").arg(i).arg(QString(40, u'x'))));
+        QVERIFY(answer.contains(QStringLiteral("result")));
+    }
+    const qsizetype listBytes = QJsonDocument(setup.call(QStringLiteral("sandbox.list")))
+                                    .toJson(QJsonDocument::Compact)
+                                    .size();
+    // Enough answers for well over the 16 MiB bound.
+    const int requests = int(40 * 1024 * 1024 / listBytes);
+    QVERIFY(requests < 5000);
+
+    RpcTestClient flooder(m_helper->socketPath());
+    QVERIFY(flooder.isConnected());
+    QByteArray burst;
+    for (int i = 0; i < requests; ++i)
+        burst += R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i)
+            + R"(,"method":"sandbox.list"})"
+              "\n";
+    QVERIFY(flooder.sendRaw(burst));
+
+    // Meanwhile another client is served promptly.
+    RpcTestClient other(m_helper->socketPath());
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(other.hello(5000));
+
+    // The flooder never read; now it drains what it was sent and finds the connection closed
+    // long before all answers arrived.
+    qint64 received = 0;
+    QDeadlineTimer deadline(30000);
+    QLocalSocket &socket = flooder.socket();
+    while (!deadline.hasExpired()) {
+        received += socket.readAll().size();
+        if (socket.state() == QLocalSocket::UnconnectedState)
+            break;
+        socket.waitForReadyRead(100);
+    }
+    received += socket.readAll().size();
+    QCOMPARE(socket.state(), QLocalSocket::UnconnectedState);
+    QVERIFY2(received < qint64(requests) * listBytes / 2,
+             qPrintable(QStringLiteral("received %1 bytes").arg(received)));
+    QVERIFY(other.hello());
+    QVERIFY(helperServes());
+}
+
+void TestHelperProtocol::permissionDeniedForNonMember()
+{
+    // Only the SO_PEERCRED check may refuse: let the kernel allow the connect.
+    QVERIFY(::chmod(QFile::encodeName(m_helper->socketPath()).constData(), 0666) == 0);
+    const QByteArray hello = R"({"jsonrpc":"2.0","id":1,"method":"sandbox.list"})"
+                             "\n";
+    const ForeignClientOutcome outcome = connectAs(m_helper->socketPath(), kNobody, kNobody, hello);
+    ::chmod(QFile::encodeName(m_helper->socketPath()).constData(), 0660);
+    QVERIFY2(outcome.failure.isEmpty(), qPrintable(outcome.failure));
+    const QJsonObject answer = QJsonDocument::fromJson(outcome.firstLine).object();
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("permission_denied"));
+    QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
+             -32002);
+    QVERIFY(answer.value(QStringLiteral("id")).isNull());
+    QVERIFY2(answer.value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("message"))
+                 .toString()
+                 .contains(QStringLiteral("usermod -aG airlock")),
+             outcome.firstLine.constData());
+    QVERIFY(outcome.closedAfterwards);
+    QVERIFY(helperServes());
+}
+
+void TestHelperProtocol::groupMemberIsServed()
+{
+    const group *airlockGroup = ::getgrnam("airlock");
+    QVERIFY2(airlockGroup, "airlockd should have created group airlock");
+    const gid_t gid = airlockGroup->gr_gid;
+    // Through the group's permission bits this time: the socket stays 0660.
+    const QByteArray hello = R"({"jsonrpc":"2.0","id":1,"method":"hello","params":{"protocol":1}})"
+                             "\n";
+    const ForeignClientOutcome outcome = connectAs(m_helper->socketPath(), kNobody, gid, hello);
+    QVERIFY2(outcome.failure.isEmpty(), qPrintable(outcome.failure));
+    const QJsonObject answer = QJsonDocument::fromJson(outcome.firstLine).object();
+    QVERIFY2(answer.contains(QStringLiteral("result")), outcome.firstLine.constData());
+    QCOMPARE(RpcTestClient::result(answer).value(QStringLiteral("uid")).toInt(), int(kNobody));
+    QVERIFY(!outcome.closedAfterwards);
+}
+
+void TestHelperProtocol::socketModeAndGroup()
+{
+    struct stat info
+    {
+    };
+    QCOMPARE(::stat(QFile::encodeName(m_helper->socketPath()).constData(), &info), 0);
+    QVERIFY(S_ISSOCK(info.st_mode));
+    QCOMPARE(info.st_mode & 07777, mode_t(0660));
+    QCOMPARE(info.st_uid, uid_t(0));
+    const group *airlockGroup = ::getgrnam("airlock");
+    QVERIFY(airlockGroup);
+    QCOMPARE(info.st_gid, airlockGroup->gr_gid);
+    struct stat state
+    {
+    };
+    QCOMPARE(::stat(QFile::encodeName(m_helper->stateDir()).constData(), &state), 0);
+    QCOMPARE(state.st_mode & 07777, mode_t(0711));
+}
+
+QTEST_GUILESS_MAIN(TestHelperProtocol)
+#include "tst_helperprotocol.moc"

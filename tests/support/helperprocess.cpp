@@ -1,0 +1,200 @@
+#include "helperprocess.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLocalSocket>
+#include <QThread>
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace airlock::test {
+
+namespace {
+
+QString airlockdPath()
+{
+    const QString fromEnv = qEnvironmentVariable("AIRLOCK_AIRLOCKD");
+    if (!fromEnv.isEmpty())
+        return fromEnv;
+    return QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlockd/airlockd");
+}
+
+QByteArray commandLine(const QString &pid)
+{
+    QFile file(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return file.readAll();
+}
+
+} // namespace
+
+HelperProcess::HelperProcess(QStringList extraArguments)
+    : m_tempDir(QDir::tempPath() + QStringLiteral("/airlock-test-XXXXXX"))
+    , m_extraArguments(std::move(extraArguments))
+{
+    ::chmod(QFile::encodeName(m_tempDir.path()).constData(), 0711);
+    m_process.setProcessChannelMode(QProcess::ForwardedChannels);
+    // If the test process dies, so does its helper (guests are killed by the destructor; a
+    // crashing test leaves them, which is why the test runner uses fresh state dirs).
+    m_process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+}
+
+HelperProcess::~HelperProcess()
+{
+    if (isRunning())
+        stop(5000);
+    killLeftoverProcesses();
+}
+
+bool HelperProcess::start(int timeoutMs)
+{
+    if (!m_tempDir.isValid()) {
+        m_lastError = QStringLiteral("cannot create a temporary directory");
+        return false;
+    }
+    if (isRunning()) {
+        m_lastError = QStringLiteral("airlockd is already running");
+        return false;
+    }
+    const QString program = airlockdPath();
+    if (!QFileInfo(program).isExecutable()) {
+        m_lastError =
+            QStringLiteral("airlockd not found at %1 (set AIRLOCK_AIRLOCKD)").arg(program);
+        return false;
+    }
+    QStringList arguments {QStringLiteral("--socket"),      socketPath(),
+                           QStringLiteral("--state-dir"),   stateDir(),
+                           QStringLiteral("--image-store"), imageStore(),
+                           QStringLiteral("--log-level"),   QStringLiteral("debug")};
+    arguments += m_extraArguments;
+    m_process.start(program, arguments);
+    if (!m_process.waitForStarted(5000)) {
+        m_lastError = QStringLiteral("cannot start %1: %2").arg(program, m_process.errorString());
+        return false;
+    }
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < timeoutMs) {
+        if (m_process.state() != QProcess::Running) {
+            m_lastError = QStringLiteral("airlockd exited with status %1 before listening")
+                              .arg(m_process.exitCode());
+            return false;
+        }
+        QLocalSocket probe;
+        probe.connectToServer(socketPath());
+        if (probe.waitForConnected(200)) {
+            probe.abort();
+            return true;
+        }
+        m_process.waitForFinished(50);
+    }
+    m_lastError = QStringLiteral("airlockd did not listen on %1 within %2 ms")
+                      .arg(socketPath())
+                      .arg(timeoutMs);
+    return false;
+}
+
+bool HelperProcess::stop(int timeoutMs)
+{
+    if (!isRunning())
+        return false;
+    m_process.terminate();
+    if (!m_process.waitForFinished(timeoutMs)) {
+        m_lastError = QStringLiteral("airlockd ignored SIGTERM for %1 ms; killed").arg(timeoutMs);
+        m_process.kill();
+        m_process.waitForFinished(5000);
+        return false;
+    }
+    return m_process.exitStatus() == QProcess::NormalExit && m_process.exitCode() == 0;
+}
+
+void HelperProcess::kill9()
+{
+    if (!isRunning())
+        return;
+    m_process.kill();
+    m_process.waitForFinished(5000);
+}
+
+bool HelperProcess::restart(int timeoutMs)
+{
+    if (isRunning() && !stop())
+        return false;
+    return start(timeoutMs);
+}
+
+int HelperProcess::killLeftoverProcesses()
+{
+    // Every VMM of this helper names its runtime dir (under our unique state dir) on its
+    // command line; pid files alone would miss a VMM that died before writing one.
+    const QByteArray marker = QFile::encodeName(stateDir());
+    const qint64 helperPid = pid();
+    int killed = 0;
+    const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &entry : pids) {
+        bool isPid = false;
+        const qint64 pid = entry.toLongLong(&isPid);
+        if (!isPid || pid == helperPid || pid == ::getpid())
+            continue;
+        if (!commandLine(entry).contains(marker))
+            continue;
+        if (::kill(pid_t(pid), SIGKILL) == 0)
+            ++killed;
+    }
+    // Give the kernel a moment so callers can assert that nothing is left.
+    for (int i = 0; killed > 0 && i < 50; ++i) {
+        bool anyLeft = false;
+        for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+            bool isPid = false;
+            entry.toLongLong(&isPid);
+            if (isPid && commandLine(entry).contains(marker)) {
+                anyLeft = true;
+                break;
+            }
+        }
+        if (!anyLeft)
+            break;
+        QThread::msleep(20);
+    }
+    return killed;
+}
+
+bool HelperProcess::isRunning() const
+{
+    return m_process.state() != QProcess::NotRunning;
+}
+
+qint64 HelperProcess::pid() const
+{
+    return isRunning() ? m_process.processId() : 0;
+}
+
+QString HelperProcess::socketPath() const
+{
+    return m_tempDir.filePath(QStringLiteral("airlockd.sock"));
+}
+
+QString HelperProcess::stateDir() const
+{
+    return m_tempDir.filePath(QStringLiteral("state"));
+}
+
+QString HelperProcess::imageStore() const
+{
+    if (!m_imageStore.isEmpty())
+        return m_imageStore;
+    const QString fromEnv = qEnvironmentVariable("AIRLOCK_TEST_IMAGE_STORE");
+    return fromEnv.isEmpty() ? QStringLiteral(AIRLOCK_TEST_IMAGE_STORE) : fromEnv;
+}
+
+QString HelperProcess::tempPath() const
+{
+    return m_tempDir.path();
+}
+
+} // namespace airlock::test

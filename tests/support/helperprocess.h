@@ -1,0 +1,62 @@
+#pragma once
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+
+namespace airlock::test {
+
+/// A real airlockd for a test: the binary from $AIRLOCK_AIRLOCKD (ctest sets it), on a socket
+/// and state dir inside a fresh temporary directory (mode 0711, so unprivileged users and the
+/// VMM user can reach the socket and runtime dirs), with `--image-store` set to
+/// AIRLOCK_TEST_IMAGE_STORE. Its stderr goes to the test's stderr.
+///
+///     HelperProcess helper;
+///     QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+///     RpcTestClient client(helper.socketPath());
+///
+/// The destructor stops the helper and kills every process it left behind whose command line
+/// names the state dir (QEMU included), so a failing test leaves nothing running.
+class HelperProcess
+{
+public:
+    /// `extraArguments` are appended to airlockd's command line (e.g. {"--scrollback", "4096"}).
+    explicit HelperProcess(QStringList extraArguments = {});
+    ~HelperProcess();
+    HelperProcess(const HelperProcess &) = delete;
+    HelperProcess &operator=(const HelperProcess &) = delete;
+
+    /// Starts airlockd and waits (up to `timeoutMs`) until its socket accepts connections.
+    /// False, with lastError() set, when the binary is missing, exits, or never listens.
+    bool start(int timeoutMs = 20000);
+    /// SIGTERM, then waits for a clean exit (SIGKILL after `timeoutMs`). True on exit code 0.
+    bool stop(int timeoutMs = 10000);
+    /// SIGKILL, as if the helper crashed; guests keep running.
+    void kill9();
+    /// stop() then start() on the same socket and state dir.
+    bool restart(int timeoutMs = 20000);
+    /// Kills leftover processes of this helper's sandboxes (QEMU). Returns how many.
+    int killLeftoverProcesses();
+
+    bool isRunning() const;
+    qint64 pid() const;
+    QString socketPath() const;
+    QString stateDir() const;
+    QString imageStore() const;
+    /// Uses another image store (e.g. one the test fills with its own images); call before
+    /// start().
+    void setImageStore(const QString &path) { m_imageStore = path; }
+    /// A directory the test may use for its own files; removed with the helper.
+    QString tempPath() const;
+    QString lastError() const { return m_lastError; }
+
+private:
+    QTemporaryDir m_tempDir;
+    QStringList m_extraArguments;
+    QProcess m_process;
+    QString m_lastError;
+    QString m_imageStore;
+};
+
+} // namespace airlock::test

@@ -1,0 +1,173 @@
+#include "core/client/helperclient.h"
+#include "core/client/localsockettransport.h"
+#include "core/terminal/terminalsession.h"
+#include "helperprocess.h"
+#include "ui/consolecontroller.h"
+#include "ui/consoletab.h"
+#include "ui/mainwindow.h"
+#include "ui/resources.h"
+#include "ui/sandboxtablemodel.h"
+#include "ui/terminalview.h"
+
+#include <QRegularExpression>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace airlock;
+
+namespace {
+
+// TCG boots take a few seconds here; leave room for a loaded CI machine.
+constexpr int kBootTimeoutMs = 120000;
+
+std::unique_ptr<HelperClient> makeClient(const QString &socket)
+{
+    auto client = std::make_unique<HelperClient>(std::make_unique<LocalSocketTransport>(socket),
+                                                 QStringLiteral("tst_mainwindow"));
+    client->setAutoReconnect(true);
+    return client;
+}
+
+QString consoleText(MainWindow &window, const QString &sandbox)
+{
+    ConsoleTab *tab = window.consoleTab(sandbox);
+    return tab ? tab->view()->session()->allText() : QString();
+}
+
+bool hasLine(const QString &text, const QString &line)
+{
+    return text.split(QLatin1Char('\n')).contains(line);
+}
+
+QString stateOf(MainWindow &window, const QString &sandbox)
+{
+    const int row = window.model()->rowOf(sandbox);
+    if (row < 0)
+        return {};
+    return window.model()->index(row, SandboxTableModel::StateColumn).data().toString();
+}
+
+} // namespace
+
+/// The window against a real airlockd and a real TCG guest (offscreen platform).
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void noHelperShowsExplanation();
+    void sandboxRunsAndConsoleWorks();
+};
+
+void TestMainWindow::initTestCase()
+{
+    initUiResources();
+}
+
+void TestMainWindow::noHelperShowsExplanation()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString socket = dir.filePath(QStringLiteral("missing.sock"));
+    auto client = makeClient(socket);
+    MainWindow window(client.get());
+    window.show();
+    client->connectToHelper();
+
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.isShowingConnectionProblem()
+            && window.connectionProblemText().contains(QStringLiteral("not reachable")),
+        10000);
+    const QString text = window.connectionProblemText();
+    QVERIFY2(text.contains(socket), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("systemctl start airlockd")), qPrintable(text));
+    QVERIFY(window.statusText().startsWith(QStringLiteral("Not connected")));
+    QVERIFY(!window.table()->isVisible()); // the placeholder page, not an empty table
+}
+
+void TestMainWindow::sandboxRunsAndConsoleWorks()
+{
+    test::HelperProcess helper;
+    QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+    auto client = makeClient(helper.socketPath());
+    MainWindow window(client.get());
+    // An action that fails opens a message box; collect the text so the test fails with it
+    // at once instead of waiting for a state that will never come.
+    QStringList failures;
+    connect(&window, &MainWindow::actionFailed, this,
+            [&failures](const QString &text, const Error &error) {
+                failures.append(text + QLatin1Char(' ') + error.message);
+            });
+    window.show();
+    client->connectToHelper();
+
+    QTRY_VERIFY_WITH_TIMEOUT(client->state() == HelperClient::State::Ready, 10000);
+    QVERIFY(!window.isShowingConnectionProblem());
+    QVERIFY(window.table()->isVisible());
+    QVERIFY2(window.statusText().contains(
+                 QStringLiteral("Connected to local helper at %1").arg(helper.socketPath())),
+             qPrintable(window.statusText()));
+    QVERIFY2(window.statusText().contains(QStringLiteral("TCG"))
+                 || window.statusText().contains(QStringLiteral("KVM")),
+             qPrintable(window.statusText()));
+    QTRY_VERIFY(window.model()->isLoaded());
+
+    // Create and start through the window; the table follows the helper's notifications.
+    SandboxSpec spec;
+    spec.name = QStringLiteral("gui");
+    window.createSandbox(spec, true);
+    QTRY_VERIFY_WITH_TIMEOUT(stateOf(window, QStringLiteral("gui")) == QStringLiteral("Running")
+                                 || !failures.isEmpty(),
+                             30000);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+    const int row = window.model()->rowOf(QStringLiteral("gui"));
+    QVERIFY(!window.model()
+                 ->index(row, SandboxTableModel::AccelerationColumn)
+                 .data()
+                 .toString()
+                 .isEmpty());
+
+    // Starting opens the console tab; the guest's boot shows up in it.
+    QTRY_VERIFY(window.consoleTab(QStringLiteral("gui")) != nullptr);
+    ConsoleTab *tab = window.openConsole(QStringLiteral("gui"));
+    QCOMPARE(window.consoleTabs()->currentWidget(), tab);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        consoleText(window, QStringLiteral("gui")).contains(QStringLiteral("airlock-guest ready")),
+        kBootTimeoutMs);
+
+    // Keys typed into the view reach the guest shell, and its answer comes back.
+    TerminalView *view = tab->view();
+    QTest::keyClicks(view, QStringLiteral("echo $((6*7))"));
+    QTest::keyClick(view, Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        hasLine(consoleText(window, QStringLiteral("gui")), QStringLiteral("42")), 30000);
+
+    // The helper restarts: the window says so, reconnects, and the console reattaches with
+    // a fresh replay and keeps working.
+    int attaches = 0;
+    connect(tab->controller(), &ConsoleController::attached, this, [&attaches] { ++attaches; });
+    QVERIFY2(helper.restart(), qPrintable(helper.lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(attaches > 0, 30000);
+    QVERIFY(!window.isShowingConnectionProblem());
+    QVERIFY2(
+        consoleText(window, QStringLiteral("gui")).contains(QStringLiteral("airlock-guest ready")),
+        qPrintable(consoleText(window, QStringLiteral("gui"))));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(window, QStringLiteral("gui")), QStringLiteral("Running"),
+                              30000);
+    QTest::keyClicks(view, QStringLiteral("echo $((6*9))"));
+    QTest::keyClick(view, Qt::Key_Return);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        hasLine(consoleText(window, QStringLiteral("gui")), QStringLiteral("54")),
+        qPrintable(consoleText(window, QStringLiteral("gui")) + tab->notice()), 30000);
+    QVERIFY2(tab->notice().isEmpty(), qPrintable(tab->notice()));
+
+    window.killSandbox(QStringLiteral("gui"));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(window, QStringLiteral("gui")), QStringLiteral("Stopped"),
+                              30000);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

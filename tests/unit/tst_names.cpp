@@ -1,0 +1,67 @@
+#include "core/model/names.h"
+
+#include <QTest>
+
+class TestNames : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void valid_data();
+    void valid();
+    void invalid_data();
+    void invalid();
+};
+
+void TestNames::valid_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("single letter") << QStringLiteral("a");
+    QTest::newRow("single digit") << QStringLiteral("7");
+    QTest::newRow("demo") << QStringLiteral("demo");
+    QTest::newRow("hyphens") << QStringLiteral("my-agent-1");
+    QTest::newRow("trailing hyphen") << QStringLiteral("agent-");
+    QTest::newRow("digits first") << QStringLiteral("0day");
+    QTest::newRow("63 characters") << QString(63, u'x');
+}
+
+void TestNames::valid()
+{
+    QFETCH(QString, name);
+    const auto result = airlock::validateName(name);
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, name);
+}
+
+void TestNames::invalid_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("messagePart");
+    QTest::newRow("empty") << QString() << QStringLiteral("empty");
+    QTest::newRow("64 characters") << QString(64, u'x') << QStringLiteral("64 characters");
+    QTest::newRow("upper case") << QStringLiteral("Demo") << QStringLiteral("U+0044");
+    QTest::newRow("leading hyphen") << QStringLiteral("-demo") << QStringLiteral("must start");
+    QTest::newRow("space") << QStringLiteral("a b") << QStringLiteral("position 2");
+    QTest::newRow("dot") << QStringLiteral("a.b") << QStringLiteral("U+002e");
+    QTest::newRow("slash (path)") << QStringLiteral("../etc") << QStringLiteral("U+002e");
+    QTest::newRow("underscore") << QStringLiteral("a_b") << QStringLiteral("U+005f");
+    QTest::newRow("non-ASCII") << QStringLiteral("caf\u00e9") << QStringLiteral("U+00e9");
+    QTest::newRow("newline") << QStringLiteral("a\nb") << QStringLiteral("U+000a");
+    QTest::newRow("NUL") << QString(QChar(0)) << QStringLiteral("U+0000");
+}
+
+void TestNames::invalid()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, messagePart);
+    const auto result = airlock::validateName(name);
+    QVERIFY(!result);
+    QCOMPARE(result.error().kind, airlock::ErrorKind::InvalidName);
+    QVERIFY2(result.error().message.contains(messagePart), qPrintable(result.error().message));
+    QVERIFY(result.error().message.startsWith(QStringLiteral("sandbox name")));
+    const auto image = airlock::validateName(name, u"image id");
+    QVERIFY(!image);
+    QVERIFY(image.error().message.startsWith(QStringLiteral("image id")));
+}
+
+QTEST_APPLESS_MAIN(TestNames)
+#include "tst_names.moc"

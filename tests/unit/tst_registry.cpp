@@ -1,0 +1,200 @@
+#include "core/daemon/registry.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+using airlock::Registry;
+using airlock::SandboxRecord;
+
+namespace {
+
+SandboxRecord makeRecord(const QString &name)
+{
+    SandboxRecord record;
+    record.sandbox.spec.name = name;
+    record.sandbox.spec.vcpus = 2;
+    record.sandbox.spec.memoryMib = 512;
+    record.sandbox.spec.image = QStringLiteral("default");
+    record.sandbox.createdAt =
+        QDateTime::fromString(QStringLiteral("2024-05-01T10:20:30.456Z"), Qt::ISODateWithMs);
+    return record;
+}
+
+/// Runs SQL on a file with a private connection, as a foreign tool (or an old helper) would.
+void rawExec(const QString &path, const QStringList &statements)
+{
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        for (const QString &statement : statements)
+            QVERIFY2(query.exec(statement), qPrintable(statement));
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("raw"));
+}
+
+} // namespace
+
+class TestRegistry : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void freshFileIsMigratedFromVersionZero();
+    void roundTrip();
+    void persistsAcrossReopen();
+    void duplicateAndMissingRows();
+    void failedMigrationRollsBack();
+    void newerSchemaIsRefused();
+    void twoRegistriesAtOnce();
+
+private:
+    QString path() const { return m_dir->filePath(QStringLiteral("registry.sqlite")); }
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+void TestRegistry::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+}
+
+void TestRegistry::freshFileIsMigratedFromVersionZero()
+{
+    // An empty SQLite file has user_version 0.
+    rawExec(path(), {QStringLiteral("CREATE TABLE unrelated (x)")});
+    auto registry = Registry::open(path());
+    QVERIFY2(registry, qPrintable(registry.error().message));
+    QCOMPARE((*registry)->schemaVersion(), int(Registry::migrations().size()));
+    auto records = (*registry)->load();
+    QVERIFY(records);
+    QVERIFY(records->isEmpty());
+}
+
+void TestRegistry::roundTrip()
+{
+    auto registry = Registry::open(path());
+    QVERIFY(registry);
+    SandboxRecord running = makeRecord(QStringLiteral("beta"));
+    running.sandbox.state = airlock::SandboxState::Running;
+    running.sandbox.acceleration = airlock::Acceleration::Tcg;
+    running.sandbox.accelerationWarning = QStringLiteral("KVM probe failed");
+    running.sandbox.startedAt =
+        QDateTime::fromString(QStringLiteral("2024-05-01T11:00:00.001Z"), Qt::ISODateWithMs);
+    running.sandbox.vmmPid = 4242;
+    running.runtime = {4242, 987654321, QStringLiteral("/var/lib/airlock/run/beta")};
+    SandboxRecord stopped = makeRecord(QStringLiteral("alpha"));
+    stopped.sandbox.stateReason = QStringLiteral("VMM exited while airlockd was not running");
+
+    auto inserted = (*registry)->insert(running);
+    QVERIFY2(inserted, qPrintable(inserted ? QString() : inserted.error().message));
+    QVERIFY((*registry)->insert(stopped));
+    auto records = (*registry)->load();
+    QVERIFY(records);
+    QCOMPARE(records->size(), 2);
+    // Ordered by name.
+    QCOMPARE(records->at(0).sandbox, stopped.sandbox);
+    QCOMPARE(records->at(1).sandbox, running.sandbox);
+    QCOMPARE(records->at(1).runtime.pid, qint64(4242));
+    QCOMPARE(records->at(1).runtime.startTimeTicks, qint64(987654321));
+    QCOMPARE(records->at(1).runtime.runtimeDir, running.runtime.runtimeDir);
+
+    running.sandbox.state = airlock::SandboxState::Stopped;
+    running.sandbox.startedAt = QDateTime();
+    running.sandbox.vmmPid = 0;
+    running.runtime = {};
+    QVERIFY((*registry)->update(running));
+    records = (*registry)->load();
+    QCOMPARE(records->at(1).sandbox, running.sandbox);
+    QCOMPARE(records->at(1).runtime.pid, qint64(0));
+
+    QVERIFY((*registry)->remove(QStringLiteral("alpha")));
+    QCOMPARE((*registry)->load()->size(), 1);
+}
+
+void TestRegistry::persistsAcrossReopen()
+{
+    {
+        auto registry = Registry::open(path());
+        QVERIFY(registry);
+        QVERIFY((*registry)->insert(makeRecord(QStringLiteral("keep"))));
+    }
+    auto reopened = Registry::open(path());
+    QVERIFY(reopened);
+    auto records = (*reopened)->load();
+    QVERIFY(records);
+    QCOMPARE(records->size(), 1);
+    QCOMPARE(records->first().sandbox, makeRecord(QStringLiteral("keep")).sandbox);
+}
+
+void TestRegistry::duplicateAndMissingRows()
+{
+    auto registry = Registry::open(path());
+    QVERIFY(registry);
+    QVERIFY((*registry)->insert(makeRecord(QStringLiteral("one"))));
+    auto duplicate = (*registry)->insert(makeRecord(QStringLiteral("one")));
+    QVERIFY(!duplicate);
+    QVERIFY2(duplicate.error().kind == airlock::ErrorKind::AlreadyExists,
+             qPrintable(duplicate.error().message));
+    auto update = (*registry)->update(makeRecord(QStringLiteral("two")));
+    QVERIFY(!update);
+    QCOMPARE(update.error().kind, airlock::ErrorKind::NotFound);
+    auto removed = (*registry)->remove(QStringLiteral("two"));
+    QVERIFY(!removed);
+    QCOMPARE(removed.error().kind, airlock::ErrorKind::NotFound);
+}
+
+void TestRegistry::failedMigrationRollsBack()
+{
+    {
+        auto registry = Registry::open(path());
+        QVERIFY(registry);
+        QVERIFY((*registry)->insert(makeRecord(QStringLiteral("survivor"))));
+    }
+    // A future migration whose second statement fails: the first must not stick either.
+    QList<Registry::Migration> migrations = Registry::migrations();
+    migrations.append({QStringLiteral("ALTER TABLE sandboxes ADD COLUMN notes TEXT"),
+                       QStringLiteral("THIS IS NOT SQL")});
+    auto broken = Registry::open(path(), migrations);
+    QVERIFY(!broken);
+    QCOMPARE(broken.error().kind, airlock::ErrorKind::OperationFailed);
+
+    auto registry = Registry::open(path());
+    QVERIFY(registry);
+    QCOMPARE((*registry)->schemaVersion(), int(Registry::migrations().size()));
+    QCOMPARE((*registry)->load()->size(), 1);
+    // The column of the failed migration does not exist, so a correct migration still applies.
+    registry->reset();
+    migrations.last() = {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN notes TEXT")};
+    auto upgraded = Registry::open(path(), migrations);
+    QVERIFY2(upgraded, qPrintable(upgraded ? QString() : upgraded.error().message));
+    QCOMPARE((*upgraded)->schemaVersion(), int(migrations.size()));
+    QCOMPARE((*upgraded)->load()->first().sandbox.spec.name, QStringLiteral("survivor"));
+}
+
+void TestRegistry::newerSchemaIsRefused()
+{
+    rawExec(path(),
+            {QStringLiteral("PRAGMA user_version=%1").arg(Registry::migrations().size() + 5)});
+    auto registry = Registry::open(path());
+    QVERIFY(!registry);
+    QCOMPARE(registry.error().kind, airlock::ErrorKind::OperationFailed);
+    QVERIFY(registry.error().message.contains(QStringLiteral("newer")));
+}
+
+void TestRegistry::twoRegistriesAtOnce()
+{
+    auto first = Registry::open(path());
+    auto second = Registry::open(m_dir->filePath(QStringLiteral("other.sqlite")));
+    QVERIFY(first && second);
+    QVERIFY((*first)->insert(makeRecord(QStringLiteral("in-first"))));
+    QCOMPARE((*second)->load()->size(), 0);
+    QCOMPARE((*first)->load()->size(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestRegistry)
+#include "tst_registry.moc"

@@ -1,0 +1,394 @@
+#include "core/terminal/terminalsession.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using airlock::TerminalCell;
+using airlock::TerminalSession;
+
+namespace {
+
+// Escape sequences in the tables are easier to read with a short ESC.
+QByteArray esc(const char *tail)
+{
+    return QByteArray("\x1b") + tail;
+}
+
+// Colours compare as "#rrggbb" so a failure prints something readable.
+QString hex(airlock::TerminalRgb rgb)
+{
+    return QStringLiteral("#%1").arg(rgb & 0xffffff, 6, 16, QLatin1Char('0'));
+}
+
+} // namespace
+
+/// The terminal model without any widget: bytes in, screen and key bytes out.
+class TestTerminalSession : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void screenText_data();
+    void screenText();
+    void cursor_data();
+    void cursor();
+    void colours_data();
+    void colours();
+    void attributes();
+    void scrollback();
+    void scrollbackBounded();
+    void scrollbackReturnsOnGrow();
+    void wideCharacters();
+    void utf8SplitAcrossFeeds();
+    void damageCoalesced();
+    void keys_data();
+    void keys();
+    void applicationCursorKeys();
+    void pastePlainAndBracketed();
+    void answersCursorReport();
+    void resetClears();
+};
+
+void TestTerminalSession::screenText_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QString>("expected");
+
+    QTest::newRow("plain text") << QByteArray("hello") << QStringLiteral("hello");
+    QTest::newRow("CR LF") << QByteArray("one\r\ntwo") << QStringLiteral("one\ntwo");
+    QTest::newRow("LF without CR keeps column")
+        << QByteArray("ab\ncd") << QStringLiteral("ab\n  cd");
+    QTest::newRow("CR overwrites") << QByteArray("hello\rJ") << QStringLiteral("Jello");
+    QTest::newRow("backspace") << QByteArray("abc\bX") << QStringLiteral("abX");
+    QTest::newRow("tab stop") << QByteArray("a\tb") << QStringLiteral("a       b");
+    QTest::newRow("cursor position CUP")
+        << (QByteArray("x") + esc("[3;5Hy")) << QStringLiteral("x\n\n    y");
+    QTest::newRow("cursor up/forward")
+        << (QByteArray("a\r\nb") + esc("[A") + esc("[2Cz")) << QStringLiteral("a  z\nb");
+    QTest::newRow("erase to end of line")
+        << (QByteArray("hello") + esc("[3D") + esc("[K")) << QStringLiteral("he");
+    QTest::newRow("erase whole line")
+        << (QByteArray("hello") + esc("[2K") + "X") << QStringLiteral("     X");
+    QTest::newRow("erase screen") << (QByteArray("one\r\ntwo") + esc("[2J") + esc("[Hnew"))
+                                  << QStringLiteral("new");
+    QTest::newRow("erase below") << (QByteArray("one\r\ntwo\r\nthree") + esc("[2;1H") + esc("[J"))
+                                 << QStringLiteral("one");
+    QTest::newRow("insert line") << (QByteArray("a\r\nb") + esc("[1;1H") + esc("[L") + "n")
+                                 << QStringLiteral("n\na\nb");
+    QTest::newRow("delete chars") << (QByteArray("abcdef") + esc("[1;2H") + esc("[2P"))
+                                  << QStringLiteral("adef");
+    QTest::newRow("SGR does not print")
+        << (esc("[1;31m") + "red" + esc("[0m")) << QStringLiteral("red");
+    QTest::newRow("OSC title does not print")
+        << (esc("]0;my title\x07") + "x") << QStringLiteral("x");
+    QTest::newRow("UTF-8") << QByteArray("gr\xc3\xbc\xc3\x9f") << QStringLiteral("grüß");
+}
+
+void TestTerminalSession::screenText()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QString, expected);
+    TerminalSession session(10, 40);
+    session.feed(input);
+    QCOMPARE(session.screenText(), expected);
+}
+
+void TestTerminalSession::cursor_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QPoint>("expected"); // (col, row)
+    QTest::addColumn<bool>("visible");
+
+    QTest::newRow("start") << QByteArray() << QPoint(0, 0) << true;
+    QTest::newRow("after text") << QByteArray("abc") << QPoint(3, 0) << true;
+    QTest::newRow("CUP") << esc("[5;10H") << QPoint(9, 4) << true;
+    QTest::newRow("down and back") << (esc("[3B") + esc("[2C") + esc("[D")) << QPoint(1, 3) << true;
+    QTest::newRow("clamped") << esc("[99;99H") << QPoint(39, 9) << true;
+    QTest::newRow("hidden") << esc("[?25l") << QPoint(0, 0) << false;
+    QTest::newRow("hidden then shown") << (esc("[?25l") + esc("[?25h")) << QPoint(0, 0) << true;
+    QTest::newRow("save/restore") << (esc("[2;2H") + esc("7") + esc("[5;5H") + esc("8"))
+                                  << QPoint(1, 1) << true;
+}
+
+void TestTerminalSession::cursor()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QPoint, expected);
+    QFETCH(bool, visible);
+    TerminalSession session(10, 40);
+    session.feed(input);
+    QCOMPARE(session.cursorPosition(), expected);
+    QCOMPARE(session.cursorVisible(), visible);
+}
+
+void TestTerminalSession::colours_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<airlock::TerminalRgb>("foreground");
+    QTest::addColumn<airlock::TerminalRgb>("background");
+
+    TerminalSession reference;
+    const airlock::TerminalRgb fg = reference.defaultForeground();
+    const airlock::TerminalRgb bg = reference.defaultBackground();
+
+    QTest::newRow("default") << QByteArray("x") << fg << bg;
+    QTest::newRow("16: red fg") << (esc("[31m") + "x") << airlock::terminalRgb(224, 0, 0) << bg;
+    QTest::newRow("16: green bg") << (esc("[42m") + "x") << fg << airlock::terminalRgb(0, 224, 0);
+    QTest::newRow("16: bright blue fg")
+        << (esc("[94m") + "x") << airlock::terminalRgb(64, 64, 255) << bg;
+    QTest::newRow("16: reset fg") << (esc("[31m") + esc("[39m") + "x") << fg << bg;
+    QTest::newRow("256: cube red")
+        << (esc("[38;5;196m") + "x") << airlock::terminalRgb(255, 0, 0) << bg;
+    QTest::newRow("256: cube bg") << (esc("[48;5;21m") + "x") << fg
+                                  << airlock::terminalRgb(0, 0, 255);
+    QTest::newRow("256: low index is palette")
+        << (esc("[38;5;1m") + "x") << airlock::terminalRgb(224, 0, 0) << bg;
+    QTest::newRow("256: grey ramp")
+        << (esc("[38;5;232m") + "x") << airlock::terminalRgb(0, 0, 0) << bg;
+    QTest::newRow("truecolor fg") << (esc("[38;2;10;20;30m") + "x")
+                                  << airlock::terminalRgb(10, 20, 30) << bg;
+    QTest::newRow("truecolor bg") << (esc("[48;2;200;100;50m") + "x") << fg
+                                  << airlock::terminalRgb(200, 100, 50);
+    QTest::newRow("SGR 0 resets") << (esc("[31;42m") + esc("[0m") + "x") << fg << bg;
+}
+
+void TestTerminalSession::colours()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(airlock::TerminalRgb, foreground);
+    QFETCH(airlock::TerminalRgb, background);
+    TerminalSession session(5, 20);
+    session.feed(input);
+    const TerminalCell cell = session.cell(0, 0);
+    QCOMPARE(cell.text, QStringLiteral("x"));
+    QCOMPARE(hex(cell.foreground), hex(foreground));
+    QCOMPARE(hex(cell.background), hex(background));
+}
+
+void TestTerminalSession::attributes()
+{
+    TerminalSession session(5, 20);
+    session.feed(esc("[1mB") + esc("[22;4mU") + esc("[24;7mR") + esc("[27;3mI") + esc("[0mN"));
+    QVERIFY(session.cell(0, 0).bold);
+    QVERIFY(!session.cell(0, 0).underline);
+    QVERIFY(session.cell(0, 1).underline);
+    QVERIFY(!session.cell(0, 1).bold);
+    QVERIFY(session.cell(0, 2).reverse);
+    QVERIFY(!session.cell(0, 2).underline);
+    QVERIFY(session.cell(0, 3).italic);
+    QVERIFY(!session.cell(0, 3).reverse);
+    const TerminalCell plain = session.cell(0, 4);
+    QVERIFY(!plain.bold && !plain.underline && !plain.reverse && !plain.italic);
+    QCOMPARE(plain.text, QStringLiteral("N"));
+}
+
+void TestTerminalSession::scrollback()
+{
+    TerminalSession session(3, 20);
+    session.feed("l1\r\nl2\r\nl3\r\nl4\r\nl5");
+    QCOMPARE(session.screenText(), QStringLiteral("l3\nl4\nl5"));
+    QCOMPARE(session.scrollbackCount(), 2);
+    QCOMPARE(session.scrollbackLineText(0), QStringLiteral("l1"));
+    QCOMPARE(session.scrollbackLineText(1), QStringLiteral("l2"));
+    QCOMPARE(session.allText(), QStringLiteral("l1\nl2\nl3\nl4\nl5"));
+
+    // Colours survive the trip into the scrollback.
+    session.feed(esc("[1;1H") + esc("[31mR") + esc("[0m") + esc("[3;1H") + "\r\n\r\n\r\n");
+    QCOMPARE(session.scrollbackLineText(2), QStringLiteral("R3"));
+    QCOMPARE(hex(session.scrollbackCell(2, 0).foreground), hex(airlock::terminalRgb(224, 0, 0)));
+    QCOMPARE(hex(session.scrollbackCell(2, 1).foreground), hex(session.defaultForeground()));
+    QCOMPARE(session.scrollbackCell(2, 15).text, QString());
+}
+
+void TestTerminalSession::scrollbackBounded()
+{
+    TerminalSession session(2, 10);
+    session.setScrollbackLimit(100);
+    QByteArray flood;
+    for (int i = 0; i < 500; ++i)
+        flood += QByteArray::number(i) + "\r\n";
+    session.feed(flood);
+    QCOMPARE(session.scrollbackCount(), 100);
+    QCOMPARE(session.scrollbackPushedTotal(), 499);
+    QCOMPARE(session.scrollbackLineText(99), QStringLiteral("498"));
+    QCOMPARE(session.scrollbackLineText(0), QStringLiteral("399"));
+    QCOMPARE(TerminalSession().scrollbackLimit(), TerminalSession::kDefaultScrollbackLines);
+}
+
+void TestTerminalSession::scrollbackReturnsOnGrow()
+{
+    TerminalSession session(2, 10);
+    session.feed("a\r\nb\r\nc");
+    QCOMPARE(session.scrollbackCount(), 1);
+    session.resize(4, 10);
+    QCOMPARE(session.rows(), 4);
+    QCOMPARE(session.scrollbackCount(), 0);
+    QCOMPARE(session.screenText(), QStringLiteral("a\nb\nc"));
+    session.resize(2, 12);
+    QCOMPARE(session.cols(), 12);
+    QCOMPARE(session.screenText(), QStringLiteral("b\nc"));
+    QCOMPARE(session.scrollbackLineText(0), QStringLiteral("a"));
+}
+
+void TestTerminalSession::wideCharacters()
+{
+    TerminalSession session(3, 10);
+    session.feed("a\xe4\xb8\xad"
+                 "b"); // a 中 b
+    QCOMPARE(session.cell(0, 1).text, QStringLiteral("中"));
+    QCOMPARE(session.cell(0, 1).width, 2);
+    QCOMPARE(session.cell(0, 2).width, 0);
+    QCOMPARE(session.cell(0, 3).text, QStringLiteral("b"));
+    QCOMPARE(session.lineText(0), QStringLiteral("a中b"));
+    QCOMPARE(session.cursorPosition(), QPoint(4, 0));
+}
+
+void TestTerminalSession::utf8SplitAcrossFeeds()
+{
+    TerminalSession session(3, 10);
+    const QByteArray euro("\xe2\x82\xac"); // €
+    session.feed(euro.left(1));
+    session.feed(euro.mid(1, 1));
+    session.feed(euro.mid(2) + "!");
+    QCOMPARE(session.lineText(0), QStringLiteral("€!"));
+}
+
+void TestTerminalSession::damageCoalesced()
+{
+    TerminalSession session(5, 20);
+    QSignalSpy spy(&session, &TerminalSession::screenChanged);
+    session.feed("many\r\nlines\r\nof\r\ntext\r\nin\r\none\r\nfeed");
+    QCOMPARE(spy.count(), 1);
+    session.feed(QByteArray());
+    QCOMPARE(spy.count(), 1);
+    session.feed(esc("[?25l"));
+    QCOMPARE(spy.count(), 2);
+}
+
+void TestTerminalSession::keys_data()
+{
+    QTest::addColumn<int>("key");
+    QTest::addColumn<int>("modifiers");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QByteArray>("bytes");
+
+    const int none = Qt::NoModifier;
+    const int ctrl = Qt::ControlModifier;
+    const int shift = Qt::ShiftModifier;
+    const int alt = Qt::AltModifier;
+
+    QTest::newRow("letter") << int(Qt::Key_A) << none << QStringLiteral("a") << QByteArray("a");
+    QTest::newRow("shift letter") << int(Qt::Key_A) << shift << QStringLiteral("A")
+                                  << QByteArray("A");
+    QTest::newRow("dollar") << int(Qt::Key_Dollar) << none << QStringLiteral("$")
+                            << QByteArray("$");
+    QTest::newRow("umlaut") << int(Qt::Key_Udiaeresis) << none << QStringLiteral("ü")
+                            << QByteArray("\xc3\xbc");
+    QTest::newRow("enter") << int(Qt::Key_Return) << none << QStringLiteral("\r")
+                           << QByteArray("\r");
+    QTest::newRow("keypad enter") << int(Qt::Key_Enter) << int(Qt::KeypadModifier)
+                                  << QStringLiteral("\r") << QByteArray("\r");
+    QTest::newRow("backspace") << int(Qt::Key_Backspace) << none << QStringLiteral("\b")
+                               << QByteArray("\x7f");
+    QTest::newRow("tab") << int(Qt::Key_Tab) << none << QStringLiteral("\t") << QByteArray("\t");
+    QTest::newRow("backtab") << int(Qt::Key_Backtab) << shift << QString() << esc("[Z");
+    QTest::newRow("escape") << int(Qt::Key_Escape) << none << QStringLiteral("\x1b") << esc("");
+    QTest::newRow("up") << int(Qt::Key_Up) << none << QString() << esc("[A");
+    QTest::newRow("down") << int(Qt::Key_Down) << none << QString() << esc("[B");
+    QTest::newRow("right") << int(Qt::Key_Right) << none << QString() << esc("[C");
+    QTest::newRow("left") << int(Qt::Key_Left) << none << QString() << esc("[D");
+    QTest::newRow("ctrl up") << int(Qt::Key_Up) << ctrl << QString() << esc("[1;5A");
+    QTest::newRow("shift right") << int(Qt::Key_Right) << shift << QString() << esc("[1;2C");
+    QTest::newRow("home") << int(Qt::Key_Home) << none << QString() << esc("[H");
+    QTest::newRow("end") << int(Qt::Key_End) << none << QString() << esc("[F");
+    QTest::newRow("page up") << int(Qt::Key_PageUp) << none << QString() << esc("[5~");
+    QTest::newRow("page down") << int(Qt::Key_PageDown) << none << QString() << esc("[6~");
+    QTest::newRow("insert") << int(Qt::Key_Insert) << none << QString() << esc("[2~");
+    QTest::newRow("delete") << int(Qt::Key_Delete) << none << QString() << esc("[3~");
+    QTest::newRow("F1") << int(Qt::Key_F1) << none << QString() << esc("OP");
+    QTest::newRow("F4") << int(Qt::Key_F4) << none << QString() << esc("OS");
+    QTest::newRow("F5") << int(Qt::Key_F5) << none << QString() << esc("[15~");
+    QTest::newRow("F12") << int(Qt::Key_F12) << none << QString() << esc("[24~");
+    QTest::newRow("ctrl c (control text)")
+        << int(Qt::Key_C) << ctrl << QStringLiteral("\x03") << QByteArray("\x03");
+    QTest::newRow("ctrl d (no text)") << int(Qt::Key_D) << ctrl << QString() << QByteArray("\x04");
+    QTest::newRow("ctrl shift z") << int(Qt::Key_Z) << (ctrl | shift) << QStringLiteral("\x1a")
+                                  << QByteArray("\x1a");
+    QTest::newRow("ctrl backslash")
+        << int(Qt::Key_Backslash) << ctrl << QStringLiteral("\x1c") << QByteArray("\x1c");
+    QTest::newRow("ctrl space") << int(Qt::Key_Space) << ctrl << QString() << QByteArray(1, '\0');
+    QTest::newRow("alt x") << int(Qt::Key_X) << alt << QStringLiteral("x") << esc("x");
+    QTest::newRow("lone shift") << int(Qt::Key_Shift) << shift << QString() << QByteArray();
+    QTest::newRow("lone control") << int(Qt::Key_Control) << ctrl << QString() << QByteArray();
+}
+
+void TestTerminalSession::keys()
+{
+    QFETCH(int, key);
+    QFETCH(int, modifiers);
+    QFETCH(QString, text);
+    QFETCH(QByteArray, bytes);
+    TerminalSession session;
+    QSignalSpy spy(&session, &TerminalSession::outputReady);
+    const bool produced = session.sendKey(key, Qt::KeyboardModifiers(modifiers), text);
+    QCOMPARE(produced, !bytes.isEmpty());
+    QByteArray sent;
+    for (const QList<QVariant> &args : spy)
+        sent += args.at(0).toByteArray();
+    QCOMPARE(sent, bytes);
+    if (!bytes.isEmpty())
+        QCOMPARE(spy.count(), 1);
+}
+
+void TestTerminalSession::applicationCursorKeys()
+{
+    TerminalSession session;
+    QSignalSpy spy(&session, &TerminalSession::outputReady);
+    session.feed(esc("[?1h")); // DECCKM: the guest (e.g. vi, less) asks for SS3 arrows
+    session.sendKey(Qt::Key_Up, Qt::NoModifier, {});
+    QCOMPARE(spy.takeLast().at(0).toByteArray(), esc("OA"));
+    session.feed(esc("[?1l"));
+    session.sendKey(Qt::Key_Up, Qt::NoModifier, {});
+    QCOMPARE(spy.takeLast().at(0).toByteArray(), esc("[A"));
+}
+
+void TestTerminalSession::pastePlainAndBracketed()
+{
+    TerminalSession session;
+    QSignalSpy spy(&session, &TerminalSession::outputReady);
+    session.sendText(QStringLiteral("ls -l\nexit\n"));
+    QCOMPARE(spy.takeLast().at(0).toByteArray(), QByteArray("ls -l\rexit\r"));
+
+    session.feed(esc("[?2004h"));
+    session.sendText(QStringLiteral("päste"));
+    QCOMPARE(spy.takeLast().at(0).toByteArray(), esc("[200~p\xc3\xa4ste") + esc("[201~"));
+
+    // Typed text (not a paste) is never bracketed.
+    session.sendText(QStringLiteral("ab"), false);
+    QCOMPARE(spy.takeLast().at(0).toByteArray(), QByteArray("ab"));
+}
+
+void TestTerminalSession::answersCursorReport()
+{
+    TerminalSession session(10, 40);
+    QSignalSpy spy(&session, &TerminalSession::outputReady);
+    session.feed(esc("[4;7H") + esc("[6n"));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.at(0).at(0).toByteArray(), esc("[4;7R"));
+}
+
+void TestTerminalSession::resetClears()
+{
+    TerminalSession session(3, 10);
+    session.feed("a\r\nb\r\nc\r\nd" + esc("[31m"));
+    QVERIFY(session.scrollbackCount() > 0);
+    session.reset();
+    QCOMPARE(session.screenText(), QString());
+    QCOMPARE(session.scrollbackCount(), 0);
+    QCOMPARE(session.cursorPosition(), QPoint(0, 0));
+    session.feed("x");
+    QCOMPARE(hex(session.cell(0, 0).foreground), hex(session.defaultForeground()));
+}
+
+QTEST_GUILESS_MAIN(TestTerminalSession)
+#include "tst_terminalsession.moc"

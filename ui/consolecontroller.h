@@ -1,0 +1,57 @@
+#pragma once
+
+#include "core/model/error.h"
+
+#include <QObject>
+#include <QPointer>
+
+namespace airlock {
+
+class HelperClient;
+class TerminalSession;
+
+/// Connects one sandbox's console on the helper to a TerminalSession: `console.attach` with
+/// scrollback replay, `console.output` notifications into the session, keys from the session
+/// out as `console.write`. Attaches again every time the client becomes ready, so the console
+/// survives a helper restart: a replay from the same helper replaces the screen, one from a
+/// restarted helper (sequence numbers start again) is appended to what is already shown.
+class ConsoleController final : public QObject
+{
+    Q_OBJECT
+public:
+    /// The session is created as a child of this controller.
+    ConsoleController(HelperClient *client, const QString &sandbox, QObject *parent = nullptr);
+    ~ConsoleController() override;
+
+    QString sandbox() const { return m_sandbox; }
+    TerminalSession *session() const { return m_session; }
+    bool isAttached() const { return m_attached; }
+
+    /// Attaches (or re-attaches) now; the screen is reset and the replay fed in.
+    void attach();
+    /// Detaches on the helper; output stops arriving.
+    void detach();
+
+Q_SIGNALS:
+    void attached();
+    void attachFailed(const airlock::Error &error);
+    /// Keys could not be delivered (e.g. the sandbox is not running).
+    void writeFailed(const airlock::Error &error);
+    /// The connection dropped; attach() runs again on the next ready().
+    void detached();
+
+private:
+    void onNotification(const QString &method, const QJsonObject &params);
+    void write(const QByteArray &bytes);
+
+    QPointer<HelperClient> m_client;
+    QString m_sandbox;
+    TerminalSession *m_session;
+    qint64 m_lastSeq = 0;
+    bool m_attached = false;
+    bool m_everAttached = false;
+    // Counts attach() calls so an older attach answer cannot overwrite a newer replay.
+    quint64 m_attachGeneration = 0;
+};
+
+} // namespace airlock

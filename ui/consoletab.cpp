@@ -1,0 +1,68 @@
+#include "ui/consoletab.h"
+
+#include "ui/consolecontroller.h"
+#include "ui/errortext.h"
+#include "ui/terminalview.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace airlock {
+
+ConsoleTab::ConsoleTab(HelperClient *client, const QString &sandbox, QWidget *parent)
+    : QWidget(parent)
+    , m_controller(new ConsoleController(client, sandbox, this))
+    , m_view(new TerminalView(m_controller->session(), this))
+    , m_notice(new QLabel(this))
+{
+    m_notice->setWordWrap(true);
+    m_notice->setTextFormat(Qt::PlainText);
+    m_notice->setVisible(false);
+    m_notice->setAccessibleName(tr("Console notice"));
+    m_notice->setStyleSheet(
+        QStringLiteral("QLabel { background: palette(tool-tip-base); color: palette(tool-tip-text);"
+                       " padding: 4px 8px; }"));
+    m_view->setAccessibleName(tr("Console of %1").arg(sandbox));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_notice);
+    layout->addWidget(m_view, 1);
+    setFocusProxy(m_view);
+
+    connect(m_controller, &ConsoleController::attached, this, [this] { setNotice({}); });
+    connect(m_controller, &ConsoleController::attachFailed, this, &ConsoleTab::showError);
+    connect(m_controller, &ConsoleController::writeFailed, this, &ConsoleTab::showError);
+    connect(m_controller, &ConsoleController::detached, this, [this] {
+        setNotice(tr("The connection to the helper was lost; the console reattaches when it "
+                     "is back."));
+    });
+}
+
+QString ConsoleTab::sandbox() const
+{
+    return m_controller->sandbox();
+}
+
+void ConsoleTab::setNotice(const QString &text)
+{
+    m_notice->setText(text);
+    m_notice->setVisible(!text.isEmpty());
+}
+
+QString ConsoleTab::notice() const
+{
+    return m_notice->text();
+}
+
+void ConsoleTab::showError(const Error &error)
+{
+    if (error.kind == ErrorKind::InvalidState) {
+        setNotice(tr("Sandbox %1 is not running; start it to type here.").arg(sandbox()));
+        return;
+    }
+    setNotice(ErrorText::summary(error) + QLatin1Char(' ') + error.message);
+}
+
+} // namespace airlock

@@ -1,0 +1,76 @@
+#include "ui/errortext.h"
+
+#include <QtGlobal>
+
+namespace airlock {
+
+QString ErrorText::summary(const Error &error)
+{
+    switch (error.kind) {
+    case ErrorKind::NotFound:
+        return tr("The sandbox or image does not exist.");
+    case ErrorKind::InvalidName:
+        return tr("The name is not valid.");
+    case ErrorKind::PermissionDenied:
+        return tr("The helper refused the request: permission denied.");
+    case ErrorKind::Busy:
+        return tr("The sandbox is in use.");
+    case ErrorKind::BackendUnavailable:
+        return tr("The helper cannot run virtual machines right now.");
+    case ErrorKind::AlreadyExists:
+        return tr("A sandbox with that name already exists.");
+    case ErrorKind::InvalidState:
+        return tr("That is not possible in the sandbox's current state.");
+    case ErrorKind::OperationFailed:
+        return tr("The operation failed on the host.");
+    case ErrorKind::Timeout:
+        return tr("The helper did not answer in time.");
+    case ErrorKind::Disconnected:
+        return tr("The connection to the helper was lost.");
+    case ErrorKind::InvalidParams:
+        return tr("The request had an invalid value.");
+    case ErrorKind::MessageTooLarge:
+        return tr("The message was too large.");
+    case ErrorKind::ParseError:
+    case ErrorKind::InvalidRequest:
+    case ErrorKind::MethodNotFound:
+    case ErrorKind::Internal:
+        break;
+    }
+    return tr("The helper reported an internal error.");
+}
+
+QString ErrorText::connectionTitle(const Error &error)
+{
+    switch (error.kind) {
+    case ErrorKind::PermissionDenied:
+        return tr("You may not use the Airlock helper");
+    case ErrorKind::InvalidRequest:
+        return tr("The Airlock helper speaks another protocol version");
+    case ErrorKind::Disconnected:
+    case ErrorKind::Timeout:
+        return tr("The Airlock helper is not reachable");
+    default:
+        break;
+    }
+    return tr("The connection to the Airlock helper failed");
+}
+
+QString ErrorText::connectionFix(const Error &error)
+{
+    switch (error.kind) {
+    case ErrorKind::PermissionDenied:
+        return tr("Only root and members of the group “airlock” may manage sandboxes. "
+                  "Add your user with <code>sudo usermod -aG airlock %1</code>, then log out "
+                  "and in again.")
+            .arg(qEnvironmentVariable("USER", QStringLiteral("$USER")).toHtmlEscaped());
+    case ErrorKind::InvalidRequest:
+        return tr("Install the same Airlock version for the window and the helper.");
+    default:
+        break;
+    }
+    return tr("Start the helper with <code>sudo systemctl start airlockd</code> (or run "
+              "<code>airlockd</code> as root), then press Retry.");
+}
+
+} // namespace airlock

@@ -1,0 +1,101 @@
+#pragma once
+
+#include "core/model/error.h"
+#include "core/model/sandbox.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+class QAction;
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+class QTableView;
+
+namespace airlock {
+
+class ConnectionPage;
+class ConsoleTab;
+class HelperClient;
+class SandboxTableModel;
+
+/// The Airlock window: the sandbox table, a tab per open console, actions New/Start/Stop/
+/// Delete/Open Console, and the helper connection in the status bar. Without a helper (or
+/// without permission) it shows what is wrong and how to fix it, with a Retry button.
+class MainWindow final : public QMainWindow
+{
+    Q_OBJECT
+public:
+    /// Does not take ownership of `client`; call client->connectToHelper() after constructing.
+    explicit MainWindow(HelperClient *client, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    SandboxTableModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    QTabWidget *consoleTabs() const { return m_tabs; }
+    /// The open console tab of `sandbox`, or nullptr.
+    ConsoleTab *consoleTab(const QString &sandbox) const;
+    /// True while the window shows a connection problem (placeholder page or banner).
+    bool isShowingConnectionProblem() const;
+    /// The connection problem text on screen (title, fix and detail), empty when connected.
+    QString connectionProblemText() const;
+    /// The status bar text, e.g. "Connected to local helper at ... (TCG: software emulation)".
+    QString statusText() const;
+
+public Q_SLOTS:
+    /// Opens (or brings forward) the console tab of `sandbox` and focuses it.
+    ConsoleTab *openConsole(const QString &sandbox);
+    /// Opens the console of `sandbox` as soon as the sandbox list contains it.
+    void openConsoleWhenListed(const QString &sandbox);
+    void createSandbox(const airlock::SandboxSpec &spec, bool start);
+    void startSandbox(const QString &sandbox);
+    void stopSandbox(const QString &sandbox);
+    void killSandbox(const QString &sandbox);
+    /// Asks for confirmation, then deletes.
+    void deleteSandbox(const QString &sandbox);
+    void retryConnection();
+
+Q_SIGNALS:
+    /// An action failed; the same text is shown in a message box.
+    void actionFailed(const QString &text, const airlock::Error &error);
+
+private:
+    void createActions();
+    void createMenus();
+    void onReady();
+    void onConnectionLost(const Error &error);
+    void onSelectionChanged();
+    void updateActions();
+    void closeConsoleTab(int index);
+    void showNewSandboxDialog();
+    void showActionError(const QString &text, const Error &error);
+    void showAbout();
+    void checkPendingConsole();
+    QString selectedSandbox() const;
+    void call(const QString &method, const QString &sandbox, const QString &failureText,
+              std::function<void()> onSuccess = {});
+
+    QPointer<HelperClient> m_client;
+    SandboxTableModel *m_model;
+    QStackedWidget *m_pages;
+    ConnectionPage *m_placeholder;
+    ConnectionPage *m_banner;
+    QTableView *m_table;
+    QStackedWidget *m_consoleArea;
+    QTabWidget *m_tabs;
+    QLabel *m_statusLabel;
+    QAction *m_newAction = nullptr;
+    QAction *m_startAction = nullptr;
+    QAction *m_stopAction = nullptr;
+    QAction *m_killAction = nullptr;
+    QAction *m_deleteAction = nullptr;
+    QAction *m_consoleAction = nullptr;
+    QAction *m_closeConsoleAction = nullptr;
+    QAction *m_quitAction = nullptr;
+    QAction *m_aboutAction = nullptr;
+    QString m_pendingConsole;
+    bool m_everReady = false;
+};
+
+} // namespace airlock
