@@ -81,7 +81,7 @@
     </message>
     <message>
         <source>Start the helper with &lt;code&gt;sudo systemctl start airlockd&lt;/code&gt; (or run &lt;code&gt;airlockd&lt;/code&gt; as root), then press Retry.</source>
-        <translation type="unfinished"></translation>
+        <translation>Starten Sie den Helfer mit &lt;code&gt;sudo systemctl start airlockd&lt;/code&gt; (oder führen Sie &lt;code&gt;airlockd&lt;/code&gt; als root aus) und klicken Sie dann auf „Erneut versuchen“.</translation>
     </message>
 </context>
 <context>
@@ -154,7 +154,7 @@
     </message>
     <message>
         <source>Connecting to %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
         <source>&amp;New Sandbox…</source>
@@ -198,7 +198,7 @@
     </message>
     <message>
         <source>Kill the selected sandbox&apos;s virtual machine at once</source>
-        <translation type="unfinished"></translation>
+        <translation>Die virtuelle Maschine der ausgewählten Sandbox sofort beenden</translation>
     </message>
     <message>
         <source>&amp;Delete…</source>
@@ -230,7 +230,7 @@
     </message>
     <message>
         <source>Close the current console tab</source>
-        <translation type="unfinished"></translation>
+        <translation>Den aktuellen Konsolen-Reiter schließen</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
@@ -270,15 +270,15 @@
     </message>
     <message>
         <source>Could not create sandbox “%1”.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sandbox „%1“ konnte nicht angelegt werden.</translation>
     </message>
     <message>
         <source>Could not start sandbox “%1”.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sandbox „%1“ konnte nicht gestartet werden.</translation>
     </message>
     <message>
         <source>Could not stop sandbox “%1”.</source>
-        <translation type="unfinished"></translation>
+        <translation>Sandbox „%1“ konnte nicht gestoppt werden.</translation>
     </message>
     <message>
         <source>Could not force-stop sandbox “%1”.</source>
@@ -328,6 +328,10 @@
         <source>&lt;h3&gt;Airlock %1&lt;/h3&gt;&lt;p&gt;Runs untrusted coding agents in QEMU microVM sandboxes managed by a privileged helper.&lt;/p&gt;</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>No sandboxes yet. Create one with &lt;b&gt;New Sandbox&lt;/b&gt; (Ctrl+N).</source>
+        <translation>Noch keine Sandboxen. Legen Sie eine mit &lt;b&gt;Neue Sandbox&lt;/b&gt; an (Strg+N).</translation>
+    </message>
 </context>
 <context>
     <name>airlock::NewSandboxDialog</name>
@@ -345,7 +349,7 @@
     </message>
     <message>
         <source>Sandbox name</source>
-        <translation type="unfinished"></translation>
+        <translation>Name der Sandbox</translation>
     </message>
     <message>
         <source>Name problem</source>
@@ -353,11 +357,11 @@
     </message>
     <message>
         <source>Virtual CPUs</source>
-        <translation type="unfinished"></translation>
+        <translation>Virtuelle CPUs</translation>
     </message>
     <message>
         <source> MiB</source>
-        <translation type="unfinished"></translation>
+        <translation> MiB</translation>
     </message>
     <message>
         <source>Memory in MiB</source>
@@ -365,7 +369,7 @@
     </message>
     <message>
         <source>Guest image</source>
-        <translation type="unfinished"></translation>
+        <translation>Gast-Abbild</translation>
     </message>
     <message>
         <source>&amp;Name:</source>

@@ -179,8 +179,7 @@ QVariant SandboxTableModel::data(const QModelIndex &index, int role) const
             return sandbox.accelerationWarning;
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() == VcpusColumn || index.column() == MemoryColumn
-            || index.column() == UptimeColumn)
+        if (index.column() == VcpusColumn || index.column() == MemoryColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     default:

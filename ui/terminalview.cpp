@@ -18,6 +18,8 @@ namespace {
 
 // ~100 frames per second at most: enough to look live, cheap enough to survive `yes`.
 constexpr int kRepaintIntervalMs = 10;
+// Space between the viewport edge and the first cell, so text does not touch the frame.
+constexpr int kMargin = 4;
 
 QFont terminalFont()
 {
@@ -72,8 +74,9 @@ QSize TerminalView::cellSize() const
 QSize TerminalView::sizeHint() const
 {
     const int frame = 2 * frameWidth();
-    return QSize(80 * m_cell.width() + verticalScrollBar()->sizeHint().width() + frame,
-                 24 * m_cell.height() + frame);
+    return QSize(80 * m_cell.width() + 2 * kMargin + verticalScrollBar()->sizeHint().width()
+                     + frame,
+                 24 * m_cell.height() + 2 * kMargin + frame);
 }
 
 bool TerminalView::event(QEvent *event)
@@ -154,8 +157,8 @@ void TerminalView::updateTerminalSize()
 {
     if (!m_session)
         return;
-    const int rows = std::max(1, viewport()->height() / m_cell.height());
-    const int cols = std::max(1, viewport()->width() / m_cell.width());
+    const int rows = std::max(1, (viewport()->height() - 2 * kMargin) / m_cell.height());
+    const int cols = std::max(1, (viewport()->width() - 2 * kMargin) / m_cell.width());
     if (rows == m_session->rows() && cols == m_session->cols())
         return;
     m_session->resize(rows, cols);
@@ -184,6 +187,7 @@ void TerminalView::paintEvent(QPaintEvent *)
     const int top = verticalScrollBar()->value();
     const qint64 firstLine = firstStoredLine();
 
+    painter.translate(kMargin, kMargin);
     QFont regular = font();
     auto cellAt = [&](int index, int col) {
         return index < scrollback ? m_session->scrollbackCell(index, col)
@@ -302,8 +306,9 @@ void TerminalView::inputMethodEvent(QInputMethodEvent *event)
     event->accept();
 }
 
-TerminalView::HistoryPos TerminalView::historyPosAt(const QPoint &point) const
+TerminalView::HistoryPos TerminalView::historyPosAt(const QPoint &viewportPoint) const
 {
+    const QPoint point = viewportPoint - QPoint(kMargin, kMargin);
     const int cols = m_session ? m_session->cols() : 0;
     const int row = std::clamp(point.y() / m_cell.height(), 0,
                                std::max(0, (m_session ? m_session->rows() : 1) - 1));

@@ -16,6 +16,17 @@ constexpr TerminalRgb kDefaultBackground = terminalRgb(0x1e, 0x1e, 0x1e);
 // libvterm marks the right half of a wide character with this value in chars[0].
 constexpr uint32_t kWideContinuation = 0xffffffffu;
 
+// The Tango palette for the 16 ANSI colours: libvterm's own (pure #0000e0 blue and so on) is
+// hard to read on a dark background.
+constexpr TerminalRgb kPalette[16] = {
+    terminalRgb(0x00, 0x00, 0x00), terminalRgb(0xcc, 0x00, 0x00), terminalRgb(0x4e, 0x9a, 0x06),
+    terminalRgb(0xc4, 0xa0, 0x00), terminalRgb(0x34, 0x65, 0xa4), terminalRgb(0x75, 0x50, 0x7b),
+    terminalRgb(0x06, 0x98, 0x9a), terminalRgb(0xd3, 0xd7, 0xcf), terminalRgb(0x55, 0x57, 0x53),
+    terminalRgb(0xef, 0x29, 0x29), terminalRgb(0x8a, 0xe2, 0x34), terminalRgb(0xfc, 0xe9, 0x4f),
+    terminalRgb(0x72, 0x9f, 0xcf), terminalRgb(0xad, 0x7f, 0xa8), terminalRgb(0x34, 0xe2, 0xe2),
+    terminalRgb(0xee, 0xee, 0xec),
+};
+
 bool isBlank(const VTermScreenCell &cell)
 {
     return cell.chars[0] == 0 && VTERM_COLOR_IS_DEFAULT_BG(&cell.bg) && !cell.attrs.reverse;
@@ -268,6 +279,12 @@ TerminalSession::TerminalSession(int rows, int cols, QObject *parent)
     vterm_screen_set_damage_merge(d->screen, VTERM_DAMAGE_SCROLL);
     vterm_screen_enable_altscreen(d->screen, 1);
     vterm_state_set_bold_highbright(d->state, 1);
+    for (int i = 0; i < 16; ++i) {
+        VTermColor color;
+        vterm_color_rgb(&color, uint8_t(kPalette[i] >> 16), uint8_t(kPalette[i] >> 8),
+                        uint8_t(kPalette[i]));
+        vterm_state_set_palette_color(d->state, i, &color);
+    }
     vterm_screen_reset(d->screen, 1);
 }
 

@@ -5,11 +5,15 @@
 #include "ui/consolecontroller.h"
 #include "ui/consoletab.h"
 #include "ui/mainwindow.h"
+#include "ui/newsandboxdialog.h"
 #include "ui/resources.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/terminalview.h"
 
-#include <QRegularExpression>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -59,6 +63,7 @@ class TestMainWindow : public QObject
 private Q_SLOTS:
     void initTestCase();
     void noHelperShowsExplanation();
+    void newSandboxDialogValidatesName();
     void sandboxRunsAndConsoleWorks();
 };
 
@@ -86,6 +91,40 @@ void TestMainWindow::noHelperShowsExplanation()
     QVERIFY2(text.contains(QStringLiteral("systemctl start airlockd")), qPrintable(text));
     QVERIFY(window.statusText().startsWith(QStringLiteral("Not connected")));
     QVERIFY(!window.table()->isVisible()); // the placeholder page, not an empty table
+}
+
+void TestMainWindow::newSandboxDialogValidatesName()
+{
+    NewSandboxDialog dialog(nullptr, {QStringLiteral("taken")});
+    dialog.show();
+    auto *name = dialog.findChild<QLineEdit *>();
+    QVERIFY(name);
+    QLabel *problem = nullptr;
+    for (QLabel *label : dialog.findChildren<QLabel *>()) {
+        if (label->accessibleName() == QStringLiteral("Name problem"))
+            problem = label;
+    }
+    QVERIFY(problem);
+    QPushButton *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+    QVERIFY(!ok->isEnabled());
+    QVERIFY(problem->text().isEmpty()); // no scolding before anything was typed
+
+    QTest::keyClicks(name, QStringLiteral("Demo"));
+    QVERIFY(!ok->isEnabled());
+    QVERIFY2(problem->text().contains(QStringLiteral("U+0044")), qPrintable(problem->text()));
+
+    name->clear();
+    QTest::keyClicks(name, QStringLiteral("taken"));
+    QVERIFY(!ok->isEnabled());
+    QVERIFY2(problem->text().contains(QStringLiteral("already exists")),
+             qPrintable(problem->text()));
+
+    name->clear();
+    QTest::keyClicks(name, QStringLiteral("agent-1"));
+    QVERIFY(ok->isEnabled());
+    QVERIFY(problem->text().isEmpty());
+    QCOMPARE(dialog.spec().name, QStringLiteral("agent-1"));
+    QCOMPARE(dialog.spec().image, QStringLiteral("default"));
 }
 
 void TestMainWindow::sandboxRunsAndConsoleWorks()

@@ -132,17 +132,17 @@ void TestTerminalSession::colours_data()
     const airlock::TerminalRgb bg = reference.defaultBackground();
 
     QTest::newRow("default") << QByteArray("x") << fg << bg;
-    QTest::newRow("16: red fg") << (esc("[31m") + "x") << airlock::terminalRgb(224, 0, 0) << bg;
-    QTest::newRow("16: green bg") << (esc("[42m") + "x") << fg << airlock::terminalRgb(0, 224, 0);
+    QTest::newRow("16: red fg") << (esc("[31m") + "x") << airlock::terminalRgb(204, 0, 0) << bg;
+    QTest::newRow("16: green bg") << (esc("[42m") + "x") << fg << airlock::terminalRgb(78, 154, 6);
     QTest::newRow("16: bright blue fg")
-        << (esc("[94m") + "x") << airlock::terminalRgb(64, 64, 255) << bg;
+        << (esc("[94m") + "x") << airlock::terminalRgb(114, 159, 207) << bg;
     QTest::newRow("16: reset fg") << (esc("[31m") + esc("[39m") + "x") << fg << bg;
     QTest::newRow("256: cube red")
         << (esc("[38;5;196m") + "x") << airlock::terminalRgb(255, 0, 0) << bg;
     QTest::newRow("256: cube bg") << (esc("[48;5;21m") + "x") << fg
                                   << airlock::terminalRgb(0, 0, 255);
     QTest::newRow("256: low index is palette")
-        << (esc("[38;5;1m") + "x") << airlock::terminalRgb(224, 0, 0) << bg;
+        << (esc("[38;5;1m") + "x") << airlock::terminalRgb(204, 0, 0) << bg;
     QTest::newRow("256: grey ramp")
         << (esc("[38;5;232m") + "x") << airlock::terminalRgb(0, 0, 0) << bg;
     QTest::newRow("truecolor fg") << (esc("[38;2;10;20;30m") + "x")
@@ -195,7 +195,7 @@ void TestTerminalSession::scrollback()
     // Colours survive the trip into the scrollback.
     session.feed(esc("[1;1H") + esc("[31mR") + esc("[0m") + esc("[3;1H") + "\r\n\r\n\r\n");
     QCOMPARE(session.scrollbackLineText(2), QStringLiteral("R3"));
-    QCOMPARE(hex(session.scrollbackCell(2, 0).foreground), hex(airlock::terminalRgb(224, 0, 0)));
+    QCOMPARE(hex(session.scrollbackCell(2, 0).foreground), hex(airlock::terminalRgb(204, 0, 0)));
     QCOMPARE(hex(session.scrollbackCell(2, 1).foreground), hex(session.defaultForeground()));
     QCOMPARE(session.scrollbackCell(2, 15).text, QString());
 }
