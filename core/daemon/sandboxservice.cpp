@@ -166,6 +166,11 @@ Result<Sandbox> SandboxService::start(const QString &name)
     m_consoles.clear(name);
     entry->sandbox.acceleration = m_config.acceleration;
     entry->sandbox.accelerationWarning = m_config.accelerationWarning;
+    // Starting is only announced, not stored: a helper that dies now restarts with it stopped.
+    // It also makes a second sandbox.start during this one an invalid_state error.
+    entry->sandbox.state = SandboxState::Starting;
+    entry->sandbox.stateReason.clear();
+    Q_EMIT sandboxChanged(entry->sandbox);
     std::unique_ptr<Vmm> vmm = m_factory();
     Vmm *raw = vmm.get();
     // Connected before start(): the first console bytes may arrive while it returns.
@@ -179,6 +184,10 @@ Result<Sandbox> SandboxService::start(const QString &name)
         if (!info) {
             qCWarning(lcSandbox, "%s: start failed: %s", qPrintable(name),
                       qPrintable(info.error().message));
+            if (found) {
+                markStopped(**found, info.error().message);
+                commit(**found);
+            }
             return std::unexpected(info.error());
         }
         return notFound(name);
