@@ -9,6 +9,7 @@
 #include "core/daemon/registry.h"
 #include "core/daemon/rpcserver.h"
 #include "core/daemon/sandboxservice.h"
+#include "core/daemon/socketactivation.h"
 #include "core/daemon/unixsignalwatcher.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/kvmprobe.h"
@@ -144,7 +145,11 @@ int main(int argc, char *argv[])
 
     airlock::RpcServer server(airlock::AccessPolicy(*group, kGroup));
     airlock::HelperApi api(server, sandboxes, consoles, images);
-    if (auto listening = server.listen(parser.value(socketOption)); !listening)
+    const int inheritedSocket = airlock::takeInheritedListenSocket();
+    if (auto listening = inheritedSocket >= 0
+            ? server.listen(inheritedSocket, parser.value(socketOption))
+            : server.listen(parser.value(socketOption));
+        !listening)
         return failStartup(listening.error().message);
 
     airlock::UnixSignalWatcher signalWatcher({SIGTERM, SIGINT});

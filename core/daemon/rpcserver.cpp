@@ -82,6 +82,19 @@ Result<void> RpcServer::listen(const QString &path)
     return {};
 }
 
+Result<void> RpcServer::listen(int listeningFd, const QString &path)
+{
+    m_server = new QLocalServer(this);
+    if (!m_server->listen(qintptr(listeningFd)))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot serve the inherited socket %1: %2")
+                        .arg(path, m_server->errorString()));
+    m_path = path;
+    connect(m_server, &QLocalServer::newConnection, this, &RpcServer::acceptPending);
+    qCInfo(lcRpc, "serving the socket-activated %s", qPrintable(path));
+    return {};
+}
+
 void RpcServer::close()
 {
     if (m_server) {

@@ -42,6 +42,9 @@ public:
     /// helper answers there, removes a stale socket, then sets mode 0660, owner root:group.
     /// Errors: OperationFailed with the reason.
     Result<void> listen(const QString &path);
+    /// Serves on an already listening Unix socket (systemd socket activation; the unit sets its
+    /// mode and group). `path` is only for logs. Errors: OperationFailed.
+    Result<void> listen(int listeningFd, const QString &path);
     /// Stops accepting and closes every client.
     void close();
     /// Registers (or replaces) the handler of a method.
