@@ -11,14 +11,37 @@
 #include <QLocale>
 #include <QTranslator>
 
+#include <memory>
+
+namespace {
+
+/// --version and --help must answer without a display (packaging checks, SSH sessions), so
+/// they get a QCoreApplication instead of a window system connection.
+bool onlyPrintsInformation(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--version" || arg == "-v" || arg == "--help" || arg == "-h"
+            || arg == "--help-all")
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 int main(int argc, char *argv[])
 {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("airlock"));
-    QApplication::setApplicationDisplayName(QStringLiteral("Airlock"));
-    QApplication::setApplicationVersion(QStringLiteral(AIRLOCK_VERSION));
-    QApplication::setOrganizationDomain(QStringLiteral("airlock.org"));
-    QApplication::setDesktopFileName(QStringLiteral("org.airlock.Airlock"));
+    const std::unique_ptr<QCoreApplication> app(onlyPrintsInformation(argc, argv)
+                                                    ? new QCoreApplication(argc, argv)
+                                                    : new QApplication(argc, argv));
+    QCoreApplication::setApplicationName(QStringLiteral("airlock"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(AIRLOCK_VERSION));
+    QCoreApplication::setOrganizationDomain(QStringLiteral("airlock.org"));
+    if (qobject_cast<QApplication *>(app.get())) {
+        QGuiApplication::setApplicationDisplayName(QStringLiteral("Airlock"));
+        QGuiApplication::setDesktopFileName(QStringLiteral("org.airlock.Airlock"));
+    }
     airlock::initUiResources();
 
     QTranslator qtTranslator;
@@ -48,7 +71,7 @@ int main(int argc, char *argv[])
         QApplication::translate("main", "NAME"));
     parser.addOption(socketOption);
     parser.addOption(consoleOption);
-    parser.process(app);
+    parser.process(*app);
 
     auto transport = std::make_unique<airlock::LocalSocketTransport>(parser.value(socketOption));
     airlock::HelperClient client(std::move(transport), QStringLiteral("airlock"));

@@ -47,7 +47,7 @@ out=$(/usr/sbin/airlockd --version 2>&1) || fail "airlockd --version exited $?: 
 echo "airlockd --version: $out"
 grep -q "$version" <<<"$out" || fail "airlockd --version does not say $version"
 if [[ "$gui" == --gui ]]; then
-    out=$(QT_QPA_PLATFORM=offscreen timeout 20 /usr/bin/airlock --version 2>&1) \
+    out=$(env -u DISPLAY -u WAYLAND_DISPLAY timeout 20 /usr/bin/airlock --version 2>&1) \
         || fail "airlock --version exited $?: $out"
     echo "airlock --version: $out"
 fi
