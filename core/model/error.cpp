@@ -13,23 +13,23 @@ struct KindInfo
     int code;
 };
 
-constexpr std::array kKinds{
-    KindInfo{ErrorKind::ParseError, u"parse_error", -32700},
-    KindInfo{ErrorKind::InvalidRequest, u"invalid_request", -32600},
-    KindInfo{ErrorKind::MethodNotFound, u"method_not_found", -32601},
-    KindInfo{ErrorKind::InvalidParams, u"invalid_params", -32602},
-    KindInfo{ErrorKind::Internal, u"internal", -32603},
-    KindInfo{ErrorKind::NotFound, u"not_found", -32000},
-    KindInfo{ErrorKind::InvalidName, u"invalid_name", -32001},
-    KindInfo{ErrorKind::PermissionDenied, u"permission_denied", -32002},
-    KindInfo{ErrorKind::Busy, u"busy", -32003},
-    KindInfo{ErrorKind::BackendUnavailable, u"backend_unavailable", -32004},
-    KindInfo{ErrorKind::AlreadyExists, u"already_exists", -32005},
-    KindInfo{ErrorKind::InvalidState, u"invalid_state", -32006},
-    KindInfo{ErrorKind::MessageTooLarge, u"message_too_large", -32007},
-    KindInfo{ErrorKind::OperationFailed, u"operation_failed", -32008},
-    KindInfo{ErrorKind::Timeout, u"timeout", -32009},
-    KindInfo{ErrorKind::Disconnected, u"disconnected", -32010},
+constexpr std::array kKinds {
+    KindInfo {ErrorKind::ParseError, u"parse_error", -32700},
+    KindInfo {ErrorKind::InvalidRequest, u"invalid_request", -32600},
+    KindInfo {ErrorKind::MethodNotFound, u"method_not_found", -32601},
+    KindInfo {ErrorKind::InvalidParams, u"invalid_params", -32602},
+    KindInfo {ErrorKind::Internal, u"internal", -32603},
+    KindInfo {ErrorKind::NotFound, u"not_found", -32000},
+    KindInfo {ErrorKind::InvalidName, u"invalid_name", -32001},
+    KindInfo {ErrorKind::PermissionDenied, u"permission_denied", -32002},
+    KindInfo {ErrorKind::Busy, u"busy", -32003},
+    KindInfo {ErrorKind::BackendUnavailable, u"backend_unavailable", -32004},
+    KindInfo {ErrorKind::AlreadyExists, u"already_exists", -32005},
+    KindInfo {ErrorKind::InvalidState, u"invalid_state", -32006},
+    KindInfo {ErrorKind::MessageTooLarge, u"message_too_large", -32007},
+    KindInfo {ErrorKind::OperationFailed, u"operation_failed", -32008},
+    KindInfo {ErrorKind::Timeout, u"timeout", -32009},
+    KindInfo {ErrorKind::Disconnected, u"disconnected", -32010},
 };
 
 } // namespace

@@ -42,7 +42,7 @@ using Result = std::expected<T, Error>;
 /// Shorthand for returning an error: `return fail(ErrorKind::NotFound, u"..."_s);`
 inline std::unexpected<Error> fail(ErrorKind kind, QString message)
 {
-    return std::unexpected(Error{kind, std::move(message)});
+    return std::unexpected(Error {kind, std::move(message)});
 }
 
 /// The symbolic name sent as `data.kind`, e.g. "not_found".

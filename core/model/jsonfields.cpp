@@ -50,8 +50,9 @@ Result<qint64> readInteger(const QJsonObject &object, const QString &key, qint64
     if (!std::isfinite(number) || std::trunc(number) != number)
         return wrongType(key, "an integer");
     if (number < double(min) || number > double(max))
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("field '%1' must be between %2 and %3").arg(key).arg(min).arg(max));
+        return fail(
+            ErrorKind::InvalidParams,
+            QStringLiteral("field '%1' must be between %2 and %3").arg(key).arg(min).arg(max));
     return qint64(number);
 }
 

@@ -20,13 +20,15 @@ Result<QString> validateName(const QString &name, QStringView what)
         if (c == u'-' && i > 0)
             continue;
         if (c == u'-')
-            return fail(ErrorKind::InvalidName,
-                        QStringLiteral("%1 must start with a lower-case letter or digit").arg(label));
-        return fail(ErrorKind::InvalidName,
-                    QStringLiteral("%1 may only contain a-z, 0-9 and '-' (found U+%2 at position %3)")
-                        .arg(label)
-                        .arg(c.unicode(), 4, 16, QLatin1Char('0'))
-                        .arg(i + 1));
+            return fail(
+                ErrorKind::InvalidName,
+                QStringLiteral("%1 must start with a lower-case letter or digit").arg(label));
+        return fail(
+            ErrorKind::InvalidName,
+            QStringLiteral("%1 may only contain a-z, 0-9 and '-' (found U+%2 at position %3)")
+                .arg(label)
+                .arg(c.unicode(), 4, 16, QLatin1Char('0'))
+                .arg(i + 1));
     }
     return name;
 }

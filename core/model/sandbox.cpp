@@ -90,15 +90,16 @@ Result<void> SandboxSpec::validate() const
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("vcpus must be between 1 and %1").arg(kMaxVcpus));
     if (memoryMib < kMinMemoryMib || memoryMib > kMaxMemoryMib)
-        return fail(ErrorKind::InvalidParams, QStringLiteral("memoryMib must be between %1 and %2")
-                                                  .arg(kMinMemoryMib)
-                                                  .arg(kMaxMemoryMib));
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("memoryMib must be between %1 and %2")
+                        .arg(kMinMemoryMib)
+                        .arg(kMaxMemoryMib));
     return {};
 }
 
 QJsonObject SandboxSpec::toJson() const
 {
-    return QJsonObject{
+    return QJsonObject {
         {QStringLiteral("name"), name},
         {QStringLiteral("vcpus"), vcpus},
         {QStringLiteral("memoryMib"), memoryMib},
@@ -114,12 +115,12 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
         return std::unexpected(name.error());
     // Ranges are checked by validate() so its message is the one users see; here only the
     // type, with bounds wide enough to keep the value in an int.
-    auto vcpus = json::readInteger(object, QStringLiteral("vcpus"), INT_MIN, INT_MAX,
-                                   kDefaultVcpus);
+    auto vcpus =
+        json::readInteger(object, QStringLiteral("vcpus"), INT_MIN, INT_MAX, kDefaultVcpus);
     if (!vcpus)
         return std::unexpected(vcpus.error());
-    auto memory = json::readInteger(object, QStringLiteral("memoryMib"), INT_MIN, INT_MAX,
-                                    kDefaultMemoryMib);
+    auto memory =
+        json::readInteger(object, QStringLiteral("memoryMib"), INT_MIN, INT_MAX, kDefaultMemoryMib);
     if (!memory)
         return std::unexpected(memory.error());
     auto image = json::readString(object, QStringLiteral("image"), QStringLiteral("default"));
@@ -161,16 +162,16 @@ Result<Sandbox> Sandbox::fromJson(const QJsonObject &object)
                     QStringLiteral("unknown sandbox state '%1'").arg(*stateName));
     sandbox.state = *state;
     auto reason = json::readString(object, QStringLiteral("stateReason"), QString());
-    auto accel = json::readString(object, QStringLiteral("acceleration"), QStringLiteral("unknown"));
+    auto accel =
+        json::readString(object, QStringLiteral("acceleration"), QStringLiteral("unknown"));
     auto warning = json::readString(object, QStringLiteral("accelerationWarning"), QString());
     auto created = timeFromJson(object, QStringLiteral("createdAt"));
     auto started = timeFromJson(object, QStringLiteral("startedAt"));
     auto pid = json::readInteger(object, QStringLiteral("vmmPid"), 0, INT_MAX, 0);
-    for (const Error *error : {reason ? nullptr : &reason.error(), accel ? nullptr : &accel.error(),
-                               warning ? nullptr : &warning.error(),
-                               created ? nullptr : &created.error(),
-                               started ? nullptr : &started.error(),
-                               pid ? nullptr : &pid.error()}) {
+    for (const Error *error :
+         {reason ? nullptr : &reason.error(), accel ? nullptr : &accel.error(),
+          warning ? nullptr : &warning.error(), created ? nullptr : &created.error(),
+          started ? nullptr : &started.error(), pid ? nullptr : &pid.error()}) {
         if (error)
             return std::unexpected(*error);
     }

@@ -2,10 +2,7 @@
 
 namespace airlock::protocol {
 
-LineFramer::LineFramer(qsizetype maxBytes)
-    : m_maxBytes(maxBytes)
-{
-}
+LineFramer::LineFramer(qsizetype maxBytes) : m_maxBytes(maxBytes) { }
 
 void LineFramer::append(const QByteArray &bytes)
 {

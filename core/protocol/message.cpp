@@ -42,9 +42,10 @@ Result<Message> parseMessage(const QByteArray &line)
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return fail(ErrorKind::ParseError, QStringLiteral("invalid JSON at offset %1: %2")
-                                               .arg(parseError.offset)
-                                               .arg(parseError.errorString()));
+        return fail(ErrorKind::ParseError,
+                    QStringLiteral("invalid JSON at offset %1: %2")
+                        .arg(parseError.offset)
+                        .arg(parseError.errorString()));
     if (document.isArray())
         return invalid("batch requests are not supported");
     if (!document.isObject())
@@ -88,8 +89,10 @@ Result<Message> parseMessage(const QByteArray &line)
     const QJsonObject errorObject = error.toObject();
     message.type = Message::Type::Error;
     const int code = errorObject.value(QStringLiteral("code")).toInt(-32603);
-    const QString kindName =
-        errorObject.value(QStringLiteral("data")).toObject().value(QStringLiteral("kind")).toString();
+    const QString kindName = errorObject.value(QStringLiteral("data"))
+                                 .toObject()
+                                 .value(QStringLiteral("kind"))
+                                 .toString();
     message.error.kind = errorKindFromName(kindName).value_or(errorKindFromCode(code));
     message.error.message = errorObject.value(QStringLiteral("message")).toString();
     return message;
@@ -97,33 +100,31 @@ Result<Message> parseMessage(const QByteArray &line)
 
 QByteArray encodeRequest(const QJsonValue &id, const QString &method, const QJsonObject &params)
 {
-    return encode(QJsonObject{{kJsonRpc, QStringLiteral("2.0")},
-                              {kId, id},
-                              {kMethod, method},
-                              {kParams, params}});
+    return encode(QJsonObject {
+        {kJsonRpc, QStringLiteral("2.0")}, {kId, id}, {kMethod, method}, {kParams, params}});
 }
 
 QByteArray encodeNotification(const QString &method, const QJsonObject &params)
 {
     return encode(
-        QJsonObject{{kJsonRpc, QStringLiteral("2.0")}, {kMethod, method}, {kParams, params}});
+        QJsonObject {{kJsonRpc, QStringLiteral("2.0")}, {kMethod, method}, {kParams, params}});
 }
 
 QByteArray encodeResult(const QJsonValue &id, const QJsonValue &result)
 {
-    return encode(QJsonObject{{kJsonRpc, QStringLiteral("2.0")}, {kId, id}, {kResult, result}});
+    return encode(QJsonObject {{kJsonRpc, QStringLiteral("2.0")}, {kId, id}, {kResult, result}});
 }
 
 QByteArray encodeError(const QJsonValue &id, const airlock::Error &error)
 {
-    const QJsonObject errorObject{
+    const QJsonObject errorObject {
         {QStringLiteral("code"), errorCode(error.kind)},
         {QStringLiteral("message"), error.message},
-        {QStringLiteral("data"), QJsonObject{{QStringLiteral("kind"), errorKindName(error.kind)}}},
+        {QStringLiteral("data"), QJsonObject {{QStringLiteral("kind"), errorKindName(error.kind)}}},
     };
-    return encode(QJsonObject{{kJsonRpc, QStringLiteral("2.0")},
-                              {kId, id.isUndefined() ? QJsonValue(QJsonValue::Null) : id},
-                              {kError, errorObject}});
+    return encode(QJsonObject {{kJsonRpc, QStringLiteral("2.0")},
+                               {kId, id.isUndefined() ? QJsonValue(QJsonValue::Null) : id},
+                               {kError, errorObject}});
 }
 
 } // namespace airlock::protocol
