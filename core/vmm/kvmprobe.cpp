@@ -57,30 +57,11 @@ KvmProbeResult KvmProbe::run(const Config &config)
 
     // No initrd: the kernel prints its banner, panics for lack of a root fs and, with
     // panic=-1 and -no-reboot, ends QEMU. Only the banner matters.
-    const QStringList args {
-        QStringLiteral("-M"),
-        QStringLiteral("microvm,x-option-roms=off,rtc=on,pit=on,pic=on"),
-        QStringLiteral("-accel"),
-        QStringLiteral("kvm"),
-        QStringLiteral("-cpu"),
-        QStringLiteral("max"),
-        QStringLiteral("-m"),
-        QStringLiteral("128"),
-        QStringLiteral("-nodefaults"),
-        QStringLiteral("-no-user-config"),
-        QStringLiteral("-display"),
-        QStringLiteral("none"),
-        QStringLiteral("-nic"),
-        QStringLiteral("none"),
-        QStringLiteral("-no-reboot"),
-        QStringLiteral("-sandbox"),
-        QStringLiteral("on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"),
-        QStringLiteral("-kernel"),
-        config.kernelPath,
-        QStringLiteral("-append"),
-        QStringLiteral("console=ttyS0 panic=-1"),
-        QStringLiteral("-serial"),
-        QStringLiteral("stdio"),
+    QStringList args = QemuCommand::machineArguments(Acceleration::Kvm, 1, 128);
+    args << QStringList {
+        QStringLiteral("-kernel"), config.kernelPath,
+        QStringLiteral("-append"), QStringLiteral("console=ttyS0 panic=-1"),
+        QStringLiteral("-serial"), QStringLiteral("stdio"),
     };
     QProcess process;
     process.setProcessChannelMode(QProcess::SeparateChannels);

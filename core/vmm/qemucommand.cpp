@@ -33,27 +33,21 @@ QString QemuCommand::kernelCommandLine(const VmmLaunchConfig &config)
     return line;
 }
 
-QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &config, bool paused)
+QStringList QemuCommand::machineArguments(Acceleration acceleration, int vcpus, int memoryMib)
 {
-    const QDir run(config.runtimeDir);
-    const QString accel =
-        config.acceleration == Acceleration::Kvm ? QStringLiteral("kvm") : QStringLiteral("tcg");
-    QStringList args {
-        qemu,
-        QStringLiteral("-name"),
-        QStringLiteral("%1,process=airlock-%1").arg(config.sandboxName),
+    return {
         // acpi=on: system_powerdown reaches the guest as an ACPI power button event (GED).
         QStringLiteral("-M"),
         QStringLiteral("microvm,x-option-roms=off,rtc=on,pit=on,pic=on,acpi=on"),
         QStringLiteral("-accel"),
-        accel,
+        acceleration == Acceleration::Kvm ? QStringLiteral("kvm") : QStringLiteral("tcg"),
         // `host` aborts on an MSR under nested virtualisation (see the architecture page).
         QStringLiteral("-cpu"),
         QStringLiteral("max"),
         QStringLiteral("-smp"),
-        QString::number(config.vcpus),
+        QString::number(vcpus),
         QStringLiteral("-m"),
-        QString::number(config.memoryMib),
+        QString::number(memoryMib),
         QStringLiteral("-nodefaults"),
         QStringLiteral("-no-user-config"),
         QStringLiteral("-display"),
@@ -63,6 +57,19 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
         QStringLiteral("-no-reboot"),
         QStringLiteral("-sandbox"),
         QStringLiteral("on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"),
+    };
+}
+
+QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &config, bool paused)
+{
+    const QDir run(config.runtimeDir);
+    QStringList args {
+        qemu,
+        QStringLiteral("-name"),
+        QStringLiteral("%1,process=airlock-%1").arg(config.sandboxName),
+    };
+    args << machineArguments(config.acceleration, config.vcpus, config.memoryMib);
+    args << QStringList {
         QStringLiteral("-kernel"),
         config.kernelPath,
         QStringLiteral("-initrd"),

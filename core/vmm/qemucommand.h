@@ -21,6 +21,11 @@ public:
     /// Absolute path of qemu-system-x86_64 from PATH (or $AIRLOCK_QEMU), empty when missing.
     static QString findQemu();
 
+    /// The machine every Airlock VMM gets, shared by guests and the KVM probe: microvm with ACPI
+    /// (for the power button), `-cpu max`, no default devices, no network, no display,
+    /// -no-reboot, and the seccomp sandbox on. No argv[0], kernel, console or control sockets.
+    static QStringList machineArguments(Acceleration acceleration, int vcpus, int memoryMib);
+
     /// Full argv (argv[0] = `qemu`) for `config`: microvm with ACPI (for the power button),
     /// no default devices, no network, no display, seccomp sandbox on, serial console on
     /// RUNDIR/console.sock and QMP on RUNDIR/qmp.sock (both servers that never wait), pid file,

@@ -191,12 +191,7 @@ void QmpClient::onDisconnected()
 {
     if (!m_socket)
         return;
-    m_socket->disconnect(this);
-    m_socket->abort();
-    m_socket->deleteLater();
-    m_socket = nullptr;
-    m_buffer.clear();
-    failPending(QStringLiteral("QMP connection closed"));
+    disconnectFromServer();
     Q_EMIT disconnected();
 }
 
