@@ -1,0 +1,402 @@
+// The gateway's DNS end to end on loopback: a real DnsServer on 127.0.0.3 whose upstream is a
+// local authoritative test server on 127.0.0.1 (written here with ldns). CASES.md E1 (denied
+// names never reach the upstream), E5 (forged answers from another port or address are never
+// learned) and E6 (answers into refused ranges are refused as private_destination).
+// Network safety: every socket here is bound to and sends to 127.0.0.0/8 only.
+#include "core/gateway/dnsldns.h"
+#include "core/gateway/dnsresponder.h"
+#include "core/gateway/dnsserver.h"
+#include "core/gateway/dnsupstreamresolver.h"
+
+#include <QNetworkDatagram>
+#include <QSignalSpy>
+#include <QTcpSocket>
+#include <QTest>
+#include <QTimer>
+#include <QUdpSocket>
+#include <QtEndian>
+
+using namespace airlock::gateway;
+using namespace Qt::StringLiterals;
+using airlock::EgressPolicy;
+using airlock::EgressRule;
+
+namespace {
+
+using namespace ldnsutil;
+
+const QHostAddress kUpstream(u"127.0.0.1"_s);
+const QHostAddress kForger(u"127.0.0.2"_s);
+const QHostAddress kGateway(u"127.0.0.3"_s);
+
+// A local authoritative server: answers names from `records` (presentation-form RR strings),
+// NXDOMAIN for the rest, and logs every question it receives.
+class TestAuthority : public QObject
+{
+public:
+    QHash<QString, QStringList> records; // lower-case name without trailing dot -> RRs
+    QHash<QString, int> delayMs; // answer late (or never, with -1)
+    QStringList log; // every question name received, as sent
+    quint16 lastId = 0;
+    quint16 lastSourcePort = 0;
+
+    bool start()
+    {
+        if (!m_socket.bind(kUpstream, 0))
+            return false;
+        connect(&m_socket, &QUdpSocket::readyRead, this, [this] { onReadyRead(); });
+        return true;
+    }
+    quint16 port() const { return m_socket.localPort(); }
+
+    // An answer for `name` A with `id`, holding `rrs`.
+    static QByteArray answer(const QString &name, quint16 id, const QStringList &rrs,
+                             ldns_pkt_rcode rcode = LDNS_RCODE_NOERROR)
+    {
+        Pkt pkt(ldns_pkt_query_new(ldns_dname_new_frm_str(name.toLatin1().constData()),
+                                   LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD));
+        ldns_pkt_set_id(pkt.get(), id);
+        ldns_pkt_set_qr(pkt.get(), true);
+        ldns_pkt_set_aa(pkt.get(), true);
+        ldns_pkt_set_rcode(pkt.get(), uint8_t(rcode));
+        for (const QString &text : rrs) {
+            ldns_rr *rr = nullptr;
+            if (ldns_rr_new_frm_str(&rr, text.toLatin1().constData(), 0, nullptr, nullptr)
+                == LDNS_STATUS_OK)
+                ldns_pkt_push_rr(pkt.get(), LDNS_SECTION_ANSWER, rr);
+        }
+        return toWire(pkt.get());
+    }
+
+private:
+    void onReadyRead()
+    {
+        while (m_socket.hasPendingDatagrams()) {
+            const QNetworkDatagram datagram = m_socket.receiveDatagram();
+            const Pkt query = parse(datagram.data());
+            if (!query || ldns_rr_list_rr_count(ldns_pkt_question(query.get())) != 1)
+                continue;
+            const ldns_rr *question = ldns_rr_list_rr(ldns_pkt_question(query.get()), 0);
+            QString name = toString(ldns_rr_owner(question));
+            log.append(name);
+            lastId = ldns_pkt_id(query.get());
+            lastSourcePort = quint16(datagram.senderPort());
+            name = name.toLower();
+            name.chop(1);
+            const QByteArray reply = records.contains(name)
+                ? answer(name, lastId, records.value(name))
+                : answer(name, lastId, {}, LDNS_RCODE_NXDOMAIN);
+            const int delay = delayMs.value(name, 0);
+            if (delay < 0)
+                continue;
+            const QHostAddress to = datagram.senderAddress();
+            const quint16 port = quint16(datagram.senderPort());
+            QTimer::singleShot(
+                delay, this, [this, reply, to, port] { m_socket.writeDatagram(reply, to, port); });
+        }
+    }
+
+    QUdpSocket m_socket;
+};
+
+QByteArray query(const QString &name, quint16 type, quint16 id)
+{
+    Pkt pkt(ldns_pkt_query_new(ldns_dname_new_frm_str(name.toLatin1().constData()),
+                               ldns_rr_type(type), LDNS_RR_CLASS_IN, LDNS_RD));
+    ldns_pkt_set_id(pkt.get(), id);
+    return toWire(pkt.get());
+}
+
+} // namespace
+
+class TestDnsResponderIntegration : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void allowedNameGetsSyntheticAddress();
+    void rebinding_data();
+    void rebinding();
+    void deniedNamesNeverReachUpstream_data();
+    void deniedNamesNeverReachUpstream();
+    void forgedAnswersIgnored();
+    void upstreamTimeout();
+    void tcpQueries();
+
+private:
+    // Sends `wire` over UDP to the server and returns the parsed response (nullptr on timeout).
+    Pkt ask(const QByteArray &wire, int timeoutMs = 3000);
+
+    std::unique_ptr<TestAuthority> m_authority;
+    std::optional<DnsNameMapping> m_mapping;
+    std::unique_ptr<DnsResponder> m_responder;
+    std::unique_ptr<DnsUpstreamResolver> m_resolver;
+    std::unique_ptr<DnsServer> m_server;
+};
+
+void TestDnsResponderIntegration::init()
+{
+    m_authority = std::make_unique<TestAuthority>();
+    QVERIFY(m_authority->start());
+    m_authority->records.insert(u"pkg.test"_s, {u"pkg.test. 60 IN A 192.0.2.10"_s});
+
+    EgressPolicy policy;
+    EgressRule pkg;
+    pkg.host = u"pkg.test"_s;
+    EgressRule wild;
+    wild.host = u"*.wild.test"_s;
+    policy.rules = {pkg, wild};
+    m_mapping = *DnsNameMapping::create(*AddressRange::parse(u"198.18.0.0/16"_s));
+    m_responder = std::make_unique<DnsResponder>(*PolicyMatcher::create(policy), &*m_mapping);
+
+    DnsUpstreamConfig config;
+    config.address = kUpstream;
+    config.port = m_authority->port();
+    config.timeoutMs = 1500;
+    m_resolver = std::make_unique<DnsUpstreamResolver>(config);
+    // The sandbox link prefix, added at run time (GW is 203.0.113.1 on it).
+    m_resolver->addRefusedRange(*AddressRange::parse(u"203.0.113.0/29"_s));
+
+    m_server = std::make_unique<DnsServer>(m_responder.get(), m_resolver.get());
+    const auto listening = m_server->listen(kGateway, 0);
+    QVERIFY2(listening, qPrintable(listening ? QString() : listening.error().message));
+    QVERIFY(m_server->udpPort() != 0);
+    QCOMPARE(m_server->tcpPort(), m_server->udpPort());
+}
+
+void TestDnsResponderIntegration::cleanup()
+{
+    m_server.reset();
+    m_resolver.reset();
+    m_responder.reset();
+    m_authority.reset();
+}
+
+Pkt TestDnsResponderIntegration::ask(const QByteArray &wire, int timeoutMs)
+{
+    QUdpSocket client;
+    if (!client.bind(QHostAddress(u"127.0.0.4"_s), 0))
+        return nullptr;
+    client.writeDatagram(wire, kGateway, m_server->udpPort());
+    QElapsedTimer timer;
+    timer.start();
+    while (!client.hasPendingDatagrams() && timer.elapsed() < timeoutMs)
+        QTest::qWait(5);
+    if (!client.hasPendingDatagrams())
+        return nullptr;
+    return parse(client.receiveDatagram().data());
+}
+
+void TestDnsResponderIntegration::allowedNameGetsSyntheticAddress()
+{
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    const Pkt response = ask(query(u"Pkg.Test."_s, LDNS_RR_TYPE_A, 0x1111));
+    QVERIFY(response);
+    QCOMPARE(ldns_pkt_id(response.get()), quint16(0x1111));
+    QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_NOERROR));
+    QCOMPARE(ldns_pkt_ancount(response.get()), 1);
+    const ldns_rr *rr = ldns_rr_list_rr(ldns_pkt_answer(response.get()), 0);
+    QCOMPARE(toString(ldns_rr_rdf(rr, 0)), u"198.18.0.1"_s);
+    QCOMPARE(ldns_rr_ttl(rr), DnsResponder::kTtl);
+    QCOMPARE(m_mapping->nameFor(QHostAddress(u"198.18.0.1"_s)), u"pkg.test"_s);
+    QCOMPARE(m_resolver->cached(u"pkg.test"_s),
+             QList<QHostAddress> {QHostAddress(u"192.0.2.10"_s)});
+    QCOMPARE(m_authority->log, QStringList {u"pkg.test."_s});
+
+    QCOMPARE(spy.size(), 1);
+    const auto event = spy.at(0).at(0).value<DnsEvent>();
+    QCOMPARE(event.name, u"pkg.test"_s);
+    QCOMPARE(event.type, quint16(1));
+    QCOMPARE(event.verdict, DnsVerdict::Answer);
+    QCOMPARE(event.reason, DnsReason::Allowed);
+
+    // AAAA and HTTPS of the allowed name: NODATA, and not asked upstream.
+    for (const quint16 type : {quint16(28), quint16(65)}) {
+        const Pkt nodata = ask(query(u"pkg.test"_s, type, 0x2222));
+        QVERIFY(nodata);
+        QCOMPARE(int(ldns_pkt_get_rcode(nodata.get())), int(LDNS_RCODE_NOERROR));
+        QCOMPARE(ldns_pkt_ancount(nodata.get()), 0);
+    }
+    // A second A query comes from the cache.
+    const Pkt again = ask(query(u"pkg.test"_s, LDNS_RR_TYPE_A, 0x3333));
+    QVERIFY(again);
+    QCOMPARE(toString(ldns_rr_rdf(ldns_rr_list_rr(ldns_pkt_answer(again.get()), 0), 0)),
+             u"198.18.0.1"_s);
+    QCOMPARE(m_authority->log.size(), 1);
+}
+
+void TestDnsResponderIntegration::rebinding_data()
+{
+    QTest::addColumn<QStringList>("records");
+    const QString a = u"rebind.wild.test. 60 IN A 192.0.2.10"_s;
+    QTest::newRow("loopback") << QStringList {u"rebind.wild.test. 60 IN A 127.0.0.1"_s};
+    QTest::newRow("metadata") << QStringList {u"rebind.wild.test. 60 IN A 169.254.169.254"_s};
+    QTest::newRow("alibaba metadata")
+        << QStringList {u"rebind.wild.test. 60 IN A 100.100.100.200"_s};
+    QTest::newRow("private mixed") << QStringList {a, u"rebind.wild.test. 60 IN A 10.0.0.1"_s};
+    QTest::newRow("gateway link") << QStringList {u"rebind.wild.test. 60 IN A 203.0.113.1"_s};
+    QTest::newRow("v6 loopback") << QStringList {a, u"rebind.wild.test. 60 IN AAAA ::1"_s};
+    QTest::newRow("v4-mapped") << QStringList {a,
+                                               u"rebind.wild.test. 60 IN AAAA ::ffff:127.0.0.1"_s};
+    QTest::newRow("ULA") << QStringList {a, u"rebind.wild.test. 60 IN AAAA fd00::1"_s};
+    QTest::newRow("via cname") << QStringList {u"rebind.wild.test. 60 IN CNAME internal.example."_s,
+                                               u"internal.example. 60 IN A 192.168.1.1"_s};
+}
+
+void TestDnsResponderIntegration::rebinding()
+{
+    QFETCH(QStringList, records);
+    m_authority->records.insert(u"rebind.wild.test"_s, records);
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    const Pkt response = ask(query(u"rebind.wild.test"_s, LDNS_RR_TYPE_A, 0x4444));
+    QVERIFY(response);
+    QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_REFUSED));
+    QCOMPARE(ldns_pkt_ancount(response.get()), 0);
+    QCOMPARE(m_authority->log.size(), 1);
+    QVERIFY(!m_mapping->lookup(u"rebind.wild.test"_s));
+    QVERIFY(!m_resolver->cached(u"rebind.wild.test"_s));
+    QCOMPARE(spy.size(), 1);
+    const auto event = spy.at(0).at(0).value<DnsEvent>();
+    QCOMPARE(event.verdict, DnsVerdict::Refused);
+    QCOMPARE(dnsReasonName(event.reason), u"private_destination"_s);
+}
+
+void TestDnsResponderIntegration::deniedNamesNeverReachUpstream_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("type");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("evil A") << u"evil.test"_s << 1 << u"host_not_allowed"_s;
+    QTest::newRow("exfil base32")
+        << u"mfrggzdfmztwq2lknnwg23tpobyxe43uov3ho6dzpi.gezdgnbvgy3tqojq.x.evil.test"_s << 1
+        << u"host_not_allowed"_s;
+    QTest::newRow("evil AAAA") << u"evil.test"_s << 28 << u"host_not_allowed"_s;
+    QTest::newRow("suffix trick") << u"pkg.test.evil.test"_s << 1 << u"host_not_allowed"_s;
+    QTest::newRow("allowed TXT") << u"pkg.test"_s << 16 << u"type_not_allowed"_s;
+    QTest::newRow("allowed ANY") << u"pkg.test"_s << 255 << u"type_not_allowed"_s;
+    QTest::newRow("ip literal") << u"127.0.0.1"_s << 1 << u"malformed_host"_s;
+}
+
+void TestDnsResponderIntegration::deniedNamesNeverReachUpstream()
+{
+    QFETCH(QString, name);
+    QFETCH(int, type);
+    QFETCH(QString, reason);
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    const Pkt response = ask(query(name, quint16(type), 0x5555));
+    QVERIFY(response);
+    QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_REFUSED));
+    QCOMPARE(spy.size(), 1);
+    QCOMPARE(dnsReasonName(spy.at(0).at(0).value<DnsEvent>().reason), reason);
+    QTest::qWait(50);
+    QCOMPARE(m_authority->log, QStringList()); // E1: nothing reached the upstream
+    QCOMPARE(m_resolver->pendingCount(), 0);
+}
+
+void TestDnsResponderIntegration::forgedAnswersIgnored()
+{
+    // The real answer comes late; meanwhile forged answers arrive at the resolver's source
+    // port from the upstream's address on another port, and from another address on the
+    // upstream's port, with the right id and question (the strongest off-path forgery) and
+    // with sprayed ids.
+    m_authority->records.insert(u"slow.wild.test"_s, {u"slow.wild.test. 60 IN A 192.0.2.20"_s});
+    m_authority->delayMs.insert(u"slow.wild.test"_s, 400);
+
+    QUdpSocket client;
+    QVERIFY(client.bind(QHostAddress(u"127.0.0.4"_s), 0));
+    client.writeDatagram(query(u"slow.wild.test"_s, LDNS_RR_TYPE_A, 0x6666), kGateway,
+                         m_server->udpPort());
+    QTRY_COMPARE_WITH_TIMEOUT(m_authority->log.size(), 1, 2000);
+    const quint16 id = m_authority->lastId;
+    const quint16 resolverPort = m_authority->lastSourcePort;
+
+    QUdpSocket otherPort;
+    QVERIFY(otherPort.bind(kUpstream, 0));
+    QUdpSocket otherAddress;
+    QVERIFY(otherAddress.bind(kForger, m_authority->port()));
+    int sent = 0;
+    for (int i = 0; i < 200; ++i) {
+        const quint16 forgedId = i == 0 ? id : quint16(id + i * 331);
+        const QByteArray forged = TestAuthority::answer(u"slow.wild.test"_s, forgedId,
+                                                        {u"slow.wild.test. 300 IN A 192.0.2.66"_s});
+        otherPort.writeDatagram(forged, QHostAddress(u"127.0.0.1"_s), resolverPort);
+        otherAddress.writeDatagram(forged, QHostAddress(u"127.0.0.1"_s), resolverPort);
+        sent += 2;
+    }
+    // And a forged answer sent to the gateway's own DNS port, as a guest would (QR set: dropped).
+    client.writeDatagram(
+        TestAuthority::answer(u"slow.wild.test"_s, id, {u"slow.wild.test. 300 IN A 192.0.2.66"_s}),
+        kGateway, m_server->udpPort());
+
+    QTRY_VERIFY_WITH_TIMEOUT(client.hasPendingDatagrams(), 3000);
+    const Pkt response = parse(client.receiveDatagram().data());
+    QVERIFY(response);
+    QCOMPARE(ldns_pkt_id(response.get()), quint16(0x6666));
+    QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_NOERROR));
+    QCOMPARE(toString(ldns_rr_rdf(ldns_rr_list_rr(ldns_pkt_answer(response.get()), 0), 0)),
+             u"198.18.0.1"_s);
+    // Only the real upstream's answer was learned.
+    QCOMPARE(m_resolver->cached(u"slow.wild.test"_s),
+             QList<QHostAddress> {QHostAddress(u"192.0.2.20"_s)});
+    QVERIFY(m_resolver->ignoredDatagrams() > 0);
+    QVERIFY(m_resolver->ignoredDatagrams() <= quint64(sent));
+    QTest::qWait(50);
+    QVERIFY(!client.hasPendingDatagrams()); // nothing answered the forged "response"
+}
+
+void TestDnsResponderIntegration::upstreamTimeout()
+{
+    m_authority->records.insert(u"silent.wild.test"_s, {u"silent.wild.test. 60 IN A 192.0.2.1"_s});
+    m_authority->delayMs.insert(u"silent.wild.test"_s, -1);
+    QElapsedTimer timer;
+    timer.start();
+    const Pkt response = ask(query(u"silent.wild.test"_s, LDNS_RR_TYPE_A, 0x7777), 4000);
+    QVERIFY(response);
+    QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_SERVFAIL));
+    QVERIFY(timer.elapsed() >= 1400);
+    QCOMPARE(m_resolver->pendingCount(), 0);
+    // Unknown allowed names get NXDOMAIN from the upstream, passed on.
+    const Pkt nx = ask(query(u"missing.wild.test"_s, LDNS_RR_TYPE_A, 0x7778));
+    QVERIFY(nx);
+    QCOMPARE(int(ldns_pkt_get_rcode(nx.get())), int(LDNS_RCODE_NXDOMAIN));
+}
+
+void TestDnsResponderIntegration::tcpQueries()
+{
+    QTcpSocket tcp;
+    tcp.connectToHost(kGateway, m_server->tcpPort());
+    QVERIFY(tcp.waitForConnected(2000));
+    // Two pipelined queries in one write: an allowed A and a denied one.
+    QByteArray frames;
+    for (const QByteArray &q : {query(u"pkg.test"_s, LDNS_RR_TYPE_A, 0x0101),
+                                query(u"evil.test"_s, LDNS_RR_TYPE_A, 0x0202)}) {
+        QByteArray length(2, Qt::Uninitialized);
+        qToBigEndian<quint16>(quint16(q.size()), length.data());
+        frames += length + q;
+    }
+    tcp.write(frames);
+    QHash<quint16, int> rcodes;
+    QByteArray buffer;
+    QElapsedTimer timer;
+    timer.start();
+    while (rcodes.size() < 2 && timer.elapsed() < 3000) {
+        QTest::qWait(5);
+        buffer += tcp.readAll();
+        while (buffer.size() >= 2) {
+            const quint16 length = qFromBigEndian<quint16>(buffer.constData());
+            if (buffer.size() < 2 + length)
+                break;
+            const Pkt response = parse(QByteArrayView(buffer).sliced(2, length));
+            buffer.remove(0, 2 + length);
+            QVERIFY(response);
+            rcodes.insert(ldns_pkt_id(response.get()), int(ldns_pkt_get_rcode(response.get())));
+        }
+    }
+    QCOMPARE(rcodes.value(0x0101, -1), int(LDNS_RCODE_NOERROR));
+    QCOMPARE(rcodes.value(0x0202, -1), int(LDNS_RCODE_REFUSED));
+    QCOMPARE(m_authority->log, QStringList {u"pkg.test."_s});
+}
+
+QTEST_GUILESS_MAIN(TestDnsResponderIntegration)
+#include "tst_dnsresponder.moc"
