@@ -11,6 +11,8 @@ for page in "$@"; do
         exit 1
     fi
     # The NAME section is what apropos and lintian read.
-    man -l "$page" 2>/dev/null | col -b | grep -q '^NAME' || { echo "FAIL: $page: no NAME" >&2; exit 1; }
+    # Read all of it first: `grep -q` stopping early would SIGPIPE man under pipefail.
+    rendered=$(man -l "$page" 2>/dev/null | col -b)
+    grep -q '^NAME' <<<"$rendered" || { echo "FAIL: $page: no NAME" >&2; exit 1; }
     echo "$page: ok"
 done
