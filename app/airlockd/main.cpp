@@ -10,6 +10,7 @@
 #include "core/daemon/rpcserver.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/daemon/socketactivation.h"
+#include "core/daemon/statedirlock.h"
 #include "core/daemon/unixsignalwatcher.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/kvmprobe.h"
@@ -22,6 +23,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,10 +101,23 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "airlockd: cannot create state dir %s\n", qPrintable(stateDir));
         return 1;
     }
+    // Before anything reads the registry or touches a guest: one helper per state dir.
+    auto stateLock = airlock::StateDirLock::acquire(stateDir);
+    if (!stateLock) {
+        std::fprintf(stderr, "airlockd: %s\n", qPrintable(stateLock.error().message));
+        return 1;
+    }
     // Traversable but not listable by the unprivileged VMM user, which needs its runtime dir.
     ::chmod(QFile::encodeName(stateDir).constData(), 0711);
     airlock::installLogHandler(QDir(stateDir).filePath(QStringLiteral("log")),
                                QStringLiteral("airlockd"), logLevel);
+    // Clients, guests' sockets and log files all take descriptors; the soft limit of a shell
+    // (often 1024) is far below what the kernel allows us.
+    rlimit files {};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+    }
     // A client that vanishes must cost us an error code, not the process.
     std::signal(SIGPIPE, SIG_IGN);
 

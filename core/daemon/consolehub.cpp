@@ -16,7 +16,18 @@ quint64 ConsoleHub::append(const QString &sandbox, const QByteArray &bytes)
             break;
         const QByteArray piece = bytes.mid(offset, kMaxChunkBytes);
         lastSeq = ++it->lastSeq;
-        it->chunks.push_back(Chunk {lastSeq, piece});
+        // A serial port delivers a few bytes per read, each read in a buffer of 16 KiB or more.
+        // Stored as is, 1 MiB of scrollback would pin gigabytes; so small reads are copied into
+        // blocks of up to kBlockBytes. Replay needs only the newest seq, which the block keeps.
+        if (!it->chunks.empty() && it->chunks.back().bytes.size() + piece.size() <= kBlockBytes) {
+            it->chunks.back().bytes.append(piece);
+            it->chunks.back().seq = lastSeq;
+        } else {
+            QByteArray block;
+            block.reserve(qMax(piece.size(), qMin<qsizetype>(kBlockBytes, 4 * piece.size())));
+            block.append(piece);
+            it->chunks.push_back(Chunk {lastSeq, std::move(block)});
+        }
         it->bytes += piece.size();
         trim(*it);
         const QSet<quint64> recipients = it->clients;
@@ -70,6 +81,17 @@ void ConsoleHub::clear(const QString &sandbox)
 void ConsoleHub::remove(const QString &sandbox)
 {
     m_consoles.remove(sandbox);
+}
+
+qsizetype ConsoleHub::memoryUsage(const QString &sandbox) const
+{
+    const auto it = m_consoles.constFind(sandbox);
+    if (it == m_consoles.cend())
+        return 0;
+    qsizetype total = 0;
+    for (const Chunk &chunk : it->chunks)
+        total += chunk.bytes.capacity() + qsizetype(sizeof(Chunk));
+    return total;
 }
 
 QSet<quint64> ConsoleHub::attachedClients(const QString &sandbox) const

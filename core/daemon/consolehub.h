@@ -23,6 +23,8 @@ class ConsoleHub : public QObject
 public:
     static constexpr qsizetype kDefaultScrollbackBytes = 1024 * 1024;
     static constexpr qsizetype kMaxChunkBytes = 64 * 1024;
+    /// Stored scrollback blocks grow up to this size before a new one starts.
+    static constexpr qsizetype kBlockBytes = 16 * 1024;
 
     /// What attach() hands back: the scrollback and the seq of its newest chunk (0 when none).
     struct Replay
@@ -51,6 +53,9 @@ public:
     /// Forgets a sandbox entirely (deleted).
     void remove(const QString &sandbox);
     QSet<quint64> attachedClients(const QString &sandbox) const;
+    /// Bytes the scrollback of `sandbox` holds in memory (allocations, not just data): stays
+    /// within a small factor of scrollbackBytes() however the guest's output was split.
+    qsizetype memoryUsage(const QString &sandbox) const;
     qsizetype scrollbackBytes() const { return m_capacity; }
 
 Q_SIGNALS:

@@ -135,6 +135,17 @@ void RpcServer::acceptPending()
             [this](RpcConnection &c, const protocol::Message &m) { dispatch(c, m); }, this);
         m_clients.insert(id, client);
         connect(client, &RpcConnection::closed, this, &RpcServer::forget);
+        if (m_clients.size() > kMaxClients) {
+            qCWarning(lcRpc, "refused client %llu (pid %d): %d clients already connected", id,
+                      int(credentials.pid), int(kMaxClients));
+            client->sendAndClose(protocol::encodeError(
+                QJsonValue(QJsonValue::Null),
+                Error {ErrorKind::Busy,
+                       QStringLiteral("airlockd already serves %1 clients; try "
+                                      "again when some have disconnected")
+                           .arg(kMaxClients)}));
+            continue;
+        }
         if (!peer || !m_policy.allows(credentials)) {
             const QString why = peer ? m_policy.refusal(credentials) : peer.error().message;
             qCWarning(lcRpc, "refused client %llu (pid %d, uid %u): %s", id, int(credentials.pid),
@@ -147,6 +158,11 @@ void RpcServer::acceptPending()
                 unsigned(credentials.uid));
         client->start();
     }
+    // QLocalServer stops listening for good when accept() fails (EMFILE); a helper that no
+    // longer accepts anyone must say so loudly rather than sit there.
+    if (m_server && !m_server->isListening())
+        qCCritical(lcRpc, "stopped accepting connections on %s: %s", qPrintable(m_path),
+                   qPrintable(m_server->errorString()));
 }
 
 void RpcServer::dispatch(RpcConnection &client, const protocol::Message &message)

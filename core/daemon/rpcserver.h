@@ -34,6 +34,9 @@ class RpcServer : public QObject
     Q_OBJECT
 public:
     using Handler = std::function<Result<QJsonValue>(const RpcContext &, const QJsonObject &)>;
+    /// Connections served at once; more are answered `busy` and closed, so clients cannot use
+    /// up the helper's file descriptors (each also holds up to 17 MiB of buffers).
+    static constexpr int kMaxClients = 256;
 
     explicit RpcServer(AccessPolicy policy, QObject *parent = nullptr);
     ~RpcServer() override;

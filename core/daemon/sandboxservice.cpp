@@ -3,11 +3,13 @@
 #include "core/daemon/consolehub.h"
 #include "core/model/names.h"
 #include "core/vmm/imagestore.h"
+#include "core/vmm/qemucommand.h"
 
 #include <QDir>
 #include <QFile>
 #include <QLoggingCategory>
 
+#include <csignal>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,8 +73,10 @@ Result<void> SandboxService::restore()
         Entry &entry = m_entries[record.sandbox.spec.name];
         entry.sandbox = record.sandbox;
         entry.runtime = record.runtime;
-        if (entry.sandbox.state == SandboxState::Stopped)
+        if (entry.sandbox.state == SandboxState::Stopped) {
+            killOrphanVmm(entry.sandbox.spec.name);
             continue;
+        }
         const QString &name = entry.sandbox.spec.name;
         std::unique_ptr<Vmm> vmm = m_factory();
         auto adopted = record.runtime.pid > 0 ? vmm->adopt(record.runtime)
@@ -92,6 +96,33 @@ Result<void> SandboxService::restore()
             qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
     }
     return {};
+}
+
+void SandboxService::killOrphanVmm(const QString &name) const
+{
+    // A helper killed while a VMM was starting never recorded its pid: the registry says stopped
+    // while QEMU runs on, holding the runtime dir. Its pid file is written by the VMM user, so
+    // only a process of that user whose command line names this runtime dir is believed.
+    const QString runtimeDir = runtimeDirFor(name);
+    QFile pidFile(QDir(runtimeDir).filePath(QemuCommand::kPidFile.toString()));
+    if (!pidFile.open(QIODevice::ReadOnly))
+        return;
+    bool ok = false;
+    const pid_t pid = pid_t(pidFile.read(32).trimmed().toLongLong(&ok));
+    if (!ok || pid <= 1)
+        return;
+    const QString proc = QStringLiteral("/proc/%1").arg(pid);
+    QFile cmdline(proc + QStringLiteral("/cmdline"));
+    struct stat info
+    {
+    };
+    if (::stat(QFile::encodeName(proc).constData(), &info) != 0 || info.st_uid != m_config.vmmUid
+        || !cmdline.open(QIODevice::ReadOnly)
+        || !cmdline.readAll().contains(QFile::encodeName(runtimeDir)))
+        return;
+    qCWarning(lcSandbox, "%s: killing VMM pid %d left running by an interrupted start",
+              qPrintable(name), int(pid));
+    ::kill(pid, SIGKILL);
 }
 
 QList<Sandbox> SandboxService::list() const

@@ -70,6 +70,8 @@ Q_SIGNALS:
     void sandboxRemoved(const QString &name);
 
 private:
+    /// Kills a VMM that still runs for a sandbox recorded as stopped (see the .cpp for why).
+    void killOrphanVmm(const QString &name) const;
     struct Entry
     {
         SandboxRecord record() const;

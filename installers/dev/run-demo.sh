@@ -23,8 +23,12 @@ if ! "${ctl[@]}" list >/dev/null 2>&1; then
     done
 fi
 "${ctl[@]}" info demo >/dev/null 2>&1 || "${ctl[@]}" create demo
-state_now=$("${ctl[@]}" info demo --json | sed -n 's/.*"state": *"\([a-z]*\)".*/\1/p')
-[ "$state_now" = running ] || "${ctl[@]}" start demo
+demo_state() { "${ctl[@]}" info demo --json | sed -n 's/.*"state": *"\([a-z]*\)".*/\1/p'; }
+# Starting or stopping settles within seconds; wait for it rather than fail.
+for _ in $(seq 60); do
+    case "$(demo_state)" in starting|stopping) sleep 0.5 ;; *) break ;; esac
+done
+[ "$(demo_state)" = running ] || "${ctl[@]}" start demo
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     # The window runs as the desktop user when started through sudo.

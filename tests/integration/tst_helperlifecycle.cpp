@@ -74,25 +74,44 @@ public:
                 return at + needle.size();
             if (deadline.hasExpired())
                 return -1;
-            auto notification = m_client.waitForNotification(
-                QStringLiteral("console.output"),
-                [this](const QJsonObject &p) {
-                    return p.value(QStringLiteral("sandbox")).toString() == m_sandbox;
-                },
-                int(qMax<qint64>(1, deadline.remainingTime())));
-            if (!notification)
-                continue;
-            const QJsonObject params = notification->value(QStringLiteral("params")).toObject();
-            const qint64 seq = params.value(QStringLiteral("seq")).toInteger();
-            // Sequence numbers go up by one per chunk, with no gap after the replay.
-            if (seq != m_seq + 1)
-                m_seqErrors.append(
-                    QStringLiteral("expected seq %1, got %2").arg(m_seq + 1).arg(seq));
-            m_seq = seq;
-            m_text +=
-                QByteArray::fromBase64(params.value(QStringLiteral("data")).toString().toLatin1());
+            readOne(int(qMax<qint64>(1, deadline.remainingTime())));
         }
     }
+
+    /// Reads notifications until this reader has seen chunk `seq`; false on timeout.
+    bool catchUp(qint64 seq, int timeoutMs)
+    {
+        QDeadlineTimer deadline(timeoutMs);
+        while (m_seq < seq) {
+            if (deadline.hasExpired())
+                return false;
+            readOne(int(qMax<qint64>(1, deadline.remainingTime())));
+        }
+        return true;
+    }
+
+    /// Appends the next console.output chunk of this sandbox, if one comes in time.
+    void readOne(int timeoutMs)
+    {
+        auto notification = m_client.waitForNotification(
+            QStringLiteral("console.output"),
+            [this](const QJsonObject &p) {
+                return p.value(QStringLiteral("sandbox")).toString() == m_sandbox;
+            },
+            timeoutMs);
+        if (!notification)
+            return;
+        const QJsonObject params = notification->value(QStringLiteral("params")).toObject();
+        const qint64 seq = params.value(QStringLiteral("seq")).toInteger();
+        // Sequence numbers go up by one per chunk, with no gap after the replay.
+        if (seq != m_seq + 1)
+            m_seqErrors.append(QStringLiteral("expected seq %1, got %2").arg(m_seq + 1).arg(seq));
+        m_seq = seq;
+        m_text +=
+            QByteArray::fromBase64(params.value(QStringLiteral("data")).toString().toLatin1());
+    }
+
+    qint64 seq() const { return m_seq; }
 
     bool type(const QByteArray &bytes)
     {
@@ -241,8 +260,11 @@ void TestHelperLifecycle::twoClientsShareOneConsole()
     ConsoleReader second(m_helper->socketPath());
     QVERIFY(first.attach(kName));
     QVERIFY(second.attach(kName));
-    // Both replay the same scrollback, which holds the boot.
+    // Both replay the same scrollback, which holds the boot; output that arrived between the
+    // two attaches reaches the first as notifications.
     QVERIFY(first.text().contains("airlock-guest ready"));
+    QVERIFY(first.catchUp(second.seq(), 30000));
+    QCOMPARE(first.seq(), second.seq());
     QCOMPARE(second.text(), first.text());
 
     const qsizetype a0 = first.size();

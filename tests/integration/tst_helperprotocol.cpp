@@ -9,16 +9,19 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QTest>
 
 #include <csignal>
 #include <grp.h>
+#include <memory>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
@@ -137,6 +140,8 @@ private Q_SLOTS:
     void clientDisconnectsMidCall();
     void clientThatNeverReadsIsDropped();
     void permissionDeniedForNonMember();
+    void secondHelperOnSameStateDirRefused();
+    void tooManyClientsRefusedThenServedAgain();
     void groupMemberIsServed();
     void socketModeAndGroup();
 
@@ -703,6 +708,44 @@ void TestHelperProtocol::socketModeAndGroup()
     };
     QCOMPARE(::stat(QFile::encodeName(m_helper->stateDir()).constData(), &state), 0);
     QCOMPARE(state.st_mode & 07777, mode_t(0711));
+}
+
+void TestHelperProtocol::secondHelperOnSameStateDirRefused()
+{
+    // Another airlockd on the same state dir (even on another socket) must stop before it reads
+    // the registry, or it would mark the first helper's guests stopped.
+    QProcess second;
+    second.setProcessChannelMode(QProcess::MergedChannels);
+    second.start(qEnvironmentVariable("AIRLOCK_AIRLOCKD"),
+                 {QStringLiteral("--socket"), m_helper->tempPath() + QStringLiteral("/second.sock"),
+                  QStringLiteral("--state-dir"), m_helper->stateDir(),
+                  QStringLiteral("--image-store"), m_imageStore});
+    QVERIFY(second.waitForFinished(20000));
+    QCOMPARE(second.exitCode(), 1);
+    const QByteArray output = second.readAll();
+    QVERIFY2(output.contains("already using the state directory"), output.constData());
+    QVERIFY(!QFile::exists(m_helper->tempPath() + QStringLiteral("/second.sock")));
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.hello());
+}
+
+void TestHelperProtocol::tooManyClientsRefusedThenServedAgain()
+{
+    std::vector<std::unique_ptr<RpcTestClient>> clients;
+    for (int i = 0; i < 256; ++i) {
+        clients.push_back(std::make_unique<RpcTestClient>(m_helper->socketPath()));
+        QVERIFY(clients.back()->isConnected());
+    }
+    // The helper accepts asynchronously: make sure it has taken every connection so far.
+    QVERIFY(clients.back()->hello());
+    RpcTestClient extra(m_helper->socketPath());
+    const auto refusal = extra.readMessage(10000);
+    QVERIFY(refusal);
+    QCOMPARE(RpcTestClient::errorKind(*refusal), QStringLiteral("busy"));
+    QVERIFY(extra.waitForDisconnected());
+    clients.clear();
+    // Freed slots are served again.
+    QTRY_VERIFY_WITH_TIMEOUT(RpcTestClient(m_helper->socketPath()).hello(), 10000);
 }
 
 QTEST_GUILESS_MAIN(TestHelperProtocol)

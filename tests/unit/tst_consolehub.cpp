@@ -18,6 +18,7 @@ private Q_SLOTS:
     void detachAndDisconnect();
     void clearKeepsSequence();
     void replayLimit();
+    void memoryStaysBoundedForTinyReads();
 };
 
 void TestConsoleHub::emptyReplay()
@@ -149,6 +150,27 @@ void TestConsoleHub::replayLimit()
     hub.append(QStringLiteral("s"), "0123456789");
     QCOMPARE(hub.replay(QStringLiteral("s"), 4).data, QByteArray("6789"));
     QCOMPARE(hub.attach(QStringLiteral("s"), 1, 3).data, QByteArray("789"));
+}
+
+void TestConsoleHub::memoryStaysBoundedForTinyReads()
+{
+    // What a flooding guest looks like to the helper: many reads of a few bytes, each in a
+    // buffer with a large capacity (QIODevice::readAll reserves 16 KiB).
+    const qsizetype capacity = 64 * 1024;
+    ConsoleHub hub(capacity);
+    QByteArray expected;
+    for (int i = 0; i < 20000; ++i) {
+        QByteArray read;
+        read.reserve(16 * 1024);
+        read.append(QByteArray::number(i % 10)).append("abcd");
+        hub.append(QStringLiteral("box"), read);
+        expected.append(read);
+    }
+    QVERIFY2(hub.memoryUsage(QStringLiteral("box")) <= 3 * capacity,
+             qPrintable(QString::number(hub.memoryUsage(QStringLiteral("box")))));
+    const ConsoleHub::Replay replay = hub.replay(QStringLiteral("box"));
+    QCOMPARE(replay.seq, quint64(20000));
+    QCOMPARE(replay.data, expected.right(capacity));
 }
 
 QTEST_GUILESS_MAIN(TestConsoleHub)
