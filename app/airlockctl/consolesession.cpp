@@ -66,7 +66,9 @@ int ConsoleSession::run()
 
     m_stream = new ConsoleStream(m_client, m_sandbox, this);
     connect(m_stream, &ConsoleStream::output, this, [this](const QByteArray &bytes) {
-        if (!writeAll(m_outFd, bytes))
+        // The guest is hostile: its output must not reach the user's clipboard, window title
+        // or terminal-specific control strings.
+        if (!writeAll(m_outFd, m_filter.feed(bytes)))
             finish(1, QStringLiteral("airlockctl: cannot write the console output"));
     });
     connect(m_stream, &ConsoleStream::failed, this, [this](const Error &error) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/terminal/escapefilter.h"
+
 #include <QEventLoop>
 #include <QObject>
 #include <QString>
@@ -51,6 +53,7 @@ private:
     bool m_finished = false;
     int m_exitCode = 0;
     bool m_detaching = false;
+    EscapeFilter m_filter;
 };
 
 } // namespace airlock::ctl
