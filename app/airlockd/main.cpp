@@ -15,6 +15,7 @@
 #include "core/vmm/imagestore.h"
 #include "core/vmm/kvmprobe.h"
 #include "core/vmm/qemumicrovm.h"
+#include "core/vmm/vmmprocess.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -152,6 +153,8 @@ int main(int argc, char *argv[])
     config.accelerationWarning = probe.warning;
     config.vmmUid = vmmUser->uid;
     config.vmmGid = vmmUser->gid;
+    config.vmmGroups = airlock::VmmCredentials::forUser(vmmUser->uid, vmmUser->gid).groups;
+    config.vmmUidBase = airlock::SandboxServiceConfig::kDefaultVmmUidBase;
     airlock::SandboxService sandboxes(
         **registry, consoles, images, [] { return std::make_unique<airlock::QemuMicrovm>(); },
         config);

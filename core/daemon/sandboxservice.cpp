@@ -86,6 +86,7 @@ Result<void> SandboxService::restore()
                    static_cast<long long>(record.runtime.pid));
             entry.sandbox.state = SandboxState::Running;
             entry.sandbox.vmmPid = record.runtime.pid;
+            entry.vmmUid = runtimeDirOwner(name);
             attachVmm(entry, std::move(vmm));
         } else {
             qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped", qPrintable(name),
@@ -116,8 +117,9 @@ void SandboxService::killOrphanVmm(const QString &name) const
     struct stat info
     {
     };
-    if (::stat(QFile::encodeName(proc).constData(), &info) != 0 || info.st_uid != m_config.vmmUid
-        || !cmdline.open(QIODevice::ReadOnly)
+    const uid_t owner = runtimeDirOwner(name);
+    if (owner == 0 || ::stat(QFile::encodeName(proc).constData(), &info) != 0
+        || info.st_uid != owner || !cmdline.open(QIODevice::ReadOnly)
         || !cmdline.readAll().contains(QFile::encodeName(runtimeDir)))
         return;
     qCWarning(lcSandbox, "%s: killing VMM pid %d left running by an interrupted start",
@@ -178,7 +180,10 @@ Result<Sandbox> SandboxService::start(const QString &name)
         return fail(ErrorKind::BackendUnavailable,
                     QStringLiteral("image '%1' of sandbox '%2' is missing: %3")
                         .arg(entry->sandbox.spec.image, name, image.error().message));
-    auto runtimeDir = prepareRuntimeDir(name);
+    auto vmmUid = allocateVmmUid();
+    if (!vmmUid)
+        return std::unexpected(vmmUid.error());
+    auto runtimeDir = prepareRuntimeDir(name, *vmmUid);
     if (!runtimeDir)
         return std::unexpected(runtimeDir.error());
 
@@ -191,8 +196,9 @@ Result<Sandbox> SandboxService::start(const QString &name)
     launch.kernelArgs = image->kernelArgs;
     launch.runtimeDir = *runtimeDir;
     launch.acceleration = m_config.acceleration;
-    launch.vmmUid = m_config.vmmUid;
+    launch.vmmUid = *vmmUid;
     launch.vmmGid = m_config.vmmGid;
+    launch.vmmGroups = m_config.vmmGroups;
 
     m_consoles.clear(name);
     entry->sandbox.acceleration = m_config.acceleration;
@@ -225,6 +231,7 @@ Result<Sandbox> SandboxService::start(const QString &name)
     }
     entry = *found;
     entry->runtime = *info;
+    entry->vmmUid = *vmmUid;
     entry->stopRequested = false;
     entry->sandbox.state = SandboxState::Running;
     entry->sandbox.stateReason.clear();
@@ -334,14 +341,41 @@ QString SandboxService::runtimeDirFor(const QString &name) const
     return QDir(m_config.stateDir).filePath(QStringLiteral("run/") + name);
 }
 
-Result<QString> SandboxService::prepareRuntimeDir(const QString &name) const
+Result<uid_t> SandboxService::allocateVmmUid() const
+{
+    if (m_config.vmmUidBase == 0)
+        return m_config.vmmUid;
+    std::vector<bool> taken(SandboxServiceConfig::kVmmUidSlots, false);
+    for (const auto &[name, entry] : m_entries) {
+        const qint64 slot = qint64(entry.vmmUid) - qint64(m_config.vmmUidBase);
+        if (entry.vmmUid != 0 && slot >= 0 && slot < SandboxServiceConfig::kVmmUidSlots)
+            taken[size_t(slot)] = true;
+    }
+    for (int slot = 0; slot < SandboxServiceConfig::kVmmUidSlots; ++slot) {
+        if (!taken[size_t(slot)])
+            return uid_t(m_config.vmmUidBase + uid_t(slot));
+    }
+    return fail(ErrorKind::Busy, QStringLiteral("every VMM uid slot is in use"));
+}
+
+uid_t SandboxService::runtimeDirOwner(const QString &name) const
+{
+    struct stat info
+    {
+    };
+    if (::stat(QFile::encodeName(runtimeDirFor(name)).constData(), &info) != 0)
+        return 0;
+    return info.st_uid;
+}
+
+Result<QString> SandboxService::prepareRuntimeDir(const QString &name, uid_t uid) const
 {
     const QString dir = runtimeDirFor(name);
     // Leftovers of an earlier run (sockets, pid file) would confuse the new VMM.
     QDir(dir).removeRecursively();
     const QByteArray path = QFile::encodeName(dir);
     if (!QDir().mkpath(dir) || ::chmod(path.constData(), 0700) != 0
-        || ::chown(path.constData(), m_config.vmmUid, m_config.vmmGid) != 0)
+        || ::chown(path.constData(), uid, m_config.vmmGid) != 0)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot prepare runtime directory %1").arg(dir));
     return dir;
@@ -391,6 +425,7 @@ void SandboxService::markStopped(Entry &entry, const QString &reason)
     entry.sandbox.vmmPid = 0;
     entry.runtime = VmmRuntimeInfo {};
     entry.stopRequested = false;
+    entry.vmmUid = 0;
 }
 
 void SandboxService::commit(Entry &entry)

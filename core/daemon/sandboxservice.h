@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace airlock {
 
@@ -22,8 +23,15 @@ struct SandboxServiceConfig
     QString stateDir; ///< runtime dirs go to STATE/run/<name>
     Acceleration acceleration = Acceleration::Tcg; ///< chosen by KvmProbe at helper start
     QString accelerationWarning; ///< why not KVM; empty when KVM
-    uid_t vmmUid = 0; ///< the `airlock-vmm` user the VMM runs as
-    gid_t vmmGid = 0;
+    uid_t vmmUid = 0; ///< the `airlock-vmm` user (the KVM probe's identity)
+    gid_t vmmGid = 0; ///< group of every VMM
+    std::vector<gid_t> vmmGroups; ///< supplementary groups of every VMM (`kvm`)
+    /// Each running VMM gets its own uid, vmmUidBase + a slot, so that a guest that escapes
+    /// into its QEMU cannot signal another sandbox's QEMU or open its sockets. 0: every VMM
+    /// runs as vmmUid (tests without root).
+    uid_t vmmUidBase = 0;
+    static constexpr uid_t kDefaultVmmUidBase = 0x7ffe0000; ///< above systemd's container range
+    static constexpr int kVmmUidSlots = 65536;
 };
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
@@ -79,12 +87,17 @@ private:
         VmmRuntimeInfo runtime;
         std::unique_ptr<Vmm> vmm;
         bool stopRequested = false;
+        uid_t vmmUid = 0; ///< uid of the running VMM (its runtime dir's owner); 0 when none
     };
 
     Result<Entry *> find(const QString &name);
     Result<const Entry *> find(const QString &name) const;
     QString runtimeDirFor(const QString &name) const;
-    Result<QString> prepareRuntimeDir(const QString &name) const;
+    Result<QString> prepareRuntimeDir(const QString &name, uid_t uid) const;
+    /// A uid for a new VMM that no running VMM of this helper has.
+    Result<uid_t> allocateVmmUid() const;
+    /// The runtime dir's owner: the uid a (re-adopted) VMM runs as.
+    uid_t runtimeDirOwner(const QString &name) const;
     void attachVmm(Entry &entry, std::unique_ptr<Vmm> vmm);
     /// Lets a VMM we no longer track finish on its own (its exited() deletes it).
     void releaseVmm(Entry &entry);

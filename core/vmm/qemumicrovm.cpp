@@ -141,8 +141,10 @@ Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
     qCInfo(lcQemu).noquote() << "starting" << config.sandboxName << "as uid" << config.vmmUid << ":"
                              << argv.join(u' ');
 
-    auto pid = VmmProcess::spawn(argv, run.filePath(QemuCommand::kLogFile),
-                                 VmmCredentials::forUser(config.vmmUid, config.vmmGid));
+    VmmCredentials credentials = VmmCredentials::forUser(config.vmmUid, config.vmmGid);
+    if (!config.vmmGroups.empty())
+        credentials.groups = config.vmmGroups;
+    auto pid = VmmProcess::spawn(argv, run.filePath(QemuCommand::kLogFile), credentials);
     if (!pid)
         return std::unexpected(pid.error());
 

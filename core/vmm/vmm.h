@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include <vector>
+
 namespace airlock {
 
 /// Everything a VMM backend needs to boot one guest. All paths are host paths chosen by the
@@ -25,6 +27,9 @@ struct VmmLaunchConfig
     Acceleration acceleration = Acceleration::Tcg;
     uid_t vmmUid = 0; ///< unprivileged user the VMM runs as (0 only in unprivileged tests)
     gid_t vmmGid = 0;
+    /// Supplementary groups of the VMM (e.g. `kvm` for /dev/kvm). Empty: those of vmmUid's
+    /// passwd entry, or only vmmGid when it has none.
+    std::vector<gid_t> vmmGroups;
 };
 
 /// What the helper records in its registry so a later helper can re-adopt a running VMM.

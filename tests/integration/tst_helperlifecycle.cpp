@@ -7,6 +7,7 @@
 #include "rpctestclient.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -148,6 +149,7 @@ private Q_SLOTS:
     void consoleShowsReadyAndAnswers();
     void twoClientsShareOneConsole();
     void deleteRunningIsBusy();
+    void eachVmmRunsAsItsOwnUser();
     void helperRestartReadoptsRunningGuest();
     void registrySurvivesRestart();
     void vmmDiedWhileHelperWasDown();
@@ -292,6 +294,48 @@ void TestHelperLifecycle::twoClientsShareOneConsole()
     const auto stray = first.client().takeNotifications();
     for (const QJsonObject &n : stray)
         QVERIFY(n.value(QStringLiteral("method")).toString() != u"console.output");
+}
+
+/// The uid in /proc/<pid>/status, or -1.
+static qint64 processUid(qint64 pid)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith("Uid:"))
+            return line.mid(4).trimmed().split('\t').first().toLongLong();
+    }
+    return -1;
+}
+
+void TestHelperLifecycle::eachVmmRunsAsItsOwnUser()
+{
+    // A guest that escapes into its QEMU must not reach another sandbox's QEMU: each VMM runs
+    // as its own unprivileged uid, which owns its runtime dir.
+    RpcTestClient client(m_helper->socketPath());
+    const QString other = QStringLiteral("life-other");
+    QVERIFY(client.call(QStringLiteral("sandbox.create"), named(other))
+                .contains(QStringLiteral("result")));
+    const QJsonObject started = client.call(QStringLiteral("sandbox.start"), named(other), 60000);
+    QVERIFY2(started.contains(QStringLiteral("result")),
+             QJsonDocument(started).toJson().constData());
+    const qint64 otherPid =
+        RpcTestClient::result(started).value(QStringLiteral("vmmPid")).toInteger();
+    const qint64 uid = processUid(m_vmmPid);
+    const qint64 otherUid = processUid(otherPid);
+    QVERIFY(uid > 0);
+    QVERIFY(otherUid > 0);
+    QVERIFY(uid != otherUid);
+    QCOMPARE(qint64(QFileInfo(m_helper->stateDir() + QStringLiteral("/run/") + kName).ownerId()),
+             uid);
+    QCOMPARE(qint64(QFileInfo(m_helper->stateDir() + QStringLiteral("/run/") + other).ownerId()),
+             otherUid);
+    QVERIFY(client.call(QStringLiteral("sandbox.kill"), named(other))
+                .contains(QStringLiteral("result")));
+    QVERIFY(waitForProcessGone(otherPid, 10000));
+    QVERIFY(client.call(QStringLiteral("sandbox.delete"), named(other))
+                .contains(QStringLiteral("result")));
 }
 
 void TestHelperLifecycle::deleteRunningIsBusy()
