@@ -434,30 +434,27 @@ int CommandRunner::cmdStop(QCommandLineParser &parser)
     return ExitOk;
 }
 
-int CommandRunner::cmdKill(QCommandLineParser &parser)
+int CommandRunner::nameCommand(QCommandLineParser &parser, const char *method, const char *done)
 {
     const QString name = parser.positionalArguments().first();
-    const auto result = call(protocol::method::SandboxKill, {{kName, name}});
+    const auto result = call(method, {{kName, name}});
     if (!result)
         return ExitFailed;
     if (m_json)
         printJson(*result);
     else
-        m_out << "killed sandbox " << quoted(name) << Qt::endl;
+        m_out << QLatin1String(done) << " sandbox " << quoted(name) << Qt::endl;
     return ExitOk;
+}
+
+int CommandRunner::cmdKill(QCommandLineParser &parser)
+{
+    return nameCommand(parser, protocol::method::SandboxKill, "killed");
 }
 
 int CommandRunner::cmdRemove(QCommandLineParser &parser)
 {
-    const QString name = parser.positionalArguments().first();
-    const auto result = call(protocol::method::SandboxDelete, {{kName, name}});
-    if (!result)
-        return ExitFailed;
-    if (m_json)
-        printJson(*result);
-    else
-        m_out << "removed sandbox " << quoted(name) << Qt::endl;
-    return ExitOk;
+    return nameCommand(parser, protocol::method::SandboxDelete, "removed");
 }
 
 int CommandRunner::cmdImages(QCommandLineParser &)

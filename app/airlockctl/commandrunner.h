@@ -55,6 +55,8 @@ private:
     int cmdInfo(QCommandLineParser &parser);
     int cmdStart(QCommandLineParser &parser);
     int cmdStop(QCommandLineParser &parser);
+    /// Calls `method` with the sandbox named on the command line; prints "<done> sandbox 'x'".
+    int nameCommand(QCommandLineParser &parser, const char *method, const char *done);
     int cmdKill(QCommandLineParser &parser);
     int cmdRemove(QCommandLineParser &parser);
     int cmdImages(QCommandLineParser &parser);
