@@ -5,11 +5,13 @@
 #include "app/airlockctl/stdiobridge.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "core/model/egresspolicy.h"
 #include "core/protocol/methods.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
 #include <QEventLoop>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTimer>
@@ -42,7 +44,7 @@ struct CommandRunner::Command
     QString summary;
     int (CommandRunner::*handler)(QCommandLineParser &);
     QList<QCommandLineOption> options;
-    int positionals; ///< exact number of positional arguments
+    int positionals; ///< exact number of positional arguments; -1: the handler checks
 };
 
 const QList<CommandRunner::Command> &CommandRunner::commands()
@@ -122,6 +124,14 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
          &CommandRunner::cmdBridge,
          {},
          0},
+        {QStringLiteral("policy"),
+         QStringLiteral("get NAME | set NAME FILE | validate FILE"),
+         QStringLiteral("Show, replace or check a sandbox's egress policy (docs/policy.md). FILE "
+                        "'-' reads stdin. validate exits 1 when the policy is invalid, printing "
+                        "each error on its own line."),
+         &CommandRunner::cmdPolicy,
+         {},
+         -1},
     };
     return list;
 }
@@ -232,7 +242,7 @@ int CommandRunner::runCommand(const Command &command, const QStringList &argumen
         m_json = true;
     if (parser.isSet(socket))
         m_socketPath = parser.value(socket);
-    if (parser.positionalArguments().size() != command.positionals) {
+    if (command.positionals >= 0 && parser.positionalArguments().size() != command.positionals) {
         if (command.positionals == 0)
             return usageError(QStringLiteral("%1 takes no arguments").arg(command.name),
                               command.name);
@@ -486,6 +496,99 @@ int CommandRunner::cmdBridge(QCommandLineParser &)
     m_out.flush();
     StdioBridge bridge(m_socketPath, STDIN_FILENO, STDOUT_FILENO, m_err);
     return bridge.run();
+}
+
+std::optional<QJsonObject> CommandRunner::readPolicyFile(const QString &path)
+{
+    QFile file;
+    const bool opened = path == QStringLiteral("-")
+        ? file.open(stdin, QIODevice::ReadOnly)
+        : (file.setFileName(path), file.open(QIODevice::ReadOnly));
+    if (!opened) {
+        m_err << "airlockctl: cannot read " << path << ": " << file.errorString() << Qt::endl;
+        return std::nullopt;
+    }
+    // One byte more than allowed, so that an oversized file is told apart from a full one.
+    const QByteArray bytes = file.read(EgressPolicy::kMaxJsonBytes + 1);
+    if (bytes.size() > EgressPolicy::kMaxJsonBytes) {
+        m_err << "airlockctl: " << path << ": a policy file is at most "
+              << EgressPolicy::kMaxJsonBytes << " bytes" << Qt::endl;
+        return std::nullopt;
+    }
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(bytes, &error);
+    if (error.error != QJsonParseError::NoError) {
+        m_err << "airlockctl: " << path << ": not valid JSON at offset " << error.offset << ": "
+              << error.errorString() << Qt::endl;
+        return std::nullopt;
+    }
+    if (!document.isObject()) {
+        m_err << "airlockctl: " << path
+              << ": a policy must be a JSON object {\"version\": 1, \"rules\": [...]}" << Qt::endl;
+        return std::nullopt;
+    }
+    return document.object();
+}
+
+int CommandRunner::cmdPolicy(QCommandLineParser &parser)
+{
+    const QStringList args = parser.positionalArguments();
+    const QString command = QStringLiteral("policy");
+    const QString action = args.value(0);
+    const QString policyKey = QStringLiteral("policy");
+    if (action == QStringLiteral("get") && args.size() == 2) {
+        const auto result = call(protocol::method::PolicyGet, {{kName, args.at(1)}});
+        if (!result)
+            return ExitFailed;
+        printJson(m_json ? *result : result->toObject().value(policyKey));
+        return ExitOk;
+    }
+    if (action == QStringLiteral("set") && args.size() == 3) {
+        const auto policy = readPolicyFile(args.at(2));
+        if (!policy)
+            return ExitFailed;
+        const auto result =
+            call(protocol::method::PolicySet, {{kName, args.at(1)}, {policyKey, *policy}});
+        if (!result)
+            return ExitFailed;
+        if (m_json) {
+            printJson(*result);
+        } else {
+            const qsizetype rules = result->toObject()
+                                        .value(policyKey)
+                                        .toObject()
+                                        .value(QStringLiteral("rules"))
+                                        .toArray()
+                                        .size();
+            m_out << "set the egress policy of sandbox " << quoted(args.at(1)) << " (" << rules
+                  << (rules == 1 ? " rule)" : " rules)") << Qt::endl;
+        }
+        return ExitOk;
+    }
+    if (action == QStringLiteral("validate") && args.size() == 2) {
+        const auto policy = readPolicyFile(args.at(1));
+        if (!policy)
+            return ExitFailed;
+        const auto result = call(protocol::method::PolicyValidate, {{policyKey, *policy}});
+        if (!result)
+            return ExitFailed;
+        const QJsonObject answer = result->toObject();
+        const bool valid = answer.value(QStringLiteral("valid")).toBool();
+        if (m_json) {
+            printJson(answer);
+        } else if (valid) {
+            m_out << args.at(1) << ": valid" << Qt::endl;
+        } else {
+            for (const QJsonValue &error : answer.value(QStringLiteral("errors")).toArray())
+                m_err << args.at(1) << ": "
+                      << error.toObject().value(QStringLiteral("message")).toString() << "\n";
+            m_err.flush();
+        }
+        return valid ? ExitOk : ExitFailed;
+    }
+    return usageError(
+        QStringLiteral("usage: airlockctl policy get NAME | set NAME FILE | validate FILE"),
+        command);
 }
 
 } // namespace airlock::ctl

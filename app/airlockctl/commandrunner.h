@@ -62,6 +62,11 @@ private:
     int cmdImages(QCommandLineParser &parser);
     int cmdConsole(QCommandLineParser &parser);
     int cmdBridge(QCommandLineParser &parser);
+    /// `policy get NAME`, `policy set NAME FILE|-`, `policy validate FILE|-`.
+    int cmdPolicy(QCommandLineParser &parser);
+    /// Reads a policy file (`-` is stdin) as a JSON object; prints why not and returns
+    /// std::nullopt when it cannot be read or is not a JSON object.
+    std::optional<QJsonObject> readPolicyFile(const QString &path);
 
     QTextStream &m_out;
     QTextStream &m_err;

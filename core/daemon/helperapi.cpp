@@ -2,12 +2,14 @@
 
 #include "core/daemon/consolehub.h"
 #include "core/daemon/sandboxservice.h"
+#include "core/model/egresspolicy.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
 #include "core/protocol/methods.h"
 #include "core/vmm/imagestore.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 
 namespace airlock {
 
@@ -46,6 +48,82 @@ Result<QJsonValue> emptyResult(const Result<void> &result)
     return QJsonValue(QJsonObject());
 }
 
+const QString kPolicy = QStringLiteral("policy");
+
+/// One `policy.validate` error: `{rule: int|null, field: string|null, message}`. `message` is
+/// the text EgressPolicy::fromJson gives ("rule N, field 'F': why"); rule and field repeat what
+/// it names so a client can point at the spot.
+QJsonObject policyError(std::optional<qsizetype> rule, const QString &message)
+{
+    static const QRegularExpression fieldPattern(QStringLiteral("^field '([^']*)': "));
+    const QRegularExpressionMatch match = fieldPattern.match(message);
+    return QJsonObject {
+        {QStringLiteral("rule"), rule ? QJsonValue(qint64(*rule)) : QJsonValue()},
+        {QStringLiteral("field"), match.hasMatch() ? QJsonValue(match.captured(1)) : QJsonValue()},
+        {QStringLiteral("message"),
+         rule ? QStringLiteral("rule %1, %2").arg(*rule).arg(message) : message},
+    };
+}
+
+/// Every problem of a policy object, not just the first: the top-level fields, then each rule
+/// on its own (EgressRule::fromJson). Empty when EgressPolicy::fromJson accepts the object.
+QJsonArray policyErrors(const QJsonValue &value)
+{
+    QJsonArray errors;
+    if (!value.isObject()) {
+        errors.append(policyError(std::nullopt,
+                                  QStringLiteral("a policy must be a JSON object {\"version\": "
+                                                 "1, \"rules\": [...]}")));
+        return errors;
+    }
+    const QJsonObject object = value.toObject();
+    // The top level, each problem on its own: every key is judged by the loader itself, in a
+    // probe object that differs from a valid empty policy only in that key (so "version" and
+    // "rules" problems are both reported, and every unknown key). A rules array is judged here
+    // only for its length; its rules follow one by one.
+    const QString versionKey = QStringLiteral("version");
+    const QString rulesKey = QStringLiteral("rules");
+    const QJsonValue rules = object.value(rulesKey);
+    const bool rulesIsArray = rules.isArray();
+    const QJsonObject validEmpty {{versionKey, EgressPolicy::kVersion}, {rulesKey, QJsonArray()}};
+    auto probe = [&](const QString &key, const QJsonValue &keyValue) {
+        QJsonObject candidate = validEmpty;
+        if (keyValue.isUndefined())
+            candidate.remove(key);
+        else
+            candidate.insert(key, keyValue);
+        if (auto ok = EgressPolicy::fromJson(candidate); !ok)
+            errors.append(policyError(std::nullopt, ok.error().message));
+    };
+    probe(versionKey, object.value(versionKey));
+    const bool tooManyRules = rulesIsArray && rules.toArray().size() > EgressPolicy::kMaxRules;
+    probe(rulesKey, rulesIsArray && !tooManyRules ? QJsonValue(QJsonArray()) : rules);
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.key() != versionKey && it.key() != rulesKey)
+            probe(it.key(), it.value());
+    }
+    if (rulesIsArray && !tooManyRules) {
+        const QJsonArray array = rules.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            if (!array.at(i).isObject()) {
+                errors.append(QJsonObject {{QStringLiteral("rule"), qint64(i)},
+                                           {QStringLiteral("field"), QJsonValue()},
+                                           {QStringLiteral("message"),
+                                            QStringLiteral("rule %1: must be an object").arg(i)}});
+                continue;
+            }
+            if (auto rule = EgressRule::fromJson(array.at(i).toObject()); !rule)
+                errors.append(policyError(i, rule.error().message));
+        }
+    }
+    // A safety net: whatever the loader refuses must not be reported as valid.
+    if (errors.isEmpty()) {
+        if (auto ok = EgressPolicy::fromJson(object); !ok)
+            errors.append(policyError(std::nullopt, ok.error().message));
+    }
+    return errors;
+}
+
 } // namespace
 
 HelperApi::HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &consoles,
@@ -69,6 +147,11 @@ HelperApi::HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &c
     connect(&m_sandboxes, &SandboxService::sandboxRemoved, this, [this](const QString &name) {
         notifySubscribers(
             protocol::encodeNotification(QString::fromLatin1(notification::SandboxRemoved),
+                                         QJsonObject {{QStringLiteral("name"), name}}));
+    });
+    connect(&m_sandboxes, &SandboxService::policyChanged, this, [this](const QString &name) {
+        notifySubscribers(
+            protocol::encodeNotification(QString::fromLatin1(notification::PolicyChanged),
                                          QJsonObject {{QStringLiteral("name"), name}}));
     });
     connect(&m_consoles, &ConsoleHub::output, this,
@@ -149,6 +232,12 @@ void HelperApi::registerMethods()
         m_subscribers.insert(c.clientId);
         return Result<QJsonValue>(QJsonObject());
     });
+    add(method::PolicyGet,
+        [this](const RpcContext &, const QJsonObject &p) { return policyGet(p); });
+    add(method::PolicySet,
+        [this](const RpcContext &, const QJsonObject &p) { return policySet(p); });
+    add(method::PolicyValidate,
+        [this](const RpcContext &, const QJsonObject &p) { return policyValidate(p); });
 }
 
 Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject &params)
@@ -171,7 +260,7 @@ Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject
         {QStringLiteral("version"), QStringLiteral(AIRLOCK_VERSION)},
         {QStringLiteral("capabilities"),
          QJsonArray {QStringLiteral("sandbox"), QStringLiteral("console"), QStringLiteral("events"),
-                     QStringLiteral("images")}},
+                     QStringLiteral("images"), QStringLiteral("policy")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},
@@ -236,6 +325,49 @@ Result<QJsonValue> HelperApi::imageList()
     for (const auto &image : m_images.list())
         images.append(image.toJson());
     return QJsonObject {{QStringLiteral("images"), images}};
+}
+
+Result<QJsonValue> HelperApi::policyGet(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    auto policy = m_sandboxes.policy(*name);
+    if (!policy)
+        return std::unexpected(policy.error());
+    return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
+}
+
+Result<QJsonValue> HelperApi::policySet(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    const QJsonValue value = params.value(kPolicy);
+    if (!value.isObject())
+        return fail(ErrorKind::InvalidParams,
+                    value.isUndefined() ? QStringLiteral("field 'policy' is missing")
+                                        : QStringLiteral("field 'policy' must be an object"));
+    // Check the name first so that an unknown sandbox is not_found whatever the policy.
+    if (auto sandbox = m_sandboxes.get(*name); !sandbox)
+        return std::unexpected(sandbox.error());
+    auto policy = EgressPolicy::fromJson(value.toObject());
+    if (!policy)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("policy: %1").arg(policy.error().message));
+    if (auto ok = m_sandboxes.setPolicy(*name, *policy); !ok)
+        return std::unexpected(ok.error());
+    return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
+}
+
+Result<QJsonValue> HelperApi::policyValidate(const QJsonObject &params)
+{
+    const QJsonValue value = params.value(kPolicy);
+    if (value.isUndefined())
+        return fail(ErrorKind::InvalidParams, QStringLiteral("field 'policy' is missing"));
+    const QJsonArray errors = policyErrors(value);
+    return QJsonObject {{QStringLiteral("valid"), errors.isEmpty()},
+                        {QStringLiteral("errors"), errors}};
 }
 
 void HelperApi::notifySubscribers(const QByteArray &frame)

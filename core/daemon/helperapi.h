@@ -32,6 +32,9 @@ private:
     Result<QJsonValue> consoleDetach(const RpcContext &context, const QJsonObject &params);
     Result<QJsonValue> consoleWrite(const QJsonObject &params);
     Result<QJsonValue> imageList();
+    Result<QJsonValue> policyGet(const QJsonObject &params);
+    Result<QJsonValue> policySet(const QJsonObject &params);
+    Result<QJsonValue> policyValidate(const QJsonObject &params);
     void notifySubscribers(const QByteArray &frame);
 
     RpcServer &m_server;

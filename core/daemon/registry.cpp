@@ -1,6 +1,8 @@
 #include "core/daemon/registry.h"
 
 #include <QAtomicInteger>
+#include <QJsonDocument>
+#include <QJsonParseError>
 #include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -35,6 +37,24 @@ QDateTime timeFrom(const QVariant &value)
     return QDateTime::fromString(value.toString(), Qt::ISODateWithMs).toUTC();
 }
 
+/// Compact JSON of a policy, as stored in the `policy` column.
+QString policyText(const EgressPolicy &policy)
+{
+    return QString::fromUtf8(QJsonDocument(policy.toJson()).toJson(QJsonDocument::Compact));
+}
+
+/// Reads the `policy` column. A row that does not parse (edited by hand, or written by a buggy
+/// helper) falls back to deny-all, the fail-closed choice, with a warning naming the sandbox.
+EgressPolicy policyFrom(const QString &sandbox, const QVariant &value)
+{
+    auto policy = EgressPolicy::fromJsonBytes(value.toString().toUtf8());
+    if (policy)
+        return *policy;
+    qCWarning(lcRegistry, "%s: stored egress policy is invalid (%s); using deny-all",
+              qPrintable(sandbox), qPrintable(policy.error().message));
+    return EgressPolicy::denyAll();
+}
+
 void bindRecord(QSqlQuery &query, const SandboxRecord &record)
 {
     const Sandbox &s = record.sandbox;
@@ -51,6 +71,7 @@ void bindRecord(QSqlQuery &query, const SandboxRecord &record)
     query.bindValue(QStringLiteral(":vmm_pid"), record.runtime.pid);
     query.bindValue(QStringLiteral(":vmm_start_ticks"), record.runtime.startTimeTicks);
     query.bindValue(QStringLiteral(":runtime_dir"), record.runtime.runtimeDir);
+    query.bindValue(QStringLiteral(":policy"), policyText(record.policy));
 }
 
 } // namespace
@@ -74,6 +95,11 @@ QList<Registry::Migration> Registry::migrations()
                         " vmm_pid INTEGER NOT NULL DEFAULT 0,"
                         " vmm_start_ticks INTEGER NOT NULL DEFAULT 0,"
                         " runtime_dir TEXT NOT NULL DEFAULT '')")},
+        // 1 → 2: each sandbox's egress policy (docs/policy.md) as compact JSON. Existing and
+        // new sandboxes start with deny-all; the column goes with the row when a sandbox is
+        // deleted.
+        {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN policy TEXT NOT NULL"
+                        " DEFAULT '{\"version\":1,\"rules\":[]}'")},
     };
 }
 
@@ -161,7 +187,7 @@ Result<QList<SandboxRecord>> Registry::load() const
     if (!query.exec(QStringLiteral(
             "SELECT name, vcpus, memory_mib, image, created_at, state, state_reason, "
             "acceleration, acceleration_warning, started_at, vmm_pid, vmm_start_ticks, "
-            "runtime_dir FROM sandboxes ORDER BY name")))
+            "runtime_dir, policy FROM sandboxes ORDER BY name")))
         return sqlFailure(QStringLiteral("load"), query.lastError());
     QList<SandboxRecord> records;
     while (query.next()) {
@@ -181,6 +207,7 @@ Result<QList<SandboxRecord>> Registry::load() const
         record.runtime.startTimeTicks = query.value(11).toLongLong();
         record.runtime.runtimeDir = query.value(12).toString();
         s.vmmPid = record.runtime.pid;
+        record.policy = policyFrom(s.spec.name, query.value(13));
         records.append(record);
     }
     return records;
@@ -192,10 +219,10 @@ Result<void> Registry::insert(const SandboxRecord &record)
     query.prepare(QStringLiteral(
         "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
         "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
-        "vmm_start_ticks, runtime_dir) VALUES (:name, :vcpus, :memory_mib, :image, "
+        "vmm_start_ticks, runtime_dir, policy) VALUES (:name, :vcpus, :memory_mib, :image, "
         ":created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
         "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "
-        "COALESCE(:runtime_dir, ''))"));
+        "COALESCE(:runtime_dir, ''), :policy)"));
     bindRecord(query, record);
     if (query.exec())
         return {};
@@ -221,7 +248,7 @@ Result<void> Registry::update(const SandboxRecord &record)
         "acceleration = :acceleration, "
         "acceleration_warning = COALESCE(:acceleration_warning, ''), started_at = :started_at, "
         "vmm_pid = :vmm_pid, vmm_start_ticks = :vmm_start_ticks, "
-        "runtime_dir = COALESCE(:runtime_dir, '') WHERE name = :name"));
+        "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy WHERE name = :name"));
     bindRecord(query, record);
     if (!query.exec())
         return sqlFailure(QStringLiteral("update %1").arg(record.sandbox.spec.name),

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/egresspolicy.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/vmm/vmm.h"
@@ -17,6 +18,7 @@ struct SandboxRecord
 {
     Sandbox sandbox;
     VmmRuntimeInfo runtime;
+    EgressPolicy policy; ///< the sandbox's egress allowlist; deny-all for a new sandbox
 };
 
 /// The helper's persistent sandbox registry: one SQLite file (Qt Sql, QSQLITE driver) in the

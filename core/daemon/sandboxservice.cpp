@@ -38,7 +38,7 @@ QString SandboxService::vanishedReason()
 
 SandboxRecord SandboxService::Entry::record() const
 {
-    return SandboxRecord {sandbox, runtime};
+    return SandboxRecord {sandbox, runtime, policy};
 }
 
 SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const ImageStore &images,
@@ -73,6 +73,7 @@ Result<void> SandboxService::restore()
         Entry &entry = m_entries[record.sandbox.spec.name];
         entry.sandbox = record.sandbox;
         entry.runtime = record.runtime;
+        entry.policy = record.policy;
         if (entry.sandbox.state == SandboxState::Stopped) {
             killOrphanVmm(entry.sandbox.spec.name);
             continue;
@@ -313,6 +314,34 @@ Result<void> SandboxService::writeConsole(const QString &name, const QByteArray 
                     QStringLiteral("sandbox '%1' is %2, not running")
                         .arg(name, sandboxStateName(entry->sandbox.state)));
     entry->vmm->writeConsole(bytes);
+    return {};
+}
+
+Result<EgressPolicy> SandboxService::policy(const QString &name) const
+{
+    auto entry = find(name);
+    if (!entry)
+        return std::unexpected(entry.error());
+    return (*entry)->policy;
+}
+
+Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &policy)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    if (auto ok = policy.validate(); !ok)
+        return std::unexpected(ok.error());
+    Entry *entry = *found;
+    SandboxRecord record = entry->record();
+    record.policy = policy;
+    // Persist first: a failed write leaves both the file and the live policy as they were.
+    if (auto ok = m_registry.update(record); !ok)
+        return std::unexpected(ok.error());
+    entry->policy = policy;
+    qCInfo(lcSandbox, "%s: egress policy set (%lld rules)", qPrintable(name),
+           static_cast<long long>(policy.rules.size()));
+    Q_EMIT policyChanged(name);
     return {};
 }
 

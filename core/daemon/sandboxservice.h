@@ -70,12 +70,20 @@ public:
     Result<void> remove(const QString &name);
     /// Types bytes on the guest's console; InvalidState unless running.
     Result<void> writeConsole(const QString &name, const QByteArray &bytes);
+    /// The sandbox's egress policy (deny-all until set). NotFound when there is no such sandbox.
+    Result<EgressPolicy> policy(const QString &name) const;
+    /// Replaces the sandbox's egress policy, in any state: validates it (InvalidParams, nothing
+    /// changes), persists it (on failure nothing changes either), then emits policyChanged.
+    /// Applying it to a running guest's connections is the gateway's job (not yet built).
+    Result<void> setPolicy(const QString &name, const EgressPolicy &policy);
 
     const SandboxServiceConfig &config() const { return m_config; }
 
 Q_SIGNALS:
     void sandboxChanged(const airlock::Sandbox &sandbox);
     void sandboxRemoved(const QString &name);
+    /// A sandbox's egress policy was replaced (setPolicy succeeded).
+    void policyChanged(const QString &name);
 
 private:
     /// Kills a VMM that still runs for a sandbox recorded as stopped (see the .cpp for why).
@@ -85,6 +93,7 @@ private:
         SandboxRecord record() const;
         Sandbox sandbox;
         VmmRuntimeInfo runtime;
+        EgressPolicy policy;
         std::unique_ptr<Vmm> vmm;
         bool stopRequested = false;
         uid_t vmmUid = 0; ///< uid of the running VMM (its runtime dir's owner); 0 when none

@@ -26,12 +26,16 @@ inline constexpr char ConsoleAttach[] = "console.attach";
 inline constexpr char ConsoleDetach[] = "console.detach";
 inline constexpr char ConsoleWrite[] = "console.write";
 inline constexpr char EventsSubscribe[] = "events.subscribe";
+inline constexpr char PolicyGet[] = "policy.get";
+inline constexpr char PolicySet[] = "policy.set";
+inline constexpr char PolicyValidate[] = "policy.validate";
 } // namespace method
 
 namespace notification {
 inline constexpr char SandboxChanged[] = "sandbox.changed";
 inline constexpr char SandboxRemoved[] = "sandbox.removed";
 inline constexpr char ConsoleOutput[] = "console.output";
+inline constexpr char PolicyChanged[] = "policy.changed";
 } // namespace notification
 
 } // namespace airlock::protocol

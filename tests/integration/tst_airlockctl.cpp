@@ -3,6 +3,8 @@
 
 #include "helperprocess.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -60,7 +62,7 @@ private Q_SLOTS:
         run = ctl({QStringLiteral("--help")});
         QCOMPARE(run.exitCode, 0);
         for (const char *command : {"create", "list", "info", "start", "stop", "kill", "rm",
-                                    "images", "console", "bridge"})
+                                    "images", "console", "bridge", "policy"})
             QVERIFY2(run.out.contains(QStringLiteral("\n  ") + QLatin1String(command)), command);
         run = ctl({QStringLiteral("stop"), QStringLiteral("--help")});
         QCOMPARE(run.exitCode, 0);
@@ -343,6 +345,124 @@ private Q_SLOTS:
                 request, false);
         QCOMPARE(nowhere.exitCode, 1);
         QVERIFY(nowhere.err.contains(QStringLiteral("airlockd is not running")));
+    }
+
+    void policyCommands()
+    {
+        // A helper of its own with a fake image store: policies need a sandbox, not a guest.
+        HelperProcess helper;
+        const QString imageDir = helper.tempPath() + QStringLiteral("/images/default");
+        QVERIFY(QDir().mkpath(imageDir));
+        for (const char *file : {"vmlinux", "initrd.img"}) {
+            QFile f(imageDir + u'/' + QLatin1String(file));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("not a kernel");
+        }
+        QFile metadata(imageDir + QStringLiteral("/image.json"));
+        QVERIFY(metadata.open(QIODevice::WriteOnly));
+        metadata.write(R"({"description":"test image","kernel":"vmlinux","initrd":"initrd.img",)"
+                       R"("kernelArgs":"","createdAt":"2024-01-01T00:00:00.000Z"})");
+        metadata.close();
+        helper.setImageStore(helper.tempPath() + QStringLiteral("/images"));
+        QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+        auto run = [&](QStringList arguments, const QByteArray &input = {}) {
+            arguments.prepend(helper.socketPath());
+            arguments.prepend(QStringLiteral("--socket"));
+            return ctl(arguments, input, false);
+        };
+        const QString policies = QStringLiteral(AIRLOCK_SOURCE_DIR "/resources/policies/");
+        const QString pypi = policies + QStringLiteral("pypi.json");
+
+        QCOMPARE(run({QStringLiteral("create"), QStringLiteral("ctl-policy")}).exitCode, 0);
+        Run result =
+            run({QStringLiteral("policy"), QStringLiteral("get"), QStringLiteral("ctl-policy")});
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(
+            QJsonDocument::fromJson(result.out.toUtf8()).object(),
+            QJsonObject({{QStringLiteral("version"), 1}, {QStringLiteral("rules"), QJsonArray()}}));
+        QVERIFY2(result.out.contains(QStringLiteral("\n    \"")), "pretty-printed");
+
+        result = run(
+            {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("ctl-policy"), pypi});
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.out.trimmed(),
+                 QStringLiteral("set the egress policy of sandbox 'ctl-policy' (2 rules)"));
+        result =
+            run({QStringLiteral("policy"), QStringLiteral("get"), QStringLiteral("ctl-policy")});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonArray rules = QJsonDocument::fromJson(result.out.toUtf8())
+                                     .object()
+                                     .value(QStringLiteral("rules"))
+                                     .toArray();
+        QCOMPARE(rules.size(), 2);
+        QCOMPARE(rules.at(0).toObject().value(QStringLiteral("host")).toString(),
+                 QStringLiteral("pypi.org"));
+
+        // From stdin.
+        QFile npm(policies + QStringLiteral("npm.json"));
+        QVERIFY(npm.open(QIODevice::ReadOnly));
+        result = run({QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("ctl-policy"),
+                      QStringLiteral("-")},
+                     npm.readAll());
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.out.trimmed(),
+                 QStringLiteral("set the egress policy of sandbox 'ctl-policy' (1 rule)"));
+
+        // validate: every template is valid; a bad file lists each error on its own line.
+        for (const char *file :
+             {"debian-mirrors.json", "pypi.json", "npm.json", "github.json", "deny-all.json"}) {
+            result = run({QStringLiteral("policy"), QStringLiteral("validate"),
+                          policies + QLatin1String(file)});
+            QVERIFY2(result.exitCode == 0, qPrintable(result.err));
+        }
+        const QString bad = helper.tempPath() + QStringLiteral("/bad.json");
+        QFile badFile(bad);
+        QVERIFY(badFile.open(QIODevice::WriteOnly));
+        badFile.write(R"({"version": 1, "rules": [{"host": "ok.test", "ports": [443, 443]},)"
+                      R"( {"host": "ok.test", "methods": ["get"]}]})");
+        badFile.close();
+        result = run({QStringLiteral("policy"), QStringLiteral("validate"), bad});
+        QCOMPARE(result.exitCode, 1);
+        const QStringList lines = result.err.trimmed().split(u'\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines[0].contains(QStringLiteral("rule 0, field 'ports'")), qPrintable(lines[0]));
+        QVERIFY2(lines[1].contains(QStringLiteral("rule 1, field 'methods'")),
+                 qPrintable(lines[1]));
+
+        // set refuses the bad file and keeps the policy; unknown sandbox and bad JSON fail too.
+        result = run(
+            {QStringLiteral("policy"), QStringLiteral("set"), QStringLiteral("ctl-policy"), bad});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QStringLiteral("rule 0, field 'ports'")),
+                 qPrintable(result.err));
+        result =
+            run({QStringLiteral("policy"), QStringLiteral("get"), QStringLiteral("ctl-policy")});
+        QCOMPARE(QJsonDocument::fromJson(result.out.toUtf8())
+                     .object()
+                     .value(QStringLiteral("rules"))
+                     .toArray()
+                     .size(),
+                 1);
+        QCOMPARE(run({QStringLiteral("policy"), QStringLiteral("get"), QStringLiteral("ghost")})
+                     .exitCode,
+                 1);
+        result = run({QStringLiteral("policy"), QStringLiteral("validate"), QStringLiteral("-")},
+                     "{not json");
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QStringLiteral("not valid JSON")), qPrintable(result.err));
+        QCOMPARE(run({QStringLiteral("policy"), QStringLiteral("validate"),
+                      helper.tempPath() + QStringLiteral("/missing.json")})
+                     .exitCode,
+                 1);
+
+        // Usage errors exit 2.
+        for (const QStringList &arguments :
+             {QStringList {QStringLiteral("policy")},
+              QStringList {QStringLiteral("policy"), QStringLiteral("get")},
+              QStringList {QStringLiteral("policy"), QStringLiteral("set"),
+                           QStringLiteral("ctl-policy")},
+              QStringList {QStringLiteral("policy"), QStringLiteral("frob"), pypi}})
+            QCOMPARE(run(arguments).exitCode, 2);
     }
 
 private:

@@ -35,6 +35,47 @@ QJsonObject named(const QString &name)
     return QJsonObject {{QStringLiteral("name"), name}};
 }
 
+/// A template from resources/policies/ as a JSON object (empty when it cannot be read).
+QJsonObject policyTemplate(const QString &file)
+{
+    QFile in(QStringLiteral(AIRLOCK_SOURCE_DIR "/resources/policies/") + file);
+    if (!in.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(in.readAll()).object();
+}
+
+/// A policy as the helper gives it back: rules without `ports` get the default `[443]`.
+QJsonObject canonical(QJsonObject policy)
+{
+    QJsonArray rules;
+    for (const QJsonValue &value : policy.value(QStringLiteral("rules")).toArray()) {
+        QJsonObject rule = value.toObject();
+        if (!rule.contains(QStringLiteral("ports")))
+            rule.insert(QStringLiteral("ports"), QJsonArray {443});
+        rules.append(rule);
+    }
+    policy.insert(QStringLiteral("rules"), rules);
+    return policy;
+}
+
+QJsonObject denyAllPolicy()
+{
+    return QJsonObject {{QStringLiteral("version"), 1}, {QStringLiteral("rules"), QJsonArray()}};
+}
+
+/// The `policy` of a `policy.get` answer.
+QJsonObject policyOf(RpcTestClient &client, const QString &name)
+{
+    return RpcTestClient::result(client.call(QStringLiteral("policy.get"), named(name)))
+        .value(QStringLiteral("policy"))
+        .toObject();
+}
+
+QJsonObject policyParams(const QString &name, const QJsonObject &policy)
+{
+    return QJsonObject {{QStringLiteral("name"), name}, {QStringLiteral("policy"), policy}};
+}
+
 /// What a forked, unprivileged client saw: the first line the helper sent and whether the
 /// helper closed the connection after it.
 struct ForeignClientOutcome
@@ -144,6 +185,13 @@ private Q_SLOTS:
     void tooManyClientsRefusedThenServedAgain();
     void groupMemberIsServed();
     void socketModeAndGroup();
+    void policyDefaultsToDenyAll();
+    void policySetGetRoundTrip_data();
+    void policySetGetRoundTrip();
+    void policyInvalidIsRejectedAndOldOneKept();
+    void policyValidate();
+    void policyUnknownSandbox();
+    void policySurvivesRestartAndGoesWithDelete();
 
 private:
     /// True when the helper still answers a new client.
@@ -746,6 +794,217 @@ void TestHelperProtocol::tooManyClientsRefusedThenServedAgain()
     clients.clear();
     // Freed slots are served again.
     QTRY_VERIFY_WITH_TIMEOUT(RpcTestClient(m_helper->socketPath()).hello(), 10000);
+}
+
+void TestHelperProtocol::policyDefaultsToDenyAll()
+{
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.hello());
+    client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("fresh")));
+    const QJsonObject answer =
+        client.call(QStringLiteral("policy.get"), named(QStringLiteral("fresh")));
+    const QJsonObject result = RpcTestClient::result(answer);
+    QCOMPARE(result.value(QStringLiteral("name")).toString(), QStringLiteral("fresh"));
+    QCOMPARE(result.value(QStringLiteral("policy")).toObject(), denyAllPolicy());
+}
+
+void TestHelperProtocol::policySetGetRoundTrip_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const char *file :
+         {"debian-mirrors.json", "pypi.json", "npm.json", "github.json", "deny-all.json"})
+        QTest::newRow(file) << QString::fromLatin1(file);
+}
+
+void TestHelperProtocol::policySetGetRoundTrip()
+{
+    QFETCH(QString, file);
+    const QJsonObject policy = policyTemplate(file);
+    QVERIFY(!policy.isEmpty());
+    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient watcher(m_helper->socketPath());
+    QVERIFY(client.hello());
+    QVERIFY(watcher.hello());
+    QVERIFY(watcher.call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
+    client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("roundtrip")));
+
+    const QJsonObject set = client.call(QStringLiteral("policy.set"),
+                                        policyParams(QStringLiteral("roundtrip"), policy));
+    QVERIFY2(set.contains(QStringLiteral("result")), QJsonDocument(set).toJson().constData());
+    QCOMPARE(RpcTestClient::result(set).value(QStringLiteral("policy")).toObject(),
+             canonical(policy));
+    QCOMPARE(policyOf(client, QStringLiteral("roundtrip")), canonical(policy));
+    const auto changed = watcher.waitForNotification(
+        QStringLiteral("policy.changed"), [](const QJsonObject &params) {
+            return params.value(QStringLiteral("name")).toString() == QStringLiteral("roundtrip");
+        });
+    QVERIFY(changed);
+}
+
+void TestHelperProtocol::policyInvalidIsRejectedAndOldOneKept()
+{
+    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient watcher(m_helper->socketPath());
+    QVERIFY(client.hello());
+    QVERIFY(watcher.hello());
+    client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("kept")));
+    const QJsonObject pypi = policyTemplate(QStringLiteral("pypi.json"));
+    QVERIFY(client.call(QStringLiteral("policy.set"), policyParams(QStringLiteral("kept"), pypi))
+                .contains(QStringLiteral("result")));
+    QVERIFY(watcher.call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
+
+    // A valid first rule and an invalid second one: nothing of it may be applied.
+    QJsonObject bad = pypi;
+    QJsonArray rules = bad.value(QStringLiteral("rules")).toArray();
+    rules.append(QJsonObject {{QStringLiteral("host"), QStringLiteral("ok.test")},
+                              {QStringLiteral("ports"), QJsonArray {443, 443}}});
+    bad.insert(QStringLiteral("rules"), rules);
+    const QJsonObject answer =
+        client.call(QStringLiteral("policy.set"), policyParams(QStringLiteral("kept"), bad));
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("invalid_params"));
+    const QString message = answer.value(QStringLiteral("error"))
+                                .toObject()
+                                .value(QStringLiteral("message"))
+                                .toString();
+    QVERIFY2(message.contains(QStringLiteral("rule 2, field 'ports'")), qPrintable(message));
+    for (const QJsonValue &other :
+         {QJsonValue(QStringLiteral("not an object")),
+          QJsonValue(QJsonObject {{QStringLiteral("version"), 2},
+                                  {QStringLiteral("rules"), QJsonArray()}})}) {
+        QJsonObject params = named(QStringLiteral("kept"));
+        params.insert(QStringLiteral("policy"), other);
+        QCOMPARE(RpcTestClient::errorKind(client.call(QStringLiteral("policy.set"), params)),
+                 QStringLiteral("invalid_params"));
+    }
+    QCOMPARE(policyOf(client, QStringLiteral("kept")), canonical(pypi));
+    // No policy.changed for a refused set (sandbox.list is a barrier: answers come in order).
+    QVERIFY(watcher.call(QStringLiteral("sandbox.list")).contains(QStringLiteral("result")));
+    for (const QJsonObject &notification : watcher.takeNotifications())
+        QVERIFY(notification.value(QStringLiteral("method")).toString()
+                != QStringLiteral("policy.changed"));
+}
+
+void TestHelperProtocol::policyValidate()
+{
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.hello());
+    for (const char *file :
+         {"debian-mirrors.json", "pypi.json", "npm.json", "github.json", "deny-all.json"}) {
+        const QJsonObject answer =
+            client.call(QStringLiteral("policy.validate"),
+                        {{QStringLiteral("policy"), policyTemplate(QString::fromLatin1(file))}});
+        const QJsonObject result = RpcTestClient::result(answer);
+        QVERIFY2(result.value(QStringLiteral("valid")).toBool(), file);
+        QCOMPARE(result.value(QStringLiteral("errors")).toArray(), QJsonArray());
+    }
+
+    // Several problems at once: each is reported with its rule and field.
+    const QJsonObject bad {
+        {QStringLiteral("version"), 1},
+        {QStringLiteral("color"), QStringLiteral("blue")},
+        {QStringLiteral("rules"),
+         QJsonArray {QJsonObject {{QStringLiteral("host"), QStringLiteral("ok.test")}},
+                     QJsonObject {{QStringLiteral("host"), QStringLiteral("ok.test")},
+                                  {QStringLiteral("methods"), QJsonArray {QStringLiteral("get")}}},
+                     QJsonObject {{QStringLiteral("host"), QStringLiteral("ok.test")},
+                                  {QStringLiteral("port"), 443}},
+                     42}}};
+    const QJsonObject answer =
+        client.call(QStringLiteral("policy.validate"), {{QStringLiteral("policy"), bad}});
+    QVERIFY2(answer.contains(QStringLiteral("result")), QJsonDocument(answer).toJson().constData());
+    const QJsonObject result = RpcTestClient::result(answer);
+    QCOMPARE(result.value(QStringLiteral("valid")).toBool(true), false);
+    const QJsonArray errors = result.value(QStringLiteral("errors")).toArray();
+    QCOMPARE(errors.size(), 4);
+    auto error = [&](int i) { return errors.at(i).toObject(); };
+    QVERIFY(error(0).value(QStringLiteral("rule")).isNull());
+    QCOMPARE(error(0).value(QStringLiteral("field")).toString(), QStringLiteral("color"));
+    QCOMPARE(error(1).value(QStringLiteral("rule")).toInt(), 1);
+    QCOMPARE(error(1).value(QStringLiteral("field")).toString(), QStringLiteral("methods"));
+    QVERIFY2(error(1)
+                 .value(QStringLiteral("message"))
+                 .toString()
+                 .startsWith(QStringLiteral("rule 1, field 'methods': ")),
+             qPrintable(error(1).value(QStringLiteral("message")).toString()));
+    QCOMPARE(error(2).value(QStringLiteral("rule")).toInt(), 2);
+    QCOMPARE(error(2).value(QStringLiteral("field")).toString(), QStringLiteral("port"));
+    QCOMPARE(error(3).value(QStringLiteral("rule")).toInt(), 3);
+    QVERIFY(error(3).value(QStringLiteral("field")).isNull());
+
+    // Not an object, or a wrong version: still an answer, not an RPC error.
+    for (const QJsonValue &other :
+         {QJsonValue(42),
+          QJsonValue(QJsonObject {{QStringLiteral("version"), 2},
+                                  {QStringLiteral("rules"), QJsonArray()}})}) {
+        const QJsonObject refused = RpcTestClient::result(
+            client.call(QStringLiteral("policy.validate"), {{QStringLiteral("policy"), other}}));
+        QCOMPARE(refused.value(QStringLiteral("valid")).toBool(true), false);
+        QCOMPARE(refused.value(QStringLiteral("errors")).toArray().size(), 1);
+    }
+    // Every top-level problem at once: no version, rules not an array, an unknown key.
+    const QJsonObject shapeless {{QStringLiteral("rules"), QStringLiteral("all")},
+                                 {QStringLiteral("rule"), QJsonArray()}};
+    const QJsonArray shapeErrors =
+        RpcTestClient::result(
+            client.call(QStringLiteral("policy.validate"), {{QStringLiteral("policy"), shapeless}}))
+            .value(QStringLiteral("errors"))
+            .toArray();
+    QStringList fields;
+    for (const QJsonValue &shapeError : shapeErrors) {
+        QVERIFY(shapeError.toObject().value(QStringLiteral("rule")).isNull());
+        fields.append(shapeError.toObject().value(QStringLiteral("field")).toString());
+    }
+    QCOMPARE(
+        fields,
+        QStringList({QStringLiteral("version"), QStringLiteral("rules"), QStringLiteral("rule")}));
+
+    // A missing parameter is a bad request, though.
+    QCOMPARE(RpcTestClient::errorKind(client.call(QStringLiteral("policy.validate"))),
+             QStringLiteral("invalid_params"));
+}
+
+void TestHelperProtocol::policyUnknownSandbox()
+{
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.hello());
+    QCOMPARE(RpcTestClient::errorKind(
+                 client.call(QStringLiteral("policy.get"), named(QStringLiteral("ghost")))),
+             QStringLiteral("not_found"));
+    QCOMPARE(
+        RpcTestClient::errorKind(client.call(
+            QStringLiteral("policy.set"),
+            policyParams(QStringLiteral("ghost"), policyTemplate(QStringLiteral("npm.json"))))),
+        QStringLiteral("not_found"));
+    QCOMPARE(RpcTestClient::errorKind(
+                 client.call(QStringLiteral("policy.get"), named(QStringLiteral("Ghost")))),
+             QStringLiteral("invalid_name"));
+}
+
+void TestHelperProtocol::policySurvivesRestartAndGoesWithDelete()
+{
+    const QJsonObject github = policyTemplate(QStringLiteral("github.json"));
+    {
+        RpcTestClient client(m_helper->socketPath());
+        QVERIFY(client.hello());
+        client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("durable")));
+        QVERIFY(
+            client
+                .call(QStringLiteral("policy.set"), policyParams(QStringLiteral("durable"), github))
+                .contains(QStringLiteral("result")));
+    }
+    QVERIFY2(m_helper->restart(), qPrintable(m_helper->lastError()));
+    RpcTestClient client(m_helper->socketPath());
+    QVERIFY(client.hello());
+    QCOMPARE(policyOf(client, QStringLiteral("durable")), canonical(github));
+
+    // Deleting the sandbox deletes its policy: a new one of the same name starts at deny-all.
+    QVERIFY(client.call(QStringLiteral("sandbox.delete"), named(QStringLiteral("durable")))
+                .contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::errorKind(
+                 client.call(QStringLiteral("policy.get"), named(QStringLiteral("durable")))),
+             QStringLiteral("not_found"));
+    client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("durable")));
+    QCOMPARE(policyOf(client, QStringLiteral("durable")), denyAllPolicy());
 }
 
 QTEST_GUILESS_MAIN(TestHelperProtocol)

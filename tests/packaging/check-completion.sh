@@ -45,7 +45,7 @@ expect() { # expect "WANT" word...
         echo "ok: '$*' -> '$got'"
     fi
 }
-expect "create list info start stop kill rm images console bridge" airlockctl ""
+expect "create list info start stop kill rm images console bridge policy" airlockctl ""
 expect "start stop" airlockctl st
 expect "--socket --json --help --version" airlockctl -
 expect "FILES" airlockctl --socket ""
@@ -57,6 +57,13 @@ expect "agent-2" airlockctl --socket /tmp/s.sock console a
 expect "" airlockctl start demo ""
 expect "" airlockctl create ""
 expect "demo agent-2" airlockctl stop --timeout 5 ""
+expect "get set validate" airlockctl policy ""
+expect "validate" airlockctl policy v
+expect "demo agent-2" airlockctl policy get ""
+expect "demo" airlockctl policy set d
+expect "FILES" airlockctl policy set demo ""
+expect "FILES" airlockctl policy validate ""
+expect "" airlockctl policy get demo ""
 grep -q -- '--socket /tmp/s.sock list --json' "$work/calls" \
     || { echo "FAIL: --socket not passed to airlockctl list" >&2; failures=$((failures + 1)); }
 exit $((failures > 0))

@@ -1,5 +1,7 @@
 #include "core/daemon/registry.h"
 
+#include "core/model/egresspolicy.h"
+
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -51,6 +53,9 @@ private Q_SLOTS:
     void failedMigrationRollsBack();
     void newerSchemaIsRefused();
     void twoRegistriesAtOnce();
+    void versionOneIsMigratedToDenyAllPolicies();
+    void policyRoundTrip();
+    void unreadablePolicyFallsBackToDenyAll();
 
 private:
     QString path() const { return m_dir->filePath(QStringLiteral("registry.sqlite")); }
@@ -194,6 +199,67 @@ void TestRegistry::twoRegistriesAtOnce()
     QVERIFY((*first)->insert(makeRecord(QStringLiteral("in-first"))));
     QCOMPARE((*second)->load()->size(), 0);
     QCOMPARE((*first)->load()->size(), 1);
+}
+
+void TestRegistry::versionOneIsMigratedToDenyAllPolicies()
+{
+    // A file as the first airlockd wrote it: schema 1, one sandbox, no policy column.
+    QStringList v1 = Registry::migrations().first();
+    v1 << QStringLiteral("INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at) "
+                         "VALUES ('old', 2, 512, 'default', '2024-05-01T10:20:30.456Z')")
+       << QStringLiteral("PRAGMA user_version=1");
+    rawExec(path(), v1);
+
+    auto registry = Registry::open(path());
+    QVERIFY2(registry, qPrintable(registry ? QString() : registry.error().message));
+    QCOMPARE((*registry)->schemaVersion(), int(Registry::migrations().size()));
+    QVERIFY(Registry::migrations().size() >= 2);
+    const auto records = (*registry)->load();
+    QVERIFY(records);
+    QCOMPARE(records->size(), 1);
+    QCOMPARE(records->first().sandbox.spec.name, QStringLiteral("old"));
+    QCOMPARE(records->first().sandbox.spec.memoryMib, 512);
+    QCOMPARE(records->first().policy, airlock::EgressPolicy::denyAll());
+    // A sandbox inserted without a policy of its own gets deny-all too.
+    QVERIFY((*registry)->insert(makeRecord(QStringLiteral("new"))));
+    QCOMPARE((*registry)->load()->first().sandbox.spec.name, QStringLiteral("new"));
+    QCOMPARE((*registry)->load()->first().policy, airlock::EgressPolicy::denyAll());
+}
+
+void TestRegistry::policyRoundTrip()
+{
+    auto policy = airlock::EgressPolicy::fromJsonBytes(
+        R"({"version": 1, "rules": [{"host": "*.pkg.test", "ports": [443, 8443],)"
+        R"( "methods": ["GET"], "pathPrefixes": ["/simple/"], "comment": "c"}]})");
+    QVERIFY(policy);
+    {
+        auto registry = Registry::open(path());
+        QVERIFY(registry);
+        SandboxRecord record = makeRecord(QStringLiteral("guarded"));
+        QVERIFY((*registry)->insert(record));
+        record.policy = *policy;
+        QVERIFY((*registry)->update(record));
+    }
+    auto registry = Registry::open(path());
+    QVERIFY(registry);
+    QCOMPARE((*registry)->load()->first().policy, *policy);
+    // The policy goes with the row.
+    QVERIFY((*registry)->remove(QStringLiteral("guarded")));
+    QVERIFY((*registry)->insert(makeRecord(QStringLiteral("guarded"))));
+    QCOMPARE((*registry)->load()->first().policy, airlock::EgressPolicy::denyAll());
+}
+
+void TestRegistry::unreadablePolicyFallsBackToDenyAll()
+{
+    {
+        auto registry = Registry::open(path());
+        QVERIFY(registry);
+        QVERIFY((*registry)->insert(makeRecord(QStringLiteral("edited"))));
+    }
+    rawExec(path(), {QStringLiteral("UPDATE sandboxes SET policy = '{\"version\": 7}'")});
+    auto registry = Registry::open(path());
+    QVERIFY(registry);
+    QCOMPARE((*registry)->load()->first().policy, airlock::EgressPolicy::denyAll());
 }
 
 QTEST_GUILESS_MAIN(TestRegistry)
