@@ -44,6 +44,17 @@ Result<void> setRandomSerial(X509 *certificate)
     return {};
 }
 
+// An empty X.509 v3 certificate with a fresh random serial: the start of every certificate here.
+Result<X509Ptr> newCertificate()
+{
+    X509Ptr certificate(X509_new());
+    if (!certificate || X509_set_version(certificate.get(), X509_VERSION_3) != 1)
+        return failOpenSsl(QStringLiteral("X509_new"));
+    if (auto serial = setRandomSerial(certificate.get()); !serial)
+        return std::unexpected(serial.error());
+    return certificate;
+}
+
 Result<void> addExtension(X509 *certificate, X509V3_CTX *ctx, int nid, const char *value)
 {
     X509ExtensionPtr extension(X509V3_EXT_nconf_nid(nullptr, ctx, nid, value));
@@ -166,11 +177,10 @@ Result<SandboxCa> SandboxCa::generate(const QString &label)
     if (!key)
         return std::unexpected(key.error());
 
-    X509Ptr certificate(X509_new());
-    if (!certificate || X509_set_version(certificate.get(), X509_VERSION_3) != 1)
-        return failOpenSsl(QStringLiteral("X509_new"));
-    if (auto serial = setRandomSerial(certificate.get()); !serial)
-        return std::unexpected(serial.error());
+    auto created = newCertificate();
+    if (!created)
+        return std::unexpected(created.error());
+    X509Ptr certificate = std::move(*created);
     X509_NAME *subject = X509_get_subject_name(certificate.get());
     if (auto r = addNameEntry(subject, "O", QStringLiteral("Airlock")); !r)
         return std::unexpected(r.error());
@@ -327,11 +337,10 @@ Result<std::shared_ptr<const TlsLeaf>> SandboxCa::mint(const QString &name) cons
     auto key = generateP256Key();
     if (!key)
         return std::unexpected(key.error());
-    X509Ptr certificate(X509_new());
-    if (!certificate || X509_set_version(certificate.get(), X509_VERSION_3) != 1)
-        return failOpenSsl(QStringLiteral("X509_new"));
-    if (auto serial = setRandomSerial(certificate.get()); !serial)
-        return std::unexpected(serial.error());
+    auto created = newCertificate();
+    if (!created)
+        return std::unexpected(created.error());
+    X509Ptr certificate = std::move(*created);
     if (auto r = addNameEntry(X509_get_subject_name(certificate.get()), "O",
                               QStringLiteral("Airlock sandbox"));
         !r)

@@ -2,6 +2,7 @@
 // A6-A8, B1-B4, C3, D1, D4 and G1 that the HTTP layer decides, plus variants of each class. Every
 // row is also fed split at every byte offset and byte by byte, and must give the same result.
 #include "core/gateway/httprequestguard.h"
+#include "egressrules.h"
 
 #include <QRandomGenerator>
 #include <QTest>
@@ -21,16 +22,7 @@ using airlock::gateway::PolicyMatcher;
 
 namespace {
 
-EgressRule rule(const QString &host, QList<quint16> ports = {443}, QStringList methods = {},
-                QStringList prefixes = {})
-{
-    EgressRule r;
-    r.host = host;
-    r.ports = std::move(ports);
-    r.methods = std::move(methods);
-    r.pathPrefixes = std::move(prefixes);
-    return r;
-}
+using airlock::test::rule;
 
 // The CASES.md placeholders: pkg.test (443 only), api.test with methods and paths, plain.test
 // on port 80 for cleartext cases. tenant.test and evil.test are not allowed.

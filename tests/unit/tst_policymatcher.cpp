@@ -3,6 +3,7 @@
 // D2 and D4 that can be decided without I/O.
 #include "core/gateway/hostheader.h"
 #include "core/gateway/policymatcher.h"
+#include "egressrules.h"
 
 #include <QTest>
 
@@ -14,16 +15,7 @@ using airlock::gateway::PolicyMatcher;
 
 namespace {
 
-EgressRule rule(const QString &host, QList<quint16> ports = {443}, QStringList methods = {},
-                QStringList prefixes = {})
-{
-    EgressRule r;
-    r.host = host;
-    r.ports = std::move(ports);
-    r.methods = std::move(methods);
-    r.pathPrefixes = std::move(prefixes);
-    return r;
-}
+using airlock::test::rule;
 
 // The CASES.md placeholders: pkg.test (443 only), api.test, and a wildcard for C2.
 PolicyMatcher casesMatcher()
