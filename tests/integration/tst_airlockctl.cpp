@@ -351,19 +351,7 @@ private Q_SLOTS:
     {
         // A helper of its own with a fake image store: policies need a sandbox, not a guest.
         HelperProcess helper;
-        const QString imageDir = helper.tempPath() + QStringLiteral("/images/default");
-        QVERIFY(QDir().mkpath(imageDir));
-        for (const char *file : {"vmlinux", "initrd.img"}) {
-            QFile f(imageDir + u'/' + QLatin1String(file));
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("not a kernel");
-        }
-        QFile metadata(imageDir + QStringLiteral("/image.json"));
-        QVERIFY(metadata.open(QIODevice::WriteOnly));
-        metadata.write(R"({"description":"test image","kernel":"vmlinux","initrd":"initrd.img",)"
-                       R"("kernelArgs":"","createdAt":"2024-01-01T00:00:00.000Z"})");
-        metadata.close();
-        helper.setImageStore(helper.tempPath() + QStringLiteral("/images"));
+        QVERIFY2(!helper.useUnbootableImageStore().isEmpty(), qPrintable(helper.lastError()));
         QVERIFY2(helper.start(), qPrintable(helper.lastError()));
         auto run = [&](QStringList arguments, const QByteArray &input = {}) {
             arguments.prepend(helper.socketPath());

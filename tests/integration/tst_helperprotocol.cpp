@@ -206,20 +206,8 @@ void TestHelperProtocol::initTestCase()
 {
     m_helper = std::make_unique<HelperProcess>();
     // A tiny image store of our own: create only checks the image exists, nothing boots.
-    m_imageStore = m_helper->tempPath() + QStringLiteral("/images");
-    const QString imageDir = m_imageStore + QStringLiteral("/default");
-    QVERIFY(QDir().mkpath(imageDir));
-    for (const char *file : {"vmlinux", "initrd.img"}) {
-        QFile f(imageDir + u'/' + QLatin1String(file));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("not a kernel");
-    }
-    QFile metadata(imageDir + QStringLiteral("/image.json"));
-    QVERIFY(metadata.open(QIODevice::WriteOnly));
-    metadata.write(R"({"description":"test image","kernel":"vmlinux","initrd":"initrd.img",)"
-                   R"("kernelArgs":"","createdAt":"2024-01-01T00:00:00.000Z"})");
-    metadata.close();
-    m_helper->setImageStore(m_imageStore);
+    m_imageStore = m_helper->useUnbootableImageStore();
+    QVERIFY2(!m_imageStore.isEmpty(), qPrintable(m_helper->lastError()));
     QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
 }
 

@@ -197,4 +197,31 @@ QString HelperProcess::tempPath() const
     return m_tempDir.path();
 }
 
+QString HelperProcess::useUnbootableImageStore()
+{
+    const QString store = tempPath() + QStringLiteral("/images");
+    const QString imageDir = store + QStringLiteral("/default");
+    if (!QDir().mkpath(imageDir)) {
+        m_lastError = QStringLiteral("cannot create %1").arg(imageDir);
+        return {};
+    }
+    const QList<std::pair<QString, QByteArray>> files {
+        {QStringLiteral("vmlinux"), QByteArrayLiteral("not a kernel")},
+        {QStringLiteral("initrd.img"), QByteArrayLiteral("not an initrd")},
+        {QStringLiteral("image.json"),
+         QByteArrayLiteral(R"({"description":"test image","kernel":"vmlinux",)"
+                           R"("initrd":"initrd.img","kernelArgs":"",)"
+                           R"("createdAt":"2024-01-01T00:00:00.000Z"})")},
+    };
+    for (const auto &[name, content] : files) {
+        QFile file(imageDir + u'/' + name);
+        if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size()) {
+            m_lastError = QStringLiteral("cannot write %1").arg(file.fileName());
+            return {};
+        }
+    }
+    setImageStore(store);
+    return store;
+}
+
 } // namespace airlock::test

@@ -47,6 +47,10 @@ public:
     /// Uses another image store (e.g. one the test fills with its own images); call before
     /// start().
     void setImageStore(const QString &path) { m_imageStore = path; }
+    /// Writes a store with one image `default` whose kernel cannot boot (enough for everything
+    /// but sandbox.start) into tempPath() and uses it. Call before start(). Returns the store's
+    /// path, or an empty string (lastError() says why).
+    QString useUnbootableImageStore();
     /// A directory the test may use for its own files; removed with the helper.
     QString tempPath() const;
     QString lastError() const { return m_lastError; }
