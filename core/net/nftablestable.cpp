@@ -216,6 +216,12 @@ Result<void> NftablesSpec::validate() const
     if (gatewayTcpPort == 0 || gatewayDnsPort == 0 || gatewayTcpPort == gatewayDnsPort)
         return fail(ErrorKind::InvalidParams,
                     u"gateway TCP and DNS ports must be two different non-zero ports"_s);
+    if (explicitProxyPort != 0
+        && (explicitProxyPort == 53 || explicitProxyPort == gatewayTcpPort
+            || explicitProxyPort == gatewayDnsPort))
+        return fail(ErrorKind::InvalidParams,
+                    u"the explicit proxy port must differ from 53 and the gateway's listener "
+                    "ports"_s);
     return {};
 }
 
@@ -292,6 +298,11 @@ Result<QJsonDocument> NftablesTable::document(const NftablesSpec &spec)
              match(payload(u"th"_s, u"dport"_s), 53)},
             u"redirect_dns"_s,
             QJsonObject {{u"redirect"_s, QJsonObject {{u"port"_s, int(spec.gatewayDnsPort)}}}});
+    if (spec.explicitProxyPort != 0)
+        l3.rule({fromGuest, toGateway, match(l4proto, u"tcp"_s),
+                 match(payload(u"th"_s, u"dport"_s), int(spec.explicitProxyPort))},
+                u"redirect_tcp"_s,
+                QJsonObject {{u"redirect"_s, QJsonObject {{u"port"_s, int(spec.gatewayTcpPort)}}}});
     l3.rule({fromGuest, match(payload(u"ip"_s, u"daddr"_s), gateway, notEqual),
              match(l4proto, u"tcp"_s)},
             u"redirect_tcp"_s,

@@ -28,6 +28,11 @@ struct NftablesSpec
     quint16 gatewayTcpPort = 0;
     /// The gateway's DNS listener on `gateway`, UDP and TCP (all guest port-53 traffic).
     quint16 gatewayDnsPort = 0;
+    /// The gateway's explicit-proxy port on `gateway` (0: none). A guest connection to
+    /// gateway:explicitProxyPort is redirected to the TCP listener like all other TCP, so the
+    /// gateway sees that original destination and serves it as an explicit HTTP proxy
+    /// (docs/gateway.md). Must differ from 53 and the two listener ports.
+    quint16 explicitProxyPort = 0;
 
     /// Checks every field. Errors: InvalidName (sandbox), InvalidParams (the rest).
     Result<void> validate() const;

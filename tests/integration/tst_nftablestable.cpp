@@ -46,6 +46,7 @@ const QString GatewayIp = QStringLiteral("100.96.0.1");
 const QString HostOtherIp = QStringLiteral("192.0.2.1"); // TEST-NET-1 on a host veth
 constexpr quint16 TcpPort = 15001;
 constexpr quint16 DnsPort = 15053;
+constexpr quint16 ProxyPort = 3128;
 constexpr quint16 HostServicePort = 2222; // stand-in for sshd
 constexpr quint16 HostUdpPort = 5353;
 constexpr int SoOriginalDst = 80; // linux/netfilter_ipv4.h
@@ -304,6 +305,7 @@ NftablesSpec TestNftablesTable::spec(const QString &sandbox, const QString &ifna
     result.gateway = QHostAddress(GatewayIp);
     result.gatewayTcpPort = TcpPort;
     result.gatewayDnsPort = DnsPort;
+    result.explicitProxyPort = ProxyPort;
     return result;
 }
 
@@ -493,6 +495,10 @@ void TestNftablesTable::invalidSpecs_data()
                                 << int(ErrorKind::InvalidParams);
     QTest::newRow("port 0") << QStringLiteral("dns") << QStringLiteral("0")
                             << int(ErrorKind::InvalidParams);
+    QTest::newRow("proxy on 53") << QStringLiteral("proxy") << QStringLiteral("53")
+                                 << int(ErrorKind::InvalidParams);
+    QTest::newRow("proxy on the TCP listener")
+        << QStringLiteral("proxy") << QString::number(TcpPort) << int(ErrorKind::InvalidParams);
 }
 
 void TestNftablesTable::invalidSpecs()
@@ -511,6 +517,8 @@ void TestNftablesTable::invalidSpecs()
         bad.guest = QHostAddress(value);
     else if (field == u"dns")
         bad.gatewayDnsPort = quint16(value.toUInt());
+    else if (field == u"proxy")
+        bad.explicitProxyPort = quint16(value.toUInt());
     auto document = NftablesTable::document(bad);
     QVERIFY(!document);
     QCOMPARE(int(document.error().kind), kind);
@@ -539,6 +547,8 @@ void TestNftablesTable::tcpIsRedirected_data()
     QTest::newRow("host's other address, service port") << HostOtherIp << int(HostServicePort);
     QTest::newRow("gateway port itself") << GatewayIp << int(TcpPort);
     QTest::newRow("port 853 (DNS over TLS)") << QStringLiteral("198.51.100.53") << 853;
+    // The explicit proxy: redirected too, so the gateway reads GW:3128 as the destination.
+    QTest::newRow("explicit proxy port on GW") << GatewayIp << int(ProxyPort);
 }
 
 void TestNftablesTable::tcpIsRedirected()
@@ -562,7 +572,7 @@ void TestNftablesTable::tcpIsRedirected()
     QCOMPARE(QString::fromLatin1(text), address);
     QCOMPARE(int(ntohs(original.sin_port)), port);
     QCOMPARE(drainConnections(m_hostService), 0); // the real service saw nothing
-    if (address != GatewayIp)
+    if (address != GatewayIp || port == ProxyPort)
         QCOMPARE(packets(QStringLiteral("redirect_tcp")), before + 1);
 }
 
