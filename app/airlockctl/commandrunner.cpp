@@ -132,6 +132,38 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
          &CommandRunner::cmdPolicy,
          {},
          -1},
+        {QStringLiteral("secret"),
+         QStringLiteral("set NAME | ls | rm NAME"),
+         QStringLiteral("Store a secret in the helper's vault (set reads the value from standard "
+                        "input, never from the command line), list secrets without their "
+                        "values, or delete one that no binding uses (docs/credentials.md)."),
+         &CommandRunner::cmdSecret,
+         {},
+         -1},
+        {QStringLiteral("binding"),
+         QStringLiteral("add SANDBOX SECRET HOST [--path PREFIX] [--method M]... [--header NAME] "
+                        "[--template T | --basic USER] | ls [SANDBOX] | rm ID"),
+         QStringLiteral("Let a sandbox's gateway inject a secret into https requests to exactly "
+                        "HOST (port 443), by default as 'Authorization: Bearer {secret}'; the "
+                        "guest only holds a placeholder."),
+         &CommandRunner::cmdBinding,
+         {QCommandLineOption(QStringLiteral("path"),
+                             QStringLiteral("Only requests whose path starts with PREFIX."),
+                             QStringLiteral("PREFIX")),
+          QCommandLineOption(QStringLiteral("method"),
+                             QStringLiteral("Only this method (repeatable), e.g. GET."),
+                             QStringLiteral("M")),
+          QCommandLineOption(QStringLiteral("header"),
+                             QStringLiteral("Header to set (default Authorization)."),
+                             QStringLiteral("NAME")),
+          QCommandLineOption(QStringLiteral("template"),
+                             QStringLiteral("Header value with {secret} once (default 'Bearer "
+                                            "{secret}')."),
+                             QStringLiteral("T")),
+          QCommandLineOption(QStringLiteral("basic"),
+                             QStringLiteral("HTTP basic authentication as USER (RFC 7617)."),
+                             QStringLiteral("USER"))},
+         -1},
     };
     return list;
 }

@@ -64,6 +64,10 @@ private:
     int cmdBridge(QCommandLineParser &parser);
     /// `policy get NAME`, `policy set NAME FILE|-`, `policy validate FILE|-`.
     int cmdPolicy(QCommandLineParser &parser);
+    /// `secret set NAME` (value from stdin), `secret ls`, `secret rm NAME`.
+    int cmdSecret(QCommandLineParser &parser);
+    /// `binding add SANDBOX SECRET HOST [options]`, `binding ls [SANDBOX]`, `binding rm ID`.
+    int cmdBinding(QCommandLineParser &parser);
     /// Reads a policy file (`-` is stdin) as a JSON object; prints why not and returns
     /// std::nullopt when it cannot be read or is not a JSON object.
     std::optional<QJsonObject> readPolicyFile(const QString &path);

@@ -24,7 +24,9 @@ QString uptime(const QJsonObject &sandbox, const QDateTime &now)
     return formatDuration(std::max<qint64>(0, started.secsTo(now)));
 }
 
-QString table(const QList<QStringList> &rows)
+} // namespace
+
+QString formatTable(const QList<QStringList> &rows)
 {
     QList<qsizetype> widths;
     for (const QStringList &row : rows) {
@@ -48,7 +50,7 @@ QString table(const QList<QStringList> &rows)
     return text;
 }
 
-} // namespace
+namespace { } // namespace
 
 QString formatDuration(qint64 seconds)
 {
@@ -78,7 +80,7 @@ QString formatSandboxTable(const QJsonArray &sandboxes, const QDateTime &now)
                      field(sandbox, "memoryMib") + QStringLiteral(" MiB"), field(sandbox, "image"),
                      uptime(sandbox, now)});
     }
-    return table(rows);
+    return formatTable(rows);
 }
 
 QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now)
@@ -117,7 +119,54 @@ QString formatImageTable(const QJsonArray &images)
         rows.append({field(image, "id"), orDash(field(image, "kernel")),
                      orDash(field(image, "createdAt")), field(image, "description")});
     }
-    return table(rows);
+    return formatTable(rows);
+}
+
+QString formatSecretTable(const QJsonArray &secrets)
+{
+    QList<QStringList> rows {{QStringLiteral("NAME"), QStringLiteral("FINGERPRINT"),
+                              QStringLiteral("CREATED"), QStringLiteral("LAST USED"),
+                              QStringLiteral("USES"), QStringLiteral("BINDINGS")}};
+    for (const QJsonValue &value : secrets) {
+        const QJsonObject secret = value.toObject();
+        QStringList ids;
+        for (const QJsonValue &id : secret.value(QStringLiteral("bindings")).toArray())
+            ids.append(QString::number(id.toInteger()));
+        const QString problem = field(secret, "problem");
+        rows.append({field(secret, "name"),
+                     problem.isEmpty() ? orDash(field(secret, "fingerprint"))
+                                       : QStringLiteral("DAMAGED: ") + problem,
+                     orDash(field(secret, "created")), orDash(field(secret, "lastUsed")),
+                     field(secret, "useCount"), orDash(ids.join(QLatin1Char(',')))});
+    }
+    return formatTable(rows);
+}
+
+QString formatBindingTable(const QJsonArray &bindings)
+{
+    QList<QStringList> rows {{QStringLiteral("ID"), QStringLiteral("SANDBOX"),
+                              QStringLiteral("SECRET"), QStringLiteral("HOST"),
+                              QStringLiteral("PATH"), QStringLiteral("METHODS"),
+                              QStringLiteral("PLACEMENT"), QStringLiteral("INJECTED"),
+                              QStringLiteral("DENIED"), QStringLiteral("GUEST VARIABLE")}};
+    for (const QJsonValue &value : bindings) {
+        const QJsonObject binding = value.toObject();
+        const QJsonObject placement = binding.value(QStringLiteral("placement")).toObject();
+        const QString where = field(placement, "type") == QStringLiteral("basic")
+            ? QStringLiteral("basic auth as %1").arg(field(placement, "username"))
+            : QStringLiteral("%1: %2").arg(field(placement, "header"),
+                                           field(placement, "template"));
+        QStringList methods;
+        for (const QJsonValue &method : binding.value(QStringLiteral("methods")).toArray())
+            methods.append(method.toString());
+        const QJsonObject stats = binding.value(QStringLiteral("stats")).toObject();
+        rows.append({field(binding, "id"), field(binding, "sandbox"), field(binding, "secret"),
+                     field(binding, "host"), orDash(field(binding, "pathPrefix")),
+                     methods.isEmpty() ? QStringLiteral("any") : methods.join(QLatin1Char(',')),
+                     where, field(stats, "injections"), field(stats, "denied"),
+                     field(binding, "placeholderVariable")});
+    }
+    return formatTable(rows);
 }
 
 } // namespace airlock::ctl

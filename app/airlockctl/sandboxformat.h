@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 namespace airlock::ctl {
 
@@ -14,6 +15,13 @@ QString formatSandboxTable(const QJsonArray &sandboxes, const QDateTime &now);
 QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now);
 /// `images` output: ID KERNEL CREATED DESCRIPTION.
 QString formatImageTable(const QJsonArray &images);
+/// `secret ls` output: NAME FINGERPRINT CREATED LAST USED USES BINDINGS; never a value.
+QString formatSecretTable(const QJsonArray &secrets);
+/// `binding ls` output: ID SANDBOX SECRET HOST PATH METHODS PLACEMENT INJECTED DENIED and the
+/// guest's environment variable holding the placeholder.
+QString formatBindingTable(const QJsonArray &bindings);
+/// Rows of cells as text columns padded to the widest cell (the first row is the header).
+QString formatTable(const QList<QStringList> &rows);
 /// "45s", "3m12s", "2h05m", "3d04h": coarse enough to read at a glance.
 QString formatDuration(qint64 seconds);
 

@@ -2,7 +2,9 @@
 // core/vmm (see docs/protocol.md for what clients may ask of it).
 
 #include "core/daemon/accesspolicy.h"
+#include "core/daemon/bindingstore.h"
 #include "core/daemon/consolehub.h"
+#include "core/daemon/credentialapi.h"
 #include "core/daemon/helperapi.h"
 #include "core/daemon/hostaccounts.h"
 #include "core/daemon/logging.h"
@@ -163,6 +165,15 @@ int main(int argc, char *argv[])
 
     airlock::RpcServer server(airlock::AccessPolicy(*group, kGroup));
     airlock::HelperApi api(server, sandboxes, consoles, images);
+    // A vault that cannot open (lost key, wrong mode) must not stop the helper from serving
+    // sandboxes: the secret methods report it instead.
+    auto vault =
+        airlock::vault::SecretVault::open(QDir(stateDir).filePath(QStringLiteral("vault")),
+                                          QDir(stateDir).filePath(QStringLiteral("vault.key")));
+    if (!vault)
+        qCWarning(lcMain, "vault unavailable: %s", qPrintable(vault.error().message));
+    airlock::BindingStore bindings(**registry);
+    airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes);
     const int inheritedSocket = airlock::takeInheritedListenSocket();
     if (auto listening = inheritedSocket >= 0
             ? server.listen(inheritedSocket, parser.value(socketOption))

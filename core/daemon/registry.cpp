@@ -100,6 +100,25 @@ QList<Registry::Migration> Registry::migrations()
         // deleted.
         {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN policy TEXT NOT NULL"
                         " DEFAULT '{\"version\":1,\"rules\":[]}'")},
+        // 2 → 3: credential bindings and the guest-visible placeholders (issue 4). Both go with
+        // their sandbox (ON DELETE CASCADE; open() turns foreign keys on).
+        {QStringLiteral("CREATE TABLE credential_bindings ("
+                        " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                        " sandbox TEXT NOT NULL REFERENCES sandboxes(name) ON DELETE CASCADE,"
+                        " secret TEXT NOT NULL,"
+                        " host TEXT NOT NULL,"
+                        " path_prefix TEXT NOT NULL DEFAULT '',"
+                        " methods TEXT NOT NULL DEFAULT '',"
+                        " placement TEXT NOT NULL,"
+                        " created_at TEXT NOT NULL,"
+                        " injections INTEGER NOT NULL DEFAULT 0,"
+                        " last_used TEXT,"
+                        " denied INTEGER NOT NULL DEFAULT 0)"),
+         QStringLiteral("CREATE TABLE credential_placeholders ("
+                        " sandbox TEXT NOT NULL REFERENCES sandboxes(name) ON DELETE CASCADE,"
+                        " secret TEXT NOT NULL,"
+                        " placeholder TEXT NOT NULL UNIQUE,"
+                        " PRIMARY KEY (sandbox, secret))")},
     };
 }
 
@@ -129,7 +148,7 @@ Result<std::unique_ptr<Registry>> Registry::open(const QString &path,
     // which is what the registry must survive.
     for (const auto &pragma :
          {QStringLiteral("PRAGMA journal_mode=WAL"), QStringLiteral("PRAGMA synchronous=NORMAL"),
-          QStringLiteral("PRAGMA busy_timeout=5000")}) {
+          QStringLiteral("PRAGMA busy_timeout=5000"), QStringLiteral("PRAGMA foreign_keys=ON")}) {
         if (!query.exec(pragma))
             return sqlFailure(pragma, query.lastError());
     }

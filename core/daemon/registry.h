@@ -50,8 +50,12 @@ public:
     Result<void> insert(const SandboxRecord &record);
     /// Replaces the row of record.sandbox.spec.name; NotFound when there is none.
     Result<void> update(const SandboxRecord &record);
-    /// NotFound when there is no such row.
+    /// NotFound when there is no such row. The sandbox's credential bindings and placeholders
+    /// go with it (foreign keys, ON DELETE CASCADE).
     Result<void> remove(const QString &name);
+    /// The Qt Sql connection of this registry, for the stores that keep their tables in the
+    /// same file (BindingStore).
+    const QString &connectionName() const { return m_connectionName; }
 
 private:
     explicit Registry(QString connectionName);

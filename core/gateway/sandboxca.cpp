@@ -1,5 +1,6 @@
 #include "core/gateway/sandboxca.h"
 
+#include "core/io/privatefile.h"
 #include "core/model/hostname.h"
 
 #include <QFile>
@@ -84,82 +85,6 @@ QDateTime asn1TimeToDateTime(const ASN1_TIME *time)
                      QTime(parts.tm_hour, parts.tm_min, parts.tm_sec), Qt::UTC);
 }
 
-// Reads a whole small file; `fd` is closed by the caller.
-Result<QByteArray> readAll(int fd, const QString &path)
-{
-    QByteArray data;
-    char buffer[4096];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("cannot read %1: %2")
-                            .arg(path, QString::fromLocal8Bit(std::strerror(errno))));
-        if (n == 0)
-            break;
-        data.append(buffer, n);
-        if (data.size() > kMaxPemBytes) {
-            OPENSSL_cleanse(data.data(), size_t(data.size()));
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(kMaxPemBytes));
-        }
-    }
-    OPENSSL_cleanse(buffer, sizeof buffer);
-    return data;
-}
-
-// Writes `data` to `path` atomically: `path`.tmp created with `mode` (O_EXCL, O_NOFOLLOW),
-// fsync, rename over `path`.
-Result<void> writeFileAtomically(const QString &path, const QByteArray &data, mode_t mode)
-{
-    const QByteArray target = QFile::encodeName(path);
-    const QByteArray temporary = target + ".tmp";
-    ::unlink(temporary.constData());
-    const int fd =
-        ::open(temporary.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    auto ioError = [&](const char *what) {
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("%1 %2: %3")
-                        .arg(QString::fromLatin1(what), path,
-                             QString::fromLocal8Bit(std::strerror(errno))));
-    };
-    if (fd < 0)
-        return ioError("cannot create");
-    // The umask may have narrowed the mode further; never widen it beyond `mode`.
-    if (::fchmod(fd, mode) != 0) {
-        const auto error = ioError("cannot chmod");
-        ::close(fd);
-        ::unlink(temporary.constData());
-        return error;
-    }
-    qsizetype written = 0;
-    while (written < data.size()) {
-        const ssize_t n = ::write(fd, data.constData() + written, size_t(data.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const auto error = ioError("cannot write");
-            ::close(fd);
-            ::unlink(temporary.constData());
-            return error;
-        }
-        written += n;
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        const auto error = ioError("cannot sync");
-        ::unlink(temporary.constData());
-        return error;
-    }
-    if (::rename(temporary.constData(), target.constData()) != 0) {
-        const auto error = ioError("cannot rename into");
-        ::unlink(temporary.constData());
-        return error;
-    }
-    return {};
-}
-
 } // namespace
 
 SandboxCa::SandboxCa(X509Ptr certificate, EvpPkeyPtr key)
@@ -212,39 +137,14 @@ Result<SandboxCa> SandboxCa::generate(const QString &label)
 
 Result<SandboxCa> SandboxCa::load(const QString &certificatePath, const QString &keyPath)
 {
-    QFile certificateFile(certificatePath);
-    if (!certificateFile.exists())
-        return fail(ErrorKind::NotFound,
-                    QStringLiteral("no CA certificate at %1").arg(certificatePath));
-    if (!certificateFile.open(QIODevice::ReadOnly))
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("cannot read %1: %2")
-                        .arg(certificatePath, certificateFile.errorString()));
-    auto certificate = certificateFromPem(certificateFile.read(kMaxPemBytes));
+    auto certificatePem = io::readSmallFile(certificatePath, kMaxPemBytes, u"CA certificate");
+    if (!certificatePem)
+        return std::unexpected(certificatePem.error());
+    auto certificate = certificateFromPem(*certificatePem);
     if (!certificate)
         return std::unexpected(certificate.error());
 
-    const QByteArray keyName = QFile::encodeName(keyPath);
-    const int fd = ::open(keyName.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return fail(ErrorKind::NotFound, QStringLiteral("no CA key at %1").arg(keyPath));
-        if (errno == ELOOP)
-            return fail(ErrorKind::PermissionDenied,
-                        QStringLiteral("CA key %1 is a symbolic link").arg(keyPath));
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("cannot open %1: %2")
-                        .arg(keyPath, QString::fromLocal8Bit(std::strerror(errno))));
-    }
-    struct stat status = {};
-    if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || (status.st_mode & 077) != 0) {
-        ::close(fd);
-        return fail(ErrorKind::PermissionDenied,
-                    QStringLiteral("CA key %1 must be a regular file with mode 0600 or stricter")
-                        .arg(keyPath));
-    }
-    auto pem = readAll(fd, keyPath);
-    ::close(fd);
+    auto pem = io::readPrivateFile(keyPath, kMaxPemBytes, u"CA key");
     if (!pem)
         return std::unexpected(pem.error());
     BioPtr bio(BIO_new_mem_buf(pem->constData(), int(pem->size())));
@@ -272,11 +172,11 @@ Result<void> SandboxCa::save(const QString &certificatePath, const QString &keyP
     const long size = BIO_get_mem_data(bio.get(), &data);
     QByteArray keyPem(data, size);
     OPENSSL_cleanse(data, size_t(size));
-    auto keyWritten = writeFileAtomically(keyPath, keyPem, 0600);
+    auto keyWritten = io::writeFileAtomically(keyPath, keyPem, 0600);
     OPENSSL_cleanse(keyPem.data(), size_t(keyPem.size()));
     if (!keyWritten)
         return keyWritten;
-    return writeFileAtomically(certificatePath, certificatePem(), 0644);
+    return io::writeFileAtomically(certificatePath, certificatePem(), 0644);
 }
 
 QByteArray SandboxCa::certificatePem() const

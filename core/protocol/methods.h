@@ -29,6 +29,12 @@ inline constexpr char EventsSubscribe[] = "events.subscribe";
 inline constexpr char PolicyGet[] = "policy.get";
 inline constexpr char PolicySet[] = "policy.set";
 inline constexpr char PolicyValidate[] = "policy.validate";
+inline constexpr char SecretSet[] = "secret.set";
+inline constexpr char SecretList[] = "secret.list";
+inline constexpr char SecretDelete[] = "secret.delete";
+inline constexpr char BindingAdd[] = "binding.add";
+inline constexpr char BindingList[] = "binding.list";
+inline constexpr char BindingRemove[] = "binding.remove";
 } // namespace method
 
 namespace notification {

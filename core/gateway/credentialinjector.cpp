@@ -1,0 +1,183 @@
+#include "core/gateway/credentialinjector.h"
+
+#include "core/gateway/credentialpatterns.h"
+#include "core/gateway/policymatcher.h"
+
+#include <openssl/crypto.h>
+
+namespace airlock::gateway {
+
+namespace {
+
+bool containsAny(QByteArrayView haystack, const QList<QByteArray> &needles)
+{
+    for (const QByteArray &needle : needles) {
+        if (haystack.contains(needle))
+            return true;
+    }
+    return false;
+}
+
+QByteArray basicCredentials(const GatewayCredential &credential, QByteArrayView secret)
+{
+    return credential.placement.username.toUtf8() + ':' + secret.toByteArray();
+}
+
+QString describe(const GatewayCredential &credential)
+{
+    return QStringLiteral("binding %1 (secret %2 for https://%3%4)")
+        .arg(credential.binding)
+        .arg(credential.secret, credential.host, credential.pathPrefix);
+}
+
+} // namespace
+
+CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
+    : m_credentials(std::move(credentials))
+{
+    for (const GatewayCredential &credential : std::as_const(m_credentials)) {
+        m_placeholderForms.append(credentialForms(credential.placeholder));
+        QList<QByteArray> values;
+        if (credential.value) {
+            QByteArray raw = credential.value->reveal().toByteArray();
+            values = credentialForms(raw);
+            if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
+                QByteArray basic = basicCredentials(credential, raw);
+                values += credentialForms(basic);
+                OPENSSL_cleanse(basic.data(), std::size_t(basic.size()));
+            }
+            OPENSSL_cleanse(raw.data(), std::size_t(raw.size()));
+        }
+        m_valueForms.append(values);
+    }
+}
+
+bool CredentialInjector::matches(int index, const Request &request) const
+{
+    if (index < 0 || index >= m_credentials.size())
+        return false;
+    const GatewayCredential &credential = m_credentials.at(index);
+    if (!request.tls || request.port != 443 || request.sni != credential.host
+        || request.host != credential.host)
+        return false;
+    if (!credential.methods.isEmpty() && !credential.methods.contains(request.method))
+        return false;
+    if (!credential.pathPrefix.isEmpty()) {
+        const qsizetype query = request.target.indexOf(QLatin1Char('?'));
+        const QString path = query < 0 ? request.target : request.target.left(query);
+        if (!PolicyMatcher::pathMatches(credential.pathPrefix, path))
+            return false;
+    }
+    return true;
+}
+
+CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
+                                                        QByteArrayView head) const
+{
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        if (containsAny(head, m_valueForms.at(i)))
+            return {Verdict::Kind::Exfiltration, int(i),
+                    QStringLiteral("the request carries the value of %1, which the guest must "
+                                   "never hold")
+                        .arg(describe(m_credentials.at(i)))};
+    }
+    Verdict verdict;
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        if (!containsAny(head, m_placeholderForms.at(i)))
+            continue;
+        if (!matches(int(i), request))
+            return {Verdict::Kind::Exfiltration, int(i),
+                    QStringLiteral("the placeholder of %1 was sent to %2://%3:%4 %5 %6, which the "
+                                   "binding does not cover")
+                        .arg(describe(m_credentials.at(i)),
+                             request.tls ? QStringLiteral("https") : QStringLiteral("http"),
+                             request.host)
+                        .arg(request.port)
+                        .arg(request.method, request.target.section(QLatin1Char('?'), 0, 0))};
+        if (verdict.kind == Verdict::Kind::Pass)
+            verdict = {Verdict::Kind::Inject, int(i),
+                       QStringLiteral("injected %1").arg(describe(m_credentials.at(i)))};
+    }
+    return verdict;
+}
+
+QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
+{
+    const GatewayCredential &credential = m_credentials.at(index);
+    const bool basic = credential.placement.kind == CredentialPlacement::Kind::Basic;
+    const QByteArray field =
+        basic ? QByteArrayLiteral("Authorization") : credential.placement.header.toLatin1();
+    const QByteArray prefix = field.toLower() + ':';
+    QByteArray out;
+    out.reserve(head.size() + 256);
+    qsizetype start = 0;
+    bool firstLine = true;
+    while (start < head.size()) {
+        qsizetype end = head.indexOf(QByteArrayView("\r\n"), start);
+        if (end < 0)
+            end = head.size();
+        const QByteArrayView line = head.sliced(start, end - start);
+        const qsizetype next = std::min(end + 2, head.size());
+        if (line.isEmpty()) {
+            // The end of the head: the credential goes last.
+            out.append(field);
+            out.append(": ");
+            QByteArray value =
+                credential.value ? credential.value->reveal().toByteArray() : QByteArray();
+            if (basic) {
+                QByteArray pair = basicCredentials(credential, value);
+                QByteArray encoded = pair.toBase64();
+                out.append("Basic ");
+                out.append(encoded);
+                OPENSSL_cleanse(pair.data(), std::size_t(pair.size()));
+                OPENSSL_cleanse(encoded.data(), std::size_t(encoded.size()));
+            } else {
+                const QByteArray tmpl = credential.placement.valueTemplate.toLatin1();
+                const qsizetype at = tmpl.indexOf("{secret}");
+                out.append(tmpl.left(at));
+                out.append(value);
+                out.append(tmpl.mid(at + 8));
+            }
+            OPENSSL_cleanse(value.data(), std::size_t(value.size()));
+            out.append("\r\n\r\n");
+            return out;
+        }
+        const bool drop = !firstLine && line.size() >= prefix.size()
+            && line.first(prefix.size()).toByteArray().toLower() == prefix;
+        if (!drop)
+            out.append(head.sliced(start, next - start));
+        firstLine = false;
+        start = next;
+    }
+    return out;
+}
+
+StreamReplacer CredentialInjector::bodyScanner(const Request &request) const
+{
+    QList<StreamReplacer::Rule> rules;
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        for (const QByteArray &form : m_valueForms.at(i))
+            rules.append({form, form});
+        if (!matches(int(i), request)) {
+            for (const QByteArray &form : m_placeholderForms.at(i))
+                rules.append({form, form});
+        }
+    }
+    return StreamReplacer(rules);
+}
+
+QList<StreamReplacer::Rule> CredentialInjector::scrubRules(int index) const
+{
+    QList<StreamReplacer::Rule> rules;
+    const GatewayCredential &credential = m_credentials.at(index);
+    for (const QByteArray &form : m_valueForms.at(index))
+        rules.append({form, credential.placeholder});
+    return rules;
+}
+
+QList<QByteArray> CredentialInjector::valuePatterns(int index) const
+{
+    return m_valueForms.at(index);
+}
+
+} // namespace airlock::gateway

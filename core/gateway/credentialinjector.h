@@ -1,0 +1,98 @@
+#pragma once
+
+#include "core/gateway/streamreplacer.h"
+#include "core/model/credentialbinding.h"
+#include "core/vault/secretvalue.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <memory>
+
+namespace airlock::gateway {
+
+/// One binding as its gateway holds it: the rule, the guest-visible placeholder and the value
+/// (shared, locked memory; never logged).
+struct GatewayCredential
+{
+    qint64 binding = 0; ///< the helper's binding id, for counters in events
+    QString secret; ///< the secret's name
+    QString host; ///< canonical exact host
+    QString pathPrefix; ///< empty: any path
+    QStringList methods; ///< empty: any method
+    CredentialPlacement placement;
+    QByteArray placeholder; ///< "airlock-placeholder-..."
+    std::shared_ptr<const vault::SecretValue> value;
+};
+
+/// The gateway's credential decisions for one sandbox (issue 4; CASES.md principle 7 and class
+/// I). Pure: no I/O, no logging, nothing it returns holds a secret except inject()'s head.
+///
+/// For each request that passed every other check (policy, framing, SNI = Host):
+///  1. any form (credentialForms: raw, percent-encoded, base64/base64url) of any secret value in
+///     the guest's head → Exfiltration (the guest must never hold a value; I4);
+///  2. a placeholder form in the head:
+///     - the request is an exact match for that placeholder's binding (https, port 443, canonical
+///       SNI = Host = binding host, path prefix and method) → Inject;
+///     - anything else (cleartext, other port, other host, other path or method) → Exfiltration
+///       (`credential_exfil`, I1/I2), never an injection;
+///  3. otherwise → Pass: nothing is injected into a request that does not carry a placeholder.
+/// Request bodies are scanned with bodyScanner() (placeholders of bindings the request does not
+/// match exactly, and every value form); responses of injected requests are scrubbed with
+/// scrubRules() (I3).
+class CredentialInjector final
+{
+public:
+    /// What the gateway knows about one request when it decides.
+    struct Request
+    {
+        bool tls = true;
+        quint16 port = 443;
+        QString sni; ///< canonical
+        QString host; ///< canonical Host (equal to sni on a checked https request)
+        QString method;
+        QString target; ///< origin-form, "/path?query"
+    };
+
+    struct Verdict
+    {
+        enum class Kind {
+            Pass, ///< forward unchanged
+            Inject, ///< forward inject(head, credential)
+            Exfiltration, ///< deny 403 `credential_exfil` and raise an alert
+        };
+        Kind kind = Kind::Pass;
+        int credential = -1; ///< index into credentials() for Inject and placeholder matches
+        QString detail; ///< English, names the binding and why, never a value
+    };
+
+    CredentialInjector() = default;
+    explicit CredentialInjector(QList<GatewayCredential> credentials);
+
+    const QList<GatewayCredential> &credentials() const { return m_credentials; }
+    bool isEmpty() const { return m_credentials.isEmpty(); }
+
+    /// True when `request` is exactly what credential `index` may be injected into.
+    bool matches(int index, const Request &request) const;
+    /// Decides on the request head the gateway is about to forward.
+    Verdict inspect(const Request &request, QByteArrayView head) const;
+    /// `head` with every field named like the placement's header removed and the placement's
+    /// field (template with the value, or Basic) added last. `head` ends with CRLF CRLF.
+    QByteArray inject(QByteArrayView head, int index) const;
+    /// A detector for the request body of `request`: it matches() whenever the body carries a
+    /// value form or a placeholder form of a binding the request is not an exact match for.
+    StreamReplacer bodyScanner(const Request &request) const;
+    /// Rules that turn every form of credential `index`'s value (and of its Basic credentials)
+    /// back into the placeholder, for the response to an injected request.
+    QList<StreamReplacer::Rule> scrubRules(int index) const;
+    /// The same patterns as scrubRules, for same-length masking beyond the scrub bound.
+    QList<QByteArray> valuePatterns(int index) const;
+
+private:
+    QList<GatewayCredential> m_credentials;
+    QList<QList<QByteArray>> m_placeholderForms;
+    QList<QList<QByteArray>> m_valueForms; ///< value forms, and Basic "user:value" forms
+};
+
+} // namespace airlock::gateway

@@ -1,0 +1,73 @@
+#include "core/gateway/streamreplacer.h"
+
+#include <algorithm>
+
+namespace airlock::gateway {
+
+StreamReplacer::StreamReplacer(QList<Rule> rules) : m_rules(std::move(rules))
+{
+    m_rules.erase(std::remove_if(m_rules.begin(), m_rules.end(),
+                                 [](const Rule &rule) { return rule.pattern.isEmpty(); }),
+                  m_rules.end());
+    std::stable_sort(m_rules.begin(), m_rules.end(), [](const Rule &a, const Rule &b) {
+        return a.pattern.size() > b.pattern.size();
+    });
+    if (!m_rules.isEmpty())
+        m_hold = m_rules.first().pattern.size() - 1;
+}
+
+QList<StreamReplacer::Rule> StreamReplacer::maskRules(const QList<QByteArray> &patterns)
+{
+    QList<Rule> rules;
+    for (const QByteArray &pattern : patterns)
+        rules.append({pattern, QByteArray(pattern.size(), 'X')});
+    return rules;
+}
+
+QByteArray StreamReplacer::feed(QByteArrayView bytes)
+{
+    m_pending.append(bytes);
+    return process(false);
+}
+
+QByteArray StreamReplacer::finish()
+{
+    return process(true);
+}
+
+QByteArray StreamReplacer::process(bool final)
+{
+    if (m_rules.isEmpty()) {
+        QByteArray out;
+        out.swap(m_pending);
+        return out;
+    }
+    QByteArray out;
+    out.reserve(m_pending.size());
+    qsizetype i = 0;
+    const qsizetype size = m_pending.size();
+    // Positions from which a whole longest pattern could still fit are decided now; the rest
+    // waits unless the stream ends.
+    const qsizetype decidable = final ? size : size - m_hold;
+    while (i < decidable) {
+        bool replaced = false;
+        for (const Rule &rule : m_rules) {
+            const qsizetype length = rule.pattern.size();
+            if (i + length > size)
+                continue;
+            if (QByteArrayView(m_pending).sliced(i, length) == QByteArrayView(rule.pattern)) {
+                out.append(rule.replacement);
+                i += length;
+                ++m_matches;
+                replaced = true;
+                break;
+            }
+        }
+        if (!replaced)
+            out.append(m_pending.at(i++));
+    }
+    m_pending.remove(0, i);
+    return out;
+}
+
+} // namespace airlock::gateway

@@ -1,0 +1,97 @@
+#include "core/vault/secretvalue.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace airlock::vault {
+
+namespace {
+
+std::size_t pageRounded(std::size_t bytes)
+{
+    const auto page = std::size_t(::sysconf(_SC_PAGESIZE));
+    return (bytes + page - 1) / page * page;
+}
+
+} // namespace
+
+SecretValue::SecretValue(QByteArrayView bytes)
+{
+    if (bytes.isEmpty())
+        return;
+    // An anonymous mapping of its own, so locking and MADV_DONTDUMP cover only secret bytes.
+    m_mapped = pageRounded(std::size_t(bytes.size()));
+    void *memory =
+        ::mmap(nullptr, m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) {
+        m_mapped = 0;
+        throw std::bad_alloc();
+    }
+    m_data = static_cast<char *>(memory);
+    m_locked = ::mlock(m_data, m_mapped) == 0;
+    ::madvise(m_data, m_mapped, MADV_DONTDUMP);
+    std::memcpy(m_data, bytes.data(), std::size_t(bytes.size()));
+    m_size = bytes.size();
+}
+
+SecretValue::SecretValue(SecretValue &&other) noexcept
+    : m_data(std::exchange(other.m_data, nullptr))
+    , m_size(std::exchange(other.m_size, 0))
+    , m_mapped(std::exchange(other.m_mapped, 0))
+    , m_locked(std::exchange(other.m_locked, false))
+{ }
+
+SecretValue &SecretValue::operator=(SecretValue &&other) noexcept
+{
+    if (this != &other) {
+        release();
+        m_data = std::exchange(other.m_data, nullptr);
+        m_size = std::exchange(other.m_size, 0);
+        m_mapped = std::exchange(other.m_mapped, 0);
+        m_locked = std::exchange(other.m_locked, false);
+    }
+    return *this;
+}
+
+SecretValue::~SecretValue()
+{
+    release();
+}
+
+void SecretValue::release()
+{
+    if (!m_data)
+        return;
+    OPENSSL_cleanse(m_data, m_mapped);
+    if (m_locked)
+        ::munlock(m_data, m_mapped);
+    ::munmap(m_data, m_mapped);
+    m_data = nullptr;
+    m_size = 0;
+    m_mapped = 0;
+    m_locked = false;
+}
+
+bool SecretValue::equals(QByteArrayView other) const
+{
+    if (other.size() != m_size)
+        return false;
+    return m_size == 0 || CRYPTO_memcmp(m_data, other.data(), std::size_t(m_size)) == 0;
+}
+
+QString SecretValue::fingerprint() const
+{
+    if (m_size == 0)
+        return {};
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (EVP_Digest(m_data, std::size_t(m_size), digest, &length, EVP_sha256(), nullptr) != 1)
+        return {};
+    return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(digest), 8).toHex());
+}
+
+} // namespace airlock::vault

@@ -1,0 +1,266 @@
+// The gateway's credential decisions without sockets (issue 4, CASES.md principle 7, I1-I4):
+// value and placeholder forms, streaming replacement across piece boundaries, exact-match
+// injection and every near miss.
+#include "core/gateway/credentialinjector.h"
+#include "core/gateway/credentialpatterns.h"
+#include "core/gateway/streamreplacer.h"
+
+#include <QTest>
+
+using airlock::CredentialPlacement;
+using airlock::gateway::credentialForms;
+using airlock::gateway::CredentialInjector;
+using airlock::gateway::GatewayCredential;
+using airlock::gateway::StreamReplacer;
+using Kind = CredentialInjector::Verdict::Kind;
+
+namespace {
+
+const QByteArray kSecret = QByteArrayLiteral("s3cr3t/Value+with=odd&chars");
+const QByteArray kPlaceholder =
+    QByteArrayLiteral("airlock-placeholder-0123456789abcdef0123456789abcdef");
+
+GatewayCredential credential(CredentialPlacement::Kind kind = CredentialPlacement::Kind::Header)
+{
+    GatewayCredential c;
+    c.binding = 7;
+    c.secret = QStringLiteral("api-token");
+    c.host = QStringLiteral("api.test");
+    c.pathPrefix = QStringLiteral("/v1");
+    c.methods = {QStringLiteral("GET"), QStringLiteral("POST")};
+    c.placement.kind = kind;
+    c.placement.username = QStringLiteral("bot");
+    c.placeholder = kPlaceholder;
+    c.value = std::make_shared<const airlock::vault::SecretValue>(kSecret);
+    return c;
+}
+
+CredentialInjector::Request exact()
+{
+    return {true,
+            443,
+            QStringLiteral("api.test"),
+            QStringLiteral("api.test"),
+            QStringLiteral("GET"),
+            QStringLiteral("/v1/items?x=1")};
+}
+
+QByteArray head(const QByteArray &authorization, const QByteArray &host = "api.test")
+{
+    return "GET /v1/items?x=1 HTTP/1.1\r\nHost: " + host
+        + "\r\nAccept: */*\r\nAuthorization: " + authorization + "\r\n\r\n";
+}
+
+} // namespace
+
+class TestCredentialInjector : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void formsFindEncodedValues_data()
+    {
+        QTest::addColumn<QByteArray>("carrier");
+        QTest::newRow("raw") << ("token=" + kSecret + "&x=1");
+        QTest::newRow("percent upper") << ("q=" + kSecret.toPercentEncoding());
+        QByteArray lowerHex = kSecret.toPercentEncoding();
+        for (qsizetype i = 0; i + 2 < lowerHex.size(); ++i) {
+            if (lowerHex.at(i) == '%')
+                lowerHex.replace(i + 1, 2, lowerHex.mid(i + 1, 2).toLower());
+        }
+        QTest::newRow("percent lower") << ("q=" + lowerHex);
+        for (int prefix = 0; prefix < 3; ++prefix) {
+            const QByteArray json = QByteArray(prefix, 'a') + "{\"t\":\"" + kSecret + "\"}";
+            QTest::addRow("base64 in JSON, offset %d", prefix) << json.toBase64();
+            QTest::addRow("base64url in JSON, offset %d", prefix)
+                << json.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+        }
+    }
+
+    void formsFindEncodedValues()
+    {
+        QFETCH(QByteArray, carrier);
+        bool found = false;
+        for (const QByteArray &form : credentialForms(kSecret))
+            found = found || carrier.contains(form);
+        QVERIFY(found);
+        // And nothing is found in text that does not hold the value.
+        for (const QByteArray &form : credentialForms(kSecret))
+            QVERIFY(!QByteArray("harmless body with s3cr3t words").contains(form));
+    }
+
+    void shortFormsAreLeftOut()
+    {
+        for (const QByteArray &form : credentialForms(QByteArrayLiteral("abcdefgh")))
+            QVERIFY(form.size() >= airlock::gateway::kMinFormBytes);
+        QVERIFY(credentialForms({}).isEmpty());
+    }
+
+    void replacerWorksAcrossEverySplit()
+    {
+        const QByteArray input = "head " + kSecret + " middle " + kSecret.toBase64() + " tail";
+        QList<StreamReplacer::Rule> rules;
+        for (const QByteArray &form : credentialForms(kSecret))
+            rules.append({form, "PH"});
+        for (qsizetype split = 0; split <= input.size(); ++split) {
+            StreamReplacer replacer(rules);
+            QByteArray out = replacer.feed(QByteArrayView(input).first(split));
+            QVERIFY(replacer.pending() < rules.first().pattern.size());
+            out += replacer.feed(QByteArrayView(input).sliced(split));
+            out += replacer.finish();
+            QCOMPARE(out, QByteArray("head PH middle PH tail"));
+            QCOMPARE(replacer.matches(), 2);
+        }
+        // Byte by byte, too.
+        StreamReplacer replacer(rules);
+        QByteArray out;
+        for (char c : input)
+            out += replacer.feed(QByteArrayView(&c, 1));
+        out += replacer.finish();
+        QCOMPARE(out, QByteArray("head PH middle PH tail"));
+    }
+
+    void maskKeepsLength()
+    {
+        StreamReplacer replacer(StreamReplacer::maskRules(credentialForms(kSecret)));
+        const QByteArray input = "a" + kSecret + "b";
+        QByteArray out = replacer.feed(input);
+        out += replacer.finish();
+        QCOMPARE(out.size(), input.size());
+        QVERIFY(!out.contains(kSecret));
+        QVERIFY(out.startsWith('a') && out.endsWith('b'));
+    }
+
+    void exactMatchInjectsTheValue()
+    {
+        const CredentialInjector injector({credential()});
+        const QByteArray guestHead = head("Bearer " + kPlaceholder);
+        const auto verdict = injector.inspect(exact(), guestHead);
+        QCOMPARE(verdict.kind, Kind::Inject);
+        QCOMPARE(verdict.credential, 0);
+        QVERIFY(!verdict.detail.toUtf8().contains(kSecret));
+        const QByteArray injected = injector.inject(guestHead, 0);
+        QVERIFY(injected.endsWith("Authorization: Bearer " + kSecret + "\r\n\r\n"));
+        QVERIFY(!injected.contains(kPlaceholder)); // the guest's Authorization line is gone
+        QVERIFY(
+            injected.startsWith("GET /v1/items?x=1 HTTP/1.1\r\nHost: api.test\r\nAccept: */*\r\n"));
+        QCOMPARE(injected.count("Authorization:"), 1);
+    }
+
+    void customHeaderAndBasic()
+    {
+        GatewayCredential custom = credential();
+        custom.placement.header = QStringLiteral("X-Api-Key");
+        custom.placement.valueTemplate = QStringLiteral("key={secret};v=2");
+        const CredentialInjector headerInjector({custom});
+        const QByteArray withKey =
+            "GET /v1/a HTTP/1.1\r\nHost: api.test\r\nx-api-key: " + kPlaceholder + "\r\n\r\n";
+        QCOMPARE(headerInjector.inspect(exact(), withKey).kind, Kind::Inject);
+        QVERIFY(headerInjector.inject(withKey, 0)
+                    .endsWith("X-Api-Key: key=" + kSecret + ";v=2\r\n\r\n"));
+
+        const CredentialInjector basic({credential(CredentialPlacement::Kind::Basic)});
+        const QByteArray basicHead = head("Basic " + ("bot:" + kPlaceholder).toBase64());
+        QCOMPARE(basic.inspect(exact(), basicHead).kind, Kind::Inject);
+        QVERIFY(
+            basic.inject(basicHead, 0)
+                .endsWith("Authorization: Basic " + ("bot:" + kSecret).toBase64() + "\r\n\r\n"));
+        // An echo of the injected Basic header is scrubbed back to the placeholder.
+        StreamReplacer scrub(basic.scrubRules(0));
+        const QByteArray echoed = "authorization: Basic " + ("bot:" + kSecret).toBase64();
+        QByteArray out = scrub.feed(echoed);
+        out += scrub.finish();
+        QVERIFY(!out.contains(("bot:" + kSecret).toBase64()));
+        QVERIFY(out.contains(kPlaceholder));
+    }
+
+    void nearMissesAreDeniedNeverInjected_data()
+    {
+        QTest::addColumn<CredentialInjector::Request>("request");
+        auto changed = [](auto change) {
+            CredentialInjector::Request r = exact();
+            change(r);
+            return r;
+        };
+        QTest::newRow("cleartext") << changed([](auto &r) {
+            r.tls = false;
+            r.port = 80;
+        });
+        QTest::newRow("port 8443") << changed([](auto &r) { r.port = 8443; });
+        QTest::newRow("other host") << changed([](auto &r) {
+            r.sni = QStringLiteral("evil.test");
+            r.host = QStringLiteral("evil.test");
+        });
+        QTest::newRow("suffix host") << changed([](auto &r) {
+            r.sni = QStringLiteral("api.test.evil.test");
+            r.host = QStringLiteral("api.test.evil.test");
+        });
+        QTest::newRow("Host differs from SNI")
+            << changed([](auto &r) { r.host = QStringLiteral("tenant.test"); });
+        QTest::newRow("other path") << changed([](auto &r) { r.target = QStringLiteral("/v2/x"); });
+        QTest::newRow("prefix without boundary")
+            << changed([](auto &r) { r.target = QStringLiteral("/v1x/a"); });
+        QTest::newRow("other method")
+            << changed([](auto &r) { r.method = QStringLiteral("DELETE"); });
+    }
+
+    void nearMissesAreDeniedNeverInjected()
+    {
+        QFETCH(CredentialInjector::Request, request);
+        const CredentialInjector injector({credential()});
+        const auto verdict = injector.inspect(request, head("Bearer " + kPlaceholder));
+        QCOMPARE(verdict.kind, Kind::Exfiltration);
+        QVERIFY(!verdict.detail.toUtf8().contains(kSecret));
+        // The placeholder hidden in other forms is caught too.
+        QCOMPARE(injector
+                     .inspect(request,
+                              head("Bearer x", "api.test\r\nX-Data: " + kPlaceholder.toBase64()))
+                     .kind,
+                 Kind::Exfiltration);
+    }
+
+    void valueFromTheGuestIsAlwaysDenied()
+    {
+        const CredentialInjector injector({credential()});
+        QCOMPARE(injector.inspect(exact(), head("Bearer " + kSecret)).kind, Kind::Exfiltration);
+        QCOMPARE(injector.inspect(exact(), head("Bearer " + kSecret.toPercentEncoding())).kind,
+                 Kind::Exfiltration);
+    }
+
+    void requestsWithoutPlaceholderPass()
+    {
+        const CredentialInjector injector({credential()});
+        QCOMPARE(injector.inspect(exact(), head("Bearer something-else")).kind, Kind::Pass);
+        CredentialInjector::Request other = exact();
+        other.host = other.sni = QStringLiteral("pkg.test");
+        QCOMPARE(injector.inspect(other, head("Bearer x", "pkg.test")).kind, Kind::Pass);
+        QCOMPARE(CredentialInjector().inspect(exact(), head("x")).kind, Kind::Pass);
+    }
+
+    void bodyScannerCatchesSplitPlaceholders()
+    {
+        const CredentialInjector injector({credential()});
+        CredentialInjector::Request other = exact();
+        other.host = other.sni = QStringLiteral("pkg.test");
+        StreamReplacer scanner = injector.bodyScanner(other);
+        const QByteArray body = "{\"token\":\"" + kPlaceholder + "\"}";
+        scanner.feed(body.first(20));
+        scanner.feed(body.sliced(20));
+        scanner.finish();
+        QCOMPARE(scanner.matches(), 1);
+        // The bound host may receive its placeholder in a body; never the value.
+        StreamReplacer own = injector.bodyScanner(exact());
+        own.feed(body);
+        own.finish();
+        QCOMPARE(own.matches(), 0);
+        StreamReplacer value = injector.bodyScanner(exact());
+        value.feed("x=" + kSecret.toBase64());
+        value.finish();
+        QCOMPARE(value.matches(), 1);
+    }
+};
+
+Q_DECLARE_METATYPE(CredentialInjector::Request)
+
+QTEST_GUILESS_MAIN(TestCredentialInjector)
+#include "tst_credentialinjector.moc"
