@@ -14,7 +14,7 @@ constexpr quint16 kTypeHttps = 65; // RFC 9460
 
 // Builds a response: header from the query (id, opcode, RD), `rcode`, the question echoed when
 // given, and one A record for it when `a` is set.
-QByteArray buildResponse(quint16 id, ldns_pkt_opcode opcode, bool rd, ldns_pkt_rcode rcode,
+QByteArray buildResponse(quint16 id, quint8 opcode, bool rd, ldns_pkt_rcode rcode,
                          const ldns_rr *question, std::optional<quint32> a = std::nullopt)
 {
     Pkt response(ldns_pkt_new());
@@ -22,7 +22,9 @@ QByteArray buildResponse(quint16 id, ldns_pkt_opcode opcode, bool rd, ldns_pkt_r
         return {};
     ldns_pkt_set_id(response.get(), id);
     ldns_pkt_set_qr(response.get(), true);
-    ldns_pkt_set_opcode(response.get(), opcode);
+    // The opcode is echoed as its four raw bits (patched into the wire below): ldns_pkt_opcode
+    // names only some of the 16 values, and an unnamed one is not a valid enumerator in C++.
+    ldns_pkt_set_opcode(response.get(), LDNS_PACKET_QUERY);
     ldns_pkt_set_aa(response.get(), true);
     ldns_pkt_set_rd(response.get(), rd);
     ldns_pkt_set_ra(response.get(), true);
@@ -47,7 +49,10 @@ QByteArray buildResponse(quint16 id, ldns_pkt_opcode opcode, bool rd, ldns_pkt_r
             record.release(); // owned by the packet now
         }
     }
-    return toWire(response.get());
+    QByteArray wire = toWire(response.get());
+    if (wire.size() >= 3)
+        wire[2] = char((quint8(wire.at(2)) & 0x87) | ((opcode & 0x0f) << 3));
+    return wire;
 }
 
 DnsDecision make(DnsVerdict verdict, DnsReason reason, QString detail)
@@ -81,8 +86,8 @@ ldns_pkt_rcode rcodeFor(DnsVerdict verdict)
 DnsDecision respond(DnsDecision d, const ldns_pkt *query, const ldns_rr *question,
                     std::optional<quint32> a = std::nullopt)
 {
-    d.response = buildResponse(ldns_pkt_id(query), ldns_pkt_get_opcode(query), ldns_pkt_rd(query),
-                               rcodeFor(d.verdict), question, a);
+    d.response = buildResponse(ldns_pkt_id(query), quint8(ldns_pkt_get_opcode(query)),
+                               ldns_pkt_rd(query), rcodeFor(d.verdict), question, a);
     if (d.response.isEmpty()) {
         d.verdict = DnsVerdict::Drop;
         d.detail += QStringLiteral(" (response could not be encoded)");
@@ -115,7 +120,7 @@ DnsDecision DnsResponder::decide(QByteArrayView query) const
         DnsDecision d = make(DnsVerdict::FormErr, DnsReason::MalformedQuery,
                              QStringLiteral("the message does not parse"));
         const quint16 id = quint16(header[0] << 8 | header[1]);
-        const auto opcode = ldns_pkt_opcode((header[2] >> 3) & 0x0f);
+        const auto opcode = quint8((header[2] >> 3) & 0x0f);
         d.response = buildResponse(id, opcode, header[2] & 0x01, LDNS_RCODE_FORMERR, nullptr);
         if (d.response.isEmpty())
             d.verdict = DnsVerdict::Drop;

@@ -12,3 +12,7 @@ BUILD_DIR=$build "$src/installers/dev/build.sh" -DAIRLOCK_BUILD_TESTS=ON
 cmake --build "$build" --target format-check
 cd "$build"
 ctest --output-on-failure --no-tests=error --timeout 900 -j "${CTEST_JOBS:-2}" "$@"
+# A short libFuzzer run of each parser (docs/fuzzing.md); skipped when ctest got a selection.
+if [[ $# -eq 0 ]]; then
+    FUZZ_BUILD_DIR=$build-fuzz "$src/installers/dev/run-fuzz.sh" "${FUZZ_SECONDS:-20}"
+fi

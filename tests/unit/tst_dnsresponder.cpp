@@ -229,6 +229,12 @@ void TestDnsResponder::malformed_data()
                                    << notimp << int(DnsReason::OpcodeNotImplemented);
     QTest::newRow("opcode UPDATE") << withHeaderByte(a, 2, quint8((a[2] & 0x87) | (5 << 3)))
                                    << notimp << int(DnsReason::OpcodeNotImplemented);
+    // Opcodes ldns has no name for (found by fuzz_dns_query): echoed as raw bits.
+    QTest::newRow("opcode 12") << withHeaderByte(a, 2, quint8((a[2] & 0x87) | (12 << 3))) << notimp
+                               << int(DnsReason::OpcodeNotImplemented);
+    QTest::newRow("opcode 12, unparseable")
+        << withHeaderByte(withHeaderByte(a, 2, quint8((a[2] & 0x87) | (12 << 3))), 7, 1) << formerr
+        << malformed;
 }
 
 void TestDnsResponder::malformed()
@@ -251,6 +257,7 @@ void TestDnsResponder::malformed()
     QCOMPARE(ldns_pkt_ancount(response.get()), 0);
     QCOMPARE(int(ldns_pkt_get_rcode(response.get())),
              d.verdict == DnsVerdict::FormErr ? int(LDNS_RCODE_FORMERR) : int(LDNS_RCODE_NOTIMPL));
+    QCOMPARE(quint8(d.response.at(2)) & 0x78, quint8(wire.at(2)) & 0x78); // opcode echoed
 }
 
 void TestDnsResponder::randomBytes()
