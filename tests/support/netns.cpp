@@ -113,6 +113,11 @@ QByteArray interfaceMac(int nsFd, const QString &ifname)
 
 bool sendFrame(int nsFd, const QString &ifname, const QByteArray &frame, int repeat)
 {
+    return sendFrames(nsFd, ifname, QList<QByteArray>(repeat, frame));
+}
+
+bool sendFrames(int nsFd, const QString &ifname, const QList<QByteArray> &frames)
+{
     return inNamespace(nsFd, [&] {
         const int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -121,12 +126,14 @@ bool sendFrame(int nsFd, const QString &ifname, const QByteArray &frame, int rep
         link.sll_family = AF_PACKET;
         link.sll_ifindex = int(::if_nametoindex(ifname.toLatin1().constData()));
         link.sll_halen = ETH_ALEN;
-        std::memcpy(link.sll_addr, frame.constData(), ETH_ALEN);
         bool sent = true;
-        for (int i = 0; i < repeat && sent; ++i)
+        for (const QByteArray &frame : frames) {
+            std::memcpy(link.sll_addr, frame.constData(), ETH_ALEN);
             sent = ::sendto(fd, frame.constData(), size_t(frame.size()), 0,
                             reinterpret_cast<const sockaddr *>(&link), sizeof link)
-                == frame.size();
+                    == frame.size()
+                && sent;
+        }
         ::close(fd);
         return sent;
     });

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -81,5 +82,7 @@ QByteArray interfaceMac(int nsFd, const QString &ifname);
 /// Sends one raw Ethernet frame (destination MAC first) on `ifname` in namespace `nsFd`
 /// through an AF_PACKET socket. `repeat` sends the same frame that many times.
 bool sendFrame(int nsFd, const QString &ifname, const QByteArray &frame, int repeat = 1);
+/// Sends every frame of `frames` in order through one AF_PACKET socket (sprays).
+bool sendFrames(int nsFd, const QString &ifname, const QList<QByteArray> &frames);
 
 } // namespace airlock::test

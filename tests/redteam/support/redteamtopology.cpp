@@ -106,6 +106,7 @@ bool RedteamTopology::buildNamespaces(QString *error)
             .arg(g, topo::GuestV6.toString(), topo::GuestIf),
         QStringLiteral("%1 link set %2 up").arg(g, topo::GuestIf),
         QStringLiteral("%1 route add default via %2").arg(g, topo::Gateway.toString()),
+        QStringLiteral("%1 -6 route add default via fe80::1 dev %2").arg(g, topo::GuestIf),
         // Upstream: every server address, and a route back to the sandbox pool, so anything the
         // host forwarded would get an answer (a leak must be visible, not masked by routing).
         QStringLiteral("%1 addr add 198.51.100.2/24 dev %2").arg(u, topo::UplinkIf),

@@ -129,7 +129,7 @@ void TestDnsAuthority::clear()
 }
 
 QByteArray TestDnsAuthority::answer(const QByteArray &wire, bool tcp, const QHostAddress &from,
-                                    int *delayMs)
+                                    quint16 fromPort, int *delayMs)
 {
     ldns_pkt *query = nullptr;
     if (ldns_wire2pkt(&query, reinterpret_cast<const uint8_t *>(wire.constData()),
@@ -150,7 +150,7 @@ QByteArray TestDnsAuthority::answer(const QByteArray &wire, bool tcp, const QHos
     QStringList records;
     {
         std::lock_guard lock(m_mutex);
-        m_queries.append({name, type, tcp, from});
+        m_queries.append({name, type, tcp, from, fromPort, ldns_pkt_id(query)});
         records = m_records.value(name);
         *delayMs = m_delays.value(name, 0);
         // Wildcards: the closest "*.suffix" above the name (RFC 4592, simplified).
@@ -213,7 +213,8 @@ void TestDnsAuthority::run()
                 int delay = 0;
                 const QByteArray reply =
                     answer(QByteArray(buffer, qsizetype(n)), false,
-                           QHostAddress(reinterpret_cast<const sockaddr *>(&from)), &delay);
+                           QHostAddress(reinterpret_cast<const sockaddr *>(&from)),
+                           ntohs(from.sin_port), &delay);
                 if (!reply.isEmpty() && delay >= 0)
                     pending.push_back(
                         {std::chrono::steady_clock::now() + std::chrono::milliseconds(delay), reply,
@@ -235,9 +236,9 @@ void TestDnsAuthority::run()
                     QByteArray query((prefix[0] << 8) | prefix[1], '\0');
                     int delay = 0;
                     if (readExactly(fd, query.data(), size_t(query.size()))) {
-                        const QByteArray reply =
-                            answer(query, true,
-                                   QHostAddress(reinterpret_cast<const sockaddr *>(&from)), &delay);
+                        const QByteArray reply = answer(
+                            query, true, QHostAddress(reinterpret_cast<const sockaddr *>(&from)),
+                            ntohs(from.sin_port), &delay);
                         QByteArray framed;
                         framed.append(char(reply.size() >> 8)).append(char(reply.size() & 0xff));
                         framed += reply;

@@ -27,6 +27,8 @@ public:
         quint16 type = 0;
         bool tcp = false;
         QHostAddress from;
+        quint16 fromPort = 0;
+        quint16 id = 0;
     };
 
     explicit TestDnsAuthority(int nsFd);
@@ -51,7 +53,8 @@ public:
 
 private:
     void run();
-    QByteArray answer(const QByteArray &query, bool tcp, const QHostAddress &from, int *delayMs);
+    QByteArray answer(const QByteArray &query, bool tcp, const QHostAddress &from, quint16 fromPort,
+                      int *delayMs);
 
     int m_nsFd;
     int m_udp = -1;
