@@ -500,6 +500,7 @@ void GatewayConnection::connectNextCandidate()
         m_upstream->disconnect(this);
         m_upstream->deleteLater();
         m_upstream = nullptr;
+        ++m_upstreamGeneration;
     }
     if (m_candidateIndex >= m_candidates.size())
         return failUpstream(502, QStringLiteral("upstream_unreachable"),
@@ -520,8 +521,16 @@ void GatewayConnection::connectNextCandidate()
     connect(m_upstream, &StreamSocket::readyRead, this, &GatewayConnection::onUpstreamReadable);
     connect(m_upstream, &StreamSocket::bytesWritten, this,
             &GatewayConnection::onUpstreamBytesWritten);
-    connect(m_upstream, &StreamSocket::errorOccurred, this, &GatewayConnection::onUpstreamError,
-            Qt::QueuedConnection);
+    // Queued (the error may surface inside a write); a stale error of a socket already given
+    // up for the next candidate must not touch its successor.
+    const quint64 generation = ++m_upstreamGeneration;
+    connect(
+        m_upstream, &StreamSocket::errorOccurred, this,
+        [this, generation] {
+            if (generation == m_upstreamGeneration)
+                onUpstreamError();
+        },
+        Qt::QueuedConnection);
     if (!m_connectTimer) {
         m_connectTimer = new QTimer(this);
         m_connectTimer->setSingleShot(true);

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void plainHttpPort80();
     void explicitProxy();
     void redirectPassedNotFollowed();
+    void largeBodiesBothWays();
     void ambiguousFramingRefused();
     void upstreamWrongCertificate();
     void privateDestination();
@@ -411,6 +412,31 @@ void TestGatewayProcess::redirectPassedNotFollowed()
     QCOMPARE(responseStatus(response), 302);
     QVERIFY(response.contains("Location: https://evil.test/c\r\n"));
     QCOMPARE(m_evil.connections(), 0);
+}
+
+void TestGatewayProcess::largeBodiesBothWays()
+{
+    // Streaming with backpressure: a 3 MiB upload (Content-Length) and a 1 MiB download on one
+    // keep-alive connection, both intact.
+    GuestConnection guest;
+    QVERIFY(guest.connectTcp(kUnroutedAddress, 443));
+    QVERIFY(guest.startTls(u"pkg.test"_s, m_sandboxCa->certificatePem()));
+    const QByteArray body(3 * 1024 * 1024, 'u');
+    QVERIFY(guest.write("POST /upload HTTP/1.1\r\nHost: pkg.test\r\nContent-Length: "
+                        + QByteArray::number(body.size()) + "\r\n\r\n" + body));
+    QCOMPARE(responseBody(guest.readResponse(20000)), QByteArray("hello pkg.test /upload\n"));
+    QVERIFY(guest.write(get(u"/big"_s, u"pkg.test"_s)));
+    const QByteArray big = guest.readResponse(20000);
+    QCOMPARE(responseStatus(big), 200);
+    QCOMPARE(responseBody(big), QByteArray(1024 * 1024, 'x'));
+    const auto upload = m_gateway.waitFor(
+        [](const QJsonObject &m) {
+            return isEgress(m, u"allowed"_s, u"http"_s)
+                && m.value(u"event"_s).toObject().value(u"path"_s) == u"/upload"_s;
+        },
+        5000);
+    QVERIFY(upload);
+    QVERIFY(upload->value(u"event"_s).toObject().value(u"bytesUp"_s).toInteger() > body.size());
 }
 
 void TestGatewayProcess::ambiguousFramingRefused()
