@@ -194,9 +194,10 @@ void TestRedteamNames::A5()
     QVERIFY2(established.status == 200, established.head.constData());
     QVERIFY2(!connection->startTls("evil.test"_ba, m_topo.sandboxCaPem(), u"evil.test"_s),
              "TLS for evil.test completed inside a CONNECT for pkg.test");
-    REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s,
-                               {u"sni_host_mismatch"_s, u"authority_mismatch"_s,
-                                u"host_not_allowed"_s, u"destination_mismatch"_s}));
+    REDTEAM_CHECK(
+        expectEgress(m_topo.gateway(), u"denied"_s,
+                     {u"sni_connect_mismatch"_s, u"sni_host_mismatch"_s, u"authority_mismatch"_s,
+                      u"host_not_allowed"_s, u"destination_mismatch"_s}));
     REDTEAM_CHECK(recordedTraffic(m_topo.upstream()));
 }
 
