@@ -114,6 +114,7 @@ private Q_SLOTS:
     void upstreamWrongCertificate();
     void privateDestination();
     void policyUpdate();
+    void limitsAndUnredirectedConnections();
     void garbageOnControlIsFatal();
     void badConfigIsFatal();
     void eofOnControlExitsCleanly();
@@ -510,6 +511,56 @@ void TestGatewayProcess::policyUpdate()
         [](const QJsonObject &m) { return m.value(u"type"_s) == u"applied"_s; }, 5000));
     QVERIFY(
         tlsExchange(kUnroutedAddress, u"tenant.test"_s, get(u"/"_s, u"tenant.test"_s)).isEmpty());
+}
+
+void TestGatewayProcess::limitsAndUnredirectedConnections()
+{
+    // A second gateway on its own port, reached without the nat redirect: the listener's
+    // address stands in for the original destination (docs/gateway.md).
+    QJsonObject config = m_config;
+    config.insert(u"listen"_s,
+                  QJsonObject {{u"tcp"_s, u"127.0.0.1:15002"_s}, {u"dns"_s, u"127.0.0.1:0"_s}});
+    config.insert(u"limits"_s, QJsonObject {{u"maxConnections"_s, 1}, {u"idleTimeoutMs"_s, 300}});
+    GatewayProcess gateway;
+    QString error;
+    QVERIFY2(gateway.startAndWaitReady(config, &error), qPrintable(error));
+    const QHostAddress local(u"127.0.0.1"_s);
+
+    {
+        GuestConnection idle;
+        QVERIFY(idle.connectTcp(local, 15002, false));
+        QTest::qWait(50); // accepted before the next one
+        GuestConnection refused;
+        QVERIFY(refused.connectTcp(local, 15002, false));
+        QVERIFY(refused.readUntilClosed(nullptr, 2000));
+        QVERIFY(gateway.waitFor(
+            [](const QJsonObject &m) { return isEgress(m, u"too_many_connections"_s, u"tcp"_s); },
+            5000));
+        const auto timeout = gateway.waitFor(
+            [](const QJsonObject &m) { return isEgress(m, u"idle_timeout"_s, u"tcp"_s); }, 5000);
+        QVERIFY(timeout);
+        const QJsonObject event = timeout->value(u"event"_s).toObject();
+        QCOMPARE(event.value(u"destination"_s).toString(), u"127.0.0.1"_s);
+        QCOMPARE(event.value(u"port"_s).toInt(), 15002);
+        QVERIFY(idle.readUntilClosed(nullptr, 2000));
+    }
+
+    // The port is the listener's: pkg.test is allowed on 443 and 80 only.
+    // (Until the gateway has seen the idle guest's FIN, the one slot may still be taken.)
+    int alert = -1;
+    for (int attempt = 0; attempt < 50 && alert == -1; ++attempt) {
+        GuestConnection tls;
+        QVERIFY(tls.connectTcp(local, 15002, false));
+        QVERIFY(!tls.startTls(u"pkg.test"_s, m_sandboxCa->certificatePem()));
+        alert = tls.alert();
+        if (alert == -1)
+            QTest::qWait(100);
+    }
+    QCOMPARE(alert, int(SSL_AD_ACCESS_DENIED));
+    QVERIFY(gateway.waitFor(
+        [](const QJsonObject &m) { return isEgress(m, u"port_not_allowed"_s, u"tls"_s); }, 5000));
+    gateway.closeControl();
+    QCOMPARE(gateway.waitForExit(5000), 0);
 }
 
 void TestGatewayProcess::garbageOnControlIsFatal()
