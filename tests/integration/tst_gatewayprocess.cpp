@@ -294,7 +294,11 @@ void TestGatewayProcess::deniedHostNeverReachesUpstream()
     QVERIFY(
         tlsExchange(kEvilAddress, u"evil.test"_s, get(u"/"_s, u"evil.test"_s), &alert).isEmpty());
     QCOMPARE(alert, int(SSL_AD_ACCESS_DENIED));
-    QCOMPARE(waitEvent(u"host_not_allowed"_s).value(u"layer"_s).toString(), u"tls"_s);
+    const QJsonObject tlsEvent = waitEvent(u"host_not_allowed"_s);
+    QCOMPARE(tlsEvent.value(u"layer"_s).toString(), u"tls"_s);
+    QCOMPARE(tlsEvent.value(u"sni"_s).toString(), u"evil.test"_s);
+    QCOMPARE(tlsEvent.value(u"name"_s).toString(), u"evil.test"_s);
+    QCOMPARE(tlsEvent.value(u"destination"_s).toString(), kEvilAddress.toString());
 
     // D4: plain HTTP to a denied host, transparent and through the explicit proxy.
     GuestConnection plain;
