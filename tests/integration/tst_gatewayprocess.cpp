@@ -115,6 +115,7 @@ private Q_SLOTS:
     void privateDestination();
     void policyUpdate();
     void limitsAndUnredirectedConnections();
+    void inheritedListeningSockets();
     void garbageOnControlIsFatal();
     void badConfigIsFatal();
     void eofOnControlExitsCleanly();
@@ -563,6 +564,62 @@ void TestGatewayProcess::limitsAndUnredirectedConnections()
     QCOMPARE(alert, int(SSL_AD_ACCESS_DENIED));
     QVERIFY(gateway.waitFor(
         [](const QJsonObject &m) { return isEgress(m, u"port_not_allowed"_s, u"tls"_s); }, 5000));
+    gateway.closeControl();
+    QCOMPARE(gateway.waitForExit(5000), 0);
+}
+
+void TestGatewayProcess::inheritedListeningSockets()
+{
+    // As airlockd starts it: sockets bound by the parent, named by fd number.
+    const auto bound = [](int type, quint16 port) {
+        const int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(port);
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        const int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0) {
+            ::close(fd);
+            return -1;
+        }
+        return fd;
+    };
+    const int tcp = bound(SOCK_STREAM, 15003);
+    const int dnsUdp = bound(SOCK_DGRAM, 15053);
+    const int dnsTcp = bound(SOCK_STREAM, 15053);
+    QVERIFY(tcp >= 0 && dnsUdp >= 0 && dnsTcp >= 0);
+    QCOMPARE(::listen(tcp, 16), 0); // the DNS TCP socket is left for the gateway to listen on
+    QJsonObject config = m_config;
+    config.insert(
+        u"listen"_s,
+        QJsonObject {{u"tcpFd"_s, tcp}, {u"dnsUdpFd"_s, dnsUdp}, {u"dnsTcpFd"_s, dnsTcp}});
+    GatewayProcess gateway;
+    QString error;
+    QVERIFY2(gateway.spawn(&error, {tcp, dnsUdp, dnsTcp}), qPrintable(error));
+    ::close(tcp);
+    ::close(dnsUdp);
+    ::close(dnsTcp);
+    gateway.send(config);
+    const auto ready = gateway.waitFor(
+        [](const QJsonObject &m) {
+            return m.value(u"type"_s) == u"ready"_s || m.value(u"type"_s) == u"fatal"_s;
+        },
+        5000);
+    QVERIFY(ready);
+    QVERIFY2(ready->value(u"type"_s) == u"ready"_s,
+             qPrintable(ready->value(u"error"_s).toString()));
+    QCOMPARE(ready->value(u"tcpPort"_s).toInt(), 15003);
+    QCOMPARE(ready->value(u"dnsPort"_s).toInt(), 15053);
+
+    GuestConnection tls;
+    QVERIFY(tls.connectTcp(QHostAddress(u"127.0.0.1"_s), 15003, false));
+    QVERIFY(!tls.startTls(u"pkg.test"_s, m_sandboxCa->certificatePem()));
+    QCOMPARE(tls.alert(), int(SSL_AD_ACCESS_DENIED)); // port 15003 is not allowed
+    QVERIFY(gateway.waitFor(
+        [](const QJsonObject &m) { return isEgress(m, u"port_not_allowed"_s, u"tls"_s); }, 5000));
+    GuestConnection dns;
+    QVERIFY(dns.connectTcp(QHostAddress(u"127.0.0.1"_s), 15053, false)); // DNS over TCP listens
     gateway.closeControl();
     QCOMPARE(gateway.waitForExit(5000), 0);
 }
