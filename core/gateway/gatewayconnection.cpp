@@ -226,9 +226,14 @@ void GatewayConnection::pumpGuestTls()
             if (m_guestConnection->rejectReason() == TlsRejectReason::None)
                 m_guestConnection->reject(TlsRejectReason::HandshakeFailed,
                                           m_guestTls->errorText());
-            emitEvent(baseEvent(EgressLayer::Tls, false,
-                                tlsRejectReasonName(m_guestConnection->rejectReason()),
-                                m_guestConnection->rejectDetail()));
+            EgressEvent event = baseEvent(EgressLayer::Tls, false,
+                                          tlsRejectReasonName(m_guestConnection->rejectReason()),
+                                          m_guestConnection->rejectDetail());
+            // The refused name is what the GUI shows ("evil.test denied").
+            event.sni = m_guestConnection->requestedName();
+            if (!event.sni.isEmpty())
+                event.name = event.sni;
+            emitEvent(event);
             closeGracefully();
             return;
         }
