@@ -15,7 +15,9 @@ constexpr unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
 struct TlsGuestConnection::State
 {
     quint16 port = 0;
+    TlsRequiredName required;
     QString serverName;
+    QString requestedName;
     TlsRejectReason reason = TlsRejectReason::None;
     QString detail;
 };
@@ -52,6 +54,10 @@ QString tlsRejectReasonName(TlsRejectReason reason)
         return QStringLiteral("leaf_unavailable");
     case TlsRejectReason::HandshakeFailed:
         return QStringLiteral("handshake_failed");
+    case TlsRejectReason::DestinationMismatch:
+        return QStringLiteral("destination_mismatch");
+    case TlsRejectReason::ConnectSniMismatch:
+        return QStringLiteral("sni_connect_mismatch");
     }
     return QStringLiteral("handshake_failed");
 }
@@ -127,10 +133,18 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
                       QStringLiteral("malformed server_name extension (RFC 6066 §3)"),
                       SSL_AD_DECODE_ERROR);
     // Latin-1 is lossless for bytes; anything above 0x7f is then rejected as non_ascii.
+    state->requestedName = QString::fromLatin1(*raw).left(255);
     const auto name = canonicalizeHostname(QString::fromLatin1(*raw));
     if (!name)
         return reject(TlsRejectReason::BadSni, name.error().toError().message,
                       SSL_AD_UNRECOGNIZED_NAME);
+
+    state->requestedName = *name;
+    if (!state->required.name.isEmpty() && *name != state->required.name)
+        return reject(state->required.reason,
+                      QStringLiteral("the SNI %1 is not %2, the name this connection is for")
+                          .arg(*name, state->required.name),
+                      SSL_AD_ACCESS_DENIED);
 
     const Verdict verdict = impl->check(*name, state->port);
     if (!verdict.allowed()) {
@@ -185,6 +199,11 @@ TlsGuestConnection::~TlsGuestConnection() = default;
 QString TlsGuestConnection::serverName() const
 {
     return m_state->serverName;
+}
+
+QString TlsGuestConnection::requestedName() const
+{
+    return m_state->requestedName;
 }
 
 quint16 TlsGuestConnection::port() const
@@ -245,13 +264,14 @@ Result<TlsServerContext> TlsServerContext::create(SandboxCa *ca, TlsConnectionCh
     return TlsServerContext(std::move(impl));
 }
 
-Result<TlsGuestConnection> TlsServerContext::newConnection(quint16 port)
+Result<TlsGuestConnection> TlsServerContext::newConnection(quint16 port, TlsRequiredName required)
 {
     SslPtr ssl(SSL_new(m_impl->ctx.get()));
     if (!ssl)
         return failOpenSsl(QStringLiteral("SSL_new (guest)"));
     auto state = std::make_unique<TlsGuestConnection::State>();
     state->port = port;
+    state->required = std::move(required);
     SSL_set_app_data(ssl.get(), state.get());
     return TlsGuestConnection(std::move(state), std::move(ssl));
 }

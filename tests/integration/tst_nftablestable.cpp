@@ -1,5 +1,7 @@
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
+#include "netns.h"
+#include "rawpackets.h"
 
 #include <QDir>
 #include <QProcess>
@@ -27,6 +29,7 @@ using airlock::ErrorKind;
 using airlock::NftablesSpec;
 using airlock::NftablesTable;
 using airlock::TapDevice;
+using namespace airlock::test;
 
 // NETWORK SAFETY (ARCHITECTURE.md): everything below happens inside two network namespaces
 // this test creates, "host" (no route off the machine: only lo, the sandbox link and a
@@ -50,65 +53,6 @@ constexpr quint16 ProxyPort = 3128;
 constexpr quint16 HostServicePort = 2222; // stand-in for sshd
 constexpr quint16 HostUdpPort = 5353;
 constexpr int SoOriginalDst = 80; // linux/netfilter_ipv4.h
-
-bool runIp(const QStringList &arguments, QString *output = nullptr)
-{
-    QProcess process;
-    process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start(QStringLiteral("ip"), arguments);
-    const bool ok = process.waitForFinished(10000) && process.exitStatus() == QProcess::NormalExit
-        && process.exitCode() == 0;
-    const QString text = QString::fromLocal8Bit(process.readAll());
-    if (output)
-        *output = text;
-    if (!ok)
-        qWarning("ip %s: %s", qPrintable(arguments.join(u' ')), qPrintable(text));
-    return ok;
-}
-
-/// Deletes the namespaces on destruction too, so a failing or aborted test function cannot
-/// leave them behind (cleanupTestCase calls cleanup() first; it is idempotent).
-struct NamespaceGuard
-{
-    QStringList names;
-    void cleanup()
-    {
-        for (const QString &name : std::as_const(names))
-            runIp({QStringLiteral("netns"), QStringLiteral("delete"), name});
-        names.clear();
-    }
-    ~NamespaceGuard() { cleanup(); }
-};
-
-/// Removes namespaces of earlier runs whose process is gone (a crash skips every guard).
-void removeStaleNamespaces()
-{
-    const QStringList entries = QDir(QStringLiteral("/run/netns")).entryList(QDir::Files);
-    for (const QString &entry : entries) {
-        if (!entry.startsWith(NsPrefix))
-            continue;
-        const pid_t pid = entry.section(u'-', -1).toInt();
-        if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
-            runIp({QStringLiteral("netns"), QStringLiteral("delete"), entry});
-    }
-}
-
-/// Runs `function` on a thread that first enters the network namespace `nsFd` (setns(2)
-/// changes only the calling thread). Sockets it creates stay in that namespace.
-template<typename F>
-auto inNamespace(int nsFd, F function) -> decltype(function())
-{
-    decltype(function()) result {};
-    std::thread thread([&] {
-        if (::setns(nsFd, CLONE_NEWNET) != 0) {
-            qWarning("setns: %s", std::strerror(errno));
-            return;
-        }
-        result = function();
-    });
-    thread.join();
-    return result;
-}
 
 sockaddr_in inet(const QString &address, quint16 port)
 {
@@ -184,73 +128,6 @@ int drainConnections(int listener)
     return count;
 }
 
-quint16 checksum(const QByteArray &data)
-{
-    quint32 sum = 0;
-    for (qsizetype i = 0; i + 1 < data.size(); i += 2)
-        sum += (quint8(data[i]) << 8) | quint8(data[i + 1]);
-    if (data.size() % 2)
-        sum += quint8(data.back()) << 8;
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    return quint16(~sum);
-}
-
-QByteArray macBytes(const QString &text)
-{
-    return QByteArray::fromHex(text.toLatin1().replace(':', QByteArray()));
-}
-
-QByteArray ethernet(const QByteArray &destination, const QByteArray &source, quint16 type)
-{
-    QByteArray frame = destination + source;
-    frame.append(char(type >> 8)).append(char(type & 0xff));
-    return frame;
-}
-
-QByteArray ipv4Bytes(const QString &address)
-{
-    in_addr value {};
-    ::inet_pton(AF_INET, address.toLatin1().constData(), &value);
-    return QByteArray(reinterpret_cast<const char *>(&value), 4);
-}
-
-/// An IPv4/UDP packet (UDP checksum 0 = none, RFC 768) with a correct header checksum.
-QByteArray udpPacket(const QString &source, const QString &destination, quint16 sourcePort,
-                     quint16 destinationPort, const QByteArray &payload)
-{
-    QByteArray udp;
-    auto put16 = [](QByteArray &bytes, quint16 value) {
-        bytes.append(char(value >> 8)).append(char(value & 0xff));
-    };
-    put16(udp, sourcePort);
-    put16(udp, destinationPort);
-    put16(udp, quint16(8 + payload.size()));
-    put16(udp, 0);
-    udp += payload;
-    QByteArray ip;
-    ip.append(char(0x45)).append(char(0));
-    put16(ip, quint16(20 + udp.size()));
-    put16(ip, 0x1234);
-    put16(ip, 0x4000); // DF
-    ip.append(char(64)).append(char(IPPROTO_UDP));
-    put16(ip, 0);
-    ip += ipv4Bytes(source) + ipv4Bytes(destination);
-    const quint16 sum = checksum(ip);
-    ip[10] = char(sum >> 8);
-    ip[11] = char(sum & 0xff);
-    return ip + udp;
-}
-
-/// An ARP packet (RFC 826) for Ethernet/IPv4.
-QByteArray arpPacket(quint16 operation, const QByteArray &senderMac, const QString &senderIp,
-                     const QByteArray &targetMac, const QString &targetIp)
-{
-    QByteArray arp = QByteArray::fromHex("0001080006040000");
-    arp[7] = char(operation);
-    return arp + senderMac + ipv4Bytes(senderIp) + targetMac + ipv4Bytes(targetIp);
-}
-
 } // namespace
 
 /// NftablesTable (and TapDevice) in a test network namespace, with a veth pair standing in
@@ -279,9 +156,9 @@ private Q_SLOTS:
 private:
     NftablesSpec spec(const QString &sandbox = Sandbox, const QString &ifname = HostIf) const;
     quint64 packets(const QString &counter, const QString &sandbox = Sandbox) const;
-    bool sendFrame(const QByteArray &frame);
 
-    NamespaceGuard m_guard;
+    std::optional<NetworkNamespace> m_host;
+    std::optional<NetworkNamespace> m_guest;
     QString m_hostNs;
     QString m_guestNs;
     int m_originalNsFd = -1;
@@ -319,37 +196,17 @@ quint64 TestNftablesTable::packets(const QString &counter, const QString &sandbo
     return counters->value(counter).packets;
 }
 
-bool TestNftablesTable::sendFrame(const QByteArray &frame)
-{
-    return inNamespace(m_guestNsFd, [&] {
-        const int fd = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            return false;
-        sockaddr_ll link {};
-        link.sll_family = AF_PACKET;
-        link.sll_ifindex = int(::if_nametoindex(GuestIf.toLatin1().constData()));
-        link.sll_halen = ETH_ALEN;
-        std::memcpy(link.sll_addr, frame.constData(), ETH_ALEN);
-        const bool sent = ::sendto(fd, frame.constData(), size_t(frame.size()), 0,
-                                   reinterpret_cast<const sockaddr *>(&link), sizeof link)
-            == frame.size();
-        ::close(fd);
-        return sent;
-    });
-}
-
 void TestNftablesTable::initTestCase()
 {
     if (::geteuid() != 0)
         QSKIP("needs root (network namespaces, nftables)");
-    removeStaleNamespaces();
+    removeStaleNamespaces(NsPrefix);
     const QString suffix = QString::number(::getpid());
     m_hostNs = NsPrefix + QStringLiteral("h-") + suffix;
     m_guestNs = NsPrefix + QStringLiteral("g-") + suffix;
-    for (const QString &name : {m_hostNs, m_guestNs}) {
-        QVERIFY(runIp({QStringLiteral("netns"), QStringLiteral("add"), name}));
-        m_guard.names << name;
-    }
+    m_host = NetworkNamespace::create(m_hostNs);
+    m_guest = NetworkNamespace::create(m_guestNs);
+    QVERIFY(m_host && m_guest);
     const QString h = m_hostNs;
     const QString g = m_guestNs;
     auto ip = [](const QString &ns, const QString &command) {
@@ -416,7 +273,8 @@ void TestNftablesTable::cleanupTestCase()
         ::close(m_originalNsFd);
         m_originalNsFd = -1;
     }
-    m_guard.cleanup(); // takes every device and table in them along
+    m_host.reset(); // takes every device and table in them along
+    m_guest.reset();
 }
 
 void TestNftablesTable::tapDevice()
@@ -682,7 +540,7 @@ void TestNftablesTable::dropsAreCounted()
         const bool replied = inNamespace(m_guestNsFd, [] {
             const int fd = ::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
             QByteArray echo = QByteArray::fromHex("0800000012340001") + QByteArray("airlock");
-            const quint16 sum = checksum(echo);
+            const quint16 sum = internetChecksum(echo);
             echo[2] = char(sum >> 8);
             echo[3] = char(sum & 0xff);
             const sockaddr_in remote = inet(GatewayIp, 0);
@@ -711,19 +569,20 @@ void TestNftablesTable::dropsAreCounted()
     }
     case Probe::Ipv6: {
         // Ethernet + IPv6 header (next header 59: no next header) to all-nodes.
-        const QByteArray frame = ethernet(QByteArray::fromHex("333300000001"), guestMac, 0x86dd)
+        const QByteArray frame =
+            ethernetHeader(QByteArray::fromHex("333300000001"), guestMac, 0x86dd)
             + QByteArray::fromHex("60000000000040ff"
                                   "fe800000000000000061"
                                   "6cfffe000000"
                                   "ff020000000000000000000000000001");
-        QVERIFY(sendFrame(frame));
+        QVERIFY(sendFrame(m_guestNsFd, GuestIf, frame));
         break;
     }
     case Probe::Vlan: {
         const QByteArray inner = udpPacket(GuestIp, GatewayIp, 40000, DnsPort, "vlan");
-        QByteArray frame = ethernet(m_hostMac, guestMac, 0x8100);
+        QByteArray frame = ethernetHeader(m_hostMac, guestMac, 0x8100);
         frame += QByteArray::fromHex("00070800") + inner; // VLAN 7, then IPv4
-        QVERIFY(sendFrame(frame));
+        QVERIFY(sendFrame(m_guestNsFd, GuestIf, frame));
         QTest::qWait(300);
         QCOMPARE(drainDatagrams(m_gatewayDnsUdp), 0);
         break;
@@ -744,26 +603,27 @@ void TestNftablesTable::spoofingIsDropped_data()
     };
     // Control: the same crafted datagram from the real guest reaches the DNS stand-in.
     QTest::newRow("control: guest's own MAC and address")
-        << ethernet(QByteArray(6, '\0'), guestMac, 0x0800) + dns(GuestIp) << QString();
+        << ethernetHeader(QByteArray(6, '\0'), guestMac, 0x0800) + dns(GuestIp) << QString();
     // CASES.md E5/F4: the guest takes GW's address, another sandbox's, changes its MAC.
     QTest::newRow("source = gateway address (E5)")
-        << ethernet(QByteArray(6, '\0'), guestMac, 0x0800) + dns(GatewayIp)
+        << ethernetHeader(QByteArray(6, '\0'), guestMac, 0x0800) + dns(GatewayIp)
         << QStringLiteral("drop_spoof_ipv4");
     QTest::newRow("source = another sandbox")
-        << ethernet(QByteArray(6, '\0'), guestMac, 0x0800) + dns(QStringLiteral("100.96.0.6"))
+        << ethernetHeader(QByteArray(6, '\0'), guestMac, 0x0800) + dns(QStringLiteral("100.96.0.6"))
         << QStringLiteral("drop_spoof_ipv4");
     QTest::newRow("source = the host's other address")
-        << ethernet(QByteArray(6, '\0'), guestMac, 0x0800) + dns(HostOtherIp)
+        << ethernetHeader(QByteArray(6, '\0'), guestMac, 0x0800) + dns(HostOtherIp)
         << QStringLiteral("drop_spoof_ipv4");
-    QTest::newRow("changed MAC, right address") << ethernet(QByteArray(6, '\0'), otherMac, 0x0800)
-            + dns(GuestIp) << QStringLiteral("drop_spoof_mac");
-    QTest::newRow("gratuitous ARP for GW (F4)") << ethernet(broadcast, guestMac, 0x0806)
+    QTest::newRow("changed MAC, right address")
+        << ethernetHeader(QByteArray(6, '\0'), otherMac, 0x0800) + dns(GuestIp)
+        << QStringLiteral("drop_spoof_mac");
+    QTest::newRow("gratuitous ARP for GW (F4)") << ethernetHeader(broadcast, guestMac, 0x0806)
             + arpPacket(1, guestMac, GatewayIp, QByteArray(6, '\0'), GatewayIp)
                                                 << QStringLiteral("drop_arp");
-    QTest::newRow("ARP claiming another sandbox") << ethernet(broadcast, guestMac, 0x0806)
+    QTest::newRow("ARP claiming another sandbox") << ethernetHeader(broadcast, guestMac, 0x0806)
             + arpPacket(2, guestMac, QStringLiteral("100.96.0.6"), QByteArray(6, '\0'), GatewayIp)
                                                   << QStringLiteral("drop_arp");
-    QTest::newRow("ARP with a foreign sender MAC") << ethernet(broadcast, guestMac, 0x0806)
+    QTest::newRow("ARP with a foreign sender MAC") << ethernetHeader(broadcast, guestMac, 0x0806)
             + arpPacket(1, otherMac, GuestIp, QByteArray(6, '\0'), GatewayIp)
                                                    << QStringLiteral("drop_arp");
 }
@@ -776,7 +636,7 @@ void TestNftablesTable::spoofingIsDropped()
         frame.replace(0, 6, m_hostMac);
     drainDatagrams(m_gatewayDnsUdp);
     const quint64 before = counter.isEmpty() ? 0 : packets(counter);
-    QVERIFY(sendFrame(frame));
+    QVERIFY(sendFrame(m_guestNsFd, GuestIf, frame));
     if (counter.isEmpty()) {
         QVERIFY2(waitFor(m_gatewayDnsUdp, POLLIN, 3000), "the control datagram did not arrive");
         QCOMPARE(drainDatagrams(m_gatewayDnsUdp), 1);

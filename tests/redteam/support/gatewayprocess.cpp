@@ -1,0 +1,214 @@
+#include "gatewayprocess.h"
+
+#include <QFile>
+#include <QJsonDocument>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace airlock::redteam {
+
+GatewayProcess::~GatewayProcess()
+{
+    stop();
+}
+
+QString GatewayProcess::binaryPath()
+{
+    const QString fromEnvironment = qEnvironmentVariable("AIRLOCK_GATEWAY");
+    if (!fromEnvironment.isEmpty())
+        return fromEnvironment;
+    return QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlock-gateway/airlock-gateway");
+}
+
+bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config, QString *error)
+{
+    const QString program = binaryPath();
+    if (!QFile::exists(program)) {
+        *error =
+            QStringLiteral("airlock-gateway not found at %1 (set AIRLOCK_GATEWAY)").arg(program);
+        return false;
+    }
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        *error = QStringLiteral("socketpair: %1").arg(QString::fromLocal8Bit(std::strerror(errno)));
+        return false;
+    }
+    m_controlFd = fds[0];
+    const int childFd = fds[1];
+    m_logFile = logFile;
+    m_process.setProgram(program);
+    m_process.setArguments({QStringLiteral("--control-fd"), QString::number(childFd)});
+    m_process.setStandardOutputFile(logFile);
+    m_process.setStandardErrorFile(logFile, QIODevice::Append);
+    // In the forked child, before exec: enter the host namespace and let the control fd
+    // survive exec (it is O_CLOEXEC in the test process, so no other child inherits it).
+    m_process.setChildProcessModifier([nsFd, childFd] {
+        if (::setns(nsFd, CLONE_NEWNET) != 0 || ::fcntl(childFd, F_SETFD, 0) != 0)
+            ::_exit(126);
+    });
+    m_process.start();
+    const bool started = m_process.waitForStarted(10000);
+    ::close(childFd);
+    if (!started) {
+        *error = QStringLiteral("start %1: %2").arg(program, m_process.errorString());
+        return false;
+    }
+    m_reader = std::thread([this, fd = m_controlFd] { readLoop(fd); });
+    config.insert(QStringLiteral("type"), QStringLiteral("config"));
+    if (!send(config)) {
+        *error = QStringLiteral("cannot write the config message");
+        return false;
+    }
+    return true;
+}
+
+bool GatewayProcess::send(const QJsonObject &message)
+{
+    if (m_controlFd < 0)
+        return false;
+    const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
+    qsizetype done = 0;
+    while (done < line.size()) {
+        const ssize_t n =
+            ::send(m_controlFd, line.constData() + done, size_t(line.size() - done), MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += n;
+    }
+    return true;
+}
+
+void GatewayProcess::readLoop(int fd)
+{
+    QByteArray buffer;
+    char chunk[65536];
+    for (;;) {
+        const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        buffer.append(chunk, qsizetype(n));
+        qsizetype newline;
+        while ((newline = buffer.indexOf('\n')) >= 0) {
+            const QByteArray line = buffer.left(newline);
+            buffer.remove(0, newline + 1);
+            QJsonParseError parseError {};
+            const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
+            std::lock_guard lock(m_mutex);
+            if (!document.isObject()) {
+                m_messages.append(
+                    QJsonObject {{QStringLiteral("type"), QStringLiteral("invalid")},
+                                 {QStringLiteral("line"), QString::fromUtf8(line.left(500))}});
+            } else if (document.object().value(QStringLiteral("type")).toString() == u"egress") {
+                m_events.append(document.object().value(QStringLiteral("event")).toObject());
+            } else {
+                m_messages.append(document.object());
+            }
+            m_changed.notify_all();
+        }
+    }
+    std::lock_guard lock(m_mutex);
+    m_eof = true;
+    m_changed.notify_all();
+}
+
+bool GatewayProcess::waitReady(int timeoutMs, QString *error)
+{
+    std::unique_lock lock(m_mutex);
+    const auto find = [this](const QString &type) -> std::optional<QJsonObject> {
+        for (const QJsonObject &message : std::as_const(m_messages))
+            if (message.value(QStringLiteral("type")).toString() == type)
+                return message;
+        return std::nullopt;
+    };
+    m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] {
+        return m_eof || find(QStringLiteral("ready")) || find(QStringLiteral("fatal"));
+    });
+    if (find(QStringLiteral("ready")))
+        return true;
+    if (const auto fatal = find(QStringLiteral("fatal")))
+        *error = QStringLiteral("gateway fatal: ")
+            + QString::fromUtf8(QJsonDocument(*fatal).toJson(QJsonDocument::Compact));
+    else if (m_eof)
+        *error = QStringLiteral("the gateway closed its control socket before ready");
+    else
+        *error = QStringLiteral("no ready message within %1 ms").arg(timeoutMs);
+    return false;
+}
+
+void GatewayProcess::stop()
+{
+    if (m_controlFd >= 0)
+        ::shutdown(m_controlFd, SHUT_WR); // EOF for the gateway: shut down
+    if (m_process.state() != QProcess::NotRunning && !m_process.waitForFinished(5000)) {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+    if (m_controlFd >= 0)
+        ::shutdown(m_controlFd, SHUT_RDWR);
+    if (m_reader.joinable())
+        m_reader.join();
+    if (m_controlFd >= 0)
+        ::close(m_controlFd);
+    m_controlFd = -1;
+}
+
+bool GatewayProcess::isRunning() const
+{
+    return m_process.state() == QProcess::Running;
+}
+
+QList<QJsonObject> GatewayProcess::events() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_events;
+}
+
+void GatewayProcess::mark()
+{
+    std::lock_guard lock(m_mutex);
+    m_mark = m_events.size();
+}
+
+QList<QJsonObject> GatewayProcess::eventsSinceMark() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_events.mid(m_mark);
+}
+
+std::optional<QJsonObject>
+GatewayProcess::waitForEvent(const std::function<bool(const QJsonObject &)> &match,
+                             int timeoutMs) const
+{
+    std::unique_lock lock(m_mutex);
+    std::optional<QJsonObject> found;
+    m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] {
+        for (qsizetype i = m_mark; i < m_events.size(); ++i)
+            if (match(m_events[i])) {
+                found = m_events[i];
+                return true;
+            }
+        return m_eof;
+    });
+    return found;
+}
+
+QString GatewayProcess::logTail(int lines) const
+{
+    QFile file(m_logFile);
+    if (!file.open(QIODevice::ReadOnly))
+        return QString();
+    const QList<QByteArray> all = file.readAll().split('\n');
+    return QString::fromUtf8(all.mid(std::max<qsizetype>(0, all.size() - lines)).join('\n'));
+}
+
+} // namespace airlock::redteam
