@@ -2,6 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "ui/hoststore.h"
 #include "ui/mainwindow.h"
 #include "ui/resources.h"
 
@@ -9,6 +10,7 @@
 #include <QCommandLineParser>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QSettings>
 #include <QTranslator>
 
 #include <memory>
@@ -82,5 +84,8 @@ int main(int argc, char *argv[])
         window.openConsoleWhenListed(parser.value(consoleOption));
     window.show();
     client.connectToHelper();
+    // Remote hosts from the connections manager, each over its own SSH session (docs/ssh.md).
+    QSettings settings;
+    window.setRemoteHosts(airlock::HostStore::load(settings));
     return QApplication::exec();
 }

@@ -138,8 +138,12 @@ std::optional<SshConnection::Problem> SshConnection::establish(int connectTimeou
     ssh_options_set(m_session, SSH_OPTIONS_PROCESS_CONFIG, &processConfig);
     ssh_options_set(m_session, SSH_OPTIONS_HOST, host.constData());
     if (m_endpoint.configFile != QLatin1String("none")) {
-        const QByteArray config = QFile::encodeName(m_endpoint.configFile);
-        ssh_options_parse_config(m_session, config.isEmpty() ? nullptr : config.constData());
+        // The same home as known_hosts ($HOME), not libssh's passwd lookup.
+        const QString path = m_endpoint.configFile.isEmpty()
+            ? QDir::homePath() + QStringLiteral("/.ssh/config")
+            : m_endpoint.configFile;
+        if (QFileInfo::exists(path))
+            ssh_options_parse_config(m_session, QFile::encodeName(path).constData());
     }
     ssh_options_set(m_session, SSH_OPTIONS_HOST, host.constData());
     ssh_options_set(m_session, SSH_OPTIONS_PORT, &port);
