@@ -14,6 +14,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <unistd.h>
+
 using airlock::Error;
 using airlock::HelperClient;
 using airlock::SshEndpoint;
@@ -70,6 +72,7 @@ private Q_SLOTS:
     void silentServerDetectedByKeepalive();
     void bridgeFallbackWhenStreamLocalForbidden();
     void bridgeFallbackReportsMissingCommand();
+    void airlockctlHost();
 
 private:
     /// Root with the unencrypted key and a known_hosts that trusts `server`.
@@ -366,6 +369,45 @@ void TestSshTransport::bridgeFallbackReportsMissingCommand()
     QVERIFY(!connected);
     QVERIFY2(connected.error().message.contains(QStringLiteral("/nonexistent/airlockctl")),
              qPrintable(connected.error().message));
+}
+
+void TestSshTransport::airlockctlHost()
+{
+    // The real CLI without a controlling terminal (setsid): nothing can be asked.
+    auto run = [&](const QStringList &arguments, QByteArray *output) {
+        QProcess ctl;
+        ctl.setProcessChannelMode(QProcess::MergedChannels);
+        ctl.setChildProcessModifier([] { ::setsid(); });
+        ctl.start(airlockctlPath(), arguments);
+        ctl.waitForFinished(30000);
+        *output = ctl.readAll();
+        return ctl.exitStatus() == QProcess::NormalExit ? ctl.exitCode() : -1;
+    };
+    const SshEndpoint endpoint = endpointFor(*m_sshd);
+    const QStringList common {
+        QStringLiteral("--host"),        QStringLiteral("root@127.0.0.1:%1").arg(m_sshd->port()),
+        QStringLiteral("--socket"),      m_helper->socketPath(),
+        QStringLiteral("--identity"),    endpoint.identityFile,
+        QStringLiteral("--known-hosts"), endpoint.knownHostsFile,
+        QStringLiteral("--ssh-config"),  QStringLiteral("none")};
+    QByteArray output;
+    QCOMPARE(
+        run(common + QStringList {QStringLiteral("create"), QStringLiteral("via-cli")}, &output),
+        0);
+    QCOMPARE(run(common + QStringList {QStringLiteral("list")}, &output), 0);
+    QVERIFY2(output.contains("via-cli"), output.constData());
+    QCOMPARE(run(common + QStringList {QStringLiteral("rm"), QStringLiteral("via-cli")}, &output),
+             0);
+
+    // Unknown host key and nobody to ask: refused, with the fingerprint, nothing written.
+    QFile::remove(endpoint.knownHostsFile);
+    QCOMPARE(run(common + QStringList {QStringLiteral("list")}, &output), 1);
+    QVERIFY2(output.contains("SHA256:") && output.contains("not accepted"), output.constData());
+    QVERIFY(!QFile::exists(endpoint.knownHostsFile));
+
+    QCOMPARE(run({QStringLiteral("--host"), QStringLiteral("root@:22"), QStringLiteral("list")},
+                 &output),
+             2);
 }
 
 QTEST_GUILESS_MAIN(TestSshTransport)
