@@ -56,7 +56,9 @@ ConnectionsDialog::ConnectionsDialog(const QList<SshEndpoint> &hosts, QWidget *p
     form->addRow(tr("&Host:"), m_host);
     form->addRow(tr("&Port:"), m_port);
     form->addRow(tr("Helper &socket:"), m_socket);
-    form->addRow(tr("&Identity file:"), identityRow);
+    auto *identityLabel = new QLabel(tr("&Identity file:"), this);
+    identityLabel->setBuddy(m_identity); // a layout row has no buddy of its own
+    form->addRow(identityLabel, identityRow);
     auto *note = new QLabel(tr("Passwords and passphrases are asked when connecting and never "
                                "stored. Host keys are checked against ~/.ssh/known_hosts."),
                             this);

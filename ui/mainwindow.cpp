@@ -133,7 +133,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     hostSplitter->setStretchFactor(0, 0);
     hostSplitter->setStretchFactor(1, 1);
     hostSplitter->setChildrenCollapsible(false);
-    hostSplitter->setSizes({230, 870});
+    hostSplitter->setSizes({300, 800});
     setCentralWidget(hostSplitter);
 
     statusBar()->addWidget(m_statusLabel, 1);

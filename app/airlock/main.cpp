@@ -71,8 +71,12 @@ int main(int argc, char *argv[])
         QStringLiteral("open-console"),
         QApplication::translate("main", "Select sandbox NAME and open its console."),
         QApplication::translate("main", "NAME"));
+    const QCommandLineOption connectionsOption(
+        QStringLiteral("connections"),
+        QApplication::translate("main", "Open the connections manager (remote hosts) at start."));
     parser.addOption(socketOption);
     parser.addOption(consoleOption);
+    parser.addOption(connectionsOption);
     parser.process(*app);
 
     auto transport = std::make_unique<airlock::LocalSocketTransport>(parser.value(socketOption));
@@ -87,5 +91,7 @@ int main(int argc, char *argv[])
     // Remote hosts from the connections manager, each over its own SSH session (docs/ssh.md).
     QSettings settings;
     window.setRemoteHosts(airlock::HostStore::load(settings));
+    if (parser.isSet(connectionsOption))
+        window.showConnectionsDialog();
     return QApplication::exec();
 }
