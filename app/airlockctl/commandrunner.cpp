@@ -190,19 +190,26 @@ int CommandRunner::run(const QStringList &arguments)
     for (; i < arguments.size(); ++i) {
         const QString &arg = arguments[i];
         // Options with a value, as `--name VALUE` or `--name=VALUE`.
-        const std::pair<QString, QString *> valueOptions[] = {
-            {QStringLiteral("--socket"), &m_socketPath},
-            {QStringLiteral("--host"), &m_host},
-            {QStringLiteral("--identity"), &m_identityFile},
-            {QStringLiteral("--known-hosts"), &m_knownHostsFile},
-            {QStringLiteral("--ssh-config"), &m_sshConfigFile},
-            {QStringLiteral("--remote-airlockctl"), &m_remoteCommand},
+        struct ValueOption
+        {
+            QString name;
+            QString *target;
+            const char *value; ///< for "needs a VALUE"
+        };
+        const ValueOption valueOptions[] = {
+            {QStringLiteral("--socket"), &m_socketPath, "PATH"},
+            {QStringLiteral("--host"), &m_host, "[USER@]HOST[:PORT]"},
+            {QStringLiteral("--identity"), &m_identityFile, "FILE"},
+            {QStringLiteral("--known-hosts"), &m_knownHostsFile, "FILE"},
+            {QStringLiteral("--ssh-config"), &m_sshConfigFile, "FILE"},
+            {QStringLiteral("--remote-airlockctl"), &m_remoteCommand, "PATH"},
         };
         bool matched = false;
-        for (const auto &[option, target] : valueOptions) {
+        for (const auto &[option, target, value] : valueOptions) {
             if (arg == option) {
                 if (i + 1 >= arguments.size())
-                    return usageError(QStringLiteral("%1 needs a value").arg(option));
+                    return usageError(
+                        QStringLiteral("%1 needs a %2").arg(option, QLatin1String(value)));
                 *target = arguments[++i];
                 matched = true;
             } else if (arg.startsWith(option + QLatin1Char('='))) {
