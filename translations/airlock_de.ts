@@ -85,6 +85,47 @@
     </message>
 </context>
 <context>
+    <name>SshDialogPrompter</name>
+    <message>
+        <source>Unknown Host Key</source>
+        <translation>Unbekannter Host-Schlüssel</translation>
+    </message>
+    <message>
+        <source>The authenticity of host “%1” cannot be established.</source>
+        <translation>Die Echtheit des Hosts „%1“ kann nicht festgestellt werden.</translation>
+    </message>
+    <message>
+        <source>Its %1 key fingerprint is:
+%2
+
+Compare it with the fingerprint the host&apos;s administrator gives you (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). If you connect, the key is added to %3.</source>
+        <translation>Der Fingerabdruck seines %1-Schlüssels ist:
+%2
+
+Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Hosts nennt (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). Wenn Sie sich verbinden, wird der Schlüssel zu %3 hinzugefügt.</translation>
+    </message>
+    <message>
+        <source>&amp;Connect</source>
+        <translation>&amp;Verbinden</translation>
+    </message>
+    <message>
+        <source>Passphrase for the key %1:</source>
+        <translation>Passphrase für den Schlüssel %1:</translation>
+    </message>
+    <message>
+        <source>Password for %1:</source>
+        <translation>Passwort für %1:</translation>
+    </message>
+    <message>
+        <source>That was not accepted. Try again.</source>
+        <translation>Das wurde nicht angenommen. Versuchen Sie es erneut.</translation>
+    </message>
+    <message>
+        <source>SSH Login – %1</source>
+        <translation>SSH-Anmeldung – %1</translation>
+    </message>
+</context>
+<context>
     <name>airlock::ConnectionPage</name>
     <message>
         <source>&amp;Retry</source>
@@ -104,6 +145,77 @@
     </message>
 </context>
 <context>
+    <name>airlock::ConnectionsDialog</name>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>Remote hosts</source>
+        <translation>Entfernte Hosts</translation>
+    </message>
+    <message>
+        <source>your login name</source>
+        <translation>Ihr Anmeldename</translation>
+    </message>
+    <message>
+        <source>build.example.org</source>
+        <translation>build.example.org</translation>
+    </message>
+    <message>
+        <source>ssh-agent and ~/.ssh/id_*</source>
+        <translation>ssh-agent und ~/.ssh/id_*</translation>
+    </message>
+    <message>
+        <source>&amp;Add</source>
+        <translation>&amp;Hinzufügen</translation>
+    </message>
+    <message>
+        <source>&amp;User:</source>
+        <translation>&amp;Benutzer:</translation>
+    </message>
+    <message>
+        <source>&amp;Host:</source>
+        <translation>&amp;Host:</translation>
+    </message>
+    <message>
+        <source>&amp;Port:</source>
+        <translation>&amp;Port:</translation>
+    </message>
+    <message>
+        <source>Helper &amp;socket:</source>
+        <translation>Helfer-&amp;Socket:</translation>
+    </message>
+    <message>
+        <source>&amp;Identity file:</source>
+        <translation>&amp;Schlüsseldatei:</translation>
+    </message>
+    <message>
+        <source>Passwords and passphrases are asked when connecting and never stored. Host keys are checked against ~/.ssh/known_hosts.</source>
+        <translation>Passwörter und Passphrasen werden beim Verbinden abgefragt und nie gespeichert. Host-Schlüssel werden mit ~/.ssh/known_hosts abgeglichen.</translation>
+    </message>
+    <message>
+        <source>Identity File</source>
+        <translation>Schlüsseldatei</translation>
+    </message>
+    <message>
+        <source>(new host)</source>
+        <translation>(neuer Host)</translation>
+    </message>
+    <message>
+        <source>Enter a valid host name or address.</source>
+        <translation>Geben Sie einen gültigen Hostnamen oder eine gültige Adresse ein.</translation>
+    </message>
+</context>
+<context>
     <name>airlock::ConsoleTab</name>
     <message>
         <source>Console notice</source>
@@ -120,6 +232,44 @@
     <message>
         <source>Sandbox %1 is not running; start it to type here.</source>
         <translation>Sandbox %1 läuft nicht; starten Sie sie, um hier zu tippen.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::HostConnection</name>
+    <message>
+        <source>This computer</source>
+        <translation>Dieser Computer</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Verbinde…</translation>
+    </message>
+    <message>
+        <source>Connected</source>
+        <translation>Verbunden</translation>
+    </message>
+    <message>
+        <source>Authentication failed</source>
+        <translation>Anmeldung fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Host key changed</source>
+        <translation>Host-Schlüssel geändert</translation>
+    </message>
+    <message>
+        <source>Disconnected</source>
+        <translation>Getrennt</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::HostSidebar</name>
+    <message>
+        <source>Hosts and sandboxes</source>
+        <translation>Hosts und Sandboxen</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
     </message>
 </context>
 <context>
@@ -332,6 +482,22 @@
         <source>No sandboxes yet. Create one with &lt;b&gt;New Sandbox&lt;/b&gt; (Ctrl+N).</source>
         <translation>Noch keine Sandboxen. Legen Sie eine mit &lt;b&gt;Neue Sandbox&lt;/b&gt; an (Strg+N).</translation>
     </message>
+    <message>
+        <source>&amp;Connections…</source>
+        <translation>&amp;Verbindungen…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+H</source>
+        <translation>Ctrl+Shift+H</translation>
+    </message>
+    <message>
+        <source>Add, edit or remove remote hosts reached over SSH</source>
+        <translation>Über SSH erreichte entfernte Hosts hinzufügen, bearbeiten oder entfernen</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
 </context>
 <context>
     <name>airlock::NewSandboxDialog</name>
@@ -401,7 +567,7 @@
     </message>
     <message>
         <source>%1 — %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 — %2</translation>
     </message>
 </context>
 <context>
@@ -507,6 +673,10 @@
     <message>
         <source>NAME</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the connections manager (remote hosts) at start.</source>
+        <translation>Beim Start die Verbindungsverwaltung (entfernte Hosts) öffnen.</translation>
     </message>
 </context>
 </TS>

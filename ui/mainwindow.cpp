@@ -3,9 +3,13 @@
 #include "core/client/helperclient.h"
 #include "core/protocol/methods.h"
 #include "ui/connectionpage.h"
+#include "ui/connectionsdialog.h"
 #include "ui/consolecontroller.h"
 #include "ui/consoletab.h"
 #include "ui/errortext.h"
+#include "ui/hostconnection.h"
+#include "ui/hostsidebar.h"
+#include "ui/hoststore.h"
 #include "ui/newsandboxdialog.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/terminalview.h"
@@ -19,6 +23,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -41,7 +46,9 @@ QIcon icon(const char *name)
 MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     : QMainWindow(parent)
     , m_client(client)
-    , m_model(new SandboxTableModel(this))
+    , m_localModel(new SandboxTableModel(this))
+    , m_model(m_localModel)
+    , m_sidebar(new HostSidebar(this))
     , m_pages(new QStackedWidget(this))
     , m_placeholder(new ConnectionPage(ConnectionPage::Style::Page, this))
     , m_banner(new ConnectionPage(ConnectionPage::Style::Banner, this))
@@ -120,7 +127,14 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
 
     m_pages->addWidget(m_placeholder);
     m_pages->addWidget(mainPage);
-    setCentralWidget(m_pages);
+    auto *hostSplitter = new QSplitter(Qt::Horizontal, this);
+    hostSplitter->addWidget(m_sidebar);
+    hostSplitter->addWidget(m_pages);
+    hostSplitter->setStretchFactor(0, 0);
+    hostSplitter->setStretchFactor(1, 1);
+    hostSplitter->setChildrenCollapsible(false);
+    hostSplitter->setSizes({300, 800});
+    setCentralWidget(hostSplitter);
 
     statusBar()->addWidget(m_statusLabel, 1);
     m_statusLabel->setAccessibleName(tr("Helper connection"));
@@ -130,17 +144,17 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::onSelectionChanged);
-    connect(m_model, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
-    connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::updateActions);
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::checkPendingConsole);
-    connect(m_model, &SandboxTableModel::loaded, this, &MainWindow::checkPendingConsole);
-    connect(m_model, &SandboxTableModel::loadFailed, this, [this](const QString &message) {
-        statusBar()->showMessage(tr("Could not read the sandbox list: %1").arg(message), 10000);
-    });
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
         openConsole(index.data(SandboxTableModel::NameRole).toString());
     });
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeConsoleTab);
+    connect(m_sidebar, &HostSidebar::hostActivated, this, &MainWindow::setCurrentHost);
+    connect(m_sidebar, &HostSidebar::sandboxActivated, this,
+            [this](HostConnection *, const QString &sandbox) {
+                const int row = m_model->rowOf(sandbox);
+                if (row >= 0)
+                    m_table->selectRow(row);
+            });
     connect(m_placeholder, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
     connect(m_banner, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
 
@@ -149,10 +163,14 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     m_statusLabel->setText(tr("Connecting to %1…").arg(where));
     m_pages->setCurrentWidget(m_placeholder);
 
+    watchModel(m_localModel);
     if (client) {
         m_model->setClient(client);
-        connect(client, &HelperClient::ready, this, &MainWindow::onReady);
-        connect(client, &HelperClient::connectionLost, this, &MainWindow::onConnectionLost);
+        m_localHost = new HostConnection(client, m_localModel, this);
+        m_activeHost = m_localHost;
+        watchHost(m_localHost);
+        m_sidebar->addHost(m_localHost);
+        m_sidebar->setCurrentItem(m_sidebar->itemFor(m_localHost));
         if (client->state() == HelperClient::State::Ready)
             onReady();
     }
@@ -160,7 +178,167 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     resize(1100, 720);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Console tabs and the sidebar refer to the hosts' clients: remove them first.
+    while (m_tabs->count() > 0) {
+        QWidget *tab = m_tabs->widget(0);
+        m_tabs->removeTab(0);
+        delete tab;
+    }
+    delete m_sidebar;
+    qDeleteAll(std::exchange(m_remoteHosts, {}));
+}
+
+void MainWindow::watchModel(SandboxTableModel *model)
+{
+    connect(model, &QAbstractItemModel::dataChanged, this, [this, model] {
+        if (model == m_model)
+            updateActions();
+    });
+    connect(model, &QAbstractItemModel::modelReset, this, [this, model] {
+        if (model == m_model)
+            updateActions();
+    });
+    connect(model, &QAbstractItemModel::rowsInserted, this, [this, model] {
+        if (model == m_model)
+            checkPendingConsole();
+    });
+    connect(model, &SandboxTableModel::loaded, this, [this, model] {
+        if (model == m_model)
+            checkPendingConsole();
+    });
+    connect(model, &SandboxTableModel::loadFailed, this, [this, model](const QString &message) {
+        if (model == m_model)
+            statusBar()->showMessage(tr("Could not read the sandbox list: %1").arg(message), 10000);
+    });
+}
+
+void MainWindow::watchHost(HostConnection *host)
+{
+    HelperClient *client = host->client();
+    connect(client, &HelperClient::ready, this, [this, host] {
+        if (host == m_activeHost)
+            onReady();
+    });
+    connect(client, &HelperClient::connectionLost, this, [this, host](const Error &error) {
+        if (host == m_activeHost)
+            onConnectionLost(error);
+    });
+    connect(host, &HostConnection::stateChanged, this, [this, host] {
+        if (host == m_activeHost && host->state() != HostConnection::State::Connected)
+            showHostProblem();
+    });
+}
+
+QList<HostConnection *> MainWindow::hosts() const
+{
+    QList<HostConnection *> all;
+    if (m_localHost)
+        all.append(m_localHost);
+    all += m_remoteHosts;
+    return all;
+}
+
+void MainWindow::setRemoteHosts(const QList<SshEndpoint> &endpoints)
+{
+    QList<HostConnection *> kept;
+    for (HostConnection *host : std::as_const(m_remoteHosts)) {
+        if (endpoints.contains(host->endpoint()) && !kept.contains(host)) {
+            kept.append(host);
+            continue;
+        }
+        if (host == m_activeHost)
+            setCurrentHost(m_localHost);
+        // Close its console tabs: they talk to a client that is about to go.
+        for (int i = m_tabs->count() - 1; i >= 0; --i) {
+            if (m_tabs->widget(i)->property("airlockHost").value<QObject *>() == host)
+                closeConsoleTab(i);
+        }
+        m_sidebar->removeHost(host);
+        host->disconnectFromHost();
+        host->deleteLater();
+    }
+    QList<HostConnection *> ordered;
+    for (const SshEndpoint &endpoint : endpoints) {
+        auto existing = std::find_if(kept.begin(), kept.end(), [&](HostConnection *host) {
+            return host->endpoint() == endpoint;
+        });
+        if (existing != kept.end()) {
+            ordered.append(*existing);
+            kept.erase(existing);
+            continue;
+        }
+        auto *host = new HostConnection(endpoint, this, nullptr);
+        watchModel(host->model());
+        watchHost(host);
+        m_sidebar->addHost(host);
+        ordered.append(host);
+        host->connectToHost();
+    }
+    m_remoteHosts = ordered;
+    if (!m_activeHost && !m_remoteHosts.isEmpty())
+        setCurrentHost(m_remoteHosts.constFirst());
+}
+
+void MainWindow::setCurrentHost(HostConnection *host)
+{
+    if (!host || host == m_activeHost)
+        return;
+    m_activeHost = host;
+    m_client = host->client();
+    m_model = host->model();
+    m_table->setModel(m_model);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &MainWindow::onSelectionChanged);
+    if (QTreeWidgetItem *item = m_sidebar->itemFor(host); item && m_sidebar->currentHost() != host)
+        m_sidebar->setCurrentItem(item);
+    // Its console tabs come forward.
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (m_tabs->widget(i)->property("airlockHost").value<QObject *>() == host) {
+            m_tabs->setCurrentIndex(i);
+            break;
+        }
+    }
+    m_everReady = false;
+    if (m_client && m_client->state() == HelperClient::State::Ready)
+        onReady();
+    else
+        showHostProblem();
+    updateActions();
+}
+
+void MainWindow::showHostProblem()
+{
+    if (!m_activeHost)
+        return;
+    const QString where = m_client ? m_client->transportDescription() : m_activeHost->title();
+    if (m_activeHost->state() == HostConnection::State::Connecting
+        || m_activeHost->lastError().isEmpty()) {
+        if (!m_everReady) {
+            m_placeholder->showConnecting(where);
+            m_pages->setCurrentWidget(m_placeholder);
+        }
+        m_statusLabel->setText(tr("Connecting to %1…").arg(where));
+        return;
+    }
+    onConnectionLost(Error {ErrorKind::Disconnected, m_activeHost->lastError()});
+}
+
+void MainWindow::showConnectionsDialog()
+{
+    QList<SshEndpoint> endpoints;
+    for (HostConnection *host : std::as_const(m_remoteHosts))
+        endpoints.append(host->endpoint());
+    auto *dialog = new ConnectionsDialog(endpoints, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        QSettings settings;
+        HostStore::save(settings, dialog->hosts());
+        setRemoteHosts(dialog->hosts());
+    });
+    dialog->open();
+}
 
 void MainWindow::createActions()
 {
@@ -188,6 +366,8 @@ void MainWindow::createActions()
     make(m_quitAction, QIcon(), tr("&Quit"), QKeySequence::Quit, tr("Quit Airlock"));
     make(m_aboutAction, icon("airlock"), tr("&About Airlock"), QKeySequence(),
          tr("Version and license"));
+    make(m_connectionsAction, QIcon(), tr("&Connections…"), QKeySequence(tr("Ctrl+Shift+H")),
+         tr("Add, edit or remove remote hosts reached over SSH"));
     // Delete only acts on the table, so the key still reaches other widgets.
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_table->addAction(m_deleteAction);
@@ -203,6 +383,7 @@ void MainWindow::createActions()
             [this] { closeConsoleTab(m_tabs->currentIndex()); });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
+    connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::showConnectionsDialog);
 
     for (QAction *action : {m_consoleAction, m_startAction, m_stopAction, m_killAction})
         m_table->addAction(action);
@@ -212,6 +393,8 @@ void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_newAction);
+    file->addSeparator();
+    file->addAction(m_connectionsAction);
     file->addSeparator();
     file->addAction(m_quitAction);
 
@@ -246,7 +429,8 @@ ConsoleTab *MainWindow::consoleTab(const QString &sandbox) const
 {
     for (int i = 0; i < m_tabs->count(); ++i) {
         auto *tab = qobject_cast<ConsoleTab *>(m_tabs->widget(i));
-        if (tab && tab->sandbox() == sandbox)
+        if (tab && tab->sandbox() == sandbox
+            && tab->property("airlockHost").value<QObject *>() == m_activeHost)
             return tab;
     }
     return nullptr;
@@ -278,7 +462,10 @@ ConsoleTab *MainWindow::openConsole(const QString &sandbox)
     ConsoleTab *tab = consoleTab(sandbox);
     if (!tab) {
         tab = new ConsoleTab(m_client, sandbox, m_tabs);
-        m_tabs->addTab(tab, icon("console"), sandbox);
+        tab->setProperty("airlockHost", QVariant::fromValue<QObject *>(m_activeHost));
+        const bool remote = m_activeHost && m_activeHost->isRemote();
+        m_tabs->addTab(tab, icon("console"),
+                       remote ? tr("%1 (%2)").arg(sandbox, m_activeHost->title()) : sandbox);
         if (m_client->state() == HelperClient::State::Ready)
             tab->controller()->attach();
     }
@@ -420,10 +607,8 @@ void MainWindow::deleteSandbox(const QString &sandbox)
 
 void MainWindow::retryConnection()
 {
-    if (!m_client)
-        return;
-    m_client->disconnectFromHelper();
-    m_client->connectToHelper();
+    if (m_activeHost)
+        m_activeHost->connectToHost();
 }
 
 void MainWindow::onReady()

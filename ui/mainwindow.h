@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/client/sshendpoint.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 
@@ -18,11 +19,15 @@ namespace airlock {
 class ConnectionPage;
 class ConsoleTab;
 class HelperClient;
+class HostConnection;
+class HostSidebar;
 class SandboxTableModel;
 
-/// The Airlock window: the sandbox table, a tab per open console, actions New/Start/Stop/
-/// Delete/Open Console, and the helper connection in the status bar. Without a helper (or
-/// without permission) it shows what is wrong and how to fix it, with a Retry button.
+/// The Airlock window: a sidebar with every host (this computer's helper and remote ones over
+/// SSH, each with its state) and its sandboxes; the current host's sandbox table, a tab per
+/// open console, actions New/Start/Stop/Delete/Open Console, and the current host's connection
+/// in the status bar. Without a helper (or without permission) it shows what is wrong and how
+/// to fix it, with a Retry button.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -31,7 +36,17 @@ public:
     explicit MainWindow(HelperClient *client, QWidget *parent = nullptr);
     ~MainWindow() override;
 
+    /// The current host's sandboxes (the table's model).
     SandboxTableModel *model() const { return m_model; }
+    HostSidebar *sidebar() const { return m_sidebar; }
+    /// This computer's helper first, then the remote hosts in settings order.
+    QList<HostConnection *> hosts() const;
+    HostConnection *currentHost() const { return m_activeHost; }
+    /// Connects to these remote hosts (as stored by HostStore): hosts already connected with
+    /// the same settings stay, others are disconnected and removed, new ones connect.
+    void setRemoteHosts(const QList<SshEndpoint> &endpoints);
+    /// Shows `host`'s sandboxes in the table and acts on its helper.
+    void setCurrentHost(HostConnection *host);
     QTableView *table() const { return m_table; }
     QTabWidget *consoleTabs() const { return m_tabs; }
     /// The open console tab of `sandbox`, or nullptr.
@@ -55,6 +70,8 @@ public Q_SLOTS:
     /// Asks for confirmation, then deletes.
     void deleteSandbox(const QString &sandbox);
     void retryConnection();
+    /// The connections manager; OK saves the hosts in QSettings and connects to them.
+    void showConnectionsDialog();
 
 Q_SIGNALS:
     /// An action failed; the same text is shown in a message box.
@@ -65,6 +82,9 @@ private:
     void createMenus();
     void onReady();
     void onConnectionLost(const Error &error);
+    void watchHost(HostConnection *host);
+    void watchModel(SandboxTableModel *model);
+    void showHostProblem();
     void onSelectionChanged();
     void updateActions();
     void closeConsoleTab(int index);
@@ -76,8 +96,13 @@ private:
     void call(const QString &method, const QString &sandbox, const QString &failureText,
               std::function<void()> onSuccess = {});
 
-    QPointer<HelperClient> m_client;
-    SandboxTableModel *m_model;
+    QPointer<HelperClient> m_client; // the current host's
+    SandboxTableModel *m_localModel;
+    SandboxTableModel *m_model; // the current host's
+    HostSidebar *m_sidebar;
+    HostConnection *m_localHost = nullptr;
+    HostConnection *m_activeHost = nullptr;
+    QList<HostConnection *> m_remoteHosts;
     QStackedWidget *m_pages;
     ConnectionPage *m_placeholder;
     ConnectionPage *m_banner;
@@ -94,6 +119,7 @@ private:
     QAction *m_closeConsoleAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_aboutAction = nullptr;
+    QAction *m_connectionsAction = nullptr;
     QString m_pendingConsole;
     bool m_everReady = false;
 };

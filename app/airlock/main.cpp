@@ -2,6 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "ui/hoststore.h"
 #include "ui/mainwindow.h"
 #include "ui/resources.h"
 
@@ -9,6 +10,7 @@
 #include <QCommandLineParser>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QSettings>
 #include <QTranslator>
 
 #include <memory>
@@ -69,8 +71,12 @@ int main(int argc, char *argv[])
         QStringLiteral("open-console"),
         QApplication::translate("main", "Select sandbox NAME and open its console."),
         QApplication::translate("main", "NAME"));
+    const QCommandLineOption connectionsOption(
+        QStringLiteral("connections"),
+        QApplication::translate("main", "Open the connections manager (remote hosts) at start."));
     parser.addOption(socketOption);
     parser.addOption(consoleOption);
+    parser.addOption(connectionsOption);
     parser.process(*app);
 
     auto transport = std::make_unique<airlock::LocalSocketTransport>(parser.value(socketOption));
@@ -82,5 +88,10 @@ int main(int argc, char *argv[])
         window.openConsoleWhenListed(parser.value(consoleOption));
     window.show();
     client.connectToHelper();
+    // Remote hosts from the connections manager, each over its own SSH session (docs/ssh.md).
+    QSettings settings;
+    window.setRemoteHosts(airlock::HostStore::load(settings));
+    if (parser.isSet(connectionsOption))
+        window.showConnectionsDialog();
     return QApplication::exec();
 }

@@ -3,8 +3,10 @@
 #include "app/airlockctl/consolesession.h"
 #include "app/airlockctl/sandboxformat.h"
 #include "app/airlockctl/stdiobridge.h"
+#include "app/airlockctl/terminalprompter.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "core/client/sshtransport.h"
 #include "core/model/egresspolicy.h"
 #include "core/protocol/methods.h"
 
@@ -179,12 +181,21 @@ CommandRunner::~CommandRunner() = default;
 
 void CommandRunner::printGlobalHelp(QTextStream &stream) const
 {
-    stream << "Usage: airlockctl [--socket PATH] [--json] COMMAND [ARGS...]\n\n"
+    stream << "Usage: airlockctl [--host [USER@]HOST[:PORT]] [--socket PATH] [--json] COMMAND "
+              "[ARGS...]\n\n"
               "Manage Airlock sandboxes through airlockd.\n\n"
               "Options:\n"
               "  --socket PATH   helper socket (default $AIRLOCK_SOCKET, else "
            << AIRLOCK_DEFAULT_SOCKET
            << ")\n"
+              "  --host [USER@]HOST[:PORT]\n"
+              "                  talk to the helper on HOST over SSH (docs/ssh.md); --socket\n"
+              "                  then names the socket on HOST\n"
+              "  --identity FILE       SSH private key (default: ssh-agent, ~/.ssh/id_*)\n"
+              "  --known-hosts FILE    default ~/.ssh/known_hosts\n"
+              "  --ssh-config FILE     OpenSSH client config (default ~/.ssh/config; 'none')\n"
+              "  --remote-airlockctl PATH\n"
+              "                  airlockctl on HOST for the bridge fallback (default airlockctl)\n"
               "  --json          print the helper's JSON instead of tables and sentences\n"
               "  -h, --help      show this help; COMMAND --help shows a command's options\n"
               "  -V, --version   show the version\n\n"
@@ -210,12 +221,37 @@ int CommandRunner::run(const QStringList &arguments)
     qsizetype i = 1;
     for (; i < arguments.size(); ++i) {
         const QString &arg = arguments[i];
-        if (arg == QStringLiteral("--socket")) {
-            if (i + 1 >= arguments.size())
-                return usageError(QStringLiteral("--socket needs a PATH"));
-            m_socketPath = arguments[++i];
-        } else if (arg.startsWith(QStringLiteral("--socket="))) {
-            m_socketPath = arg.mid(9);
+        // Options with a value, as `--name VALUE` or `--name=VALUE`.
+        struct ValueOption
+        {
+            QString name;
+            QString *target;
+            const char *value; ///< for "needs a VALUE"
+        };
+        const ValueOption valueOptions[] = {
+            {QStringLiteral("--socket"), &m_socketPath, "PATH"},
+            {QStringLiteral("--host"), &m_host, "[USER@]HOST[:PORT]"},
+            {QStringLiteral("--identity"), &m_identityFile, "FILE"},
+            {QStringLiteral("--known-hosts"), &m_knownHostsFile, "FILE"},
+            {QStringLiteral("--ssh-config"), &m_sshConfigFile, "FILE"},
+            {QStringLiteral("--remote-airlockctl"), &m_remoteCommand, "PATH"},
+        };
+        bool matched = false;
+        for (const auto &[option, target, value] : valueOptions) {
+            if (arg == option) {
+                if (i + 1 >= arguments.size())
+                    return usageError(
+                        QStringLiteral("%1 needs a %2").arg(option, QLatin1String(value)));
+                *target = arguments[++i];
+                matched = true;
+            } else if (arg.startsWith(option + QLatin1Char('='))) {
+                *target = arg.mid(option.size() + 1);
+                matched = true;
+            }
+        }
+        if (matched) {
+            if (arg.startsWith(QStringLiteral("--socket")))
+                m_socketGiven = true;
         } else if (arg == QStringLiteral("--json")) {
             m_json = true;
         } else if (arg == QStringLiteral("-h") || arg == QStringLiteral("--help")) {
@@ -236,6 +272,21 @@ int CommandRunner::run(const QStringList &arguments)
     }
     if (m_socketPath.isEmpty())
         return usageError(QStringLiteral("--socket needs a non-empty PATH"));
+    if (!m_host.isEmpty()) {
+        const Result<SshEndpoint> endpoint = SshEndpoint::parse(m_host);
+        if (!endpoint)
+            return usageError(QStringLiteral("--host: %1").arg(endpoint.error().message));
+        m_endpoint = *endpoint;
+        // On the remote host the helper sits at the default path unless --socket says
+        // otherwise; $AIRLOCK_SOCKET describes this machine, not that one.
+        m_endpoint.socketPath =
+            m_socketGiven ? m_socketPath : QStringLiteral(AIRLOCK_DEFAULT_SOCKET);
+        m_endpoint.identityFile = m_identityFile;
+        m_endpoint.knownHostsFile = m_knownHostsFile;
+        m_endpoint.configFile = m_sshConfigFile;
+        if (!m_remoteCommand.isEmpty())
+            m_endpoint.remoteCommand = m_remoteCommand;
+    }
     const QString name = arguments[i];
     for (const Command &command : commands()) {
         if (command.name == name)
@@ -272,8 +323,10 @@ int CommandRunner::runCommand(const Command &command, const QStringList &argumen
     }
     if (parser.isSet(json))
         m_json = true;
-    if (parser.isSet(socket))
+    if (parser.isSet(socket)) {
         m_socketPath = parser.value(socket);
+        m_endpoint.socketPath = m_socketPath;
+    }
     if (command.positionals >= 0 && parser.positionalArguments().size() != command.positionals) {
         if (command.positionals == 0)
             return usageError(QStringLiteral("%1 takes no arguments").arg(command.name),
@@ -289,8 +342,14 @@ bool CommandRunner::connectHelper()
 {
     if (m_client)
         return true;
-    m_client = std::make_unique<HelperClient>(std::make_unique<LocalSocketTransport>(m_socketPath),
-                                              QStringLiteral("airlockctl"));
+    std::unique_ptr<Transport> transport;
+    if (m_host.isEmpty()) {
+        transport = std::make_unique<LocalSocketTransport>(m_socketPath);
+    } else {
+        m_prompter = std::make_unique<TerminalPrompter>();
+        transport = std::make_unique<SshTransport>(m_endpoint, m_prompter.get());
+    }
+    m_client = std::make_unique<HelperClient>(std::move(transport), QStringLiteral("airlockctl"));
     const Result<void> connected = m_client->connectSync(kConnectTimeoutMs);
     if (!connected) {
         m_err << "airlockctl: " << connected.error().message << Qt::endl;
@@ -525,6 +584,9 @@ int CommandRunner::cmdConsole(QCommandLineParser &parser)
 
 int CommandRunner::cmdBridge(QCommandLineParser &)
 {
+    if (!m_host.isEmpty())
+        return usageError(QStringLiteral("bridge runs on the helper's host; it takes no --host"),
+                          QStringLiteral("bridge"));
     m_out.flush();
     StdioBridge bridge(m_socketPath, STDIN_FILENO, STDOUT_FILENO, m_err);
     return bridge.run();

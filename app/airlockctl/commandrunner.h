@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/client/sshendpoint.h"
 #include "core/model/error.h"
 
 #include <QJsonObject>
@@ -17,6 +18,8 @@ class HelperClient;
 }
 
 namespace airlock::ctl {
+
+class TerminalPrompter;
 
 /// Exit codes of airlockctl, documented in docs/airlockctl.md.
 enum ExitCode : int {
@@ -75,6 +78,14 @@ private:
     QTextStream &m_out;
     QTextStream &m_err;
     QString m_socketPath;
+    bool m_socketGiven = false;
+    QString m_host; ///< --host: talk to the helper over SSH
+    QString m_identityFile;
+    QString m_knownHostsFile;
+    QString m_sshConfigFile;
+    QString m_remoteCommand;
+    SshEndpoint m_endpoint;
+    std::unique_ptr<TerminalPrompter> m_prompter;
     bool m_json = false;
     std::unique_ptr<HelperClient> m_client;
 };

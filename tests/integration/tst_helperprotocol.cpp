@@ -1,9 +1,16 @@
 // The helper's protocol against bad input (issue 2, "Bad input, each with a test"): a real
 // airlockd on a temporary socket and state dir, raw JSON-RPC over a real Unix socket. No guest
 // boots here; create/list/delete use a small image store of the test's own.
+//
+// Every test runs twice (initTestCase_data): row "local" talks to the helper's socket, row
+// "ssh" goes through the SSH transport to a real sshd on loopback (SshSocketForwarder puts a
+// local socket in front of it for the synchronous RpcTestClient). Tests about the socket
+// itself (peer credentials, file mode, client cap, back-pressure) only make sense locally.
 
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "sshserver.h"
+#include "sshsocketforwarder.h"
 
 #include <QDir>
 #include <QFile>
@@ -25,6 +32,8 @@
 
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
+using airlock::test::SshServer;
+using airlock::test::SshSocketForwarder;
 
 namespace {
 
@@ -160,7 +169,9 @@ class TestHelperProtocol : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase_data();
     void initTestCase();
+    void init();
     void cleanup();
 
     void hello();
@@ -198,9 +209,27 @@ private:
     bool helperServes();
     QStringList sandboxNames(RpcTestClient &client);
 
+    /// Where this row's clients connect: the helper's socket, or the SSH forwarder's.
+    QString clientSocket() const;
+
     std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<SshServer> m_sshd;
+    std::unique_ptr<SshSocketForwarder> m_forwarder;
     QString m_imageStore;
+    bool m_overSsh = false;
 };
+
+/// Skips a test about the local socket itself in the SSH row (it runs in the local row).
+#define LOCAL_SOCKET_ONLY(why)                                                                     \
+    if (m_overSsh)                                                                                 \
+        QSKIP("local socket only: " why);
+
+void TestHelperProtocol::initTestCase_data()
+{
+    QTest::addColumn<bool>("overSsh");
+    QTest::newRow("local") << false;
+    QTest::newRow("ssh") << true;
+}
 
 void TestHelperProtocol::initTestCase()
 {
@@ -209,6 +238,34 @@ void TestHelperProtocol::initTestCase()
     m_imageStore = m_helper->useUnbootableImageStore();
     QVERIFY2(!m_imageStore.isEmpty(), qPrintable(m_helper->lastError()));
     QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
+
+    m_sshd = std::make_unique<SshServer>();
+    QVERIFY2(m_sshd->start(), qPrintable(m_sshd->lastError()));
+    airlock::SshEndpoint endpoint;
+    endpoint.user = QStringLiteral("root");
+    endpoint.host = QStringLiteral("127.0.0.1");
+    endpoint.port = m_sshd->port();
+    endpoint.socketPath = m_helper->socketPath();
+    endpoint.identityFile = m_sshd->clientKeyPath();
+    endpoint.knownHostsFile = m_sshd->knownHostsPath();
+    endpoint.configFile = QStringLiteral("none");
+    QFile knownHosts(endpoint.knownHostsFile);
+    QVERIFY(knownHosts.open(QIODevice::WriteOnly));
+    knownHosts.write(m_sshd->knownHostsLine().toUtf8() + '\n');
+    knownHosts.close();
+    m_forwarder = std::make_unique<SshSocketForwarder>(endpoint);
+    QVERIFY(m_forwarder->listen(m_sshd->tempPath() + QStringLiteral("/forward.sock")));
+}
+
+void TestHelperProtocol::init()
+{
+    QFETCH_GLOBAL(bool, overSsh);
+    m_overSsh = overSsh;
+}
+
+QString TestHelperProtocol::clientSocket() const
+{
+    return m_overSsh ? m_forwarder->path() : m_helper->socketPath();
 }
 
 void TestHelperProtocol::cleanup()
@@ -223,7 +280,7 @@ void TestHelperProtocol::cleanup()
 
 bool TestHelperProtocol::helperServes()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     return client.isConnected() && client.hello();
 }
 
@@ -239,7 +296,7 @@ QStringList TestHelperProtocol::sandboxNames(RpcTestClient &client)
 
 void TestHelperProtocol::hello()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.isConnected());
     const QJsonObject answer = client.call(
         QStringLiteral("hello"),
@@ -260,7 +317,7 @@ void TestHelperProtocol::hello()
 
 void TestHelperProtocol::helloWithAnotherProtocolVersion()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     const QJsonObject answer =
         client.call(QStringLiteral("hello"), {{QStringLiteral("protocol"), 2}});
     QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("invalid_request"));
@@ -292,7 +349,7 @@ void TestHelperProtocol::malformedJson()
 {
     QFETCH(QByteArray, line);
     QFETCH(QString, kind);
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.sendRaw(line + '\n'));
     const auto answer = client.readMessage();
     QVERIFY(answer);
@@ -309,7 +366,7 @@ void TestHelperProtocol::malformedJson()
 
 void TestHelperProtocol::messageOverOneMebibyte()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
     // A syntactically fine request whose line is one byte over the limit.
     const QByteArray head = R"({"jsonrpc":"2.0","id":9,"method":"sandbox.get","params":{"name":")";
@@ -326,7 +383,7 @@ void TestHelperProtocol::messageOverOneMebibyte()
     QVERIFY(helperServes());
 
     // Exactly 1 MiB is still a message (answered: the name is merely invalid).
-    RpcTestClient second(m_helper->socketPath());
+    RpcTestClient second(clientSocket());
     const QByteArray limit = head + QByteArray(padding - 1, 'a') + tail;
     QCOMPARE(limit.size(), qsizetype(1024 * 1024));
     QVERIFY(second.sendRaw(limit + '\n'));
@@ -338,7 +395,7 @@ void TestHelperProtocol::messageOverOneMebibyte()
 
 void TestHelperProtocol::unknownMethod()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     const QJsonObject answer = client.call(QStringLiteral("sandbox.explode"));
     QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("method_not_found"));
     QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
@@ -426,7 +483,7 @@ void TestHelperProtocol::wrongParameterTypes()
     QFETCH(QString, method);
     QFETCH(QJsonObject, params);
     QFETCH(QString, field);
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     const QJsonObject answer = client.call(method, params);
     QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("invalid_params"));
     QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
@@ -460,7 +517,7 @@ void TestHelperProtocol::invalidNames()
 {
     QFETCH(QString, method);
     QFETCH(QString, name);
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     const QJsonObject answer = client.call(method, named(name));
     QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("invalid_name"));
     QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
@@ -469,7 +526,7 @@ void TestHelperProtocol::invalidNames()
 
 void TestHelperProtocol::duplicateNames()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     const QJsonObject first =
         client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("twin")));
     QCOMPARE(RpcTestClient::result(first).value(QStringLiteral("state")).toString(),
@@ -505,7 +562,7 @@ void TestHelperProtocol::unknownNames()
 {
     QFETCH(QString, method);
     QFETCH(QJsonObject, params);
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     const QJsonObject answer = client.call(method, params);
     QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("not_found"));
     QCOMPARE(answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(),
@@ -514,7 +571,7 @@ void TestHelperProtocol::unknownNames()
 
 void TestHelperProtocol::createListGetDelete()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
     const QJsonObject created =
         RpcTestClient::result(client.call(QStringLiteral("sandbox.create"),
@@ -575,12 +632,12 @@ void TestHelperProtocol::createListGetDelete()
 
 void TestHelperProtocol::notificationsOnlyForSubscribers()
 {
-    RpcTestClient subscriber(m_helper->socketPath());
-    RpcTestClient bystander(m_helper->socketPath());
+    RpcTestClient subscriber(clientSocket());
+    RpcTestClient bystander(clientSocket());
     QVERIFY(RpcTestClient::result(subscriber.call(QStringLiteral("events.subscribe"))).isEmpty());
     QVERIFY(bystander.hello());
 
-    RpcTestClient actor(m_helper->socketPath());
+    RpcTestClient actor(clientSocket());
     actor.call(QStringLiteral("sandbox.create"), named(QStringLiteral("evented")));
     const auto changed = subscriber.waitForNotification(
         QStringLiteral("sandbox.changed"), [](const QJsonObject &params) {
@@ -604,13 +661,13 @@ void TestHelperProtocol::notificationsOnlyForSubscribers()
 void TestHelperProtocol::clientDisconnectsMidCall()
 {
     {
-        RpcTestClient setup(m_helper->socketPath());
+        RpcTestClient setup(clientSocket());
         setup.call(QStringLiteral("sandbox.create"), named(QStringLiteral("midcall")));
         // A start that fails slowly (the "kernel" is text): the helper is inside the call when
         // the client is gone.
     }
     for (int round = 0; round < 3; ++round) {
-        RpcTestClient client(m_helper->socketPath());
+        RpcTestClient client(clientSocket());
         QByteArray burst;
         for (int i = 0; i < 200; ++i) {
             burst += R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i)
@@ -627,7 +684,7 @@ void TestHelperProtocol::clientDisconnectsMidCall()
         client.abort();
     }
     QVERIFY(helperServes());
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     const QJsonObject got =
         client.call(QStringLiteral("sandbox.get"), named(QStringLiteral("midcall")));
     const QString state = RpcTestClient::result(got).value(QStringLiteral("state")).toString();
@@ -639,7 +696,8 @@ void TestHelperProtocol::clientDisconnectsMidCall()
 
 void TestHelperProtocol::clientThatNeverReadsIsDropped()
 {
-    RpcTestClient setup(m_helper->socketPath());
+    LOCAL_SOCKET_ONLY("the SSH channel and forwarder buffer what the client does not read")
+    RpcTestClient setup(clientSocket());
     constexpr int kSandboxes = 100;
     for (int i = 0; i < kSandboxes; ++i) {
         const QJsonObject answer =
@@ -654,7 +712,7 @@ void TestHelperProtocol::clientThatNeverReadsIsDropped()
     const int requests = int(40 * 1024 * 1024 / listBytes);
     QVERIFY(requests < 5000);
 
-    RpcTestClient flooder(m_helper->socketPath());
+    RpcTestClient flooder(clientSocket());
     QVERIFY(flooder.isConnected());
     QByteArray burst;
     for (int i = 0; i < requests; ++i)
@@ -664,7 +722,7 @@ void TestHelperProtocol::clientThatNeverReadsIsDropped()
     QVERIFY(flooder.sendRaw(burst));
 
     // Meanwhile another client is served promptly.
-    RpcTestClient other(m_helper->socketPath());
+    RpcTestClient other(clientSocket());
     for (int i = 0; i < 5; ++i)
         QVERIFY(other.hello(5000));
 
@@ -689,6 +747,7 @@ void TestHelperProtocol::clientThatNeverReadsIsDropped()
 
 void TestHelperProtocol::permissionDeniedForNonMember()
 {
+    LOCAL_SOCKET_ONLY("SO_PEERCRED of a forked unprivileged client")
     // Only the SO_PEERCRED check may refuse: let the kernel allow the connect.
     QVERIFY(::chmod(QFile::encodeName(m_helper->socketPath()).constData(), 0666) == 0);
     const QByteArray hello = R"({"jsonrpc":"2.0","id":1,"method":"sandbox.list"})"
@@ -713,6 +772,7 @@ void TestHelperProtocol::permissionDeniedForNonMember()
 
 void TestHelperProtocol::groupMemberIsServed()
 {
+    LOCAL_SOCKET_ONLY("SO_PEERCRED of a forked unprivileged client")
     const group *airlockGroup = ::getgrnam("airlock");
     QVERIFY2(airlockGroup, "airlockd should have created group airlock");
     const gid_t gid = airlockGroup->gr_gid;
@@ -729,6 +789,7 @@ void TestHelperProtocol::groupMemberIsServed()
 
 void TestHelperProtocol::socketModeAndGroup()
 {
+    LOCAL_SOCKET_ONLY("the mode of the socket file")
     struct stat info
     {
     };
@@ -748,6 +809,7 @@ void TestHelperProtocol::socketModeAndGroup()
 
 void TestHelperProtocol::secondHelperOnSameStateDirRefused()
 {
+    LOCAL_SOCKET_ONLY("a second helper process")
     // Another airlockd on the same state dir (even on another socket) must stop before it reads
     // the registry, or it would mark the first helper's guests stopped.
     QProcess second;
@@ -761,32 +823,33 @@ void TestHelperProtocol::secondHelperOnSameStateDirRefused()
     const QByteArray output = second.readAll();
     QVERIFY2(output.contains("already using the state directory"), output.constData());
     QVERIFY(!QFile::exists(m_helper->tempPath() + QStringLiteral("/second.sock")));
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
 }
 
 void TestHelperProtocol::tooManyClientsRefusedThenServedAgain()
 {
+    LOCAL_SOCKET_ONLY("one SSH session per client makes this slow, the cap is the same")
     std::vector<std::unique_ptr<RpcTestClient>> clients;
     for (int i = 0; i < 256; ++i) {
-        clients.push_back(std::make_unique<RpcTestClient>(m_helper->socketPath()));
+        clients.push_back(std::make_unique<RpcTestClient>(clientSocket()));
         QVERIFY(clients.back()->isConnected());
     }
     // The helper accepts asynchronously: make sure it has taken every connection so far.
     QVERIFY(clients.back()->hello());
-    RpcTestClient extra(m_helper->socketPath());
+    RpcTestClient extra(clientSocket());
     const auto refusal = extra.readMessage(10000);
     QVERIFY(refusal);
     QCOMPARE(RpcTestClient::errorKind(*refusal), QStringLiteral("busy"));
     QVERIFY(extra.waitForDisconnected());
     clients.clear();
     // Freed slots are served again.
-    QTRY_VERIFY_WITH_TIMEOUT(RpcTestClient(m_helper->socketPath()).hello(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(RpcTestClient(clientSocket()).hello(), 10000);
 }
 
 void TestHelperProtocol::policyDefaultsToDenyAll()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
     client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("fresh")));
     const QJsonObject answer =
@@ -809,8 +872,8 @@ void TestHelperProtocol::policySetGetRoundTrip()
     QFETCH(QString, file);
     const QJsonObject policy = policyTemplate(file);
     QVERIFY(!policy.isEmpty());
-    RpcTestClient client(m_helper->socketPath());
-    RpcTestClient watcher(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
+    RpcTestClient watcher(clientSocket());
     QVERIFY(client.hello());
     QVERIFY(watcher.hello());
     QVERIFY(watcher.call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
@@ -831,8 +894,8 @@ void TestHelperProtocol::policySetGetRoundTrip()
 
 void TestHelperProtocol::policyInvalidIsRejectedAndOldOneKept()
 {
-    RpcTestClient client(m_helper->socketPath());
-    RpcTestClient watcher(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
+    RpcTestClient watcher(clientSocket());
     QVERIFY(client.hello());
     QVERIFY(watcher.hello());
     client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("kept")));
@@ -874,7 +937,7 @@ void TestHelperProtocol::policyInvalidIsRejectedAndOldOneKept()
 
 void TestHelperProtocol::policyValidate()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
     for (const char *file :
          {"debian-mirrors.json", "pypi.json", "npm.json", "github.json", "deny-all.json"}) {
@@ -953,7 +1016,7 @@ void TestHelperProtocol::policyValidate()
 
 void TestHelperProtocol::policyUnknownSandbox()
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
     QCOMPARE(RpcTestClient::errorKind(
                  client.call(QStringLiteral("policy.get"), named(QStringLiteral("ghost")))),
@@ -972,7 +1035,7 @@ void TestHelperProtocol::policySurvivesRestartAndGoesWithDelete()
 {
     const QJsonObject github = policyTemplate(QStringLiteral("github.json"));
     {
-        RpcTestClient client(m_helper->socketPath());
+        RpcTestClient client(clientSocket());
         QVERIFY(client.hello());
         client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("durable")));
         QVERIFY(
@@ -981,7 +1044,7 @@ void TestHelperProtocol::policySurvivesRestartAndGoesWithDelete()
                 .contains(QStringLiteral("result")));
     }
     QVERIFY2(m_helper->restart(), qPrintable(m_helper->lastError()));
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
     QCOMPARE(policyOf(client, QStringLiteral("durable")), canonical(github));
 

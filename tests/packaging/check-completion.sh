@@ -47,8 +47,9 @@ expect() { # expect "WANT" word...
 }
 expect "create list info start stop kill rm images console bridge policy" airlockctl ""
 expect "start stop" airlockctl st
-expect "--socket --json --help --version" airlockctl -
+expect "--host --identity --known-hosts --ssh-config --remote-airlockctl --socket --json --help --version" airlockctl -
 expect "FILES" airlockctl --socket ""
+expect "FILES" airlockctl --identity ""
 expect "--vcpus --memory --image --json --socket --help" airlockctl create demo -
 expect "--json --socket --help" airlockctl list --
 expect "--timeout --json --socket --help" airlockctl stop demo --
