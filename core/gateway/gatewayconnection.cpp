@@ -667,7 +667,6 @@ void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
         if (progress.finished) {
             completeFront();
             if (!progress.keepAlive) {
-                m_upstreamConnectionClosing = true;
                 abandonInflight(QStringLiteral("the upstream closed the connection"));
                 if (m_pendingDenial)
                     return sendPendingDenialIfIdle();
