@@ -291,6 +291,11 @@ void GatewayConnection::feedGuard(const QByteArray &plaintext)
             m_guardStopped = true;
             EgressEvent e = baseEvent(EgressLayer::Http, false, deny->reason, deny->detail);
             e.status = deny->status;
+            e.method = deny->method;
+            e.path = EgressEvent::redactPath(deny->target);
+            e.host = deny->host;
+            if (e.name.isEmpty())
+                e.name = deny->host;
             emitEvent(e);
             if (!m_inflight.isEmpty() && !m_inflight.last().uploadDone) {
                 // A body went bad half-way: the upstream must not see the rest; abort it.
@@ -667,7 +672,6 @@ void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
         if (progress.finished) {
             completeFront();
             if (!progress.keepAlive) {
-                m_upstreamConnectionClosing = true;
                 abandonInflight(QStringLiteral("the upstream closed the connection"));
                 if (m_pendingDenial)
                     return sendPendingDenialIfIdle();

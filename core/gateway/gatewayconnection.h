@@ -167,7 +167,6 @@ private:
     quint64 m_upstreamGeneration = 0; ///< which upstream socket a queued error belongs to
     SslPtr m_upstreamSsl;
     std::unique_ptr<TlsMemoryStream> m_upstreamTls;
-    bool m_upstreamConnectionClosing = false; ///< the upstream will close after this response
     bool m_guestEof = false;
     bool m_guestPaused = false;
     bool m_upstreamPaused = false;

