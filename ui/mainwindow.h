@@ -3,6 +3,7 @@
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -10,6 +11,7 @@ class QAction;
 class QLabel;
 class QPushButton;
 class QStackedWidget;
+class QSystemTrayIcon;
 class QTabWidget;
 class QTableView;
 
@@ -17,7 +19,11 @@ namespace airlock {
 
 class ConnectionPage;
 class ConsoleTab;
+class CredentialsView;
+class EgressView;
 class HelperClient;
+class PolicyEditor;
+struct EgressRule;
 class SandboxTableModel;
 
 /// The Airlock window: the sandbox table, a tab per open console, actions New/Start/Stop/
@@ -42,6 +48,14 @@ public:
     QString connectionProblemText() const;
     /// The status bar text, e.g. "Connected to local helper at ... (TCG: software emulation)".
     QString statusText() const;
+    /// The sections: Sandboxes (table and consoles), Egress, Credentials.
+    QTabWidget *sections() const { return m_sections; }
+    EgressView *egressView() const { return m_egressView; }
+    CredentialsView *credentialsView() const { return m_credentialsView; }
+    /// The open policy editor of `sandbox`, or nullptr.
+    PolicyEditor *policyEditor(const QString &sandbox) const;
+    /// The last desktop notification (also shown in the status bar), for tests.
+    QString lastNotification() const { return m_lastNotification; }
 
 public Q_SLOTS:
     /// Opens (or brings forward) the console tab of `sandbox` and focuses it.
@@ -55,6 +69,10 @@ public Q_SLOTS:
     /// Asks for confirmation, then deletes.
     void deleteSandbox(const QString &sandbox);
     void retryConnection();
+    /// Opens (or raises) the policy editor of `sandbox`.
+    PolicyEditor *openPolicyEditor(const QString &sandbox);
+    /// Opens the editor of `sandbox` with `rules` added as pending changes (not applied).
+    PolicyEditor *proposeRules(const QString &sandbox, const QList<airlock::EgressRule> &rules);
 
 Q_SIGNALS:
     /// An action failed; the same text is shown in a message box.
@@ -71,6 +89,7 @@ private:
     void showNewSandboxDialog();
     void showActionError(const QString &text, const Error &error);
     void showAbout();
+    void notify(const QString &title, const QString &text);
     void checkPendingConsole();
     QString selectedSandbox() const;
     void call(const QString &method, const QString &sandbox, const QString &failureText,
@@ -85,6 +104,14 @@ private:
     QStackedWidget *m_consoleArea;
     QTabWidget *m_tabs;
     QLabel *m_statusLabel;
+    QTabWidget *m_sections;
+    EgressView *m_egressView;
+    CredentialsView *m_credentialsView;
+    QHash<QString, QPointer<PolicyEditor>> m_editors;
+    QSystemTrayIcon *m_tray = nullptr;
+    QString m_lastNotification;
+    QAction *m_policyAction = nullptr;
+    QList<QAction *> m_sectionActions;
     QAction *m_newAction = nullptr;
     QAction *m_startAction = nullptr;
     QAction *m_stopAction = nullptr;
