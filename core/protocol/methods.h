@@ -29,6 +29,7 @@ inline constexpr char EventsSubscribe[] = "events.subscribe";
 inline constexpr char PolicyGet[] = "policy.get";
 inline constexpr char PolicySet[] = "policy.set";
 inline constexpr char PolicyValidate[] = "policy.validate";
+inline constexpr char EgressHistory[] = "egress.history";
 } // namespace method
 
 namespace notification {
@@ -36,6 +37,7 @@ inline constexpr char SandboxChanged[] = "sandbox.changed";
 inline constexpr char SandboxRemoved[] = "sandbox.removed";
 inline constexpr char ConsoleOutput[] = "console.output";
 inline constexpr char PolicyChanged[] = "policy.changed";
+inline constexpr char EgressEvent[] = "egress.event";
 } // namespace notification
 
 } // namespace airlock::protocol
