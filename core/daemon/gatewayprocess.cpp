@@ -160,6 +160,7 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
                       {QStringLiteral("dnsTcpFd"), 5}}},
         {QStringLiteral("link"), link},
         {QStringLiteral("upstreamDns"), config.upstreamDns},
+        {QStringLiteral("syntheticPool"), config.syntheticPool},
         {QStringLiteral("trustStore"),
          config.trustStoreCaFile.isEmpty()
              ? QJsonObject()
@@ -282,6 +283,12 @@ void GatewayProcess::handleMessage(const QJsonObject &message)
         m_fatal = message.value(QStringLiteral("error")).toString();
         if (m_fatal.isEmpty())
             m_fatal = QStringLiteral("(no message)");
+    } else if (type == u"applied") {
+        qCInfo(lcGateway, "%s: the gateway applied the new policy (%d rules)",
+               qPrintable(m_config.sandbox), message.value(QStringLiteral("rules")).toInt());
+    } else if (type == u"error") {
+        qCWarning(lcGateway, "%s: the gateway refused a message: %s", qPrintable(m_config.sandbox),
+                  qPrintable(message.value(QStringLiteral("error")).toString()));
     } else if (type == u"egress") {
         const QJsonObject event = message.value(QStringLiteral("event")).toObject();
         if (!event.isEmpty())

@@ -30,6 +30,7 @@ struct GatewayConfig
     quint16 dnsPort = 53; ///< DNS listener, UDP and TCP
     /// `upstreamDns` of the config message: {"address", "port", "timeoutMs"}.
     QJsonObject upstreamDns;
+    QString syntheticPool; ///< "100.112.0.0/16": addresses of the gateway's DNS answers
     /// CA file the gateway verifies upstream servers against; empty: the system store.
     QString trustStoreCaFile;
     QByteArray caCertificatePem; ///< the sandbox CA (SandboxCa::certificatePem)

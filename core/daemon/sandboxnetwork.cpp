@@ -184,6 +184,7 @@ Result<void> SandboxNetwork::startGateway()
     config.tcpPort = m_config.tcpPort;
     config.dnsPort = m_config.dnsPort;
     config.upstreamDns = m_config.upstreamDns;
+    config.syntheticPool = m_config.syntheticPool;
     config.trustStoreCaFile = m_config.trustStoreCaFile;
     config.caCertificatePem = m_caCertificatePem;
     config.caKeyPem = m_caKeyPem;

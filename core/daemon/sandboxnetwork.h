@@ -25,6 +25,8 @@ struct SandboxNetworkConfig
     gid_t gatewayGid = 0; ///< group `airlock-gateway`
     quint16 tcpPort = 15001; ///< the gateway's transparent TCP listener on GW
     quint16 dnsPort = 53; ///< its DNS listener on GW (UDP and TCP)
+    /// The gateway's synthetic DNS answers (DnsNameMapping); must not overlap the link pool.
+    QString syntheticPool = QStringLiteral("100.112.0.0/16");
     int readyTimeoutMs = GatewayProcess::kDefaultReadyTimeoutMs;
 };
 

@@ -1,6 +1,7 @@
 #include "core/daemon/sandboxservice.h"
 
 #include "core/daemon/consolehub.h"
+#include "core/model/egressevent.h"
 #include "core/model/names.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
@@ -332,6 +333,12 @@ Result<Sandbox> SandboxService::start(const QString &name)
     launch.network.prefixLength = link->prefixLength;
     launch.network.gateway = link->gateway.toString();
     launch.seedImagePath = seedPath;
+    auto tapFd = TapDevice::attach(network->tapName());
+    if (!tapFd) {
+        dropNetwork();
+        return failStart(tapFd.error());
+    }
+    launch.network.tapFd = *tapFd;
 
     std::unique_ptr<Vmm> vmm = m_factory();
     Vmm *raw = vmm.get();
@@ -339,6 +346,8 @@ Result<Sandbox> SandboxService::start(const QString &name)
     connect(raw, &Vmm::consoleOutput, this,
             [this, name](const QByteArray &bytes) { m_consoles.append(name, bytes); });
     auto info = raw->start(launch);
+    // The VMM has its own copy now (or none: it failed).
+    ::close(*tapFd);
     // start() may run the event loop; look the entry up again.
     found = find(name);
     if (!info || !found) {
@@ -504,17 +513,19 @@ SandboxNetwork *SandboxService::makeNetwork(const QString &name, const LinkAlloc
             [this, name](const QJsonObject &event) { recordEgress(name, event); });
     connect(network, &SandboxNetwork::gatewayRestarted, this,
             [this, name](const QString &reason, int attempt) {
-                recordEgress(name,
-                             QJsonObject {
-                                 {QStringLiteral("layer"), QStringLiteral("gateway")},
-                                 {QStringLiteral("verdict"), QStringLiteral("denied")},
-                                 {QStringLiteral("reason"), QStringLiteral("gateway_restarted")},
-                                 {QStringLiteral("detail"),
-                                  QStringLiteral("%1; guest traffic was dropped until the "
-                                                 "restart (attempt %2)")
-                                      .arg(reason)
-                                      .arg(attempt)},
-                             });
+                // Layer tcp: while the gateway was down, guest connections were refused
+                // before any protocol was seen.
+                EgressEvent event;
+                event.time = QDateTime::currentDateTimeUtc();
+                event.sandbox = name;
+                event.layer = EgressLayer::Tcp;
+                event.allowed = false;
+                event.reason = QStringLiteral("gateway_restarted");
+                event.detail = QStringLiteral("%1; guest connections were refused until the "
+                                              "restart (attempt %2)")
+                                   .arg(reason)
+                                   .arg(attempt);
+                recordEgress(name, event.toJson());
             });
     return network;
 }
@@ -537,13 +548,18 @@ void SandboxService::releaseNetwork(Entry &entry, Vmm *vmmStillRunning)
         teardown();
 }
 
-void SandboxService::recordEgress(const QString &name, QJsonObject event)
+void SandboxService::recordEgress(const QString &name, const QJsonObject &object)
 {
-    // The gateway parses guest traffic: its words are bounded and its sandbox name is ours.
-    event.insert(QStringLiteral("sandbox"), name);
-    if (!event.value(QStringLiteral("time")).isString())
-        event.insert(QStringLiteral("time"),
-                     QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+    // The gateway parses guest traffic: what it says is checked and re-serialized (unknown
+    // fields dropped), bounded, and its sandbox name is ours.
+    auto parsed = EgressEvent::fromJson(object);
+    if (!parsed) {
+        qCWarning(lcSandbox, "%s: ignoring an invalid egress event from the gateway: %s",
+                  qPrintable(name), qPrintable(parsed.error().message));
+        return;
+    }
+    parsed->sandbox = name;
+    const QJsonObject event = parsed->toJson();
     if (QJsonDocument(event).toJson(QJsonDocument::Compact).size() > kMaxEgressEventBytes) {
         qCWarning(lcSandbox, "%s: dropping an egress event over %lld bytes", qPrintable(name),
                   static_cast<long long>(kMaxEgressEventBytes));

@@ -151,7 +151,7 @@ private:
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
     /// Taps, tables and gateways that no running sandbox owns.
     void removeLeftovers();
-    void recordEgress(const QString &name, QJsonObject event);
+    void recordEgress(const QString &name, const QJsonObject &object);
     /// Persists and announces.
     void commit(Entry &entry);
 

@@ -94,11 +94,13 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
         run.filePath(kPidFile),
     };
     if (!config.network.tapName.isEmpty()) {
-        // The tap exists and belongs to the VMM's uid (TUNSETOWNER), so unprivileged QEMU may
-        // attach to it; no scripts, no vhost (/dev/vhost-net is root's).
+        // The helper opened the tap and passes it as fd 3 (/dev/net/tun is root's); by name,
+        // the tap's owner (TUNSETOWNER) would let the VMM attach. No scripts, no vhost.
         args << QStringLiteral("-netdev")
-             << QStringLiteral("tap,id=net0,ifname=%1,script=no,downscript=no,vhost=off")
-                    .arg(optionValue(config.network.tapName))
+             << (config.network.tapFd >= 0
+                     ? QStringLiteral("tap,id=net0,fd=%1,vhost=off").arg(kTapFd)
+                     : QStringLiteral("tap,id=net0,ifname=%1,script=no,downscript=no,vhost=off")
+                           .arg(optionValue(config.network.tapName)))
              << QStringLiteral("-device")
              << QStringLiteral("virtio-net-device,netdev=net0,mac=%1").arg(config.network.mac);
     }

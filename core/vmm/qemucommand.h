@@ -17,6 +17,8 @@ public:
     static constexpr QLatin1StringView kConsoleSocket {"console.sock"};
     static constexpr QLatin1StringView kPidFile {"qemu.pid"};
     static constexpr QLatin1StringView kLogFile {"qemu.log"};
+    /// The descriptor number the tap queue has in QEMU (VmmNetwork::tapFd).
+    static constexpr int kTapFd = 3;
 
     /// Absolute path of qemu-system-x86_64 from PATH (or $AIRLOCK_QEMU), empty when missing.
     static QString findQemu();

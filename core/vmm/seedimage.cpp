@@ -11,6 +11,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <memory>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace airlock {
@@ -61,6 +62,8 @@ Result<void> SeedImage::write(const QString &path, const QList<SeedFile> &files)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot create %1: %2")
                         .arg(path, QString::fromLocal8Bit(std::strerror(errno))));
+    // Readable by the unprivileged VMM whatever the helper's umask (0077).
+    ::fchmod(fd, 0644);
     std::unique_ptr<archive, ArchiveDeleter> writer(archive_write_new());
     auto failed = [&](const QString &what) {
         const QString message =

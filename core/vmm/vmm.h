@@ -17,6 +17,9 @@ namespace airlock {
 struct VmmNetwork
 {
     QString tapName; ///< persistent tap owned by the VMM's uid (TapDevice)
+    /// An open queue of that tap (TapDevice::attach), passed to the VMM as its fd 3; the
+    /// caller keeps ownership. -1: the VMM opens the tap by name itself.
+    int tapFd = -1;
     QString mac; ///< "02:61:6c:xx:xx:xx"
     QString guestAddress; ///< "100.96.0.2"
     int prefixLength = 30;
