@@ -14,6 +14,12 @@ QString formatSandboxTable(const QJsonArray &sandboxes, const QDateTime &now);
 QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now);
 /// `images` output: ID KERNEL CREATED DESCRIPTION.
 QString formatImageTable(const QJsonArray &images);
+/// The header of `egress` output: TIME LAYER VERDICT REASON NAME METHOD PATH, fixed widths so
+/// that rows printed later (--follow) line up under it.
+QString formatEgressHeader();
+/// One egress event (docs/protocol.md `egress.event`) as a row under formatEgressHeader();
+/// absent fields are "-"; time is UTC "yyyy-MM-dd HH:mm:ss.zzz".
+QString formatEgressRow(const QJsonObject &event);
 /// "45s", "3m12s", "2h05m", "3d04h": coarse enough to read at a glance.
 QString formatDuration(qint64 seconds);
 

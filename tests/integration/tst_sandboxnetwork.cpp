@@ -272,6 +272,42 @@ private Q_SLOTS:
             QByteArrayLiteral("\"seq\":%1").replace("%1", QByteArray::number(lastSeq))));
     }
 
+    void airlockctlShowsEgress()
+    {
+        const QString ctl = qEnvironmentVariable("AIRLOCK_AIRLOCKCTL");
+        QProcess table;
+        table.start(
+            ctl,
+            {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("egress"), kName});
+        QVERIFY(table.waitForFinished(10000));
+        QCOMPARE(table.exitCode(), 0);
+        const QString text = QString::fromUtf8(table.readAllStandardOutput());
+        QVERIFY2(text.startsWith(QStringLiteral("TIME")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("dns   denied  host_not_allowed")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("pkg.test")));
+
+        // --follow --json: the stored events, then a new one as it happens.
+        QProcess follow;
+        follow.start(ctl,
+                     {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("egress"),
+                      kName, QStringLiteral("--follow"), QStringLiteral("--json"),
+                      QStringLiteral("--limit"), QStringLiteral("1")});
+        QVERIFY(follow.waitForReadyRead(10000));
+        QByteArray seen = follow.readAllStandardOutput();
+        QCOMPARE(seen.count('\n'), 1);
+        lookup(QStringLiteral("follow.test"));
+        QDeadlineTimer deadline(15000);
+        while (!seen.contains("follow.test") && !deadline.hasExpired()) {
+            follow.waitForReadyRead(500);
+            seen += follow.readAllStandardOutput();
+        }
+        follow.kill();
+        follow.waitForFinished();
+        QVERIFY2(seen.contains("\"name\":\"follow.test\""), seen.constData());
+        for (const QByteArray &line : seen.trimmed().split('\n'))
+            QVERIFY2(QJsonDocument::fromJson(line).isObject(), line.constData());
+    }
+
     void killedGatewayIsRestarted()
     {
         const QList<qint64> before = gatewaysIn(ns());
