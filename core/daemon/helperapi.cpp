@@ -11,6 +11,8 @@
 #include <QJsonArray>
 #include <QRegularExpression>
 
+#include <limits>
+
 namespace airlock {
 
 namespace {
@@ -154,6 +156,14 @@ HelperApi::HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &c
             protocol::encodeNotification(QString::fromLatin1(notification::PolicyChanged),
                                          QJsonObject {{QStringLiteral("name"), name}}));
     });
+    connect(&m_sandboxes, &SandboxService::egressEvent, this,
+            [this](const QString &name, qint64 seq, const QJsonObject &event) {
+                notifySubscribers(
+                    protocol::encodeNotification(QString::fromLatin1(notification::EgressEvent),
+                                                 QJsonObject {{QStringLiteral("sandbox"), name},
+                                                              {QStringLiteral("seq"), seq},
+                                                              {QStringLiteral("event"), event}}));
+            });
     connect(&m_consoles, &ConsoleHub::output, this,
             [this](const QString &sandbox, quint64 seq, const QByteArray &bytes,
                    const QSet<quint64> &recipients) {
@@ -238,6 +248,8 @@ void HelperApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &p) { return policySet(p); });
     add(method::PolicyValidate,
         [this](const RpcContext &, const QJsonObject &p) { return policyValidate(p); });
+    add(method::EgressHistory,
+        [this](const RpcContext &, const QJsonObject &p) { return egressHistory(p); });
 }
 
 Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject &params)
@@ -260,7 +272,7 @@ Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject
         {QStringLiteral("version"), QStringLiteral(AIRLOCK_VERSION)},
         {QStringLiteral("capabilities"),
          QJsonArray {QStringLiteral("sandbox"), QStringLiteral("console"), QStringLiteral("events"),
-                     QStringLiteral("images"), QStringLiteral("policy")}},
+                     QStringLiteral("images"), QStringLiteral("policy"), QStringLiteral("egress")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},
@@ -368,6 +380,33 @@ Result<QJsonValue> HelperApi::policyValidate(const QJsonObject &params)
     const QJsonArray errors = policyErrors(value);
     return QJsonObject {{QStringLiteral("valid"), errors.isEmpty()},
                         {QStringLiteral("errors"), errors}};
+}
+
+Result<QJsonValue> HelperApi::egressHistory(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    std::optional<qint64> since;
+    if (params.contains(QStringLiteral("since"))) {
+        auto value = json::readInteger(params, QStringLiteral("since"), 0,
+                                       std::numeric_limits<qint64>::max());
+        if (!value)
+            return std::unexpected(value.error());
+        since = *value;
+    }
+    auto limit =
+        json::readInteger(params, QStringLiteral("limit"), 1, kMaxEgressLimit, kDefaultEgressLimit);
+    if (!limit)
+        return std::unexpected(limit.error());
+    auto records = m_sandboxes.egressHistory(*name, since, int(*limit));
+    if (!records)
+        return std::unexpected(records.error());
+    QJsonArray events;
+    for (const EgressRecord &record : *records)
+        events.append(QJsonObject {{QStringLiteral("seq"), record.seq},
+                                   {QStringLiteral("event"), record.event}});
+    return QJsonObject {{QStringLiteral("name"), *name}, {QStringLiteral("events"), events}};
 }
 
 void HelperApi::notifySubscribers(const QByteArray &frame)

@@ -36,6 +36,8 @@ QString reasonPhrase(int status)
         return QStringLiteral("Misdirected Request");
     case 431:
         return QStringLiteral("Request Header Fields Too Large");
+    case 502:
+        return QStringLiteral("Bad Gateway");
     case 505:
         return QStringLiteral("HTTP Version Not Supported");
     default:

@@ -161,6 +161,23 @@ Result<SandboxCa> SandboxCa::load(const QString &certificatePath, const QString 
     return SandboxCa(std::move(*certificate), std::move(key));
 }
 
+Result<SandboxCa> SandboxCa::fromPem(const QByteArray &certificatePem, const QByteArray &keyPem)
+{
+    auto certificate = certificateFromPem(certificatePem);
+    if (!certificate)
+        return std::unexpected(certificate.error());
+    BioPtr bio(BIO_new_mem_buf(keyPem.constData(), int(keyPem.size())));
+    EvpPkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    if (!key)
+        return failOpenSsl(QStringLiteral("no PEM private key in the CA key text"));
+    if (X509_check_private_key(certificate->get(), key.get()) != 1)
+        return failOpenSsl(QStringLiteral("the CA key does not match the CA certificate"));
+    if (X509_check_ca(certificate->get()) < 1)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the CA certificate is not a CA certificate"));
+    return SandboxCa(std::move(*certificate), std::move(key));
+}
+
 Result<void> SandboxCa::save(const QString &certificatePath, const QString &keyPath) const
 {
     BioPtr bio(BIO_new(BIO_s_mem()));

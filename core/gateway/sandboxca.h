@@ -60,6 +60,12 @@ public:
     /// certificate is not a CA).
     static Result<SandboxCa> load(const QString &certificatePath, const QString &keyPath);
 
+    /// Builds the CA from PEM text as airlockd hands it to the gateway over its control channel
+    /// (docs/gateway.md): one certificate and its private key (PKCS#8 or traditional PEM).
+    /// OperationFailed when either does not parse, the key does not match, or the certificate
+    /// is not a CA. The caller should cleanse `keyPem` afterwards.
+    static Result<SandboxCa> fromPem(const QByteArray &certificatePem, const QByteArray &keyPem);
+
     /// Writes the certificate (PEM, mode 0644) and the private key (PKCS#8 PEM, unencrypted,
     /// mode 0600) atomically (temporary file, fsync, rename). The key file is created 0600
     /// from the start, never widened. OperationFailed on I/O errors.

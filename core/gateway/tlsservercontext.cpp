@@ -15,6 +15,7 @@ constexpr unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
 struct TlsGuestConnection::State
 {
     quint16 port = 0;
+    TlsRequiredName required;
     QString serverName;
     TlsRejectReason reason = TlsRejectReason::None;
     QString detail;
@@ -52,6 +53,10 @@ QString tlsRejectReasonName(TlsRejectReason reason)
         return QStringLiteral("leaf_unavailable");
     case TlsRejectReason::HandshakeFailed:
         return QStringLiteral("handshake_failed");
+    case TlsRejectReason::DestinationMismatch:
+        return QStringLiteral("destination_mismatch");
+    case TlsRejectReason::ConnectSniMismatch:
+        return QStringLiteral("sni_connect_mismatch");
     }
     return QStringLiteral("handshake_failed");
 }
@@ -131,6 +136,12 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
     if (!name)
         return reject(TlsRejectReason::BadSni, name.error().toError().message,
                       SSL_AD_UNRECOGNIZED_NAME);
+
+    if (!state->required.name.isEmpty() && *name != state->required.name)
+        return reject(state->required.reason,
+                      QStringLiteral("the SNI %1 is not %2, the name this connection is for")
+                          .arg(*name, state->required.name),
+                      SSL_AD_ACCESS_DENIED);
 
     const Verdict verdict = impl->check(*name, state->port);
     if (!verdict.allowed()) {
@@ -245,13 +256,14 @@ Result<TlsServerContext> TlsServerContext::create(SandboxCa *ca, TlsConnectionCh
     return TlsServerContext(std::move(impl));
 }
 
-Result<TlsGuestConnection> TlsServerContext::newConnection(quint16 port)
+Result<TlsGuestConnection> TlsServerContext::newConnection(quint16 port, TlsRequiredName required)
 {
     SslPtr ssl(SSL_new(m_impl->ctx.get()));
     if (!ssl)
         return failOpenSsl(QStringLiteral("SSL_new (guest)"));
     auto state = std::make_unique<TlsGuestConnection::State>();
     state->port = port;
+    state->required = std::move(required);
     SSL_set_app_data(ssl.get(), state.get());
     return TlsGuestConnection(std::move(state), std::move(ssl));
 }

@@ -25,6 +25,20 @@ enum class TlsRejectReason {
     NoHttp11Alpn, ///< "no_http11_alpn": the client offered ALPN without "http/1.1" (RFC 7301)
     LeafUnavailable, ///< "leaf_unavailable": minting the leaf certificate failed
     HandshakeFailed, ///< "handshake_failed": any other handshake failure (version, cipher, ...)
+    /// "destination_mismatch": the guest dialed the synthetic address of another name (A3)
+    DestinationMismatch,
+    /// "sni_connect_mismatch": inside an explicit proxy's CONNECT tunnel, the SNI names another
+    /// host than the CONNECT target (A5)
+    ConnectSniMismatch,
+};
+
+/// A name a connection's SNI must equal, decided before the ClientHello arrives: the name
+/// mapped to the synthetic address the guest dialed, or an explicit proxy's CONNECT host.
+/// Empty name: no requirement.
+struct TlsRequiredName
+{
+    QString name; ///< canonical
+    TlsRejectReason reason = TlsRejectReason::DestinationMismatch; ///< reported on mismatch
 };
 
 /// Stable name, e.g. "no_sni".
@@ -97,9 +111,11 @@ private:
 ///  1. no server_name extension → NoSni, alert unrecognized_name;
 ///  2. malformed server_name, or a name canonicalizeHostname rejects (IP literals, '_', ...)
 ///     → BadSni, alert unrecognized_name;
-///  3. check(name, port) not allowed → HostNotAllowed / PortNotAllowed (MalformedHost counts
+///  3. a TlsRequiredName given to newConnection() differs from the name → its reason,
+///     alert access_denied;
+///  4. check(name, port) not allowed → HostNotAllowed / PortNotAllowed (MalformedHost counts
 ///     as BadSni), alert access_denied;
-///  4. the CA's leaf for the name is installed on the connection (SSL_use_certificate);
+///  5. the CA's leaf for the name is installed on the connection (SSL_use_certificate);
 ///     failure → LeafUnavailable, alert internal_error.
 /// ALPN (RFC 7301): when the client offers ALPN, "http/1.1" is selected if offered; a list
 /// without it (e.g. only "h2") → NoHttp11Alpn, alert no_application_protocol. A client that
@@ -114,8 +130,9 @@ public:
     static Result<TlsServerContext> create(SandboxCa *ca, TlsConnectionCheck check);
 
     /// A new server-mode SSL for a guest connection whose original destination port was
-    /// `port`. The caller attaches a BIO (SSL_set_fd / SSL_set_bio).
-    Result<TlsGuestConnection> newConnection(quint16 port);
+    /// `port`, whose SNI must equal `required.name` when that is not empty. The caller attaches
+    /// a BIO (SSL_set_fd / SSL_set_bio).
+    Result<TlsGuestConnection> newConnection(quint16 port, TlsRequiredName required = {});
 
     SSL_CTX *context() const;
 

@@ -36,6 +36,7 @@ inline constexpr char SecretDelete[] = "secret.delete";
 inline constexpr char BindingAdd[] = "binding.add";
 inline constexpr char BindingList[] = "binding.list";
 inline constexpr char BindingRemove[] = "binding.remove";
+inline constexpr char EgressHistory[] = "egress.history";
 } // namespace method
 
 namespace notification {
@@ -43,6 +44,7 @@ inline constexpr char SandboxChanged[] = "sandbox.changed";
 inline constexpr char SandboxRemoved[] = "sandbox.removed";
 inline constexpr char ConsoleOutput[] = "console.output";
 inline constexpr char PolicyChanged[] = "policy.changed";
+inline constexpr char EgressEvent[] = "egress.event";
 } // namespace notification
 
 } // namespace airlock::protocol

@@ -1,0 +1,52 @@
+// airlock-gateway: one sandbox's egress gateway (docs/gateway.md). Only wiring; everything it
+// runs lives in core/gateway. Started by airlockd, unprivileged, with its control channel and
+// listening sockets inherited.
+
+#include "core/gateway/controlchannel.h"
+#include "core/gateway/gatewaycontroller.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("airlock-gateway"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(AIRLOCK_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Airlock's per-sandbox egress gateway: DNS, TLS termination and HTTP "
+                       "checks for one sandbox. Started by airlockd; configured over the "
+                       "control channel (one JSON object per line)."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption controlOption(
+        QStringLiteral("control-fd"),
+        QStringLiteral("Inherited stream socket carrying the control messages."),
+        QStringLiteral("FD"));
+    parser.addOption(controlOption);
+    parser.process(app);
+
+    bool ok = false;
+    const int fd = parser.value(controlOption).toInt(&ok);
+    if (!parser.isSet(controlOption) || !ok || fd < 0 || ::fcntl(fd, F_GETFD) < 0) {
+        std::fprintf(stderr,
+                     "airlock-gateway: --control-fd FD (an open file descriptor) is "
+                     "required\n");
+        return 2;
+    }
+    // Peers that went away must not kill the gateway; every send uses MSG_NOSIGNAL anyway.
+    std::signal(SIGPIPE, SIG_IGN);
+
+    airlock::gateway::ControlChannel channel(fd);
+    airlock::gateway::GatewayController controller(&channel);
+    QObject::connect(
+        &controller, &airlock::gateway::GatewayController::exitRequested, &app,
+        [](int code) { QCoreApplication::exit(code); }, Qt::QueuedConnection);
+    return app.exec();
+}

@@ -1,0 +1,212 @@
+#include "core/gateway/egressgateway.h"
+
+#include "core/gateway/dnsserver.h"
+#include "core/gateway/dnsupstreamresolver.h"
+#include "core/gateway/transparentlistener.h"
+
+#include <openssl/crypto.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace airlock::gateway {
+
+QString dnsTypeName(quint16 type)
+{
+    switch (type) {
+    case 1:
+        return QStringLiteral("A");
+    case 2:
+        return QStringLiteral("NS");
+    case 5:
+        return QStringLiteral("CNAME");
+    case 6:
+        return QStringLiteral("SOA");
+    case 12:
+        return QStringLiteral("PTR");
+    case 15:
+        return QStringLiteral("MX");
+    case 16:
+        return QStringLiteral("TXT");
+    case 28:
+        return QStringLiteral("AAAA");
+    case 33:
+        return QStringLiteral("SRV");
+    case 64:
+        return QStringLiteral("SVCB");
+    case 65:
+        return QStringLiteral("HTTPS");
+    case 255:
+        return QStringLiteral("ANY");
+    default:
+        return QStringLiteral("TYPE%1").arg(type);
+    }
+}
+
+Result<std::unique_ptr<EgressGateway>> EgressGateway::create(const GatewayConfig &config)
+{
+    QByteArray keyPem = config.caKeyPem;
+    auto ca = SandboxCa::fromPem(config.caCertificatePem, keyPem);
+    OPENSSL_cleanse(keyPem.data(), size_t(keyPem.size()));
+    if (!ca)
+        return fail(ca.error().kind, QStringLiteral("ca: %1").arg(ca.error().message));
+    auto policy = PolicyMatcher::create(config.policy);
+    if (!policy)
+        return fail(policy.error().kind, QStringLiteral("policy: %1").arg(policy.error().message));
+    auto mapping = DnsNameMapping::create(config.syntheticPool);
+    if (!mapping)
+        return fail(mapping.error().kind,
+                    QStringLiteral("syntheticPool: %1").arg(mapping.error().message));
+    if (config.syntheticPool.contains(config.link.gateway))
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("syntheticPool: overlaps the sandbox link"));
+    auto upstream = TlsUpstreamContext::create(config.trustStore);
+    if (!upstream)
+        return fail(upstream.error().kind,
+                    QStringLiteral("trustStore: %1").arg(upstream.error().message));
+    std::unique_ptr<EgressGateway> gateway(new EgressGateway(
+        config, std::move(*ca), std::move(*policy), std::move(*mapping), std::move(*upstream)));
+    EgressGateway *self = gateway.get();
+    auto server =
+        TlsServerContext::create(&gateway->m_ca, [self](const QString &host, quint16 port) {
+            return self->m_policy.checkConnection(host, port);
+        });
+    if (!server)
+        return fail(server.error().kind,
+                    QStringLiteral("TLS server: %1").arg(server.error().message));
+    gateway->m_tlsServer.emplace(std::move(*server));
+    gateway->m_env.tlsServer = &*gateway->m_tlsServer;
+    return gateway;
+}
+
+EgressGateway::EgressGateway(const GatewayConfig &config, SandboxCa ca, PolicyMatcher policy,
+                             DnsNameMapping mapping, TlsUpstreamContext upstream)
+    : m_config(config)
+    , m_ca(std::move(ca))
+    , m_policy(std::move(policy))
+    , m_mapping(std::move(mapping))
+    , m_tlsUpstream(std::move(upstream))
+    , m_responder(m_policy, &m_mapping)
+{
+    OPENSSL_cleanse(m_config.caKeyPem.data(), size_t(m_config.caKeyPem.size()));
+    m_config.caKeyPem.clear();
+
+    RefusedRanges refused = config.refusedRanges;
+    refused.add(config.linkRange());
+    DnsUpstreamConfig dns;
+    dns.address = config.upstreamDnsAddress;
+    dns.port = config.upstreamDnsPort;
+    dns.timeoutMs = config.upstreamDnsTimeoutMs;
+    dns.refused = refused;
+    m_resolver = new DnsUpstreamResolver(dns, this);
+    m_dns = new DnsServer(&m_responder, m_resolver, this);
+    connect(m_dns, &DnsServer::decided, this, &EgressGateway::onDnsDecided);
+    m_listener = new TransparentListener(this);
+    connect(m_listener, &TransparentListener::accepted, this, &EgressGateway::onAccepted);
+
+    m_env.sandbox = config.sandbox;
+    m_env.linkGateway = config.link.gateway;
+    m_env.explicitProxyPort = config.explicitProxyPort;
+    m_env.limits = config.limits;
+    m_env.tlsUpstream = &m_tlsUpstream;
+    m_env.resolver = m_resolver;
+    m_env.mapping = &m_mapping;
+    m_env.refused = refused;
+    m_env.emitEvent = [this](const EgressEvent &event) { Q_EMIT egress(event); };
+}
+
+EgressGateway::~EgressGateway()
+{
+    // Connections reference the environment and the TLS contexts: delete them first.
+    const auto connections = m_connections;
+    for (GatewayConnection *connection : connections)
+        delete connection;
+    m_connections.clear();
+}
+
+Result<void> EgressGateway::start()
+{
+    const GatewayListen &where = m_config.listen;
+    if (where.tcpFd) {
+        if (auto adopted = m_listener->adopt(*where.tcpFd); !adopted)
+            return fail(adopted.error().kind,
+                        QStringLiteral("listen.tcpFd: %1").arg(adopted.error().message));
+        if (auto udp = m_dns->adoptUdpSocket(*where.dnsUdpFd); !udp)
+            return fail(udp.error().kind,
+                        QStringLiteral("listen.dnsUdpFd: %1").arg(udp.error().message));
+        // QTcpServer takes a listening socket; an inherited one may only be bound.
+        ::listen(*where.dnsTcpFd, 64);
+        if (auto tcp = m_dns->adoptTcpSocket(*where.dnsTcpFd); !tcp)
+            return fail(tcp.error().kind,
+                        QStringLiteral("listen.dnsTcpFd: %1").arg(tcp.error().message));
+        return {};
+    }
+    if (auto bound = m_listener->bind(*where.tcp); !bound)
+        return fail(bound.error().kind,
+                    QStringLiteral("listen.tcp: %1").arg(bound.error().message));
+    if (auto dns = m_dns->listen(where.dns->address, where.dns->port); !dns)
+        return fail(dns.error().kind, QStringLiteral("listen.dns: %1").arg(dns.error().message));
+    return {};
+}
+
+quint16 EgressGateway::tcpPort() const
+{
+    return m_listener->port();
+}
+
+quint16 EgressGateway::dnsPort() const
+{
+    return m_dns->udpPort();
+}
+
+Result<void> EgressGateway::setPolicy(const EgressPolicy &policy)
+{
+    auto matcher = PolicyMatcher::create(policy);
+    if (!matcher)
+        return std::unexpected(matcher.error());
+    m_policy = *matcher;
+    m_responder.setPolicy(*matcher);
+    return {};
+}
+
+void EgressGateway::onAccepted(int fd, const OriginalDestination &destination)
+{
+    if (m_connections.size() >= m_config.limits.maxConnections) {
+        ::close(fd);
+        EgressEvent event;
+        event.time = QDateTime::currentDateTimeUtc();
+        event.sandbox = m_config.sandbox;
+        event.layer = EgressLayer::Tcp;
+        event.reason = QStringLiteral("too_many_connections");
+        event.detail =
+            QStringLiteral("%1 connections are open already").arg(m_config.limits.maxConnections);
+        event.destination = destination.address.toString();
+        event.port = destination.port;
+        Q_EMIT egress(event);
+        return;
+    }
+    auto connection = new GatewayConnection(&m_env, m_policy, fd, destination, this);
+    m_connections.insert(connection);
+    connect(connection, &GatewayConnection::finished, this, [this, connection] {
+        m_connections.remove(connection);
+        connection->deleteLater();
+    });
+    connection->start();
+}
+
+void EgressGateway::onDnsDecided(const DnsEvent &dns)
+{
+    EgressEvent event;
+    event.time = QDateTime::currentDateTimeUtc();
+    event.sandbox = m_config.sandbox;
+    event.layer = EgressLayer::Dns;
+    event.allowed = dns.verdict == DnsVerdict::Answer || dns.verdict == DnsVerdict::NoData;
+    event.reason = dnsReasonName(dns.reason);
+    event.detail = dns.detail;
+    event.name = dns.name;
+    if (dns.type != 0)
+        event.dnsType = dnsTypeName(dns.type);
+    Q_EMIT egress(event);
+}
+
+} // namespace airlock::gateway

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "core/gateway/dnsnamemapping.h"
+#include "core/gateway/dnsresponder.h"
+#include "core/gateway/gatewayconfig.h"
+#include "core/gateway/gatewayconnection.h"
+#include "core/gateway/policymatcher.h"
+#include "core/gateway/sandboxca.h"
+#include "core/gateway/tlsservercontext.h"
+#include "core/gateway/tlsupstreamcontext.h"
+#include "core/model/egressevent.h"
+#include "core/model/error.h"
+
+#include <QObject>
+#include <QSet>
+
+#include <memory>
+#include <optional>
+
+namespace airlock::gateway {
+
+class DnsServer;
+class DnsUpstreamResolver;
+class TransparentListener;
+
+/// One sandbox's egress gateway (docs/gateway.md): the DNS server, the transparent TCP
+/// listener and its connections, built from a GatewayConfig. Every decision is emitted as
+/// egress(). Single-threaded on the Qt event loop.
+class EgressGateway final : public QObject
+{
+    Q_OBJECT
+public:
+    /// Builds every part (CA, TLS contexts, policy, name mapping, resolver) without touching a
+    /// socket. Errors name the part: an invalid CA, trust store or policy.
+    static Result<std::unique_ptr<EgressGateway>> create(const GatewayConfig &config);
+    ~EgressGateway() override;
+
+    /// Binds or adopts the listeners of the config and starts serving.
+    Result<void> start();
+    /// The transparent listener's port and the DNS port (after start()).
+    quint16 tcpPort() const;
+    quint16 dnsPort() const;
+
+    /// Replaces the policy atomically: new connections and the next DNS query use it; open
+    /// connections keep the policy they started with. The error is the validation error; the
+    /// old policy then stays.
+    Result<void> setPolicy(const EgressPolicy &policy);
+    const PolicyMatcher &policy() const { return m_policy; }
+    /// Guest connections open now.
+    qsizetype connectionCount() const { return m_connections.size(); }
+
+Q_SIGNALS:
+    void egress(const airlock::EgressEvent &event);
+
+private:
+    EgressGateway(const GatewayConfig &config, SandboxCa ca, PolicyMatcher policy,
+                  DnsNameMapping mapping, TlsUpstreamContext upstream);
+    void onAccepted(int fd, const OriginalDestination &destination);
+    void onDnsDecided(const DnsEvent &event);
+
+    GatewayConfig m_config;
+    SandboxCa m_ca;
+    PolicyMatcher m_policy;
+    DnsNameMapping m_mapping;
+    TlsUpstreamContext m_tlsUpstream;
+    std::optional<TlsServerContext> m_tlsServer;
+    DnsResponder m_responder;
+    DnsUpstreamResolver *m_resolver = nullptr;
+    DnsServer *m_dns = nullptr;
+    TransparentListener *m_listener = nullptr;
+    GatewayEnvironment m_env;
+    QSet<GatewayConnection *> m_connections;
+};
+
+/// The conventional mnemonic of a DNS RR type (RFC 1035, 3596, 9460), or "TYPE<n>" (RFC 3597).
+QString dnsTypeName(quint16 type);
+
+} // namespace airlock::gateway

@@ -1,0 +1,278 @@
+#include "core/gateway/gatewayconfig.h"
+
+#include <QJsonArray>
+#include <QJsonValue>
+#include <QSet>
+
+namespace airlock::gateway {
+
+namespace {
+
+std::unexpected<Error> fieldError(const QString &path, const QString &why)
+{
+    return fail(ErrorKind::InvalidParams, QStringLiteral("field '%1': %2").arg(path, why));
+}
+
+// Reads the fields of one JSON object, naming each by its dotted path in errors.
+class FieldReader
+{
+public:
+    FieldReader(const QJsonObject &object, QString prefix)
+        : m_object(object), m_prefix(std::move(prefix))
+    { }
+
+    QString path(const QString &key) const
+    {
+        return m_prefix.isEmpty() ? key : m_prefix + u'.' + key;
+    }
+    bool has(const QString &key) const { return m_object.contains(key); }
+
+    // Every key must be one of `known` (a typo must not silently change the gateway).
+    Result<void> onlyKeys(std::initializer_list<const char16_t *> known) const
+    {
+        QSet<QString> allowed;
+        for (const char16_t *k : known)
+            allowed.insert(QString::fromUtf16(k));
+        for (auto it = m_object.begin(); it != m_object.end(); ++it) {
+            if (!allowed.contains(it.key()))
+                return fieldError(path(it.key()), QStringLiteral("unknown key"));
+        }
+        return {};
+    }
+
+    Result<QString> string(const QString &key, std::optional<QString> fallback = {}) const
+    {
+        const QJsonValue value = m_object.value(key);
+        if (value.isUndefined()) {
+            if (fallback)
+                return *fallback;
+            return fieldError(path(key), QStringLiteral("missing"));
+        }
+        if (!value.isString())
+            return fieldError(path(key), QStringLiteral("must be a string"));
+        return value.toString();
+    }
+
+    Result<qint64> integer(const QString &key, qint64 min, qint64 max,
+                           std::optional<qint64> fallback = {}) const
+    {
+        const QJsonValue value = m_object.value(key);
+        if (value.isUndefined()) {
+            if (fallback)
+                return *fallback;
+            return fieldError(path(key), QStringLiteral("missing"));
+        }
+        const double number = value.toDouble();
+        if (!value.isDouble() || !std::isfinite(number) || std::trunc(number) != number)
+            return fieldError(path(key), QStringLiteral("must be an integer"));
+        if (number < double(min) || number > double(max))
+            return fieldError(path(key),
+                              QStringLiteral("must be between %1 and %2").arg(min).arg(max));
+        return qint64(number);
+    }
+
+    Result<QJsonObject> object(const QString &key, bool required) const
+    {
+        const QJsonValue value = m_object.value(key);
+        if (value.isUndefined()) {
+            if (required)
+                return fieldError(path(key), QStringLiteral("missing"));
+            return QJsonObject();
+        }
+        if (!value.isObject())
+            return fieldError(path(key), QStringLiteral("must be an object"));
+        return value.toObject();
+    }
+
+    Result<QHostAddress> ipv4(const QString &key) const
+    {
+        const auto text = string(key);
+        if (!text)
+            return std::unexpected(text.error());
+        const auto range = AddressRange::parse(*text);
+        if (!range || !range->isIPv4() || range->prefixLength() != 32)
+            return fieldError(path(key), QStringLiteral("must be a dotted-quad IPv4 address"));
+        return range->network();
+    }
+
+private:
+    const QJsonObject &m_object;
+    QString m_prefix;
+};
+
+#define AIRLOCK_TRY(var, expr)                                                                     \
+    auto var = (expr);                                                                             \
+    if (!var)                                                                                      \
+        return std::unexpected(var.error());
+
+Result<GatewayListen> readListen(const QJsonObject &object)
+{
+    FieldReader r(object, QStringLiteral("listen"));
+    AIRLOCK_TRY(keys, r.onlyKeys({u"tcpFd", u"dnsUdpFd", u"dnsTcpFd", u"tcp", u"dns"}));
+    GatewayListen listen;
+    const bool fds = r.has(QStringLiteral("tcpFd")) || r.has(QStringLiteral("dnsUdpFd"))
+        || r.has(QStringLiteral("dnsTcpFd"));
+    const bool addresses = r.has(QStringLiteral("tcp")) || r.has(QStringLiteral("dns"));
+    if (fds == addresses)
+        return fieldError(QStringLiteral("listen"),
+                          QStringLiteral("give either tcpFd, dnsUdpFd and dnsTcpFd, or tcp and "
+                                         "dns"));
+    if (fds) {
+        for (const auto &[key, target] :
+             {std::pair {QStringLiteral("tcpFd"), &listen.tcpFd},
+              std::pair {QStringLiteral("dnsUdpFd"), &listen.dnsUdpFd},
+              std::pair {QStringLiteral("dnsTcpFd"), &listen.dnsTcpFd}}) {
+            AIRLOCK_TRY(fd, r.integer(key, 3, 1 << 20));
+            *target = int(*fd);
+        }
+        return listen;
+    }
+    AIRLOCK_TRY(tcp, r.string(QStringLiteral("tcp")));
+    AIRLOCK_TRY(tcpAddress, SocketAddress::parse(*tcp, r.path(QStringLiteral("tcp"))));
+    AIRLOCK_TRY(dns, r.string(QStringLiteral("dns")));
+    AIRLOCK_TRY(dnsAddress, SocketAddress::parse(*dns, r.path(QStringLiteral("dns"))));
+    listen.tcp = *tcpAddress;
+    listen.dns = *dnsAddress;
+    return listen;
+}
+
+} // namespace
+
+Result<SocketAddress> SocketAddress::parse(const QString &text, const QString &field)
+{
+    const qsizetype colon = text.lastIndexOf(u':');
+    if (colon <= 0)
+        return fieldError(field, QStringLiteral("must be \"a.b.c.d:port\""));
+    const auto range = AddressRange::parse(QStringView(text).first(colon));
+    if (!range || !range->isIPv4() || range->prefixLength() != 32)
+        return fieldError(field, QStringLiteral("must be \"a.b.c.d:port\" with an IPv4 address"));
+    const QStringView portText = QStringView(text).sliced(colon + 1);
+    bool ok = !portText.isEmpty() && portText.size() <= 5;
+    for (QChar c : portText)
+        ok = ok && c >= u'0' && c <= u'9';
+    const uint port = ok ? portText.toUInt(&ok) : 0;
+    if (!ok || port > 65535)
+        return fieldError(field, QStringLiteral("port must be 0..65535"));
+    return SocketAddress {range->network(), quint16(port)};
+}
+
+QString SocketAddress::toString() const
+{
+    return address.toString() + u':' + QString::number(port);
+}
+
+AddressRange GatewayConfig::linkRange() const
+{
+    return *AddressRange::fromAddress(link.gateway, link.prefixLength);
+}
+
+Result<GatewayConfig> GatewayConfig::fromJson(const QJsonObject &object)
+{
+    FieldReader r(object, QString());
+    AIRLOCK_TRY(keys,
+                r.onlyKeys({u"type", u"version", u"sandbox", u"listen", u"link",
+                            u"explicitProxyPort", u"syntheticPool", u"upstreamDns",
+                            u"refusedRanges", u"trustStore", u"ca", u"policy", u"limits"}));
+    GatewayConfig config;
+    AIRLOCK_TRY(version, r.integer(QStringLiteral("version"), 0, 1 << 30));
+    if (*version != kVersion)
+        return fieldError(QStringLiteral("version"),
+                          QStringLiteral("version %1 is not supported (this gateway speaks %2)")
+                              .arg(*version)
+                              .arg(kVersion));
+    AIRLOCK_TRY(sandbox, r.string(QStringLiteral("sandbox")));
+    if (sandbox->isEmpty() || sandbox->size() > 63)
+        return fieldError(QStringLiteral("sandbox"), QStringLiteral("must be 1..63 characters"));
+    config.sandbox = *sandbox;
+
+    AIRLOCK_TRY(listenObject, r.object(QStringLiteral("listen"), true));
+    AIRLOCK_TRY(listen, readListen(*listenObject));
+    config.listen = *listen;
+
+    AIRLOCK_TRY(linkObject, r.object(QStringLiteral("link"), true));
+    FieldReader link(*linkObject, QStringLiteral("link"));
+    AIRLOCK_TRY(linkKeys, link.onlyKeys({u"gateway", u"guest", u"prefixLength"}));
+    AIRLOCK_TRY(gateway, link.ipv4(QStringLiteral("gateway")));
+    AIRLOCK_TRY(guest, link.ipv4(QStringLiteral("guest")));
+    AIRLOCK_TRY(prefix, link.integer(QStringLiteral("prefixLength"), 8, 31));
+    config.link = GatewayLink {*gateway, *guest, int(*prefix)};
+    if (!config.linkRange().contains(*guest))
+        return fieldError(QStringLiteral("link.guest"),
+                          QStringLiteral("not inside %1").arg(config.linkRange().toString()));
+
+    AIRLOCK_TRY(proxyPort, r.integer(QStringLiteral("explicitProxyPort"), 1, 65535, 3128));
+    config.explicitProxyPort = quint16(*proxyPort);
+
+    AIRLOCK_TRY(poolText, r.string(QStringLiteral("syntheticPool")));
+    const auto pool = AddressRange::parse(*poolText);
+    if (!pool)
+        return fieldError(QStringLiteral("syntheticPool"), pool.error().message);
+    if (!pool->isIPv4() || pool->prefixLength() < 8 || pool->prefixLength() > 30)
+        return fieldError(QStringLiteral("syntheticPool"),
+                          QStringLiteral("must be an IPv4 prefix of length 8..30"));
+    config.syntheticPool = *pool;
+
+    AIRLOCK_TRY(dnsObject, r.object(QStringLiteral("upstreamDns"), true));
+    FieldReader dns(*dnsObject, QStringLiteral("upstreamDns"));
+    AIRLOCK_TRY(dnsKeys, dns.onlyKeys({u"address", u"port", u"timeoutMs"}));
+    AIRLOCK_TRY(dnsAddress, dns.ipv4(QStringLiteral("address")));
+    AIRLOCK_TRY(dnsPort, dns.integer(QStringLiteral("port"), 1, 65535, 53));
+    AIRLOCK_TRY(dnsTimeout, dns.integer(QStringLiteral("timeoutMs"), 100, 60000, 2000));
+    config.upstreamDnsAddress = *dnsAddress;
+    config.upstreamDnsPort = quint16(*dnsPort);
+    config.upstreamDnsTimeoutMs = int(*dnsTimeout);
+
+    if (r.has(QStringLiteral("refusedRanges"))) {
+        const QJsonValue value = object.value(QStringLiteral("refusedRanges"));
+        if (!value.isArray())
+            return fieldError(QStringLiteral("refusedRanges"),
+                              QStringLiteral("must be an array of strings"));
+        QStringList ranges;
+        for (const QJsonValue &item : value.toArray()) {
+            if (!item.isString())
+                return fieldError(QStringLiteral("refusedRanges"),
+                                  QStringLiteral("must be an array of strings"));
+            ranges.append(item.toString());
+        }
+        auto refused = RefusedRanges::fromStrings(ranges);
+        if (!refused)
+            return fieldError(QStringLiteral("refusedRanges"), refused.error().message);
+        config.refusedRanges = *refused;
+    }
+
+    AIRLOCK_TRY(trustObject, r.object(QStringLiteral("trustStore"), false));
+    FieldReader trust(*trustObject, QStringLiteral("trustStore"));
+    AIRLOCK_TRY(trustKeys, trust.onlyKeys({u"caFile", u"caDirectory"}));
+    AIRLOCK_TRY(caFile, trust.string(QStringLiteral("caFile"), QString()));
+    AIRLOCK_TRY(caDirectory, trust.string(QStringLiteral("caDirectory"), QString()));
+    config.trustStore = TlsTrustStore {*caFile, *caDirectory};
+
+    AIRLOCK_TRY(caObject, r.object(QStringLiteral("ca"), true));
+    FieldReader ca(*caObject, QStringLiteral("ca"));
+    AIRLOCK_TRY(caKeys, ca.onlyKeys({u"certificatePem", u"keyPem"}));
+    AIRLOCK_TRY(certificatePem, ca.string(QStringLiteral("certificatePem")));
+    AIRLOCK_TRY(keyPem, ca.string(QStringLiteral("keyPem")));
+    config.caCertificatePem = certificatePem->toLatin1();
+    config.caKeyPem = keyPem->toLatin1();
+
+    AIRLOCK_TRY(policyObject, r.object(QStringLiteral("policy"), true));
+    auto policy = EgressPolicy::fromJson(*policyObject);
+    if (!policy)
+        return fieldError(QStringLiteral("policy"), policy.error().message);
+    config.policy = *policy;
+
+    AIRLOCK_TRY(limitsObject, r.object(QStringLiteral("limits"), false));
+    FieldReader limits(*limitsObject, QStringLiteral("limits"));
+    AIRLOCK_TRY(limitKeys,
+                limits.onlyKeys({u"maxConnections", u"idleTimeoutMs", u"maxHeaderBytes"}));
+    AIRLOCK_TRY(maxConnections, limits.integer(QStringLiteral("maxConnections"), 1, 65536, 1024));
+    AIRLOCK_TRY(idle, limits.integer(QStringLiteral("idleTimeoutMs"), 100, 3600000, 60000));
+    AIRLOCK_TRY(header,
+                limits.integer(QStringLiteral("maxHeaderBytes"), 1024, 1024 * 1024, 64 * 1024));
+    config.limits = GatewayLimits {int(*maxConnections), int(*idle), int(*header)};
+    return config;
+}
+
+#undef AIRLOCK_TRY
+
+} // namespace airlock::gateway

@@ -1,0 +1,830 @@
+#include "core/gateway/gatewayconnection.h"
+
+#include "core/gateway/dnsnamemapping.h"
+#include "core/gateway/dnsupstreamresolver.h"
+#include "core/gateway/streamsocket.h"
+#include "core/gateway/tlsupstreamcontext.h"
+
+#include <QPointer>
+#include <QTimer>
+
+namespace airlock::gateway {
+
+namespace {
+
+const QString kAllowed = QStringLiteral("allowed");
+
+} // namespace
+
+GatewayConnection::GatewayConnection(const GatewayEnvironment *environment, PolicyMatcher policy,
+                                     int fd, const OriginalDestination &destination,
+                                     QObject *parent)
+    : QObject(parent)
+    , m_env(environment)
+    , m_policy(std::move(policy))
+    , m_destination(destination)
+    , m_port(destination.port)
+{
+    m_guest = new StreamSocket(fd, this);
+    if (const auto name = m_env->mapping->nameFor(destination.address))
+        m_expectedName = *name;
+    m_idle = new QTimer(this);
+    m_idle->setSingleShot(true);
+    m_idle->setInterval(m_env->limits.idleTimeoutMs);
+    connect(m_idle, &QTimer::timeout, this, [this] {
+        if (m_mode == Mode::Closing)
+            return finish();
+        abandonInflight(QStringLiteral("idle timeout"));
+        if (m_events == 0)
+            emitEvent(baseEvent(EgressLayer::Tcp, false, QStringLiteral("idle_timeout"),
+                                QStringLiteral("no traffic for %1 ms before any decision")
+                                    .arg(m_env->limits.idleTimeoutMs)));
+        closeGracefully();
+    });
+    connect(m_guest, &StreamSocket::readyRead, this, &GatewayConnection::onGuestReadable);
+    connect(m_guest, &StreamSocket::bytesWritten, this, &GatewayConnection::onGuestBytesWritten);
+    connect(
+        m_guest, &StreamSocket::errorOccurred, this,
+        [this] {
+            abandonInflight(
+                QStringLiteral("guest connection error: %1").arg(m_guest->errorString()));
+            finish();
+        },
+        Qt::QueuedConnection);
+}
+
+GatewayConnection::~GatewayConnection()
+{
+    // The upstream SSL is referenced by its stream; free the stream first.
+    m_upstreamTls.reset();
+    m_guestTls.reset();
+}
+
+void GatewayConnection::start()
+{
+    touch();
+    const bool explicitProxy =
+        m_destination.address.isEqual(m_env->linkGateway, QHostAddress::ConvertV4MappedToIPv4)
+        && m_destination.port == m_env->explicitProxyPort;
+    if (explicitProxy || m_destination.port == 80) {
+        HttpConnectionContext context;
+        context.tls = false;
+        context.port = m_destination.port;
+        context.explicitProxy = explicitProxy;
+        context.maxHeaderBytes = m_env->limits.maxHeaderBytes;
+        m_guard = std::make_unique<HttpRequestGuard>(context, m_policy);
+        m_mode = Mode::Http;
+    } else {
+        m_mode = Mode::Sniff;
+        if (!m_expectedName.isEmpty())
+            m_required = TlsRequiredName {m_expectedName, TlsRejectReason::DestinationMismatch};
+    }
+    onGuestReadable();
+}
+
+// ---- events ------------------------------------------------------------------------------
+
+EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, const QString &reason,
+                                         const QString &detail) const
+{
+    EgressEvent event;
+    event.time = QDateTime::currentDateTimeUtc();
+    event.sandbox = m_env->sandbox;
+    event.layer = layer;
+    event.allowed = allowed;
+    event.reason = reason;
+    event.detail = detail;
+    event.sni = m_sni;
+    event.name = !m_sni.isEmpty()    ? m_sni
+        : m_pinnedHost               ? *m_pinnedHost
+        : !m_required.name.isEmpty() ? m_required.name
+                                     : m_expectedName;
+    event.port = m_port;
+    event.destination = m_destination.address.toString();
+    return event;
+}
+
+void GatewayConnection::emitEvent(const EgressEvent &event)
+{
+    ++m_events;
+    if (m_env->emitEvent)
+        m_env->emitEvent(event);
+}
+
+void GatewayConnection::touch()
+{
+    if (m_mode != Mode::Closing)
+        m_idle->start();
+}
+
+// ---- guest side --------------------------------------------------------------------------
+
+void GatewayConnection::onGuestReadable()
+{
+    for (int round = 0; round < 16; ++round) {
+        if (m_mode == Mode::Closing) {
+            // Lingering close: discard what the guest still sends until its FIN, so our last
+            // bytes are not destroyed by a reset (RFC 9112 §9.6).
+            QByteArray discard;
+            const auto result = m_guest->read(discard, kReadChunk);
+            if (result == StreamSocket::ReadResult::Data)
+                continue;
+            if (result == StreamSocket::ReadResult::Error)
+                return finish();
+            if (result == StreamSocket::ReadResult::Eof) {
+                m_guestEof = true;
+                if (m_guest->bytesToWrite() == 0)
+                    finish();
+            }
+            return;
+        }
+        if (m_guardStopped || upstreamBacklog() > kHighWater) {
+            m_guestPaused = true;
+            m_guest->setReadEnabled(false);
+            return;
+        }
+        QByteArray bytes;
+        const auto result = m_guest->read(bytes, kReadChunk);
+        if (result == StreamSocket::ReadResult::WouldBlock)
+            return;
+        if (result != StreamSocket::ReadResult::Data) {
+            onGuestEof();
+            return;
+        }
+        touch();
+        handleGuestBytes(bytes);
+    }
+    // Fairness: let other connections run; the level-triggered notifier brings us back.
+}
+
+void GatewayConnection::handleGuestBytes(const QByteArray &bytes)
+{
+    switch (m_mode) {
+    case Mode::Sniff: {
+        m_sniff += bytes;
+        const TlsSniff sniff = sniffTlsClientHello(m_sniff);
+        if (sniff == TlsSniff::NeedMore)
+            return;
+        if (sniff == TlsSniff::NotTls) {
+            emitEvent(baseEvent(EgressLayer::Tcp, false, QStringLiteral("not_tls"),
+                                QStringLiteral("the first bytes are not a TLS ClientHello")));
+            closeGracefully();
+            return;
+        }
+        startGuestTls(std::exchange(m_sniff, {}));
+        return;
+    }
+    case Mode::TlsHandshake:
+        m_guestTls->feed(bytes);
+        pumpGuestTls();
+        return;
+    case Mode::Http:
+        if (m_guestTlsMode) {
+            m_guestTls->feed(bytes);
+            pumpGuestTls();
+        } else {
+            feedGuard(bytes);
+        }
+        return;
+    case Mode::Closing:
+        return;
+    }
+}
+
+void GatewayConnection::startGuestTls(const QByteArray &clientHello)
+{
+    auto connection = m_env->tlsServer->newConnection(m_port, m_required);
+    if (!connection) {
+        emitEvent(baseEvent(EgressLayer::Tls, false, QStringLiteral("handshake_failed"),
+                            connection.error().message));
+        closeGracefully();
+        return;
+    }
+    m_guestConnection.emplace(std::move(*connection));
+    m_guestTls = std::make_unique<TlsMemoryStream>(m_guestConnection->ssl(), true);
+    m_guestTlsMode = true;
+    m_mode = Mode::TlsHandshake;
+    m_guestTls->feed(clientHello);
+    pumpGuestTls();
+}
+
+void GatewayConnection::flushGuestTls()
+{
+    const QByteArray out = m_guestTls->takeOutput();
+    if (!out.isEmpty())
+        m_guest->write(out);
+}
+
+void GatewayConnection::pumpGuestTls()
+{
+    if (m_mode == Mode::TlsHandshake) {
+        const auto status = m_guestTls->handshake();
+        flushGuestTls();
+        if (status == TlsMemoryStream::Status::WantMore)
+            return;
+        if (status != TlsMemoryStream::Status::Ok) {
+            if (m_guestConnection->rejectReason() == TlsRejectReason::None)
+                m_guestConnection->reject(TlsRejectReason::HandshakeFailed,
+                                          m_guestTls->errorText());
+            emitEvent(baseEvent(EgressLayer::Tls, false,
+                                tlsRejectReasonName(m_guestConnection->rejectReason()),
+                                m_guestConnection->rejectDetail()));
+            closeGracefully();
+            return;
+        }
+        onGuestTlsEstablished();
+    }
+    while (m_mode == Mode::Http && !m_guardStopped) {
+        QByteArray plain;
+        const auto status = m_guestTls->read(plain, 4 * kReadChunk);
+        flushGuestTls(); // key updates, alerts
+        if (!plain.isEmpty())
+            feedGuard(plain);
+        if (status == TlsMemoryStream::Status::Ok)
+            continue;
+        if (status == TlsMemoryStream::Status::Closed) {
+            onGuestEof();
+        } else if (status == TlsMemoryStream::Status::Failed) {
+            abandonInflight(QStringLiteral("guest TLS error: %1").arg(m_guestTls->errorText()));
+            finish();
+        }
+        return;
+    }
+}
+
+void GatewayConnection::onGuestTlsEstablished()
+{
+    m_sni = m_guestConnection->serverName();
+    HttpConnectionContext context;
+    context.tls = true;
+    context.sni = m_sni;
+    context.port = m_port;
+    context.maxHeaderBytes = m_env->limits.maxHeaderBytes;
+    m_guard = std::make_unique<HttpRequestGuard>(context, m_policy);
+    m_mode = Mode::Http;
+}
+
+void GatewayConnection::feedGuard(const QByteArray &plaintext)
+{
+    if (m_guardStopped || !m_guard)
+        return;
+    QList<HttpEvent> events = m_guard->feed(plaintext);
+    for (HttpEvent &event : events) {
+        if (m_guardStopped || m_mode == Mode::Closing)
+            return;
+        if (auto *forward = std::get_if<HttpForward>(&event)) {
+            onForward(*forward);
+        } else if (auto *body = std::get_if<HttpBody>(&event)) {
+            if (m_inflight.isEmpty())
+                continue;
+            m_inflight.last().bytesUp += body->bytes.size();
+            sendUpstream(body->bytes);
+        } else if (std::holds_alternative<HttpRequestEnd>(event)) {
+            if (!m_inflight.isEmpty())
+                m_inflight.last().uploadDone = true;
+        } else if (auto *deny = std::get_if<HttpDeny>(&event)) {
+            m_guardStopped = true;
+            EgressEvent e = baseEvent(EgressLayer::Http, false, deny->reason, deny->detail);
+            e.status = deny->status;
+            emitEvent(e);
+            if (!m_inflight.isEmpty() && !m_inflight.last().uploadDone) {
+                // A body went bad half-way: the upstream must not see the rest; abort it.
+                abandonInflight(QStringLiteral("request aborted: %1").arg(deny->reason));
+                if (m_upstream)
+                    m_upstream->close();
+                m_pendingDenial = deny->response;
+                sendPendingDenialIfIdle();
+                return;
+            }
+            m_pendingDenial = deny->response;
+            sendPendingDenialIfIdle();
+        } else if (auto *tunnel = std::get_if<HttpTunnel>(&event)) {
+            onTunnel(*tunnel);
+        }
+    }
+}
+
+void GatewayConnection::onForward(HttpForward &forward)
+{
+    if (!m_expectedName.isEmpty() && forward.authority.host != m_expectedName)
+        return denyHttp(421, QStringLiteral("destination_mismatch"),
+                        QStringLiteral("the guest dialed the address of %1, the request is for %2")
+                            .arg(m_expectedName, forward.authority.host),
+                        &forward);
+    if (m_pinnedHost
+        && (forward.authority.host != *m_pinnedHost || forward.authority.port != m_pinnedPort))
+        return denyHttp(421, QStringLiteral("host_mismatch"),
+                        QStringLiteral("this connection is for %1 port %2, the request is for %3 "
+                                       "port %4")
+                            .arg(*m_pinnedHost)
+                            .arg(m_pinnedPort)
+                            .arg(forward.authority.host)
+                            .arg(forward.authority.port),
+                        &forward);
+    m_pinnedHost = forward.authority.host;
+    m_pinnedPort = forward.authority.port;
+    if (!m_guestTlsMode)
+        m_port = forward.authority.port;
+
+    Request request;
+    request.method = forward.method;
+    request.path = EgressEvent::redactPath(forward.target);
+    request.host = forward.authority.host;
+    request.port = forward.authority.port;
+    request.head = forward.method == u"HEAD";
+    request.bytesUp = forward.head.size();
+    request.uploadDone = false;
+    m_inflight.append(request);
+    if (m_inflight.size() == 1 && !m_tracker.active())
+        m_tracker.expect(request.head);
+    sendUpstream(forward.head);
+    if (!m_upstream && !m_resolving)
+        openUpstream();
+}
+
+void GatewayConnection::onTunnel(HttpTunnel &tunnel)
+{
+    if (m_pinnedHost || m_upstream || !m_inflight.isEmpty())
+        return denyHttp(400, QStringLiteral("bad_target"),
+                        QStringLiteral("CONNECT after other requests on the same connection"));
+    // The tunnel carries TLS for exactly this name and port (CASES.md A5).
+    m_guard.reset();
+    m_port = tunnel.authority.port;
+    m_required = TlsRequiredName {tunnel.authority.host, TlsRejectReason::ConnectSniMismatch};
+    m_mode = Mode::Sniff;
+    m_guest->write(HttpRequestGuard::connectEstablishedResponse());
+    if (!tunnel.leftover.isEmpty())
+        handleGuestBytes(tunnel.leftover);
+}
+
+void GatewayConnection::onGuestEof()
+{
+    m_guestEof = true;
+    if (m_mode == Mode::Sniff || m_mode == Mode::TlsHandshake) {
+        if (m_events == 0)
+            emitEvent(baseEvent(m_mode == Mode::Sniff ? EgressLayer::Tcp : EgressLayer::Tls, false,
+                                QStringLiteral("closed_before_decision"),
+                                QStringLiteral("the guest closed the connection before a "
+                                               "decision")));
+        return finish();
+    }
+    if (!m_inflight.isEmpty() && !m_inflight.last().uploadDone) {
+        abandonInflight(QStringLiteral("the guest closed the connection inside a request"));
+        return finish();
+    }
+    if (m_inflight.isEmpty() && !m_pendingDenial)
+        return closeGracefully();
+    // Half-close: the answers to the requests in flight still go to the guest.
+    m_guest->setReadEnabled(false);
+}
+
+void GatewayConnection::sendGuest(QByteArrayView bytes)
+{
+    if (m_guestTlsMode) {
+        if (m_guestTls->write(bytes) != TlsMemoryStream::Status::Ok) {
+            abandonInflight(QStringLiteral("guest TLS error: %1").arg(m_guestTls->errorText()));
+            return finish();
+        }
+        flushGuestTls();
+    } else {
+        m_guest->write(bytes);
+    }
+    if (m_upstream && !m_upstreamPaused && m_guest->bytesToWrite() > kHighWater) {
+        m_upstreamPaused = true;
+        m_upstream->setReadEnabled(false);
+    }
+}
+
+void GatewayConnection::onGuestBytesWritten()
+{
+    touch();
+    if (m_mode == Mode::Closing) {
+        if (m_guest->bytesToWrite() == 0 && m_guestEof)
+            return finish();
+        if (m_linger)
+            m_linger->start(); // still draining: the guest is reading
+        return;
+    }
+    if (m_upstreamPaused && m_guest->bytesToWrite() < kLowWater && m_upstream) {
+        m_upstreamPaused = false;
+        m_upstream->setReadEnabled(true);
+        QMetaObject::invokeMethod(this, &GatewayConnection::onUpstreamReadable,
+                                  Qt::QueuedConnection);
+    }
+}
+
+// ---- upstream side -----------------------------------------------------------------------
+
+qsizetype GatewayConnection::upstreamBacklog() const
+{
+    return m_upstreamPending.size() + (m_upstream ? m_upstream->bytesToWrite() : 0);
+}
+
+bool GatewayConnection::upstreamReady() const
+{
+    return m_upstream && m_upstream->isConnected()
+        && (!m_guestTlsMode || (m_upstreamTls && m_upstreamTls->handshakeDone()));
+}
+
+void GatewayConnection::sendUpstream(const QByteArray &bytes)
+{
+    if (!upstreamReady()) {
+        m_upstreamPending += bytes;
+        return;
+    }
+    if (m_upstreamTls) {
+        m_upstreamTls->write(bytes);
+        m_upstream->write(m_upstreamTls->takeOutput());
+    } else {
+        m_upstream->write(bytes);
+    }
+}
+
+void GatewayConnection::flushUpstreamPending()
+{
+    if (!m_upstreamPending.isEmpty())
+        sendUpstream(std::exchange(m_upstreamPending, {}));
+    onUpstreamBytesWritten();
+}
+
+void GatewayConnection::onUpstreamBytesWritten()
+{
+    touch();
+    if (m_guestPaused && !m_guardStopped && upstreamBacklog() < kLowWater
+        && m_mode != Mode::Closing) {
+        m_guestPaused = false;
+        m_guest->setReadEnabled(true);
+        QMetaObject::invokeMethod(this, &GatewayConnection::onGuestReadable, Qt::QueuedConnection);
+    }
+}
+
+void GatewayConnection::openUpstream()
+{
+    m_resolving = true;
+    QPointer<GatewayConnection> self(this);
+    m_env->resolver->resolve(*m_pinnedHost, [self](const DnsResolution &resolution) {
+        if (!self || self->m_mode == Mode::Closing)
+            return;
+        self->m_resolving = false;
+        if (!resolution) {
+            const bool refused = resolution.error().reason == DnsReason::PrivateDestination;
+            self->failUpstream(refused ? 403 : 502,
+                               refused ? QStringLiteral("private_destination")
+                                       : QStringLiteral("upstream_unreachable"),
+                               resolution.error().detail);
+            return;
+        }
+        self->onResolved(*resolution);
+    });
+}
+
+void GatewayConnection::onResolved(const QList<QHostAddress> &addresses)
+{
+    // The resolver refuses answers into refused ranges already; checked again at the dial.
+    m_candidates.clear();
+    for (const QHostAddress &address : addresses) {
+        if (!m_env->refused.contains(address))
+            m_candidates.append(address);
+    }
+    if (m_candidates.isEmpty())
+        return failUpstream(
+            403, QStringLiteral("private_destination"),
+            QStringLiteral("every address of %1 is in a refused range").arg(*m_pinnedHost));
+    m_candidateIndex = 0;
+    connectNextCandidate();
+}
+
+void GatewayConnection::connectNextCandidate()
+{
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->deleteLater();
+        m_upstream = nullptr;
+    }
+    if (m_candidateIndex >= m_candidates.size())
+        return failUpstream(502, QStringLiteral("upstream_unreachable"),
+                            QStringLiteral("cannot connect to %1 port %2: %3")
+                                .arg(*m_pinnedHost)
+                                .arg(m_pinnedPort)
+                                .arg(m_lastUpstreamError));
+    const QHostAddress address = m_candidates.at(m_candidateIndex++);
+    QString error;
+    m_upstream = StreamSocket::connectTo(address, m_pinnedPort, this, &error);
+    if (!m_upstream) {
+        m_lastUpstreamError = error;
+        QMetaObject::invokeMethod(this, &GatewayConnection::connectNextCandidate,
+                                  Qt::QueuedConnection);
+        return;
+    }
+    connect(m_upstream, &StreamSocket::connected, this, &GatewayConnection::onUpstreamConnected);
+    connect(m_upstream, &StreamSocket::readyRead, this, &GatewayConnection::onUpstreamReadable);
+    connect(m_upstream, &StreamSocket::bytesWritten, this,
+            &GatewayConnection::onUpstreamBytesWritten);
+    connect(m_upstream, &StreamSocket::errorOccurred, this, &GatewayConnection::onUpstreamError,
+            Qt::QueuedConnection);
+    if (!m_connectTimer) {
+        m_connectTimer = new QTimer(this);
+        m_connectTimer->setSingleShot(true);
+        connect(m_connectTimer, &QTimer::timeout, this, [this] {
+            m_lastUpstreamError = QStringLiteral("connect timed out");
+            connectNextCandidate();
+        });
+    }
+    m_connectTimer->start(qMin(kConnectTimeoutMs, m_env->limits.idleTimeoutMs));
+}
+
+void GatewayConnection::onUpstreamConnected()
+{
+    m_connectTimer->stop();
+    touch();
+    if (!m_guestTlsMode) {
+        flushUpstreamPending();
+        return;
+    }
+    auto ssl = m_env->tlsUpstream->newConnection(*m_pinnedHost);
+    if (!ssl)
+        return failUpstream(502, QStringLiteral("upstream_tls_failed"), ssl.error().message);
+    m_upstreamSsl = std::move(*ssl);
+    m_upstreamTls = std::make_unique<TlsMemoryStream>(m_upstreamSsl.get(), false);
+    pumpUpstreamTls();
+}
+
+void GatewayConnection::onUpstreamError()
+{
+    if (!m_upstream || m_mode == Mode::Closing)
+        return;
+    m_lastUpstreamError = m_upstream->errorString();
+    if (!m_upstream->isConnected()) {
+        connectNextCandidate();
+        return;
+    }
+    if (!m_inflight.isEmpty() && m_inflight.first().status == 0)
+        return failUpstream(
+            502, QStringLiteral("upstream_unreachable"),
+            QStringLiteral("the upstream connection failed: %1").arg(m_lastUpstreamError));
+    abandonInflight(QStringLiteral("the upstream connection failed: %1").arg(m_lastUpstreamError));
+    closeGracefully();
+}
+
+void GatewayConnection::onUpstreamReadable()
+{
+    for (int round = 0; round < 16 && m_upstream && m_mode != Mode::Closing; ++round) {
+        if (m_upstreamPaused)
+            return;
+        QByteArray bytes;
+        const auto result = m_upstream->read(bytes, kReadChunk);
+        if (result == StreamSocket::ReadResult::WouldBlock)
+            return;
+        if (result == StreamSocket::ReadResult::Error) {
+            onUpstreamError();
+            return;
+        }
+        if (result == StreamSocket::ReadResult::Eof) {
+            onUpstreamEof();
+            return;
+        }
+        touch();
+        if (m_upstreamTls) {
+            m_upstreamTls->feed(bytes);
+            pumpUpstreamTls();
+        } else {
+            handleUpstreamPlaintext(bytes);
+        }
+    }
+}
+
+void GatewayConnection::pumpUpstreamTls()
+{
+    if (!m_upstreamTls->handshakeDone()) {
+        const auto status = m_upstreamTls->handshake();
+        const QByteArray out = m_upstreamTls->takeOutput();
+        if (!out.isEmpty())
+            m_upstream->write(out);
+        if (status == TlsMemoryStream::Status::WantMore)
+            return;
+        if (status != TlsMemoryStream::Status::Ok) {
+            const QString verify = upstreamVerifyResult(m_upstreamSsl.get());
+            return failUpstream(502, QStringLiteral("upstream_tls_failed"),
+                                verify != u"ok" ? verify : m_upstreamTls->errorText());
+        }
+        flushUpstreamPending();
+    }
+    while (m_upstreamTls && m_mode != Mode::Closing) {
+        QByteArray plain;
+        const auto status = m_upstreamTls->read(plain, 4 * kReadChunk);
+        const QByteArray out = m_upstreamTls->takeOutput();
+        if (!out.isEmpty() && m_upstream)
+            m_upstream->write(out);
+        if (!plain.isEmpty())
+            handleUpstreamPlaintext(plain);
+        if (status == TlsMemoryStream::Status::Ok)
+            continue;
+        if (status == TlsMemoryStream::Status::Closed)
+            onUpstreamEof();
+        else if (status == TlsMemoryStream::Status::Failed)
+            onUpstreamError();
+        return;
+    }
+}
+
+void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
+{
+    while (!bytes.isEmpty() && m_mode != Mode::Closing) {
+        if (!m_tracker.active() || m_inflight.isEmpty()) {
+            abandonInflight(QStringLiteral("the upstream sent bytes no request asked for"));
+            return closeGracefully();
+        }
+        const HttpResponseTracker::Progress progress = m_tracker.feed(bytes);
+        Request &front = m_inflight.first();
+        if (progress.consumed > 0) {
+            front.bytesDown += progress.consumed;
+            sendGuest(bytes.first(progress.consumed));
+            if (m_mode == Mode::Closing)
+                return;
+        }
+        if (progress.status != 0 && (!progress.interim || front.status == 0))
+            front.status = progress.status;
+        if (progress.error) {
+            abandonInflight(QStringLiteral("the upstream's response does not parse: %1")
+                                .arg(progress.errorText));
+            return closeGracefully();
+        }
+        bytes = bytes.sliced(progress.consumed);
+        if (progress.finished) {
+            completeFront();
+            if (!progress.keepAlive) {
+                m_upstreamConnectionClosing = true;
+                abandonInflight(QStringLiteral("the upstream closed the connection"));
+                if (m_pendingDenial)
+                    return sendPendingDenialIfIdle();
+                return closeGracefully();
+            }
+            if (!m_inflight.isEmpty())
+                m_tracker.expect(m_inflight.first().head);
+        } else if (progress.consumed == 0) {
+            break;
+        }
+    }
+    if (m_inflight.isEmpty()) {
+        if (m_pendingDenial)
+            sendPendingDenialIfIdle();
+        else if (m_guestEof)
+            closeGracefully();
+    }
+}
+
+void GatewayConnection::onUpstreamEof()
+{
+    if (m_mode == Mode::Closing)
+        return;
+    if (!m_inflight.isEmpty() && m_tracker.finishOnEof())
+        completeFront();
+    abandonInflight(QStringLiteral("the upstream closed the connection before the response ended"));
+    if (m_pendingDenial)
+        return sendPendingDenialIfIdle();
+    closeGracefully();
+}
+
+// ---- decisions and endings ---------------------------------------------------------------
+
+void GatewayConnection::denyHttp(int status, const QString &reason, const QString &detail,
+                                 const HttpForward *forward)
+{
+    m_guardStopped = true;
+    EgressEvent event = baseEvent(EgressLayer::Http, false, reason, detail);
+    event.status = status;
+    if (forward) {
+        event.host = forward->authority.host;
+        event.method = forward->method;
+        event.path = EgressEvent::redactPath(forward->target);
+    }
+    emitEvent(event);
+    m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);
+    sendPendingDenialIfIdle();
+}
+
+void GatewayConnection::failUpstream(int status, const QString &reason, const QString &detail)
+{
+    EgressEvent event = baseEvent(EgressLayer::Http, false, reason, detail);
+    event.status = status;
+    if (!m_inflight.isEmpty()) {
+        const Request &front = m_inflight.first();
+        event.method = front.method;
+        event.path = front.path;
+        event.host = front.host;
+        event.port = front.port;
+    }
+    emitEvent(event);
+    m_inflight.clear();
+    m_upstreamPending.clear();
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->close();
+    }
+    if (m_connectTimer)
+        m_connectTimer->stop();
+    m_guardStopped = true;
+    m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);
+    sendPendingDenialIfIdle();
+}
+
+void GatewayConnection::sendPendingDenialIfIdle()
+{
+    if (!m_pendingDenial || !m_inflight.isEmpty() || m_mode == Mode::Closing)
+        return;
+    sendGuest(*std::exchange(m_pendingDenial, std::nullopt));
+    closeGracefully();
+}
+
+void GatewayConnection::completeFront()
+{
+    if (m_inflight.isEmpty())
+        return;
+    const Request request = m_inflight.takeFirst();
+    EgressEvent event =
+        baseEvent(EgressLayer::Http, true, kAllowed,
+                  QStringLiteral("forwarded to %1 port %2").arg(request.host).arg(request.port));
+    event.host = request.host;
+    event.port = request.port;
+    event.method = request.method;
+    event.path = request.path;
+    if (request.status != 0)
+        event.status = request.status;
+    event.bytesUp = request.bytesUp;
+    event.bytesDown = request.bytesDown;
+    emitEvent(event);
+}
+
+void GatewayConnection::abandonInflight(const QString &detail)
+{
+    // Requests that were allowed and forwarded but got no complete answer still get their
+    // event (with what was counted), so the history shows them.
+    while (!m_inflight.isEmpty()) {
+        const Request request = m_inflight.takeFirst();
+        EgressEvent event = baseEvent(EgressLayer::Http, true, kAllowed, detail);
+        event.host = request.host;
+        event.port = request.port;
+        event.method = request.method;
+        event.path = request.path;
+        if (request.status != 0)
+            event.status = request.status;
+        event.bytesUp = request.bytesUp;
+        event.bytesDown = request.bytesDown;
+        emitEvent(event);
+    }
+}
+
+void GatewayConnection::closeGracefully()
+{
+    if (m_mode == Mode::Closing || m_finished)
+        return;
+    if (m_events == 0 && m_guestTls && m_guestTls->handshakeDone())
+        emitEvent(baseEvent(EgressLayer::Tls, true, kAllowed,
+                            QStringLiteral("TLS accepted; the connection ended without a "
+                                           "request")));
+    m_mode = Mode::Closing;
+    m_idle->stop();
+    if (m_connectTimer)
+        m_connectTimer->stop();
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->close();
+    }
+    if (m_guestTls && m_guestTls->handshakeDone()) {
+        m_guestTls->shutdown();
+        flushGuestTls();
+    }
+    m_guest->shutdownWriteWhenFlushed();
+    if (m_guestEof && m_guest->bytesToWrite() == 0)
+        return finish();
+    m_linger = new QTimer(this);
+    m_linger->setSingleShot(true);
+    connect(m_linger, &QTimer::timeout, this, &GatewayConnection::finish);
+    m_linger->start(kLingerMs);
+    m_guest->setReadEnabled(true);
+}
+
+void GatewayConnection::finish()
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    if (m_events == 0)
+        emitEvent(baseEvent(EgressLayer::Tcp, false, QStringLiteral("closed_before_decision"),
+                            QStringLiteral("the connection ended before a decision")));
+    m_mode = Mode::Closing;
+    m_idle->stop();
+    if (m_linger)
+        m_linger->stop();
+    if (m_connectTimer)
+        m_connectTimer->stop();
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->close();
+    }
+    m_guest->disconnect(this);
+    m_guest->close();
+    Q_EMIT finished();
+}
+
+} // namespace airlock::gateway

@@ -1,0 +1,115 @@
+#include "core/gateway/gatewaycontroller.h"
+
+#include "core/gateway/controlchannel.h"
+
+#include <QJsonValue>
+#include <QLoggingCategory>
+
+namespace airlock::gateway {
+
+Q_LOGGING_CATEGORY(lcController, "airlock.gateway")
+
+namespace {
+
+QJsonObject message(const QString &type)
+{
+    return QJsonObject {{QStringLiteral("type"), type}};
+}
+
+} // namespace
+
+GatewayController::GatewayController(ControlChannel *channel, QObject *parent)
+    : QObject(parent), m_channel(channel)
+{
+    connect(m_channel, &ControlChannel::messageReceived, this, &GatewayController::onMessage);
+    connect(m_channel, &ControlChannel::protocolError, this, &GatewayController::fatal);
+    connect(m_channel, &ControlChannel::closed, this, [this] {
+        if (!m_fatal)
+            Q_EMIT exitRequested(0);
+    });
+}
+
+GatewayController::~GatewayController() = default;
+
+void GatewayController::onMessage(const QJsonObject &object)
+{
+    if (m_fatal)
+        return;
+    const QJsonValue type = object.value(QStringLiteral("type"));
+    if (!type.isString())
+        return fatal(QStringLiteral("a control message without a string 'type'"));
+    if (type.toString() == u"config")
+        return onConfig(object);
+    if (type.toString() == u"policy")
+        return onPolicy(object);
+    fatal(QStringLiteral("unknown control message type '%1'").arg(type.toString()));
+}
+
+void GatewayController::onConfig(const QJsonObject &object)
+{
+    if (m_gateway)
+        return fatal(QStringLiteral("a second config message"));
+    auto config = GatewayConfig::fromJson(object);
+    if (!config)
+        return fatal(QStringLiteral("config: %1").arg(config.error().message));
+    auto gateway = EgressGateway::create(*config);
+    if (!gateway)
+        return fatal(QStringLiteral("config: %1").arg(gateway.error().message));
+    m_gateway = std::move(*gateway);
+    connect(m_gateway.get(), &EgressGateway::egress, this, [this](const EgressEvent &event) {
+        QJsonObject out = message(QStringLiteral("egress"));
+        out.insert(QStringLiteral("event"), event.toJson());
+        m_channel->send(out);
+    });
+    if (auto started = m_gateway->start(); !started)
+        return fatal(QStringLiteral("config: %1").arg(started.error().message));
+    QJsonObject ready = message(QStringLiteral("ready"));
+    ready.insert(QStringLiteral("tcpPort"), m_gateway->tcpPort());
+    ready.insert(QStringLiteral("dnsPort"), m_gateway->dnsPort());
+    m_channel->send(ready);
+    qCInfo(lcController, "sandbox %s: gateway ready on TCP port %u, DNS port %u",
+           qPrintable(config->sandbox), unsigned(m_gateway->tcpPort()),
+           unsigned(m_gateway->dnsPort()));
+}
+
+void GatewayController::onPolicy(const QJsonObject &object)
+{
+    if (!m_gateway)
+        return fatal(QStringLiteral("a policy message before the config message"));
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.key() != u"type" && it.key() != u"policy")
+            return fatal(QStringLiteral("policy message: field '%1': unknown key").arg(it.key()));
+    }
+    const QJsonValue value = object.value(QStringLiteral("policy"));
+    if (!value.isObject())
+        return fatal(QStringLiteral("policy message: field 'policy': must be an object"));
+    auto policy = EgressPolicy::fromJson(value.toObject());
+    Result<void> applied =
+        policy ? m_gateway->setPolicy(*policy) : Result<void>(std::unexpected(policy.error()));
+    if (!applied) {
+        QJsonObject error = message(QStringLiteral("error"));
+        error.insert(
+            QStringLiteral("error"),
+            QStringLiteral("policy: %1 (the previous policy stays)").arg(applied.error().message));
+        m_channel->send(error);
+        return;
+    }
+    QJsonObject ack = message(QStringLiteral("applied"));
+    ack.insert(QStringLiteral("rules"), int(policy->rules.size()));
+    m_channel->send(ack);
+}
+
+void GatewayController::fatal(const QString &error)
+{
+    if (m_fatal)
+        return;
+    m_fatal = true;
+    qCCritical(lcController, "%s", qPrintable(error));
+    QJsonObject out = message(QStringLiteral("fatal"));
+    out.insert(QStringLiteral("error"), error);
+    m_channel->send(out);
+    m_channel->flushBlocking(2000);
+    Q_EMIT exitRequested(1);
+}
+
+} // namespace airlock::gateway

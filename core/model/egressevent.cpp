@@ -1,0 +1,165 @@
+#include "core/model/egressevent.h"
+
+#include "core/model/jsonfields.h"
+
+#include <QJsonValue>
+
+namespace airlock {
+
+namespace {
+
+const QString kAllowed = QStringLiteral("allowed");
+const QString kDenied = QStringLiteral("denied");
+
+void putString(QJsonObject &object, const QString &key, const QString &value)
+{
+    if (!value.isEmpty())
+        object.insert(key, value);
+}
+
+Result<QString> optionalString(const QJsonObject &object, const QString &key)
+{
+    return json::readString(object, key, QString());
+}
+
+} // namespace
+
+QString egressLayerName(EgressLayer layer)
+{
+    switch (layer) {
+    case EgressLayer::Dns:
+        return QStringLiteral("dns");
+    case EgressLayer::Tcp:
+        return QStringLiteral("tcp");
+    case EgressLayer::Tls:
+        return QStringLiteral("tls");
+    case EgressLayer::Http:
+        return QStringLiteral("http");
+    }
+    return QStringLiteral("tcp");
+}
+
+std::optional<EgressLayer> egressLayerFromName(QStringView name)
+{
+    for (const EgressLayer layer :
+         {EgressLayer::Dns, EgressLayer::Tcp, EgressLayer::Tls, EgressLayer::Http}) {
+        if (egressLayerName(layer) == name)
+            return layer;
+    }
+    return std::nullopt;
+}
+
+QString EgressEvent::redactPath(QStringView target)
+{
+    qsizetype end = target.size();
+    for (const QChar stop : {u'?', u'#'}) {
+        const qsizetype at = target.indexOf(stop);
+        if (at >= 0 && at < end)
+            end = at;
+    }
+    return target.first(end).toString();
+}
+
+QJsonObject EgressEvent::toJson() const
+{
+    QJsonObject object;
+    object.insert(QStringLiteral("time"), time.toUTC().toString(Qt::ISODateWithMs));
+    putString(object, QStringLiteral("sandbox"), sandbox);
+    object.insert(QStringLiteral("layer"), egressLayerName(layer));
+    object.insert(QStringLiteral("verdict"), allowed ? kAllowed : kDenied);
+    object.insert(QStringLiteral("reason"), reason);
+    putString(object, QStringLiteral("detail"), detail);
+    putString(object, QStringLiteral("name"), name);
+    putString(object, QStringLiteral("sni"), sni);
+    putString(object, QStringLiteral("host"), host);
+    if (port)
+        object.insert(QStringLiteral("port"), int(*port));
+    putString(object, QStringLiteral("destination"), destination);
+    putString(object, QStringLiteral("method"), method);
+    // Stored paths are already redacted; redacting again keeps a hand-built event honest.
+    putString(object, QStringLiteral("path"), redactPath(path));
+    putString(object, QStringLiteral("dnsType"), dnsType);
+    if (status)
+        object.insert(QStringLiteral("status"), *status);
+    if (bytesUp)
+        object.insert(QStringLiteral("bytesUp"), *bytesUp);
+    if (bytesDown)
+        object.insert(QStringLiteral("bytesDown"), *bytesDown);
+    return object;
+}
+
+Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
+{
+    EgressEvent event;
+    const auto time = json::readString(object, QStringLiteral("time"));
+    if (!time)
+        return std::unexpected(time.error());
+    event.time = QDateTime::fromString(*time, Qt::ISODateWithMs);
+    if (!event.time.isValid())
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("field 'time': not an ISO 8601 date and time"));
+    event.time = event.time.toUTC();
+    const auto layer = json::readString(object, QStringLiteral("layer"));
+    if (!layer)
+        return std::unexpected(layer.error());
+    const auto parsedLayer = egressLayerFromName(*layer);
+    if (!parsedLayer)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("field 'layer': unknown layer '%1'").arg(*layer));
+    event.layer = *parsedLayer;
+    const auto verdict = json::readString(object, QStringLiteral("verdict"));
+    if (!verdict)
+        return std::unexpected(verdict.error());
+    if (*verdict != kAllowed && *verdict != kDenied)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("field 'verdict': neither 'allowed' nor 'denied'"));
+    event.allowed = *verdict == kAllowed;
+    const auto reason = json::readString(object, QStringLiteral("reason"));
+    if (!reason)
+        return std::unexpected(reason.error());
+    event.reason = *reason;
+
+    const std::pair<QString, QString *> strings[] = {
+        {QStringLiteral("sandbox"), &event.sandbox},
+        {QStringLiteral("detail"), &event.detail},
+        {QStringLiteral("name"), &event.name},
+        {QStringLiteral("sni"), &event.sni},
+        {QStringLiteral("host"), &event.host},
+        {QStringLiteral("destination"), &event.destination},
+        {QStringLiteral("method"), &event.method},
+        {QStringLiteral("path"), &event.path},
+        {QStringLiteral("dnsType"), &event.dnsType},
+    };
+    for (const auto &[key, target] : strings) {
+        const auto value = optionalString(object, key);
+        if (!value)
+            return std::unexpected(value.error());
+        *target = *value;
+    }
+    if (event.path.contains(u'?'))
+        return fail(ErrorKind::InvalidParams, QStringLiteral("field 'path': holds a query string"));
+    if (object.contains(QStringLiteral("port"))) {
+        const auto port = json::readInteger(object, QStringLiteral("port"), 1, 65535);
+        if (!port)
+            return std::unexpected(port.error());
+        event.port = quint16(*port);
+    }
+    if (object.contains(QStringLiteral("status"))) {
+        const auto status = json::readInteger(object, QStringLiteral("status"), 100, 999);
+        if (!status)
+            return std::unexpected(status.error());
+        event.status = int(*status);
+    }
+    for (const auto &[key, target] : {std::pair {QStringLiteral("bytesUp"), &event.bytesUp},
+                                      std::pair {QStringLiteral("bytesDown"), &event.bytesDown}}) {
+        if (!object.contains(key))
+            continue;
+        const auto bytes = json::readInteger(object, key, 0, std::numeric_limits<qint64>::max());
+        if (!bytes)
+            return std::unexpected(bytes.error());
+        *target = *bytes;
+    }
+    return event;
+}
+
+} // namespace airlock

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "core/model/error.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace airlock {
+
+/// Which stage of the gateway made an egress decision (docs/gateway.md, "Events").
+enum class EgressLayer {
+    Dns, ///< "dns": a query to the gateway's resolver
+    Tcp, ///< "tcp": before any protocol was recognized (not_tls, caps, timeouts)
+    Tls, ///< "tls": the guest's ClientHello (SNI, policy, destination)
+    Http, ///< "http": one request (allowed, or answered by the gateway with 4xx/5xx)
+};
+
+/// Stable name of a layer, e.g. "tls".
+QString egressLayerName(EgressLayer layer);
+/// Parses a layer name; std::nullopt for unknown names.
+std::optional<EgressLayer> egressLayerFromName(QStringView name);
+
+/// One decision of a sandbox's egress gateway: the value behind the gateway's `egress`
+/// control message, airlockd's `egress.event` notification and `egress.history` entries.
+/// Optional fields are left out of the JSON when absent. Never holds a query string (the path
+/// is stored without "?..." by redactPath) nor secrets.
+struct EgressEvent
+{
+    QDateTime time; ///< UTC, millisecond precision on the wire
+    QString sandbox;
+    EgressLayer layer = EgressLayer::Tcp;
+    bool allowed = false; ///< verdict "allowed" / "denied"
+    QString reason; ///< stable snake_case reason (docs/gateway.md lists them)
+    QString detail; ///< English text for logs and the GUI
+    QString name; ///< canonical name the decision is about, or escaped raw text
+    QString sni;
+    QString host;
+    std::optional<quint16> port;
+    QString destination; ///< the original destination address the guest dialed
+    QString method;
+    QString path; ///< without the query (redactPath)
+    QString dnsType; ///< layer dns only, e.g. "A"
+    std::optional<int> status; ///< http: the status the guest received
+    std::optional<qint64> bytesUp; ///< http allowed: request bytes forwarded (head and body)
+    std::optional<qint64> bytesDown; ///< http allowed: response bytes sent to the guest
+
+    /// The contract's JSON object (docs/gateway.md); absent fields are left out.
+    QJsonObject toJson() const;
+    /// Reads an event back; InvalidParams naming the field for a missing or mistyped required
+    /// field (time, layer, verdict, reason), a bad layer/verdict name, or a path with a query.
+    static Result<EgressEvent> fromJson(const QJsonObject &object);
+
+    /// A request target's path without its query: "/a?x=1" -> "/a". An absolute-form target
+    /// keeps its scheme and authority ("http://h/a?x" -> "http://h/a"); '#...' is cut too.
+    static QString redactPath(QStringView target);
+
+    friend bool operator==(const EgressEvent &, const EgressEvent &) = default;
+};
+
+} // namespace airlock

@@ -1,0 +1,122 @@
+// EgressEvent JSON (docs/gateway.md, "Events"): round trip, absent fields, query redaction.
+#include "core/model/egressevent.h"
+
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace airlock;
+using namespace Qt::StringLiterals;
+
+class TestEgressEvent : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void roundTrip();
+    void absentFieldsLeftOut();
+    void redactPath_data();
+    void redactPath();
+    void rejects_data();
+    void rejects();
+};
+
+void TestEgressEvent::roundTrip()
+{
+    EgressEvent event;
+    event.time = QDateTime(QDate(2026, 11, 30), QTime(7, 0, 0, 123), Qt::UTC);
+    event.sandbox = u"demo"_s;
+    event.layer = EgressLayer::Http;
+    event.allowed = true;
+    event.reason = u"allowed"_s;
+    event.detail = u"forwarded"_s;
+    event.name = u"pkg.test"_s;
+    event.sni = u"pkg.test"_s;
+    event.host = u"pkg.test"_s;
+    event.port = 443;
+    event.destination = u"100.112.0.1"_s;
+    event.method = u"GET"_s;
+    event.path = u"/simple/"_s;
+    event.status = 200;
+    event.bytesUp = 123;
+    event.bytesDown = 4567;
+    const QJsonObject json = event.toJson();
+    QCOMPARE(json.value(u"time"_s).toString(), u"2026-11-30T07:00:00.123Z"_s);
+    QCOMPARE(json.value(u"verdict"_s).toString(), u"allowed"_s);
+    QCOMPARE(json.value(u"layer"_s).toString(), u"http"_s);
+    const auto back = EgressEvent::fromJson(json);
+    QVERIFY2(back, qPrintable(back ? QString() : back.error().message));
+    QCOMPARE(*back, event);
+}
+
+void TestEgressEvent::absentFieldsLeftOut()
+{
+    EgressEvent event;
+    event.time = QDateTime::currentDateTimeUtc();
+    event.layer = EgressLayer::Dns;
+    event.reason = u"host_not_allowed"_s;
+    event.name = u"evil.test"_s;
+    event.dnsType = u"A"_s;
+    const QJsonObject json = event.toJson();
+    for (const auto *key : {u"port", u"status", u"bytesUp", u"bytesDown", u"sni", u"path"})
+        QVERIFY2(!json.contains(QString::fromUtf16(key)), qPrintable(QString::fromUtf16(key)));
+    QCOMPARE(json.value(u"verdict"_s).toString(), u"denied"_s);
+    const auto back = EgressEvent::fromJson(json);
+    QVERIFY(back);
+    QVERIFY(!back->port && !back->status && !back->bytesUp);
+}
+
+void TestEgressEvent::redactPath_data()
+{
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("path");
+    QTest::newRow("no query") << u"/a/b"_s << u"/a/b"_s;
+    QTest::newRow("query") << u"/a?token=x"_s << u"/a"_s;
+    QTest::newRow("empty query") << u"/a?"_s << u"/a"_s;
+    QTest::newRow("fragment") << u"/a#x?y"_s << u"/a"_s;
+    QTest::newRow("absolute") << u"http://h/a?x=1"_s << u"http://h/a"_s;
+    QTest::newRow("query only") << u"?x"_s << QString();
+}
+
+void TestEgressEvent::redactPath()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, path);
+    QCOMPARE(EgressEvent::redactPath(target), path);
+    EgressEvent event;
+    event.time = QDateTime::currentDateTimeUtc();
+    event.reason = u"allowed"_s;
+    event.path = target; // toJson redacts even a hand-built event
+    QVERIFY(!QJsonDocument(event.toJson()).toJson().contains('?'));
+}
+
+void TestEgressEvent::rejects_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("field");
+    const QByteArray base = R"("time":"2026-11-30T07:00:00.123Z","layer":"tls","reason":"no_sni")";
+    QTest::newRow("no verdict") << "{" + base + "}" << u"verdict"_s;
+    QTest::newRow("bad verdict") << "{" + base + R"(,"verdict":"maybe"})" << u"verdict"_s;
+    QTest::newRow("bad layer") << QByteArray(R"({"time":"2026-11-30T07:00:00Z","layer":"udp",)"
+                                             R"("verdict":"denied","reason":"x"})")
+                               << u"layer"_s;
+    QTest::newRow("bad time") << QByteArray(R"({"time":"yesterday","layer":"tls",)"
+                                            R"("verdict":"denied","reason":"x"})")
+                              << u"time"_s;
+    QTest::newRow("query in path")
+        << "{" + base + R"(,"verdict":"denied","path":"/a?x"})" << u"path"_s;
+    QTest::newRow("port 0") << "{" + base + R"(,"verdict":"denied","port":0})" << u"port"_s;
+    QTest::newRow("status string")
+        << "{" + base + R"(,"verdict":"denied","status":"200"})" << u"status"_s;
+}
+
+void TestEgressEvent::rejects()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, field);
+    const auto event = EgressEvent::fromJson(QJsonDocument::fromJson(json).object());
+    QVERIFY(!event);
+    QCOMPARE(event.error().kind, ErrorKind::InvalidParams);
+    QVERIFY2(event.error().message.contains(field), qPrintable(event.error().message));
+}
+
+QTEST_APPLESS_MAIN(TestEgressEvent)
+#include "tst_egressevent.moc"
