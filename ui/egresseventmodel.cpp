@@ -1,5 +1,6 @@
 #include "ui/egresseventmodel.h"
 
+#include "core/protocol/methods.h"
 #include "ui/policytext.h"
 
 #include <QBrush>
@@ -14,7 +15,7 @@ EgressEventModel::EgressEventModel(QObject *parent) : QAbstractTableModel(parent
 std::optional<EgressEntry> EgressEventModel::handleNotification(const QString &method,
                                                                 const QJsonObject &params)
 {
-    if (method != QLatin1String("egress.event"))
+    if (method != QLatin1String(protocol::notification::EgressEvent))
         return std::nullopt;
     const qint64 seq = params.value(QStringLiteral("seq")).toInteger(-1);
     auto entry = EgressEntry::fromJson(params.value(QStringLiteral("event")).toObject(),

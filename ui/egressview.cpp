@@ -291,7 +291,7 @@ void EgressView::loadHistory()
     for (int row = 0; row < m_sandboxes->rowCount(); ++row) {
         const QString name = m_sandboxes->sandboxAt(row)->spec.name;
         QPointer<EgressView> self(this);
-        m_client->call(QStringLiteral("egress.history"),
+        m_client->call(QString::fromLatin1(protocol::method::EgressHistory),
                        {{QStringLiteral("name"), name}, {QStringLiteral("limit"), 1000}},
                        [self](const Result<QJsonValue> &result) {
                            // An older helper without egress.history simply shows live events.

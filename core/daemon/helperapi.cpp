@@ -1,6 +1,7 @@
 #include "core/daemon/helperapi.h"
 
 #include "core/daemon/consolehub.h"
+#include "core/daemon/policydryrun.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/model/egresspolicy.h"
 #include "core/model/jsonfields.h"
@@ -248,6 +249,8 @@ void HelperApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &p) { return policySet(p); });
     add(method::PolicyValidate,
         [this](const RpcContext &, const QJsonObject &p) { return policyValidate(p); });
+    add(method::PolicyDryRun,
+        [this](const RpcContext &, const QJsonObject &p) { return policyDryRun(p); });
     add(method::EgressHistory,
         [this](const RpcContext &, const QJsonObject &p) { return egressHistory(p); });
 }
@@ -380,6 +383,48 @@ Result<QJsonValue> HelperApi::policyValidate(const QJsonObject &params)
     const QJsonArray errors = policyErrors(value);
     return QJsonObject {{QStringLiteral("valid"), errors.isEmpty()},
                         {QStringLiteral("errors"), errors}};
+}
+
+Result<QJsonValue> HelperApi::policyDryRun(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    const QJsonValue value = params.value(kPolicy);
+    if (!value.isObject())
+        return fail(ErrorKind::InvalidParams,
+                    value.isUndefined() ? QStringLiteral("field 'policy' is missing")
+                                        : QStringLiteral("field 'policy' must be an object"));
+    PolicyDryRun::Window window;
+    for (const auto &[key, slot] : {std::pair {QStringLiteral("since"), &window.since},
+                                    std::pair {QStringLiteral("until"), &window.until}}) {
+        const QJsonValue time = params.value(key);
+        if (time.isUndefined() || time.isNull())
+            continue;
+        const QDateTime parsed = QDateTime::fromString(time.toString(), Qt::ISODateWithMs);
+        if (!time.isString() || !parsed.isValid())
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("field '%1' must be an ISO 8601 time").arg(key));
+        *slot = parsed.toUTC();
+    }
+    auto applied = m_sandboxes.policy(*name);
+    if (!applied)
+        return std::unexpected(applied.error());
+    auto edited = EgressPolicy::fromJson(value.toObject());
+    if (!edited)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("policy: %1").arg(edited.error().message));
+    // The whole bounded history: a dry run is rare and the store holds at most this many.
+    auto records =
+        m_sandboxes.egressHistory(*name, std::nullopt, m_sandboxes.config().egressHistory);
+    if (!records)
+        return std::unexpected(records.error());
+    auto result = PolicyDryRun::evaluate(*applied, *edited, *records, window);
+    if (!result)
+        return std::unexpected(result.error());
+    QJsonObject answer = *result;
+    answer.insert(QStringLiteral("name"), *name);
+    return answer;
 }
 
 Result<QJsonValue> HelperApi::egressHistory(const QJsonObject &params)

@@ -38,6 +38,7 @@ private:
     Result<QJsonValue> policyGet(const QJsonObject &params);
     Result<QJsonValue> policySet(const QJsonObject &params);
     Result<QJsonValue> policyValidate(const QJsonObject &params);
+    Result<QJsonValue> policyDryRun(const QJsonObject &params);
     Result<QJsonValue> egressHistory(const QJsonObject &params);
     void notifySubscribers(const QByteArray &frame);
 
