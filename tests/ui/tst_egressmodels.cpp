@@ -472,10 +472,7 @@ void TestEgressModels::secretAndBindingModels()
     QVERIFY(bindings.index(0, BindingTableModel::WarningColumn).data().toString().isEmpty());
     github.pathPrefixes = {QStringLiteral("/users")};
     bindings.setPolicy(QStringLiteral("agent"), EgressPolicy {{github}});
-    QVERIFY(!bindings.index(0, BindingTableModel::WarningRole)
-                 .data(BindingTableModel::WarningRole)
-                 .toString()
-                 .isEmpty());
+    QVERIFY(!bindings.index(0, 0).data(BindingTableModel::WarningRole).toString().isEmpty());
 }
 
 QTEST_MAIN(TestEgressModels)

@@ -5,6 +5,8 @@
 
 using namespace airlock;
 
+Q_DECLARE_METATYPE(airlock::EgressRule)
+
 namespace {
 
 EgressRule rule(const QString &host, QList<quint16> ports = {443}, QStringList methods = {},
