@@ -6,11 +6,15 @@
 #include "ui/connectionsdialog.h"
 #include "ui/consolecontroller.h"
 #include "ui/consoletab.h"
+#include "ui/credentialsview.h"
+#include "ui/egressview.h"
 #include "ui/errortext.h"
 #include "ui/hostconnection.h"
 #include "ui/hostsidebar.h"
 #include "ui/hoststore.h"
 #include "ui/newsandboxdialog.h"
+#include "ui/policyeditor.h"
+#include "ui/probingmonitor.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/terminalview.h"
 
@@ -27,6 +31,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
@@ -56,6 +61,9 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     , m_consoleArea(new QStackedWidget(this))
     , m_tabs(new QTabWidget(this))
     , m_statusLabel(new QLabel(this))
+    , m_sections(new QTabWidget(this))
+    , m_egressView(new EgressView(client, m_model, this))
+    , m_credentialsView(new CredentialsView(client, m_model, this))
 {
     setWindowTitle(tr("Airlock"));
     setWindowIcon(icon("airlock"));
@@ -122,7 +130,12 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     mainLayout->setContentsMargins(0, 0, 0, 0);
     mainLayout->setSpacing(0);
     mainLayout->addWidget(m_banner);
-    mainLayout->addWidget(splitter, 1);
+    m_sections->setDocumentMode(true);
+    m_sections->setAccessibleName(tr("Sections"));
+    m_sections->addTab(splitter, tr("Sand&boxes"));
+    m_sections->addTab(m_egressView, tr("&Egress"));
+    m_sections->addTab(m_credentialsView, tr("C&redentials"));
+    mainLayout->addWidget(m_sections, 1);
     m_banner->setVisible(false);
 
     m_pages->addWidget(m_placeholder);
@@ -156,6 +169,19 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
                     m_table->selectRow(row);
             });
     connect(m_placeholder, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
+    connect(m_egressView, &EgressView::allowRequested, this, &MainWindow::proposeRules);
+    connect(m_egressView->probing(), &ProbingMonitor::probingStarted, this,
+            [this](const QString &sandbox, int denied) {
+                const QString text =
+                    tr("%1 was denied %2 times in the last minute: it may be probing the "
+                       "network.")
+                        .arg(sandbox)
+                        .arg(denied);
+                m_model->setAlert(sandbox, text);
+                notify(tr("Airlock: possible probing by %1").arg(sandbox), text);
+            });
+    connect(m_egressView->probing(), &ProbingMonitor::probingEnded, this,
+            [this](const QString &sandbox) { m_model->setAlert(sandbox, {}); });
     connect(m_banner, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
 
     const QString where = client ? client->transportDescription() : tr("helper");
@@ -363,6 +389,8 @@ void MainWindow::createActions()
          tr("Show the selected sandbox's console"));
     make(m_closeConsoleAction, QIcon(), tr("&Close Console"), QKeySequence(tr("Ctrl+Shift+W")),
          tr("Close the current console tab"));
+    make(m_policyAction, QIcon(), tr("Edit &Policy…"), QKeySequence(tr("Ctrl+P")),
+         tr("Edit what the selected sandbox may reach"));
     make(m_quitAction, QIcon(), tr("&Quit"), QKeySequence::Quit, tr("Quit Airlock"));
     make(m_aboutAction, icon("airlock"), tr("&About Airlock"), QKeySequence(),
          tr("Version and license"));
@@ -381,11 +409,21 @@ void MainWindow::createActions()
     connect(m_consoleAction, &QAction::triggered, this, [this] { openConsole(selectedSandbox()); });
     connect(m_closeConsoleAction, &QAction::triggered, this,
             [this] { closeConsoleTab(m_tabs->currentIndex()); });
+    connect(m_policyAction, &QAction::triggered, this,
+            [this] { openPolicyEditor(selectedSandbox()); });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+    const QStringList sectionNames {tr("&Sandboxes"), tr("&Egress"), tr("C&redentials")};
+    for (int i = 0; i < sectionNames.size(); ++i) {
+        auto *action = new QAction(sectionNames.at(i), this);
+        action->setShortcut(QKeySequence(tr("Ctrl+%1").arg(i + 1)));
+        connect(action, &QAction::triggered, this, [this, i] { m_sections->setCurrentIndex(i); });
+        m_sectionActions.append(action);
+    }
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::showConnectionsDialog);
 
-    for (QAction *action : {m_consoleAction, m_startAction, m_stopAction, m_killAction})
+    for (QAction *action :
+         {m_consoleAction, m_policyAction, m_startAction, m_stopAction, m_killAction})
         m_table->addAction(action);
 }
 
@@ -405,8 +443,12 @@ void MainWindow::createMenus()
     sandbox->addSeparator();
     sandbox->addAction(m_consoleAction);
     sandbox->addAction(m_closeConsoleAction);
+    sandbox->addAction(m_policyAction);
     sandbox->addSeparator();
     sandbox->addAction(m_deleteAction);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addActions(m_sectionActions);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_aboutAction);
@@ -421,6 +463,7 @@ void MainWindow::createMenus()
     toolbar->addAction(m_startAction);
     toolbar->addAction(m_stopAction);
     toolbar->addAction(m_consoleAction);
+    toolbar->addAction(m_policyAction);
     toolbar->addSeparator();
     toolbar->addAction(m_deleteAction);
 }
@@ -668,6 +711,7 @@ void MainWindow::updateActions()
                                  || state == SandboxState::Starting));
     m_deleteAction->setEnabled(connected && sandbox && state == SandboxState::Stopped);
     m_consoleAction->setEnabled(connected && sandbox);
+    m_policyAction->setEnabled(connected && sandbox);
     m_closeConsoleAction->setEnabled(m_tabs->count() > 0);
 }
 
@@ -690,6 +734,59 @@ void MainWindow::showActionError(const QString &text, const Error &error)
     box->setInformativeText(ErrorText::summary(error) + QStringLiteral("\n\n") + error.message);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
+}
+
+PolicyEditor *MainWindow::policyEditor(const QString &sandbox) const
+{
+    return m_editors.value(sandbox).data();
+}
+
+PolicyEditor *MainWindow::openPolicyEditor(const QString &sandbox)
+{
+    if (sandbox.isEmpty() || !m_client)
+        return nullptr;
+    PolicyEditor *editor = m_editors.value(sandbox);
+    if (!editor) {
+        editor = new PolicyEditor(m_client, sandbox, this);
+        m_editors.insert(sandbox, editor);
+    }
+    editor->show();
+    editor->raise();
+    editor->activateWindow();
+    return editor;
+}
+
+PolicyEditor *MainWindow::proposeRules(const QString &sandbox, const QList<EgressRule> &rules)
+{
+    PolicyEditor *editor = openPolicyEditor(sandbox);
+    if (!editor)
+        return nullptr;
+    if (editor->isLoaded()) {
+        editor->addRules(rules);
+    } else {
+        // Add after the applied policy arrived, so the rules show as pending changes.
+        auto connection = std::make_shared<QMetaObject::Connection>();
+        *connection = connect(editor, &PolicyEditor::loaded, editor, [editor, rules, connection] {
+            QObject::disconnect(*connection);
+            editor->addRules(rules);
+        });
+    }
+    return editor;
+}
+
+void MainWindow::notify(const QString &title, const QString &text)
+{
+    m_lastNotification = text;
+    statusBar()->showMessage(text, 30000);
+    // A desktop notification where there is a tray; offscreen and bare X servers have none.
+    if (!QSystemTrayIcon::isSystemTrayAvailable() || !QSystemTrayIcon::supportsMessages())
+        return;
+    if (!m_tray) {
+        m_tray = new QSystemTrayIcon(windowIcon(), this);
+        m_tray->setToolTip(tr("Airlock"));
+        m_tray->show();
+    }
+    m_tray->showMessage(title, text, QSystemTrayIcon::Warning, 10000);
 }
 
 void MainWindow::showAbout()

@@ -4,6 +4,7 @@
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -11,6 +12,7 @@ class QAction;
 class QLabel;
 class QPushButton;
 class QStackedWidget;
+class QSystemTrayIcon;
 class QTabWidget;
 class QTableView;
 
@@ -18,9 +20,13 @@ namespace airlock {
 
 class ConnectionPage;
 class ConsoleTab;
+class CredentialsView;
+class EgressView;
 class HelperClient;
 class HostConnection;
 class HostSidebar;
+class PolicyEditor;
+struct EgressRule;
 class SandboxTableModel;
 
 /// The Airlock window: a sidebar with every host (this computer's helper and remote ones over
@@ -57,6 +63,14 @@ public:
     QString connectionProblemText() const;
     /// The status bar text, e.g. "Connected to local helper at ... (TCG: software emulation)".
     QString statusText() const;
+    /// The sections: Sandboxes (table and consoles), Egress, Credentials.
+    QTabWidget *sections() const { return m_sections; }
+    EgressView *egressView() const { return m_egressView; }
+    CredentialsView *credentialsView() const { return m_credentialsView; }
+    /// The open policy editor of `sandbox`, or nullptr.
+    PolicyEditor *policyEditor(const QString &sandbox) const;
+    /// The last desktop notification (also shown in the status bar), for tests.
+    QString lastNotification() const { return m_lastNotification; }
 
 public Q_SLOTS:
     /// Opens (or brings forward) the console tab of `sandbox` and focuses it.
@@ -72,6 +86,10 @@ public Q_SLOTS:
     void retryConnection();
     /// The connections manager; OK saves the hosts in QSettings and connects to them.
     void showConnectionsDialog();
+    /// Opens (or raises) the policy editor of `sandbox`.
+    PolicyEditor *openPolicyEditor(const QString &sandbox);
+    /// Opens the editor of `sandbox` with `rules` added as pending changes (not applied).
+    PolicyEditor *proposeRules(const QString &sandbox, const QList<airlock::EgressRule> &rules);
 
 Q_SIGNALS:
     /// An action failed; the same text is shown in a message box.
@@ -91,6 +109,7 @@ private:
     void showNewSandboxDialog();
     void showActionError(const QString &text, const Error &error);
     void showAbout();
+    void notify(const QString &title, const QString &text);
     void checkPendingConsole();
     QString selectedSandbox() const;
     void call(const QString &method, const QString &sandbox, const QString &failureText,
@@ -110,6 +129,14 @@ private:
     QStackedWidget *m_consoleArea;
     QTabWidget *m_tabs;
     QLabel *m_statusLabel;
+    QTabWidget *m_sections;
+    EgressView *m_egressView;
+    CredentialsView *m_credentialsView;
+    QHash<QString, QPointer<PolicyEditor>> m_editors;
+    QSystemTrayIcon *m_tray = nullptr;
+    QString m_lastNotification;
+    QAction *m_policyAction = nullptr;
+    QList<QAction *> m_sectionActions;
     QAction *m_newAction = nullptr;
     QAction *m_startAction = nullptr;
     QAction *m_stopAction = nullptr;

@@ -3,6 +3,7 @@
 #include "core/client/helperclient.h"
 #include "core/protocol/methods.h"
 
+#include <QIcon>
 #include <QJsonArray>
 
 #include <algorithm>
@@ -116,6 +117,17 @@ void SandboxTableModel::clear()
     updateUptimeTimer();
 }
 
+void SandboxTableModel::setAlert(const QString &name, const QString &text)
+{
+    if (text.isEmpty())
+        m_alerts.remove(name);
+    else
+        m_alerts.insert(name, text);
+    const int row = rowOf(name);
+    if (row >= 0)
+        Q_EMIT dataChanged(index(row, NameColumn), index(row, NameColumn));
+}
+
 int SandboxTableModel::rowOf(const QString &name) const
 {
     for (int row = 0; row < m_sandboxes.size(); ++row) {
@@ -152,10 +164,19 @@ QVariant SandboxTableModel::data(const QModelIndex &index, int role) const
         return sandbox.spec.name;
     case StateRole:
         return int(sandbox.state);
+    case AlertRole:
+        return m_alerts.value(sandbox.spec.name);
+    case Qt::DecorationRole:
+        if (index.column() == NameColumn && m_alerts.contains(sandbox.spec.name))
+            return QIcon(QStringLiteral(":/icons/alert.svg"));
+        return {};
     case Qt::DisplayRole:
     case Qt::AccessibleTextRole:
         switch (index.column()) {
         case NameColumn:
+            if (role == Qt::AccessibleTextRole && m_alerts.contains(sandbox.spec.name))
+                return tr("%1 (alert: %2)")
+                    .arg(sandbox.spec.name, m_alerts.value(sandbox.spec.name));
             return sandbox.spec.name;
         case StateColumn:
             return stateText(sandbox.state);
@@ -173,6 +194,8 @@ QVariant SandboxTableModel::data(const QModelIndex &index, int role) const
             return {};
         }
     case Qt::ToolTipRole:
+        if (index.column() == NameColumn && m_alerts.contains(sandbox.spec.name))
+            return m_alerts.value(sandbox.spec.name);
         if (index.column() == StateColumn && !sandbox.stateReason.isEmpty())
             return sandbox.stateReason;
         if (index.column() == AccelerationColumn && !sandbox.accelerationWarning.isEmpty())

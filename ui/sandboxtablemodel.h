@@ -3,6 +3,7 @@
 #include "core/model/sandbox.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QList>
 #include <QPointer>
 #include <QTimer>
@@ -30,6 +31,7 @@ public:
     enum Role {
         NameRole = Qt::UserRole + 1, ///< QString: the sandbox name
         StateRole, ///< int: SandboxState
+        AlertRole, ///< QString: the alert shown as a badge (e.g. probing), empty when none
     };
 
     explicit SandboxTableModel(QObject *parent = nullptr);
@@ -46,6 +48,10 @@ public:
     void upsert(const Sandbox &sandbox);
     void remove(const QString &name);
     void clear();
+    /// Shows a badge (warning icon, tooltip `text`) on the sandbox's name; empty clears it.
+    /// Kept across list reloads.
+    void setAlert(const QString &name, const QString &text);
+    QString alert(const QString &name) const { return m_alerts.value(name); }
 
     /// Row of `name`, or -1.
     int rowOf(const QString &name) const;
@@ -78,6 +84,7 @@ private:
     void updateUptimeTimer();
 
     QList<Sandbox> m_sandboxes; // ordered by name
+    QHash<QString, QString> m_alerts; // sandbox -> alert text
     QPointer<HelperClient> m_client;
     QTimer m_uptimeTimer;
     bool m_loaded = false;

@@ -166,6 +166,19 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
                              QStringLiteral("HTTP basic authentication as USER (RFC 7617)."),
                              QStringLiteral("USER"))},
          -1},
+        {QStringLiteral("egress"),
+         QStringLiteral("NAME [--follow] [--limit N]"),
+         QStringLiteral("Show a sandbox's latest egress decisions (TIME LAYER VERDICT REASON "
+                        "NAME METHOD PATH); --follow keeps printing new ones until interrupted. "
+                        "--json prints one JSON object per line."),
+         &CommandRunner::cmdEgress,
+         {QCommandLineOption({QStringLiteral("f"), QStringLiteral("follow")},
+                             QStringLiteral("Keep printing new events.")),
+          QCommandLineOption(QStringLiteral("limit"),
+                             QStringLiteral("How many stored events to show first (1-1000, "
+                                            "default 20)."),
+                             QStringLiteral("N"), QStringLiteral("20"))},
+         1},
     };
     return list;
 }
@@ -683,6 +696,83 @@ int CommandRunner::cmdPolicy(QCommandLineParser &parser)
     return usageError(
         QStringLiteral("usage: airlockctl policy get NAME | set NAME FILE | validate FILE"),
         command);
+}
+
+void CommandRunner::printEgress(qint64 seq, const QJsonObject &event)
+{
+    if (m_json)
+        m_out << QString::fromUtf8(QJsonDocument(QJsonObject {{QStringLiteral("seq"), seq},
+                                                              {QStringLiteral("event"), event}})
+                                       .toJson(QJsonDocument::Compact))
+              << "\n";
+    else
+        m_out << formatEgressRow(event);
+    m_out.flush();
+}
+
+int CommandRunner::cmdEgress(QCommandLineParser &parser)
+{
+    const QString name = parser.positionalArguments().first();
+    bool ok = false;
+    const int limit = parser.value(QStringLiteral("limit")).toInt(&ok);
+    if (!ok || limit < 1 || limit > 1000)
+        return usageError(QStringLiteral("--limit: '%1' is not a number from 1 to 1000")
+                              .arg(parser.value(QStringLiteral("limit"))),
+                          QStringLiteral("egress"));
+    const bool follow = parser.isSet(QStringLiteral("follow"));
+    // Subscribe before reading the history, so nothing falls between the two; seqs dedupe.
+    if (follow && !call(protocol::method::EventsSubscribe, {}))
+        return ExitFailed;
+    QList<std::pair<qint64, QJsonObject>> pending;
+    if (follow) {
+        QObject::connect(m_client.get(), &HelperClient::notificationReceived, m_client.get(),
+                         [&pending, name](const QString &method, const QJsonObject &params) {
+                             if (method == QLatin1String(protocol::notification::EgressEvent)
+                                 && params.value(QStringLiteral("sandbox")).toString() == name)
+                                 pending.append({params.value(QStringLiteral("seq")).toInteger(),
+                                                 params.value(QStringLiteral("event")).toObject()});
+                         });
+    }
+    const auto result =
+        call(protocol::method::EgressHistory, {{kName, name}, {QStringLiteral("limit"), limit}});
+    if (!result)
+        return ExitFailed;
+    const QJsonArray events = result->toObject().value(QStringLiteral("events")).toArray();
+    if (m_json && !follow) {
+        printJson(*result);
+        return ExitOk;
+    }
+    if (!m_json)
+        m_out << formatEgressHeader();
+    qint64 lastSeq = 0;
+    for (const QJsonValue &value : events) {
+        const QJsonObject entry = value.toObject();
+        lastSeq = entry.value(QStringLiteral("seq")).toInteger();
+        printEgress(lastSeq, entry.value(QStringLiteral("event")).toObject());
+    }
+    if (!m_json && events.isEmpty() && !follow)
+        m_out << "no egress events for sandbox " << quoted(name) << Qt::endl;
+    if (!follow)
+        return ExitOk;
+    QEventLoop loop;
+    auto flush = [&] {
+        for (const auto &[seq, event] : std::as_const(pending)) {
+            if (seq > lastSeq) {
+                lastSeq = seq;
+                printEgress(seq, event);
+            }
+        }
+        pending.clear();
+    };
+    flush();
+    QObject::connect(m_client.get(), &HelperClient::notificationReceived, &loop,
+                     [&](const QString &, const QJsonObject &) { flush(); });
+    QObject::connect(m_client.get(), &HelperClient::connectionLost, &loop, [&](const Error &error) {
+        m_err << "airlockctl: " << error.message << Qt::endl;
+        loop.quit();
+    });
+    loop.exec();
+    return ExitFailed;
 }
 
 } // namespace airlock::ctl

@@ -71,6 +71,10 @@ private:
     int cmdSecret(QCommandLineParser &parser);
     /// `binding add SANDBOX SECRET HOST [options]`, `binding ls [SANDBOX]`, `binding rm ID`.
     int cmdBinding(QCommandLineParser &parser);
+    /// `egress NAME [--follow] [--limit N]`: the stored events, then (--follow) new ones.
+    int cmdEgress(QCommandLineParser &parser);
+    /// Prints one event as a table row, or with --json as one compact JSON line.
+    void printEgress(qint64 seq, const QJsonObject &event);
     /// Reads a policy file (`-` is stdin) as a JSON object; prints why not and returns
     /// std::nullopt when it cannot be read or is not a JSON object.
     std::optional<QJsonObject> readPolicyFile(const QString &path);

@@ -169,4 +169,51 @@ QString formatBindingTable(const QJsonArray &bindings)
     return formatTable(rows);
 }
 
+namespace {
+
+/// Column widths of the egress table; the last column (PATH) is not padded.
+constexpr int kEgressWidths[] = {23, 5, 7, 22, 32, 7};
+
+QString egressLine(const QStringList &cells)
+{
+    QString line;
+    for (qsizetype i = 0; i < cells.size(); ++i) {
+        if (i + 1 < cells.size())
+            line += cells[i].leftJustified(kEgressWidths[i]) + QLatin1Char(' ');
+        else
+            line += cells[i];
+    }
+    return line.trimmed() + QLatin1Char('\n');
+}
+
+} // namespace
+
+QString formatEgressHeader()
+{
+    return egressLine({QStringLiteral("TIME"), QStringLiteral("LAYER"), QStringLiteral("VERDICT"),
+                       QStringLiteral("REASON"), QStringLiteral("NAME"), QStringLiteral("METHOD"),
+                       QStringLiteral("PATH")});
+}
+
+QString formatEgressRow(const QJsonObject &event)
+{
+    const QDateTime time = QDateTime::fromString(field(event, "time"), Qt::ISODateWithMs);
+    QString name = field(event, "name");
+    if (name.isEmpty())
+        name = field(event, "host");
+    const QString port = field(event, "port");
+    if (!name.isEmpty() && !port.isEmpty() && field(event, "layer") != u"dns")
+        name += QLatin1Char(':') + port;
+    return egressLine({
+        time.isValid() ? time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"))
+                       : orDash(field(event, "time")),
+        orDash(field(event, "layer")),
+        orDash(field(event, "verdict")),
+        orDash(field(event, "reason")),
+        orDash(name),
+        orDash(field(event, "method")),
+        orDash(field(event, "path")),
+    });
+}
+
 } // namespace airlock::ctl

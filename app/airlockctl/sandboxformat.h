@@ -22,6 +22,12 @@ QString formatSecretTable(const QJsonArray &secrets);
 QString formatBindingTable(const QJsonArray &bindings);
 /// Rows of cells as text columns padded to the widest cell (the first row is the header).
 QString formatTable(const QList<QStringList> &rows);
+/// The header of `egress` output: TIME LAYER VERDICT REASON NAME METHOD PATH, fixed widths so
+/// that rows printed later (--follow) line up under it.
+QString formatEgressHeader();
+/// One egress event (docs/protocol.md `egress.event`) as a row under formatEgressHeader();
+/// absent fields are "-"; time is UTC "yyyy-MM-dd HH:mm:ss.zzz".
+QString formatEgressRow(const QJsonObject &event);
 /// "45s", "3m12s", "2h05m", "3d04h": coarse enough to read at a glance.
 QString formatDuration(qint64 seconds);
 

@@ -5,6 +5,7 @@
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/consolehub.h"
 #include "core/daemon/credentialapi.h"
+#include "core/daemon/egressaudit.h"
 #include "core/daemon/helperapi.h"
 #include "core/daemon/hostaccounts.h"
 #include "core/daemon/logging.h"
@@ -22,6 +23,9 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
+#include <QHostAddress>
+#include <QJsonObject>
 #include <QLoggingCategory>
 
 #include <csignal>
@@ -36,6 +40,53 @@ Q_LOGGING_CATEGORY(lcMain, "airlock.daemon")
 
 const QString kGroup = QStringLiteral("airlock");
 const QString kVmmUser = QStringLiteral("airlock-vmm");
+const QString kGatewayGroup = QStringLiteral("airlock-gateway");
+
+/// The installed gateway, or the one beside this airlockd (a build tree or a relocated
+/// install).
+QString defaultGatewayProgram()
+{
+    const QString beside =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("airlock-gateway"));
+    if (QFileInfo(beside).isExecutable())
+        return beside;
+    return QStringLiteral(AIRLOCK_LIBEXEC_DIR "/airlock-gateway");
+}
+
+/// "ADDRESS" or "ADDRESS:PORT" (IPv4) → the gateway's upstreamDns object; empty on error.
+QJsonObject upstreamDnsFrom(const QString &text)
+{
+    QString address = text;
+    int port = 53;
+    if (const qsizetype colon = text.lastIndexOf(u':');
+        colon > 0 && !text.contains(u'[') && text.count(u':') == 1) {
+        bool ok = false;
+        port = text.mid(colon + 1).toInt(&ok);
+        if (!ok || port < 1 || port > 65535)
+            return {};
+        address = text.left(colon);
+    }
+    const QHostAddress host(address);
+    if (host.isNull())
+        return {};
+    return QJsonObject {{QStringLiteral("address"), host.toString()},
+                        {QStringLiteral("port"), port},
+                        {QStringLiteral("timeoutMs"), 2000}};
+}
+
+/// The first `nameserver` of /etc/resolv.conf: the host's resolver (resolv.conf(5)).
+QString hostResolver()
+{
+    QFile file(QStringLiteral("/etc/resolv.conf"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    while (!file.atEnd()) {
+        const QList<QByteArray> fields = file.readLine().simplified().split(' ');
+        if (fields.size() >= 2 && fields[0] == "nameserver")
+            return QString::fromLatin1(fields[1]);
+    }
+    return {};
+}
 
 int failStartup(const QString &message)
 {
@@ -73,7 +124,27 @@ int main(int argc, char *argv[])
     const QCommandLineOption logLevelOption(QStringLiteral("log-level"),
                                             QStringLiteral("trace, debug, info, warning or error."),
                                             QStringLiteral("LEVEL"), QStringLiteral("info"));
-    parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption});
+    const QCommandLineOption gatewayOption(
+        QStringLiteral("gateway"),
+        QStringLiteral("The airlock-gateway program (default: beside airlockd, else %1).")
+            .arg(QStringLiteral(AIRLOCK_LIBEXEC_DIR "/airlock-gateway")),
+        QStringLiteral("PATH"));
+    const QCommandLineOption poolOption(
+        QStringLiteral("address-pool"),
+        QStringLiteral("IPv4 pool for sandbox links (default 100.96.0.0/16)."),
+        QStringLiteral("CIDR"), airlock::AddressPool::DefaultPool.toString());
+    const QCommandLineOption upstreamOption(
+        QStringLiteral("upstream-dns"),
+        QStringLiteral("Resolver the gateways query, ADDRESS[:PORT] (default: the first "
+                       "nameserver of /etc/resolv.conf)."),
+        QStringLiteral("ADDRESS"));
+    const QCommandLineOption trustOption(
+        QStringLiteral("upstream-ca"),
+        QStringLiteral("PEM file of CAs the gateways trust for upstream TLS instead of the "
+                       "system store (tests)."),
+        QStringLiteral("FILE"));
+    parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption,
+                       gatewayOption, poolOption, upstreamOption, trustOption});
     parser.process(app);
 
     const QString logLevel = parser.value(logLevelOption);
@@ -86,6 +157,31 @@ int main(int argc, char *argv[])
     if (!scrollbackOk || scrollback < 1024 || scrollback > 256LL * 1024 * 1024) {
         std::fprintf(stderr, "airlockd: --scrollback must be 1024..268435456 bytes\n");
         return 2;
+    }
+    QString upstreamText =
+        parser.isSet(upstreamOption) ? parser.value(upstreamOption) : hostResolver();
+    // No usable host resolver (none, or IPv6 only): the gateways get loopback, which answers
+    // nothing, so every lookup fails closed; --upstream-dns fixes it.
+    if (!parser.isSet(upstreamOption) && upstreamDnsFrom(upstreamText).isEmpty())
+        upstreamText = QStringLiteral("127.0.0.1");
+    const QJsonObject upstreamDns = upstreamDnsFrom(upstreamText);
+    if (upstreamDns.isEmpty()) {
+        std::fprintf(stderr, "airlockd: --upstream-dns needs an IPv4 ADDRESS[:PORT] (got '%s')\n",
+                     qPrintable(upstreamText));
+        return 2;
+    }
+    if (auto pool = airlock::AddressPool::create(parser.value(poolOption)); !pool) {
+        std::fprintf(stderr, "airlockd: --address-pool: %s\n", qPrintable(pool.error().message));
+        return 2;
+    }
+    QString trustStore;
+    if (parser.isSet(trustOption)) {
+        trustStore = QFileInfo(parser.value(trustOption)).absoluteFilePath();
+        if (!QFileInfo(trustStore).isReadable()) {
+            std::fprintf(stderr, "airlockd: --upstream-ca: cannot read %s\n",
+                         qPrintable(trustStore));
+            return 2;
+        }
     }
     if (::geteuid() != 0) {
         std::fprintf(stderr,
@@ -130,6 +226,9 @@ int main(int argc, char *argv[])
     auto vmmUser = airlock::HostAccounts::ensureSystemUser(kVmmUser);
     if (!vmmUser)
         return failStartup(vmmUser.error().message);
+    auto gatewayGroup = airlock::HostAccounts::ensureGroup(kGatewayGroup);
+    if (!gatewayGroup)
+        return failStartup(gatewayGroup.error().message);
 
     airlock::ImageStore images(imageDir);
     airlock::KvmProbe::Config probeConfig;
@@ -157,9 +256,26 @@ int main(int argc, char *argv[])
     config.vmmGid = vmmUser->gid;
     config.vmmGroups = airlock::VmmCredentials::forUser(vmmUser->uid, vmmUser->gid).groups;
     config.vmmUidBase = airlock::SandboxServiceConfig::kDefaultVmmUidBase;
+    config.gatewayUidBase = airlock::SandboxServiceConfig::kDefaultGatewayUidBase;
+    config.addressPool = parser.value(poolOption);
+    config.network.gatewayProgram = parser.isSet(gatewayOption)
+        ? QFileInfo(parser.value(gatewayOption)).absoluteFilePath()
+        : defaultGatewayProgram();
+    config.network.stateDir = stateDir;
+    config.network.upstreamDns = upstreamDns;
+    config.network.trustStoreCaFile = trustStore;
+    config.network.gatewayGid = *gatewayGroup;
+    if (!QFileInfo(config.network.gatewayProgram).isExecutable())
+        qCWarning(lcMain, "no airlock-gateway at %s: sandboxes cannot start",
+                  qPrintable(config.network.gatewayProgram));
     airlock::SandboxService sandboxes(
         **registry, consoles, images, [] { return std::make_unique<airlock::QemuMicrovm>(); },
         config);
+    airlock::EgressAudit audit(QDir(stateDir).filePath(QStringLiteral("audit")));
+    QObject::connect(&sandboxes, &airlock::SandboxService::egressEvent, &app,
+                     [&audit](const QString &, qint64 seq, const QJsonObject &event) {
+                         audit.write(seq, event);
+                     });
     if (auto restored = sandboxes.restore(); !restored)
         return failStartup(restored.error().message);
 

@@ -1,6 +1,7 @@
 #include "core/daemon/helperapi.h"
 
 #include "core/daemon/consolehub.h"
+#include "core/daemon/policydryrun.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/model/egresspolicy.h"
 #include "core/model/jsonfields.h"
@@ -10,6 +11,8 @@
 
 #include <QJsonArray>
 #include <QRegularExpression>
+
+#include <limits>
 
 namespace airlock {
 
@@ -154,6 +157,14 @@ HelperApi::HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &c
             protocol::encodeNotification(QString::fromLatin1(notification::PolicyChanged),
                                          QJsonObject {{QStringLiteral("name"), name}}));
     });
+    connect(&m_sandboxes, &SandboxService::egressEvent, this,
+            [this](const QString &name, qint64 seq, const QJsonObject &event) {
+                notifySubscribers(
+                    protocol::encodeNotification(QString::fromLatin1(notification::EgressEvent),
+                                                 QJsonObject {{QStringLiteral("sandbox"), name},
+                                                              {QStringLiteral("seq"), seq},
+                                                              {QStringLiteral("event"), event}}));
+            });
     connect(&m_consoles, &ConsoleHub::output, this,
             [this](const QString &sandbox, quint64 seq, const QByteArray &bytes,
                    const QSet<quint64> &recipients) {
@@ -238,6 +249,10 @@ void HelperApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &p) { return policySet(p); });
     add(method::PolicyValidate,
         [this](const RpcContext &, const QJsonObject &p) { return policyValidate(p); });
+    add(method::PolicyDryRun,
+        [this](const RpcContext &, const QJsonObject &p) { return policyDryRun(p); });
+    add(method::EgressHistory,
+        [this](const RpcContext &, const QJsonObject &p) { return egressHistory(p); });
 }
 
 Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject &params)
@@ -260,7 +275,7 @@ Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject
         {QStringLiteral("version"), QStringLiteral(AIRLOCK_VERSION)},
         {QStringLiteral("capabilities"),
          QJsonArray {QStringLiteral("sandbox"), QStringLiteral("console"), QStringLiteral("events"),
-                     QStringLiteral("images"), QStringLiteral("policy")}},
+                     QStringLiteral("images"), QStringLiteral("policy"), QStringLiteral("egress")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},
@@ -368,6 +383,75 @@ Result<QJsonValue> HelperApi::policyValidate(const QJsonObject &params)
     const QJsonArray errors = policyErrors(value);
     return QJsonObject {{QStringLiteral("valid"), errors.isEmpty()},
                         {QStringLiteral("errors"), errors}};
+}
+
+Result<QJsonValue> HelperApi::policyDryRun(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    const QJsonValue value = params.value(kPolicy);
+    if (!value.isObject())
+        return fail(ErrorKind::InvalidParams,
+                    value.isUndefined() ? QStringLiteral("field 'policy' is missing")
+                                        : QStringLiteral("field 'policy' must be an object"));
+    PolicyDryRun::Window window;
+    for (const auto &[key, slot] : {std::pair {QStringLiteral("since"), &window.since},
+                                    std::pair {QStringLiteral("until"), &window.until}}) {
+        const QJsonValue time = params.value(key);
+        if (time.isUndefined() || time.isNull())
+            continue;
+        const QDateTime parsed = QDateTime::fromString(time.toString(), Qt::ISODateWithMs);
+        if (!time.isString() || !parsed.isValid())
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("field '%1' must be an ISO 8601 time").arg(key));
+        *slot = parsed.toUTC();
+    }
+    auto applied = m_sandboxes.policy(*name);
+    if (!applied)
+        return std::unexpected(applied.error());
+    auto edited = EgressPolicy::fromJson(value.toObject());
+    if (!edited)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("policy: %1").arg(edited.error().message));
+    // The whole bounded history: a dry run is rare and the store holds at most this many.
+    auto records =
+        m_sandboxes.egressHistory(*name, std::nullopt, m_sandboxes.config().egressHistory);
+    if (!records)
+        return std::unexpected(records.error());
+    auto result = PolicyDryRun::evaluate(*applied, *edited, *records, window);
+    if (!result)
+        return std::unexpected(result.error());
+    QJsonObject answer = *result;
+    answer.insert(QStringLiteral("name"), *name);
+    return answer;
+}
+
+Result<QJsonValue> HelperApi::egressHistory(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    std::optional<qint64> since;
+    if (params.contains(QStringLiteral("since"))) {
+        auto value = json::readInteger(params, QStringLiteral("since"), 0,
+                                       std::numeric_limits<qint64>::max());
+        if (!value)
+            return std::unexpected(value.error());
+        since = *value;
+    }
+    auto limit =
+        json::readInteger(params, QStringLiteral("limit"), 1, kMaxEgressLimit, kDefaultEgressLimit);
+    if (!limit)
+        return std::unexpected(limit.error());
+    auto records = m_sandboxes.egressHistory(*name, since, int(*limit));
+    if (!records)
+        return std::unexpected(records.error());
+    QJsonArray events;
+    for (const EgressRecord &record : *records)
+        events.append(QJsonObject {{QStringLiteral("seq"), record.seq},
+                                   {QStringLiteral("event"), record.event}});
+    return QJsonObject {{QStringLiteral("name"), *name}, {QStringLiteral("events"), events}};
 }
 
 void HelperApi::notifySubscribers(const QByteArray &frame)

@@ -19,6 +19,9 @@ class HelperApi : public QObject
 {
     Q_OBJECT
 public:
+    /// Default and largest `limit` of egress.history.
+    static constexpr int kDefaultEgressLimit = 100;
+    static constexpr int kMaxEgressLimit = 1000;
     /// Largest decoded `console.write` payload (64 KiB).
     static constexpr qsizetype kMaxConsoleWriteBytes = 64 * 1024;
 
@@ -35,6 +38,8 @@ private:
     Result<QJsonValue> policyGet(const QJsonObject &params);
     Result<QJsonValue> policySet(const QJsonObject &params);
     Result<QJsonValue> policyValidate(const QJsonObject &params);
+    Result<QJsonValue> policyDryRun(const QJsonObject &params);
+    Result<QJsonValue> egressHistory(const QJsonObject &params);
     void notifySubscribers(const QByteArray &frame);
 
     RpcServer &m_server;

@@ -72,6 +72,7 @@ void bindRecord(QSqlQuery &query, const SandboxRecord &record)
     query.bindValue(QStringLiteral(":vmm_start_ticks"), record.runtime.startTimeTicks);
     query.bindValue(QStringLiteral(":runtime_dir"), record.runtime.runtimeDir);
     query.bindValue(QStringLiteral(":policy"), policyText(record.policy));
+    query.bindValue(QStringLiteral(":link_index"), record.linkIndex);
 }
 
 } // namespace
@@ -119,6 +120,17 @@ QList<Registry::Migration> Registry::migrations()
                         " secret TEXT NOT NULL,"
                         " placeholder TEXT NOT NULL UNIQUE,"
                         " PRIMARY KEY (sandbox, secret))")},
+        // 3 → 4: the sandbox's network link (AddressPool index) while it runs, so a restarted
+        // helper reserves the same addresses for the guests it re-adopts; -1 when none.
+        {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN link_index INTEGER NOT NULL"
+                        " DEFAULT -1")},
+        // 4 → 5: egress decisions of the gateways (docs/protocol.md egress.event), bounded
+        // per sandbox by the helper; `event` is the gateway's JSON object.
+        {QStringLiteral("CREATE TABLE egress_events ("
+                        " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+                        " sandbox TEXT NOT NULL,"
+                        " event TEXT NOT NULL)"),
+         QStringLiteral("CREATE INDEX egress_events_by_sandbox ON egress_events (sandbox, seq)")},
     };
 }
 
@@ -206,7 +218,7 @@ Result<QList<SandboxRecord>> Registry::load() const
     if (!query.exec(QStringLiteral(
             "SELECT name, vcpus, memory_mib, image, created_at, state, state_reason, "
             "acceleration, acceleration_warning, started_at, vmm_pid, vmm_start_ticks, "
-            "runtime_dir, policy FROM sandboxes ORDER BY name")))
+            "runtime_dir, policy, link_index FROM sandboxes ORDER BY name")))
         return sqlFailure(QStringLiteral("load"), query.lastError());
     QList<SandboxRecord> records;
     while (query.next()) {
@@ -227,6 +239,7 @@ Result<QList<SandboxRecord>> Registry::load() const
         record.runtime.runtimeDir = query.value(12).toString();
         s.vmmPid = record.runtime.pid;
         record.policy = policyFrom(s.spec.name, query.value(13));
+        record.linkIndex = query.value(14).toLongLong();
         records.append(record);
     }
     return records;
@@ -238,10 +251,10 @@ Result<void> Registry::insert(const SandboxRecord &record)
     query.prepare(QStringLiteral(
         "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
         "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
-        "vmm_start_ticks, runtime_dir, policy) VALUES (:name, :vcpus, :memory_mib, :image, "
-        ":created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
+        "vmm_start_ticks, runtime_dir, policy, link_index) VALUES (:name, :vcpus, :memory_mib, "
+        ":image, :created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
         "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "
-        "COALESCE(:runtime_dir, ''), :policy)"));
+        "COALESCE(:runtime_dir, ''), :policy, :link_index)"));
     bindRecord(query, record);
     if (query.exec())
         return {};
@@ -267,7 +280,8 @@ Result<void> Registry::update(const SandboxRecord &record)
         "acceleration = :acceleration, "
         "acceleration_warning = COALESCE(:acceleration_warning, ''), started_at = :started_at, "
         "vmm_pid = :vmm_pid, vmm_start_ticks = :vmm_start_ticks, "
-        "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy WHERE name = :name"));
+        "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy, link_index = :link_index "
+        "WHERE name = :name"));
     bindRecord(query, record);
     if (!query.exec())
         return sqlFailure(QStringLiteral("update %1").arg(record.sandbox.spec.name),
@@ -287,7 +301,67 @@ Result<void> Registry::remove(const QString &name)
         return sqlFailure(QStringLiteral("delete %1").arg(name), query.lastError());
     if (query.numRowsAffected() != 1)
         return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(name));
+    QSqlQuery events(QSqlDatabase::database(m_connectionName));
+    events.prepare(QStringLiteral("DELETE FROM egress_events WHERE sandbox = :name"));
+    events.bindValue(QStringLiteral(":name"), name);
+    if (!events.exec())
+        return sqlFailure(QStringLiteral("delete egress events of %1").arg(name),
+                          events.lastError());
     return {};
+}
+
+Result<qint64> Registry::appendEgress(const QString &sandbox, const QJsonObject &event, int keep)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    query.prepare(
+        QStringLiteral("INSERT INTO egress_events (sandbox, event) VALUES (:sandbox, :event)"));
+    query.bindValue(QStringLiteral(":sandbox"), sandbox);
+    query.bindValue(QStringLiteral(":event"),
+                    QString::fromUtf8(QJsonDocument(event).toJson(QJsonDocument::Compact)));
+    if (!query.exec())
+        return sqlFailure(QStringLiteral("store egress event of %1").arg(sandbox),
+                          query.lastError());
+    const qint64 seq = query.lastInsertId().toLongLong();
+    // Seqs are shared by all sandboxes, so the bound is this sandbox's keep-th newest row.
+    QSqlQuery trim(QSqlDatabase::database(m_connectionName));
+    trim.prepare(QStringLiteral(
+        "DELETE FROM egress_events WHERE sandbox = :sandbox AND seq < (SELECT seq FROM "
+        "egress_events WHERE sandbox = :sandbox2 ORDER BY seq DESC LIMIT 1 OFFSET :offset)"));
+    trim.bindValue(QStringLiteral(":sandbox"), sandbox);
+    trim.bindValue(QStringLiteral(":sandbox2"), sandbox);
+    trim.bindValue(QStringLiteral(":offset"), qMax(0, keep - 1));
+    if (!trim.exec())
+        qCWarning(lcRegistry, "trimming egress events of %s: %s", qPrintable(sandbox),
+                  qPrintable(trim.lastError().text()));
+    return seq;
+}
+
+Result<QList<EgressRecord>> Registry::egressHistory(const QString &sandbox,
+                                                    std::optional<qint64> since, int limit) const
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    if (since) {
+        query.prepare(QStringLiteral("SELECT seq, event FROM egress_events WHERE sandbox = "
+                                     ":sandbox AND seq > :since ORDER BY seq ASC LIMIT :limit"));
+        query.bindValue(QStringLiteral(":since"), *since);
+    } else {
+        query.prepare(QStringLiteral("SELECT seq, event FROM (SELECT seq, event FROM "
+                                     "egress_events WHERE sandbox = :sandbox ORDER BY seq DESC "
+                                     "LIMIT :limit) ORDER BY seq ASC"));
+    }
+    query.bindValue(QStringLiteral(":sandbox"), sandbox);
+    query.bindValue(QStringLiteral(":limit"), limit);
+    if (!query.exec())
+        return sqlFailure(QStringLiteral("egress history of %1").arg(sandbox), query.lastError());
+    QList<EgressRecord> records;
+    while (query.next()) {
+        EgressRecord record;
+        record.seq = query.value(0).toLongLong();
+        record.sandbox = sandbox;
+        record.event = QJsonDocument::fromJson(query.value(1).toString().toUtf8()).object();
+        records.append(record);
+    }
+    return records;
 }
 
 } // namespace airlock

@@ -5,11 +5,13 @@
 #include "core/model/sandbox.h"
 #include "core/vmm/vmm.h"
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 namespace airlock {
 
@@ -19,6 +21,16 @@ struct SandboxRecord
     Sandbox sandbox;
     VmmRuntimeInfo runtime;
     EgressPolicy policy; ///< the sandbox's egress allowlist; deny-all for a new sandbox
+    /// AddressPool index of the sandbox's link while it runs; -1 when it holds none.
+    qint64 linkIndex = -1;
+};
+
+/// One stored egress decision (docs/protocol.md, `egress.event`).
+struct EgressRecord
+{
+    qint64 seq = 0; ///< increases with every event the helper stores, across sandboxes
+    QString sandbox;
+    QJsonObject event; ///< the gateway's event object, as received
 };
 
 /// The helper's persistent sandbox registry: one SQLite file (Qt Sql, QSQLITE driver) in the
@@ -50,12 +62,22 @@ public:
     Result<void> insert(const SandboxRecord &record);
     /// Replaces the row of record.sandbox.spec.name; NotFound when there is none.
     Result<void> update(const SandboxRecord &record);
-    /// NotFound when there is no such row. The sandbox's credential bindings and placeholders
-    /// go with it (foreign keys, ON DELETE CASCADE).
+    /// NotFound when there is no such row. Also deletes the sandbox's egress history; its
+    /// credential bindings and placeholders go with it (foreign keys, ON DELETE CASCADE).
     Result<void> remove(const QString &name);
     /// The Qt Sql connection of this registry, for the stores that keep their tables in the
     /// same file (BindingStore).
     const QString &connectionName() const { return m_connectionName; }
+
+    /// Default bound of the egress history per sandbox.
+    static constexpr int kDefaultEgressHistory = 10000;
+    /// Stores one egress event and drops the sandbox's oldest beyond `keep`. Returns its seq.
+    Result<qint64> appendEgress(const QString &sandbox, const QJsonObject &event,
+                                int keep = kDefaultEgressHistory);
+    /// The sandbox's stored events in order of seq. With `since`, those after it (oldest
+    /// first, at most `limit`); without, the newest `limit`.
+    Result<QList<EgressRecord>> egressHistory(const QString &sandbox, std::optional<qint64> since,
+                                              int limit) const;
 
 private:
     explicit Registry(QString connectionName);

@@ -1,13 +1,19 @@
 #include "core/daemon/sandboxservice.h"
 
 #include "core/daemon/consolehub.h"
+#include "core/model/egressevent.h"
 #include "core/model/names.h"
+#include "core/net/nftablestable.h"
+#include "core/net/tapdevice.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/qemucommand.h"
+#include "core/vmm/seedimage.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QSet>
 
 #include <csignal>
 #include <sys/stat.h>
@@ -29,6 +35,11 @@ bool setMode(const QString &path, mode_t mode)
     return ::chmod(QFile::encodeName(path).constData(), mode) == 0;
 }
 
+/// Largest egress event stored; a gateway (untrusted input parser) must not fill the registry.
+constexpr qsizetype kMaxEgressEventBytes = 16 * 1024;
+
+const QString kSeedFile = QStringLiteral("seed.tar");
+
 } // namespace
 
 QString SandboxService::vanishedReason()
@@ -38,7 +49,7 @@ QString SandboxService::vanishedReason()
 
 SandboxRecord SandboxService::Entry::record() const
 {
-    return SandboxRecord {sandbox, runtime, policy};
+    return SandboxRecord {sandbox, runtime, policy, linkIndex};
 }
 
 SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const ImageStore &images,
@@ -66,6 +77,10 @@ Result<void> SandboxService::restore()
     if (!QDir().mkpath(runDir) || !setMode(m_config.stateDir, 0711) || !setMode(runDir, 0711))
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot prepare the runtime directory %1").arg(runDir));
+    auto pool = AddressPool::create(m_config.addressPool);
+    if (!pool)
+        return std::unexpected(pool.error());
+    m_pool = std::move(*pool);
     auto records = m_registry.load();
     if (!records)
         return std::unexpected(records.error());
@@ -74,6 +89,8 @@ Result<void> SandboxService::restore()
         entry.sandbox = record.sandbox;
         entry.runtime = record.runtime;
         entry.policy = record.policy;
+        // Normally gone already: a gateway exits when its helper's control socket closes.
+        SandboxNetwork::killLeftoverGateway(m_config.stateDir, record.sandbox.spec.name);
         if (entry.sandbox.state == SandboxState::Stopped) {
             killOrphanVmm(entry.sandbox.spec.name);
             continue;
@@ -89,6 +106,7 @@ Result<void> SandboxService::restore()
             entry.sandbox.vmmPid = record.runtime.pid;
             entry.vmmUid = runtimeDirOwner(name);
             attachVmm(entry, std::move(vmm));
+            restoreNetwork(entry, record.linkIndex);
         } else {
             qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped", qPrintable(name),
                    static_cast<long long>(record.runtime.pid), qPrintable(adopted.error().message));
@@ -97,7 +115,76 @@ Result<void> SandboxService::restore()
         if (auto ok = m_registry.update(entry.record()); !ok)
             qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
     }
+    removeLeftovers();
     return {};
+}
+
+bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
+{
+    const QString name = entry.sandbox.spec.name;
+    Result<void> up = fail(ErrorKind::NotFound, QStringLiteral("no network link was recorded"));
+    if (linkIndex >= 0 && linkIndex < qint64(m_pool->capacity())) {
+        auto link = m_pool->reserve(quint32(linkIndex));
+        if (!link) {
+            up = std::unexpected(link.error());
+        } else {
+            SandboxNetwork *network = makeNetwork(name, *link, entry.vmmUid, entry.policy);
+            up = network->up(true);
+            if (up) {
+                entry.network = network;
+                entry.linkIndex = linkIndex;
+                return true;
+            }
+            delete network;
+            m_pool->release(quint32(linkIndex));
+        }
+    }
+    // A VM never runs without its table and gateway.
+    const QString reason =
+        QStringLiteral("its network could not be restored: %1").arg(up.error().message);
+    qCWarning(lcSandbox, "%s: killing the re-adopted VMM: %s", qPrintable(name),
+              qPrintable(reason));
+    Vmm *vmm = entry.vmm.get();
+    releaseVmm(entry);
+    const QString tap = TapDevice::interfaceName(name);
+    connect(vmm, &Vmm::exited, this, [tap] { TapDevice::remove(tap); });
+    vmm->kill();
+    markStopped(entry, reason);
+    return false;
+}
+
+void SandboxService::removeLeftovers()
+{
+    QSet<QString> taps;
+    QSet<QString> tables;
+    for (const auto &[name, entry] : m_entries) {
+        if (entry.network) {
+            taps.insert(entry.network->tapName());
+            tables.insert(name);
+        }
+    }
+    if (auto leftovers = NftablesTable::listLeftoverTables(); leftovers) {
+        for (const QString &sandbox : *leftovers) {
+            if (tables.contains(sandbox))
+                continue;
+            qCInfo(lcSandbox, "removing leftover nftables table of %s", qPrintable(sandbox));
+            if (auto removed = NftablesTable::remove(sandbox); !removed)
+                qCWarning(lcSandbox, "%s", qPrintable(removed.error().message));
+        }
+    } else {
+        qCWarning(lcSandbox, "%s", qPrintable(leftovers.error().message));
+    }
+    if (auto leftovers = TapDevice::listLeftovers(); leftovers) {
+        for (const QString &tap : *leftovers) {
+            if (taps.contains(tap))
+                continue;
+            qCInfo(lcSandbox, "removing leftover tap %s", qPrintable(tap));
+            if (auto removed = TapDevice::remove(tap); !removed)
+                qCWarning(lcSandbox, "%s", qPrintable(removed.error().message));
+        }
+    } else {
+        qCWarning(lcSandbox, "%s", qPrintable(leftovers.error().message));
+    }
 }
 
 void SandboxService::killOrphanVmm(const QString &name) const
@@ -188,6 +275,46 @@ Result<Sandbox> SandboxService::start(const QString &name)
     if (!runtimeDir)
         return std::unexpected(runtimeDir.error());
 
+    m_consoles.clear(name);
+    entry->sandbox.acceleration = m_config.acceleration;
+    entry->sandbox.accelerationWarning = m_config.accelerationWarning;
+    // Starting is only announced, not stored: a helper that dies now restarts with it stopped.
+    // It also makes a second sandbox.start during this one an invalid_state error.
+    entry->sandbox.state = SandboxState::Starting;
+    entry->sandbox.stateReason.clear();
+    Q_EMIT sandboxChanged(entry->sandbox);
+    auto failStart = [this, &name](const Error &error) -> Result<Sandbox> {
+        qCWarning(lcSandbox, "%s: start failed: %s", qPrintable(name), qPrintable(error.message));
+        if (auto found = find(name)) {
+            markStopped(**found, error.message);
+            commit(**found);
+        }
+        return std::unexpected(error);
+    };
+
+    // The network first: tap, CA, gateway ready, table loaded; only then may the VM run.
+    auto link = m_pool->allocate();
+    if (!link)
+        return failStart(link.error());
+    SandboxNetwork *network = makeNetwork(name, *link, *vmmUid, entry->policy);
+    if (auto up = network->up(false); !up) {
+        delete network;
+        m_pool->release(link->index);
+        return failStart(up.error());
+    }
+    auto dropNetwork = [this, network, index = link->index] {
+        network->down();
+        delete network;
+        m_pool->release(index);
+    };
+    const QString seedPath = QDir(*runtimeDir).filePath(kSeedFile);
+    if (auto seed = SeedImage::write(
+            seedPath, {SeedFile {QStringLiteral("ca.pem"), network->caCertificatePem(), 0644}});
+        !seed) {
+        dropNetwork();
+        return failStart(seed.error());
+    }
+
     VmmLaunchConfig launch;
     launch.sandboxName = name;
     launch.vcpus = entry->sandbox.spec.vcpus;
@@ -200,37 +327,40 @@ Result<Sandbox> SandboxService::start(const QString &name)
     launch.vmmUid = *vmmUid;
     launch.vmmGid = m_config.vmmGid;
     launch.vmmGroups = m_config.vmmGroups;
+    launch.network.tapName = network->tapName();
+    launch.network.mac = link->macText();
+    launch.network.guestAddress = link->guest.toString();
+    launch.network.prefixLength = link->prefixLength;
+    launch.network.gateway = link->gateway.toString();
+    launch.seedImagePath = seedPath;
+    auto tapFd = TapDevice::attach(network->tapName());
+    if (!tapFd) {
+        dropNetwork();
+        return failStart(tapFd.error());
+    }
+    launch.network.tapFd = *tapFd;
 
-    m_consoles.clear(name);
-    entry->sandbox.acceleration = m_config.acceleration;
-    entry->sandbox.accelerationWarning = m_config.accelerationWarning;
-    // Starting is only announced, not stored: a helper that dies now restarts with it stopped.
-    // It also makes a second sandbox.start during this one an invalid_state error.
-    entry->sandbox.state = SandboxState::Starting;
-    entry->sandbox.stateReason.clear();
-    Q_EMIT sandboxChanged(entry->sandbox);
     std::unique_ptr<Vmm> vmm = m_factory();
     Vmm *raw = vmm.get();
     // Connected before start(): the first console bytes may arrive while it returns.
     connect(raw, &Vmm::consoleOutput, this,
             [this, name](const QByteArray &bytes) { m_consoles.append(name, bytes); });
     auto info = raw->start(launch);
+    // The VMM has its own copy now (or none: it failed).
+    ::close(*tapFd);
     // start() may run the event loop; look the entry up again.
     found = find(name);
     if (!info || !found) {
         QObject::disconnect(raw, nullptr, this, nullptr);
-        if (!info) {
-            qCWarning(lcSandbox, "%s: start failed: %s", qPrintable(name),
-                      qPrintable(info.error().message));
-            if (found) {
-                markStopped(**found, info.error().message);
-                commit(**found);
-            }
-            return std::unexpected(info.error());
-        }
+        // QemuMicrovm leaves no process behind on error, so the tap is free again.
+        dropNetwork();
+        if (!info)
+            return failStart(info.error());
         return notFound(name);
     }
     entry = *found;
+    entry->network = network;
+    entry->linkIndex = link->index;
     entry->runtime = *info;
     entry->vmmUid = *vmmUid;
     entry->stopRequested = false;
@@ -276,6 +406,8 @@ Result<Sandbox> SandboxService::kill(const QString &name)
                     QStringLiteral("sandbox '%1' is already stopped").arg(name));
     Vmm *vmm = entry->vmm.get();
     releaseVmm(*entry);
+    // The table stays until the VMM is really gone (SIGKILL is not instant).
+    releaseNetwork(*entry, vmm);
     vmm->kill();
     markStopped(*entry, QString());
     commit(*entry);
@@ -296,6 +428,7 @@ Result<void> SandboxService::remove(const QString &name)
         return std::unexpected(ok.error());
     // The name was validated on create, so this stays inside STATE/run.
     QDir(runtimeDirFor(name)).removeRecursively();
+    SandboxNetwork::removeCa(m_config.stateDir, name);
     m_entries.erase(name);
     m_consoles.remove(name);
     qCInfo(lcSandbox, "deleted %s", qPrintable(name));
@@ -341,8 +474,103 @@ Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &
     entry->policy = policy;
     qCInfo(lcSandbox, "%s: egress policy set (%lld rules)", qPrintable(name),
            static_cast<long long>(policy.rules.size()));
+    if (entry->network) {
+        // Stored either way: a restarting gateway is started with the stored policy.
+        if (auto applied = entry->network->setPolicy(policy); !applied)
+            qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(applied.error().message));
+    }
     Q_EMIT policyChanged(name);
     return {};
+}
+
+Result<QList<EgressRecord>>
+SandboxService::egressHistory(const QString &name, std::optional<qint64> since, int limit) const
+{
+    if (auto entry = find(name); !entry)
+        return std::unexpected(entry.error());
+    return m_registry.egressHistory(name, since, limit);
+}
+
+const SandboxNetwork *SandboxService::network(const QString &name) const
+{
+    const auto it = m_entries.find(name);
+    return it == m_entries.end() ? nullptr : it->second.network;
+}
+
+uid_t SandboxService::gatewayUidFor(uid_t vmmUid) const
+{
+    if (m_config.vmmUidBase == 0 || m_config.gatewayUidBase == 0 || vmmUid < m_config.vmmUidBase)
+        return vmmUid;
+    return m_config.gatewayUidBase + (vmmUid - m_config.vmmUidBase);
+}
+
+SandboxNetwork *SandboxService::makeNetwork(const QString &name, const LinkAllocation &link,
+                                            uid_t vmmUid, const EgressPolicy &policy)
+{
+    auto *network = new SandboxNetwork(m_config.network, name, link, vmmUid, gatewayUidFor(vmmUid),
+                                       policy, this);
+    connect(network, &SandboxNetwork::egress, this,
+            [this, name](const QJsonObject &event) { recordEgress(name, event); });
+    connect(network, &SandboxNetwork::gatewayRestarted, this,
+            [this, name](const QString &reason, int attempt) {
+                // Layer tcp: while the gateway was down, guest connections were refused
+                // before any protocol was seen.
+                EgressEvent event;
+                event.time = QDateTime::currentDateTimeUtc();
+                event.sandbox = name;
+                event.layer = EgressLayer::Tcp;
+                event.allowed = false;
+                event.reason = QStringLiteral("gateway_restarted");
+                event.detail = QStringLiteral("%1; guest connections were refused until the "
+                                              "restart (attempt %2)")
+                                   .arg(reason)
+                                   .arg(attempt);
+                recordEgress(name, event.toJson());
+            });
+    return network;
+}
+
+void SandboxService::releaseNetwork(Entry &entry, Vmm *vmmStillRunning)
+{
+    SandboxNetwork *network = std::exchange(entry.network, nullptr);
+    const qint64 index = std::exchange(entry.linkIndex, -1);
+    if (!network)
+        return;
+    auto teardown = [this, network, index] {
+        network->down();
+        network->deleteLater();
+        if (index >= 0 && m_pool)
+            m_pool->release(quint32(index));
+    };
+    if (vmmStillRunning)
+        connect(vmmStillRunning, &Vmm::exited, network, teardown);
+    else
+        teardown();
+}
+
+void SandboxService::recordEgress(const QString &name, const QJsonObject &object)
+{
+    // The gateway parses guest traffic: what it says is checked and re-serialized (unknown
+    // fields dropped), bounded, and its sandbox name is ours.
+    auto parsed = EgressEvent::fromJson(object);
+    if (!parsed) {
+        qCWarning(lcSandbox, "%s: ignoring an invalid egress event from the gateway: %s",
+                  qPrintable(name), qPrintable(parsed.error().message));
+        return;
+    }
+    parsed->sandbox = name;
+    const QJsonObject event = parsed->toJson();
+    if (QJsonDocument(event).toJson(QJsonDocument::Compact).size() > kMaxEgressEventBytes) {
+        qCWarning(lcSandbox, "%s: dropping an egress event over %lld bytes", qPrintable(name),
+                  static_cast<long long>(kMaxEgressEventBytes));
+        return;
+    }
+    auto seq = m_registry.appendEgress(name, event, m_config.egressHistory);
+    if (!seq) {
+        qCWarning(lcSandbox, "%s", qPrintable(seq.error().message));
+        return;
+    }
+    Q_EMIT egressEvent(name, *seq, event);
 }
 
 Result<SandboxService::Entry *> SandboxService::find(const QString &name)
@@ -448,6 +676,8 @@ void SandboxService::onVmmExited(const QString &name, Vmm *vmm, const QString &r
 
 void SandboxService::markStopped(Entry &entry, const QString &reason)
 {
+    // Callers reach here once the VMM is gone (kill() has released the network already).
+    releaseNetwork(entry);
     entry.sandbox.state = SandboxState::Stopped;
     entry.sandbox.stateReason = reason;
     entry.sandbox.startedAt = QDateTime();

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "core/daemon/registry.h"
+#include "core/daemon/sandboxnetwork.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
+#include "core/net/addresspool.h"
 #include "core/vmm/vmm.h"
 
 #include <QObject>
@@ -10,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace airlock {
@@ -32,13 +35,26 @@ struct SandboxServiceConfig
     uid_t vmmUidBase = 0;
     static constexpr uid_t kDefaultVmmUidBase = 0x7ffe0000; ///< above systemd's container range
     static constexpr int kVmmUidSlots = 65536;
+    /// Each gateway runs as gatewayUidBase + its VMM's slot (group `airlock-gateway`), a range
+    /// of its own. 0: the gateway runs as its VMM's uid (only without vmmUidBase).
+    uid_t gatewayUidBase = 0;
+    static constexpr uid_t kDefaultGatewayUidBase = 0x7ffd0000;
+    /// The pool sandbox links are cut from (AddressPool::create).
+    QString addressPool = AddressPool::DefaultPool.toString();
+    /// Gateway program, listener ports, upstream resolver and trust store.
+    SandboxNetworkConfig network;
+    /// Egress events kept per sandbox for egress.history.
+    int egressHistory = Registry::kDefaultEgressHistory;
 };
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
 /// the Registry (every change is persisted before it is announced) and one Vmm per running
 /// sandbox, made by the factory so tests and other backends can supply their own. Console bytes
-/// of each VMM go to the ConsoleHub. Destroying the service leaves running VMMs alone: the next
-/// helper re-adopts them in restore().
+/// of each VMM go to the ConsoleHub. Every running sandbox has a SandboxNetwork (tap, gateway,
+/// table), up before its VMM starts and down only after the VMM is gone; the gateway's egress
+/// decisions are stored (bounded) and announced as egressEvent(). Destroying the service leaves
+/// running VMMs and their tables alone (their gateways exit): the next helper re-adopts them in
+/// restore() and starts new gateways.
 class SandboxService : public QObject
 {
     Q_OBJECT
@@ -52,8 +68,11 @@ public:
                    VmmFactory factory, SandboxServiceConfig config, QObject *parent = nullptr);
     ~SandboxService() override;
 
-    /// Creates STATE/run (0711), loads the registry, and re-adopts every VMM recorded as running;
-    /// those that are gone become stopped with vanishedReason(). Call once before serving.
+    /// Creates STATE/run (0711), loads the registry, and re-adopts every VMM recorded as running
+    /// with its network (tap kept, table reloaded, a new gateway); those that are gone become
+    /// stopped with vanishedReason(), and one whose network cannot be restored is killed. Then
+    /// removes the taps, tables and gateways no running sandbox owns (a crash's leftovers).
+    /// Call once before serving.
     Result<void> restore();
 
     QList<Sandbox> list() const; ///< ordered by name
@@ -74,8 +93,13 @@ public:
     Result<EgressPolicy> policy(const QString &name) const;
     /// Replaces the sandbox's egress policy, in any state: validates it (InvalidParams, nothing
     /// changes), persists it (on failure nothing changes either), then emits policyChanged.
-    /// Applying it to a running guest's connections is the gateway's job (not yet built).
+    /// A running sandbox's gateway gets it at once (new connections and DNS queries).
     Result<void> setPolicy(const QString &name, const EgressPolicy &policy);
+    /// Stored egress events of a sandbox (Registry::egressHistory). NotFound, InvalidName.
+    Result<QList<EgressRecord>> egressHistory(const QString &name, std::optional<qint64> since,
+                                              int limit) const;
+    /// The running sandbox's network (tests and diagnostics); nullptr when it has none.
+    const SandboxNetwork *network(const QString &name) const;
 
     const SandboxServiceConfig &config() const { return m_config; }
 
@@ -84,6 +108,9 @@ Q_SIGNALS:
     void sandboxRemoved(const QString &name);
     /// A sandbox's egress policy was replaced (setPolicy succeeded).
     void policyChanged(const QString &name);
+    /// An egress decision of a sandbox's gateway (or the gateway_restarted notice), stored
+    /// under `seq`.
+    void egressEvent(const QString &name, qint64 seq, const QJsonObject &event);
 
 private:
     /// Kills a VMM that still runs for a sandbox recorded as stopped (see the .cpp for why).
@@ -97,6 +124,8 @@ private:
         std::unique_ptr<Vmm> vmm;
         bool stopRequested = false;
         uid_t vmmUid = 0; ///< uid of the running VMM (its runtime dir's owner); 0 when none
+        SandboxNetwork *network = nullptr; ///< owned (child of the service) while running
+        qint64 linkIndex = -1; ///< AddressPool index of network's link
     };
 
     Result<Entry *> find(const QString &name);
@@ -112,6 +141,17 @@ private:
     void releaseVmm(Entry &entry);
     void onVmmExited(const QString &name, Vmm *vmm, const QString &reason);
     void markStopped(Entry &entry, const QString &reason);
+    uid_t gatewayUidFor(uid_t vmmUid) const;
+    /// A network for `entry`'s sandbox on `link`, wired to egressEvent().
+    SandboxNetwork *makeNetwork(const QString &name, const LinkAllocation &link, uid_t vmmUid,
+                                const EgressPolicy &policy);
+    /// Brings the network of a re-adopted guest back; false (and the VMM killed) when not.
+    bool restoreNetwork(Entry &entry, qint64 linkIndex);
+    /// Takes the network out of the entry and tears it down (now, or once `vmm` exits).
+    void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
+    /// Taps, tables and gateways that no running sandbox owns.
+    void removeLeftovers();
+    void recordEgress(const QString &name, const QJsonObject &object);
     /// Persists and announces.
     void commit(Entry &entry);
 
@@ -121,6 +161,7 @@ private:
     VmmFactory m_factory;
     SandboxServiceConfig m_config;
     std::map<QString, Entry> m_entries;
+    std::optional<AddressPool> m_pool;
 };
 
 } // namespace airlock

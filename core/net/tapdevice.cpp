@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <utility>
 
 namespace airlock {
 
@@ -39,6 +40,7 @@ public:
     Fd(const Fd &) = delete;
     Fd &operator=(const Fd &) = delete;
     int get() const { return m_fd; }
+    int release() { return std::exchange(m_fd, -1); }
 
 private:
     int m_fd;
@@ -187,6 +189,23 @@ Result<void> TapDevice::create(const TapConfig &config)
     qCInfo(lcTap, "created tap %s owned by uid %u with %s/%d", qPrintable(config.ifname),
            unsigned(config.owner), qPrintable(config.address.toString()), config.prefixLength);
     return {};
+}
+
+Result<int> TapDevice::attach(const QString &ifname)
+{
+    if (!isValidInterfaceName(ifname))
+        return fail(ErrorKind::InvalidParams, QStringLiteral("invalid tap name '%1'").arg(ifname));
+    if (!isTap(ifname))
+        return fail(ErrorKind::NotFound, QStringLiteral("no tap device %1").arg(ifname));
+    Fd tun(::open("/dev/net/tun", O_RDWR | O_CLOEXEC));
+    if (tun.get() < 0)
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("cannot open /dev/net/tun: %1").arg(errnoText(errno)));
+    ifreq request = requestFor(ifname);
+    request.ifr_flags = static_cast<short>(IFF_TAP | IFF_NO_PI | IFF_VNET_HDR);
+    if (::ioctl(tun.get(), TUNSETIFF, &request) < 0)
+        return std::unexpected(ioctlFailed(ifname, "TUNSETIFF", errno).error());
+    return tun.release();
 }
 
 Result<void> TapDevice::remove(const QString &ifname)

@@ -43,6 +43,11 @@ public:
     /// removed again. Errors: InvalidParams (name, address, prefix), AlreadyExists (a device
     /// of that name exists), BackendUnavailable (no /dev/net/tun), OperationFailed (an ioctl).
     static Result<void> create(const TapConfig &config);
+    /// Opens a queue of an existing tap (TUNSETIFF IFF_TAP | IFF_NO_PI | IFF_VNET_HDR) and
+    /// returns its descriptor (close-on-exec): what airlockd hands to the unprivileged VMM,
+    /// which could not open /dev/net/tun itself (mode 0600 on Debian). Errors: InvalidParams,
+    /// NotFound (no such tap), BackendUnavailable, OperationFailed.
+    static Result<int> attach(const QString &ifname);
     /// Removes a persistent tap (TUNSETPERSIST 0). Succeeds if the device does not exist.
     /// Errors: InvalidParams (not a valid al-* name or not a tap), Busy (a process still holds
     /// it, e.g. a running VMM), OperationFailed.

@@ -29,12 +29,14 @@ inline constexpr char EventsSubscribe[] = "events.subscribe";
 inline constexpr char PolicyGet[] = "policy.get";
 inline constexpr char PolicySet[] = "policy.set";
 inline constexpr char PolicyValidate[] = "policy.validate";
+inline constexpr char PolicyDryRun[] = "policy.dryRun";
 inline constexpr char SecretSet[] = "secret.set";
 inline constexpr char SecretList[] = "secret.list";
 inline constexpr char SecretDelete[] = "secret.delete";
 inline constexpr char BindingAdd[] = "binding.add";
 inline constexpr char BindingList[] = "binding.list";
 inline constexpr char BindingRemove[] = "binding.remove";
+inline constexpr char EgressHistory[] = "egress.history";
 } // namespace method
 
 namespace notification {
@@ -42,6 +44,7 @@ inline constexpr char SandboxChanged[] = "sandbox.changed";
 inline constexpr char SandboxRemoved[] = "sandbox.removed";
 inline constexpr char ConsoleOutput[] = "console.output";
 inline constexpr char PolicyChanged[] = "policy.changed";
+inline constexpr char EgressEvent[] = "egress.event";
 } // namespace notification
 
 } // namespace airlock::protocol

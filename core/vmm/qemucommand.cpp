@@ -1,5 +1,7 @@
 #include "core/vmm/qemucommand.h"
 
+#include "core/vmm/seedimage.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -28,6 +30,11 @@ QString QemuCommand::kernelCommandLine(const VmmLaunchConfig &config)
 {
     QString line = QStringLiteral("console=ttyS0 tsc_early_khz=2000000 airlock.name=%1")
                        .arg(config.sandboxName);
+    if (!config.network.tapName.isEmpty())
+        line += QStringLiteral(" airlock.ip=%1/%2 airlock.gw=%3 airlock.dns=%3")
+                    .arg(config.network.guestAddress)
+                    .arg(config.network.prefixLength)
+                    .arg(config.network.gateway);
     if (!config.kernelArgs.trimmed().isEmpty())
         line += u' ' + config.kernelArgs.trimmed();
     return line;
@@ -86,6 +93,25 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
         QStringLiteral("-pidfile"),
         run.filePath(kPidFile),
     };
+    if (!config.network.tapName.isEmpty()) {
+        // The helper opened the tap and passes it as fd 3 (/dev/net/tun is root's); by name,
+        // the tap's owner (TUNSETOWNER) would let the VMM attach. No scripts, no vhost.
+        args << QStringLiteral("-netdev")
+             << (config.network.tapFd >= 0
+                     ? QStringLiteral("tap,id=net0,fd=%1,vhost=off").arg(kTapFd)
+                     : QStringLiteral("tap,id=net0,ifname=%1,script=no,downscript=no,vhost=off")
+                           .arg(optionValue(config.network.tapName)))
+             << QStringLiteral("-device")
+             << QStringLiteral("virtio-net-device,netdev=net0,mac=%1").arg(config.network.mac);
+    }
+    if (!config.seedImagePath.isEmpty()) {
+        args << QStringLiteral("-drive")
+             << QStringLiteral("file=%1,format=raw,if=none,id=seed,readonly=on")
+                    .arg(optionValue(config.seedImagePath))
+             << QStringLiteral("-device")
+             << QStringLiteral("virtio-blk-device,drive=seed,serial=%1")
+                    .arg(QLatin1StringView(SeedImage::kSerial));
+    }
     if (paused)
         args << QStringLiteral("-S");
     return args;

@@ -17,6 +17,8 @@ public:
     static constexpr QLatin1StringView kConsoleSocket {"console.sock"};
     static constexpr QLatin1StringView kPidFile {"qemu.pid"};
     static constexpr QLatin1StringView kLogFile {"qemu.log"};
+    /// The descriptor number the tap queue has in QEMU (VmmNetwork::tapFd).
+    static constexpr int kTapFd = 3;
 
     /// Absolute path of qemu-system-x86_64 from PATH (or $AIRLOCK_QEMU), empty when missing.
     static QString findQemu();
@@ -29,13 +31,14 @@ public:
     /// Full argv (argv[0] = `qemu`) for `config`: microvm with ACPI (for the power button),
     /// no default devices, no network, no display, seccomp sandbox on, serial console on
     /// RUNDIR/console.sock and QMP on RUNDIR/qmp.sock (both servers that never wait), pid file,
-    /// -no-reboot (a guest reboot ends the VMM). With `paused`, the CPUs wait for QMP `cont`,
-    /// so no console output is lost before the helper attaches.
+    /// -no-reboot (a guest reboot ends the VMM); with a network a virtio-net device on the
+    /// tap, with a seed image a read-only virtio-blk device (serial `airlock-seed`). With `paused`,
+    /// the CPUs wait for QMP `cont`, so no console output is lost before the helper attaches.
     static QStringList arguments(const QString &qemu, const VmmLaunchConfig &config, bool paused);
 
     /// The kernel command line: `console=ttyS0`, a fixed early TSC rate (TCG calibrates it
-    /// slowly and badly otherwise), `airlock.name=NAME` (the guest's hostname) and the image's
-    /// own arguments.
+    /// slowly and badly otherwise), `airlock.name=NAME` (the guest's hostname), with a network
+    /// `airlock.ip=ADDR/PREFIX airlock.gw=GW airlock.dns=GW`, and the image's own arguments.
     static QString kernelCommandLine(const VmmLaunchConfig &config);
 };
 

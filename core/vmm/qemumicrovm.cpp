@@ -144,7 +144,10 @@ Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
     VmmCredentials credentials = VmmCredentials::forUser(config.vmmUid, config.vmmGid);
     if (!config.vmmGroups.empty())
         credentials.groups = config.vmmGroups;
-    auto pid = VmmProcess::spawn(argv, run.filePath(QemuCommand::kLogFile), credentials);
+    SpawnOptions options;
+    if (config.network.tapFd >= 0)
+        options.inheritedFds = {{config.network.tapFd, QemuCommand::kTapFd}};
+    auto pid = VmmProcess::spawn(argv, run.filePath(QemuCommand::kLogFile), credentials, options);
     if (!pid)
         return std::unexpected(pid.error());
 

@@ -13,6 +13,19 @@
 
 namespace airlock {
 
+/// The guest's one network interface: a virtio-net device on a tap the helper prepared.
+struct VmmNetwork
+{
+    QString tapName; ///< persistent tap owned by the VMM's uid (TapDevice)
+    /// An open queue of that tap (TapDevice::attach), passed to the VMM as its fd 3; the
+    /// caller keeps ownership. -1: the VMM opens the tap by name itself.
+    int tapFd = -1;
+    QString mac; ///< "02:61:6c:xx:xx:xx"
+    QString guestAddress; ///< "100.96.0.2"
+    int prefixLength = 30;
+    QString gateway; ///< the link's host side: default route and DNS server
+};
+
 /// Everything a VMM backend needs to boot one guest. All paths are host paths chosen by the
 /// helper (never by a client).
 struct VmmLaunchConfig
@@ -30,6 +43,10 @@ struct VmmLaunchConfig
     /// Supplementary groups of the VMM (e.g. `kvm` for /dev/kvm). Empty: those of vmmUid's
     /// passwd entry, or only vmmGid when it has none.
     std::vector<gid_t> vmmGroups;
+    /// The network; no interface when tapName is empty (the guest then has none).
+    VmmNetwork network;
+    /// Read-only seed disk (SeedImage) attached as a second virtio-blk device; empty: none.
+    QString seedImagePath;
 };
 
 /// What the helper records in its registry so a later helper can re-adopt a running VMM.

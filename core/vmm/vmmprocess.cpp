@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,7 +24,14 @@ namespace {
 Q_LOGGING_CATEGORY(lcProcess, "airlock.vmm.process")
 
 /// Steps the child reports through the exec-error pipe.
-enum ChildStep : int { StepSetsid = 1, StepCredentials, StepStdio, StepExec };
+enum ChildStep : int {
+    StepSetsid = 1,
+    StepCredentials,
+    StepStdio,
+    StepExec,
+    StepInherit,
+    StepPrivileges
+};
 
 QString stepName(int step)
 {
@@ -36,6 +44,10 @@ QString stepName(int step)
         return QStringLiteral("redirecting stdio");
     case StepExec:
         return QStringLiteral("exec");
+    case StepInherit:
+        return QStringLiteral("passing descriptors");
+    case StepPrivileges:
+        return QStringLiteral("dropping privileges");
     }
     return QStringLiteral("an unknown step");
 }
@@ -123,10 +135,20 @@ VmmProcess::~VmmProcess()
 }
 
 Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
-                                const VmmCredentials &credentials)
+                                const VmmCredentials &credentials, const SpawnOptions &options)
 {
     if (argv.isEmpty() || !argv.first().startsWith(u'/'))
         return fail(ErrorKind::Internal, QStringLiteral("spawn needs an absolute program path"));
+    const int inheritCount = int(options.inheritedFds.size());
+    for (int i = 0; i < inheritCount; ++i) {
+        if (options.inheritedFds[size_t(i)].second != 3 + i
+            || options.inheritedFds[size_t(i)].first < 0)
+            return fail(ErrorKind::Internal,
+                        QStringLiteral("inherited descriptors must be numbered 3, 4, ..."));
+    }
+    std::vector<int> inherited;
+    for (const auto &[fd, target] : options.inheritedFds)
+        inherited.push_back(fd);
 
     // Everything the child touches is prepared here: after fork only async-signal-safe calls.
     std::vector<QByteArray> argStorage;
@@ -166,10 +188,15 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
     const pid_t pid = ::fork();
     if (pid == 0) {
         ::close(errorPipe[0]);
+        // Above the numbers inherited descriptors take, so placing them cannot close it.
+        int report = errorPipe[1];
+        if (inheritCount > 0
+            && (report = ::fcntl(errorPipe[1], F_DUPFD_CLOEXEC, 3 + inheritCount)) < 0)
+            ::_exit(127);
         // Own session and process group: the helper's terminal or a signal to its group must
         // not reach the VMM, which outlives helper restarts.
         if (::setsid() < 0)
-            childFail(errorPipe[1], StepSetsid, errno);
+            childFail(report, StepSetsid, errno);
         sigset_t none;
         ::sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -180,16 +207,38 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
             ::sigaction(sig, &dfl, nullptr);
         if (::dup2(nullFd, STDIN_FILENO) < 0 || ::dup2(logFd, STDOUT_FILENO) < 0
             || ::dup2(logFd, STDERR_FILENO) < 0)
-            childFail(errorPipe[1], StepStdio, errno);
+            childFail(report, StepStdio, errno);
+        // Inherited descriptors go to 3, 4, ...: first above that range (a source may sit on
+        // a target number), then into place; dup2 clears close-on-exec on the copy.
+        for (int i = 0; i < inheritCount; ++i) {
+            const int moved = ::fcntl(inherited[size_t(i)], F_DUPFD_CLOEXEC, 3 + inheritCount);
+            if (moved < 0)
+                childFail(report, StepInherit, errno);
+            inherited[size_t(i)] = moved;
+        }
+        for (int i = 0; i < inheritCount; ++i) {
+            if (::dup2(inherited[size_t(i)], 3 + i) < 0)
+                childFail(report, StepInherit, errno);
+        }
         // The helper's sockets, database and other descriptors must not leak into the VMM.
-        ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        ::close_range(unsigned(3 + inheritCount), ~0U, CLOSE_RANGE_CLOEXEC);
+        if (options.dropPrivileges) {
+            if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+                childFail(report, StepPrivileges, errno);
+            // The bounding set limits what any later exec could gain; EINVAL ends the list.
+            for (int cap = 0; cap < 64; ++cap) {
+                if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+                    childFail(report, StepPrivileges, errno);
+            }
+        }
+        // setresuid() away from root clears the permitted, effective and ambient sets.
         if (const int error = credentials.apply(); error != 0)
-            childFail(errorPipe[1], StepCredentials, error);
+            childFail(report, StepCredentials, error);
         ::umask(0077);
         if (::chdir("/") != 0)
-            childFail(errorPipe[1], StepStdio, errno);
+            childFail(report, StepStdio, errno);
         ::execve(args[0], args.data(), env);
-        childFail(errorPipe[1], StepExec, errno);
+        childFail(report, StepExec, errno);
     }
     const int forkError = errno;
     ::close(errorPipe[1]);

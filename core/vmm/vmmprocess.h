@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 class QSocketNotifier;
@@ -31,6 +32,17 @@ struct VmmCredentials
     int apply() const noexcept;
 };
 
+/// Extra ways to confine a process started by VmmProcess::spawn().
+struct SpawnOptions
+{
+    /// Descriptors the child inherits, as (descriptor in this process, number in the child);
+    /// child numbers must be 3, 4, ... in order. Every other descriptor is closed on exec.
+    std::vector<std::pair<int, int>> inheritedFds;
+    /// PR_SET_NO_NEW_PRIVS (prctl(2)) and every capability dropped from the bounding set before
+    /// the identity switch, so neither exec nor a setuid binary can bring privileges back.
+    bool dropPrivileges = false;
+};
+
 /// One VMM process: started here (fork + exec as an unprivileged user, in its own session so
 /// it survives a helper restart) or adopted from an earlier helper. Exit is seen through a
 /// pidfd (pidfd_open(2)), which works for adopted processes that are not our children, and
@@ -48,8 +60,10 @@ public:
     /// fresh file, mode 0640, owned by the caller: an old one is unlinked, never followed).
     /// Returns the pid once exec succeeded; OperationFailed naming the failing step otherwise
     /// (the child is then reaped).
+    /// `options` passes descriptors (the gateway's listeners and control socket) and confines
+    /// the child further; the gateway (GatewayProcess) is started this way too.
     static Result<pid_t> spawn(const QStringList &argv, const QString &logPath,
-                               const VmmCredentials &credentials);
+                               const VmmCredentials &credentials, const SpawnOptions &options = {});
 
     /// Watches `pid` for exit. With `expectedStartTime`, NotFound unless the process exists,
     /// is not a zombie and its start time (/proc/<pid>/stat field 22, clock ticks since boot)

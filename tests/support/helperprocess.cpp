@@ -1,5 +1,6 @@
 #include "helperprocess.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -22,6 +23,18 @@ QString airlockdPath()
         return fromEnv;
     return QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlockd/airlockd");
 }
+
+/// Runs `ip ARGS`; true on exit status 0.
+bool runIp(const QStringList &arguments)
+{
+    QProcess ip;
+    ip.setProcessChannelMode(QProcess::ForwardedChannels);
+    ip.start(QStringLiteral("ip"), arguments);
+    return ip.waitForFinished(10000) && ip.exitStatus() == QProcess::NormalExit
+        && ip.exitCode() == 0;
+}
+
+int g_namespaceCounter = 0;
 
 QByteArray commandLine(const QString &pid)
 {
@@ -49,6 +62,8 @@ HelperProcess::~HelperProcess()
     if (isRunning())
         stop(5000);
     killLeftoverProcesses();
+    if (!m_namespace.isEmpty())
+        runIp({QStringLiteral("netns"), QStringLiteral("delete"), m_namespace});
 }
 
 bool HelperProcess::start(int timeoutMs)
@@ -71,8 +86,32 @@ bool HelperProcess::start(int timeoutMs)
                            QStringLiteral("--state-dir"),   stateDir(),
                            QStringLiteral("--image-store"), imageStore(),
                            QStringLiteral("--log-level"),   QStringLiteral("debug")};
+    const QString gateway = qEnvironmentVariable("AIRLOCK_GATEWAY");
+    if (!gateway.isEmpty() && !m_extraArguments.contains(QStringLiteral("--gateway")))
+        arguments << QStringLiteral("--gateway") << gateway;
     arguments += m_extraArguments;
-    m_process.start(program, arguments);
+    if (m_useNamespace) {
+        if (m_namespace.isEmpty()) {
+            const QString name = QStringLiteral("alt-h-%1-%2")
+                                     .arg(QCoreApplication::applicationPid())
+                                     .arg(++g_namespaceCounter);
+            runIp({QStringLiteral("netns"), QStringLiteral("delete"), name});
+            if (!runIp({QStringLiteral("netns"), QStringLiteral("add"), name})) {
+                m_lastError = QStringLiteral("cannot create network namespace %1").arg(name);
+                return false;
+            }
+            m_namespace = name;
+            runIp({QStringLiteral("-n"), name, QStringLiteral("link"), QStringLiteral("set"),
+                   QStringLiteral("lo"), QStringLiteral("up")});
+        }
+        // `ip netns exec` execs airlockd in place (no fork), so pid() stays airlockd's.
+        arguments.prepend(program);
+        arguments =
+            QStringList {QStringLiteral("netns"), QStringLiteral("exec"), m_namespace} + arguments;
+        m_process.start(QStringLiteral("ip"), arguments);
+    } else {
+        m_process.start(program, arguments);
+    }
     if (!m_process.waitForStarted(5000)) {
         m_lastError = QStringLiteral("cannot start %1: %2").arg(program, m_process.errorString());
         return false;

@@ -18,6 +18,11 @@ namespace airlock::test {
 ///
 /// The destructor stops the helper and kills every process it left behind whose command line
 /// names the state dir (QEMU included), so a failing test leaves nothing running.
+///
+/// Network safety: by default airlockd runs inside a network namespace of its own
+/// (`ip netns add alt-h-<pid>-<n>`, only loopback up, no route anywhere), so the taps, tables,
+/// gateways and guests of the test live there and vanish with it (the destructor deletes it).
+/// `--gateway` is set from $AIRLOCK_GATEWAY when ctest provides it.
 class HelperProcess
 {
 public:
@@ -51,6 +56,11 @@ public:
     /// but sandbox.start) into tempPath() and uses it. Call before start(). Returns the store's
     /// path, or an empty string (lastError() says why).
     QString useUnbootableImageStore();
+    /// Runs airlockd in the host's network namespace instead (only for tests that never start
+    /// a sandbox). Call before start().
+    void useHostNetwork() { m_useNamespace = false; }
+    /// The namespace airlockd runs in ("" before start() or with useHostNetwork()).
+    QString networkNamespace() const { return m_namespace; }
     /// A directory the test may use for its own files; removed with the helper.
     QString tempPath() const;
     QString lastError() const { return m_lastError; }
@@ -61,6 +71,8 @@ private:
     QProcess m_process;
     QString m_lastError;
     QString m_imageStore;
+    bool m_useNamespace = true;
+    QString m_namespace;
 };
 
 } // namespace airlock::test

@@ -1,0 +1,381 @@
+#include "core/daemon/gatewayprocess.h"
+
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QSocketNotifier>
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcGateway, "airlock.daemon.gateway")
+
+QString errnoText(int error)
+{
+    return QString::fromLocal8Bit(std::strerror(error));
+}
+
+/// Closes a descriptor when it goes out of scope unless released.
+class FdGuard
+{
+public:
+    explicit FdGuard(int fd = -1) : m_fd(fd) { }
+    ~FdGuard()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    FdGuard(const FdGuard &) = delete;
+    FdGuard &operator=(const FdGuard &) = delete;
+    int get() const { return m_fd; }
+    int release() { return std::exchange(m_fd, -1); }
+
+private:
+    int m_fd;
+};
+
+/// A socket of `type` bound to address:port (and listening for SOCK_STREAM), close-on-exec.
+Result<int> bindListener(const QHostAddress &address, quint16 port, int type)
+{
+    FdGuard fd(::socket(AF_INET, type | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0)
+        return fail(ErrorKind::OperationFailed, QStringLiteral("socket: %1").arg(errnoText(errno)));
+    const int one = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in sin {};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(port);
+    sin.sin_addr.s_addr = htonl(address.toIPv4Address());
+    if (::bind(fd.get(), reinterpret_cast<sockaddr *>(&sin), sizeof sin) != 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot bind the gateway's %1 listener to %2:%3: %4")
+                        .arg(type == SOCK_STREAM ? QStringLiteral("TCP") : QStringLiteral("UDP"),
+                             address.toString())
+                        .arg(port)
+                        .arg(errnoText(errno)));
+    if (type == SOCK_STREAM && ::listen(fd.get(), 1024) != 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("listen on %1:%2: %3")
+                        .arg(address.toString())
+                        .arg(port)
+                        .arg(errnoText(errno)));
+    return fd.release();
+}
+
+} // namespace
+
+GatewayProcess::GatewayProcess(QObject *parent) : QObject(parent) { }
+
+GatewayProcess::~GatewayProcess()
+{
+    stop(500);
+}
+
+pid_t GatewayProcess::pid() const
+{
+    return m_process ? m_process->pid() : 0;
+}
+
+Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeoutMs)
+{
+    if (m_process)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the gateway is already running"));
+    if (!config.program.startsWith(u'/') || !QFileInfo(config.program).isExecutable())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("airlock-gateway not found at '%1'").arg(config.program));
+    m_config = config;
+    m_ready = false;
+    m_fatal.clear();
+    m_stopping = false;
+
+    // Listeners first: a port conflict is reported before any process exists.
+    auto tcp = bindListener(config.gateway, config.tcpPort, SOCK_STREAM);
+    if (!tcp)
+        return std::unexpected(tcp.error());
+    FdGuard tcpFd(*tcp);
+    auto dnsUdp = bindListener(config.gateway, config.dnsPort, SOCK_DGRAM);
+    if (!dnsUdp)
+        return std::unexpected(dnsUdp.error());
+    FdGuard dnsUdpFd(*dnsUdp);
+    auto dnsTcp = bindListener(config.gateway, config.dnsPort, SOCK_STREAM);
+    if (!dnsTcp)
+        return std::unexpected(dnsTcp.error());
+    FdGuard dnsTcpFd(*dnsTcp);
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("socketpair: %1").arg(errnoText(errno)));
+    FdGuard ours(pair[0]);
+    FdGuard theirs(pair[1]);
+
+    // The child sees 3 = TCP, 4 = DNS UDP, 5 = DNS TCP, 6 = control.
+    SpawnOptions options;
+    options.inheritedFds = {
+        {tcpFd.get(), 3}, {dnsUdpFd.get(), 4}, {dnsTcpFd.get(), 5}, {theirs.get(), 6}};
+    options.dropPrivileges = true;
+    auto pid =
+        VmmProcess::spawn({config.program, QStringLiteral("--control-fd"), QStringLiteral("6")},
+                          config.logPath, config.credentials, options);
+    if (!pid)
+        return std::unexpected(pid.error());
+    // Only the gateway holds the listeners and its end of the control socket from now on.
+    auto *process = new VmmProcess(this);
+    if (auto watched = process->watch(*pid); !watched) {
+        delete process;
+        int status;
+        ::waitpid(*pid, &status, 0);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("airlock-gateway exited at once: %1").arg(lastLogLine()));
+    }
+    m_process = process;
+    connect(m_process, &VmmProcess::exited, this, &GatewayProcess::onProcessExited);
+    m_control = ours.release();
+    ::fcntl(m_control, F_SETFL, ::fcntl(m_control, F_GETFL) | O_NONBLOCK);
+    m_framer = std::make_unique<protocol::LineFramer>(kMaxLineBytes);
+
+    const QJsonObject link {{QStringLiteral("gateway"), config.gateway.toString()},
+                            {QStringLiteral("guest"), config.guest.toString()},
+                            {QStringLiteral("prefixLength"), config.prefixLength}};
+    QJsonObject message {
+        {QStringLiteral("type"), QStringLiteral("config")},
+        {QStringLiteral("version"), 1},
+        {QStringLiteral("sandbox"), config.sandbox},
+        {QStringLiteral("listen"),
+         QJsonObject {{QStringLiteral("tcpFd"), 3},
+                      {QStringLiteral("dnsUdpFd"), 4},
+                      {QStringLiteral("dnsTcpFd"), 5}}},
+        {QStringLiteral("link"), link},
+        {QStringLiteral("upstreamDns"), config.upstreamDns},
+        {QStringLiteral("syntheticPool"), config.syntheticPool},
+        {QStringLiteral("trustStore"),
+         config.trustStoreCaFile.isEmpty()
+             ? QJsonObject()
+             : QJsonObject {{QStringLiteral("caFile"), config.trustStoreCaFile}}},
+        {QStringLiteral("ca"),
+         QJsonObject {
+             {QStringLiteral("certificatePem"), QString::fromLatin1(config.caCertificatePem)},
+             {QStringLiteral("keyPem"), QString::fromLatin1(config.caKeyPem)}}},
+        {QStringLiteral("policy"), config.policy.toJson()},
+    };
+    auto failStart = [this](const QString &why) -> Result<void> {
+        const QString log = lastLogLine();
+        stop(500);
+        return fail(ErrorKind::OperationFailed,
+                    log.isEmpty() || why.contains(log)
+                        ? why
+                        : QStringLiteral("%1 (gateway log: %2)").arg(why, log));
+    };
+    if (auto sent = sendLine(message); !sent)
+        return failStart(sent.error().message);
+
+    QDeadlineTimer deadline(readyTimeoutMs);
+    while (!m_ready) {
+        if (!m_fatal.isEmpty())
+            return failStart(
+                QStringLiteral("airlock-gateway refused its configuration: %1").arg(m_fatal));
+        pollfd fd {m_control, POLLIN, 0};
+        const int waitMs = int(qMax<qint64>(0, deadline.remainingTime()));
+        const int polled = ::poll(&fd, 1, waitMs);
+        if (polled < 0 && errno == EINTR)
+            continue;
+        if (polled == 0)
+            return failStart(
+                QStringLiteral("airlock-gateway was not ready within %1 ms").arg(readyTimeoutMs));
+        if (!readAvailable()) {
+            if (!m_fatal.isEmpty())
+                continue;
+            return failStart(QStringLiteral("airlock-gateway exited before it was ready"));
+        }
+    }
+    m_notifier = new QSocketNotifier(m_control, QSocketNotifier::Read, this);
+    connect(m_notifier, &QSocketNotifier::activated, this, &GatewayProcess::onReadable);
+    qCInfo(lcGateway, "%s: airlock-gateway ready (pid %d, uid %u)", qPrintable(config.sandbox),
+           int(*pid), unsigned(config.credentials.uid));
+    return {};
+}
+
+Result<void> GatewayProcess::setPolicy(const EgressPolicy &policy)
+{
+    if (!m_process || m_control < 0 || !m_ready)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the gateway is not running"));
+    m_config.policy = policy;
+    return sendLine(QJsonObject {{QStringLiteral("type"), QStringLiteral("policy")},
+                                 {QStringLiteral("policy"), policy.toJson()}});
+}
+
+Result<void> GatewayProcess::sendLine(const QJsonObject &message)
+{
+    QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact);
+    line.append('\n');
+    qsizetype written = 0;
+    QDeadlineTimer deadline(5000);
+    while (written < line.size()) {
+        const ssize_t n = ::send(m_control, line.constData() + written,
+                                 size_t(line.size() - written), MSG_NOSIGNAL);
+        if (n > 0) {
+            written += n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !deadline.hasExpired()) {
+            pollfd fd {m_control, POLLOUT, 0};
+            ::poll(&fd, 1, int(qMax<qint64>(1, deadline.remainingTime())));
+            continue;
+        }
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot write to airlock-gateway: %1")
+                        .arg(n < 0 ? errnoText(errno) : QStringLiteral("timeout")));
+    }
+    return {};
+}
+
+bool GatewayProcess::readAvailable()
+{
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::recv(m_control, buffer, sizeof buffer, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n <= 0)
+            return false;
+        m_framer->append(QByteArray(buffer, n));
+        while (auto line = m_framer->next()) {
+            if (!*line) {
+                qCWarning(lcGateway, "%s: %s", qPrintable(m_config.sandbox),
+                          qPrintable(line->error().message));
+                return false;
+            }
+            const QJsonDocument document = QJsonDocument::fromJson(**line);
+            if (!document.isObject()) {
+                qCWarning(lcGateway, "%s: ignoring a control line that is not a JSON object",
+                          qPrintable(m_config.sandbox));
+                continue;
+            }
+            handleMessage(document.object());
+        }
+    }
+    return true;
+}
+
+void GatewayProcess::handleMessage(const QJsonObject &message)
+{
+    const QString type = message.value(QStringLiteral("type")).toString();
+    if (type == u"ready") {
+        m_ready = true;
+    } else if (type == u"fatal") {
+        m_fatal = message.value(QStringLiteral("error")).toString();
+        if (m_fatal.isEmpty())
+            m_fatal = QStringLiteral("(no message)");
+    } else if (type == u"applied") {
+        qCInfo(lcGateway, "%s: the gateway applied the new policy (%d rules)",
+               qPrintable(m_config.sandbox), message.value(QStringLiteral("rules")).toInt());
+    } else if (type == u"error") {
+        qCWarning(lcGateway, "%s: the gateway refused a message: %s", qPrintable(m_config.sandbox),
+                  qPrintable(message.value(QStringLiteral("error")).toString()));
+    } else if (type == u"egress") {
+        const QJsonObject event = message.value(QStringLiteral("event")).toObject();
+        if (!event.isEmpty())
+            Q_EMIT egress(event);
+    } else {
+        qCDebug(lcGateway, "%s: ignoring control message of type '%s'",
+                qPrintable(m_config.sandbox), qPrintable(type));
+    }
+}
+
+void GatewayProcess::onReadable()
+{
+    if (readAvailable())
+        return;
+    // EOF or garbage: the gateway is going away (or must). Its exit is reported by the pidfd.
+    closeControl();
+    if (m_process && !m_process->hasExited())
+        m_process->sendSignal(SIGKILL);
+}
+
+void GatewayProcess::onProcessExited(bool statusKnown, int waitStatus)
+{
+    if (m_stopping)
+        return;
+    QString reason;
+    if (!statusKnown)
+        reason = QStringLiteral("airlock-gateway exited");
+    else if (WIFSIGNALED(waitStatus))
+        reason =
+            QStringLiteral("airlock-gateway was killed by signal %1").arg(WTERMSIG(waitStatus));
+    else
+        reason =
+            QStringLiteral("airlock-gateway exited with status %1").arg(WEXITSTATUS(waitStatus));
+    if (!m_fatal.isEmpty())
+        reason += QStringLiteral(": ") + m_fatal;
+    closeControl();
+    m_process->deleteLater();
+    m_process = nullptr;
+    m_ready = false;
+    qCWarning(lcGateway, "%s: %s", qPrintable(m_config.sandbox), qPrintable(reason));
+    Q_EMIT exited(reason);
+}
+
+void GatewayProcess::stop(int graceMs)
+{
+    closeControl();
+    if (!m_process)
+        return;
+    m_stopping = true;
+    QObject::disconnect(m_process, nullptr, this, nullptr);
+    const pid_t pid = m_process->pid();
+    QDeadlineTimer deadline(graceMs);
+    while (!m_process->hasExited() && !deadline.hasExpired())
+        ::usleep(10000);
+    if (!m_process->hasExited()) {
+        qCWarning(lcGateway, "%s: airlock-gateway did not exit on EOF; killing it",
+                  qPrintable(m_config.sandbox));
+        m_process->sendSignal(SIGKILL);
+        QDeadlineTimer killDeadline(3000);
+        while (!m_process->hasExited() && !killDeadline.hasExpired())
+            ::usleep(10000);
+    }
+    int status;
+    ::waitpid(pid, &status, WNOHANG);
+    delete m_process;
+    m_process = nullptr;
+    m_ready = false;
+}
+
+void GatewayProcess::closeControl()
+{
+    delete m_notifier;
+    m_notifier = nullptr;
+    if (m_control >= 0)
+        ::close(m_control);
+    m_control = -1;
+}
+
+QString GatewayProcess::lastLogLine() const
+{
+    QFile log(m_config.logPath);
+    if (!log.open(QIODevice::ReadOnly))
+        return {};
+    if (log.size() > 4096)
+        log.seek(log.size() - 4096);
+    const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
+    return lines.isEmpty() ? QString() : QString::fromUtf8(lines.last()).trimmed();
+}
+
+} // namespace airlock

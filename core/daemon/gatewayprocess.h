@@ -1,0 +1,106 @@
+#pragma once
+
+#include "core/model/egresspolicy.h"
+#include "core/model/error.h"
+#include "core/protocol/lineframer.h"
+#include "core/vmm/vmmprocess.h"
+
+#include <QByteArray>
+#include <QHostAddress>
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+class QSocketNotifier;
+class QTimer;
+
+namespace airlock {
+
+/// Everything one sandbox's airlock-gateway is started with (docs/gateway.md, "config").
+struct GatewayConfig
+{
+    QString program; ///< absolute path of airlock-gateway
+    QString sandbox; ///< validated sandbox name
+    QHostAddress gateway; ///< host side of the link: the listeners bind here
+    QHostAddress guest;
+    int prefixLength = 30;
+    quint16 tcpPort = 15001; ///< transparent TCP listener (nftables redirects all guest TCP)
+    quint16 dnsPort = 53; ///< DNS listener, UDP and TCP
+    /// `upstreamDns` of the config message: {"address", "port", "timeoutMs"}.
+    QJsonObject upstreamDns;
+    QString syntheticPool; ///< "100.112.0.0/16": addresses of the gateway's DNS answers
+    /// CA file the gateway verifies upstream servers against; empty: the system store.
+    QString trustStoreCaFile;
+    QByteArray caCertificatePem; ///< the sandbox CA (SandboxCa::certificatePem)
+    QByteArray caKeyPem; ///< its PKCS#8 key; goes only over the control socket
+    EgressPolicy policy;
+    VmmCredentials credentials; ///< unprivileged identity of the gateway process
+    QString logPath; ///< the gateway's stderr (a fresh file)
+};
+
+/// One running airlock-gateway (docs/gateway.md): airlockd binds its listening sockets (as
+/// root, on the link's gateway address), starts it through VmmProcess::spawn() as an
+/// unprivileged user with PR_SET_NO_NEW_PRIVS and no capabilities, passing only the listeners
+/// and one end of a socketpair (the control channel: one JSON object per line, both ways),
+/// sends the config and waits for "ready". Afterwards each "egress" message becomes egress()
+/// and the process's end becomes exited(). The listeners live only in the gateway: when it
+/// dies the kernel closes them, so redirected guest connections are refused (nothing fails
+/// open). The gateway exits by itself when the control socket closes, so a crashed airlockd
+/// never leaves gateways behind.
+class GatewayProcess : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kDefaultReadyTimeoutMs = 10000;
+    /// Largest control line accepted from the gateway (docs/gateway.md: 4 MiB).
+    static constexpr qsizetype kMaxLineBytes = 4 * 1024 * 1024;
+
+    explicit GatewayProcess(QObject *parent = nullptr);
+    /// Stops the gateway (stop()).
+    ~GatewayProcess() override;
+
+    /// Binds the listeners, spawns the gateway, sends the config and blocks until it reports
+    /// ready (at most `readyTimeoutMs`). Errors: BackendUnavailable (no gateway binary),
+    /// OperationFailed (bind, spawn, a "fatal" answer, exit or timeout; the message says which,
+    /// with the gateway's last log line). On error no gateway process is left.
+    Result<void> start(const GatewayConfig &config, int readyTimeoutMs = kDefaultReadyTimeoutMs);
+    /// Sends {"type":"policy"}: the gateway applies it to new connections and DNS queries.
+    /// Errors: InvalidState when not running, OperationFailed when the write fails.
+    Result<void> setPolicy(const EgressPolicy &policy);
+    /// Closes the control socket (the gateway exits on EOF) and kills it if it is still there
+    /// after `graceMs`. Blocks until it is gone. exited() is not emitted for a requested stop.
+    void stop(int graceMs = 2000);
+
+    bool isRunning() const { return m_process != nullptr; }
+    pid_t pid() const;
+
+Q_SIGNALS:
+    /// One egress decision: the "event" object of an "egress" message.
+    void egress(const QJsonObject &event);
+    /// The gateway exited (or closed its control socket) without being asked to. `reason`
+    /// is an English sentence such as "airlock-gateway was killed by signal 9".
+    void exited(const QString &reason);
+
+private:
+    Result<void> sendLine(const QJsonObject &message);
+    /// Reads what the socket has; returns false on EOF or a framing error.
+    bool readAvailable();
+    void handleMessage(const QJsonObject &message);
+    void onReadable();
+    void onProcessExited(bool statusKnown, int waitStatus);
+    void closeControl();
+    QString lastLogLine() const;
+
+    GatewayConfig m_config;
+    VmmProcess *m_process = nullptr;
+    int m_control = -1;
+    QSocketNotifier *m_notifier = nullptr;
+    std::unique_ptr<protocol::LineFramer> m_framer;
+    bool m_ready = false;
+    QString m_fatal;
+    bool m_stopping = false;
+};
+
+} // namespace airlock

@@ -1,0 +1,298 @@
+#include "core/daemon/sandboxnetwork.h"
+
+#include "core/gateway/sandboxca.h"
+#include "core/net/nftablestable.h"
+#include "core/net/tapdevice.h"
+#include "core/vmm/vmmprocess.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QLoggingCategory>
+#include <QSaveFile>
+
+#include <csignal>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcNetwork, "airlock.daemon.network")
+
+/// A root-only directory under the state dir.
+Result<QString> privateDir(const QString &stateDir, const QString &name)
+{
+    const QString dir = QDir(stateDir).filePath(name);
+    if (!QDir().mkpath(dir) || ::chmod(QFile::encodeName(dir).constData(), 0700) != 0)
+        return fail(ErrorKind::OperationFailed, QStringLiteral("cannot create %1").arg(dir));
+    return dir;
+}
+
+QString caDir(const QString &stateDir, const QString &sandbox)
+{
+    return QDir(stateDir).filePath(QStringLiteral("ca/") + sandbox);
+}
+
+} // namespace
+
+SandboxNetwork::SandboxNetwork(SandboxNetworkConfig config, QString sandbox, LinkAllocation link,
+                               uid_t vmmUid, uid_t gatewayUid, EgressPolicy policy, QObject *parent)
+    : QObject(parent)
+    , m_config(std::move(config))
+    , m_sandbox(std::move(sandbox))
+    , m_link(std::move(link))
+    , m_vmmUid(vmmUid)
+    , m_gatewayUid(gatewayUid)
+    , m_policy(std::move(policy))
+    , m_tapName(TapDevice::interfaceName(m_sandbox))
+{
+    m_restartTimer.setSingleShot(true);
+    connect(&m_restartTimer, &QTimer::timeout, this, &SandboxNetwork::tryRestart);
+}
+
+SandboxNetwork::~SandboxNetwork()
+{
+    // Deliberately not down(): a helper that shuts down leaves guests running with their
+    // tables; only the gateway goes (it exits when its control socket closes).
+    if (m_gateway)
+        m_gateway->stop(500);
+}
+
+Result<void> SandboxNetwork::up(bool adopt)
+{
+    m_down = false;
+    auto rollback = [this](const Error &error) -> Result<void> {
+        qCWarning(lcNetwork, "%s: network setup failed: %s", qPrintable(m_sandbox),
+                  qPrintable(error.message));
+        down();
+        return std::unexpected(error);
+    };
+    if (adopt && TapDevice::isTap(m_tapName)) {
+        m_tapCreated = true;
+    } else {
+        TapConfig tap {m_tapName, m_vmmUid, m_link.gateway, m_link.prefixLength};
+        auto created = TapDevice::create(tap);
+        if (!created && created.error().kind == ErrorKind::AlreadyExists) {
+            // A leftover of a crash (restore() removes those, but a tap may also outlive a
+            // killed VMM for a moment): try once to take its place.
+            if (TapDevice::remove(m_tapName))
+                created = TapDevice::create(tap);
+        }
+        if (!created)
+            return rollback(created.error());
+        m_tapCreated = true;
+    }
+    if (auto ca = loadCa(); !ca)
+        return rollback(ca.error());
+    if (auto gateway = startGateway(); !gateway)
+        return rollback(gateway.error());
+    NftablesSpec spec;
+    spec.sandbox = m_sandbox;
+    spec.ifname = m_tapName;
+    spec.guestMac = m_link.macText();
+    spec.guest = m_link.guest;
+    spec.gateway = m_link.gateway;
+    spec.gatewayTcpPort = m_config.tcpPort;
+    spec.gatewayDnsPort = m_config.dnsPort;
+    if (auto loaded = NftablesTable::load(spec); !loaded)
+        return rollback(loaded.error());
+    m_tableLoaded = true;
+    qCInfo(lcNetwork, "%s: network up on %s (guest %s/%d, gateway %s)", qPrintable(m_sandbox),
+           qPrintable(m_tapName), qPrintable(m_link.guest.toString()), m_link.prefixLength,
+           qPrintable(m_link.gateway.toString()));
+    return {};
+}
+
+void SandboxNetwork::down()
+{
+    m_down = true;
+    m_restartTimer.stop();
+    // Best effort: the table goes even when the tap is missing, and the other way round.
+    if (auto removed = NftablesTable::remove(m_sandbox); !removed)
+        qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox), qPrintable(removed.error().message));
+    m_tableLoaded = false;
+    if (m_gateway) {
+        m_gateway->stop();
+        m_gateway->deleteLater();
+        m_gateway = nullptr;
+    }
+    QFile::remove(pidFilePath());
+    if (m_tapCreated) {
+        if (auto removed = TapDevice::remove(m_tapName); !removed)
+            qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox),
+                      qPrintable(removed.error().message));
+        m_tapCreated = false;
+    }
+}
+
+Result<void> SandboxNetwork::setPolicy(const EgressPolicy &policy)
+{
+    m_policy = policy;
+    if (!m_gateway || !m_gateway->isRunning())
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("the gateway of '%1' is restarting; it will use the new "
+                                   "policy when it is back")
+                        .arg(m_sandbox));
+    return m_gateway->setPolicy(policy);
+}
+
+Result<void> SandboxNetwork::loadCa()
+{
+    if (!m_caKeyPem.isEmpty())
+        return {};
+    auto parent = privateDir(m_config.stateDir, QStringLiteral("ca"));
+    if (!parent)
+        return std::unexpected(parent.error());
+    auto dir = privateDir(m_config.stateDir, QStringLiteral("ca/") + m_sandbox);
+    if (!dir)
+        return std::unexpected(dir.error());
+    const QString certificatePath = QDir(*dir).filePath(QStringLiteral("ca.pem"));
+    const QString keyPath = QDir(*dir).filePath(QStringLiteral("ca.key"));
+    auto ca = gateway::SandboxCa::load(certificatePath, keyPath);
+    if (!ca && ca.error().kind == ErrorKind::NotFound) {
+        ca = gateway::SandboxCa::generate(m_sandbox.left(40));
+        if (ca) {
+            if (auto saved = ca->save(certificatePath, keyPath); !saved)
+                return std::unexpected(saved.error());
+            qCInfo(lcNetwork, "%s: generated sandbox CA %s", qPrintable(m_sandbox),
+                   qPrintable(ca->fingerprint()));
+        }
+    }
+    if (!ca)
+        return std::unexpected(ca.error());
+    QFile key(keyPath);
+    if (!key.open(QIODevice::ReadOnly))
+        return fail(ErrorKind::OperationFailed, QStringLiteral("cannot read %1").arg(keyPath));
+    m_caKeyPem = key.readAll();
+    m_caCertificatePem = ca->certificatePem();
+    return {};
+}
+
+Result<void> SandboxNetwork::startGateway()
+{
+    auto logDir = privateDir(m_config.stateDir, QStringLiteral("log"));
+    if (!logDir)
+        return std::unexpected(logDir.error());
+    GatewayConfig config;
+    config.program = m_config.gatewayProgram;
+    config.sandbox = m_sandbox;
+    config.gateway = m_link.gateway;
+    config.guest = m_link.guest;
+    config.prefixLength = m_link.prefixLength;
+    config.tcpPort = m_config.tcpPort;
+    config.dnsPort = m_config.dnsPort;
+    config.upstreamDns = m_config.upstreamDns;
+    config.syntheticPool = m_config.syntheticPool;
+    config.trustStoreCaFile = m_config.trustStoreCaFile;
+    config.caCertificatePem = m_caCertificatePem;
+    config.caKeyPem = m_caKeyPem;
+    config.policy = m_policy;
+    // Its own uid (unless the helper runs every VMM as one user), so a compromised gateway
+    // cannot signal or trace another sandbox's gateway; no supplementary groups.
+    config.credentials = VmmCredentials {m_gatewayUid, m_config.gatewayGid, {m_config.gatewayGid}};
+    config.logPath = QDir(*logDir).filePath(QStringLiteral("gateway-%1.log").arg(m_sandbox));
+    auto *gateway = new GatewayProcess(this);
+    connect(gateway, &GatewayProcess::egress, this, &SandboxNetwork::egress);
+    if (auto started = gateway->start(config, m_config.readyTimeoutMs); !started) {
+        delete gateway;
+        return std::unexpected(started.error());
+    }
+    connect(gateway, &GatewayProcess::exited, this, &SandboxNetwork::onGatewayExited);
+    m_gateway = gateway;
+    m_gatewayStartedAtMs = QDateTime::currentMSecsSinceEpoch();
+    writePidFile();
+    return {};
+}
+
+void SandboxNetwork::onGatewayExited(const QString &reason)
+{
+    if (m_gateway) {
+        m_gateway->deleteLater();
+        m_gateway = nullptr;
+    }
+    QFile::remove(pidFilePath());
+    if (m_down)
+        return;
+    if (QDateTime::currentMSecsSinceEpoch() - m_gatewayStartedAtMs > kStableMs) {
+        m_restartAttempt = 0;
+        m_restartDelayMs = kFirstRestartDelayMs;
+    }
+    m_deathReason = reason;
+    qCWarning(lcNetwork,
+              "%s: %s; guest traffic is dropped until the gateway is restarted in "
+              "%d ms",
+              qPrintable(m_sandbox), qPrintable(reason), m_restartDelayMs);
+    m_restartTimer.start(m_restartDelayMs);
+}
+
+void SandboxNetwork::tryRestart()
+{
+    if (m_down || m_gateway)
+        return;
+    ++m_restartAttempt;
+    m_restartDelayMs = qMin(m_restartDelayMs * 2, kMaxRestartDelayMs);
+    if (auto started = startGateway(); !started) {
+        qCWarning(lcNetwork,
+                  "%s: restarting the gateway failed (attempt %d): %s; next try in "
+                  "%d ms",
+                  qPrintable(m_sandbox), m_restartAttempt, qPrintable(started.error().message),
+                  m_restartDelayMs);
+        m_restartTimer.start(m_restartDelayMs);
+        return;
+    }
+    qCInfo(lcNetwork, "%s: gateway restarted (attempt %d)", qPrintable(m_sandbox),
+           m_restartAttempt);
+    Q_EMIT gatewayRestarted(m_deathReason, m_restartAttempt);
+}
+
+QString SandboxNetwork::pidFilePath() const
+{
+    return QDir(m_config.stateDir).filePath(QStringLiteral("net/%1.gateway").arg(m_sandbox));
+}
+
+void SandboxNetwork::writePidFile() const
+{
+    if (!privateDir(m_config.stateDir, QStringLiteral("net")) || !m_gateway)
+        return;
+    const pid_t pid = m_gateway->pid();
+    const auto start = VmmProcess::readStartTime(pid);
+    QSaveFile file(pidFilePath());
+    if (!start || !file.open(QIODevice::WriteOnly))
+        return;
+    file.write(QByteArray::number(qint64(pid)) + ' ' + QByteArray::number(*start) + '\n');
+    file.commit();
+}
+
+void SandboxNetwork::killLeftoverGateway(const QString &stateDir, const QString &sandbox)
+{
+    const QString path = QDir(stateDir).filePath(QStringLiteral("net/%1.gateway").arg(sandbox));
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    const QList<QByteArray> fields = file.readAll().trimmed().split(' ');
+    file.close();
+    QFile::remove(path);
+    if (fields.size() != 2)
+        return;
+    const pid_t pid = pid_t(fields[0].toLongLong());
+    const auto start = VmmProcess::readStartTime(pid);
+    if (pid <= 1 || !start || *start != fields[1].toLongLong())
+        return;
+    qCWarning(lcNetwork, "%s: killing the gateway (pid %d) an earlier airlockd left running",
+              qPrintable(sandbox), int(pid));
+    ::kill(pid, SIGKILL);
+    // Its listeners stay bound until it is gone; the new gateway needs the same ports.
+    for (int i = 0;
+         i < 200 && VmmProcess::readStartTime(pid) == start && VmmProcess::readState(pid) != 'Z';
+         ++i)
+        ::usleep(10000);
+}
+
+void SandboxNetwork::removeCa(const QString &stateDir, const QString &sandbox)
+{
+    QDir(caDir(stateDir, sandbox)).removeRecursively();
+}
+
+} // namespace airlock

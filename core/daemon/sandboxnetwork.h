@@ -1,0 +1,112 @@
+#pragma once
+
+#include "core/daemon/gatewayprocess.h"
+#include "core/model/egresspolicy.h"
+#include "core/model/error.h"
+#include "core/net/addresspool.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <sys/types.h>
+
+namespace airlock {
+
+/// Host-wide network settings of airlockd (its command line; docs/network.md).
+struct SandboxNetworkConfig
+{
+    QString gatewayProgram; ///< absolute path of airlock-gateway
+    QString stateDir; ///< CAs go to STATE/ca/<name>/, gateway pid files to STATE/net/
+    /// `upstreamDns` of the gateway's config: {"address", "port", "timeoutMs"}.
+    QJsonObject upstreamDns;
+    QString trustStoreCaFile; ///< empty: the system's trust store
+    gid_t gatewayGid = 0; ///< group `airlock-gateway`
+    quint16 tcpPort = 15001; ///< the gateway's transparent TCP listener on GW
+    quint16 dnsPort = 53; ///< its DNS listener on GW (UDP and TCP)
+    /// The gateway's synthetic DNS answers (DnsNameMapping); must not overlap the link pool.
+    QString syntheticPool = QStringLiteral("100.112.0.0/16");
+    int readyTimeoutMs = GatewayProcess::kDefaultReadyTimeoutMs;
+};
+
+/// One sandbox's network on the host (docs/network.md): its tap, its sandbox CA, its
+/// airlock-gateway and its nftables table, brought up in the order that never lets a guest
+/// packet meet a link without its table, and torn down in reverse. A gateway that dies while
+/// the sandbox runs is restarted with exponential backoff (0.5 s doubling up to 30 s); until
+/// then the table keeps redirecting to listeners that no longer exist, so guest traffic is
+/// refused or dropped, never let through.
+class SandboxNetwork : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kFirstRestartDelayMs = 500;
+    static constexpr int kMaxRestartDelayMs = 30000;
+    /// A gateway that stayed up this long resets the backoff.
+    static constexpr int kStableMs = 60000;
+
+    SandboxNetwork(SandboxNetworkConfig config, QString sandbox, LinkAllocation link, uid_t vmmUid,
+                   uid_t gatewayUid, EgressPolicy policy, QObject *parent = nullptr);
+    ~SandboxNetwork() override;
+
+    /// Brings the network up: the tap (owner: the VMM's uid; with `adopt`, the existing tap of
+    /// a running guest is kept), the sandbox CA (loaded or generated), the gateway (its
+    /// listeners bound on GW, waited for until ready), then the table. On error everything
+    /// made here is removed again (an adopted tap too: its guest cannot keep running).
+    Result<void> up(bool adopt);
+    /// Table, then gateway, then tap (the link's index is the caller's to release). Call once
+    /// the VMM is gone: a tap still held fails with Busy and is reported in the log.
+    void down();
+    /// Hands a new policy to the running gateway; kept for its restarts in any case.
+    Result<void> setPolicy(const EgressPolicy &policy);
+
+    const LinkAllocation &link() const { return m_link; }
+    QString tapName() const { return m_tapName; }
+    /// The CA certificate (PEM) the guest must trust; empty before up().
+    QByteArray caCertificatePem() const { return m_caCertificatePem; }
+    /// pid of the running gateway, 0 while there is none.
+    pid_t gatewayPid() const { return m_gateway ? m_gateway->pid() : 0; }
+    uid_t gatewayUid() const { return m_gatewayUid; }
+
+    /// Kills the gateway a crashed airlockd left for `sandbox` (normally it exits on its own
+    /// when the control socket closes), as recorded in STATE/net/<sandbox>.gateway: pid and
+    /// start time must both match, so a recycled pid is never signalled.
+    static void killLeftoverGateway(const QString &stateDir, const QString &sandbox);
+    /// Removes the sandbox's CA directory (sandbox.delete).
+    static void removeCa(const QString &stateDir, const QString &sandbox);
+
+Q_SIGNALS:
+    /// One decision of the gateway (its "event" object).
+    void egress(const QJsonObject &event);
+    /// The gateway died (`reason`) and, after `attempt` tries, runs again.
+    void gatewayRestarted(const QString &reason, int attempt);
+
+private:
+    Result<void> loadCa();
+    Result<void> startGateway();
+    void onGatewayExited(const QString &reason);
+    void tryRestart();
+    QString pidFilePath() const;
+    void writePidFile() const;
+
+    SandboxNetworkConfig m_config;
+    QString m_sandbox;
+    LinkAllocation m_link;
+    uid_t m_vmmUid;
+    uid_t m_gatewayUid;
+    EgressPolicy m_policy;
+    QString m_tapName;
+    QByteArray m_caCertificatePem;
+    QByteArray m_caKeyPem;
+    GatewayProcess *m_gateway = nullptr;
+    bool m_tapCreated = false;
+    bool m_tableLoaded = false;
+    bool m_down = false;
+    QTimer m_restartTimer;
+    int m_restartAttempt = 0;
+    int m_restartDelayMs = kFirstRestartDelayMs;
+    QString m_deathReason;
+    qint64 m_gatewayStartedAtMs = 0;
+};
+
+} // namespace airlock

@@ -1,0 +1,70 @@
+#include "ui/egressentry.h"
+
+#include <QJsonValue>
+
+namespace airlock {
+
+QString EgressEntry::redactPath(const QString &target)
+{
+    qsizetype end = target.size();
+    for (const QChar stop : {u'?', u'#'}) {
+        const qsizetype at = target.indexOf(stop);
+        if (at >= 0 && at < end)
+            end = at;
+    }
+    return target.left(end);
+}
+
+std::optional<EgressEntry> EgressEntry::fromJson(const QJsonObject &event, const QString &sandbox,
+                                                 qint64 seq)
+{
+    const QJsonValue time = event.value(QStringLiteral("time"));
+    const QJsonValue verdict = event.value(QStringLiteral("verdict"));
+    const QJsonValue reason = event.value(QStringLiteral("reason"));
+    if (!time.isString() || !verdict.isString() || !reason.isString())
+        return std::nullopt;
+    EgressEntry entry;
+    entry.seq = seq;
+    entry.time = QDateTime::fromString(time.toString(), Qt::ISODateWithMs);
+    if (!entry.time.isValid())
+        return std::nullopt;
+    entry.time = entry.time.toUTC();
+    if (verdict.toString() != QLatin1String("allowed")
+        && verdict.toString() != QLatin1String("denied"))
+        return std::nullopt;
+    entry.allowed = verdict.toString() == QLatin1String("allowed");
+    entry.reason = reason.toString();
+    entry.sandbox = event.value(QStringLiteral("sandbox")).toString(sandbox);
+    entry.layer = event.value(QStringLiteral("layer")).toString();
+    entry.detail = event.value(QStringLiteral("detail")).toString();
+    entry.name = event.value(QStringLiteral("name")).toString();
+    entry.sni = event.value(QStringLiteral("sni")).toString();
+    entry.host = event.value(QStringLiteral("host")).toString();
+    const QJsonValue port = event.value(QStringLiteral("port"));
+    if (port.isDouble() && port.toInt() >= 1 && port.toInt() <= 65535)
+        entry.port = port.toInt();
+    entry.method = event.value(QStringLiteral("method")).toString();
+    entry.path = redactPath(event.value(QStringLiteral("path")).toString());
+    entry.json = event;
+    if (!entry.path.isEmpty())
+        entry.json.insert(QStringLiteral("path"), entry.path);
+    return entry;
+}
+
+QString EgressEntry::destination() const
+{
+    if (!name.isEmpty())
+        return name;
+    if (!sni.isEmpty())
+        return sni;
+    return host;
+}
+
+QString EgressEntry::sniAndHost() const
+{
+    if (sni.isEmpty() || host.isEmpty() || sni == host)
+        return sni.isEmpty() ? host : sni;
+    return QStringLiteral("%1 / %2").arg(sni, host);
+}
+
+} // namespace airlock

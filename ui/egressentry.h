@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+
+namespace airlock {
+
+/// One egress decision as the window shows it, read from the EgressEvent JSON of
+/// `egress.event` notifications and `egress.history` entries (docs/protocol.md). The path
+/// never holds a query: it is redacted again on reading, whatever the sender did.
+struct EgressEntry
+{
+    qint64 seq = -1; ///< the helper's sequence number, -1 when unknown
+    QDateTime time; ///< UTC
+    QString sandbox;
+    QString layer; ///< "dns", "tcp", "tls", "http"
+    bool allowed = false;
+    QString reason; ///< stable snake_case reason
+    QString detail; ///< the gateway's English detail
+    QString name; ///< canonical name the decision is about
+    QString sni;
+    QString host;
+    int port = -1; ///< -1 when absent
+    QString method;
+    QString path; ///< without "?query" and "#fragment"
+    QJsonObject json; ///< the event as received (path redacted)
+
+    /// Reads an event; std::nullopt when time, verdict or reason are missing or mistyped.
+    /// `sandbox` is used when the event does not name one.
+    static std::optional<EgressEntry> fromJson(const QJsonObject &event, const QString &sandbox,
+                                               qint64 seq = -1);
+    /// The name the decision is about: name, else SNI, else Host.
+    QString destination() const;
+    /// "SNI / Host" for the table: one value when both agree.
+    QString sniAndHost() const;
+    /// A request target's path without query or fragment ("/a?x=1" → "/a").
+    static QString redactPath(const QString &target);
+};
+
+} // namespace airlock
