@@ -1,5 +1,7 @@
 #include "core/daemon/registry.h"
 
+#include "core/snapshot/snapshotcatalog.h"
+
 #include <QAtomicInteger>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -100,6 +102,10 @@ QList<Registry::Migration> Registry::migrations()
         // deleted.
         {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN policy TEXT NOT NULL"
                         " DEFAULT '{\"version\":1,\"rules\":[]}'")},
+        // 2 → 3: snapshots (docs/snapshots.md): the snapshot tree, each sandbox's head and
+        // schedule. Idempotent (IF NOT EXISTS), so merging another branch's migration before
+        // it cannot break a registry that already has these tables.
+        SnapshotCatalog::migration(),
     };
 }
 
