@@ -25,6 +25,9 @@ public:
     HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &consoles,
               const ImageStore &images, QObject *parent = nullptr);
 
+    /// Sends a notification frame to every client that called events.subscribe.
+    void notifySubscribers(const QByteArray &frame);
+
 private:
     void registerMethods();
     Result<QJsonValue> hello(const RpcContext &context, const QJsonObject &params);
@@ -35,7 +38,6 @@ private:
     Result<QJsonValue> policyGet(const QJsonObject &params);
     Result<QJsonValue> policySet(const QJsonObject &params);
     Result<QJsonValue> policyValidate(const QJsonObject &params);
-    void notifySubscribers(const QByteArray &frame);
 
     RpcServer &m_server;
     SandboxService &m_sandboxes;

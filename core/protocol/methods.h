@@ -29,6 +29,16 @@ inline constexpr char EventsSubscribe[] = "events.subscribe";
 inline constexpr char PolicyGet[] = "policy.get";
 inline constexpr char PolicySet[] = "policy.set";
 inline constexpr char PolicyValidate[] = "policy.validate";
+inline constexpr char VmPause[] = "vm.pause";
+inline constexpr char VmResume[] = "vm.resume";
+inline constexpr char SnapshotCreate[] = "snapshot.create";
+inline constexpr char SnapshotList[] = "snapshot.list";
+inline constexpr char SnapshotRestore[] = "snapshot.restore";
+inline constexpr char SnapshotFork[] = "snapshot.fork";
+inline constexpr char SnapshotDelete[] = "snapshot.delete";
+inline constexpr char SnapshotPin[] = "snapshot.pin";
+inline constexpr char SnapshotRename[] = "snapshot.rename";
+inline constexpr char SnapshotSchedule[] = "snapshot.schedule";
 } // namespace method
 
 namespace notification {
@@ -36,6 +46,7 @@ inline constexpr char SandboxChanged[] = "sandbox.changed";
 inline constexpr char SandboxRemoved[] = "sandbox.removed";
 inline constexpr char ConsoleOutput[] = "console.output";
 inline constexpr char PolicyChanged[] = "policy.changed";
+inline constexpr char SnapshotChanged[] = "snapshot.changed";
 } // namespace notification
 
 } // namespace airlock::protocol

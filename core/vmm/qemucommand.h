@@ -30,7 +30,8 @@ public:
     /// no default devices, no network, no display, seccomp sandbox on, serial console on
     /// RUNDIR/console.sock and QMP on RUNDIR/qmp.sock (both servers that never wait), pid file,
     /// -no-reboot (a guest reboot ends the VMM). With `paused`, the CPUs wait for QMP `cont`,
-    /// so no console output is lost before the helper attaches.
+    /// so no console output is lost before the helper attaches. With a memoryPath, RAM is a
+    /// shared memory-backend-file; with an incomingStateFd, QEMU waits for `-incoming defer`.
     static QStringList arguments(const QString &qemu, const VmmLaunchConfig &config, bool paused);
 
     /// The kernel command line: `console=ttyS0`, a fixed early TSC rate (TCG calibrates it
