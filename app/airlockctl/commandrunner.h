@@ -64,6 +64,10 @@ private:
     int cmdBridge(QCommandLineParser &parser);
     /// `policy get NAME`, `policy set NAME FILE|-`, `policy validate FILE|-`.
     int cmdPolicy(QCommandLineParser &parser);
+    int cmdPause(QCommandLineParser &parser);
+    int cmdResume(QCommandLineParser &parser);
+    /// `snapshot create|ls|restore|fork|rm|pin|unpin|rename|schedule ...` (docs/snapshots.md).
+    int cmdSnapshot(QCommandLineParser &parser);
     /// Reads a policy file (`-` is stdin) as a JSON object; prints why not and returns
     /// std::nullopt when it cannot be read or is not a JSON object.
     std::optional<QJsonObject> readPolicyFile(const QString &path);

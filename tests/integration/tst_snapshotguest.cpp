@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QTest>
 
 using airlock::test::HelperProcess;
@@ -277,6 +278,28 @@ void TestSnapshotGuest::timelineRecordsTheTree()
                  .toObject()
                  .value(QStringLiteral("intervalMinutes")),
              QJsonValue(0));
+    // The same through airlockctl: the head is marked, the schedule can be set.
+    const QString ctl = qEnvironmentVariable("AIRLOCK_AIRLOCKCTL");
+    QVERIFY2(QFileInfo(ctl).isExecutable(), "AIRLOCK_AIRLOCKCTL (ctest sets it)");
+    QProcess process;
+    process.start(ctl,
+                  {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("snapshot"),
+                   QStringLiteral("ls"), kName});
+    QVERIFY(process.waitForFinished(30000));
+    const QString table = QString::fromUtf8(process.readAllStandardOutput());
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY2(table.contains(m_first.value(QStringLiteral("id")).toString() + u'*'),
+             qPrintable(table));
+    QVERIFY2(table.contains(QStringLiteral("safety")), qPrintable(table));
+    process.start(ctl,
+                  {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("snapshot"),
+                   QStringLiteral("schedule"), kName, QStringLiteral("--interval"),
+                   QStringLiteral("30")});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 0);
+    QCOMPARE(RpcTestClient::result(call(QStringLiteral("snapshot.schedule"), named(kName)))
+                 .value(QStringLiteral("intervalMinutes")),
+             QJsonValue(30));
     // The fork's next snapshot descends from the snapshot it was made from.
     const QJsonObject forkSnapshot =
         RpcTestClient::result(call(QStringLiteral("snapshot.create"), named(kFork)));
