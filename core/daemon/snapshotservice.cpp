@@ -132,8 +132,10 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
             return std::unexpected(ok.error());
     }
     auto saved = vmm->saveDeviceState(state->fd());
+    const qint64 savedMs = paused.elapsed();
     auto memory = saved ? SparseCopy::of(m_sandboxes.memoryPathFor(name))
                         : Result<SparseCopy>(std::unexpected(saved.error()));
+    const qint64 copiedMs = paused.elapsed() - savedMs;
     // Resumed also after a failure: a snapshot that did not work must not stop the guest.
     const Result<void> resumed = running ? vmm->resume() : vmm->pause();
     const qint64 pauseMs = paused.elapsed();
@@ -160,9 +162,12 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
         m_archive.commit(meta, {{kMemory, memory->bytes()}, {kDeviceState, *deviceState}});
     if (!committed)
         return std::unexpected(committed.error());
-    qCInfo(lcSnapshots, "%s: %s snapshot %s, guest paused %lld ms (%lld bytes of RAM copied)",
+    qCInfo(lcSnapshots,
+           "%s: %s snapshot %s, guest paused %lld ms (device state %lld ms, %lld bytes of RAM "
+           "copied in %lld ms)",
            qPrintable(name), qPrintable(snapshotKindName(kind)), qPrintable(committed->id),
-           static_cast<long long>(pauseMs), static_cast<long long>(memory->dataBytes()));
+           static_cast<long long>(pauseMs), static_cast<long long>(savedMs),
+           static_cast<long long>(memory->dataBytes()), static_cast<long long>(copiedMs));
     Q_EMIT snapshotChanged(name, *committed);
     return committed;
 }

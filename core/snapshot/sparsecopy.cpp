@@ -42,6 +42,9 @@ Result<SparseCopy> SparseCopy::of(const QString &path)
             return failure(QStringLiteral("cannot map memory for a copy of"), path, error);
         }
         copy.m_data = static_cast<char *>(mapping);
+        // 2 MiB pages where the kernel allows: one fault per 512 pages of the copy (faults
+        // dominated the copy time of a 256 MiB guest under nested virtualisation).
+        ::madvise(mapping, copy.m_size, MADV_HUGEPAGE);
     }
     off_t offset = 0;
     while (offset < info.st_size) {
