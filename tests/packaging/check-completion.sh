@@ -45,7 +45,7 @@ expect() { # expect "WANT" word...
         echo "ok: '$*' -> '$got'"
     fi
 }
-expect "create list info start stop kill rm images console bridge policy" airlockctl ""
+expect "create list info start stop kill rm images console bridge policy pause resume snapshot" airlockctl ""
 expect "start stop" airlockctl st
 expect "--socket --json --help --version" airlockctl -
 expect "FILES" airlockctl --socket ""
@@ -64,6 +64,9 @@ expect "demo" airlockctl policy set d
 expect "FILES" airlockctl policy set demo ""
 expect "FILES" airlockctl policy validate ""
 expect "" airlockctl policy get demo ""
+expect "create ls restore fork rm pin unpin rename schedule" airlockctl snapshot ""
+expect "demo agent-2" airlockctl snapshot restore ""
+expect "demo agent-2" airlockctl pause ""
 grep -q -- '--socket /tmp/s.sock list --json' "$work/calls" \
     || { echo "FAIL: --socket not passed to airlockctl list" >&2; failures=$((failures + 1)); }
 exit $((failures > 0))
