@@ -1,5 +1,6 @@
 #include "helperprocess.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -49,6 +50,12 @@ HelperProcess::~HelperProcess()
     if (isRunning())
         stop(5000);
     killLeftoverProcesses();
+    // Guest RAM files live on tmpfs outside the state dir (SandboxService::memoryDir): the
+    // killed guests' files would outlive the test.
+    const QByteArray hash = QCryptographicHash::hash(
+        QFile::encodeName(QDir(stateDir()).absolutePath()), QCryptographicHash::Sha256);
+    QDir(QStringLiteral("/dev/shm/airlock-") + QString::fromLatin1(hash.toHex().left(12)))
+        .removeRecursively();
 }
 
 bool HelperProcess::start(int timeoutMs)
