@@ -705,10 +705,12 @@ void MainWindow::updateActions()
     const SandboxState state = sandbox ? sandbox->state : SandboxState::Stopped;
     m_newAction->setEnabled(connected);
     m_startAction->setEnabled(connected && sandbox && state == SandboxState::Stopped);
-    m_stopAction->setEnabled(connected && sandbox && state == SandboxState::Running);
+    m_stopAction->setEnabled(connected && sandbox
+                             && (state == SandboxState::Running || state == SandboxState::Paused));
     m_killAction->setEnabled(connected && sandbox
                              && (state == SandboxState::Running || state == SandboxState::Stopping
-                                 || state == SandboxState::Starting));
+                                 || state == SandboxState::Starting
+                                 || state == SandboxState::Paused));
     m_deleteAction->setEnabled(connected && sandbox && state == SandboxState::Stopped);
     m_consoleAction->setEnabled(connected && sandbox);
     m_policyAction->setEnabled(connected && sandbox);

@@ -187,7 +187,7 @@ QVariant SandboxTableModel::data(const QModelIndex &index, int role) const
         case MemoryColumn:
             return tr("%1 MiB").arg(sandbox.spec.memoryMib);
         case UptimeColumn:
-            if (sandbox.state != SandboxState::Running)
+            if (sandbox.state != SandboxState::Running && sandbox.state != SandboxState::Paused)
                 return QString();
             return formatUptime(sandbox.startedAt, QDateTime::currentDateTimeUtc());
         default:
@@ -258,6 +258,8 @@ QString SandboxTableModel::stateText(SandboxState state)
         return tr("Running");
     case SandboxState::Stopping:
         return tr("Stopping");
+    case SandboxState::Paused:
+        return tr("Paused");
     }
     return {};
 }

@@ -2,6 +2,7 @@
 
 #include "app/airlockctl/consolesession.h"
 #include "app/airlockctl/sandboxformat.h"
+#include "app/airlockctl/snapshotformat.h"
 #include "app/airlockctl/stdiobridge.h"
 #include "app/airlockctl/terminalprompter.h"
 #include "core/client/helperclient.h"
@@ -179,6 +180,38 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
                                             "default 20)."),
                              QStringLiteral("N"), QStringLiteral("20"))},
          1},
+        {QStringLiteral("pause"),
+         QStringLiteral("NAME"),
+         QStringLiteral("Stop a running guest's CPUs (state paused)."),
+         &CommandRunner::cmdPause,
+         {},
+         1},
+        {QStringLiteral("resume"),
+         QStringLiteral("NAME"),
+         QStringLiteral("Let a paused guest run again."),
+         &CommandRunner::cmdResume,
+         {},
+         1},
+        {QStringLiteral("snapshot"),
+         QStringLiteral("create NAME [--label L] | ls NAME | restore NAME SNAP | fork SNAP NEWNAME "
+                        "| rm SNAP | pin SNAP | unpin SNAP | rename SNAP LABEL | schedule NAME "
+                        "[--interval MIN] [--hourly H] [--daily D]"),
+         QStringLiteral("Snapshots of a running guest (docs/snapshots.md). restore first takes a "
+                        "safety snapshot of a running sandbox; fork starts a new sandbox from a "
+                        "snapshot; schedule shows or sets automatic snapshots (interval 0: off)."),
+         &CommandRunner::cmdSnapshot,
+         {QCommandLineOption(QStringLiteral("label"), QStringLiteral("Snapshot label."),
+                             QStringLiteral("LABEL")),
+          QCommandLineOption(QStringLiteral("interval"),
+                             QStringLiteral("Minutes between automatic snapshots (0: off)."),
+                             QStringLiteral("MIN")),
+          QCommandLineOption(QStringLiteral("hourly"),
+                             QStringLiteral("Hours during which one snapshot per hour is kept."),
+                             QStringLiteral("H")),
+          QCommandLineOption(QStringLiteral("daily"),
+                             QStringLiteral("Days during which one snapshot per day is kept."),
+                             QStringLiteral("D"))},
+         -1},
     };
     return list;
 }
@@ -773,6 +806,169 @@ int CommandRunner::cmdEgress(QCommandLineParser &parser)
     });
     loop.exec();
     return ExitFailed;
+int CommandRunner::cmdPause(QCommandLineParser &parser)
+{
+    return nameCommand(parser, protocol::method::VmPause, "paused");
+}
+
+int CommandRunner::cmdResume(QCommandLineParser &parser)
+{
+    return nameCommand(parser, protocol::method::VmResume, "resumed");
+}
+
+int CommandRunner::cmdSnapshot(QCommandLineParser &parser)
+{
+    const QStringList args = parser.positionalArguments();
+    const QString action = args.value(0);
+    const QString snapshotKey = QStringLiteral("snapshot");
+    // Snapshot operations copy and hash guest memory: give them longer than a sandbox call.
+    constexpr int kTimeoutMs = 300000;
+    const auto describe = [this](const QJsonValue &value, const char *done) {
+        const QJsonObject s = value.toObject();
+        if (m_json) {
+            printJson(s);
+            return ExitOk;
+        }
+        m_out << done << " snapshot " << s.value(QStringLiteral("id")).toString() << " of "
+              << quoted(s.value(QStringLiteral("sandbox")).toString());
+        if (!s.value(QStringLiteral("label")).toString().isEmpty())
+            m_out << " (" << s.value(QStringLiteral("label")).toString() << ")";
+        m_out << Qt::endl;
+        return ExitOk;
+    };
+    if (action == QStringLiteral("create") && args.size() == 2) {
+        QJsonObject params {{kName, args.at(1)}};
+        if (parser.isSet(QStringLiteral("label")))
+            params.insert(QStringLiteral("label"), parser.value(QStringLiteral("label")));
+        const auto result = call(protocol::method::SnapshotCreate, params, kTimeoutMs);
+        if (!result)
+            return ExitFailed;
+        if (m_json)
+            return describe(*result, "");
+        const QJsonObject s = result->toObject();
+        m_out << "created snapshot " << s.value(QStringLiteral("id")).toString() << " of "
+              << quoted(args.at(1)) << ": "
+              << formatBytes(s.value(QStringLiteral("logicalBytes")).toInteger()) << ", "
+              << formatBytes(s.value(QStringLiteral("newBytes")).toInteger()) << " new ("
+              << formatBytes(s.value(QStringLiteral("newStoredBytes")).toInteger())
+              << " stored), guest paused " << s.value(QStringLiteral("pauseMs")).toInteger()
+              << " ms" << Qt::endl;
+        return ExitOk;
+    }
+    if (action == QStringLiteral("ls") && args.size() == 2) {
+        const auto result = call(protocol::method::SnapshotList, {{kName, args.at(1)}});
+        if (!result)
+            return ExitFailed;
+        if (m_json)
+            printJson(*result);
+        else
+            m_out << formatSnapshotTable(result->toObject()) << Qt::flush;
+        return ExitOk;
+    }
+    if (action == QStringLiteral("restore") && args.size() == 3) {
+        const auto result = call(protocol::method::SnapshotRestore,
+                                 {{kName, args.at(1)}, {snapshotKey, args.at(2)}}, kTimeoutMs);
+        if (!result)
+            return ExitFailed;
+        if (m_json) {
+            printJson(*result);
+            return ExitOk;
+        }
+        const QJsonValue safety = result->toObject().value(QStringLiteral("safety"));
+        m_out << "restored sandbox " << quoted(args.at(1)) << " to snapshot " << args.at(2);
+        if (safety.isObject())
+            m_out << " (safety snapshot "
+                  << safety.toObject().value(QStringLiteral("id")).toString() << ")";
+        m_out << Qt::endl;
+        return ExitOk;
+    }
+    if (action == QStringLiteral("fork") && args.size() == 3) {
+        const auto result = call(protocol::method::SnapshotFork,
+                                 {{snapshotKey, args.at(1)}, {kName, args.at(2)}}, kTimeoutMs);
+        if (!result)
+            return ExitFailed;
+        if (m_json)
+            printJson(*result);
+        else
+            m_out << "forked sandbox " << quoted(args.at(2)) << " from snapshot " << args.at(1)
+                  << Qt::endl;
+        return ExitOk;
+    }
+    if (action == QStringLiteral("rm") && args.size() == 2) {
+        const auto result = call(protocol::method::SnapshotDelete, {{snapshotKey, args.at(1)}});
+        if (!result)
+            return ExitFailed;
+        if (m_json)
+            printJson(*result);
+        else
+            m_out << "removed snapshot " << args.at(1) << Qt::endl;
+        return ExitOk;
+    }
+    if ((action == QStringLiteral("pin") || action == QStringLiteral("unpin"))
+        && args.size() == 2) {
+        const bool pin = action == QStringLiteral("pin");
+        const auto result = call(protocol::method::SnapshotPin,
+                                 {{snapshotKey, args.at(1)}, {QStringLiteral("pinned"), pin}});
+        if (!result)
+            return ExitFailed;
+        return describe(*result, pin ? "pinned" : "unpinned");
+    }
+    if (action == QStringLiteral("rename") && args.size() == 3) {
+        const auto result =
+            call(protocol::method::SnapshotRename,
+                 {{snapshotKey, args.at(1)}, {QStringLiteral("label"), args.at(2)}});
+        if (!result)
+            return ExitFailed;
+        return describe(*result, "renamed");
+    }
+    if (action == QStringLiteral("schedule") && args.size() == 2) {
+        QJsonObject schedule;
+        for (const auto &[option, key] :
+             {std::pair {"interval", "intervalMinutes"}, std::pair {"hourly", "hourlyHours"},
+              std::pair {"daily", "dailyDays"}}) {
+            if (!parser.isSet(QLatin1String(option)))
+                continue;
+            bool ok = false;
+            const int value = parser.value(QLatin1String(option)).toInt(&ok);
+            if (!ok)
+                return usageError(
+                    QStringLiteral("--%1: '%2' is not a whole number")
+                        .arg(QLatin1String(option), parser.value(QLatin1String(option))),
+                    QStringLiteral("snapshot"));
+            schedule.insert(QLatin1String(key), value);
+        }
+        QJsonObject params {{kName, args.at(1)}};
+        if (!schedule.isEmpty()) {
+            // Unset fields keep their current values.
+            const auto current = call(protocol::method::SnapshotSchedule, params);
+            if (!current)
+                return ExitFailed;
+            QJsonObject merged = current->toObject();
+            for (auto it = schedule.begin(); it != schedule.end(); ++it)
+                merged.insert(it.key(), it.value());
+            params.insert(QStringLiteral("schedule"), merged);
+        }
+        const auto result = call(protocol::method::SnapshotSchedule, params);
+        if (!result)
+            return ExitFailed;
+        if (m_json) {
+            printJson(*result);
+            return ExitOk;
+        }
+        const QJsonObject s = result->toObject();
+        const int interval = s.value(QStringLiteral("intervalMinutes")).toInt();
+        m_out << quoted(args.at(1)) << ": automatic snapshots "
+              << (interval > 0 ? QStringLiteral("every %1 min").arg(interval)
+                               : QStringLiteral("off"))
+              << "; keep hourly " << s.value(QStringLiteral("hourlyHours")).toInt() << " h, daily "
+              << s.value(QStringLiteral("dailyDays")).toInt() << " days" << Qt::endl;
+        return ExitOk;
+    }
+    return usageError(QStringLiteral("usage: airlockctl snapshot create NAME [--label L] | ls NAME "
+                                     "| restore NAME SNAP | fork SNAP NEWNAME | rm SNAP | pin SNAP "
+                                     "| unpin SNAP | rename SNAP LABEL | schedule NAME "
+                                     "[--interval MIN] [--hourly H] [--daily D]"),
+                      QStringLiteral("snapshot"));
 }
 
 } // namespace airlock::ctl

@@ -75,6 +75,10 @@ private:
     int cmdEgress(QCommandLineParser &parser);
     /// Prints one event as a table row, or with --json as one compact JSON line.
     void printEgress(qint64 seq, const QJsonObject &event);
+    int cmdPause(QCommandLineParser &parser);
+    int cmdResume(QCommandLineParser &parser);
+    /// `snapshot create|ls|restore|fork|rm|pin|unpin|rename|schedule ...` (docs/snapshots.md).
+    int cmdSnapshot(QCommandLineParser &parser);
     /// Reads a policy file (`-` is stdin) as a JSON object; prints why not and returns
     /// std::nullopt when it cannot be read or is not a JSON object.
     std::optional<QJsonObject> readPolicyFile(const QString &path);

@@ -12,9 +12,12 @@
 #include "core/daemon/registry.h"
 #include "core/daemon/rpcserver.h"
 #include "core/daemon/sandboxservice.h"
+#include "core/daemon/snapshotapi.h"
+#include "core/daemon/snapshotservice.h"
 #include "core/daemon/socketactivation.h"
 #include "core/daemon/statedirlock.h"
 #include "core/daemon/unixsignalwatcher.h"
+#include "core/snapshot/snapshotarchive.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/kvmprobe.h"
 #include "core/vmm/qemumicrovm.h"
@@ -279,6 +282,18 @@ int main(int argc, char *argv[])
     if (auto restored = sandboxes.restore(); !restored)
         return failStartup(restored.error().message);
 
+    auto snapshotStore =
+        airlock::SnapshotStore::open(QDir(stateDir).filePath(QStringLiteral("snapshots")));
+    if (!snapshotStore)
+        return failStartup(snapshotStore.error().message);
+    airlock::SnapshotCatalog snapshotCatalog((*registry)->connectionName());
+    airlock::SnapshotArchive archive(**snapshotStore, snapshotCatalog);
+    airlock::SnapshotService snapshots(sandboxes, archive);
+    // Before serving: a crash may have left a manifest without its registry row.
+    if (auto reconciled = snapshots.restore(); !reconciled)
+        return failStartup(reconciled.error().message);
+    snapshots.startSchedules();
+
     airlock::RpcServer server(airlock::AccessPolicy(*group, kGroup));
     airlock::HelperApi api(server, sandboxes, consoles, images);
     // A vault that cannot open (lost key, wrong mode) must not stop the helper from serving
@@ -290,6 +305,7 @@ int main(int argc, char *argv[])
         qCWarning(lcMain, "vault unavailable: %s", qPrintable(vault.error().message));
     airlock::BindingStore bindings(**registry);
     airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes);
+    airlock::SnapshotApi snapshotApi(server, api, sandboxes, snapshots);
     const int inheritedSocket = airlock::takeInheritedListenSocket();
     if (auto listening = inheritedSocket >= 0
             ? server.listen(inheritedSocket, parser.value(socketOption))

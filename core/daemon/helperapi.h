@@ -28,6 +28,9 @@ public:
     HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &consoles,
               const ImageStore &images, QObject *parent = nullptr);
 
+    /// Sends a notification frame to every client that called events.subscribe.
+    void notifySubscribers(const QByteArray &frame);
+
 private:
     void registerMethods();
     Result<QJsonValue> hello(const RpcContext &context, const QJsonObject &params);
@@ -40,7 +43,6 @@ private:
     Result<QJsonValue> policyValidate(const QJsonObject &params);
     Result<QJsonValue> policyDryRun(const QJsonObject &params);
     Result<QJsonValue> egressHistory(const QJsonObject &params);
-    void notifySubscribers(const QByteArray &frame);
 
     RpcServer &m_server;
     SandboxService &m_sandboxes;

@@ -1,5 +1,7 @@
 #include "core/daemon/registry.h"
 
+#include "core/snapshot/snapshotcatalog.h"
+
 #include <QAtomicInteger>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -131,6 +133,10 @@ QList<Registry::Migration> Registry::migrations()
                         " sandbox TEXT NOT NULL,"
                         " event TEXT NOT NULL)"),
          QStringLiteral("CREATE INDEX egress_events_by_sandbox ON egress_events (sandbox, seq)")},
+        // 5 → 6: snapshots (docs/snapshots.md): the snapshot tree, each sandbox's head and
+        // schedule. Idempotent (IF NOT EXISTS): development registries that met these tables
+        // at an earlier position migrate cleanly.
+        SnapshotCatalog::migration(),
     };
 }
 

@@ -54,6 +54,9 @@ public:
     Registry(const Registry &) = delete;
     Registry &operator=(const Registry &) = delete;
 
+    /// The Qt Sql connection name of this registry, for tables kept by other classes
+    /// (SnapshotCatalog).
+    QString connectionName() const { return m_connectionName; }
     /// The file's `user_version`.
     int schemaVersion() const;
     /// Every sandbox, ordered by name.

@@ -9,13 +9,17 @@
 #include "core/vmm/qemucommand.h"
 #include "core/vmm/seedimage.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QSet>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +85,12 @@ Result<void> SandboxService::restore()
     if (!pool)
         return std::unexpected(pool.error());
     m_pool = std::move(*pool);
+    // Root's directory: a VMM may use its own RAM file but never replace or add entries.
+    if (!QDir().mkpath(memoryDir()) || !setMode(memoryDir(), 0711)
+        || ::chown(QFile::encodeName(memoryDir()).constData(), 0, 0) != 0)
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("cannot prepare the guest memory directory %1").arg(memoryDir()));
     auto records = m_registry.load();
     if (!records)
         return std::unexpected(records.error());
@@ -102,7 +112,8 @@ Result<void> SandboxService::restore()
         if (adopted) {
             qCInfo(lcSandbox, "re-adopted %s (VMM pid %lld)", qPrintable(name),
                    static_cast<long long>(record.runtime.pid));
-            entry.sandbox.state = SandboxState::Running;
+            if (entry.sandbox.state != SandboxState::Paused)
+                entry.sandbox.state = SandboxState::Running;
             entry.sandbox.vmmPid = record.runtime.pid;
             entry.vmmUid = runtimeDirOwner(name);
             attachVmm(entry, std::move(vmm));
@@ -253,7 +264,7 @@ Result<Sandbox> SandboxService::create(const SandboxSpec &spec)
     return stored.sandbox;
 }
 
-Result<Sandbox> SandboxService::start(const QString &name)
+Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
 {
     auto found = find(name);
     if (!found)
@@ -274,6 +285,22 @@ Result<Sandbox> SandboxService::start(const QString &name)
     auto runtimeDir = prepareRuntimeDir(name, *vmmUid);
     if (!runtimeDir)
         return std::unexpected(runtimeDir.error());
+    // A cold boot gets fresh RAM; a restore brings the file its caller has filled.
+    if (incomingStateFd < 0) {
+        auto memory = createMemoryFile(name);
+        if (!memory)
+            return std::unexpected(memory.error());
+        ::close(*memory);
+    }
+    const QByteArray memoryPath = QFile::encodeName(memoryPathFor(name));
+    const int memoryFd = ::open(memoryPath.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const bool handedOver = memoryFd >= 0 && ::fchown(memoryFd, *vmmUid, m_config.vmmGid) == 0;
+    if (memoryFd >= 0)
+        ::close(memoryFd);
+    if (!handedOver)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot hand the guest memory file %1 to the VMM user")
+                        .arg(memoryPathFor(name)));
 
     m_consoles.clear(name);
     entry->sandbox.acceleration = m_config.acceleration;
@@ -339,6 +366,8 @@ Result<Sandbox> SandboxService::start(const QString &name)
         return failStart(tapFd.error());
     }
     launch.network.tapFd = *tapFd;
+    launch.memoryPath = memoryPathFor(name);
+    launch.incomingStateFd = incomingStateFd;
 
     std::unique_ptr<Vmm> vmm = m_factory();
     Vmm *raw = vmm.get();
@@ -382,10 +411,15 @@ Result<Sandbox> SandboxService::stop(const QString &name, int timeoutMs)
     if (!found)
         return std::unexpected(found.error());
     Entry *entry = *found;
-    if (entry->sandbox.state != SandboxState::Running || !entry->vmm)
+    if ((entry->sandbox.state != SandboxState::Running
+         && entry->sandbox.state != SandboxState::Paused)
+        || !entry->vmm)
         return fail(ErrorKind::InvalidState,
                     QStringLiteral("sandbox '%1' is %2, not running")
                         .arg(name, sandboxStateName(entry->sandbox.state)));
+    // A paused guest cannot see the power button.
+    if (entry->sandbox.state == SandboxState::Paused)
+        entry->vmm->resume();
     entry->stopRequested = true;
     entry->sandbox.state = SandboxState::Stopping;
     commit(*entry);
@@ -442,12 +476,98 @@ Result<void> SandboxService::writeConsole(const QString &name, const QByteArray 
     if (!found)
         return std::unexpected(found.error());
     Entry *entry = *found;
-    if (entry->sandbox.state != SandboxState::Running || !entry->vmm)
+    // A paused guest's console buffers the keystrokes until it runs again.
+    if ((entry->sandbox.state != SandboxState::Running
+         && entry->sandbox.state != SandboxState::Paused)
+        || !entry->vmm)
         return fail(ErrorKind::InvalidState,
                     QStringLiteral("sandbox '%1' is %2, not running")
                         .arg(name, sandboxStateName(entry->sandbox.state)));
     entry->vmm->writeConsole(bytes);
     return {};
+}
+
+Result<Sandbox> SandboxService::pause(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Running || !entry->vmm)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not running")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    if (auto paused = entry->vmm->pause(); !paused)
+        return std::unexpected(paused.error());
+    entry->sandbox.state = SandboxState::Paused;
+    qCInfo(lcSandbox, "paused %s", qPrintable(name));
+    commit(*entry);
+    return entry->sandbox;
+}
+
+Result<Sandbox> SandboxService::resume(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Paused || !entry->vmm)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not paused")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    if (auto resumed = entry->vmm->resume(); !resumed)
+        return std::unexpected(resumed.error());
+    entry->sandbox.state = SandboxState::Running;
+    qCInfo(lcSandbox, "resumed %s", qPrintable(name));
+    commit(*entry);
+    return entry->sandbox;
+}
+
+Vmm *SandboxService::vmmOf(const QString &name) const
+{
+    auto entry = find(name);
+    return entry ? (*entry)->vmm.get() : nullptr;
+}
+
+QString SandboxService::memoryDir() const
+{
+    if (!m_config.memoryDir.isEmpty())
+        return m_config.memoryDir;
+    const QByteArray hash =
+        QCryptographicHash::hash(QFile::encodeName(m_config.stateDir), QCryptographicHash::Sha256);
+    return QStringLiteral("/dev/shm/airlock-") + QString::fromLatin1(hash.toHex().left(12));
+}
+
+QString SandboxService::memoryPathFor(const QString &name) const
+{
+    return memoryDir() + u'/' + name + QStringLiteral(".ram");
+}
+
+Result<int> SandboxService::createMemoryFile(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    const Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Stopped
+        && entry->sandbox.state != SandboxState::Starting)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2; its memory is in use")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    // A new inode each time: a VMM that is still dying keeps its mapping of the old one.
+    const QByteArray path = QFile::encodeName(memoryPathFor(name));
+    ::unlink(path.constData());
+    const int fd =
+        ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || ::ftruncate(fd, qint64(entry->sandbox.spec.memoryMib) * 1024 * 1024) != 0) {
+        const int error = errno;
+        if (fd >= 0)
+            ::close(fd);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot create the guest memory file %1: %2")
+                        .arg(memoryPathFor(name), QString::fromLocal8Bit(std::strerror(error))));
+    }
+    return fd;
 }
 
 Result<EgressPolicy> SandboxService::policy(const QString &name) const
@@ -678,6 +798,8 @@ void SandboxService::markStopped(Entry &entry, const QString &reason)
 {
     // Callers reach here once the VMM is gone (kill() has released the network already).
     releaseNetwork(entry);
+    // The guest's RAM: gone with the guest (a dying VMM keeps its own mapping until it exits).
+    ::unlink(QFile::encodeName(memoryPathFor(entry.sandbox.spec.name)).constData());
     entry.sandbox.state = SandboxState::Stopped;
     entry.sandbox.stateReason = reason;
     entry.sandbox.startedAt = QDateTime();

@@ -45,6 +45,9 @@ struct SandboxServiceConfig
     SandboxNetworkConfig network;
     /// Egress events kept per sandbox for egress.history.
     int egressHistory = Registry::kDefaultEgressHistory;
+    /// Where guest RAM files live (docs/snapshots.md): a root-owned directory on tmpfs. Empty:
+    /// /dev/shm/airlock-<hash of stateDir>, so helpers with different state dirs never meet.
+    QString memoryDir;
 };
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
@@ -79,8 +82,22 @@ public:
     Result<Sandbox> get(const QString &name) const;
     /// Validates the spec, checks the image exists (NotFound) and records a stopped sandbox.
     Result<Sandbox> create(const SandboxSpec &spec);
-    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped.
-    Result<Sandbox> start(const QString &name);
+    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped. With
+    /// `incomingStateFd` >= 0 the guest is restored instead: the caller has filled the memory
+    /// file (createMemoryFile) and passes the saved device state (see Vmm::saveDeviceState).
+    Result<Sandbox> start(const QString &name, int incomingStateFd = -1);
+    /// Stops the guest's CPUs (QMP stop); InvalidState unless running. State becomes paused.
+    Result<Sandbox> pause(const QString &name);
+    /// Lets a paused guest run again; InvalidState unless paused.
+    Result<Sandbox> resume(const QString &name);
+    /// The running (or paused) sandbox's VMM, for the snapshot service; nullptr otherwise.
+    Vmm *vmmOf(const QString &name) const;
+    /// The guest RAM file of a sandbox (VmmLaunchConfig::memoryPath).
+    QString memoryPathFor(const QString &name) const;
+    /// Replaces the sandbox's RAM file by a fresh, empty (sparse) one of its memory size,
+    /// owned by root until start() hands it to the VMM user. Returns its descriptor (the
+    /// caller closes it). InvalidState unless the sandbox is stopped.
+    Result<int> createMemoryFile(const QString &name);
     /// Graceful power-off, kill after `timeoutMs`; answers with state stopping.
     Result<Sandbox> stop(const QString &name, int timeoutMs);
     /// Kills the VMM now; answers with state stopped.
@@ -131,6 +148,7 @@ private:
     Result<Entry *> find(const QString &name);
     Result<const Entry *> find(const QString &name) const;
     QString runtimeDirFor(const QString &name) const;
+    QString memoryDir() const;
     Result<QString> prepareRuntimeDir(const QString &name, uid_t uid) const;
     /// A uid for a new VMM that no running VMM of this helper has.
     Result<uid_t> allocateVmmUid() const;

@@ -44,6 +44,8 @@ QString sandboxStateName(SandboxState state)
         return QStringLiteral("running");
     case SandboxState::Stopping:
         return QStringLiteral("stopping");
+    case SandboxState::Paused:
+        return QStringLiteral("paused");
     }
     return QStringLiteral("stopped");
 }
@@ -51,7 +53,7 @@ QString sandboxStateName(SandboxState state)
 std::optional<SandboxState> sandboxStateFromName(QStringView name)
 {
     for (auto state : {SandboxState::Stopped, SandboxState::Starting, SandboxState::Running,
-                       SandboxState::Stopping}) {
+                       SandboxState::Stopping, SandboxState::Paused}) {
         if (name == sandboxStateName(state))
             return state;
     }

@@ -14,6 +14,7 @@ enum class SandboxState {
     Starting, ///< VMM launched, guest not yet confirmed running
     Running, ///< VMM running (the guest may still be booting)
     Stopping, ///< graceful power-down requested, kill follows after the timeout
+    Paused, ///< VMM running, guest CPUs stopped (vm.pause); resumed by vm.resume
 };
 
 /// How the guest's CPU is virtualised.
@@ -23,7 +24,8 @@ enum class Acceleration {
     Tcg, ///< QEMU software emulation (slower; nested KVM on the dev machines fails)
 };
 
-QString sandboxStateName(SandboxState state); ///< "stopped", "starting", "running", "stopping"
+/// "stopped", "starting", "running", "stopping", "paused"
+QString sandboxStateName(SandboxState state);
 std::optional<SandboxState> sandboxStateFromName(QStringView name);
 QString accelerationName(Acceleration acceleration); ///< "unknown", "kvm", "tcg"
 Acceleration accelerationFromName(QStringView name);

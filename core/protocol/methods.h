@@ -37,6 +37,16 @@ inline constexpr char BindingAdd[] = "binding.add";
 inline constexpr char BindingList[] = "binding.list";
 inline constexpr char BindingRemove[] = "binding.remove";
 inline constexpr char EgressHistory[] = "egress.history";
+inline constexpr char VmPause[] = "vm.pause";
+inline constexpr char VmResume[] = "vm.resume";
+inline constexpr char SnapshotCreate[] = "snapshot.create";
+inline constexpr char SnapshotList[] = "snapshot.list";
+inline constexpr char SnapshotRestore[] = "snapshot.restore";
+inline constexpr char SnapshotFork[] = "snapshot.fork";
+inline constexpr char SnapshotDelete[] = "snapshot.delete";
+inline constexpr char SnapshotPin[] = "snapshot.pin";
+inline constexpr char SnapshotRename[] = "snapshot.rename";
+inline constexpr char SnapshotSchedule[] = "snapshot.schedule";
 } // namespace method
 
 namespace notification {
@@ -45,6 +55,7 @@ inline constexpr char SandboxRemoved[] = "sandbox.removed";
 inline constexpr char ConsoleOutput[] = "console.output";
 inline constexpr char PolicyChanged[] = "policy.changed";
 inline constexpr char EgressEvent[] = "egress.event";
+inline constexpr char SnapshotChanged[] = "snapshot.changed";
 } // namespace notification
 
 } // namespace airlock::protocol

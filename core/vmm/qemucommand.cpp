@@ -75,7 +75,17 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
         QStringLiteral("-name"),
         QStringLiteral("%1,process=airlock-%1").arg(config.sandboxName),
     };
-    args << machineArguments(config.acceleration, config.vcpus, config.memoryMib);
+    QStringList machine = machineArguments(config.acceleration, config.vcpus, config.memoryMib);
+    if (!config.memoryPath.isEmpty()) {
+        // Guest RAM in the helper's file, mapped shared: x-ignore-shared then leaves it out of
+        // the migration stream, which is only the device state (docs/snapshots.md).
+        machine[1] += QStringLiteral(",memory-backend=ram");
+        machine << QStringLiteral("-object")
+                << QStringLiteral("memory-backend-file,id=ram,size=%1M,mem-path=%2,share=on")
+                       .arg(config.memoryMib)
+                       .arg(optionValue(config.memoryPath));
+    }
+    args << machine;
     args << QStringList {
         QStringLiteral("-kernel"),
         config.kernelPath,
@@ -114,6 +124,8 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
     }
     if (paused)
         args << QStringLiteral("-S");
+    if (config.incomingStateFd >= 0)
+        args << QStringLiteral("-incoming") << QStringLiteral("defer");
     return args;
 }
 

@@ -34,6 +34,8 @@ public:
     /// -no-reboot (a guest reboot ends the VMM); with a network a virtio-net device on the
     /// tap, with a seed image a read-only virtio-blk device (serial `airlock-seed`). With `paused`,
     /// the CPUs wait for QMP `cont`, so no console output is lost before the helper attaches.
+    /// With a memoryPath, RAM is a
+    /// shared memory-backend-file; with an incomingStateFd, QEMU waits for `-incoming defer`.
     static QStringList arguments(const QString &qemu, const VmmLaunchConfig &config, bool paused);
 
     /// The kernel command line: `console=ttyS0`, a fixed early TSC rate (TCG calibrates it

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QLocalSocket>
 #include <QLoggingCategory>
@@ -31,6 +32,8 @@ Q_LOGGING_CATEGORY(lcQemu, "airlock.vmm.qemu")
 constexpr int kStartTimeoutMs = 10000; // QEMU makes its sockets in ms; generous for loaded CI
 constexpr int kAdoptTimeoutMs = 3000;
 constexpr int kQuitGraceMs = 3000; // between QMP quit and SIGKILL
+constexpr int kControlTimeoutMs = 5000; // stop/cont/query: answered in ms unless QEMU hangs
+constexpr int kMigrationTimeoutMs = 60000; // device state only: tens of KiB in practice
 constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
 
 /// The runtime directory belongs to the VMM user, so a compromised VMM could swap its sockets
@@ -181,6 +184,22 @@ Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
     m_info.startTimeTicks = m_process->startTimeTicks();
     if (auto connected = connectChannels(kStartTimeoutMs); !connected)
         return abandon(connected.error());
+    m_memoryBacked = !config.memoryPath.isEmpty();
+    if (m_memoryBacked) {
+        if (auto ignored = m_qmp->executeAndWait(
+                QStringLiteral("migrate-set-capabilities"),
+                {{QStringLiteral("capabilities"),
+                  QJsonArray {QJsonObject {
+                      {QStringLiteral("capability"), QStringLiteral("x-ignore-shared")},
+                      {QStringLiteral("state"), true}}}}},
+                kStartTimeoutMs);
+            !ignored)
+            return abandon(ignored.error());
+    }
+    if (config.incomingStateFd >= 0) {
+        if (auto loaded = loadDeviceState(config.incomingStateFd); !loaded)
+            return abandon(loaded.error());
+    }
     if (auto resumed = m_qmp->executeAndWait(QStringLiteral("cont"), {}, kStartTimeoutMs); !resumed)
         return abandon(resumed.error());
 
@@ -214,10 +233,19 @@ Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
     }
     // A helper that died between launch and `cont` left the guest in prelaunch: finish the job.
     const auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kAdoptTimeoutMs);
-    if (status
-        && status->toObject().value(QStringLiteral("status")).toString()
-            == QLatin1String("prelaunch"))
+    const QString phase =
+        status ? status->toObject().value(QStringLiteral("status")).toString() : QString();
+    if (phase == QLatin1String("prelaunch"))
         m_qmp->execute(QStringLiteral("cont"));
+    // One that died while feeding a restore left a guest without state: it cannot run.
+    if (phase == QLatin1String("inmigrate")) {
+        m_process->sendSignal(SIGKILL);
+        reset();
+        return fail(
+            ErrorKind::NotFound,
+            QStringLiteral("VMM %1 was interrupted while restoring a snapshot").arg(info.pid));
+    }
+    m_memoryBacked = true; // if it is not, saveDeviceState reports QEMU's refusal
 
     connect(m_process, &VmmProcess::exited, this, &QemuMicrovm::onProcessExited);
     m_running = true;
@@ -339,6 +367,94 @@ void QemuMicrovm::writeConsole(const QByteArray &bytes)
 {
     if (m_console && m_console->state() == QLocalSocket::ConnectedState)
         m_console->write(bytes);
+}
+
+Result<void> QemuMicrovm::pause()
+{
+    if (!m_running || !m_qmp)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
+    if (auto done = m_qmp->executeAndWait(QStringLiteral("stop"), {}, kControlTimeoutMs); !done)
+        return std::unexpected(done.error());
+    return {};
+}
+
+Result<void> QemuMicrovm::resume()
+{
+    if (!m_running || !m_qmp)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
+    if (auto done = m_qmp->executeAndWait(QStringLiteral("cont"), {}, kControlTimeoutMs); !done)
+        return std::unexpected(done.error());
+    return {};
+}
+
+Result<void> QemuMicrovm::saveDeviceState(int fd)
+{
+    if (!m_running || !m_qmp)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
+    if (!m_memoryBacked)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("this guest's memory is not in a file the helper can copy; "
+                                   "restart it to take snapshots"));
+    auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs);
+    if (!status)
+        return std::unexpected(status.error());
+    if (status->toObject().value(QStringLiteral("running")).toBool())
+        return fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"));
+    if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-save"), fd, kControlTimeoutMs);
+        !passed)
+        return passed;
+    // No exec: migration (the seccomp sandbox forbids spawning); QEMU writes into our fd.
+    if (auto started = m_qmp->executeAndWait(
+            QStringLiteral("migrate"), {{QStringLiteral("uri"), QStringLiteral("fd:airlock-save")}},
+            kControlTimeoutMs);
+        !started)
+        return std::unexpected(started.error());
+    const QDeadlineTimer deadline(kMigrationTimeoutMs);
+    for (;;) {
+        auto state = m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs);
+        if (!state)
+            return std::unexpected(state.error());
+        const QJsonObject info = state->toObject();
+        const QString phase = info.value(QStringLiteral("status")).toString();
+        if (phase == QLatin1String("completed"))
+            return {};
+        if (phase == QLatin1String("failed") || phase == QLatin1String("cancelled"))
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("QEMU could not save the device state: %1")
+                            .arg(info.value(QStringLiteral("error-desc")).toString()));
+        if (deadline.hasExpired()) {
+            m_qmp->execute(QStringLiteral("migrate_cancel"));
+            return fail(ErrorKind::Timeout, QStringLiteral("saving the device state timed out"));
+        }
+        QThread::msleep(2);
+    }
+}
+
+Result<void> QemuMicrovm::loadDeviceState(int fd)
+{
+    if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-load"), fd, kStartTimeoutMs);
+        !passed)
+        return passed;
+    if (auto started = m_qmp->executeAndWait(
+            QStringLiteral("migrate-incoming"),
+            {{QStringLiteral("uri"), QStringLiteral("fd:airlock-load")}}, kStartTimeoutMs);
+        !started)
+        return std::unexpected(started.error());
+    const QDeadlineTimer deadline(kMigrationTimeoutMs);
+    for (;;) {
+        if (m_process->hasExited())
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("QEMU exited while loading the snapshot"));
+        auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kStartTimeoutMs);
+        if (!status)
+            return std::unexpected(status.error());
+        if (status->toObject().value(QStringLiteral("status")).toString()
+            != QLatin1String("inmigrate"))
+            return {};
+        if (deadline.hasExpired())
+            return fail(ErrorKind::Timeout, QStringLiteral("loading the snapshot timed out"));
+        QThread::msleep(2);
+    }
 }
 
 void QemuMicrovm::onQmpEvent(const QString &name, const QJsonObject &data)

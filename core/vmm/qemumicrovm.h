@@ -40,6 +40,11 @@ public:
     void stop(int timeoutMs) override;
     void kill() override;
     void writeConsole(const QByteArray &bytes) override;
+    Result<void> pause() override;
+    Result<void> resume() override;
+    /// QMP `getfd` + `migrate fd:` with x-ignore-shared, so only the device state goes to `fd`
+    /// (the RAM file stays where it is); waits for `completed`.
+    Result<void> saveDeviceState(int fd) override;
     VmmRuntimeInfo runtimeInfo() const override { return m_info; }
 
     /// True between a successful start()/adopt() and exited().
@@ -47,6 +52,8 @@ public:
 
 private:
     Result<void> connectChannels(int timeoutMs);
+    /// `migrate-incoming fd:` from `fd`; returns once QEMU left the inmigrate state.
+    Result<void> loadDeviceState(int fd);
     void attachConsole(QLocalSocket *socket);
     void onProcessExited(bool statusKnown, int waitStatus);
     void onQmpEvent(const QString &name, const QJsonObject &data);
@@ -63,6 +70,7 @@ private:
     enum class StopPhase { None, PoweringDown, Quitting, Killing };
     StopPhase m_stopPhase = StopPhase::None;
     bool m_running = false;
+    bool m_memoryBacked = false; ///< RAM is a shared file (VmmLaunchConfig::memoryPath)
     bool m_stopRequested = false;
     QString m_shutdownReason; ///< `reason` of QMP's SHUTDOWN event, when one came
 };

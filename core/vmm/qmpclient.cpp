@@ -5,6 +5,10 @@
 #include <QLocalSocket>
 #include <QLoggingCategory>
 
+#include <cerrno>
+#include <cstring>
+#include <sys/socket.h>
+
 namespace airlock {
 
 namespace {
@@ -83,6 +87,11 @@ void QmpClient::disconnectFromServer()
 
 void QmpClient::execute(const QString &command, const QJsonObject &arguments, Reply reply)
 {
+    send(command, arguments, std::move(reply), -1);
+}
+
+void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply reply, int fd)
+{
     if (!isConnected()) {
         if (reply)
             reply(fail(ErrorKind::Disconnected,
@@ -94,8 +103,52 @@ void QmpClient::execute(const QString &command, const QJsonObject &arguments, Re
     if (!arguments.isEmpty())
         message.insert(QStringLiteral("arguments"), arguments);
     m_pending.insert(id, std::move(reply));
-    m_socket->write(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n');
-    m_socket->flush();
+    const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
+    if (fd < 0) {
+        m_socket->write(line);
+        m_socket->flush();
+        return;
+    }
+    // A descriptor travels as SCM_RIGHTS with the bytes of its command (QEMU takes it from the
+    // message that carries `getfd`), so everything queued before goes out first.
+    while (m_socket->bytesToWrite() > 0 && m_socket->waitForBytesWritten(1000)) { }
+    char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec data {const_cast<char *>(line.constData()), size_t(line.size())};
+    msghdr header {};
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+    cmsghdr *rights = CMSG_FIRSTHDR(&header);
+    rights->cmsg_level = SOL_SOCKET;
+    rights->cmsg_type = SCM_RIGHTS;
+    rights->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(rights), &fd, sizeof(int));
+    const int socket = int(m_socket->socketDescriptor());
+    ssize_t sent;
+    do {
+        sent = ::sendmsg(socket, &header, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    if (sent != line.size()) {
+        const QString why = QString::fromLocal8Bit(std::strerror(sent < 0 ? errno : EMSGSIZE));
+        Reply failed = m_pending.take(id);
+        if (failed)
+            failed(fail(ErrorKind::OperationFailed,
+                        QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why)));
+    }
+}
+
+Result<void> QmpClient::passDescriptor(const QString &name, int fd, int timeoutMs)
+{
+    std::optional<Result<QJsonValue>> answer;
+    const qint64 id = m_nextId;
+    send(
+        QStringLiteral("getfd"), {{QStringLiteral("fdname"), name}},
+        [&answer](const Result<QJsonValue> &result) { answer = result; }, fd);
+    auto result = waitFor(id, answer, QStringLiteral("getfd"), timeoutMs);
+    if (!result)
+        return std::unexpected(result.error());
+    return {};
 }
 
 Result<QJsonValue> QmpClient::executeAndWait(const QString &command, const QJsonObject &arguments,
@@ -104,6 +157,12 @@ Result<QJsonValue> QmpClient::executeAndWait(const QString &command, const QJson
     std::optional<Result<QJsonValue>> answer;
     const qint64 id = m_nextId;
     execute(command, arguments, [&answer](const Result<QJsonValue> &result) { answer = result; });
+    return waitFor(id, answer, command, timeoutMs);
+}
+
+Result<QJsonValue> QmpClient::waitFor(qint64 id, std::optional<Result<QJsonValue>> &answer,
+                                      const QString &command, int timeoutMs)
+{
     const QDeadlineTimer deadline(timeoutMs);
     while (!answer) {
         if (!isConnected())

@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <functional>
+#include <optional>
 
 class QLocalSocket;
 
@@ -48,6 +49,10 @@ public:
     Result<QJsonValue> executeAndWait(const QString &command, const QJsonObject &arguments,
                                       int timeoutMs);
 
+    /// Hands `fd` to QEMU under `name` (QMP `getfd` with the descriptor as SCM_RIGHTS), e.g. for
+    /// a migration to or from `fd:name`. QEMU keeps its own copy; the caller still owns `fd`.
+    Result<void> passDescriptor(const QString &name, int fd, int timeoutMs);
+
     /// Handles whatever already waits in the socket without blocking (e.g. a SHUTDOWN event
     /// when the process-exit notification arrived first).
     void readPending();
@@ -59,6 +64,9 @@ Q_SIGNALS:
     void disconnected();
 
 private:
+    void send(const QString &command, const QJsonObject &arguments, Reply reply, int fd);
+    Result<QJsonValue> waitFor(qint64 id, std::optional<Result<QJsonValue>> &answer,
+                               const QString &command, int timeoutMs);
     void onReadyRead();
     void onDisconnected();
     void handleMessage(const QJsonObject &message);

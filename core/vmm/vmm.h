@@ -47,6 +47,14 @@ struct VmmLaunchConfig
     VmmNetwork network;
     /// Read-only seed disk (SeedImage) attached as a second virtio-blk device; empty: none.
     QString seedImagePath;
+    /// When set: guest RAM is this file (memoryMib MiB, already created by the helper and owned
+    /// by vmmUid), mapped shared, so the helper can copy it for a snapshot and write it for a
+    /// restore (docs/snapshots.md). Empty: anonymous RAM, no snapshots.
+    QString memoryPath;
+    /// When >= 0: the guest is not booted but restored. The descriptor (read from offset 0)
+    /// holds the device state saved by Vmm::saveDeviceState(); memoryPath must hold the
+    /// matching memory. The caller keeps ownership.
+    int incomingStateFd = -1;
 };
 
 /// What the helper records in its registry so a later helper can re-adopt a running VMM.
@@ -79,6 +87,14 @@ public:
     virtual void kill() = 0;
     /// Sends bytes to the guest's serial console.
     virtual void writeConsole(const QByteArray &bytes) = 0;
+    /// Stops the guest's CPUs (QMP `stop`). Blocks for at most a second.
+    virtual Result<void> pause() = 0;
+    /// Lets the guest's CPUs run again (QMP `cont`).
+    virtual Result<void> resume() = 0;
+    /// Writes the device state (CPU registers, devices; not the RAM file of memoryPath) of a
+    /// paused guest into `fd`, from its current offset. InvalidState unless paused and started
+    /// with a memoryPath; OperationFailed when QEMU reports a failed migration.
+    virtual Result<void> saveDeviceState(int fd) = 0;
     virtual VmmRuntimeInfo runtimeInfo() const = 0;
 
 Q_SIGNALS:

@@ -45,7 +45,7 @@ expect() { # expect "WANT" word...
         echo "ok: '$*' -> '$got'"
     fi
 }
-expect "create list info start stop kill rm images console bridge policy egress" airlockctl ""
+expect "create list info start stop kill rm images console bridge policy egress secret binding pause resume snapshot" airlockctl ""
 expect "start stop" airlockctl st
 expect "--host --identity --known-hosts --ssh-config --remote-airlockctl --socket --json --help --version" airlockctl -
 expect "FILES" airlockctl --socket ""
@@ -68,6 +68,9 @@ expect "" airlockctl policy get demo ""
 expect "demo agent-2" airlockctl egress ""
 expect "--follow --limit --json --socket --help" airlockctl egress demo --
 expect "demo agent-2" airlockctl egress --limit 5 ""
+expect "create ls restore fork rm pin unpin rename schedule" airlockctl snapshot ""
+expect "demo agent-2" airlockctl snapshot restore ""
+expect "demo agent-2" airlockctl pause ""
 grep -q -- '--socket /tmp/s.sock list --json' "$work/calls" \
     || { echo "FAIL: --socket not passed to airlockctl list" >&2; failures=$((failures + 1)); }
 exit $((failures > 0))

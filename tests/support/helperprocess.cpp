@@ -1,6 +1,7 @@
 #include "helperprocess.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -64,6 +65,12 @@ HelperProcess::~HelperProcess()
     killLeftoverProcesses();
     if (!m_namespace.isEmpty())
         runIp({QStringLiteral("netns"), QStringLiteral("delete"), m_namespace});
+    // Guest RAM files live on tmpfs outside the state dir (SandboxService::memoryDir): the
+    // killed guests' files would outlive the test.
+    const QByteArray hash = QCryptographicHash::hash(
+        QFile::encodeName(QDir(stateDir()).absolutePath()), QCryptographicHash::Sha256);
+    QDir(QStringLiteral("/dev/shm/airlock-") + QString::fromLatin1(hash.toHex().left(12)))
+        .removeRecursively();
 }
 
 bool HelperProcess::start(int timeoutMs)

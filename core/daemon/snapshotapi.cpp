@@ -1,0 +1,208 @@
+#include "core/daemon/snapshotapi.h"
+
+#include "core/daemon/helperapi.h"
+#include "core/daemon/sandboxservice.h"
+#include "core/daemon/snapshotservice.h"
+#include "core/model/jsonfields.h"
+#include "core/model/names.h"
+#include "core/protocol/message.h"
+#include "core/protocol/methods.h"
+#include "core/snapshot/retention.h"
+
+#include <QJsonArray>
+
+namespace airlock {
+
+namespace {
+
+namespace method = protocol::method;
+
+Result<QString> nameParam(const QJsonObject &params, const QString &key = QStringLiteral("name"))
+{
+    auto name = json::readString(params, key);
+    if (!name)
+        return name;
+    return validateName(*name);
+}
+
+Result<QString> snapshotParam(const QJsonObject &params)
+{
+    auto id = json::readString(params, QStringLiteral("snapshot"));
+    if (!id)
+        return id;
+    return Snapshot::validateId(*id);
+}
+
+template<typename T>
+Result<QJsonValue> asJson(const Result<T> &result)
+{
+    if (!result)
+        return std::unexpected(result.error());
+    return QJsonValue(result->toJson());
+}
+
+} // namespace
+
+SnapshotApi::SnapshotApi(RpcServer &server, HelperApi &api, SandboxService &sandboxes,
+                         SnapshotService &snapshots, QObject *parent)
+    : QObject(parent), m_server(server), m_api(api), m_sandboxes(sandboxes), m_snapshots(snapshots)
+{
+    registerMethods();
+    const QString changed = QString::fromLatin1(protocol::notification::SnapshotChanged);
+    connect(&m_snapshots, &SnapshotService::snapshotChanged, this,
+            [this, changed](const QString &sandbox, const Snapshot &snapshot) {
+                m_api.notifySubscribers(protocol::encodeNotification(
+                    changed,
+                    QJsonObject {{QStringLiteral("sandbox"), sandbox},
+                                 {QStringLiteral("snapshot"), snapshot.toJson()}}));
+            });
+    connect(&m_snapshots, &SnapshotService::snapshotRemoved, this,
+            [this, changed](const QString &sandbox, const QString &id) {
+                m_api.notifySubscribers(
+                    protocol::encodeNotification(changed,
+                                                 QJsonObject {{QStringLiteral("sandbox"), sandbox},
+                                                              {QStringLiteral("removed"), id}}));
+            });
+}
+
+void SnapshotApi::registerMethods()
+{
+    auto add = [this](const char *name, std::function<Result<QJsonValue>(const QJsonObject &)> f) {
+        m_server.addMethod(QString::fromLatin1(name),
+                           [f = std::move(f)](const RpcContext &, const QJsonObject &params) {
+                               return f(params);
+                           });
+    };
+    add(method::VmPause, [this](const QJsonObject &params) -> Result<QJsonValue> {
+        auto name = nameParam(params);
+        if (!name)
+            return std::unexpected(name.error());
+        return asJson(m_sandboxes.pause(*name));
+    });
+    add(method::VmResume, [this](const QJsonObject &params) -> Result<QJsonValue> {
+        auto name = nameParam(params);
+        if (!name)
+            return std::unexpected(name.error());
+        return asJson(m_sandboxes.resume(*name));
+    });
+    add(method::SnapshotCreate, [this](const QJsonObject &params) -> Result<QJsonValue> {
+        auto name = nameParam(params);
+        auto label = json::readString(params, QStringLiteral("label"), QString());
+        if (!name)
+            return std::unexpected(name.error());
+        if (!label)
+            return std::unexpected(label.error());
+        return asJson(m_snapshots.create(*name, *label));
+    });
+    add(method::SnapshotList, [this](const QJsonObject &p) { return list(p); });
+    add(method::SnapshotRestore, [this](const QJsonObject &p) { return restore(p); });
+    add(method::SnapshotFork, [this](const QJsonObject &p) { return fork(p); });
+    add(method::SnapshotDelete, [this](const QJsonObject &params) -> Result<QJsonValue> {
+        auto id = snapshotParam(params);
+        if (!id)
+            return std::unexpected(id.error());
+        if (auto removed = m_snapshots.remove(*id); !removed)
+            return std::unexpected(removed.error());
+        return QJsonObject();
+    });
+    add(method::SnapshotPin, [this](const QJsonObject &params) -> Result<QJsonValue> {
+        auto id = snapshotParam(params);
+        auto pinned = json::readBool(params, QStringLiteral("pinned"), true);
+        if (!id)
+            return std::unexpected(id.error());
+        if (!pinned)
+            return std::unexpected(pinned.error());
+        return asJson(m_snapshots.setPinned(*id, *pinned));
+    });
+    add(method::SnapshotRename, [this](const QJsonObject &params) -> Result<QJsonValue> {
+        auto id = snapshotParam(params);
+        auto label = json::readString(params, QStringLiteral("label"));
+        if (!id)
+            return std::unexpected(id.error());
+        if (!label)
+            return std::unexpected(label.error());
+        return asJson(m_snapshots.rename(*id, *label));
+    });
+    add(method::SnapshotSchedule, [this](const QJsonObject &p) { return schedule(p); });
+}
+
+Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
+{
+    QString name;
+    if (params.contains(QStringLiteral("name"))) {
+        auto valid = nameParam(params);
+        if (!valid)
+            return std::unexpected(valid.error());
+        name = *valid;
+    }
+    auto snapshots = m_snapshots.list(name);
+    if (!snapshots)
+        return std::unexpected(snapshots.error());
+    QJsonArray array;
+    for (const Snapshot &snapshot : *snapshots)
+        array.append(snapshot.toJson());
+    QJsonObject result {{QStringLiteral("snapshots"), array}};
+    if (!name.isEmpty()) {
+        const QString head = m_snapshots.head(name);
+        const auto schedule = m_snapshots.schedule(name);
+        result.insert(QStringLiteral("head"), head.isEmpty() ? QJsonValue() : QJsonValue(head));
+        if (schedule) {
+            result.insert(QStringLiteral("schedule"), schedule->toJson());
+            result.insert(QStringLiteral("retainedSince"),
+                          Retention::windowStart(*schedule, QDateTime::currentDateTimeUtc())
+                              .toString(Qt::ISODateWithMs));
+        }
+    }
+    return result;
+}
+
+Result<QJsonValue> SnapshotApi::restore(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    auto id = snapshotParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    if (!id)
+        return std::unexpected(id.error());
+    auto safety = m_snapshots.restoreSnapshot(*name, *id);
+    if (!safety)
+        return std::unexpected(safety.error());
+    auto sandbox = m_sandboxes.get(*name);
+    if (!sandbox)
+        return std::unexpected(sandbox.error());
+    return QJsonObject {
+        {QStringLiteral("sandbox"), sandbox->toJson()},
+        {QStringLiteral("safety"), *safety ? QJsonValue((*safety)->toJson()) : QJsonValue()}};
+}
+
+Result<QJsonValue> SnapshotApi::fork(const QJsonObject &params)
+{
+    auto id = snapshotParam(params);
+    auto name = nameParam(params);
+    if (!id)
+        return std::unexpected(id.error());
+    if (!name)
+        return std::unexpected(name.error());
+    auto forked = m_snapshots.fork(*id, *name);
+    if (!forked)
+        return std::unexpected(forked.error());
+    return asJson(m_sandboxes.get(*forked));
+}
+
+Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)
+{
+    auto name = nameParam(params);
+    if (!name)
+        return std::unexpected(name.error());
+    const QJsonValue value = params.value(QStringLiteral("schedule"));
+    if (value.isUndefined())
+        return asJson(m_snapshots.schedule(*name));
+    if (!value.isObject())
+        return fail(ErrorKind::InvalidParams, QStringLiteral("field 'schedule' must be an object"));
+    auto schedule = SnapshotSchedule::fromJson(value.toObject());
+    if (!schedule)
+        return std::unexpected(schedule.error());
+    return asJson(m_snapshots.setSchedule(*name, *schedule));
+}
+
+} // namespace airlock

@@ -1,0 +1,92 @@
+#include "core/snapshot/sparsecopy.h"
+
+#include <QFile>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+std::unexpected<Error> failure(const QString &what, const QString &path, int error)
+{
+    return fail(
+        ErrorKind::OperationFailed,
+        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(error))));
+}
+} // namespace
+
+Result<SparseCopy> SparseCopy::of(const QString &path)
+{
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return failure(QStringLiteral("cannot open"), path, errno);
+    struct stat info;
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("%1 is not a regular file").arg(path));
+    }
+    SparseCopy copy;
+    copy.m_size = size_t(info.st_size);
+    if (copy.m_size > 0) {
+        void *mapping = ::mmap(nullptr, copy.m_size, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (mapping == MAP_FAILED) {
+            const int error = errno;
+            ::close(fd);
+            return failure(QStringLiteral("cannot map memory for a copy of"), path, error);
+        }
+        copy.m_data = static_cast<char *>(mapping);
+        // 2 MiB pages where the kernel allows: one fault per 512 pages of the copy (faults
+        // dominated the copy time of a 256 MiB guest under nested virtualisation).
+        ::madvise(mapping, copy.m_size, MADV_HUGEPAGE);
+    }
+    off_t offset = 0;
+    while (offset < info.st_size) {
+        const off_t data = ::lseek(fd, offset, SEEK_DATA);
+        if (data < 0) {
+            if (errno == ENXIO)
+                break; // only a hole remains
+            const int error = errno;
+            ::close(fd);
+            return failure(QStringLiteral("cannot seek in"), path, error);
+        }
+        off_t hole = ::lseek(fd, data, SEEK_HOLE);
+        if (hole < 0)
+            hole = info.st_size;
+        for (off_t at = data; at < hole;) {
+            const ssize_t n = ::pread(fd, copy.m_data + at, size_t(hole - at), at);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                const int error = n < 0 ? errno : EIO;
+                ::close(fd);
+                return failure(QStringLiteral("cannot read"), path, error);
+            }
+            at += n;
+            copy.m_dataBytes += n;
+        }
+        offset = hole;
+    }
+    ::close(fd);
+    return copy;
+}
+
+SparseCopy::SparseCopy(SparseCopy &&other) noexcept
+    : m_data(std::exchange(other.m_data, nullptr))
+    , m_size(std::exchange(other.m_size, 0))
+    , m_dataBytes(other.m_dataBytes)
+{ }
+
+SparseCopy::~SparseCopy()
+{
+    if (m_data)
+        ::munmap(m_data, m_size);
+}
+
+} // namespace airlock
