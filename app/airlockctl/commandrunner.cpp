@@ -806,6 +806,8 @@ int CommandRunner::cmdEgress(QCommandLineParser &parser)
     });
     loop.exec();
     return ExitFailed;
+}
+
 int CommandRunner::cmdPause(QCommandLineParser &parser)
 {
     return nameCommand(parser, protocol::method::VmPause, "paused");

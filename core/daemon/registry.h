@@ -55,7 +55,7 @@ public:
     Registry &operator=(const Registry &) = delete;
 
     /// The Qt Sql connection name of this registry, for tables kept by other classes
-    /// (SnapshotCatalog).
+    /// (SnapshotCatalog, BindingStore).
     QString connectionName() const { return m_connectionName; }
     /// The file's `user_version`.
     int schemaVersion() const;
@@ -68,9 +68,6 @@ public:
     /// NotFound when there is no such row. Also deletes the sandbox's egress history; its
     /// credential bindings and placeholders go with it (foreign keys, ON DELETE CASCADE).
     Result<void> remove(const QString &name);
-    /// The Qt Sql connection of this registry, for the stores that keep their tables in the
-    /// same file (BindingStore).
-    const QString &connectionName() const { return m_connectionName; }
 
     /// Default bound of the egress history per sandbox.
     static constexpr int kDefaultEgressHistory = 10000;

@@ -14,6 +14,8 @@ using airlock::gateway::GatewayCredential;
 using airlock::gateway::StreamReplacer;
 using Kind = CredentialInjector::Verdict::Kind;
 
+Q_DECLARE_METATYPE(CredentialInjector::Request)
+
 namespace {
 
 const QByteArray kSecret = QByteArrayLiteral("s3cr3t/Value+with=odd&chars");
@@ -259,8 +261,6 @@ private Q_SLOTS:
         QCOMPARE(value.matches(), 1);
     }
 };
-
-Q_DECLARE_METATYPE(CredentialInjector::Request)
 
 QTEST_GUILESS_MAIN(TestCredentialInjector)
 #include "tst_credentialinjector.moc"
