@@ -919,12 +919,9 @@
         <source>allowed from a denied request at %1</source>
         <translation>erlaubt aus einer abgelehnten Anfrage vom %1</translation>
     </message>
-    <message numerus="yes">
-        <source>%n decision(s), %1 denied</source>
-        <translation>
-            <numerusform>%n Entscheidung, %1 abgelehnt</numerusform>
-            <numerusform>%n Entscheidungen, %1 abgelehnt</numerusform>
-        </translation>
+    <message>
+        <source>Decisions: %1, denied: %2</source>
+        <translation>Entscheidungen: %1, abgelehnt: %2</translation>
     </message>
 </context>
 <context>
@@ -1531,13 +1528,6 @@
             <numerusform>%n Regeln hinzufügen</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>%n new rule(s) pending: review them and Apply to allow.</source>
-        <translation>
-            <numerusform>%n neue Regel ausstehend: Prüfen Sie sie und wenden Sie sie an, um zu erlauben.</numerusform>
-            <numerusform>%n neue Regeln ausstehend: Prüfen Sie sie und wenden Sie sie an, um zu erlauben.</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Could not open %1: %2</source>
         <translation>%1 konnte nicht geöffnet werden: %2</translation>
@@ -1637,13 +1627,6 @@
         <source>Rule %1: %2</source>
         <translation>Regel %1: %2</translation>
     </message>
-    <message numerus="yes">
-        <source>(%n rule(s) with problems; fix them to see the changes)</source>
-        <translation>
-            <numerusform>(%n Regel mit Problemen; beheben Sie sie, um die Änderungen zu sehen)</numerusform>
-            <numerusform>(%n Regeln mit Problemen; beheben Sie sie, um die Änderungen zu sehen)</numerusform>
-        </translation>
-    </message>
     <message>
         <source>No pending changes.</source>
         <translation>Keine ausstehenden Änderungen.</translation>
@@ -1651,6 +1634,14 @@
     <message>
         <source>&amp;Pending Changes (%1)</source>
         <translation>&amp;Ausstehende Änderungen (%1)</translation>
+    </message>
+    <message>
+        <source>New rules pending: %1. Review them and Apply to allow.</source>
+        <translation>Ausstehende neue Regeln: %1. Prüfen Sie sie und wenden Sie sie an, um zu erlauben.</translation>
+    </message>
+    <message>
+        <source>(Rules with problems: %1. Fix them to see the changes.)</source>
+        <translation>(Regeln mit Problemen: %1. Beheben Sie sie, um die Änderungen zu sehen.)</translation>
     </message>
 </context>
 <context>
