@@ -1535,16 +1535,13 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
                 <numerusform>%n Entscheidungen, %1 abgelehnt</numerusform>
             </translation>
         </message>
+        <message>
+            <source>Decisions: %1, denied: %2</source>
+            <translation>Entscheidungen: %1, abgelehnt: %2</translation>
+        </message>
     </context>
     <context>
         <name>airlock::LearnListModel</name>
-        <message numerus="yes">
-            <source>learned: %n denied request(s)</source>
-            <translation>
-                <numerusform>gelernt: %n abgelehnte Anfrage</numerusform>
-                <numerusform>gelernt: %n abgelehnte Anfragen</numerusform>
-            </translation>
-        </message>
         <message>
             <source>any</source>
             <translation>alle</translation>
@@ -1572,6 +1569,13 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <message>
             <source>Denied</source>
             <translation>Abgelehnt</translation>
+        </message>
+        <message numerus="yes">
+            <source>learned: %n denied request(s)</source>
+            <translation>
+                <numerusform>gelernt: %n abgelehnte Anfrage</numerusform>
+                <numerusform>gelernt: %n abgelehnte Anfragen</numerusform>
+            </translation>
         </message>
     </context>
     <context>
@@ -1797,20 +1801,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
             <translation>Vorlage %1 hinzufügen</translation>
         </message>
         <message numerus="yes">
-            <source>Added %n rule(s) from the template; they take effect when you apply.</source>
-            <translation>
-                <numerusform>%n Regel aus der Vorlage hinzugefügt; sie wirkt, sobald Sie anwenden.</numerusform>
-                <numerusform>%n Regeln aus der Vorlage hinzugefügt; sie wirken, sobald Sie anwenden.</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>add %n rule(s)</source>
-            <translation>
-                <numerusform>%n Regel hinzufügen</numerusform>
-                <numerusform>%n Regeln hinzufügen</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
             <source>%n new rule(s) pending: review them and Apply to allow.</source>
             <translation>
                 <numerusform>%n neue Regel ausstehend: Prüfen Sie sie und wenden Sie sie an, um zu erlauben.</numerusform>
@@ -1833,13 +1823,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
             <source>import</source>
             <translation>importieren</translation>
         </message>
-        <message numerus="yes">
-            <source>Imported %n rule(s) from %1; they take effect when you apply.</source>
-            <translation>
-                <numerusform>%n Regel aus %1 importiert; sie wirkt, sobald Sie anwenden.</numerusform>
-                <numerusform>%n Regeln aus %1 importiert; sie wirken, sobald Sie anwenden.</numerusform>
-            </translation>
-        </message>
         <message>
             <source>Fix the problems first: %1</source>
             <translation>Beheben Sie zuerst die Probleme: %1</translation>
@@ -1848,23 +1831,9 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
             <source>Could not write %1: %2</source>
             <translation>%1 konnte nicht geschrieben werden: %2</translation>
         </message>
-        <message numerus="yes">
-            <source>Exported %n rule(s) to %1.</source>
-            <translation>
-                <numerusform>%n Regel nach %1 exportiert.</numerusform>
-                <numerusform>%n Regeln nach %1 exportiert.</numerusform>
-            </translation>
-        </message>
         <message>
             <source>Could not read the policy: %1 %2</source>
             <translation>Die Richtlinie konnte nicht gelesen werden: %1 %2</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n rule(s) applied.</source>
-            <translation>
-                <numerusform>%n Regel angewandt.</numerusform>
-                <numerusform>%n Regeln angewandt.</numerusform>
-            </translation>
         </message>
         <message>
             <source>Not applied: %1</source>
@@ -1878,13 +1847,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
             <source>Not applied: %1 %2</source>
             <translation>Nicht angewandt: %1 %2</translation>
         </message>
-        <message numerus="yes">
-            <source>Applied: %n rule(s). New connections of %1 follow the new policy.</source>
-            <translation>
-                <numerusform>Angewandt: %n Regel. Neue Verbindungen von %1 folgen der neuen Richtlinie.</numerusform>
-                <numerusform>Angewandt: %n Regeln. Neue Verbindungen von %1 folgen der neuen Richtlinie.</numerusform>
-            </translation>
-        </message>
         <message>
             <source>Running…</source>
             <translation>Läuft…</translation>
@@ -1896,13 +1858,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <message>
             <source>Dry run failed: %1 %2</source>
             <translation>Probelauf fehlgeschlagen: %1 %2</translation>
-        </message>
-        <message numerus="yes">
-            <source>None of %n recorded request(s) would change verdict.</source>
-            <translation>
-                <numerusform>Die %n aufgezeichnete Anfrage würde ihre Entscheidung nicht ändern.</numerusform>
-                <numerusform>Keine der %n aufgezeichneten Anfragen würde ihre Entscheidung ändern.</numerusform>
-            </translation>
         </message>
         <message>
             <source>Of %1 recorded requests, %2 would be newly allowed and %3 newly denied.</source>
@@ -1931,6 +1886,63 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
             <source>&amp;Pending Changes (%1)</source>
             <translation>&amp;Ausstehende Änderungen (%1)</translation>
         </message>
+        <message numerus="yes">
+            <source>Added %n rule(s) from the template; they take effect when you apply.</source>
+            <translation>
+                <numerusform>%n Regel aus der Vorlage hinzugefügt; sie wirkt, sobald Sie anwenden.</numerusform>
+                <numerusform>%n Regeln aus der Vorlage hinzugefügt; sie wirken, sobald Sie anwenden.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>add %n rule(s)</source>
+            <translation>
+                <numerusform>%n Regel hinzufügen</numerusform>
+                <numerusform>%n Regeln hinzufügen</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Imported %n rule(s) from %1; they take effect when you apply.</source>
+            <translation>
+                <numerusform>%n Regel aus %1 importiert; sie wirkt, sobald Sie anwenden.</numerusform>
+                <numerusform>%n Regeln aus %1 importiert; sie wirken, sobald Sie anwenden.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Exported %n rule(s) to %1.</source>
+            <translation>
+                <numerusform>%n Regel nach %1 exportiert.</numerusform>
+                <numerusform>%n Regeln nach %1 exportiert.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%n rule(s) applied.</source>
+            <translation>
+                <numerusform>%n Regel angewandt.</numerusform>
+                <numerusform>%n Regeln angewandt.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Applied: %n rule(s). New connections of %1 follow the new policy.</source>
+            <translation>
+                <numerusform>Angewandt: %n Regel. Neue Verbindungen von %1 folgen der neuen Richtlinie.</numerusform>
+                <numerusform>Angewandt: %n Regeln. Neue Verbindungen von %1 folgen der neuen Richtlinie.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>None of %n recorded request(s) would change verdict.</source>
+            <translation>
+                <numerusform>Die %n aufgezeichnete Anfrage würde ihre Entscheidung nicht ändern.</numerusform>
+                <numerusform>Keine der %n aufgezeichneten Anfragen würde ihre Entscheidung ändern.</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>New rules pending: %1. Review them and Apply to allow.</source>
+            <translation>Ausstehende neue Regeln: %1. Prüfen Sie sie und wenden Sie sie an, um zu erlauben.</translation>
+        </message>
+        <message>
+            <source>(Rules with problems: %1. Fix them to see the changes.)</source>
+            <translation>(Regeln mit Problemen: %1. Beheben Sie sie, um die Änderungen zu sehen.)</translation>
+        </message>
     </context>
     <context>
         <name>airlock::PolicyRuleModel</name>
@@ -1957,13 +1969,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <message>
             <source>remove rule %1</source>
             <translation>Regel %1 entfernen</translation>
-        </message>
-        <message numerus="yes">
-            <source>remove %n rules</source>
-            <translation>
-                <numerusform>%n Regel entfernen</numerusform>
-                <numerusform>%n Regeln entfernen</numerusform>
-            </translation>
         </message>
         <message>
             <source>OK</source>
@@ -2000,6 +2005,13 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <message>
             <source>Problem</source>
             <translation>Problem</translation>
+        </message>
+        <message numerus="yes">
+            <source>remove %n rules</source>
+            <translation>
+                <numerusform>%n Regel entfernen</numerusform>
+                <numerusform>%n Regeln entfernen</numerusform>
+            </translation>
         </message>
     </context>
     <context>

@@ -84,7 +84,8 @@ QVariant DryRunModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case TimeColumn:
-            return QLocale().toString(change.event.time.toLocalTime(), QLocale::ShortFormat);
+            return QLocale().toString(change.event.time.toLocalTime(),
+                                      QStringLiteral("yyyy-MM-dd HH:mm:ss"));
         case NameColumn:
             return change.event.port > 0 && change.event.port != 443
                 ? QStringLiteral("%1:%2").arg(change.event.destination()).arg(change.event.port)

@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -140,6 +141,9 @@ void EgressMapView::paintEvent(QPaintEvent *)
         labelPos.ry() += dy >= 0.2 ? 8 + metrics.ascent()
             : dy <= -0.2           ? -10
                                    : metrics.ascent() / 2.0;
+        // Keep the label inside the widget, whichever side of the circle it is on.
+        labelPos.rx() = std::clamp(labelPos.x(), area.left(),
+                                   std::max(area.left(), area.right() - labelRect.width()));
         painter.drawText(labelPos, label);
     }
 

@@ -109,13 +109,13 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
 
     m_table->setModel(m_filter);
     setUpTable(m_table, tr("Egress decisions"));
-    m_table->setColumnWidth(EgressEventModel::TimeColumn, 80);
-    m_table->setColumnWidth(EgressEventModel::SandboxColumn, 90);
-    m_table->setColumnWidth(EgressEventModel::NameColumn, 170);
-    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 150);
-    m_table->setColumnWidth(EgressEventModel::MethodColumn, 65);
-    m_table->setColumnWidth(EgressEventModel::PathColumn, 130);
-    m_table->setColumnWidth(EgressEventModel::VerdictColumn, 70);
+    m_table->setColumnWidth(EgressEventModel::TimeColumn, 64);
+    m_table->setColumnWidth(EgressEventModel::SandboxColumn, 60);
+    m_table->setColumnWidth(EgressEventModel::NameColumn, 150);
+    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 120);
+    m_table->setColumnWidth(EgressEventModel::MethodColumn, 62);
+    m_table->setColumnWidth(EgressEventModel::PathColumn, 120);
+    m_table->setColumnWidth(EgressEventModel::VerdictColumn, 64);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *allowAction = new QAction(tr("Allow This Host…"), m_table);
     allowAction->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
@@ -185,6 +185,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setChildrenCollapsible(false);
+    splitter->setSizes({800, 480});
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(filterRow);
@@ -315,7 +316,7 @@ void EgressView::onEntry(const EgressEntry &entry, bool live)
     int denied = 0;
     for (const EgressEntry &e : m_events->entries())
         denied += e.allowed ? 0 : 1;
-    m_summary->setText(tr("%n decision(s), %1 denied", "", m_events->rowCount()).arg(denied));
+    m_summary->setText(tr("Decisions: %1, denied: %2").arg(m_events->rowCount()).arg(denied));
 }
 
 void EgressView::updateSandboxChoices()

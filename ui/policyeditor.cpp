@@ -127,6 +127,9 @@ PolicyEditor::PolicyEditor(HelperClient *client, const QString &sandbox, QWidget
     m_dryRunTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_dryRunTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_dryRunTable->setTabKeyNavigation(false);
+    m_dryRunTable->setWordWrap(false);
+    m_dryRunTable->verticalHeader()->setDefaultSectionSize(m_dryRunTable->fontMetrics().height()
+                                                           + 8);
     m_dryRunTable->verticalHeader()->setVisible(false);
     m_dryRunTable->horizontalHeader()->setStretchLastSection(true);
     m_dryRunTable->setColumnWidth(DryRunModel::TimeColumn, 130);
@@ -330,7 +333,7 @@ void PolicyEditor::addRules(const QList<EgressRule> &rules)
     m_table->setCurrentIndex(m_model->index(row, PolicyRuleModel::HostColumn));
     m_table->selectRow(row);
     m_bottomTabs->setCurrentIndex(0);
-    setStatus(tr("%n new rule(s) pending: review them and Apply to allow.", "", int(rules.size())));
+    setStatus(tr("New rules pending: %1. Review them and Apply to allow.").arg(rules.size()));
 }
 
 bool PolicyEditor::importFile(const QString &path)
@@ -587,8 +590,8 @@ void PolicyEditor::updateState()
         for (const PolicyChange &change : PolicyDiff::compute(m_applied, *edited))
             lines.append(PolicyDiff::describe(change));
     } else {
-        lines.append(tr("(%n rule(s) with problems; fix them to see the changes)", "",
-                        m_model->problemCount()));
+        lines.append(tr("(Rules with problems: %1. Fix them to see the changes.)")
+                         .arg(m_model->problemCount()));
     }
     const bool pending = !edited || !(*edited == m_applied);
     m_diff->setPlainText(lines.isEmpty() ? tr("No pending changes.")

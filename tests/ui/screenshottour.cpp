@@ -1,6 +1,6 @@
 // airlock_screenshot_tour: takes docs/screenshots/{policy-editor,dry-run,egress,credentials}.png.
 // Not a test. Run under Xvfb from the build directory (docs/gui.md, "Screenshots"):
-//   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd xvfb-run -s "-screen 0 1400x900x24" \
+//   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd xvfb-run -s "-screen 0 1400x900x24"
 //       tests/ui/airlock_screenshot_tour OUTPUT_DIR
 // A real airlockd serves the window; the egress history the views show is recorded into that
 // helper's own store (as its gateways would have) before the window connects. Each picture is
@@ -26,6 +26,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>

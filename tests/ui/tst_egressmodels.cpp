@@ -16,6 +16,7 @@
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 #include <QUndoStack>
 
@@ -24,9 +25,9 @@ using namespace airlock;
 namespace {
 
 // Recorded events in the shape of EgressEvent::toJson (docs/gateway.md, "Events").
-QJsonObject event(const QString &sandbox, const QString &name, bool allowed, const QString &reason,
-                  const QString &method = QStringLiteral("GET"),
-                  const QString &path = QStringLiteral("/"), int port = 443)
+QJsonObject makeEvent(const QString &sandbox, const QString &name, bool allowed,
+                      const QString &reason, const QString &method = QStringLiteral("GET"),
+                      const QString &path = QStringLiteral("/"), int port = 443)
 {
     return {
         {QStringLiteral("time"), QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
@@ -204,20 +205,20 @@ void TestEgressModels::eventModelRedactsAndFilters()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester proxyTester(&proxy,
                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QJsonObject leaky =
-        event(QStringLiteral("agent"), QStringLiteral("pypi.org"), true, QStringLiteral("allowed"));
+    QJsonObject leaky = makeEvent(QStringLiteral("agent"), QStringLiteral("pypi.org"), true,
+                                  QStringLiteral("allowed"));
     leaky.insert(QStringLiteral("path"), QStringLiteral("/simple/?token=SECRET#frag"));
     QVERIFY(model.handleNotification(QStringLiteral("egress.event"), notification(1, leaky)));
     model.handleNotification(
         QStringLiteral("egress.event"),
         notification(2,
-                     event(QStringLiteral("agent"), QStringLiteral("evil.test"), false,
-                           QStringLiteral("host_not_allowed"))));
+                     makeEvent(QStringLiteral("agent"), QStringLiteral("evil.test"), false,
+                               QStringLiteral("host_not_allowed"))));
     model.handleNotification(
         QStringLiteral("egress.event"),
         notification(3,
-                     event(QStringLiteral("other"), QStringLiteral("npmjs.org"), false,
-                           QStringLiteral("path_not_allowed"))));
+                     makeEvent(QStringLiteral("other"), QStringLiteral("npmjs.org"), false,
+                               QStringLiteral("path_not_allowed"))));
     QVERIFY(!model.handleNotification(QStringLiteral("sandbox.changed"), {}));
     QCOMPARE(model.rowCount(), 3);
     QCOMPARE(model.index(0, EgressEventModel::PathColumn).data().toString(),
@@ -245,16 +246,16 @@ void TestEgressModels::historyAndLiveAreKeptOnce()
     EgressEventModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy added(&model, &EgressEventModel::entryAdded);
-    const QJsonObject e1 =
-        event(QStringLiteral("agent"), QStringLiteral("a.test"), true, QStringLiteral("allowed"));
+    const QJsonObject e1 = makeEvent(QStringLiteral("agent"), QStringLiteral("a.test"), true,
+                                     QStringLiteral("allowed"));
     model.handleNotification(QStringLiteral("egress.event"), notification(5, e1));
     const QJsonObject history {
         {QStringLiteral("name"), QStringLiteral("agent")},
         {QStringLiteral("events"),
          QJsonArray {QJsonObject {{QStringLiteral("seq"), 4},
                                   {QStringLiteral("event"),
-                                   event(QStringLiteral("agent"), QStringLiteral("b.test"), false,
-                                         QStringLiteral("host_not_allowed"))}},
+                                   makeEvent(QStringLiteral("agent"), QStringLiteral("b.test"),
+                                             false, QStringLiteral("host_not_allowed"))}},
                      QJsonObject {{QStringLiteral("seq"), 5}, {QStringLiteral("event"), e1}}}}};
     QCOMPARE(model.addHistory(history), 1);
     QCOMPARE(model.rowCount(), 2);
@@ -268,14 +269,15 @@ void TestEgressModels::destinationsAndMap()
     DestinationCountModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     for (int i = 0; i < 3; ++i)
-        model.add(*EgressEntry::fromJson(event(QStringLiteral("agent"), QStringLiteral("pypi.org"),
-                                               true, QStringLiteral("allowed")),
-                                         {}));
-    model.add(*EgressEntry::fromJson(event(QStringLiteral("agent"), QStringLiteral("pypi.org"),
-                                           false, QStringLiteral("method_not_allowed")),
+        model.add(
+            *EgressEntry::fromJson(makeEvent(QStringLiteral("agent"), QStringLiteral("pypi.org"),
+                                             true, QStringLiteral("allowed")),
+                                   {}));
+    model.add(*EgressEntry::fromJson(makeEvent(QStringLiteral("agent"), QStringLiteral("pypi.org"),
+                                               false, QStringLiteral("method_not_allowed")),
                                      {}));
-    model.add(*EgressEntry::fromJson(event(QStringLiteral("agent"), QStringLiteral("evil.test"),
-                                           false, QStringLiteral("host_not_allowed")),
+    model.add(*EgressEntry::fromJson(makeEvent(QStringLiteral("agent"), QStringLiteral("evil.test"),
+                                               false, QStringLiteral("host_not_allowed")),
                                      {}));
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.index(0, DestinationCountModel::AllowedColumn).data().toInt(), 3);
@@ -291,9 +293,9 @@ void TestEgressModels::destinationsAndMap()
     map.resize(500, 400);
     QImage image(map.size(), QImage::Format_ARGB32);
     map.render(&image); // paints without a screen
-    model.add(*EgressEntry::fromJson(
-        event(QStringLiteral("agent"), QStringLiteral("new.test"), true, QStringLiteral("allowed")),
-        {}));
+    model.add(*EgressEntry::fromJson(makeEvent(QStringLiteral("agent"), QStringLiteral("new.test"),
+                                               true, QStringLiteral("allowed")),
+                                     {}));
     QVERIFY(map.accessibleDescription().contains(QStringLiteral("new.test: 1 allowed")));
 }
 
@@ -304,12 +306,13 @@ void TestEgressModels::probingAlert()
     QSignalSpy started(&monitor, &ProbingMonitor::probingStarted);
     QSignalSpy ended(&monitor, &ProbingMonitor::probingEnded);
     const auto denied =
-        *EgressEntry::fromJson(event(QStringLiteral("agent"), QStringLiteral("x.test"), false,
-                                     QStringLiteral("host_not_allowed")),
+        *EgressEntry::fromJson(makeEvent(QStringLiteral("agent"), QStringLiteral("x.test"), false,
+                                         QStringLiteral("host_not_allowed")),
                                {});
-    const auto allowed = *EgressEntry::fromJson(
-        event(QStringLiteral("agent"), QStringLiteral("y.test"), true, QStringLiteral("allowed")),
-        {});
+    const auto allowed =
+        *EgressEntry::fromJson(makeEvent(QStringLiteral("agent"), QStringLiteral("y.test"), true,
+                                         QStringLiteral("allowed")),
+                               {});
     monitor.record(denied);
     monitor.record(allowed);
     monitor.record(denied);
@@ -330,7 +333,7 @@ void TestEgressModels::learnModeCollectsDeniedOnly()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     const auto entry = [](const QString &sandbox, const QString &name, bool allowed,
                           const QString &reason, const QString &method) {
-        return *EgressEntry::fromJson(event(sandbox, name, allowed, reason, method), {});
+        return *EgressEntry::fromJson(makeEvent(sandbox, name, allowed, reason, method), {});
     };
     model.record(entry(QStringLiteral("agent"), QStringLiteral("pypi.org"), false,
                        QStringLiteral("host_not_allowed"), QStringLiteral("GET")));
@@ -364,14 +367,14 @@ void TestEgressModels::allowThisHostProposesRule()
     view.events()->handleNotification(
         QStringLiteral("egress.event"),
         notification(1,
-                     event(QStringLiteral("agent"), QStringLiteral("Files.PythonHosted.org"), false,
-                           QStringLiteral("host_not_allowed"), QStringLiteral("GET"),
-                           QStringLiteral("/packages/x?sig=1"), 8443)));
+                     makeEvent(QStringLiteral("agent"), QStringLiteral("Files.PythonHosted.org"),
+                               false, QStringLiteral("host_not_allowed"), QStringLiteral("GET"),
+                               QStringLiteral("/packages/x?sig=1"), 8443)));
     view.events()->handleNotification(
         QStringLiteral("egress.event"),
         notification(2,
-                     event(QStringLiteral("agent"), QStringLiteral("ok.test"), true,
-                           QStringLiteral("allowed"))));
+                     makeEvent(QStringLiteral("agent"), QStringLiteral("ok.test"), true,
+                               QStringLiteral("allowed"))));
     view.eventTable()->selectRow(1);
     view.allowSelected(); // allowed: nothing to propose
     QCOMPARE(proposed.count(), 0);
@@ -400,8 +403,8 @@ void TestEgressModels::dryRunModel()
          QJsonArray {QJsonObject {
              {QStringLiteral("seq"), 3},
              {QStringLiteral("event"),
-              event(QStringLiteral("agent"), QStringLiteral("pypi.org"), false,
-                    QStringLiteral("host_not_allowed"))},
+              makeEvent(QStringLiteral("agent"), QStringLiteral("pypi.org"), false,
+                        QStringLiteral("host_not_allowed"))},
              {QStringLiteral("before"),
               QJsonObject {{QStringLiteral("verdict"), QStringLiteral("denied")},
                            {QStringLiteral("reason"), QStringLiteral("host_not_allowed")},

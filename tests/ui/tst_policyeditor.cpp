@@ -20,10 +20,12 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
 #include <QToolButton>
@@ -114,7 +116,7 @@ void TestPolicyEditor::init()
     const QJsonObject created = m_rpc->call(QStringLiteral("sandbox.create"),
                                             {{QStringLiteral("name"), QStringLiteral("agent")}});
     QVERIFY2(created.contains(QStringLiteral("result")),
-             qPrintable(QJsonDocument(created).toJson()));
+             QJsonDocument(created).toJson().constData());
 }
 
 void TestPolicyEditor::cleanup()
@@ -389,7 +391,7 @@ void TestPolicyEditor::secretFieldNeverShowsValue()
                     {{QStringLiteral("sandbox"), QStringLiteral("agent")},
                      {QStringLiteral("secret"), QStringLiteral("github-token")},
                      {QStringLiteral("host"), QStringLiteral("api.github.com")}});
-    QVERIFY2(added.contains(QStringLiteral("result")), qPrintable(QJsonDocument(added).toJson()));
+    QVERIFY2(added.contains(QStringLiteral("result")), QJsonDocument(added).toJson().constData());
     view->refresh();
     BindingTableModel *bindings = view->bindings();
     QTRY_COMPARE(bindings->rowCount(), 1);
