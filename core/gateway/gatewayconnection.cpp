@@ -226,9 +226,14 @@ void GatewayConnection::pumpGuestTls()
             if (m_guestConnection->rejectReason() == TlsRejectReason::None)
                 m_guestConnection->reject(TlsRejectReason::HandshakeFailed,
                                           m_guestTls->errorText());
-            emitEvent(baseEvent(EgressLayer::Tls, false,
-                                tlsRejectReasonName(m_guestConnection->rejectReason()),
-                                m_guestConnection->rejectDetail()));
+            EgressEvent event = baseEvent(EgressLayer::Tls, false,
+                                          tlsRejectReasonName(m_guestConnection->rejectReason()),
+                                          m_guestConnection->rejectDetail());
+            // The refused name is what the GUI shows ("evil.test denied").
+            event.sni = m_guestConnection->requestedName();
+            if (!event.sni.isEmpty())
+                event.name = event.sni;
+            emitEvent(event);
             closeGracefully();
             return;
         }
@@ -286,6 +291,11 @@ void GatewayConnection::feedGuard(const QByteArray &plaintext)
             m_guardStopped = true;
             EgressEvent e = baseEvent(EgressLayer::Http, false, deny->reason, deny->detail);
             e.status = deny->status;
+            e.method = deny->method;
+            e.path = EgressEvent::redactPath(deny->target);
+            e.host = deny->host;
+            if (e.name.isEmpty())
+                e.name = deny->host;
             emitEvent(e);
             if (!m_inflight.isEmpty() && !m_inflight.last().uploadDone) {
                 // A body went bad half-way: the upstream must not see the rest; abort it.
@@ -500,6 +510,7 @@ void GatewayConnection::connectNextCandidate()
         m_upstream->disconnect(this);
         m_upstream->deleteLater();
         m_upstream = nullptr;
+        ++m_upstreamGeneration;
     }
     if (m_candidateIndex >= m_candidates.size())
         return failUpstream(502, QStringLiteral("upstream_unreachable"),
@@ -520,8 +531,16 @@ void GatewayConnection::connectNextCandidate()
     connect(m_upstream, &StreamSocket::readyRead, this, &GatewayConnection::onUpstreamReadable);
     connect(m_upstream, &StreamSocket::bytesWritten, this,
             &GatewayConnection::onUpstreamBytesWritten);
-    connect(m_upstream, &StreamSocket::errorOccurred, this, &GatewayConnection::onUpstreamError,
-            Qt::QueuedConnection);
+    // Queued (the error may surface inside a write); a stale error of a socket already given
+    // up for the next candidate must not touch its successor.
+    const quint64 generation = ++m_upstreamGeneration;
+    connect(
+        m_upstream, &StreamSocket::errorOccurred, this,
+        [this, generation] {
+            if (generation == m_upstreamGeneration)
+                onUpstreamError();
+        },
+        Qt::QueuedConnection);
     if (!m_connectTimer) {
         m_connectTimer = new QTimer(this);
         m_connectTimer->setSingleShot(true);
@@ -653,7 +672,6 @@ void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
         if (progress.finished) {
             completeFront();
             if (!progress.keepAlive) {
-                m_upstreamConnectionClosing = true;
                 abandonInflight(QStringLiteral("the upstream closed the connection"));
                 if (m_pendingDenial)
                     return sendPendingDenialIfIdle();

@@ -164,9 +164,9 @@ private:
     QList<QHostAddress> m_candidates;
     qsizetype m_candidateIndex = 0;
     QString m_lastUpstreamError;
+    quint64 m_upstreamGeneration = 0; ///< which upstream socket a queued error belongs to
     SslPtr m_upstreamSsl;
     std::unique_ptr<TlsMemoryStream> m_upstreamTls;
-    bool m_upstreamConnectionClosing = false; ///< the upstream will close after this response
     bool m_guestEof = false;
     bool m_guestPaused = false;
     bool m_upstreamPaused = false;

@@ -110,6 +110,10 @@ struct Refusal
     int status = 400;
     QString reason;
     QString detail;
+    // What the refused request asked for, when its head parsed (for the egress event).
+    QString method;
+    QString target;
+    QString host;
 };
 
 Refusal httpRefusal(HttpReason reason, QString detail)
@@ -349,7 +353,8 @@ struct HttpRequestGuard::Private
 
     void deny(QList<HttpEvent> &out, const Refusal &r)
     {
-        out.append(HttpDeny {r.status, r.reason, r.detail, denialResponse(r.status, r.reason)});
+        out.append(HttpDeny {r.status, r.reason, r.detail, denialResponse(r.status, r.reason),
+                             r.method, r.target, r.host});
         m_state = State::Finished;
         m_parser.reset();
         m_in.clear();
@@ -400,8 +405,19 @@ void HttpRequestGuard::Private::parseHead(QList<HttpEvent> &out)
                                 QStringLiteral("the head did not parse as one unit")));
 
     auto verdict = checkRequest(raw);
-    if (!verdict)
-        return deny(out, verdict.error());
+    if (!verdict) {
+        Refusal refusal = verdict.error();
+        const auto &request = m_parser->get();
+        refusal.method = QString::fromLatin1(request.method_string().data(),
+                                             qsizetype(request.method_string().size()));
+        refusal.target =
+            QString::fromLatin1(request.target().data(), qsizetype(request.target().size()));
+        if (raw.hostLines == 1) {
+            const auto host = request[boost::beast::http::field::host];
+            refusal.host = QString::fromLatin1(host.data(), qsizetype(host.size()));
+        }
+        return deny(out, refusal);
+    }
     m_in.remove(0, headSize);
     if (auto *tunnel = std::get_if<HttpTunnel>(&*verdict)) {
         tunnel->leftover = std::exchange(m_in, {});

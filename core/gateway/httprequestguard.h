@@ -102,6 +102,11 @@ struct HttpDeny
     QString reason; ///< a stable name: httpReasonName, authorityReasonName or egressReasonName
     QString detail; ///< English, for logs and the GUI
     QByteArray response; ///< status line, JSON body {"error":"<reason>"}, Connection: close
+    /// When the refused request's head parsed: its method, target (with the query: redact
+    /// before logging) and single Host field value as received; empty otherwise.
+    QString method;
+    QString target;
+    QString host;
 };
 
 /// An explicit proxy's CONNECT that passed checkConnectTarget and the policy's connection check.

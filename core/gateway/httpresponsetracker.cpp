@@ -22,6 +22,7 @@ struct HttpResponseTracker::Private
     std::optional<http::response_parser<http::buffer_body>> parser;
     bool head = false;
     bool active = false;
+    QByteArray pending; // an incomplete head (or chunk header) not parsed yet
     char scratch[kScratch];
 
     void start()
@@ -42,6 +43,7 @@ void HttpResponseTracker::expect(bool head)
 {
     m_d->head = head;
     m_d->active = true;
+    m_d->pending.clear();
     m_d->start();
 }
 
@@ -60,50 +62,67 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
         }
         return progress;
     }
-    auto &parser = *m_d->parser;
-    while (progress.consumed < bytes.size()) {
-        const bool headerDoneBefore = parser.is_header_done();
+    // Beast parses a head only when all of it is in one buffer; a head split across reads is
+    // kept here until it is complete (bounded by the header limit).
+    QByteArray joined;
+    QByteArrayView data = bytes;
+    const qsizetype before = m_d->pending.size();
+    if (before > 0) {
+        joined = m_d->pending + bytes.toByteArray();
+        data = joined;
+    }
+    qsizetype parsed = 0;
+    while (parsed < data.size()) {
+        const bool headerDoneBefore = m_d->parser->is_header_done();
         if (headerDoneBefore) {
-            auto &body = parser.get().body();
+            auto &body = m_d->parser->get().body();
             body.data = m_d->scratch;
             body.size = kScratch;
             body.more = true;
         }
         boost::system::error_code ec;
-        const std::size_t used =
-            parser.put(boost::asio::buffer(bytes.data() + progress.consumed,
-                                           std::size_t(bytes.size() - progress.consumed)),
-                       ec);
+        const std::size_t used = m_d->parser->put(
+            boost::asio::buffer(data.data() + parsed, std::size_t(data.size() - parsed)), ec);
         if (ec == http::error::need_buffer)
             ec = {};
-        progress.consumed += qsizetype(used);
-        if (ec == http::error::need_more)
-            break;
+        parsed += qsizetype(used);
+        const bool needMore = ec == http::error::need_more;
+        if (needMore)
+            ec = {};
         if (ec) {
             progress.error = true;
             progress.errorText = QString::fromStdString(ec.message());
+            progress.consumed = qMax<qsizetype>(0, parsed - before);
+            m_d->pending.clear();
             m_d->active = false;
             return progress;
         }
-        if (!headerDoneBefore && parser.is_header_done()) {
-            const int status = int(parser.get().result_int());
+        if (!headerDoneBefore && m_d->parser->is_header_done()) {
+            const int status = int(m_d->parser->get().result_int());
             progress.status = status;
-            if (status / 100 == 1 && status != 101) {
+            progress.interim = status / 100 == 1 && status != 101;
+            if (progress.interim) {
                 // An interim response ends at its head; the final one follows (RFC 9110 §15.2).
-                progress.interim = true;
                 m_d->start();
                 continue;
             }
         }
-        if (parser.is_done()) {
+        if (needMore)
+            break;
+        if (m_d->parser->is_done()) {
             progress.finished = true;
-            progress.keepAlive = parser.keep_alive() && parser.get().result_int() != 101;
+            progress.keepAlive =
+                m_d->parser->keep_alive() && m_d->parser->get().result_int() != 101;
+            progress.consumed = parsed - before;
+            m_d->pending.clear();
             m_d->active = false;
             return progress;
         }
         if (used == 0)
             break;
     }
+    m_d->pending = data.sliced(parsed).toByteArray();
+    progress.consumed = bytes.size();
     return progress;
 }
 

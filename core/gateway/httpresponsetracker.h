@@ -20,9 +20,12 @@ public:
     /// What one feed() found.
     struct Progress
     {
-        qsizetype consumed = 0; ///< bytes of the input that belong to the current response(s)
+        /// Bytes of the input that belong to the current response (parsed, or kept as part of
+        /// an incomplete head): all of it unless a final response ended inside the input.
+        qsizetype consumed = 0;
         int status = 0; ///< status of a head completed in this call (0: none)
-        bool interim = false; ///< that head was a 1xx other than 101 (another head follows)
+        /// `status` is of a 1xx other than 101 (the final head follows in a later call)
+        bool interim = false;
         bool finished = false; ///< a final response ended at `consumed`
         bool keepAlive = true; ///< with finished: the upstream keeps the connection
         bool error = false; ///< the bytes are not an HTTP/1.x response

@@ -110,6 +110,23 @@ void StreamSocket::write(QByteArrayView bytes)
 {
     if (bytes.isEmpty() || m_fd < 0)
         return;
+    if (m_connected && m_queue.isEmpty()) {
+        // The common case: the kernel takes it all now; queue (copy) only what it does not.
+        ssize_t n;
+        do {
+            n = ::send(m_fd, bytes.data(), size_t(bytes.size()), MSG_NOSIGNAL);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            fail(errno);
+            return;
+        }
+        bytes = bytes.sliced(qMax<ssize_t>(n, 0));
+        if (bytes.isEmpty()) {
+            if (m_shutdownPending)
+                flush();
+            return;
+        }
+    }
     m_queue.append(bytes.toByteArray());
     m_queued += bytes.size();
     if (m_connected)

@@ -17,6 +17,7 @@ struct TlsGuestConnection::State
     quint16 port = 0;
     TlsRequiredName required;
     QString serverName;
+    QString requestedName;
     TlsRejectReason reason = TlsRejectReason::None;
     QString detail;
 };
@@ -132,11 +133,13 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
                       QStringLiteral("malformed server_name extension (RFC 6066 §3)"),
                       SSL_AD_DECODE_ERROR);
     // Latin-1 is lossless for bytes; anything above 0x7f is then rejected as non_ascii.
+    state->requestedName = QString::fromLatin1(*raw).left(255);
     const auto name = canonicalizeHostname(QString::fromLatin1(*raw));
     if (!name)
         return reject(TlsRejectReason::BadSni, name.error().toError().message,
                       SSL_AD_UNRECOGNIZED_NAME);
 
+    state->requestedName = *name;
     if (!state->required.name.isEmpty() && *name != state->required.name)
         return reject(state->required.reason,
                       QStringLiteral("the SNI %1 is not %2, the name this connection is for")
@@ -196,6 +199,11 @@ TlsGuestConnection::~TlsGuestConnection() = default;
 QString TlsGuestConnection::serverName() const
 {
     return m_state->serverName;
+}
+
+QString TlsGuestConnection::requestedName() const
+{
+    return m_state->requestedName;
 }
 
 quint16 TlsGuestConnection::port() const

@@ -77,6 +77,9 @@ public:
     SSL *ssl() const { return m_ssl.get(); }
     /// The canonical SNI once the ClientHello was accepted; empty before and on rejection.
     QString serverName() const;
+    /// The name the ClientHello asked for, canonical when it canonicalized, else the raw
+    /// server_name as Latin-1 text (for events; may be empty). Kept after a rejection.
+    QString requestedName() const;
     /// The original destination port this connection was created for.
     quint16 port() const;
     /// Why the ClientHello (or ALPN) was refused; None while nothing was refused. A failed

@@ -109,10 +109,13 @@ private Q_SLOTS:
     void plainHttpPort80();
     void explicitProxy();
     void redirectPassedNotFollowed();
+    void largeBodiesBothWays();
     void ambiguousFramingRefused();
     void upstreamWrongCertificate();
     void privateDestination();
     void policyUpdate();
+    void limitsAndUnredirectedConnections();
+    void inheritedListeningSockets();
     void garbageOnControlIsFatal();
     void badConfigIsFatal();
     void eofOnControlExitsCleanly();
@@ -292,7 +295,11 @@ void TestGatewayProcess::deniedHostNeverReachesUpstream()
     QVERIFY(
         tlsExchange(kEvilAddress, u"evil.test"_s, get(u"/"_s, u"evil.test"_s), &alert).isEmpty());
     QCOMPARE(alert, int(SSL_AD_ACCESS_DENIED));
-    QCOMPARE(waitEvent(u"host_not_allowed"_s).value(u"layer"_s).toString(), u"tls"_s);
+    const QJsonObject tlsEvent = waitEvent(u"host_not_allowed"_s);
+    QCOMPARE(tlsEvent.value(u"layer"_s).toString(), u"tls"_s);
+    QCOMPARE(tlsEvent.value(u"sni"_s).toString(), u"evil.test"_s);
+    QCOMPARE(tlsEvent.value(u"name"_s).toString(), u"evil.test"_s);
+    QCOMPARE(tlsEvent.value(u"destination"_s).toString(), kEvilAddress.toString());
 
     // D4: plain HTTP to a denied host, transparent and through the explicit proxy.
     GuestConnection plain;
@@ -301,6 +308,11 @@ void TestGatewayProcess::deniedHostNeverReachesUpstream()
     QCOMPARE(responseStatus(plain.readResponse()), 403);
     const QJsonObject event = waitEvent(u"host_not_allowed"_s);
     QCOMPARE(event.value(u"layer"_s).toString(), u"http"_s);
+    QCOMPARE(event.value(u"host"_s).toString(), u"evil.test"_s);
+    QCOMPARE(event.value(u"name"_s).toString(), u"evil.test"_s);
+    QCOMPARE(event.value(u"method"_s).toString(), u"GET"_s);
+    QCOMPARE(event.value(u"path"_s).toString(), u"/log"_s); // "?d=x" redacted
+    QCOMPARE(event.value(u"status"_s).toInt(), 403);
     GuestConnection proxy;
     QVERIFY(proxy.connectTcp(QHostAddress(kLinkGateway), 3128));
     QVERIFY(proxy.write(get(u"http://evil.test/log?d=x"_s, u"evil.test"_s)));
@@ -362,6 +374,19 @@ void TestGatewayProcess::plainHttpPort80()
     const QJsonObject event = waitEvent(u"allowed"_s, u"http"_s);
     QCOMPARE(event.value(u"port"_s).toInt(), 80);
     QCOMPARE(event.value(u"path"_s).toString(), u"/plain"_s);
+
+    // Pipelined requests come back in order; a later request for another host on the same
+    // plain connection is refused (one name per connection), and nothing of it goes upstream.
+    GuestConnection again;
+    QVERIFY(again.connectTcp(kUnroutedAddress, 80));
+    QVERIFY(again.write(get(u"/one"_s, u"pkg.test"_s) + get(u"/two"_s, u"pkg.test"_s)));
+    QCOMPARE(responseBody(again.readResponse()), QByteArray("hello pkg.test /one\n"));
+    QCOMPARE(responseBody(again.readResponse()), QByteArray("hello pkg.test /two\n"));
+    QVERIFY(again.write(get(u"/three"_s, u"wrongcert.test"_s)));
+    QCOMPARE(responseStatus(again.readResponse()), 421);
+    QVERIFY(again.readUntilClosed(nullptr));
+    QVERIFY(!waitEvent(u"host_mismatch"_s).isEmpty());
+    QCOMPARE(m_pkgPlain.requests().size(), before + 3);
 }
 
 void TestGatewayProcess::explicitProxy()
@@ -411,6 +436,31 @@ void TestGatewayProcess::redirectPassedNotFollowed()
     QCOMPARE(responseStatus(response), 302);
     QVERIFY(response.contains("Location: https://evil.test/c\r\n"));
     QCOMPARE(m_evil.connections(), 0);
+}
+
+void TestGatewayProcess::largeBodiesBothWays()
+{
+    // Streaming with backpressure: a 3 MiB upload (Content-Length) and a 1 MiB download on one
+    // keep-alive connection, both intact.
+    GuestConnection guest;
+    QVERIFY(guest.connectTcp(kUnroutedAddress, 443));
+    QVERIFY(guest.startTls(u"pkg.test"_s, m_sandboxCa->certificatePem()));
+    const QByteArray body(3 * 1024 * 1024, 'u');
+    QVERIFY(guest.write("POST /upload HTTP/1.1\r\nHost: pkg.test\r\nContent-Length: "
+                        + QByteArray::number(body.size()) + "\r\n\r\n" + body));
+    QCOMPARE(responseBody(guest.readResponse(20000)), QByteArray("hello pkg.test /upload\n"));
+    QVERIFY(guest.write(get(u"/big"_s, u"pkg.test"_s)));
+    const QByteArray big = guest.readResponse(20000);
+    QCOMPARE(responseStatus(big), 200);
+    QCOMPARE(responseBody(big), QByteArray(1024 * 1024, 'x'));
+    const auto upload = m_gateway.waitFor(
+        [](const QJsonObject &m) {
+            return isEgress(m, u"allowed"_s, u"http"_s)
+                && m.value(u"event"_s).toObject().value(u"path"_s) == u"/upload"_s;
+        },
+        5000);
+    QVERIFY(upload);
+    QVERIFY(upload->value(u"event"_s).toObject().value(u"bytesUp"_s).toInteger() > body.size());
 }
 
 void TestGatewayProcess::ambiguousFramingRefused()
@@ -484,6 +534,112 @@ void TestGatewayProcess::policyUpdate()
         [](const QJsonObject &m) { return m.value(u"type"_s) == u"applied"_s; }, 5000));
     QVERIFY(
         tlsExchange(kUnroutedAddress, u"tenant.test"_s, get(u"/"_s, u"tenant.test"_s)).isEmpty());
+}
+
+void TestGatewayProcess::limitsAndUnredirectedConnections()
+{
+    // A second gateway on its own port, reached without the nat redirect: the listener's
+    // address stands in for the original destination (docs/gateway.md).
+    QJsonObject config = m_config;
+    config.insert(u"listen"_s,
+                  QJsonObject {{u"tcp"_s, u"127.0.0.1:15002"_s}, {u"dns"_s, u"127.0.0.1:0"_s}});
+    config.insert(u"limits"_s, QJsonObject {{u"maxConnections"_s, 1}, {u"idleTimeoutMs"_s, 300}});
+    GatewayProcess gateway;
+    QString error;
+    QVERIFY2(gateway.startAndWaitReady(config, &error), qPrintable(error));
+    const QHostAddress local(u"127.0.0.1"_s);
+
+    {
+        GuestConnection idle;
+        QVERIFY(idle.connectTcp(local, 15002, false));
+        QTest::qWait(50); // accepted before the next one
+        GuestConnection refused;
+        QVERIFY(refused.connectTcp(local, 15002, false));
+        QVERIFY(refused.readUntilClosed(nullptr, 2000));
+        QVERIFY(gateway.waitFor(
+            [](const QJsonObject &m) { return isEgress(m, u"too_many_connections"_s, u"tcp"_s); },
+            5000));
+        const auto timeout = gateway.waitFor(
+            [](const QJsonObject &m) { return isEgress(m, u"idle_timeout"_s, u"tcp"_s); }, 5000);
+        QVERIFY(timeout);
+        const QJsonObject event = timeout->value(u"event"_s).toObject();
+        QCOMPARE(event.value(u"destination"_s).toString(), u"127.0.0.1"_s);
+        QCOMPARE(event.value(u"port"_s).toInt(), 15002);
+        QVERIFY(idle.readUntilClosed(nullptr, 2000));
+    }
+
+    // The port is the listener's: pkg.test is allowed on 443 and 80 only.
+    // (Until the gateway has seen the idle guest's FIN, the one slot may still be taken.)
+    int alert = -1;
+    for (int attempt = 0; attempt < 50 && alert == -1; ++attempt) {
+        GuestConnection tls;
+        QVERIFY(tls.connectTcp(local, 15002, false));
+        QVERIFY(!tls.startTls(u"pkg.test"_s, m_sandboxCa->certificatePem()));
+        alert = tls.alert();
+        if (alert == -1)
+            QTest::qWait(100);
+    }
+    QCOMPARE(alert, int(SSL_AD_ACCESS_DENIED));
+    QVERIFY(gateway.waitFor(
+        [](const QJsonObject &m) { return isEgress(m, u"port_not_allowed"_s, u"tls"_s); }, 5000));
+    gateway.closeControl();
+    QCOMPARE(gateway.waitForExit(5000), 0);
+}
+
+void TestGatewayProcess::inheritedListeningSockets()
+{
+    // As airlockd starts it: sockets bound by the parent, named by fd number.
+    const auto bound = [](int type, quint16 port) {
+        const int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(port);
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        const int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0) {
+            ::close(fd);
+            return -1;
+        }
+        return fd;
+    };
+    const int tcp = bound(SOCK_STREAM, 15003);
+    const int dnsUdp = bound(SOCK_DGRAM, 15053);
+    const int dnsTcp = bound(SOCK_STREAM, 15053);
+    QVERIFY(tcp >= 0 && dnsUdp >= 0 && dnsTcp >= 0);
+    QCOMPARE(::listen(tcp, 16), 0); // the DNS TCP socket is left for the gateway to listen on
+    QJsonObject config = m_config;
+    config.insert(
+        u"listen"_s,
+        QJsonObject {{u"tcpFd"_s, tcp}, {u"dnsUdpFd"_s, dnsUdp}, {u"dnsTcpFd"_s, dnsTcp}});
+    GatewayProcess gateway;
+    QString error;
+    QVERIFY2(gateway.spawn(&error, {tcp, dnsUdp, dnsTcp}), qPrintable(error));
+    ::close(tcp);
+    ::close(dnsUdp);
+    ::close(dnsTcp);
+    gateway.send(config);
+    const auto ready = gateway.waitFor(
+        [](const QJsonObject &m) {
+            return m.value(u"type"_s) == u"ready"_s || m.value(u"type"_s) == u"fatal"_s;
+        },
+        5000);
+    QVERIFY(ready);
+    QVERIFY2(ready->value(u"type"_s) == u"ready"_s,
+             qPrintable(ready->value(u"error"_s).toString()));
+    QCOMPARE(ready->value(u"tcpPort"_s).toInt(), 15003);
+    QCOMPARE(ready->value(u"dnsPort"_s).toInt(), 15053);
+
+    GuestConnection tls;
+    QVERIFY(tls.connectTcp(QHostAddress(u"127.0.0.1"_s), 15003, false));
+    QVERIFY(!tls.startTls(u"pkg.test"_s, m_sandboxCa->certificatePem()));
+    QCOMPARE(tls.alert(), int(SSL_AD_ACCESS_DENIED)); // port 15003 is not allowed
+    QVERIFY(gateway.waitFor(
+        [](const QJsonObject &m) { return isEgress(m, u"port_not_allowed"_s, u"tls"_s); }, 5000));
+    GuestConnection dns;
+    QVERIFY(dns.connectTcp(QHostAddress(u"127.0.0.1"_s), 15053, false)); // DNS over TCP listens
+    gateway.closeControl();
+    QCOMPARE(gateway.waitForExit(5000), 0);
 }
 
 void TestGatewayProcess::garbageOnControlIsFatal()

@@ -400,7 +400,7 @@ GatewayProcess::~GatewayProcess()
     }
 }
 
-bool GatewayProcess::spawn(QString *error)
+bool GatewayProcess::spawn(QString *error, const QList<int> &inherit)
 {
     const QString program = QProcessEnvironment::systemEnvironment().value(u"AIRLOCK_GATEWAY"_s);
     if (program.isEmpty()) {
@@ -414,9 +414,13 @@ bool GatewayProcess::spawn(QString *error)
     }
     // The child's end is inherited: clear close-on-exec just for the spawn.
     ::fcntl(pair[1], F_SETFD, 0);
+    for (const int fd : inherit)
+        ::fcntl(fd, F_SETFD, 0);
     m_process.start(program, {u"--control-fd"_s, QString::number(pair[1])});
     const bool started = m_process.waitForStarted(5000);
     ::close(pair[1]);
+    for (const int fd : inherit)
+        ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     m_fd = pair[0];
     if (!started) {
         *error = QStringLiteral("cannot start %1").arg(program);

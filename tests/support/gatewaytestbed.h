@@ -110,8 +110,9 @@ class GatewayProcess
 {
 public:
     ~GatewayProcess();
-    /// Spawns the gateway and hands it `config` (nothing else); see startAndWaitReady().
-    bool spawn(QString *error);
+    /// Spawns the gateway (nothing sent yet); `inherit` are further fds the child inherits
+    /// under the same numbers (listening sockets named in a config).
+    bool spawn(QString *error, const QList<int> &inherit = {});
     /// Spawns, sends `config` and waits for "ready" (or returns the fatal error).
     bool startAndWaitReady(const QJsonObject &config, QString *error);
     /// Sends one message line; `raw` sends bytes as they are.
