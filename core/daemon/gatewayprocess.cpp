@@ -159,6 +159,7 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
                       {QStringLiteral("dnsUdpFd"), 4},
                       {QStringLiteral("dnsTcpFd"), 5}}},
         {QStringLiteral("link"), link},
+        {QStringLiteral("explicitProxyPort"), config.explicitProxyPort},
         {QStringLiteral("upstreamDns"), config.upstreamDns},
         {QStringLiteral("syntheticPool"), config.syntheticPool},
         {QStringLiteral("trustStore"),

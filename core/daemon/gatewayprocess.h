@@ -27,7 +27,10 @@ struct GatewayConfig
     QHostAddress guest;
     int prefixLength = 30;
     quint16 tcpPort = 15001; ///< transparent TCP listener (nftables redirects all guest TCP)
-    quint16 dnsPort = 53; ///< DNS listener, UDP and TCP
+    quint16 dnsPort = 15053; ///< DNS listener, UDP and TCP
+    /// Guest connections to GW on this port are explicit-proxy mode (the table redirects them
+    /// to the TCP listener; docs/gateway.md).
+    quint16 explicitProxyPort = 3128;
     /// `upstreamDns` of the config message: {"address", "port", "timeoutMs"}.
     QJsonObject upstreamDns;
     QString syntheticPool; ///< "100.112.0.0/16": addresses of the gateway's DNS answers

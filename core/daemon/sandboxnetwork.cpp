@@ -96,6 +96,7 @@ Result<void> SandboxNetwork::up(bool adopt)
     spec.gateway = m_link.gateway;
     spec.gatewayTcpPort = m_config.tcpPort;
     spec.gatewayDnsPort = m_config.dnsPort;
+    spec.explicitProxyPort = m_config.explicitProxyPort;
     if (auto loaded = NftablesTable::load(spec); !loaded)
         return rollback(loaded.error());
     m_tableLoaded = true;
@@ -183,6 +184,7 @@ Result<void> SandboxNetwork::startGateway()
     config.prefixLength = m_link.prefixLength;
     config.tcpPort = m_config.tcpPort;
     config.dnsPort = m_config.dnsPort;
+    config.explicitProxyPort = m_config.explicitProxyPort;
     config.upstreamDns = m_config.upstreamDns;
     config.syntheticPool = m_config.syntheticPool;
     config.trustStoreCaFile = m_config.trustStoreCaFile;

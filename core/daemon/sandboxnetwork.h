@@ -24,7 +24,12 @@ struct SandboxNetworkConfig
     QString trustStoreCaFile; ///< empty: the system's trust store
     gid_t gatewayGid = 0; ///< group `airlock-gateway`
     quint16 tcpPort = 15001; ///< the gateway's transparent TCP listener on GW
-    quint16 dnsPort = 53; ///< its DNS listener on GW (UDP and TCP)
+    /// Its DNS listener on GW (UDP and TCP). Not 53: the table redirects the guest's port-53
+    /// traffic here anyway, and an unprivileged port needs no CAP_NET_BIND_SERVICE.
+    quint16 dnsPort = 15053;
+    /// The gateway's explicit HTTP proxy on GW (`http_proxy=http://GW:3128` in the guest):
+    /// redirected by the table to the TCP listener, served in explicit-proxy mode.
+    quint16 explicitProxyPort = 3128;
     /// The gateway's synthetic DNS answers (DnsNameMapping); must not overlap the link pool.
     QString syntheticPool = QStringLiteral("100.112.0.0/16");
     int readyTimeoutMs = GatewayProcess::kDefaultReadyTimeoutMs;

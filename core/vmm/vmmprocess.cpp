@@ -226,8 +226,11 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
             if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
                 childFail(report, StepPrivileges, errno);
             // The bounding set limits what any later exec could gain; EINVAL ends the list.
+            // Without CAP_SETPCAP (airlockd confined by its unit) the drop is refused (EPERM);
+            // no_new_privs and the identity switch below still leave the child no capability.
             for (int cap = 0; cap < 64; ++cap) {
-                if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+                if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL
+                    && errno != EPERM)
                     childFail(report, StepPrivileges, errno);
             }
         }

@@ -39,7 +39,8 @@ struct SpawnOptions
     /// child numbers must be 3, 4, ... in order. Every other descriptor is closed on exec.
     std::vector<std::pair<int, int>> inheritedFds;
     /// PR_SET_NO_NEW_PRIVS (prctl(2)) and every capability dropped from the bounding set before
-    /// the identity switch, so neither exec nor a setuid binary can bring privileges back.
+    /// the identity switch (when the caller holds CAP_SETPCAP), so neither exec nor a setuid
+    /// binary can bring privileges back.
     bool dropPrivileges = false;
 };
 

@@ -310,11 +310,12 @@ private Q_SLOTS:
                     && e.value(QStringLiteral("name")).toString() == u"evil.test";
             },
             5000);
-        QEXPECT_FAIL("",
-                     "airlock-gateway answers a plain-HTTP request for a name without a rule "
-                     "with 403 but sends no egress event for it (reported to its owner)",
-                     Continue);
         QVERIFY(event);
+        QCOMPARE(event->value(QStringLiteral("event"))
+                     .toObject()
+                     .value(QStringLiteral("reason"))
+                     .toString(),
+                 QStringLiteral("host_not_allowed"));
         QCOMPARE(m_evil.connections(), 0);
         // Both decisions are in the helper's history too.
         const QJsonObject history = RpcTestClient::result(m_client->call(

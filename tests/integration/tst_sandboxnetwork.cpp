@@ -134,13 +134,15 @@ private:
         return inNamespace(
             ns(), [] { return NftablesTable::listLeftoverTables().value_or(QStringList()); });
     }
-    /// Resolves `name` through the gateway's DNS listener from the host side of the link.
+    /// Resolves `name` through the gateway's DNS listener (GW:15053; the guest's port 53 is
+    /// redirected there) from the host side of the link.
     void lookup(const QString &name) const
     {
         QProcess::execute(QStringLiteral("ip"),
                           {QStringLiteral("netns"), QStringLiteral("exec"), ns(),
                            QStringLiteral("busybox"), QStringLiteral("nslookup"),
-                           QStringLiteral("-type=A"), name, QStringLiteral("100.96.0.1")});
+                           QStringLiteral("-type=A"), QStringLiteral("-port=15053"), name,
+                           QStringLiteral("100.96.0.1")});
     }
     std::optional<QJsonObject> waitForEgress(const QString &reason, const QString &name,
                                              int timeoutMs = 15000)

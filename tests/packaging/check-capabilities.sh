@@ -3,9 +3,10 @@
 # CapabilityBoundingSet= and NoNewPrivileges= (through setpriv), and drives one sandbox through
 # create, start, console, stop and rm. Catches a capability the code starts to need that the
 # unit does not grant. Needs root (exit 77 otherwise).
-# Usage: check-capabilities.sh SERVICE_TEMPLATE AIRLOCKD AIRLOCKCTL IMAGE_STORE
+# airlockd runs in a network namespace of its own (its taps and tables live and die there).
+# Usage: check-capabilities.sh SERVICE_TEMPLATE AIRLOCKD AIRLOCKCTL IMAGE_STORE GATEWAY
 set -uo pipefail
-service=$1 airlockd=$2 airlockctl=$3 images=$4
+service=$1 airlockd=$2 airlockctl=$3 images=$4 gateway=$5
 if [[ $(id -u) -ne 0 ]]; then
     echo "SKIP: airlockd needs root"
     exit 77
@@ -23,6 +24,9 @@ echo "bounding set: $bounding"
 work=$(mktemp -d)
 chmod 0755 "$work" # the VMM user traverses it to its runtime directory
 name=capcheck-$$
+netns=alt-cap-$$
+ip netns add "$netns" || { echo "FAIL: cannot create network namespace $netns" >&2; exit 1; }
+ip -n "$netns" link set lo up
 daemon=""
 cleanup() {
     if [[ -n "$daemon" ]]; then
@@ -34,13 +38,14 @@ cleanup() {
     echo "--- airlockd log"
     cat "$work/airlockd.log" 2>/dev/null
     rm -rf "$work"
+    ip netns delete "$netns"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-setpriv --no-new-privs --bounding-set "$bounding" \
+ip netns exec "$netns" setpriv --no-new-privs --bounding-set "$bounding" \
     "$airlockd" --socket "$work/s.sock" --state-dir "$work/state" --image-store "$images" \
-    >"$work/airlockd.log" 2>&1 &
+    --gateway "$gateway" >"$work/airlockd.log" 2>&1 &
 daemon=$!
 for _ in $(seq 50); do
     [[ -S "$work/s.sock" ]] && break

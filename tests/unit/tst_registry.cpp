@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 using airlock::Registry;
 using airlock::SandboxRecord;
 
@@ -56,6 +58,8 @@ private Q_SLOTS:
     void versionOneIsMigratedToDenyAllPolicies();
     void policyRoundTrip();
     void unreadablePolicyFallsBackToDenyAll();
+    void egressHistoryIsBoundedPerSandbox();
+    void linkIndexRoundTrip();
 
 private:
     QString path() const { return m_dir->filePath(QStringLiteral("registry.sqlite")); }
@@ -260,6 +264,56 @@ void TestRegistry::unreadablePolicyFallsBackToDenyAll()
     auto registry = Registry::open(path());
     QVERIFY(registry);
     QCOMPARE((*registry)->load()->first().policy, airlock::EgressPolicy::denyAll());
+}
+
+void TestRegistry::egressHistoryIsBoundedPerSandbox()
+{
+    auto registry = Registry::open(path());
+    QVERIFY(registry);
+    auto event = [](int i) { return QJsonObject {{QStringLiteral("n"), i}}; };
+    QList<qint64> seqs;
+    for (int i = 0; i < 8; ++i) {
+        // Interleaved with another sandbox: seqs are shared, bounds are not.
+        auto seq = (*registry)->appendEgress(QStringLiteral("a"), event(i), 5);
+        QVERIFY(seq);
+        seqs.append(*seq);
+        QVERIFY((*registry)->appendEgress(QStringLiteral("b"), event(100 + i), 5));
+    }
+    QVERIFY(std::is_sorted(seqs.begin(), seqs.end()));
+    auto newest = (*registry)->egressHistory(QStringLiteral("a"), std::nullopt, 3);
+    QVERIFY(newest);
+    QCOMPARE(newest->size(), 3);
+    QCOMPARE(newest->at(0).event.value(QStringLiteral("n")).toInt(), 5); // oldest first
+    QCOMPARE(newest->at(2).event.value(QStringLiteral("n")).toInt(), 7);
+    auto all = (*registry)->egressHistory(QStringLiteral("a"), std::nullopt, 100);
+    QVERIFY(all);
+    QCOMPARE(all->size(), 5); // bounded at 5 per sandbox
+    QCOMPARE(all->first().event.value(QStringLiteral("n")).toInt(), 3);
+    auto after = (*registry)->egressHistory(QStringLiteral("a"), seqs.at(5), 100);
+    QVERIFY(after);
+    QCOMPARE(after->size(), 2);
+    QCOMPARE(after->first().seq, seqs.at(6));
+    auto other = (*registry)->egressHistory(QStringLiteral("b"), std::nullopt, 100);
+    QVERIFY(other);
+    QCOMPARE(other->size(), 5);
+    QCOMPARE(other->last().event.value(QStringLiteral("n")).toInt(), 107);
+    // Deleting a sandbox deletes its history.
+    QVERIFY((*registry)->insert(makeRecord(QStringLiteral("a"))));
+    QVERIFY((*registry)->remove(QStringLiteral("a")));
+    QCOMPARE((*registry)->egressHistory(QStringLiteral("a"), std::nullopt, 100)->size(), 0);
+    QCOMPARE((*registry)->egressHistory(QStringLiteral("b"), std::nullopt, 100)->size(), 5);
+}
+
+void TestRegistry::linkIndexRoundTrip()
+{
+    auto registry = Registry::open(path());
+    QVERIFY(registry);
+    airlock::SandboxRecord record = makeRecord(QStringLiteral("linked"));
+    QCOMPARE(record.linkIndex, -1);
+    QVERIFY((*registry)->insert(record));
+    record.linkIndex = 42;
+    QVERIFY((*registry)->update(record));
+    QCOMPARE((*registry)->load()->first().linkIndex, 42);
 }
 
 QTEST_GUILESS_MAIN(TestRegistry)

@@ -150,6 +150,7 @@ bool RedteamTopology::buildNamespaces(QString *error)
     spec.gateway = topo::Gateway;
     spec.gatewayTcpPort = topo::GatewayTcpPort;
     spec.gatewayDnsPort = topo::GatewayDnsPort;
+    spec.explicitProxyPort = topo::ExplicitProxyPort;
     const auto loaded = test::inNamespace(m_host->fd(), [&] {
         auto result = NftablesTable::load(spec);
         return result ? QString() : result.error().message + QStringLiteral(" ");
