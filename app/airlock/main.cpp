@@ -2,6 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "core/client/sshtransport.h"
 #include "ui/hoststore.h"
 #include "ui/mainwindow.h"
 #include "ui/resources.h"
@@ -79,19 +80,26 @@ int main(int argc, char *argv[])
     parser.addOption(connectionsOption);
     parser.process(*app);
 
-    auto transport = std::make_unique<airlock::LocalSocketTransport>(parser.value(socketOption));
-    airlock::HelperClient client(std::move(transport), QStringLiteral("airlock"));
-    client.setAutoReconnect(true);
+    // The window and every SSH session live in this scope; once they are gone, the SSH workers
+    // finish closing their sessions before libcrypto's exit handlers run.
+    const int code = [&] {
+        auto transport =
+            std::make_unique<airlock::LocalSocketTransport>(parser.value(socketOption));
+        airlock::HelperClient client(std::move(transport), QStringLiteral("airlock"));
+        client.setAutoReconnect(true);
 
-    airlock::MainWindow window(&client);
-    if (parser.isSet(consoleOption))
-        window.openConsoleWhenListed(parser.value(consoleOption));
-    window.show();
-    client.connectToHelper();
-    // Remote hosts from the connections manager, each over its own SSH session (docs/ssh.md).
-    QSettings settings;
-    window.setRemoteHosts(airlock::HostStore::load(settings));
-    if (parser.isSet(connectionsOption))
-        window.showConnectionsDialog();
-    return QApplication::exec();
+        airlock::MainWindow window(&client);
+        if (parser.isSet(consoleOption))
+            window.openConsoleWhenListed(parser.value(consoleOption));
+        window.show();
+        client.connectToHelper();
+        // Remote hosts from the connections manager, each over its own SSH session (docs/ssh.md).
+        QSettings settings;
+        window.setRemoteHosts(airlock::HostStore::load(settings));
+        if (parser.isSet(connectionsOption))
+            window.showConnectionsDialog();
+        return QApplication::exec();
+    }();
+    airlock::SshTransport::waitForWorkers(5000);
+    return code;
 }

@@ -2,6 +2,7 @@
 // provides the application object and the standard streams.
 
 #include "app/airlockctl/commandrunner.h"
+#include "core/client/sshtransport.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -18,8 +19,14 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationVersion(QStringLiteral(AIRLOCK_VERSION));
     QTextStream out(stdout);
     QTextStream err(stderr);
-    airlock::ctl::CommandRunner runner(out, err, qEnvironmentVariable("AIRLOCK_SOCKET"));
-    const int code = runner.run(QCoreApplication::arguments());
+    int code = 0;
+    {
+        airlock::ctl::CommandRunner runner(out, err, qEnvironmentVariable("AIRLOCK_SOCKET"));
+        code = runner.run(QCoreApplication::arguments());
+    }
+    // The runner closed its SSH session, if any; its worker finishes before libcrypto's exit
+    // handlers run (they would pull the ground from under it).
+    airlock::SshTransport::waitForWorkers(5000);
     out.flush();
     err.flush();
     return code;

@@ -51,6 +51,15 @@ SshTransport::State stateFor(SshConnection::Failure failure)
 
 } // namespace
 
+namespace {
+
+// Worker threads still running (SshTransport::waitForWorkers).
+std::mutex g_workersMutex;
+std::condition_variable g_workersDone;
+int g_workers = 0;
+
+} // namespace
+
 /// One connection attempt and, once established, its channel pump, on a detached thread.
 /// Shared between the thread and the transport; the transport cancels it to let go.
 class SshTransport::Run : public std::enable_shared_from_this<Run>
@@ -75,7 +84,18 @@ public:
 
     void start()
     {
-        std::thread([self = shared_from_this()] { self->exec(); }).detach();
+        {
+            const std::lock_guard lock(g_workersMutex);
+            ++g_workers;
+        }
+        std::thread([self = shared_from_this()]() mutable {
+            self->exec();
+            // Let go of the session's last owner here, on this thread, before counting out.
+            self.reset();
+            const std::lock_guard lock(g_workersMutex);
+            --g_workers;
+            g_workersDone.notify_all();
+        }).detach();
     }
 
     /// The transport lets go: nothing more is reported, pending questions are dropped, and
@@ -367,6 +387,13 @@ void SshTransport::open()
                                   m_keepaliveCountMax, m_connectTimeoutMs);
     setState(State::Connecting);
     m_run->start();
+}
+
+bool SshTransport::waitForWorkers(int timeoutMs)
+{
+    std::unique_lock lock(g_workersMutex);
+    return g_workersDone.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                                  [] { return g_workers == 0; });
 }
 
 void SshTransport::close()

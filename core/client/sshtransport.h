@@ -67,6 +67,12 @@ public:
     void setConnectTimeout(int timeoutMs) { m_connectTimeoutMs = timeoutMs; }
     void setPrompter(SshPrompter *prompter) { m_prompter = prompter; }
 
+    /// Waits up to `timeoutMs` until every worker thread of every SshTransport has ended
+    /// (closed its channel and session). Call before the process exits: a worker still inside
+    /// libssh while static destructors and atexit handlers run would crash the exit. True when
+    /// none is left.
+    static bool waitForWorkers(int timeoutMs);
+
 Q_SIGNALS:
     void stateChanged(airlock::SshTransport::State state);
 

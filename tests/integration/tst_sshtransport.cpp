@@ -391,10 +391,11 @@ void TestSshTransport::airlockctlHost()
         QStringLiteral("--known-hosts"), endpoint.knownHostsFile,
         QStringLiteral("--ssh-config"),  QStringLiteral("none")};
     QByteArray output;
-    QCOMPARE(
-        run(common + QStringList {QStringLiteral("create"), QStringLiteral("via-cli")}, &output),
-        0);
-    QCOMPARE(run(common + QStringList {QStringLiteral("list")}, &output), 0);
+    const int created =
+        run(common + QStringList {QStringLiteral("create"), QStringLiteral("via-cli")}, &output);
+    QVERIFY2(created == 0, output.constData());
+    const int listed = run(common + QStringList {QStringLiteral("list")}, &output);
+    QVERIFY2(listed == 0, output.constData());
     QVERIFY2(output.contains("via-cli"), output.constData());
     QCOMPARE(run(common + QStringList {QStringLiteral("rm"), QStringLiteral("via-cli")}, &output),
              0);
