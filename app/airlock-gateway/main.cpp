@@ -11,9 +11,13 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <sys/prctl.h>
 
 int main(int argc, char *argv[])
 {
+    // The gateway holds the sandbox CA's key (and credentials): no core file may carry them, and
+    // no other process of its uid may ptrace it (prctl(2) PR_SET_DUMPABLE).
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     // Qt's own poll(2) dispatcher instead of GLib's: every relayed request costs several
     // wakeups, and the GLib main loop roughly doubles the cost of each (bench_gateway).
     qputenv("QT_NO_GLIB", "1");

@@ -213,6 +213,16 @@ private Q_SLOTS:
         QCOMPARE(status.value(QStringLiteral("CapBnd")), QStringLiteral("0000000000000000"));
         QCOMPARE(status.value(QStringLiteral("CapAmb")), QStringLiteral("0000000000000000"));
         QCOMPARE(status.value(QStringLiteral("NoNewPrivs")), QStringLiteral("1"));
+        // Not dumpable (it holds the CA key, later credentials): no core file, no ptrace by its
+        // own uid, and the kernel shows its /proc entries as root's (proc(5), PR_SET_DUMPABLE).
+        struct stat procEntry = {};
+        QCOMPARE(
+            ::stat(
+                QFile::encodeName(QStringLiteral("/proc/%1/fd").arg(gateways.first())).constData(),
+                &procEntry),
+            0);
+        QCOMPARE(procEntry.st_uid, uid_t(0));
+        QVERIFY(uids.first().toUInt() != 0);
         // Nothing of the helper's leaks in: no file under the state dir but its own log.
         const QString fdDir = QStringLiteral("/proc/%1/fd").arg(gateways.first());
         for (const QString &fd : QDir(fdDir).entryList(QDir::NoDotAndDotDot | QDir::System)) {
