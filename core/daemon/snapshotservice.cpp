@@ -244,6 +244,17 @@ Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &
     auto sandbox = m_sandboxes.get(name);
     if (!sandbox)
         return std::unexpected(sandbox.error());
+    // Another sandbox's memory carries that sandbox's hostname, addresses and CA: restoring it
+    // here would run a guest with a borrowed identity on a link that expects another.
+    if (snapshot->sandbox != name)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("snapshot %1 was taken of %2, not of sandbox '%3'; start a new "
+                                   "sandbox from it with snapshot.fork")
+                        .arg(id,
+                             snapshot->sandbox.isEmpty()
+                                 ? QStringLiteral("no sandbox (a template)")
+                                 : QStringLiteral("sandbox '%1'").arg(snapshot->sandbox),
+                             name));
     std::optional<Snapshot> safety;
     if (sandbox->state == SandboxState::Running || sandbox->state == SandboxState::Paused) {
         auto taken =

@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -117,10 +118,21 @@ Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &valu
 {
     if (auto valid = validateName(name, u"secret name"); !valid)
         return std::unexpected(valid.error());
-    if (value.isEmpty() || value.size() > SecretValue::kMaxBytes)
-        return fail(
-            ErrorKind::InvalidParams,
-            QStringLiteral("a secret value must hold 1 to %1 bytes").arg(SecretValue::kMaxBytes));
+    if (value.size() < kMinValueBytes || value.size() > SecretValue::kMaxBytes)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("a secret value must hold %1 to %2 bytes")
+                        .arg(kMinValueBytes)
+                        .arg(SecretValue::kMaxBytes));
+    // The gateway writes values into header fields (RFC 9110 §5.5): CR, LF, NUL or another
+    // control character there would end the field, or the request, early.
+    const QByteArrayView bytes = value.reveal();
+    if (std::any_of(bytes.begin(), bytes.end(), [](char c) {
+            const auto u = static_cast<unsigned char>(c);
+            return (u < 0x20 && u != '\t') || u == 0x7f;
+        }))
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("a secret value may not contain control characters (CR, LF, "
+                                   "NUL, ...): it is sent in an HTTP header field"));
 
     QDateTime created = now.toUTC();
     if (QFile::exists(pathOf(name)) || QFileInfo(pathOf(name)).isSymLink()) {

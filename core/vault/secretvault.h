@@ -46,14 +46,18 @@ public:
     static constexpr qsizetype kKeyBytes = 32;
     static constexpr qsizetype kNonceBytes = 12;
     static constexpr qsizetype kTagBytes = 16;
+    /// Shortest value accepted: shorter ones are guessable and too likely to occur by chance in
+    /// traffic the gateway scans for them (credentialForms).
+    static constexpr qsizetype kMinValueBytes = 8;
 
     /// Opens (creating with mode 0700 if missing) `directory` and loads the key at `keyPath`,
     /// creating it when neither key nor secrets exist. Errors: PermissionDenied (key file mode,
     /// symlink), OperationFailed (wrong key size, I/O, key missing while secrets exist).
     static Result<SecretVault> open(const QString &directory, const QString &keyPath);
 
-    /// Creates or replaces `name` with `value` (1..SecretValue::kMaxBytes bytes). Errors:
-    /// InvalidName, InvalidParams (empty or too long), OperationFailed (I/O, or an existing file
+    /// Creates or replaces `name` with `value` (kMinValueBytes..SecretValue::kMaxBytes bytes,
+    /// no control characters but tab: values go into header fields). Errors: InvalidName,
+    /// InvalidParams (length, control characters), OperationFailed (I/O, or an existing file
     /// that does not authenticate: it is left as it is).
     Result<SecretInfo> set(const QString &name, const SecretValue &value,
                            const QDateTime &now = QDateTime::currentDateTimeUtc());

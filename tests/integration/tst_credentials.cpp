@@ -144,8 +144,17 @@ private Q_SLOTS:
         QTest::addColumn<QJsonObject>("params");
         QTest::addColumn<QString>("kind");
         QTest::newRow("bad name") << QJsonObject {{QStringLiteral("name"), QStringLiteral("../x")},
-                                                  {QStringLiteral("value"), QStringLiteral("v")}}
+                                                  {QStringLiteral("value"),
+                                                   QStringLiteral("value-1234")}}
                                   << QStringLiteral("invalid_name");
+        QTest::newRow("CRLF") << QJsonObject {{QStringLiteral("name"), QStringLiteral("x")},
+                                              {QStringLiteral("value"),
+                                               QStringLiteral("token\r\nX-Evil: 1")}}
+                              << QStringLiteral("invalid_params");
+        QTest::newRow("too short")
+            << QJsonObject {{QStringLiteral("name"), QStringLiteral("x")},
+                            {QStringLiteral("value"), QStringLiteral("1234")}}
+            << QStringLiteral("invalid_params");
         QTest::newRow("no value") << QJsonObject {{QStringLiteral("name"), QStringLiteral("x")}}
                                   << QStringLiteral("invalid_params");
         QTest::newRow("number") << QJsonObject {{QStringLiteral("name"), QStringLiteral("x")},
@@ -305,7 +314,7 @@ private Q_SLOTS:
         QFETCH(QString, message);
         QVERIFY(succeeded(call(QStringLiteral("secret.set"),
                                {{QStringLiteral("name"), QStringLiteral("known")},
-                                {QStringLiteral("value"), QStringLiteral("v")}})));
+                                {QStringLiteral("value"), QStringLiteral("value-1234")}})));
         const QJsonObject answer = call(QStringLiteral("binding.add"), params);
         QCOMPARE(RpcTestClient::errorKind(answer), kind);
         const QString text = answer.value(QStringLiteral("error"))
@@ -401,9 +410,10 @@ private Q_SLOTS:
             }
         }
         QVERIFY(sawProblem);
-        const QJsonObject overwrite = call(QStringLiteral("secret.set"),
-                                           {{QStringLiteral("name"), QStringLiteral("known")},
-                                            {QStringLiteral("value"), QStringLiteral("new")}});
+        const QJsonObject overwrite =
+            call(QStringLiteral("secret.set"),
+                 {{QStringLiteral("name"), QStringLiteral("known")},
+                  {QStringLiteral("value"), QStringLiteral("new-value")}});
         QCOMPARE(RpcTestClient::errorKind(overwrite), QStringLiteral("operation_failed"));
 
         // A lost key: the helper still serves sandboxes and says what is wrong with the vault.

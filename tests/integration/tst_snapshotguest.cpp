@@ -305,6 +305,13 @@ void TestSnapshotGuest::timelineRecordsTheTree()
         RpcTestClient::result(call(QStringLiteral("snapshot.create"), named(kFork)));
     QCOMPARE(forkSnapshot.value(QStringLiteral("parent")), m_second.value(QStringLiteral("id")));
     QCOMPARE(forkSnapshot.value(QStringLiteral("sandbox")).toString(), kFork);
+    // A sandbox restores only its own snapshots: the original's memory is not the fork's.
+    const QJsonObject borrowed =
+        call(QStringLiteral("snapshot.restore"),
+             {{QStringLiteral("name"), kFork},
+              {QStringLiteral("snapshot"), m_second.value(QStringLiteral("id"))}});
+    QCOMPARE(RpcTestClient::errorKind(borrowed), QStringLiteral("invalid_params"));
+    QVERIFY(QJsonDocument(borrowed).toJson().contains("snapshot.fork"));
 }
 
 void TestSnapshotGuest::pinRenameDelete()

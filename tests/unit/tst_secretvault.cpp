@@ -121,7 +121,7 @@ private Q_SLOTS:
         QCOMPARE(replaced->updated, t2);
         QVERIFY(replaced->fingerprint != info->fingerprint);
 
-        QVERIFY(vault->set(QStringLiteral("a-first"), SecretValue(QByteArrayLiteral("x"))));
+        QVERIFY(vault->set(QStringLiteral("a-first"), SecretValue(QByteArrayLiteral("x-value-1"))));
         auto listed = vault->list();
         QVERIFY(listed);
         QCOMPARE(listed->size(), 2);
@@ -191,7 +191,7 @@ private Q_SLOTS:
         QVERIFY2(read.error().message.contains(path), errorOf(read).constData());
 
         // set() refuses to replace a file it cannot authenticate; the file stays as it was.
-        auto set = vault->set(QStringLiteral("token"), SecretValue(QByteArrayLiteral("new")));
+        auto set = vault->set(QStringLiteral("token"), SecretValue(QByteArrayLiteral("new-value")));
         QVERIFY(!set);
         QCOMPARE(readFile(path), bytes);
 
@@ -282,6 +282,22 @@ private Q_SLOTS:
                  ErrorKind::InvalidName);
         QCOMPARE(vault->set(QStringLiteral("empty"), SecretValue()).error().kind,
                  ErrorKind::InvalidParams);
+        QCOMPARE(vault->set(QStringLiteral("short"), SecretValue(QByteArrayLiteral("1234567")))
+                     .error()
+                     .kind,
+                 ErrorKind::InvalidParams);
+        // Header injection through a stored value (the gateway puts values in header fields).
+        for (const QByteArray &bad :
+             {QByteArrayLiteral("token\r\nHost: evil.test"),
+              QByteArrayLiteral("token-with\nnewline"), QByteArray("token\0with-nul", 15),
+              QByteArrayLiteral("token\x7f"
+                                "-delete")}) {
+            auto set = vault->set(QStringLiteral("ctl"), SecretValue(bad));
+            QVERIFY(!set);
+            QCOMPARE(set.error().kind, ErrorKind::InvalidParams);
+        }
+        QVERIFY(
+            vault->set(QStringLiteral("tab"), SecretValue(QByteArrayLiteral("token\twith-tab"))));
         QCOMPARE(vault
                      ->set(QStringLiteral("huge"),
                            SecretValue(QByteArray(SecretValue::kMaxBytes + 1, 'x')))
