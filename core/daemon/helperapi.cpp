@@ -53,6 +53,17 @@ Result<QJsonValue> emptyResult(const Result<void> &result)
 
 const QString kPolicy = QStringLiteral("policy");
 
+/// The `policy` parameter of policy.set and policy.dryRun: present and a JSON object.
+Result<QJsonObject> policyParam(const QJsonObject &params)
+{
+    const QJsonValue value = params.value(kPolicy);
+    if (!value.isObject())
+        return fail(ErrorKind::InvalidParams,
+                    value.isUndefined() ? QStringLiteral("field 'policy' is missing")
+                                        : QStringLiteral("field 'policy' must be an object"));
+    return value.toObject();
+}
+
 /// One `policy.validate` error: `{rule: int|null, field: string|null, message}`. `message` is
 /// the text EgressPolicy::fromJson gives ("rule N, field 'F': why"); rule and field repeat what
 /// it names so a client can point at the spot.
@@ -359,15 +370,13 @@ Result<QJsonValue> HelperApi::policySet(const QJsonObject &params)
     auto name = nameParam(params);
     if (!name)
         return std::unexpected(name.error());
-    const QJsonValue value = params.value(kPolicy);
-    if (!value.isObject())
-        return fail(ErrorKind::InvalidParams,
-                    value.isUndefined() ? QStringLiteral("field 'policy' is missing")
-                                        : QStringLiteral("field 'policy' must be an object"));
+    auto value = policyParam(params);
+    if (!value)
+        return std::unexpected(value.error());
     // Check the name first so that an unknown sandbox is not_found whatever the policy.
     if (auto sandbox = m_sandboxes.get(*name); !sandbox)
         return std::unexpected(sandbox.error());
-    auto policy = EgressPolicy::fromJson(value.toObject());
+    auto policy = EgressPolicy::fromJson(*value);
     if (!policy)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("policy: %1").arg(policy.error().message));
@@ -391,11 +400,9 @@ Result<QJsonValue> HelperApi::policyDryRun(const QJsonObject &params)
     auto name = nameParam(params);
     if (!name)
         return std::unexpected(name.error());
-    const QJsonValue value = params.value(kPolicy);
-    if (!value.isObject())
-        return fail(ErrorKind::InvalidParams,
-                    value.isUndefined() ? QStringLiteral("field 'policy' is missing")
-                                        : QStringLiteral("field 'policy' must be an object"));
+    auto value = policyParam(params);
+    if (!value)
+        return std::unexpected(value.error());
     PolicyDryRun::Window window;
     for (const auto &[key, slot] : {std::pair {QStringLiteral("since"), &window.since},
                                     std::pair {QStringLiteral("until"), &window.until}}) {
@@ -411,7 +418,7 @@ Result<QJsonValue> HelperApi::policyDryRun(const QJsonObject &params)
     auto applied = m_sandboxes.policy(*name);
     if (!applied)
         return std::unexpected(applied.error());
-    auto edited = EgressPolicy::fromJson(value.toObject());
+    auto edited = EgressPolicy::fromJson(*value);
     if (!edited)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("policy: %1").arg(edited.error().message));
