@@ -1,32 +1,44 @@
 #!/bin/bash
-# Builds Airlock's default guest image from Debian packages only:
-#   DIR/vmlinux     uncompressed ELF kernel (boots directly through PVH on QEMU microvm)
-#   DIR/initrd.img  gzip'd cpio (newc): busybox-static, the virtio modules, an init
-#   DIR/image.json  {id, description, kernel, initrd, kernelArgs, kernelVersion, createdAt}
+# Builds an Airlock guest image from Debian packages only. Two variants:
 #
-# Usage: build-image.sh --output DIR [--name ID] [--cache DIR] [--force]
+#   busybox (default)  DIR/vmlinux, DIR/initrd.img: the guest is the initramfs itself
+#                      (busybox-static, the virtio modules, the guest files)
+#   debian             the same kernel and initramfs, which mounts a root disk and
+#                      switch_roots into it, plus DIR/rootfs.qcow2: debootstrap --variant=minbase
+#                      with curl, openssl, ca-certificates, python3 and busybox-static (init,
+#                      acpid), made into an ext4 file system without mounting (mke2fs -d)
+#   DIR/image.json     {id, description, kernel, initrd, [disk], kernelArgs, kernelVersion,
+#                      createdAt}
+#
+# Usage: build-image.sh --output DIR [--variant busybox|debian] [--name ID] [--cache DIR]
+#                       [--disk-size SIZE] [--force]
 #
 # Idempotent: does nothing when DIR/image.json exists and is newer than this script and the
 # guest files beside it. Downloaded .debs are kept in the cache (default
-# /var/cache/airlock-guest, or DIR/../.cache when that is not writable). The kernel is only
-# unpacked into a temporary directory, never installed on the host.
+# /var/cache/airlock-guest, or DIR/../.cache when that is not writable; debootstrap's in
+# CACHE/debootstrap). The kernel is only unpacked into a temporary directory, never installed on
+# the host. The debian variant needs root (debootstrap), debootstrap, mke2fs and qemu-img.
 set -euo pipefail
 umask 022 # the image must be readable by the unprivileged VMM user
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 output=""
-name="default"
+name=""
+variant="busybox"
 cache=""
+disk_size="4G"
 force=0
 
 usage() {
-    sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --output) output=${2:?--output needs a directory}; shift 2 ;;
     --name) name=${2:?--name needs an id}; shift 2 ;;
+    --variant) variant=${2:?--variant needs busybox or debian}; shift 2 ;;
+    --disk-size) disk_size=${2:?--disk-size needs a size such as 4G}; shift 2 ;;
     --cache) cache=${2:?--cache needs a directory}; shift 2 ;;
     --force) force=1; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -34,13 +46,23 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 [[ -n "$output" ]] || { echo "build-image.sh: --output DIR is required" >&2; usage >&2; exit 2; }
+case "$variant" in
+busybox) name=${name:-default} ;;
+debian) name=${name:-debian} ;;
+*) echo "build-image.sh: unknown variant '$variant' (busybox or debian)" >&2; exit 2 ;;
+esac
+[[ "$disk_size" =~ ^[1-9][0-9]*[MG]$ ]] || { echo "build-image.sh: invalid --disk-size '$disk_size' (e.g. 4G)" >&2; exit 2; }
 # Image ids follow the same rule as sandbox names (core/model/names.h).
 [[ "$name" =~ ^[a-z0-9][a-z0-9-]{0,62}$ ]] || { echo "build-image.sh: invalid image id '$name'" >&2; exit 2; }
 
 log() { echo "build-image.sh: $*" >&2; }
 
 # Up to date? Newer than this script and every guest file it copies.
-if [[ $force -eq 0 && -f "$output/image.json" && -f "$output/vmlinux" && -f "$output/initrd.img" ]]; then
+products=(image.json vmlinux initrd.img)
+[[ $variant == debian ]] && products+=(rootfs.qcow2)
+complete=1
+for f in "${products[@]}"; do [[ -f "$output/$f" ]] || complete=0; done
+if [[ $force -eq 0 && $complete -eq 1 ]]; then
     stale=0
     for src in "${BASH_SOURCE[0]}" "$script_dir"/files/*; do
         [[ -e "$src" && "$src" -nt "$output/image.json" ]] && stale=1
@@ -51,9 +73,15 @@ if [[ $force -eq 0 && -f "$output/image.json" && -f "$output/vmlinux" && -f "$ou
     fi
 fi
 
-for tool in apt-get apt-cache dpkg-deb cpio gzip xz grep; do
+tools=(apt-get apt-cache dpkg-deb cpio gzip xz grep)
+[[ $variant == debian ]] && tools+=(debootstrap mke2fs qemu-img)
+for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || { log "missing tool: $tool (apt-get install it)"; exit 1; }
 done
+if [[ $variant == debian && $(id -u) -ne 0 ]]; then
+    log "the debian variant needs root (debootstrap creates device nodes and owners)"
+    exit 1
+fi
 
 mkdir -p "$output"
 output=$(cd "$output" && pwd)
@@ -148,11 +176,14 @@ mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,root,etc/acpi/PWRF,lib/modules,u
 cp "$work/busybox/bin/busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 
-# Modules in load order. Built-in ones are skipped; compressed ones are unpacked here so the
-# guest's busybox insmod needs no decompressor. button + evdev let busybox acpid see the ACPI
-# power button that QMP system_powerdown presses.
+# Modules in load order (the initramfs loads them; they stay loaded after a switch_root, so the
+# Debian root file system needs none). Built-in ones are skipped; compressed ones are unpacked
+# here so the guest's busybox insmod needs no decompressor. button + evdev let busybox acpid see
+# the ACPI power button that QMP system_powerdown presses. The debian variant adds ext4 and what
+# it needs (modinfo: depends jbd2, mbcache, crc16; softdep crypto-crc32c).
 modules=(virtio_ring virtio virtio_mmio failover net_failover virtio_net virtio_blk virtio_console
     button evdev)
+[[ $variant == debian ]] && modules+=(crc16 mbcache crc32c_generic jbd2 ext4)
 : >"$root/lib/modules/load-order"
 for mod in "${modules[@]}"; do
     if grep -qE "/${mod}\.ko$" "$moddir/modules.builtin" 2>/dev/null; then
@@ -170,41 +201,113 @@ for mod in "${modules[@]}"; do
     echo "$mod" >>"$root/lib/modules/load-order"
 done
 
+# The guest contract (files/rcS) is one script for both variants: the busybox guest runs it from
+# the initramfs, the Debian guest from its root disk after files/init has switched to it.
+install_guest_files() {
+    local dest=$1 shell=$2
+    mkdir -p "$dest/etc/acpi/PWRF"
+    install -m 0755 "$script_dir/files/rcS" "$dest/etc/rcS"
+    install -m 0755 "$script_dir/files/power-button" "$dest/etc/acpi/PWRF/00000080"
+    sed "s|-/bin/sh\$|-$shell|" "$script_dir/files/inittab" >"$dest/etc/inittab"
+    chmod 0644 "$dest/etc/inittab"
+}
+
 install -m 0755 "$script_dir/files/init" "$root/init"
-install -m 0755 "$script_dir/files/rcS" "$root/etc/rcS"
-install -m 0755 "$script_dir/files/power-button" "$root/etc/acpi/PWRF/00000080"
-install -m 0644 "$script_dir/files/inittab" "$root/etc/inittab"
-install -m 0644 "$script_dir/files/profile" "$root/etc/profile"
-printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
-printf 'root:x:0:\n' >"$root/etc/group"
-printf 'airlock\n' >"$root/etc/hostname"
+if [[ $variant == busybox ]]; then
+    install_guest_files "$root" /bin/sh
+    install -m 0644 "$script_dir/files/profile" "$root/etc/profile"
+    printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+    printf 'root:x:0:\n' >"$root/etc/group"
+    printf 'airlock\n' >"$root/etc/hostname"
+fi
 
 log "packing initramfs"
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) \
     | gzip -9n >"$work/initrd.img"
 
-kernel_args="quiet panic=-1"
+if [[ $variant == debian ]]; then
+    # The suite and mirror the host's apt uses (apt-cache policy names the mirror of each
+    # index), so the guest gets the same release as the kernel.
+    suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    [[ -n "$suite" ]] || { log "cannot tell the host's Debian release (/etc/os-release)"; exit 1; }
+    mirror=$(apt-cache policy | sed -n "s|^ *[0-9]* \(https\?://[^ ]*\) $suite/main amd64 Packages\$|\1|p" \
+        | head -n1)
+    [[ -n "$mirror" ]] || { log "no apt source for $suite/main amd64 on this host"; exit 1; }
+    mkdir -p "$cache/debootstrap"
+    rootfs="$work/rootfs"
+    log "debootstrap --variant=minbase $suite from $mirror (packages cached in $cache/debootstrap)"
+    debootstrap --variant=minbase --cache-dir="$cache/debootstrap" \
+        --include=curl,openssl,ca-certificates,python3,busybox-static \
+        "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 \
+        || { tail -n 30 "$work/debootstrap.log" >&2; log "debootstrap failed"; exit 1; }
+
+    # busybox provides what minbase lacks for the contract: init, acpid, poweroff, ip.
+    for applet in init acpid poweroff reboot halt ip; do
+        if ! chroot "$rootfs" /bin/sh -c "command -v $applet" >/dev/null; then
+            ln -s /bin/busybox "$rootfs/usr/sbin/$applet"
+        fi
+    done
+    install_guest_files "$rootfs" /bin/bash
+    install -m 0644 "$script_dir/files/profile" "$rootfs/etc/profile.d/airlock.sh"
+    mkdir -p "$rootfs/usr/local/share/ca-certificates"
+    printf 'airlock\n' >"$rootfs/etc/hostname"
+    # debootstrap copied the host's resolver configuration; the guest writes its own at boot.
+    : >"$rootfs/etc/resolv.conf"
+    printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$rootfs/etc/hosts"
+    # Nothing the guest needs at run time: package caches and lists (apt-get update brings the
+    # lists back), documentation, manuals, translations.
+    rm -rf "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb \
+        "$rootfs"/var/lib/apt/lists/* "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* \
+        "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/* "$rootfs"/var/log/*.log \
+        "$rootfs"/var/cache/debconf/*-old "$rootfs"/tmp/*
+    rootfs_kib=$(du -sk "$rootfs" | cut -f1)
+
+    # ext4 straight from the directory (mke2fs -d: no loop device, no mount) on a sparse file of
+    # the disk's virtual size. Inode tables and journal are written now (zeros that qemu-img
+    # skips) so the guest's ext4lazyinit does not dirty them into every sandbox's overlay.
+    log "making the ext4 root file system ($((rootfs_kib / 1024)) MiB of files, $disk_size disk)"
+    truncate -s "$disk_size" "$work/rootfs.ext4"
+    mke2fs -q -t ext4 -L airlock-root -d "$rootfs" -i 65536 -J size=32 -m 0 \
+        -E lazy_itable_init=0,lazy_journal_init=0 "$work/rootfs.ext4"
+    qemu-img convert -q -f raw -O qcow2 "$work/rootfs.ext4" "$work/rootfs.qcow2"
+    rm -f "$work/rootfs.ext4"
+    rootfs_packages=$(chroot "$rootfs" dpkg-query -W -f '.' | wc -c)
+fi
+
+if [[ $variant == debian ]]; then
+    description="Debian $suite ($rootfs_packages packages: minbase with curl, openssl, ca-certificates, python3) on a $disk_size disk, kernel $kver"
+    disk_line='    "disk": "rootfs.qcow2",'
+    kernel_args="quiet panic=-1"
+else
+    description="Debian 12 kernel $kver with a busybox initramfs and a root shell on the console"
+    disk_line=""
+    kernel_args="quiet panic=-1"
+fi
 created_at=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
-cat >"$work/image.json" <<EOF
 {
-    "id": "$name",
-    "description": "Debian 12 kernel $kver with a busybox initramfs and a root shell on the console",
-    "kernel": "vmlinux",
-    "initrd": "initrd.img",
-    "kernelArgs": "$kernel_args",
-    "kernelVersion": "$kver",
-    "createdAt": "$created_at"
-}
-EOF
+    printf '{\n'
+    printf '    "id": "%s",\n' "$name"
+    printf '    "description": "%s",\n' "$description"
+    printf '    "kernel": "vmlinux",\n'
+    printf '    "initrd": "initrd.img",\n'
+    [[ -n "$disk_line" ]] && printf '%s\n' "$disk_line"
+    printf '    "kernelArgs": "%s",\n' "$kernel_args"
+    printf '    "kernelVersion": "%s",\n' "$kver"
+    printf '    "createdAt": "%s"\n' "$created_at"
+    printf '}\n'
+} >"$work/image.json"
 
 # Files 0644 and directories 0755: the unprivileged VMM user reads them. image.json goes last so
 # a half-built image is never taken for a finished one.
 rm -f "$output/image.json"
-for f in vmlinux initrd.img; do
+files=(vmlinux initrd.img)
+[[ $variant == debian ]] && files+=(rootfs.qcow2)
+for f in "${files[@]}"; do
     install -m 0644 "$work/$f" "$output/.$f.tmp"
     mv -f "$output/.$f.tmp" "$output/$f"
 done
+[[ $variant == busybox ]] && rm -f "$output/rootfs.qcow2"
 chmod 0755 "$output"
 install -m 0644 "$work/image.json" "$output/.image.json.tmp"
 mv -f "$output/.image.json.tmp" "$output/image.json"
-log "built image '$name' (kernel $kver) in $output"
+log "built $variant image '$name' (kernel $kver) in $output"
