@@ -113,11 +113,13 @@ QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now)
 QString formatImageTable(const QJsonArray &images)
 {
     QList<QStringList> rows {{QStringLiteral("ID"), QStringLiteral("KERNEL"),
-                              QStringLiteral("CREATED"), QStringLiteral("DESCRIPTION")}};
+                              QStringLiteral("DISK"), QStringLiteral("CREATED"),
+                              QStringLiteral("DESCRIPTION")}};
     for (const QJsonValue &value : images) {
         const QJsonObject image = value.toObject();
         rows.append({field(image, "id"), orDash(field(image, "kernel")),
-                     orDash(field(image, "createdAt")), field(image, "description")});
+                     orDash(field(image, "disk")), orDash(field(image, "createdAt")),
+                     field(image, "description")});
     }
     return formatTable(rows);
 }

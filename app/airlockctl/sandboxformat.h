@@ -13,7 +13,7 @@ namespace airlock::ctl {
 QString formatSandboxTable(const QJsonArray &sandboxes, const QDateTime &now);
 /// `info` output: every field of one Sandbox as "label: value" lines.
 QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now);
-/// `images` output: ID KERNEL CREATED DESCRIPTION.
+/// `images` output: ID KERNEL DISK CREATED DESCRIPTION (DISK `-` for initramfs-only images).
 QString formatImageTable(const QJsonArray &images);
 /// `secret ls` output: NAME FINGERPRINT CREATED LAST USED USES BINDINGS; never a value.
 QString formatSecretTable(const QJsonArray &secrets);

@@ -7,11 +7,13 @@
 #include "core/net/tapdevice.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/qemucommand.h"
+#include "core/vmm/rootdisk.h"
 #include "core/vmm/seedimage.h"
 
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QSet>
@@ -43,6 +45,27 @@ bool setMode(const QString &path, mode_t mode)
 constexpr qsizetype kMaxEgressEventBytes = 16 * 1024;
 
 const QString kSeedFile = QStringLiteral("seed.tar");
+/// Beside each overlay: the identity of the image disk it was made on (GuestImage::diskIdentity).
+const QString kDiskIdentitySuffix = QStringLiteral(".base");
+
+/// Writes `bytes` to a fresh `path` (replaced by rename, durably).
+bool writeFileAtomically(const QString &path, const QByteArray &bytes)
+{
+    const QByteArray tmp = QFile::encodeName(path + QStringLiteral(".tmp"));
+    ::unlink(tmp.constData());
+    const int fd = ::open(tmp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          0600);
+    if (fd < 0)
+        return false;
+    const bool written = ::write(fd, bytes.constData(), size_t(bytes.size())) == bytes.size()
+        && ::fdatasync(fd) == 0;
+    ::close(fd);
+    if (!written || ::rename(tmp.constData(), QFile::encodeName(path).constData()) != 0) {
+        ::unlink(tmp.constData());
+        return false;
+    }
+    return true;
+}
 
 } // namespace
 
@@ -91,6 +114,10 @@ Result<void> SandboxService::restore()
         return fail(
             ErrorKind::OperationFailed,
             QStringLiteral("cannot prepare the guest memory directory %1").arg(memoryDir()));
+    // Root's too: each overlay belongs to its VMM's user, the directory never does.
+    if (!QDir().mkpath(disksDir()) || !setMode(disksDir(), 0711))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot prepare the disk directory %1").arg(disksDir()));
     auto records = m_registry.load();
     if (!records)
         return std::unexpected(records.error());
@@ -301,6 +328,10 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot hand the guest memory file %1 to the VMM user")
                         .arg(memoryPathFor(name)));
+    if (!image->diskPath.isEmpty()) {
+        if (auto disk = prepareDisk(name, *image, *vmmUid); !disk)
+            return std::unexpected(disk.error());
+    }
 
     m_consoles.clear(name);
     entry->sandbox.acceleration = m_config.acceleration;
@@ -360,6 +391,10 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
     launch.network.prefixLength = link->prefixLength;
     launch.network.gateway = link->gateway.toString();
     launch.seedImagePath = seedPath;
+    if (!image->diskPath.isEmpty()) {
+        launch.rootDiskPath = diskPathFor(name);
+        launch.rootDiskBasePath = image->diskPath;
+    }
     auto tapFd = TapDevice::attach(network->tapName());
     if (!tapFd) {
         dropNetwork();
@@ -462,6 +497,8 @@ Result<void> SandboxService::remove(const QString &name)
         return std::unexpected(ok.error());
     // The name was validated on create, so this stays inside STATE/run.
     QDir(runtimeDirFor(name)).removeRecursively();
+    QFile::remove(diskPathFor(name));
+    QFile::remove(diskPathFor(name) + kDiskIdentitySuffix);
     SandboxNetwork::removeCa(m_config.stateDir, name);
     m_entries.erase(name);
     m_consoles.remove(name);
@@ -568,6 +605,107 @@ Result<int> SandboxService::createMemoryFile(const QString &name)
                         .arg(memoryPathFor(name), QString::fromLocal8Bit(std::strerror(error))));
     }
     return fd;
+}
+
+Result<GuestImage> SandboxService::imageOf(const QString &name) const
+{
+    auto entry = find(name);
+    if (!entry)
+        return std::unexpected(entry.error());
+    auto image = m_images.find((*entry)->sandbox.spec.image);
+    if (!image)
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1' of sandbox '%2' is missing: %3")
+                        .arg((*entry)->sandbox.spec.image, name, image.error().message));
+    return image;
+}
+
+QString SandboxService::disksDir() const
+{
+    return QDir(m_config.stateDir).filePath(QStringLiteral("disks"));
+}
+
+QString SandboxService::diskPathFor(const QString &name) const
+{
+    return disksDir() + u'/' + name + QStringLiteral(".qcow2");
+}
+
+Result<void> SandboxService::prepareDisk(const QString &name, const GuestImage &image,
+                                         uid_t uid) const
+{
+    const QString path = diskPathFor(name);
+    const QString identityPath = path + kDiskIdentitySuffix;
+    const QByteArray identity = image.diskIdentity().toUtf8();
+    if (!QFileInfo::exists(path)) {
+        if (auto made = RootDisk::createOverlay(path, image.diskPath); !made)
+            return made;
+        if (!writeFileAtomically(identityPath, identity))
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("cannot write %1").arg(identityPath));
+        qCInfo(lcSandbox, "%s: root disk overlay %s on %s", qPrintable(name), qPrintable(path),
+               qPrintable(image.diskPath));
+    } else {
+        // An overlay stores only what differs from its base: on a rebuilt base it would read
+        // as a corrupt file system, so it is refused rather than booted.
+        QFile recorded(identityPath);
+        const QByteArray was = recorded.open(QIODevice::ReadOnly) ? recorded.read(4096) : QByteArray();
+        if (was != identity)
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("the disk of sandbox '%1' was made on another build of "
+                                       "image '%2' (%3, now %4); it cannot be used on this one")
+                            .arg(name, image.id,
+                                 was.isEmpty() ? QStringLiteral("unknown")
+                                               : QString::fromUtf8(was),
+                                 QString::fromUtf8(identity)));
+    }
+    const QByteArray encoded = QFile::encodeName(path);
+    const int fd = ::open(encoded.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const bool handedOver = fd >= 0 && ::fchown(fd, uid, m_config.vmmGid) == 0
+        && ::fchmod(fd, 0600) == 0;
+    if (fd >= 0)
+        ::close(fd);
+    if (!handedOver)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot hand the disk %1 to the VMM user").arg(path));
+    return {};
+}
+
+Result<void> SandboxService::replaceDisk(const QString &name, const QString &identity,
+                                         const std::function<Result<void>(int fd)> &fill)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    if ((*found)->sandbox.state != SandboxState::Stopped)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2; its disk is in use")
+                        .arg(name, sandboxStateName((*found)->sandbox.state)));
+    const QString path = diskPathFor(name);
+    const QByteArray tmp = QFile::encodeName(path + QStringLiteral(".tmp"));
+    ::unlink(tmp.constData());
+    const int fd = ::open(tmp.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          0600);
+    if (fd < 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot create %1: %2")
+                        .arg(QString::fromLocal8Bit(tmp),
+                             QString::fromLocal8Bit(std::strerror(errno))));
+    Result<void> filled = fill(fd);
+    if (filled && ::fdatasync(fd) != 0)
+        filled = fail(ErrorKind::OperationFailed,
+                      QStringLiteral("cannot write %1").arg(QString::fromLocal8Bit(tmp)));
+    ::close(fd);
+    if (filled && ::rename(tmp.constData(), QFile::encodeName(path).constData()) != 0)
+        filled = fail(ErrorKind::OperationFailed,
+                      QStringLiteral("cannot move the disk into place at %1").arg(path));
+    if (!filled) {
+        ::unlink(tmp.constData());
+        return filled;
+    }
+    if (!writeFileAtomically(path + kDiskIdentitySuffix, identity.toUtf8()))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot write %1%2").arg(path, kDiskIdentitySuffix));
+    return {};
 }
 
 Result<EgressPolicy> SandboxService::policy(const QString &name) const

@@ -5,6 +5,7 @@
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/net/addresspool.h"
+#include "core/vmm/imagestore.h"
 #include "core/vmm/vmm.h"
 
 #include <QObject>
@@ -18,7 +19,6 @@
 namespace airlock {
 
 class ConsoleHub;
-class ImageStore;
 
 /// Host facts the service needs that main() determines once at start-up.
 struct SandboxServiceConfig
@@ -98,6 +98,17 @@ public:
     /// owned by root until start() hands it to the VMM user. Returns its descriptor (the
     /// caller closes it). InvalidState unless the sandbox is stopped.
     Result<int> createMemoryFile(const QString &name);
+    /// The image a sandbox was created from (its root disk, if any, included).
+    Result<GuestImage> imageOf(const QString &name) const;
+    /// The sandbox's root disk overlay (RootDisk), STATE/disks/NAME.qcow2: made on the first
+    /// start of a sandbox whose image has a disk, kept across stops, deleted with the sandbox.
+    QString diskPathFor(const QString &name) const;
+    /// Replaces the sandbox's root disk overlay by what `fill` writes into a fresh file (a
+    /// restore or fork writes a snapshot's `disk:vda` back), recording that it belongs to the
+    /// image's disk `identity` (GuestImage::diskIdentity). Written beside and renamed into place,
+    /// so a failure or crash leaves the previous overlay. InvalidState unless stopped.
+    Result<void> replaceDisk(const QString &name, const QString &identity,
+                             const std::function<Result<void>(int fd)> &fill);
     /// Graceful power-off, kill after `timeoutMs`; answers with state stopping.
     Result<Sandbox> stop(const QString &name, int timeoutMs);
     /// Kills the VMM now; answers with state stopped.
@@ -149,6 +160,10 @@ private:
     Result<const Entry *> find(const QString &name) const;
     QString runtimeDirFor(const QString &name) const;
     QString memoryDir() const;
+    QString disksDir() const;
+    /// Makes the overlay on the first start (or checks that it belongs to the image's current
+    /// disk) and hands it to `uid`. OperationFailed when the image was rebuilt since.
+    Result<void> prepareDisk(const QString &name, const GuestImage &image, uid_t uid) const;
     Result<QString> prepareRuntimeDir(const QString &name, uid_t uid) const;
     /// A uid for a new VMM that no running VMM of this helper has.
     Result<uid_t> allocateVmmUid() const;

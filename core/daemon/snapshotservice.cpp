@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +24,11 @@ Q_LOGGING_CATEGORY(lcSnapshots, "airlock.daemon.snapshot")
 
 const QString kMemory = QStringLiteral("memory");
 const QString kDeviceState = QStringLiteral("device-state");
+/// The root disk's overlay file, and the identity of the image disk it was made on
+/// (GuestImage::diskIdentity): an overlay is only meaningful on that base.
+const QString kDisk = QStringLiteral("disk:vda");
+const QString kDiskBase = QStringLiteral("disk:vda:base");
+constexpr qint64 kMaxDiskIdentityBytes = 4096;
 
 /// A memfd: an anonymous file to hand to QEMU for its device state, in either direction.
 class MemFd
@@ -122,6 +128,10 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     auto state = MemFd::create("airlock-device-state");
     if (!state)
         return std::unexpected(state.error());
+    auto image = m_sandboxes.imageOf(name);
+    if (!image)
+        return std::unexpected(image.error());
+    const bool hasDisk = !image->diskPath.isEmpty();
 
     // The guest stands still from here to resume(): device state, then a private copy of its
     // RAM file (data extents only). Hashing and storing happen after it runs on.
@@ -135,12 +145,20 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     const qint64 savedMs = paused.elapsed();
     auto memory = saved ? SparseCopy::of(m_sandboxes.memoryPathFor(name))
                         : Result<SparseCopy>(std::unexpected(saved.error()));
+    // The disk overlay too: QMP stop drained and flushed every block device, and the migration
+    // that saved the device state inactivated them (qcow2 caches written back), so the file is
+    // complete and unchanging until `cont`. Copied like the RAM so the guest can run on.
+    std::optional<Result<SparseCopy>> disk;
+    if (hasDisk && memory)
+        disk.emplace(SparseCopy::of(m_sandboxes.diskPathFor(name)));
     const qint64 copiedMs = paused.elapsed() - savedMs;
     // Resumed also after a failure: a snapshot that did not work must not stop the guest.
     const Result<void> resumed = running ? vmm->resume() : vmm->pause();
     const qint64 pauseMs = paused.elapsed();
     if (!memory)
         return std::unexpected(memory.error());
+    if (disk && !*disk)
+        return std::unexpected(disk->error());
     if (!resumed)
         qCWarning(lcSnapshots, "%s: resume after snapshot failed: %s", qPrintable(name),
                   qPrintable(resumed.error().message));
@@ -158,16 +176,24 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     meta.image = sandbox->spec.image;
     meta.vcpus = sandbox->spec.vcpus;
     meta.memoryMib = sandbox->spec.memoryMib;
-    auto committed =
-        m_archive.commit(meta, {{kMemory, memory->bytes()}, {kDeviceState, *deviceState}});
+    std::vector<SnapshotArchive::Object> objects {{kMemory, memory->bytes()},
+                                                  {kDeviceState, *deviceState}};
+    const QByteArray diskIdentity = image->diskIdentity().toUtf8();
+    if (disk) {
+        objects.push_back({kDisk, (*disk)->bytes()});
+        objects.push_back({kDiskBase, diskIdentity});
+    }
+    auto committed = m_archive.commit(meta, objects);
     if (!committed)
         return std::unexpected(committed.error());
     qCInfo(lcSnapshots,
            "%s: %s snapshot %s, guest paused %lld ms (device state %lld ms, %lld bytes of RAM "
-           "copied in %lld ms)",
+           "and %lld of disk copied in %lld ms)",
            qPrintable(name), qPrintable(snapshotKindName(kind)), qPrintable(committed->id),
            static_cast<long long>(pauseMs), static_cast<long long>(savedMs),
-           static_cast<long long>(memory->dataBytes()), static_cast<long long>(copiedMs));
+           static_cast<long long>(memory->dataBytes()),
+           static_cast<long long>(disk ? (*disk)->dataBytes() : 0),
+           static_cast<long long>(copiedMs));
     Q_EMIT snapshotChanged(name, *committed);
     return committed;
 }
@@ -217,6 +243,8 @@ Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &sna
     auto deviceState = m_archive.store().readObject(*device, kMaxDeviceStateBytes);
     if (!deviceState)
         return std::unexpected(deviceState.error());
+    if (auto disk = writeDisk(name, *manifest); !disk)
+        return disk;
     auto state = MemFd::create("airlock-device-state");
     if (!state)
         return std::unexpected(state.error());
@@ -233,6 +261,38 @@ Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &sna
     if (!started)
         return std::unexpected(started.error());
     return m_archive.catalog().setHead(name, snapshot.id);
+}
+
+Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &manifest)
+{
+    auto image = m_sandboxes.imageOf(name);
+    if (!image)
+        return std::unexpected(image.error());
+    const Manifest::Object *disk = manifest.find(kDisk);
+    const Manifest::Object *base = manifest.find(kDiskBase);
+    if (image->diskPath.isEmpty()) {
+        if (disk)
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("the snapshot holds a disk; image '%1' has none")
+                            .arg(image->id));
+        return {};
+    }
+    if (!disk || !base)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("the snapshot holds no disk; image '%1' needs one")
+                        .arg(image->id));
+    auto identity = m_archive.store().readObject(*base, kMaxDiskIdentityBytes);
+    if (!identity)
+        return std::unexpected(identity.error());
+    const QString current = image->diskIdentity();
+    if (QString::fromUtf8(*identity) != current)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("the snapshot's disk was made on another build of image '%1' "
+                                   "(%2, now %3)")
+                        .arg(image->id, QString::fromUtf8(*identity), current));
+    return m_sandboxes.replaceDisk(name, current, [this, disk](int fd) {
+        return m_archive.store().writeObjectTo(*disk, fd);
+    });
 }
 
 Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &name,

@@ -65,6 +65,10 @@ Q_SIGNALS:
 
 private:
     Result<void> startFrom(const QString &sandbox, const Snapshot &snapshot);
+    /// Writes the snapshot's `disk:vda` back as the stopped sandbox's overlay (nothing for
+    /// images without a disk). InvalidParams when the snapshot and the image disagree about
+    /// having a disk, InvalidState when the image's disk was rebuilt since.
+    Result<void> writeDisk(const QString &sandbox, const Manifest &manifest);
     void onSandboxRemoved(const QString &sandbox);
 
     SandboxService &m_sandboxes;

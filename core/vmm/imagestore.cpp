@@ -29,10 +29,22 @@ QJsonObject GuestImage::toJson() const
         {QStringLiteral("id"), id},
         {QStringLiteral("description"), description},
         {QStringLiteral("kernel"), QFileInfo(kernelPath).fileName()},
+        {QStringLiteral("disk"),
+         diskPath.isEmpty() ? QJsonValue(QJsonValue::Null)
+                            : QJsonValue(QFileInfo(diskPath).fileName())},
         {QStringLiteral("createdAt"),
          createdAt.isValid() ? QJsonValue(createdAt.toUTC().toString(Qt::ISODateWithMs))
                              : QJsonValue(QJsonValue::Null)},
     };
+}
+
+QString GuestImage::diskIdentity() const
+{
+    if (diskPath.isEmpty())
+        return {};
+    return QStringLiteral("%1 %2 %3")
+        .arg(id, createdAt.isValid() ? createdAt.toString(Qt::ISODateWithMs) : QStringLiteral("-"))
+        .arg(QFileInfo(diskPath).size());
 }
 
 ImageStore::ImageStore(QString rootDir) : m_rootDir(std::move(rootDir)) { }
@@ -89,11 +101,19 @@ Result<GuestImage> ImageStore::find(const QString &id) const
                           .toUTC();
     const QString kernel = object.value(QStringLiteral("kernel")).toString();
     const QString initrd = object.value(QStringLiteral("initrd")).toString();
-    for (const QString &file : {kernel, initrd}) {
+    const QJsonValue diskValue = object.value(QStringLiteral("disk"));
+    if (!diskValue.isUndefined() && !diskValue.isNull() && !diskValue.isString())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1': disk must be a file name").arg(id));
+    const QString disk = diskValue.toString();
+    QStringList files {kernel, initrd};
+    if (!diskValue.isNull() && !diskValue.isUndefined())
+        files.append(disk);
+    for (const QString &file : std::as_const(files)) {
         if (!isPlainFileName(file))
             return fail(ErrorKind::BackendUnavailable,
-                        QStringLiteral("image '%1': kernel and initrd must be file names inside "
-                                       "the image directory (got '%2')")
+                        QStringLiteral("image '%1': kernel, initrd and disk must be file names "
+                                       "inside the image directory (got '%2')")
                             .arg(id, file));
         if (!QFileInfo(dir.filePath(file)).isFile())
             return fail(ErrorKind::BackendUnavailable,
@@ -101,6 +121,14 @@ Result<GuestImage> ImageStore::find(const QString &id) const
     }
     image.kernelPath = dir.absoluteFilePath(kernel);
     image.initrdPath = dir.absoluteFilePath(initrd);
+    if (files.size() > 2) {
+        // The disk is opened as qcow2 (never probed): a raw file here would be misread.
+        QFile diskFile(dir.filePath(disk));
+        if (!diskFile.open(QIODevice::ReadOnly) || diskFile.read(4) != QByteArray("QFI\xfb", 4))
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("image '%1': %2 is not a qcow2 image").arg(id, disk));
+        image.diskPath = dir.absoluteFilePath(disk);
+    }
     return image;
 }
 

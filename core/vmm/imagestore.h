@@ -17,19 +17,26 @@ struct GuestImage
     QString description;
     QString kernelPath; ///< uncompressed ELF vmlinux
     QString initrdPath; ///< initramfs
+    /// The shared, read-only root disk (qcow2) every sandbox of the image gets a copy-on-write
+    /// overlay of; empty for images that are an initramfs only.
+    QString diskPath;
     QString kernelArgs; ///< extra kernel command line from the image
     QString kernelVersion;
     QDateTime createdAt; ///< UTC; invalid when the metadata has none
 
-    /// The protocol's Image object: `{id, description, kernel: file name only, createdAt}`
-    /// (docs/protocol.md). Never carries a host path.
+    /// The protocol's Image object: `{id, description, kernel, disk, createdAt}` with file
+    /// names only (`disk` null without one; docs/protocol.md). Never carries a host path.
     QJsonObject toJson() const;
+    /// What a disk overlay made on this image depends on: the id, build time and size of the
+    /// root disk (`"debian 2026-12-01T07:51:03.000Z 141885440"`); empty without a disk. A
+    /// rebuilt image has another identity, so overlays of the old one are recognised.
+    QString diskIdentity() const;
 };
 
 /// The helper's read-only store of guest images: a root-configured directory with one
 /// sub-directory per image id. Clients name images by id only; ids are validated like sandbox
-/// names, and the kernel/initrd named in image.json must be plain file names inside the image's
-/// own directory, so neither a client nor an image file can point the VMM elsewhere.
+/// names, and the kernel, initrd and disk named in image.json must be plain file names inside the
+/// image's own directory, so neither a client nor an image file can point the VMM elsewhere.
 class ImageStore
 {
 public:

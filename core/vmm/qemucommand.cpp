@@ -1,5 +1,6 @@
 #include "core/vmm/qemucommand.h"
 
+#include "core/vmm/rootdisk.h"
 #include "core/vmm/seedimage.h"
 
 #include <QDir>
@@ -35,6 +36,8 @@ QString QemuCommand::kernelCommandLine(const VmmLaunchConfig &config)
                     .arg(config.network.guestAddress)
                     .arg(config.network.prefixLength)
                     .arg(config.network.gateway);
+    if (!config.rootDiskPath.isEmpty())
+        line += QStringLiteral(" airlock.root=") + QLatin1StringView(RootDisk::kSerial);
     if (!config.kernelArgs.trimmed().isEmpty())
         line += u' ' + config.kernelArgs.trimmed();
     return line;
@@ -113,6 +116,24 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
                            .arg(optionValue(config.network.tapName)))
              << QStringLiteral("-device")
              << QStringLiteral("virtio-net-device,netdev=net0,mac=%1").arg(config.network.mac);
+    }
+    if (!config.rootDiskPath.isEmpty()) {
+        // Four nodes: the base read-only, the overlay's `backing` set to it by node name (so the
+        // backing file name in the overlay's header, which the VMM user could rewrite, is never
+        // opened), formats given, never probed.
+        args << QStringLiteral("-blockdev")
+             << QStringLiteral("driver=file,node-name=rootbase-file,filename=%1,read-only=on")
+                    .arg(optionValue(config.rootDiskBasePath))
+             << QStringLiteral("-blockdev")
+             << QStringLiteral("driver=qcow2,node-name=rootbase,file=rootbase-file,read-only=on")
+             << QStringLiteral("-blockdev")
+             << QStringLiteral("driver=file,node-name=root-file,filename=%1")
+                    .arg(optionValue(config.rootDiskPath))
+             << QStringLiteral("-blockdev")
+             << QStringLiteral("driver=qcow2,node-name=root,file=root-file,backing=rootbase")
+             << QStringLiteral("-device")
+             << QStringLiteral("virtio-blk-device,drive=root,serial=%1")
+                    .arg(QLatin1StringView(RootDisk::kSerial));
     }
     if (!config.seedImagePath.isEmpty()) {
         args << QStringLiteral("-drive")

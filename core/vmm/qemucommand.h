@@ -32,7 +32,9 @@ public:
     /// no default devices, no network, no display, seccomp sandbox on, serial console on
     /// RUNDIR/console.sock and QMP on RUNDIR/qmp.sock (both servers that never wait), pid file,
     /// -no-reboot (a guest reboot ends the VMM); with a network a virtio-net device on the
-    /// tap, with a seed image a read-only virtio-blk device (serial `airlock-seed`). With `paused`,
+    /// tap, with a root disk its overlay on the read-only base as a virtio-blk device (serial
+    /// `airlock-root`), with a seed image a read-only virtio-blk device (serial `airlock-seed`).
+    /// With `paused`,
     /// the CPUs wait for QMP `cont`, so no console output is lost before the helper attaches.
     /// With a memoryPath, RAM is a
     /// shared memory-backend-file; with an incomingStateFd, QEMU waits for `-incoming defer`.
@@ -40,7 +42,8 @@ public:
 
     /// The kernel command line: `console=ttyS0`, a fixed early TSC rate (TCG calibrates it
     /// slowly and badly otherwise), `airlock.name=NAME` (the guest's hostname), with a network
-    /// `airlock.ip=ADDR/PREFIX airlock.gw=GW airlock.dns=GW`, and the image's own arguments.
+    /// `airlock.ip=ADDR/PREFIX airlock.gw=GW airlock.dns=GW`, with a root disk
+    /// `airlock.root=airlock-root`, and the image's own arguments.
     static QString kernelCommandLine(const VmmLaunchConfig &config);
 };
 

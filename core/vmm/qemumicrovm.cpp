@@ -119,7 +119,10 @@ Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
         return fail(ErrorKind::BackendUnavailable,
                     QStringLiteral("qemu-system-x86_64 is not installed "
                                    "(apt-get install qemu-system-x86)"));
-    for (const QString &file : {config.kernelPath, config.initrdPath}) {
+    QStringList files {config.kernelPath, config.initrdPath};
+    if (!config.rootDiskPath.isEmpty())
+        files << config.rootDiskBasePath << config.rootDiskPath;
+    for (const QString &file : std::as_const(files)) {
         if (!QFileInfo(file).isFile())
             return fail(ErrorKind::BackendUnavailable,
                         QStringLiteral("guest image file %1 is missing").arg(file));

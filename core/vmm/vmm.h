@@ -45,7 +45,12 @@ struct VmmLaunchConfig
     std::vector<gid_t> vmmGroups;
     /// The network; no interface when tapName is empty (the guest then has none).
     VmmNetwork network;
-    /// Read-only seed disk (SeedImage) attached as a second virtio-blk device; empty: none.
+    /// The sandbox's root disk (RootDisk): its qcow2 overlay, writable by vmmUid, on top of the
+    /// image's read-only qcow2 base. Attached as the first virtio-blk device (serial
+    /// `airlock-root`, `airlock.root=airlock-root` on the kernel command line). Empty: no disk.
+    QString rootDiskPath;
+    QString rootDiskBasePath;
+    /// Read-only seed disk (SeedImage) attached as another virtio-blk device; empty: none.
     QString seedImagePath;
     /// When set: guest RAM is this file (memoryMib MiB, already created by the helper and owned
     /// by vmmUid), mapped shared, so the helper can copy it for a snapshot and write it for a
