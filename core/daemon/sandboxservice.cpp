@@ -53,8 +53,8 @@ bool writeFileAtomically(const QString &path, const QByteArray &bytes)
 {
     const QByteArray tmp = QFile::encodeName(path + QStringLiteral(".tmp"));
     ::unlink(tmp.constData());
-    const int fd = ::open(tmp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          0600);
+    const int fd =
+        ::open(tmp.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return false;
     const bool written = ::write(fd, bytes.constData(), size_t(bytes.size())) == bytes.size()
@@ -648,20 +648,20 @@ Result<void> SandboxService::prepareDisk(const QString &name, const GuestImage &
         // An overlay stores only what differs from its base: on a rebuilt base it would read
         // as a corrupt file system, so it is refused rather than booted.
         QFile recorded(identityPath);
-        const QByteArray was = recorded.open(QIODevice::ReadOnly) ? recorded.read(4096) : QByteArray();
+        const QByteArray was =
+            recorded.open(QIODevice::ReadOnly) ? recorded.read(4096) : QByteArray();
         if (was != identity)
             return fail(ErrorKind::OperationFailed,
                         QStringLiteral("the disk of sandbox '%1' was made on another build of "
                                        "image '%2' (%3, now %4); it cannot be used on this one")
                             .arg(name, image.id,
-                                 was.isEmpty() ? QStringLiteral("unknown")
-                                               : QString::fromUtf8(was),
+                                 was.isEmpty() ? QStringLiteral("unknown") : QString::fromUtf8(was),
                                  QString::fromUtf8(identity)));
     }
     const QByteArray encoded = QFile::encodeName(path);
     const int fd = ::open(encoded.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    const bool handedOver = fd >= 0 && ::fchown(fd, uid, m_config.vmmGid) == 0
-        && ::fchmod(fd, 0600) == 0;
+    const bool handedOver =
+        fd >= 0 && ::fchown(fd, uid, m_config.vmmGid) == 0 && ::fchmod(fd, 0600) == 0;
     if (fd >= 0)
         ::close(fd);
     if (!handedOver)
@@ -683,13 +683,13 @@ Result<void> SandboxService::replaceDisk(const QString &name, const QString &ide
     const QString path = diskPathFor(name);
     const QByteArray tmp = QFile::encodeName(path + QStringLiteral(".tmp"));
     ::unlink(tmp.constData());
-    const int fd = ::open(tmp.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          0600);
+    const int fd =
+        ::open(tmp.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("cannot create %1: %2")
-                        .arg(QString::fromLocal8Bit(tmp),
-                             QString::fromLocal8Bit(std::strerror(errno))));
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("cannot create %1: %2")
+                .arg(QString::fromLocal8Bit(tmp), QString::fromLocal8Bit(std::strerror(errno))));
     Result<void> filled = fill(fd);
     if (filled && ::fdatasync(fd) != 0)
         filled = fail(ErrorKind::OperationFailed,

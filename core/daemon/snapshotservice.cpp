@@ -272,15 +272,15 @@ Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &man
     const Manifest::Object *base = manifest.find(kDiskBase);
     if (image->diskPath.isEmpty()) {
         if (disk)
-            return fail(ErrorKind::InvalidParams,
-                        QStringLiteral("the snapshot holds a disk; image '%1' has none")
-                            .arg(image->id));
+            return fail(
+                ErrorKind::InvalidParams,
+                QStringLiteral("the snapshot holds a disk; image '%1' has none").arg(image->id));
         return {};
     }
     if (!disk || !base)
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("the snapshot holds no disk; image '%1' needs one")
-                        .arg(image->id));
+        return fail(
+            ErrorKind::InvalidParams,
+            QStringLiteral("the snapshot holds no disk; image '%1' needs one").arg(image->id));
     auto identity = m_archive.store().readObject(*base, kMaxDiskIdentityBytes);
     if (!identity)
         return std::unexpected(identity.error());
@@ -290,9 +290,8 @@ Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &man
                     QStringLiteral("the snapshot's disk was made on another build of image '%1' "
                                    "(%2, now %3)")
                         .arg(image->id, QString::fromUtf8(*identity), current));
-    return m_sandboxes.replaceDisk(name, current, [this, disk](int fd) {
-        return m_archive.store().writeObjectTo(*disk, fd);
-    });
+    return m_sandboxes.replaceDisk(
+        name, current, [this, disk](int fd) { return m_archive.store().writeObjectTo(*disk, fd); });
 }
 
 Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &name,

@@ -36,10 +36,12 @@ Result<Snapshot> SnapshotArchive::commit(Snapshot meta, const std::vector<Object
     if (!writer)
         return std::unexpected(writer.error());
     meta.logicalBytes = meta.newBytes = meta.newStoredBytes = 0;
+    QStringList perObject;
     for (const Object &object : objects) {
         auto stats = (*writer)->addObject(object.name, object.data);
         if (!stats)
             return std::unexpected(stats.error());
+        perObject.append(QStringLiteral("%1 %2 new").arg(object.name).arg(stats->newBytes));
         meta.logicalBytes += stats->logicalBytes;
         meta.newBytes += stats->newBytes;
         meta.newStoredBytes += stats->newStoredBytes;
@@ -58,10 +60,10 @@ Result<Snapshot> SnapshotArchive::commit(Snapshot meta, const std::vector<Object
             qCWarning(lcArchive, "%s", qPrintable(head.error().message));
         step();
     }
-    qCInfo(lcArchive, "snapshot %s of %s: %lld bytes, %lld new (%lld stored), paused %lld ms",
+    qCInfo(lcArchive, "snapshot %s of %s: %lld bytes, %lld new (%lld stored; %s), paused %lld ms",
            qPrintable(meta.id), qPrintable(meta.sandbox), static_cast<long long>(meta.logicalBytes),
            static_cast<long long>(meta.newBytes), static_cast<long long>(meta.newStoredBytes),
-           static_cast<long long>(meta.pauseMs));
+           qPrintable(perObject.join(QStringLiteral(", "))), static_cast<long long>(meta.pauseMs));
     return meta;
 }
 

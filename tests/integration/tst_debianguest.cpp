@@ -1,0 +1,561 @@
+// The Debian guest image (installers/guest/build-image.sh --variant debian) end to end, booted
+// once under TCG and shared by the functions in order:
+// - HTTPS through the real gateway: curl and python3 in the guest trust the sandbox CA from the
+//   seed disk and reach https://pkg.test/ (a local HTTPS server under a test CA in an
+//   "upstream" namespace); https://evil.test/ fails and is never reached; both decisions arrive
+//   over RPC as egress.event;
+// - its root disk (a qcow2 overlay per sandbox) in snapshots: a file on disk and a value in a
+//   tmpfs both come back on restore, a fork starts with the snapshot's disk and memory and then
+//   changes independently of the original, and the store grows by about what was written;
+// - the disk outlives a cold reboot and goes with the sandbox.
+//
+//   guest ──tap── [helper ns: airlockd, gateway, table] ──veth 203.0.113.0/24── [upstream ns:
+//   pkg.test 203.0.113.10:443, evil.test 203.0.113.12:443, DNS 203.0.113.53]
+//
+// 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned here inside namespaces the test made; no
+// namespace has a default route, so nothing can leave the machine.
+
+#include "core/gateway/sandboxca.h"
+#include "gatewaytestbed.h"
+#include "helperprocess.h"
+#include "rpctestclient.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fcntl.h>
+#include <future>
+#include <sched.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using airlock::gateway::SandboxCa;
+using airlock::test::HelperProcess;
+using airlock::test::RpcTestClient;
+using airlock::test::TestDnsServer;
+using airlock::test::TestUpstream;
+
+namespace {
+
+const QString kName = QStringLiteral("deb");
+const QString kFork = QStringLiteral("debfork");
+const QString kImage = QStringLiteral("debian");
+const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
+const QHostAddress kEvilAddress(QStringLiteral("203.0.113.12"));
+const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
+constexpr int kBootTimeoutMs = 120000;
+constexpr int kDirtyMiB = 64;
+
+QJsonObject named(const QString &name)
+{
+    return QJsonObject {{QStringLiteral("name"), name}};
+}
+
+bool ip(const QStringList &arguments)
+{
+    QProcess process;
+    process.setProcessChannelMode(QProcess::ForwardedChannels);
+    process.start(QStringLiteral("ip"), arguments);
+    return process.waitForFinished(10000) && process.exitCode() == 0;
+}
+
+/// Runs `f` on a thread inside network namespace `ns`; sockets it creates stay there.
+bool inNamespace(const QString &ns, const std::function<bool()> &f)
+{
+    std::packaged_task<bool()> task([ns, f] {
+        const int fd = ::open(QFile::encodeName(QStringLiteral("/run/netns/") + ns).constData(),
+                              O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
+            return false;
+        ::close(fd);
+        return f();
+    });
+    auto result = task.get_future();
+    std::thread thread(std::move(task));
+    thread.join();
+    return result.get();
+}
+
+/// The console of one sandbox: types commands and collects output (and the egress events that
+/// arrive on the same connection).
+class Console
+{
+public:
+    Console(const QString &socketPath, const QString &sandbox)
+        : m_client(socketPath), m_sandbox(sandbox)
+    {
+        const QJsonObject result =
+            RpcTestClient::result(m_client.call(QStringLiteral("console.attach"), named(sandbox)));
+        m_text = QByteArray::fromBase64(result.value(QStringLiteral("data")).toString().toLatin1());
+    }
+
+    /// Waits until `needle` appears after offset `from`; the offset after it, or -1.
+    qsizetype waitFor(const QByteArray &needle, qsizetype from, int timeoutMs)
+    {
+        QDeadlineTimer deadline(timeoutMs);
+        for (;;) {
+            const qsizetype at = m_text.indexOf(needle, from);
+            if (at >= 0)
+                return at + needle.size();
+            if (deadline.hasExpired()) {
+                qWarning("console of %s so far:\n%s", qPrintable(m_sandbox),
+                         m_text.right(2000).constData());
+                return -1;
+            }
+            auto notification = m_client.waitForNotification(
+                QStringLiteral("console.output"),
+                [this](const QJsonObject &p) {
+                    return p.value(QStringLiteral("sandbox")).toString() == m_sandbox;
+                },
+                int(qMax<qint64>(1, deadline.remainingTime())));
+            if (notification)
+                m_text += QByteArray::fromBase64(notification->value(QStringLiteral("params"))
+                                                     .toObject()
+                                                     .value(QStringLiteral("data"))
+                                                     .toString()
+                                                     .toLatin1());
+        }
+    }
+
+    /// Runs a shell command and returns what it printed between two markers (computed by the
+    /// shell, so the echo of the typed line never matches), or a null QByteArray on timeout.
+    QByteArray run(const QByteArray &command, int timeoutMs = 60000)
+    {
+        const QByteArray id = QByteArray::number(++m_commands * 1000);
+        const QByteArray begin = "BEGIN" + QByteArray::number(m_commands * 1000 + 1) + "\r\n";
+        const QByteArray end = "END" + QByteArray::number(m_commands * 1000 + 2) + "\r\n";
+        const qsizetype from = m_text.size();
+        const QByteArray line =
+            "\necho BEGIN$((" + id + "+1)); " + command + "; echo END$((" + id + "+2))\n";
+        m_client.call(QStringLiteral("console.write"),
+                      {{QStringLiteral("name"), m_sandbox},
+                       {QStringLiteral("data"), QString::fromLatin1(line.toBase64())}});
+        const qsizetype stop = waitFor(end, from, timeoutMs);
+        const qsizetype start = m_text.indexOf(begin, from);
+        if (stop < 0 || start < 0)
+            return {};
+        return m_text.mid(start + begin.size(), stop - end.size() - start - begin.size());
+    }
+
+    RpcTestClient &client() { return m_client; }
+
+private:
+    RpcTestClient m_client;
+    QString m_sandbox;
+    QByteArray m_text;
+    int m_commands = 0;
+};
+
+} // namespace
+
+class TestDebianGuest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void imageListsItsDisk();
+    void guestTrustsTheSandboxCa();
+    void curlReachesAnAllowedHttpsHost();
+    void curlCannotReachADeniedHost();
+    void python3RunsAndSpeaksHttps();
+    void snapshotHoldsDiskAndMemory();
+    void growthAfterWritingKnownAmountToDisk();
+    void restoreBringsDiskAndMemoryBack();
+    void forkHasTheSnapshotsDiskAndDivergesFromTheOriginal();
+    void diskOutlivesAColdRebootAndGoesWithTheSandbox();
+
+private:
+    QJsonObject call(const QString &method, const QJsonObject &params, int timeoutMs = 120000);
+    /// The params of the first egress.event (queued or arriving within `timeoutMs`) whose
+    /// event has this name, layer and verdict.
+    std::optional<QJsonObject> egress(const QString &name, const QString &layer,
+                                      const QString &verdict, int timeoutMs = 15000);
+    /// Snapshot of kName with `label`; the Snapshot object.
+    QJsonObject snapshot(const QString &label);
+    /// Bytes of sandbox `name`'s disk overlay in the helper's state dir, -1 when it has none.
+    qint64 overlaySize(const QString &name) const;
+
+    QTemporaryDir m_dir {QDir::tempPath() + QStringLiteral("/airlock-deb-XXXXXX")};
+    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<RpcTestClient> m_events;
+    std::unique_ptr<Console> m_console;
+    std::optional<SandboxCa> m_upstreamCa;
+    TestUpstream m_pkg;
+    TestUpstream m_evil;
+    TestDnsServer m_dns;
+    QString m_upstreamNs;
+    QJsonObject m_first; ///< disk file and tmpfs value "one"
+    QJsonObject m_dirty; ///< after writing kDirtyMiB to the disk; values "two"
+};
+
+void TestDebianGuest::initTestCase()
+{
+    if (::geteuid() != 0)
+        QSKIP("needs root (network namespaces, taps, nftables)");
+    if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
+        QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
+    QVERIFY(m_dir.isValid());
+    // The unprivileged gateway reads the trust store: the path must be traversable.
+    ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
+    auto ca = SandboxCa::generate(QStringLiteral("upstream-test"));
+    QVERIFY(ca);
+    m_upstreamCa.emplace(std::move(*ca));
+    const QString caPath = m_dir.filePath(QStringLiteral("upstream.pem"));
+    QVERIFY(m_upstreamCa->save(caPath, m_dir.filePath(QStringLiteral("upstream.key"))));
+
+    m_helper = std::make_unique<HelperProcess>(QStringList {
+        QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53"),
+        QStringLiteral("--upstream-ca"), caPath});
+    QVERIFY2(
+        QFileInfo::exists(m_helper->imageStore() + u'/' + kImage + QStringLiteral("/image.json")),
+        "no Debian guest image (the guest_image_debian fixture builds it)");
+    QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
+    const QString helperNs = m_helper->networkNamespace();
+
+    // The upstream namespace, joined to the helper's by a veth pair.
+    const QString pid = QString::number(QCoreApplication::applicationPid());
+    m_upstreamNs = QStringLiteral("alt-d-") + pid;
+    const QString hostSide = QStringLiteral("adh") + pid;
+    const QString upstreamSide = QStringLiteral("adu") + pid;
+    ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
+    QVERIFY(ip({QStringLiteral("netns"), QStringLiteral("add"), m_upstreamNs}));
+    QVERIFY(ip({QStringLiteral("link"), QStringLiteral("add"), hostSide, QStringLiteral("netns"),
+                helperNs, QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
+                QStringLiteral("name"), upstreamSide, QStringLiteral("netns"), m_upstreamNs}));
+    QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("addr"), QStringLiteral("add"),
+                QStringLiteral("203.0.113.1/24"), QStringLiteral("dev"), hostSide}));
+    QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("link"), QStringLiteral("set"),
+                hostSide, QStringLiteral("up")}));
+    for (const QHostAddress &address : {kPkgAddress, kEvilAddress, kDnsAddress})
+        QVERIFY(
+            ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("addr"), QStringLiteral("add"),
+                address.toString() + QStringLiteral("/24"), QStringLiteral("dev"), upstreamSide}));
+    QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"), QStringLiteral("set"),
+                upstreamSide, QStringLiteral("up")}));
+    QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"), QStringLiteral("set"),
+                QStringLiteral("lo"), QStringLiteral("up")}));
+    QVERIFY(inNamespace(m_upstreamNs, [this] {
+        return m_pkg.start(
+                   {kPkgAddress, 443, true, &*m_upstreamCa, {QStringLiteral("pkg.test")}, {}})
+            && m_evil.start(
+                {kEvilAddress, 443, true, &*m_upstreamCa, {QStringLiteral("evil.test")}, {}})
+            && m_dns.start(kDnsAddress, 53,
+                           {{QStringLiteral("pkg.test"), kPkgAddress.toString()},
+                            {QStringLiteral("evil.test"), kEvilAddress.toString()}});
+    }));
+
+    m_events = std::make_unique<RpcTestClient>(m_helper->socketPath());
+    QVERIFY(m_events->call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
+    QVERIFY(call(QStringLiteral("sandbox.create"),
+                 {{QStringLiteral("name"), kName}, {QStringLiteral("image"), kImage}})
+                .contains(QStringLiteral("result")));
+    const QJsonObject policy {
+        {QStringLiteral("version"), 1},
+        {QStringLiteral("rules"),
+         QJsonArray {QJsonObject {{QStringLiteral("host"), QStringLiteral("pkg.test")}}}}};
+    QVERIFY(call(QStringLiteral("policy.set"),
+                 {{QStringLiteral("name"), kName}, {QStringLiteral("policy"), policy}})
+                .contains(QStringLiteral("result")));
+    QElapsedTimer boot;
+    boot.start();
+    const QJsonObject started = call(QStringLiteral("sandbox.start"), named(kName));
+    QVERIFY2(started.contains(QStringLiteral("result")),
+             QJsonDocument(started).toJson().constData());
+    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    QVERIFY(m_console->waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
+    qInfo("Debian guest: sandbox.start to the ready line in %lld ms (TCG)",
+          static_cast<long long>(boot.elapsed()));
+    // The shell prompt, so typed commands are not lost to the boot.
+    QCOMPARE(m_console->run("echo $((40+2))").trimmed(), QByteArray("42"));
+}
+
+void TestDebianGuest::cleanupTestCase()
+{
+    m_console.reset();
+    m_events.reset();
+    m_helper.reset(); // stops airlockd and kills its QEMUs
+    m_pkg.stop();
+    m_evil.stop();
+    m_dns.stop();
+    if (!m_upstreamNs.isEmpty())
+        ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
+}
+
+QJsonObject TestDebianGuest::call(const QString &method, const QJsonObject &params, int timeoutMs)
+{
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject answer = client.call(method, params, timeoutMs);
+    if (!answer.contains(QStringLiteral("result")))
+        qWarning("%s: %s", qPrintable(method), QJsonDocument(answer).toJson().constData());
+    return answer;
+}
+
+std::optional<QJsonObject> TestDebianGuest::egress(const QString &name, const QString &layer,
+                                                   const QString &verdict, int timeoutMs)
+{
+    // Notifications that do not match stay queued for later checks.
+    auto message = m_events->waitForNotification(
+        QStringLiteral("egress.event"),
+        [&](const QJsonObject &params) {
+            const QJsonObject event = params.value(QStringLiteral("event")).toObject();
+            return event.value(QStringLiteral("name")).toString() == name
+                && event.value(QStringLiteral("layer")).toString() == layer
+                && event.value(QStringLiteral("verdict")).toString() == verdict;
+        },
+        timeoutMs);
+    if (!message)
+        return std::nullopt;
+    return message->value(QStringLiteral("params")).toObject();
+}
+
+QJsonObject TestDebianGuest::snapshot(const QString &label)
+{
+    return RpcTestClient::result(
+        call(QStringLiteral("snapshot.create"),
+             {{QStringLiteral("name"), kName}, {QStringLiteral("label"), label}}));
+}
+
+qint64 TestDebianGuest::overlaySize(const QString &name) const
+{
+    const QFileInfo overlay(m_helper->stateDir() + QStringLiteral("/disks/") + name
+                            + QStringLiteral(".qcow2"));
+    return overlay.exists() ? overlay.size() : -1;
+}
+
+void TestDebianGuest::imageListsItsDisk()
+{
+    const QJsonArray images = RpcTestClient::result(call(QStringLiteral("image.list"), {}))
+                                  .value(QStringLiteral("images"))
+                                  .toArray();
+    QJsonObject debian;
+    for (const QJsonValue &image : images) {
+        if (image.toObject().value(QStringLiteral("id")).toString() == kImage)
+            debian = image.toObject();
+    }
+    QCOMPARE(debian.value(QStringLiteral("disk")).toString(), QStringLiteral("rootfs.qcow2"));
+    // The guest runs from its own overlay, owned by its VMM's user, never from the shared base.
+    const QString overlay = m_helper->stateDir() + QStringLiteral("/disks/deb.qcow2");
+    struct stat info
+    {
+    };
+    QCOMPARE(::stat(QFile::encodeName(overlay).constData(), &info), 0);
+    QVERIFY(info.st_uid != 0);
+    QCOMPARE(info.st_mode & 07777, mode_t(0600));
+    QCOMPARE(m_console->run("cat /sys/block/vda/serial; echo; findmnt -no SOURCE,FSTYPE /")
+                 .trimmed()
+                 .replace("\r", ""),
+             QByteArray("airlock-root\n/dev/vda ext4"));
+}
+
+void TestDebianGuest::guestTrustsTheSandboxCa()
+{
+    QCOMPARE(m_console->run("hostname").trimmed(), kName.toUtf8());
+    // The seed's CA is in the bundle once (between the markers) and where
+    // update-ca-certificates would pick it up again.
+    QCOMPARE(m_console->run("grep -c 'airlock sandbox CA {' /etc/ssl/certs/ca-certificates.crt")
+                 .trimmed(),
+             QByteArray("1"));
+    QCOMPARE(m_console
+                 ->run("cmp /run/airlock/ca.pem /usr/local/share/ca-certificates/"
+                       "airlock-sandbox.crt && echo same")
+                 .trimmed(),
+             QByteArray("same"));
+}
+
+void TestDebianGuest::curlReachesAnAllowedHttpsHost()
+{
+    // No -k: curl verifies the gateway's leaf for pkg.test against the sandbox CA.
+    const QByteArray output =
+        m_console->run("curl -sS --max-time 60 https://pkg.test/hello; echo curl-rc=$?", 90000);
+    QVERIFY2(output.contains("hello pkg.test /hello"), output.constData());
+    QVERIFY2(output.contains("curl-rc=0"), output.constData());
+    // The upstream saw the request, over TLS with the right name (the gateway verified it
+    // under the test CA).
+    QVERIFY(!m_pkg.requests().isEmpty());
+    QVERIFY(m_pkg.snis().contains(QStringLiteral("pkg.test")));
+    QVERIFY(egress(QStringLiteral("pkg.test"), QStringLiteral("dns"), QStringLiteral("allowed")));
+    const auto http =
+        egress(QStringLiteral("pkg.test"), QStringLiteral("http"), QStringLiteral("allowed"));
+    QVERIFY(http);
+    const QJsonObject event = http->value(QStringLiteral("event")).toObject();
+    QCOMPARE(event.value(QStringLiteral("path")).toString(), QStringLiteral("/hello"));
+    QCOMPARE(event.value(QStringLiteral("status")).toInt(), 200);
+}
+
+void TestDebianGuest::curlCannotReachADeniedHost()
+{
+    const QByteArray byName =
+        m_console->run("curl -sS --max-time 30 https://evil.test/; echo curl-rc=$?", 60000);
+    QVERIFY2(byName.contains("curl-rc=") && !byName.contains("curl-rc=0"), byName.constData());
+    QVERIFY(egress(QStringLiteral("evil.test"), QStringLiteral("dns"), QStringLiteral("denied")));
+    // Its real address dialled directly: redirected to the gateway, refused at the ClientHello.
+    const QByteArray direct = m_console->run(
+        "curl -sS --max-time 30 --resolve evil.test:443:203.0.113.12 https://evil.test/; "
+        "echo curl-rc=$?",
+        60000);
+    QVERIFY2(direct.contains("curl-rc=") && !direct.contains("curl-rc=0"), direct.constData());
+    QVERIFY(egress(QStringLiteral("evil.test"), QStringLiteral("tls"), QStringLiteral("denied")));
+    QCOMPARE(m_evil.connections(), 0);
+    const QJsonObject history = RpcTestClient::result(
+        call(QStringLiteral("egress.history"),
+             {{QStringLiteral("name"), kName}, {QStringLiteral("limit"), 1000}}));
+    const QByteArray text = QJsonDocument(history).toJson(QJsonDocument::Compact);
+    QVERIFY(text.contains("\"name\":\"pkg.test\""));
+    QVERIFY(text.contains("\"name\":\"evil.test\""));
+}
+
+void TestDebianGuest::python3RunsAndSpeaksHttps()
+{
+    QCOMPARE(m_console->run("python3 -c 'print(sum(range(10)))'").trimmed(), QByteArray("45"));
+    // Python's ssl module reads the same bundle (OpenSSL's default paths).
+    const QByteArray output =
+        m_console->run("python3 -c 'import urllib.request as u; "
+                       "print(u.urlopen(\"https://pkg.test/py\", timeout=60).read().decode())'",
+                       90000);
+    QVERIFY2(output.contains("hello pkg.test /py"), output.constData());
+}
+
+void TestDebianGuest::snapshotHoldsDiskAndMemory()
+{
+    QCOMPARE(m_console
+                 ->run("echo one > /root/disk.txt && sync && echo one > /dev/shm/v && "
+                       "cat /root/disk.txt /dev/shm/v")
+                 .replace("\r", ""),
+             QByteArray("one\none\n"));
+    m_first = snapshot(QStringLiteral("one"));
+    QVERIFY(!m_first.isEmpty());
+    qInfo("first snapshot with a disk (overlay %lld bytes): %lld bytes logical, %lld new, %lld "
+          "stored, guest paused %lld ms",
+          static_cast<long long>(overlaySize(kName)),
+          m_first.value(QStringLiteral("logicalBytes")).toInteger(),
+          m_first.value(QStringLiteral("newBytes")).toInteger(),
+          m_first.value(QStringLiteral("newStoredBytes")).toInteger(),
+          m_first.value(QStringLiteral("pauseMs")).toInteger());
+    // Memory and the overlay are both in it.
+    QVERIFY(m_first.value(QStringLiteral("logicalBytes")).toInteger()
+            >= 256LL * 1024 * 1024 + overlaySize(kName) / 2);
+}
+
+void TestDebianGuest::growthAfterWritingKnownAmountToDisk()
+{
+    // Direct I/O: kDirtyMiB reach the disk without passing through the guest's page cache, so
+    // the next snapshot's growth is the disk's (plus the little memory the commands touch).
+    QVERIFY(!m_console
+                 ->run(QByteArray("dd if=/dev/urandom of=/root/dirty bs=1M oflag=direct count=")
+                           + QByteArray::number(kDirtyMiB)
+                           + " 2>/dev/null; sync; echo two > /root/disk.txt; sync; "
+                             "echo two > /dev/shm/v",
+                       120000)
+                 .isNull());
+    const qint64 overlayBefore = overlaySize(kName);
+    m_dirty = snapshot(QStringLiteral("dirty"));
+    QVERIFY(!m_dirty.isEmpty());
+    const qint64 added = m_dirty.value(QStringLiteral("newBytes")).toInteger();
+    const qint64 stored = m_dirty.value(QStringLiteral("newStoredBytes")).toInteger();
+    const qint64 dirtied = kDirtyMiB * 1024LL * 1024;
+    qInfo("wrote %d MiB to the disk: snapshot added %.2f MiB (%.2f x), %.2f MiB compressed "
+          "(random data); overlay %.1f MiB; paused %lld ms",
+          kDirtyMiB, added / 1048576.0, double(added) / double(dirtied), stored / 1048576.0,
+          overlayBefore / 1048576.0, m_dirty.value(QStringLiteral("pauseMs")).toInteger());
+    QCOMPARE(m_dirty.value(QStringLiteral("parent")).toString(),
+             m_first.value(QStringLiteral("id")).toString());
+    QVERIFY(added >= dirtied);
+    QVERIFY2(added <= dirtied * 5 / 4, "the store grew by more than 1.25 x what was written");
+}
+
+void TestDebianGuest::restoreBringsDiskAndMemoryBack()
+{
+    // Now "two" on disk and in memory, and the dirty file (growthAfterWritingKnownAmountToDisk).
+    QCOMPARE(m_console->run("cat /root/disk.txt /dev/shm/v").replace("\r", ""),
+             QByteArray("two\ntwo\n"));
+    const QJsonObject restored = RpcTestClient::result(
+        call(QStringLiteral("snapshot.restore"),
+             {{QStringLiteral("name"), kName},
+              {QStringLiteral("snapshot"), m_first.value(QStringLiteral("id"))}}));
+    QCOMPARE(restored.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")),
+             QJsonValue(QStringLiteral("running")));
+    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    QCOMPARE(m_console->run("cat /dev/shm/v").trimmed(), QByteArray("one"));
+    // The page cache came back with the memory; dropped, the file is read from the restored
+    // overlay (which had "two" in it before the restore), also with direct I/O.
+    QCOMPARE(m_console->run("echo 3 > /proc/sys/vm/drop_caches; cat /root/disk.txt").trimmed(),
+             QByteArray("one"));
+    QCOMPARE(m_console
+                 ->run("dd if=/root/disk.txt iflag=direct bs=4096 count=1 2>/dev/null; "
+                       "test -e /root/dirty && echo dirty || echo clean")
+                 .replace("\r", ""),
+             QByteArray("one\nclean\n"));
+}
+
+void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
+{
+    const QJsonObject forked = RpcTestClient::result(
+        call(QStringLiteral("snapshot.fork"),
+             {{QStringLiteral("name"), kFork},
+              {QStringLiteral("snapshot"), m_dirty.value(QStringLiteral("id"))}}));
+    QCOMPARE(forked.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    QVERIFY(overlaySize(kFork) > 0);
+    Console fork(m_helper->socketPath(), kFork);
+    const QByteArray dropAndRead = "echo 3 > /proc/sys/vm/drop_caches; cat /root/disk.txt";
+    const QByteArray dirty = "test -e /root/dirty && echo dirty || echo clean";
+    // The snapshot's state: "two" in memory and on disk, with the dirty file; the original
+    // runs on from the first snapshot.
+    QCOMPARE(fork.run("cat /dev/shm/v").trimmed(), QByteArray("two"));
+    QCOMPARE(fork.run(dropAndRead).trimmed(), QByteArray("two"));
+    QCOMPARE(fork.run(dirty).trimmed(), QByteArray("dirty"));
+    QCOMPARE(m_console->run(dirty).trimmed(), QByteArray("clean"));
+    // Each changes its own disk and memory.
+    QVERIFY(!fork.run("echo forked > /root/disk.txt; echo forked > /dev/shm/v; sync").isNull());
+    QCOMPARE(m_console->run(dropAndRead).trimmed(), QByteArray("one"));
+    QVERIFY(!m_console->run("echo original > /root/disk.txt; sync").isNull());
+    QCOMPARE(fork.run(dropAndRead).trimmed(), QByteArray("forked"));
+    QCOMPARE(fork.run("cat /dev/shm/v").trimmed(), QByteArray("forked"));
+    QCOMPARE(m_console->run(dropAndRead).trimmed(), QByteArray("original"));
+    QCOMPARE(m_console->run("cat /dev/shm/v").trimmed(), QByteArray("one"));
+}
+
+void TestDebianGuest::diskOutlivesAColdRebootAndGoesWithTheSandbox()
+{
+    // The fork is stopped (gracefully: the guest unmounts its disk) and started again: a cold
+    // boot from the same overlay.
+    QElapsedTimer stopping;
+    stopping.start();
+    QVERIFY(call(QStringLiteral("sandbox.stop"),
+                 {{QStringLiteral("name"), kFork}, {QStringLiteral("timeoutMs"), 60000}})
+                .contains(QStringLiteral("result")));
+    QTRY_COMPARE_WITH_TIMEOUT(
+        RpcTestClient::result(call(QStringLiteral("sandbox.get"), named(kFork)))
+            .value(QStringLiteral("state"))
+            .toString(),
+        QStringLiteral("stopped"), 60000);
+    // Powered off by the guest itself (the power button), not killed at the timeout.
+    QVERIFY(stopping.elapsed() < 50000);
+    qInfo("graceful stop of the Debian guest: %lld ms", static_cast<long long>(stopping.elapsed()));
+    QVERIFY(call(QStringLiteral("sandbox.start"), named(kFork)).contains(QStringLiteral("result")));
+    Console fork(m_helper->socketPath(), kFork);
+    QVERIFY(fork.waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
+    QCOMPARE(fork.run("cat /root/disk.txt").trimmed(), QByteArray("forked"));
+    // The sandbox's CA is in the bundle once, after two boots of the same disk.
+    QCOMPARE(
+        fork.run("grep -c 'airlock sandbox CA {' /etc/ssl/certs/ca-certificates.crt").trimmed(),
+        QByteArray("1"));
+    QVERIFY(call(QStringLiteral("sandbox.kill"), named(kFork)).contains(QStringLiteral("result")));
+    QVERIFY(
+        call(QStringLiteral("sandbox.delete"), named(kFork)).contains(QStringLiteral("result")));
+    QCOMPARE(overlaySize(kFork), qint64(-1));
+    QVERIFY(overlaySize(kName) > 0);
+}
+
+QTEST_GUILESS_MAIN(TestDebianGuest)
+#include "tst_debianguest.moc"
