@@ -43,6 +43,8 @@ set(_airlock_depends
     # the VMM, the guest's busybox, and the tools of the guest image builder (build-image.sh;
     # gzip, grep and dpkg-deb are essential)
     "qemu-system-x86"
+    # qemu-img makes each sandbox's root disk overlay
+    "qemu-utils"
     "busybox-static"
     "cpio"
     "xz-utils"
@@ -58,6 +60,8 @@ set(_airlock_depends
 list(JOIN _airlock_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 # Wayland sessions: Qt's Wayland platform plugin; nftables: the nft tool for inspecting tables.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "qt6-wayland, nftables")
+# The Debian guest image (build-image.sh --variant debian) needs debootstrap; the default does not.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "debootstrap")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${AIRLOCK_DEBIAN_CONTROL_EXTRA})
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 

@@ -1,7 +1,8 @@
 // End to end with a real guest: airlockd (in its own network namespace, HelperProcess), the
-// real airlock-gateway and a TCG guest (the busybox image) whose HTTPS requests go through the
-// gateway to local servers in an "upstream" namespace: pkg.test is allowed and answers, evil.test
-// is not and is never reached; both decisions arrive over RPC as egress.event.
+// real airlock-gateway and a TCG guest (the busybox image) whose plain HTTP requests go through
+// the gateway to local servers in an "upstream" namespace: pkg.test is allowed and answers,
+// evil.test is not and is never reached; both decisions arrive over RPC as egress.event. HTTPS
+// with curl and python3 is tst_debianguest's (the Debian image; busybox cannot verify TLS).
 //
 //   guest ──tap── [helper ns: airlockd, gateway, table] ──veth 203.0.113.0/24── [upstream ns:
 //   pkg.test 203.0.113.10:80, evil.test 203.0.113.12:80, DNS 203.0.113.53]
