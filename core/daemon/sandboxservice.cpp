@@ -193,6 +193,16 @@ bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
 
 void SandboxService::removeLeftovers()
 {
+    // Disks of sandboxes the registry no longer has (a helper killed inside remove()), and
+    // half-written ones (a restore or fork that was interrupted).
+    const QStringList disks = QDir(disksDir()).entryList(QDir::Files | QDir::System);
+    for (const QString &file : disks) {
+        const QString sandbox = file.section(u'.', 0, 0);
+        if (file.endsWith(QStringLiteral(".tmp")) || !m_entries.contains(sandbox)) {
+            qCInfo(lcSandbox, "removing leftover disk file %s", qPrintable(file));
+            QFile::remove(QDir(disksDir()).filePath(file));
+        }
+    }
     QSet<QString> taps;
     QSet<QString> tables;
     for (const auto &[name, entry] : m_entries) {
@@ -497,8 +507,8 @@ Result<void> SandboxService::remove(const QString &name)
         return std::unexpected(ok.error());
     // The name was validated on create, so this stays inside STATE/run.
     QDir(runtimeDirFor(name)).removeRecursively();
-    QFile::remove(diskPathFor(name));
-    QFile::remove(diskPathFor(name) + kDiskIdentitySuffix);
+    for (const QString &suffix : {QString(), kDiskIdentitySuffix, QStringLiteral(".tmp")})
+        QFile::remove(diskPathFor(name) + suffix);
     SandboxNetwork::removeCa(m_config.stateDir, name);
     m_entries.erase(name);
     m_consoles.remove(name);

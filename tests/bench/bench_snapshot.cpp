@@ -3,9 +3,10 @@
 // console answer, fork (a new sandbox started from a snapshot of a booted guest: what a
 // template start is) to a console answer, and the bytes each snapshot stores against a plain
 // full copy of the guest. Prints the figures and ratios (targets: fork/template start at most
-// 0.2 of a cold boot; a snapshot after dirtying N MiB stores at most 1.25 x N MiB).
+// 0.2 of a cold boot; a snapshot after dirtying N MiB stores at most 1.25 x N MiB). With
+// --image debian (an image with a root disk) also the snapshot after writing N MiB to the disk.
 //
-//     build/tests/bench/bench_snapshot [--dirty MIB]
+//     build/tests/bench/bench_snapshot [--dirty MIB] [--image ID]
 
 #include "helperprocess.h"
 #include "rpctestclient.h"
@@ -77,10 +78,15 @@ int main(int argc, char *argv[])
     const QCommandLineOption dirtyOption(QStringLiteral("dirty"),
                                          QStringLiteral("MiB the guest dirties between snapshots"),
                                          QStringLiteral("MIB"), QStringLiteral("32"));
+    const QCommandLineOption imageOption(
+        QStringLiteral("image"), QStringLiteral("image of the guest (one with a disk: debian)"),
+        QStringLiteral("ID"), QStringLiteral("default"));
     parser.addOption(dirtyOption);
+    parser.addOption(imageOption);
     parser.addHelpOption();
     parser.process(app);
     const int dirtyMiB = parser.value(dirtyOption).toInt();
+    const QString image = parser.value(imageOption);
 
     qputenv("AIRLOCK_AIRLOCKD", AIRLOCK_AIRLOCKD_PATH);
     HelperProcess helper;
@@ -91,7 +97,8 @@ int main(int argc, char *argv[])
     const QString socket = helper.socketPath();
     RpcTestClient rpc(socket);
     const QString name = QStringLiteral("bench");
-    rpc.call(QStringLiteral("sandbox.create"), named(name));
+    rpc.call(QStringLiteral("sandbox.create"),
+             {{QStringLiteral("name"), name}, {QStringLiteral("image"), image}});
 
     QElapsedTimer timer;
     timer.start();
@@ -126,6 +133,21 @@ int main(int argc, char *argv[])
                 added / (dirtyMiB * 1048576.0), stored / 1048576.0);
     std::printf("stored bytes vs a full copy:      %8.3f (uncompressed %.3f)\n", stored / logical,
                 added / logical);
+    if (image != u"default") {
+        // Direct I/O, so the written data reaches the disk object and not the page cache.
+        timer.restart();
+        answerAfter(socket, name, timer,
+                    "dd if=/dev/urandom of=/root/bench bs=1M oflag=direct count="
+                        + QByteArray::number(dirtyMiB) + " 2>/dev/null; sync; ");
+        const QJsonObject disk = snapshot(QStringLiteral("disk"));
+        const double diskAdded = double(disk.value(QStringLiteral("newBytes")).toInteger());
+        std::printf("after writing %d MiB to the disk: paused %lld ms; added %.1f MiB (%.2f x), "
+                    "%.1f MiB compressed; snapshot of %.1f MiB\n",
+                    dirtyMiB, disk.value(QStringLiteral("pauseMs")).toInteger(),
+                    diskAdded / 1048576.0, diskAdded / (dirtyMiB * 1048576.0),
+                    disk.value(QStringLiteral("newStoredBytes")).toInteger() / 1048576.0,
+                    disk.value(QStringLiteral("logicalBytes")).toInteger() / 1048576.0);
+    }
 
     timer.restart();
     rpc.call(QStringLiteral("snapshot.restore"),

@@ -174,6 +174,7 @@ private Q_SLOTS:
     void restoreBringsDiskAndMemoryBack();
     void forkHasTheSnapshotsDiskAndDivergesFromTheOriginal();
     void diskOutlivesAColdRebootAndGoesWithTheSandbox();
+    void helperRestartKeepsTheDiskAndDropsLeftovers();
 
 private:
     QJsonObject call(const QString &method, const QJsonObject &params, int timeoutMs = 120000);
@@ -555,6 +556,31 @@ void TestDebianGuest::diskOutlivesAColdRebootAndGoesWithTheSandbox()
         call(QStringLiteral("sandbox.delete"), named(kFork)).contains(QStringLiteral("result")));
     QCOMPARE(overlaySize(kFork), qint64(-1));
     QVERIFY(overlaySize(kName) > 0);
+}
+
+void TestDebianGuest::helperRestartKeepsTheDiskAndDropsLeftovers()
+{
+    // What a helper killed inside sandbox.delete or a restore would leave behind.
+    const QString disks = m_helper->stateDir() + QStringLiteral("/disks/");
+    for (const QString &file : {QStringLiteral("ghost.qcow2"), QStringLiteral("ghost.qcow2.base"),
+                                QStringLiteral("deb.qcow2.tmp")}) {
+        QFile leftover(disks + file);
+        QVERIFY(leftover.open(QIODevice::WriteOnly));
+    }
+    m_console.reset();
+    m_events.reset();
+    QVERIFY2(m_helper->restart(), qPrintable(m_helper->lastError()));
+    QVERIFY(!QFile::exists(disks + QStringLiteral("ghost.qcow2")));
+    QVERIFY(!QFile::exists(disks + QStringLiteral("ghost.qcow2.base")));
+    QVERIFY(!QFile::exists(disks + QStringLiteral("deb.qcow2.tmp")));
+    QVERIFY(QFile::exists(disks + QStringLiteral("deb.qcow2.base")));
+    // The re-adopted guest runs on from its disk, and its next snapshot still has it.
+    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    QCOMPARE(m_console->run("cat /root/disk.txt").trimmed(), QByteArray("original"));
+    const QJsonObject after = snapshot(QStringLiteral("after restart"));
+    QVERIFY(overlaySize(kName) > 0);
+    QVERIFY(after.value(QStringLiteral("logicalBytes")).toInteger()
+            >= 256LL * 1024 * 1024 + overlaySize(kName));
 }
 
 QTEST_GUILESS_MAIN(TestDebianGuest)
