@@ -228,6 +228,7 @@ log "packing initramfs"
 if [[ $variant == debian ]]; then
     # The suite and mirror the host's apt uses (apt-cache policy names the mirror of each
     # index), so the guest gets the same release as the kernel.
+    # shellcheck source=/dev/null
     suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
     [[ -n "$suite" ]] || { log "cannot tell the host's Debian release (/etc/os-release)"; exit 1; }
     mirror=$(apt-cache policy | sed -n "s|^ *[0-9]* \(https\?://[^ ]*\) $suite/main amd64 Packages\$|\1|p" \
