@@ -49,6 +49,11 @@ namespace {
 const QString kName = QStringLiteral("deb");
 const QString kFork = QStringLiteral("debfork");
 const QString kImage = QStringLiteral("debian");
+/// 1 MiB of new random data into the blocks of /root/inplace (allocated on the first call,
+/// overwritten in place after), with direct I/O; and its md5sum read back with direct I/O.
+const QByteArray kWriteInPlace = "dd if=/dev/urandom of=/root/inplace bs=64k count=16 "
+                                 "oflag=direct conv=notrunc 2>/dev/null; ";
+const QByteArray kSumInPlace = "dd if=/root/inplace iflag=direct bs=64k 2>/dev/null | md5sum";
 const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
 const QHostAddress kEvilAddress(QStringLiteral("203.0.113.12"));
 const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
@@ -197,6 +202,8 @@ private:
     TestDnsServer m_dns;
     QString m_upstreamNs;
     QJsonObject m_first; ///< disk file and tmpfs value "one"
+    QByteArray m_firstSum; ///< md5sum of /root/inplace in m_first (written without a sync)
+    QByteArray m_dirtySum; ///< the same in m_dirty (overwritten in place)
     QJsonObject m_dirty; ///< after writing kDirtyMiB to the disk; values "two"
 };
 
@@ -434,6 +441,13 @@ void TestDebianGuest::snapshotHoldsDiskAndMemory()
                        "cat /root/disk.txt /dev/shm/v")
                  .replace("\r", ""),
              QByteArray("one\none\n"));
+    // Written with direct I/O and no sync: the data reached QEMU, but the qcow2 metadata that
+    // maps it may still be in QEMU's cache; the pause (QMP stop, then the migration that saves
+    // the device state) must have written it to the overlay before it is copied. Later
+    // overwritten in place (the same blocks), and always read with direct I/O: what these reads
+    // see is the overlay's content, never the guest's page cache.
+    m_firstSum = m_console->run(kWriteInPlace + kSumInPlace).trimmed();
+    QVERIFY(m_firstSum.size() > 32);
     m_first = snapshot(QStringLiteral("one"));
     QVERIFY(!m_first.isEmpty());
     qInfo("first snapshot with a disk (overlay %lld bytes): %lld bytes logical, %lld new, %lld "
@@ -452,6 +466,8 @@ void TestDebianGuest::growthAfterWritingKnownAmountToDisk()
 {
     // Direct I/O: kDirtyMiB reach the disk without passing through the guest's page cache, so
     // the next snapshot's growth is the disk's (plus the little memory the commands touch).
+    m_dirtySum = m_console->run(kWriteInPlace + kSumInPlace).trimmed();
+    QVERIFY(m_dirtySum.size() > 32 && m_dirtySum != m_firstSum);
     QVERIFY(!m_console
                  ->run(QByteArray("dd if=/dev/urandom of=/root/dirty bs=1M oflag=direct count=")
                            + QByteArray::number(kDirtyMiB)
@@ -464,10 +480,10 @@ void TestDebianGuest::growthAfterWritingKnownAmountToDisk()
     QVERIFY(!m_dirty.isEmpty());
     const qint64 added = m_dirty.value(QStringLiteral("newBytes")).toInteger();
     const qint64 stored = m_dirty.value(QStringLiteral("newStoredBytes")).toInteger();
-    const qint64 dirtied = kDirtyMiB * 1024LL * 1024;
+    const qint64 dirtied = (kDirtyMiB + 1) * 1024LL * 1024; // with /root/inplace
     qInfo("wrote %d MiB to the disk: snapshot added %.2f MiB (%.2f x), %.2f MiB compressed "
           "(random data); overlay %.1f MiB; paused %lld ms",
-          kDirtyMiB, added / 1048576.0, double(added) / double(dirtied), stored / 1048576.0,
+          kDirtyMiB + 1, added / 1048576.0, double(added) / double(dirtied), stored / 1048576.0,
           overlayBefore / 1048576.0, m_dirty.value(QStringLiteral("pauseMs")).toInteger());
     QCOMPARE(m_dirty.value(QStringLiteral("parent")).toString(),
              m_first.value(QStringLiteral("id")).toString());
@@ -497,6 +513,7 @@ void TestDebianGuest::restoreBringsDiskAndMemoryBack()
                        "test -e /root/dirty && echo dirty || echo clean")
                  .replace("\r", ""),
              QByteArray("one\nclean\n"));
+    QCOMPARE(m_console->run(kSumInPlace).trimmed(), m_firstSum);
 }
 
 void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
@@ -515,9 +532,14 @@ void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
     QCOMPARE(fork.run("cat /dev/shm/v").trimmed(), QByteArray("two"));
     QCOMPARE(fork.run(dropAndRead).trimmed(), QByteArray("two"));
     QCOMPARE(fork.run(dirty).trimmed(), QByteArray("dirty"));
+    QCOMPARE(fork.run(kSumInPlace).trimmed(), m_dirtySum);
     QCOMPARE(m_console->run(dirty).trimmed(), QByteArray("clean"));
+    QCOMPARE(m_console->run(kSumInPlace).trimmed(), m_firstSum);
     // Each changes its own disk and memory.
     QVERIFY(!fork.run("echo forked > /root/disk.txt; echo forked > /dev/shm/v; sync").isNull());
+    const QByteArray forkSum = fork.run(kWriteInPlace + kSumInPlace).trimmed();
+    QCOMPARE(m_console->run(kSumInPlace).trimmed(), m_firstSum);
+    QVERIFY(forkSum != m_dirtySum);
     QCOMPARE(m_console->run(dropAndRead).trimmed(), QByteArray("one"));
     QVERIFY(!m_console->run("echo original > /root/disk.txt; sync").isNull());
     QCOMPARE(fork.run(dropAndRead).trimmed(), QByteArray("forked"));
