@@ -322,6 +322,10 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
     auto runtimeDir = prepareRuntimeDir(name, *vmmUid);
     if (!runtimeDir)
         return std::unexpected(runtimeDir.error());
+    if (!image->diskPath.isEmpty()) {
+        if (auto disk = prepareDisk(name, *image, *vmmUid); !disk)
+            return std::unexpected(disk.error());
+    }
     // A cold boot gets fresh RAM; a restore brings the file its caller has filled.
     if (incomingStateFd < 0) {
         auto memory = createMemoryFile(name);
@@ -338,10 +342,6 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot hand the guest memory file %1 to the VMM user")
                         .arg(memoryPathFor(name)));
-    if (!image->diskPath.isEmpty()) {
-        if (auto disk = prepareDisk(name, *image, *vmmUid); !disk)
-            return std::unexpected(disk.error());
-    }
 
     m_consoles.clear(name);
     entry->sandbox.acceleration = m_config.acceleration;

@@ -180,6 +180,7 @@ private Q_SLOTS:
     void forkHasTheSnapshotsDiskAndDivergesFromTheOriginal();
     void diskOutlivesAColdRebootAndGoesWithTheSandbox();
     void helperRestartKeepsTheDiskAndDropsLeftovers();
+    void overlaysOfARebuiltImageAreRefused();
 
 private:
     QJsonObject call(const QString &method, const QJsonObject &params, int timeoutMs = 120000);
@@ -202,6 +203,7 @@ private:
     TestDnsServer m_dns;
     QString m_upstreamNs;
     QJsonObject m_first; ///< disk file and tmpfs value "one"
+    QString m_imageJson; ///< the test store's image.json
     QByteArray m_firstSum; ///< md5sum of /root/inplace in m_first (written without a sync)
     QByteArray m_dirtySum; ///< the same in m_dirty (overwritten in place)
     QJsonObject m_dirty; ///< after writing kDirtyMiB to the disk; values "two"
@@ -225,9 +227,21 @@ void TestDebianGuest::initTestCase()
     m_helper = std::make_unique<HelperProcess>(QStringList {
         QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53"),
         QStringLiteral("--upstream-ca"), caPath});
-    QVERIFY2(
-        QFileInfo::exists(m_helper->imageStore() + u'/' + kImage + QStringLiteral("/image.json")),
-        "no Debian guest image (the guest_image_debian fixture builds it)");
+    const QString built = m_helper->imageStore() + u'/' + kImage;
+    QVERIFY2(QFileInfo::exists(built + QStringLiteral("/image.json")),
+             "no Debian guest image (the guest_image_debian fixture builds it)");
+    // A store of the test's own whose image.json it may rewrite (a "rebuilt" image, at the end),
+    // linking to the built image's files; the shared store stays as it is for other tests.
+    m_imageJson =
+        m_dir.filePath(QStringLiteral("images/") + kImage + QStringLiteral("/image.json"));
+    QVERIFY(QDir().mkpath(QFileInfo(m_imageJson).path()));
+    ::chmod(QFile::encodeName(m_dir.filePath(QStringLiteral("images"))).constData(), 0755);
+    ::chmod(QFile::encodeName(QFileInfo(m_imageJson).path()).constData(), 0755);
+    for (const QString &file :
+         {QStringLiteral("vmlinux"), QStringLiteral("initrd.img"), QStringLiteral("rootfs.qcow2")})
+        QVERIFY(QFile::link(built + u'/' + file, QFileInfo(m_imageJson).path() + u'/' + file));
+    QVERIFY(QFile::copy(built + QStringLiteral("/image.json"), m_imageJson));
+    m_helper->setImageStore(m_dir.filePath(QStringLiteral("images")));
     QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
     const QString helperNs = m_helper->networkNamespace();
 
@@ -603,6 +617,37 @@ void TestDebianGuest::helperRestartKeepsTheDiskAndDropsLeftovers()
     QVERIFY(overlaySize(kName) > 0);
     QVERIFY(after.value(QStringLiteral("logicalBytes")).toInteger()
             >= 256LL * 1024 * 1024 + overlaySize(kName));
+}
+
+void TestDebianGuest::overlaysOfARebuiltImageAreRefused()
+{
+    m_console.reset();
+    QVERIFY(call(QStringLiteral("sandbox.kill"), named(kName)).contains(QStringLiteral("result")));
+    // A rebuild writes a new image.json (and base): the sandbox's overlay and its snapshots'
+    // disks hold differences from the old base only.
+    QFile json(m_imageJson);
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    QByteArray text = json.readAll();
+    json.close();
+    const qsizetype at = text.indexOf("\"createdAt\"");
+    QVERIFY(at > 0);
+    text = text.left(at) + "\"createdAt\": \"2030-01-01T00:00:00.000Z\"\n}\n";
+    QVERIFY(json.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(json.write(text), text.size());
+    json.close();
+
+    const QJsonObject started = call(QStringLiteral("sandbox.start"), named(kName));
+    QCOMPARE(RpcTestClient::errorKind(started), QStringLiteral("operation_failed"));
+    QVERIFY2(QJsonDocument(started).toJson().contains("another build of image"),
+             QJsonDocument(started).toJson().constData());
+    const QJsonObject restored =
+        call(QStringLiteral("snapshot.restore"),
+             {{QStringLiteral("name"), kName},
+              {QStringLiteral("snapshot"), m_first.value(QStringLiteral("id"))}});
+    QCOMPARE(RpcTestClient::errorKind(restored), QStringLiteral("invalid_state"));
+    QVERIFY(QJsonDocument(restored).toJson().contains("another build of image"));
+    // Nothing was lost: the overlay is still there for the old build.
+    QVERIFY(overlaySize(kName) > 0);
 }
 
 QTEST_GUILESS_MAIN(TestDebianGuest)
