@@ -173,6 +173,16 @@ private Q_SLOTS:
                 .match(run.out)
                 .hasMatch(),
             qPrintable(run.out));
+        // The default image is an initramfs only: no root disk.
+        QVERIFY2(QRegularExpression(QStringLiteral("^ID\\s+KERNEL\\s+DISK\\s+CREATED"))
+                     .match(run.out)
+                     .hasMatch(),
+                 qPrintable(run.out));
+        QVERIFY2(QRegularExpression(QStringLiteral("^default\\s+vmlinux\\s+-\\s"),
+                                    QRegularExpression::MultilineOption)
+                     .match(run.out)
+                     .hasMatch(),
+                 qPrintable(run.out));
         run = ctl({QStringLiteral("--json"), QStringLiteral("images")});
         QCOMPARE(run.exitCode, 0);
         const QJsonArray images = QJsonDocument::fromJson(run.out.toUtf8())
