@@ -383,6 +383,9 @@ void TestDebianGuest::imageListsItsDisk()
 void TestDebianGuest::guestTrustsTheSandboxCa()
 {
     QCOMPARE(m_console->run("hostname").trimmed(), kName.toUtf8());
+    // Resolved locally, never asked of the gateway's DNS.
+    QCOMPARE(m_console->run("getent hosts deb | tr -s ' \t' ' '").trimmed(),
+             QByteArray("127.0.1.1 deb"));
     // The seed's CA is in the bundle once (between the markers) and where
     // update-ca-certificates would pick it up again.
     QCOMPARE(m_console->run("grep -c 'airlock sandbox CA {' /etc/ssl/certs/ca-certificates.crt")
