@@ -640,6 +640,14 @@ QString SandboxService::diskPathFor(const QString &name) const
     return disksDir() + u'/' + name + QStringLiteral(".qcow2");
 }
 
+QString SandboxService::diskIdentityOf(const QString &name) const
+{
+    QFile recorded(diskPathFor(name) + kDiskIdentitySuffix);
+    if (!recorded.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(recorded.read(4096));
+}
+
 Result<void> SandboxService::prepareDisk(const QString &name, const GuestImage &image,
                                          uid_t uid) const
 {
@@ -657,9 +665,7 @@ Result<void> SandboxService::prepareDisk(const QString &name, const GuestImage &
     } else {
         // An overlay stores only what differs from its base: on a rebuilt base it would read
         // as a corrupt file system, so it is refused rather than booted.
-        QFile recorded(identityPath);
-        const QByteArray was =
-            recorded.open(QIODevice::ReadOnly) ? recorded.read(4096) : QByteArray();
+        const QByteArray was = diskIdentityOf(name).toUtf8();
         if (was != identity)
             return fail(ErrorKind::OperationFailed,
                         QStringLiteral("the disk of sandbox '%1' was made on another build of "

@@ -103,6 +103,9 @@ public:
     /// The sandbox's root disk overlay (RootDisk), STATE/disks/NAME.qcow2: made on the first
     /// start of a sandbox whose image has a disk, kept across stops, deleted with the sandbox.
     QString diskPathFor(const QString &name) const;
+    /// The identity of the image disk the sandbox's overlay was made on
+    /// (GuestImage::diskIdentity, recorded beside it); empty when it has none.
+    QString diskIdentityOf(const QString &name) const;
     /// Replaces the sandbox's root disk overlay by what `fill` writes into a fresh file (a
     /// restore or fork writes a snapshot's `disk:vda` back), recording that it belongs to the
     /// image's disk `identity` (GuestImage::diskIdentity). Written beside and renamed into place,

@@ -178,7 +178,9 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     meta.memoryMib = sandbox->spec.memoryMib;
     std::vector<SnapshotArchive::Object> objects {{kMemory, memory->bytes()},
                                                   {kDeviceState, *deviceState}};
-    const QByteArray diskIdentity = image->diskIdentity().toUtf8();
+    // The base this overlay was made on (recorded beside it), not the image store's current
+    // build: an image rebuilt while the guest runs must not relabel its disk.
+    const QByteArray diskIdentity = m_sandboxes.diskIdentityOf(name).toUtf8();
     if (disk) {
         objects.push_back({kDisk, (*disk)->bytes()});
         objects.push_back({kDiskBase, diskIdentity});
@@ -263,7 +265,8 @@ Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &sna
     return m_archive.catalog().setHead(name, snapshot.id);
 }
 
-Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &manifest)
+Result<const Manifest::Object *> SnapshotService::diskToRestore(const QString &name,
+                                                                const Manifest &manifest) const
 {
     auto image = m_sandboxes.imageOf(name);
     if (!image)
@@ -275,7 +278,7 @@ Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &man
             return fail(
                 ErrorKind::InvalidParams,
                 QStringLiteral("the snapshot holds a disk; image '%1' has none").arg(image->id));
-        return {};
+        return nullptr;
     }
     if (!disk || !base)
         return fail(
@@ -290,8 +293,23 @@ Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &man
                     QStringLiteral("the snapshot's disk was made on another build of image '%1' "
                                    "(%2, now %3)")
                         .arg(image->id, QString::fromUtf8(*identity), current));
-    return m_sandboxes.replaceDisk(
-        name, current, [this, disk](int fd) { return m_archive.store().writeObjectTo(*disk, fd); });
+    return disk;
+}
+
+Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &manifest)
+{
+    auto disk = diskToRestore(name, manifest);
+    if (!disk)
+        return std::unexpected(disk.error());
+    if (!*disk)
+        return {};
+    auto image = m_sandboxes.imageOf(name);
+    if (!image)
+        return std::unexpected(image.error());
+    const Manifest::Object *object = *disk;
+    return m_sandboxes.replaceDisk(name, image->diskIdentity(), [this, object](int fd) {
+        return m_archive.store().writeObjectTo(*object, fd);
+    });
 }
 
 Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &name,
@@ -314,6 +332,12 @@ Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &
                                  ? QStringLiteral("no sandbox (a template)")
                                  : QStringLiteral("sandbox '%1'").arg(snapshot->sandbox),
                              name));
+    // A disk that cannot be restored is refused before the running guest is stopped for it.
+    auto manifest = m_archive.store().manifest(id);
+    if (!manifest)
+        return std::unexpected(manifest.error());
+    if (auto disk = diskToRestore(name, *manifest); !disk)
+        return std::unexpected(disk.error());
     std::optional<Snapshot> safety;
     if (sandbox->state == SandboxState::Running || sandbox->state == SandboxState::Paused) {
         auto taken =

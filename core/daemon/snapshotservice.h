@@ -69,6 +69,10 @@ private:
     /// images without a disk). InvalidParams when the snapshot and the image disagree about
     /// having a disk, InvalidState when the image's disk was rebuilt since.
     Result<void> writeDisk(const QString &sandbox, const Manifest &manifest);
+    /// The snapshot's `disk:vda` object if it can be restored into the sandbox (nullptr for an
+    /// image without a disk), with the errors of writeDisk.
+    Result<const Manifest::Object *> diskToRestore(const QString &sandbox,
+                                                   const Manifest &manifest) const;
     void onSandboxRemoved(const QString &sandbox);
 
     SandboxService &m_sandboxes;

@@ -624,10 +624,8 @@ void TestDebianGuest::helperRestartKeepsTheDiskAndDropsLeftovers()
 
 void TestDebianGuest::overlaysOfARebuiltImageAreRefused()
 {
-    m_console.reset();
-    QVERIFY(call(QStringLiteral("sandbox.kill"), named(kName)).contains(QStringLiteral("result")));
-    // A rebuild writes a new image.json (and base): the sandbox's overlay and its snapshots'
-    // disks hold differences from the old base only.
+    // A rebuild writes a new image.json (and base) while the guest runs on its old base: the
+    // sandbox's overlay and its snapshots' disks hold differences from the old base only.
     QFile json(m_imageJson);
     QVERIFY(json.open(QIODevice::ReadOnly));
     QByteArray text = json.readAll();
@@ -638,17 +636,35 @@ void TestDebianGuest::overlaysOfARebuiltImageAreRefused()
     QVERIFY(json.open(QIODevice::WriteOnly | QIODevice::Truncate));
     QCOMPARE(json.write(text), text.size());
     json.close();
+    auto count = [this] {
+        return RpcTestClient::result(call(QStringLiteral("snapshot.list"), named(kName)))
+            .value(QStringLiteral("snapshots"))
+            .toArray()
+            .size();
+    };
+    const qsizetype before = count();
 
+    // Refused before anything happens to the running guest (no safety snapshot, no restart).
+    auto restore = [this](const QJsonValue &id) {
+        return call(QStringLiteral("snapshot.restore"),
+                    {{QStringLiteral("name"), kName}, {QStringLiteral("snapshot"), id}});
+    };
+    const QJsonObject restored = restore(m_first.value(QStringLiteral("id")));
+    QCOMPARE(RpcTestClient::errorKind(restored), QStringLiteral("invalid_state"));
+    QVERIFY(QJsonDocument(restored).toJson().contains("another build of image"));
+    QCOMPARE(count(), before);
+    QCOMPARE(m_console->run("cat /root/disk.txt").trimmed(), QByteArray("original"));
+    // A snapshot taken now is of the old base's disk, and labelled so.
+    const QJsonObject late = snapshot(QStringLiteral("after the rebuild"));
+    QCOMPARE(RpcTestClient::errorKind(restore(late.value(QStringLiteral("id")))),
+             QStringLiteral("invalid_state"));
+
+    m_console.reset();
+    QVERIFY(call(QStringLiteral("sandbox.kill"), named(kName)).contains(QStringLiteral("result")));
     const QJsonObject started = call(QStringLiteral("sandbox.start"), named(kName));
     QCOMPARE(RpcTestClient::errorKind(started), QStringLiteral("operation_failed"));
     QVERIFY2(QJsonDocument(started).toJson().contains("another build of image"),
              QJsonDocument(started).toJson().constData());
-    const QJsonObject restored =
-        call(QStringLiteral("snapshot.restore"),
-             {{QStringLiteral("name"), kName},
-              {QStringLiteral("snapshot"), m_first.value(QStringLiteral("id"))}});
-    QCOMPARE(RpcTestClient::errorKind(restored), QStringLiteral("invalid_state"));
-    QVERIFY(QJsonDocument(restored).toJson().contains("another build of image"));
     // Nothing was lost: the overlay is still there for the old build.
     QVERIFY(overlaySize(kName) > 0);
 }
