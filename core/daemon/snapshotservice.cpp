@@ -128,10 +128,10 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     auto state = MemFd::create("airlock-device-state");
     if (!state)
         return std::unexpected(state.error());
-    auto image = m_sandboxes.imageOf(name);
-    if (!image)
-        return std::unexpected(image.error());
-    const bool hasDisk = !image->diskPath.isEmpty();
+    // The base this overlay was made on (recorded beside it), not the image store's current
+    // build: an image rebuilt (or removed) while the guest runs must not relabel its disk.
+    const QByteArray diskIdentity = m_sandboxes.diskIdentityOf(name).toUtf8();
+    const bool hasDisk = !diskIdentity.isEmpty();
 
     // The guest stands still from here to resume(): device state, then a private copy of its
     // RAM file (data extents only). Hashing and storing happen after it runs on.
@@ -178,9 +178,6 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     meta.memoryMib = sandbox->spec.memoryMib;
     std::vector<SnapshotArchive::Object> objects {{kMemory, memory->bytes()},
                                                   {kDeviceState, *deviceState}};
-    // The base this overlay was made on (recorded beside it), not the image store's current
-    // build: an image rebuilt while the guest runs must not relabel its disk.
-    const QByteArray diskIdentity = m_sandboxes.diskIdentityOf(name).toUtf8();
     if (disk) {
         objects.push_back({kDisk, (*disk)->bytes()});
         objects.push_back({kDiskBase, diskIdentity});
