@@ -5,6 +5,8 @@
 
 #include <openssl/crypto.h>
 
+#include <cstring>
+
 namespace airlock::gateway {
 
 namespace {
@@ -20,7 +22,14 @@ bool containsAny(QByteArrayView haystack, const QList<QByteArray> &needles)
 
 QByteArray basicCredentials(const GatewayCredential &credential, QByteArrayView secret)
 {
-    return credential.placement.username.toUtf8() + ':' + secret.toByteArray();
+    // Reserved up front: no reallocation leaves a copy of the secret behind.
+    const QByteArray user = credential.placement.username.toUtf8();
+    QByteArray pair;
+    pair.reserve(user.size() + 1 + secret.size());
+    pair.append(user);
+    pair.append(':');
+    pair.append(secret);
+    return pair;
 }
 
 QString describe(const GatewayCredential &credential)
@@ -30,26 +39,69 @@ QString describe(const GatewayCredential &credential)
         .arg(credential.secret, credential.host, credential.pathPrefix);
 }
 
+bool isFieldValue(QByteArrayView value)
+{
+    for (const char c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && byte != '\t') || byte == 0x7f)
+            return false;
+    }
+    return !value.isEmpty();
+}
+
+void wipe(QByteArray &bytes)
+{
+    if (!bytes.isEmpty() && bytes.isDetached())
+        OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
+    bytes.clear();
+}
+
 } // namespace
 
 CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
     : m_credentials(std::move(credentials))
 {
-    for (const GatewayCredential &credential : std::as_const(m_credentials)) {
+    QList<QList<QByteArray>> forms;
+    qsizetype total = 0;
+    for (GatewayCredential &credential : m_credentials) {
         m_placeholderForms.append(credentialForms(credential.placeholder));
         QList<QByteArray> values;
+        if (credential.value && !isFieldValue(credential.value->reveal()))
+            credential.value.reset();
         if (credential.value) {
             QByteArray raw = credential.value->reveal().toByteArray();
             values = credentialForms(raw);
             if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
                 QByteArray basic = basicCredentials(credential, raw);
                 values += credentialForms(basic);
-                OPENSSL_cleanse(basic.data(), std::size_t(basic.size()));
+                wipe(basic);
             }
-            OPENSSL_cleanse(raw.data(), std::size_t(raw.size()));
+            wipe(raw);
         }
-        m_valueForms.append(values);
+        for (const QByteArray &form : std::as_const(values))
+            total += form.size();
+        forms.append(values);
     }
+    // Every form into one locked buffer; the lists hold views of it.
+    m_arena = vault::SecretValue::allocate(total);
+    qsizetype offset = 0;
+    for (QList<QByteArray> &values : forms) {
+        QList<QByteArray> views;
+        for (QByteArray &form : values) {
+            char *at = m_arena.writableBytes() + offset;
+            std::memcpy(at, form.constData(), std::size_t(form.size()));
+            views.append(QByteArray::fromRawData(at, form.size()));
+            offset += form.size();
+            wipe(form);
+        }
+        m_valueForms.append(views);
+    }
+}
+
+bool CredentialInjector::hasValue(int index) const
+{
+    return index >= 0 && index < m_credentials.size() && m_credentials.at(index).value
+        && !m_credentials.at(index).value->isEmpty();
 }
 
 bool CredentialInjector::matches(int index, const Request &request) const
@@ -108,8 +160,11 @@ QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
     const QByteArray field =
         basic ? QByteArrayLiteral("Authorization") : credential.placement.header.toLatin1();
     const QByteArray prefix = field.toLower() + ':';
+    const QByteArrayView secret = credential.value ? credential.value->reveal() : QByteArrayView();
     QByteArray out;
-    out.reserve(head.size() + 256);
+    // Large enough for the whole result, so no reallocation copies the secret around unwiped.
+    out.reserve(head.size() + field.size() + credential.placement.valueTemplate.size()
+                + credential.placement.username.size() + 2 * secret.size() + 64);
     qsizetype start = 0;
     bool firstLine = true;
     while (start < head.size()) {
@@ -122,23 +177,20 @@ QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
             // The end of the head: the credential goes last.
             out.append(field);
             out.append(": ");
-            QByteArray value =
-                credential.value ? credential.value->reveal().toByteArray() : QByteArray();
             if (basic) {
-                QByteArray pair = basicCredentials(credential, value);
+                QByteArray pair = basicCredentials(credential, secret);
                 QByteArray encoded = pair.toBase64();
                 out.append("Basic ");
                 out.append(encoded);
-                OPENSSL_cleanse(pair.data(), std::size_t(pair.size()));
-                OPENSSL_cleanse(encoded.data(), std::size_t(encoded.size()));
+                wipe(pair);
+                wipe(encoded);
             } else {
                 const QByteArray tmpl = credential.placement.valueTemplate.toLatin1();
                 const qsizetype at = tmpl.indexOf("{secret}");
                 out.append(tmpl.left(at));
-                out.append(value);
+                out.append(secret);
                 out.append(tmpl.mid(at + 8));
             }
-            OPENSSL_cleanse(value.data(), std::size_t(value.size()));
             out.append("\r\n\r\n");
             return out;
         }
@@ -172,6 +224,14 @@ QList<StreamReplacer::Rule> CredentialInjector::scrubRules(int index) const
     const GatewayCredential &credential = m_credentials.at(index);
     for (const QByteArray &form : m_valueForms.at(index))
         rules.append({form, credential.placeholder});
+    return rules;
+}
+
+QList<StreamReplacer::Rule> CredentialInjector::allScrubRules() const
+{
+    QList<StreamReplacer::Rule> rules;
+    for (qsizetype i = 0; i < m_credentials.size(); ++i)
+        rules += scrubRules(int(i));
     return rules;
 }
 

@@ -68,10 +68,19 @@ public:
     };
 
     CredentialInjector() = default;
+    /// A value that is not a valid HTTP field value (a control byte other than tab, RFC 9110
+    /// §5.5; the vault refuses those already, red-team finding 5) is treated as unavailable:
+    /// hasValue() is false and nothing is ever injected from it.
     explicit CredentialInjector(QList<GatewayCredential> credentials);
+    CredentialInjector(CredentialInjector &&) noexcept = default;
+    CredentialInjector &operator=(CredentialInjector &&) noexcept = default;
 
     const QList<GatewayCredential> &credentials() const { return m_credentials; }
     bool isEmpty() const { return m_credentials.isEmpty(); }
+    /// True when credential `index` has a value that can be injected.
+    bool hasValue(int index) const;
+    /// True when any credential has a value (then responses are scrubbed and bodies scanned).
+    bool hasValues() const { return m_arena.size() > 0; }
 
     /// True when `request` is exactly what credential `index` may be injected into.
     bool matches(int index, const Request &request) const;
@@ -86,13 +95,21 @@ public:
     /// Rules that turn every form of credential `index`'s value (and of its Basic credentials)
     /// back into the placeholder, for the response to an injected request.
     QList<StreamReplacer::Rule> scrubRules(int index) const;
+    /// scrubRules() of every credential: what the gateway applies to every response while the
+    /// sandbox has credentials (a secret may come back from any host that learned it).
+    QList<StreamReplacer::Rule> allScrubRules() const;
     /// The same patterns as scrubRules, for same-length masking beyond the scrub bound.
     QList<QByteArray> valuePatterns(int index) const;
 
 private:
     QList<GatewayCredential> m_credentials;
     QList<QList<QByteArray>> m_placeholderForms;
-    QList<QList<QByteArray>> m_valueForms; ///< value forms, and Basic "user:value" forms
+    /// Value forms, and Basic "user:value" forms: QByteArray::fromRawData views into m_arena,
+    /// so the encodings of a secret live in locked memory like the secret itself. Every
+    /// StreamReplacer made from them must not outlive this injector (the gateway holds it in a
+    /// shared_ptr for as long as a request or response uses it).
+    QList<QList<QByteArray>> m_valueForms;
+    vault::SecretValue m_arena;
 };
 
 } // namespace airlock::gateway

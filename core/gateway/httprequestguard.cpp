@@ -458,14 +458,17 @@ void HttpRequestGuard::Private::parseBody(QList<HttpEvent> &out, bool &progress)
     m_in.remove(0, static_cast<qsizetype>(used));
     if (produced > 0) {
         QByteArray bytes;
+        qsizetype offset = 0;
         const QByteArrayView data(m_scratch.constData(), produced);
         if (m_chunked) {
             // RFC 9112 §7.1: our own chunk around parsed data; extensions are dropped.
-            bytes = QByteArray::number(produced, 16) + "\r\n" + data.toByteArray() + "\r\n";
+            bytes = QByteArray::number(produced, 16) + "\r\n";
+            offset = bytes.size();
+            bytes += data.toByteArray() + "\r\n";
         } else {
             bytes = data.toByteArray();
         }
-        out.append(HttpBody {std::move(bytes)});
+        out.append(HttpBody {std::move(bytes), offset, produced});
     }
     progress = used > 0 || produced > 0;
     if (m_parser->is_done()) {
@@ -593,6 +596,7 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
     forward.authority = check.authority;
     forward.policyRule = verdict.rule;
     forward.keepAlive = m_parser->keep_alive();
+    forward.version = request.version() == 10 ? 10 : 11;
     m_chunked = m_parser->chunked();
     if (m_chunked) {
         forward.framing = HttpFraming::Chunked;

@@ -78,6 +78,7 @@ struct HttpForward
     HttpFraming framing = HttpFraming::None;
     quint64 contentLength = 0; ///< with HttpFraming::ContentLength
     bool keepAlive = true; ///< the guest wants the connection kept after this request
+    int version = 11; ///< 10 or 11: HTTP/1.0 or HTTP/1.1 (the head's request line says the same)
 };
 
 /// Body bytes of the current request, already framed for the upstream (with Chunked: chunk
@@ -85,6 +86,10 @@ struct HttpForward
 struct HttpBody
 {
     QByteArray bytes;
+    /// Where the body's data (without chunk framing) lies in `bytes`: what the upstream
+    /// reassembles, for scanning (a placeholder split across chunks is still one placeholder).
+    qsizetype dataOffset = 0;
+    qsizetype dataLength = 0;
 };
 
 /// The current request is complete; the next event (if any) starts another request.

@@ -41,6 +41,7 @@ private:
     QByteArray process(bool final);
 
     QList<Rule> m_rules; ///< longest pattern first
+    bool m_first[256] = {}; ///< bytes that start some pattern: other positions are skipped fast
     qsizetype m_hold = 0;
     QByteArray m_pending;
     qsizetype m_matches = 0;
