@@ -205,7 +205,24 @@ Result<void> SandboxNetwork::startGateway()
     m_gateway = gateway;
     m_gatewayStartedAtMs = QDateTime::currentMSecsSinceEpoch();
     writePidFile();
+    // Before the guest (or, after a restart, its next connection) can send anything: the
+    // control channel is ordered, so the gateway applies them before it reads guest traffic
+    // queued behind them.
+    if (auto pushed = pushCredentials(); !pushed)
+        qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox), qPrintable(pushed.error().message));
     return {};
+}
+
+Result<void> SandboxNetwork::pushCredentials()
+{
+    if (!m_gateway || !m_gateway->isRunning())
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("the gateway of '%1' is restarting; it gets the credentials "
+                                   "when it is back")
+                        .arg(m_sandbox));
+    const QList<GatewayCredentialGrant> grants =
+        m_credentialSource ? m_credentialSource() : QList<GatewayCredentialGrant>();
+    return m_gateway->setCredentials(grants);
 }
 
 void SandboxNetwork::onGatewayExited(const QString &reason)
