@@ -291,8 +291,8 @@ int main(int argc, char *argv[])
     airlock::BindingStore bindings(**registry);
     airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes);
     // Before restore(): the gateways of re-adopted guests need their credentials too.
-    airlock::CredentialBroker broker([&credentials] { return credentials.secretVault(); },
-                                     bindings, sandboxes);
+    airlock::CredentialBroker broker([&credentials] { return credentials.secretVault(); }, bindings,
+                                     sandboxes);
     broker.watch(credentials);
     if (auto restored = sandboxes.restore(); !restored)
         return failStartup(restored.error().message);

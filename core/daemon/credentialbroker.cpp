@@ -59,7 +59,8 @@ QList<GatewayCredentialGrant> CredentialBroker::grants(const QString &sandbox) c
         if (!values.contains(binding.secret)) {
             std::shared_ptr<const vault::SecretValue> value;
             if (!vault) {
-                qCWarning(lcBroker, "%s: secret '%s' handed over without its value: the vault is "
+                qCWarning(lcBroker,
+                          "%s: secret '%s' handed over without its value: the vault is "
                           "unavailable",
                           qPrintable(sandbox), qPrintable(binding.secret));
             } else if (auto read = vault->read(binding.secret); !read) {
@@ -87,8 +88,9 @@ void CredentialBroker::recordEvent(const QString &sandbox, const QJsonObject &ob
     auto bindings = m_bindings.list(sandbox);
     if (!bindings)
         return;
-    const bool own = std::any_of(bindings->cbegin(), bindings->cend(),
-                                 [&](const CredentialBinding &b) { return b.id == *event->binding; });
+    const bool own =
+        std::any_of(bindings->cbegin(), bindings->cend(),
+                    [&](const CredentialBinding &b) { return b.id == *event->binding; });
     if (!own) {
         qCWarning(lcBroker, "%s: the gateway reported binding %lld, which is not this sandbox's",
                   qPrintable(sandbox), static_cast<long long>(*event->binding));

@@ -624,9 +624,9 @@ Result<QList<SeedFile>> SandboxService::seedFiles(const QString &name)
         return std::unexpected(found.error());
     const Entry *entry = *found;
     if (!entry->network)
-        return fail(ErrorKind::InvalidState,
-                    QStringLiteral("sandbox '%1' has no network, so no CA to give its guest")
-                        .arg(name));
+        return fail(
+            ErrorKind::InvalidState,
+            QStringLiteral("sandbox '%1' has no network, so no CA to give its guest").arg(name));
     auto bindings = m_bindings.list(name);
     if (!bindings)
         return std::unexpected(bindings.error());

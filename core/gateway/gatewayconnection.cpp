@@ -5,6 +5,8 @@
 #include "core/gateway/streamsocket.h"
 #include "core/gateway/tlsupstreamcontext.h"
 
+#include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QPointer>
 #include <QTimer>
 
@@ -13,6 +15,10 @@
 namespace airlock::gateway {
 
 namespace {
+
+// Every decision at debug level (the events as they leave): what an operator turns on first,
+// so it must never carry a secret (CASES.md I4; tst_redteam_credentials searches it).
+Q_LOGGING_CATEGORY(lcHttp, "airlock.gateway.http")
 
 const QString kAllowed = QStringLiteral("allowed");
 const QString kCredentialExfil = QStringLiteral("credential_exfil");
@@ -132,6 +138,7 @@ EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, const 
 void GatewayConnection::emitEvent(const EgressEvent &event)
 {
     ++m_events;
+    qCDebug(lcHttp, "%s", QJsonDocument(event.toJson()).toJson(QJsonDocument::Compact).constData());
     if (m_env->emitEvent)
         m_env->emitEvent(event);
 }
@@ -399,6 +406,12 @@ void GatewayConnection::onForward(HttpForward &forward)
     if (!m_guestTlsMode)
         m_port = forward.authority.port;
     request.bytesUp = head.size();
+    qCDebug(lcHttp, "%s: forwarding %s %s port %u %s%s", qPrintable(m_env->sandbox),
+            qPrintable(request.method), qPrintable(request.host), unsigned(request.port),
+            qPrintable(request.path),
+            request.binding > 0
+                ? qPrintable(QStringLiteral(" (injected binding %1)").arg(request.binding))
+                : "");
     m_inflight.append(request);
     if (m_inflight.size() == 1 && !m_tracker.active())
         expectResponse(m_inflight.first());

@@ -90,9 +90,17 @@ Result<QList<GatewayCredential>> credentialsFromMessage(const QJsonObject &messa
         credential.methods = parsed->methods;
         credential.placement = parsed->placement;
         credential.placeholder = placeholder.toLatin1();
-        if (*valueBytes > 0)
-            credential.value = std::make_shared<const vault::SecretValue>(
-                payload.reveal().sliced(offset, *valueBytes));
+        if (*valueBytes > 0) {
+            const QByteArrayView value = payload.reveal().sliced(offset, *valueBytes);
+            // It goes into a header field: a CR, LF or NUL would end the field or the request
+            // (RFC 9110 §5.5; the vault refuses these already, red-team finding 5).
+            for (const char c : value) {
+                const auto byte = static_cast<unsigned char>(c);
+                if ((byte < 0x20 && byte != '\t') || byte == 0x7f)
+                    return entryError(i, QStringLiteral("value: holds a control character"));
+            }
+            credential.value = std::make_shared<const vault::SecretValue>(value);
+        }
         offset += *valueBytes;
         credentials.append(std::move(credential));
     }
