@@ -312,6 +312,8 @@ QString httpReasonName(HttpReason reason)
         return QStringLiteral("bad_target");
     case HttpReason::MethodForbidden:
         return QStringLiteral("method_forbidden");
+    case HttpReason::PlainHttpPort:
+        return QStringLiteral("plain_http_port");
     }
     return QStringLiteral("malformed_request");
 }
@@ -326,6 +328,7 @@ int httpReasonStatus(HttpReason reason)
     case HttpReason::BodyTooLarge:
         return 413;
     case HttpReason::MethodForbidden:
+    case HttpReason::PlainHttpPort:
         return 403;
     default:
         return 400;
@@ -539,6 +542,12 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         if (!connect.ok())
             return std::unexpected(Refusal {authorityReasonStatus(connect.reason),
                                             authorityReasonName(connect.reason), connect.detail});
+        // HTTP/1.1 requires Host on every request, CONNECT included (RFC 9112 §3.2); the
+        // gateway refuses a missing Host everywhere else too (red-team pass, section 8).
+        if (hostFields.isEmpty())
+            return std::unexpected(Refusal {authorityReasonStatus(AuthorityReason::MissingHost),
+                                            authorityReasonName(AuthorityReason::MissingHost),
+                                            QStringLiteral("CONNECT without Host")});
         for (const QString &host : hostFields) {
             const auto parsed = parseAuthority(host, connect.authority.port);
             if (!parsed || parsed->host != connect.authority.host
@@ -580,6 +589,12 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         return std::unexpected(Refusal {authorityReasonStatus(check.reason),
                                         authorityReasonName(check.reason), check.detail});
 
+    if (m_context.explicitProxy && !m_context.tls && check.authority.port != 80)
+        return std::unexpected(httpRefusal(
+            HttpReason::PlainHttpPort,
+            QStringLiteral("plain HTTP goes only to port 80; port %1 is reached with https "
+                           "(CONNECT through the proxy)")
+                .arg(check.authority.port)));
     const Verdict verdict =
         m_matcher.checkRequest(check.authority.host, check.authority.port, method, split->path);
     if (!verdict.allowed()) {

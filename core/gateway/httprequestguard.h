@@ -35,6 +35,9 @@ enum class HttpReason {
     BadTarget, ///< "bad_target" (400): not origin-form or absolute-form (RFC 9112 §3.2)
     MethodForbidden, ///< "method_forbidden" (403): TRACE/TRACK in any case (RFC 9110 §9.3.8
                      ///< reflects headers, principle 7); CONNECT unless on an explicit proxy
+    PlainHttpPort, ///< "plain_http_port" (403): a plain-HTTP proxy request for a port other
+                   ///< than 80 (cleartext goes only to 80, as on the transparent path;
+                   ///< docs/policy.md, red-team finding 4)
 };
 
 /// Stable name, e.g. "conflicting_framing".
