@@ -269,6 +269,7 @@ int main(int argc, char *argv[])
     config.network.upstreamDns = upstreamDns;
     config.network.trustStoreCaFile = trustStore;
     config.network.gatewayGid = *gatewayGroup;
+    config.network.gatewayLogLevel = logLevel;
     if (!QFileInfo(config.network.gatewayProgram).isExecutable())
         qCWarning(lcMain, "no airlock-gateway at %s: sandboxes cannot start",
                   qPrintable(config.network.gatewayProgram));

@@ -128,9 +128,12 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
     options.inheritedFds = {
         {tcpFd.get(), 3}, {dnsUdpFd.get(), 4}, {dnsTcpFd.get(), 5}, {theirs.get(), 6}};
     options.dropPrivileges = true;
-    auto pid =
-        VmmProcess::spawn({config.program, QStringLiteral("--control-fd"), QStringLiteral("6")},
-                          config.logPath, config.credentials, options);
+    const QString logLevel = config.logLevel == u"debug" || config.logLevel == u"trace"
+        ? config.logLevel
+        : QStringLiteral("info");
+    auto pid = VmmProcess::spawn({config.program, QStringLiteral("--control-fd"),
+                                  QStringLiteral("6"), QStringLiteral("--log-level"), logLevel},
+                                 config.logPath, config.credentials, options);
     if (!pid)
         return std::unexpected(pid.error());
     // Only the gateway holds the listeners and its end of the control socket from now on.

@@ -43,6 +43,7 @@ struct GatewayConfig
     EgressPolicy policy;
     VmmCredentials credentials; ///< unprivileged identity of the gateway process
     QString logPath; ///< the gateway's stderr (a fresh file)
+    QString logLevel = QStringLiteral("info"); ///< its --log-level: info, debug or trace
 };
 
 /// One binding as airlockd hands it to a gateway (docs/gateway.md, "credentials"): the rule,

@@ -195,6 +195,7 @@ Result<void> SandboxNetwork::startGateway()
     // cannot signal or trace another sandbox's gateway; no supplementary groups.
     config.credentials = VmmCredentials {m_gatewayUid, m_config.gatewayGid, {m_config.gatewayGid}};
     config.logPath = QDir(*logDir).filePath(QStringLiteral("gateway-%1.log").arg(m_sandbox));
+    config.logLevel = m_config.gatewayLogLevel;
     auto *gateway = new GatewayProcess(this);
     connect(gateway, &GatewayProcess::egress, this, &SandboxNetwork::egress);
     if (auto started = gateway->start(config, m_config.readyTimeoutMs); !started) {

@@ -35,6 +35,7 @@ struct SandboxNetworkConfig
     /// The gateway's synthetic DNS answers (DnsNameMapping); must not overlap the link pool.
     QString syntheticPool = QStringLiteral("100.112.0.0/16");
     int readyTimeoutMs = GatewayProcess::kDefaultReadyTimeoutMs;
+    QString gatewayLogLevel = QStringLiteral("info"); ///< airlockd's --log-level, passed on
 };
 
 /// One sandbox's network on the host (docs/network.md): its tap, its sandbox CA, its
