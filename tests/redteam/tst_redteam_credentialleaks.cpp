@@ -59,6 +59,7 @@ namespace {
 
 const QString kName = u"leaks"_s;
 const QByteArray kSecret = "ghp_Leak/Canary+9x=Zq~42!kWm"_ba;
+const QByteArray kSecond = "ghp_Second/Value+7y=Rt~13!pQ"_ba; ///< secret.set while running
 const QHostAddress kApiAddress(u"203.0.113.20"_s);
 const QHostAddress kPkgAddress(u"203.0.113.10"_s);
 const QHostAddress kDnsAddress(u"203.0.113.53"_s);
@@ -105,7 +106,8 @@ bool inNamespace(const QString &ns, const std::function<bool()> &f)
 QString leakedForms(const QByteArray &haystack, const QString &where)
 {
     QStringList found;
-    for (const QByteArray &form : airlock::gateway::credentialForms(kSecret)) {
+    for (const QByteArray &form :
+         airlock::gateway::credentialForms(kSecret) + airlock::gateway::credentialForms(kSecond)) {
         if (haystack.contains(form))
             found << QString::fromLatin1(form);
     }
@@ -413,6 +415,26 @@ private Q_SLOTS:
         QCOMPARE(
             secrets.value(u"secrets"_s).toArray().at(0).toObject().value(u"useCount"_s).toInteger(),
             1);
+    }
+
+    // secret.set with a new value reaches the running gateway: the next request gets it.
+    void replacedSecretReachesTheGateway()
+    {
+        QVERIFY(call(u"secret.set"_s,
+                     {{u"name"_s, u"api-token"_s}, {u"value"_s, QString::fromLatin1(kSecond)}})
+                    .contains(u"result"_s));
+        m_servers->clear();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const HttpResponse response =
+                    apiRequest("GET /v1/y HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
+                               + m_placeholder + "\r\n\r\n");
+                const auto api = m_servers->connections(u"api"_s);
+                return response.status == 200 && !api.isEmpty()
+                    && api.last().requests.value(0).values("Authorization")
+                    == QList<QByteArray> {"Bearer " + kSecond};
+            }(),
+            5000);
     }
 
     // binding.remove reaches the running gateway: nothing is injected any more.
