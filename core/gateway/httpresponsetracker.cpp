@@ -225,6 +225,7 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
             m_d->pending.clear();
             m_d->active = false;
             m_d->body.reset();
+            m_d->rules.clear();
             return finishProgress();
         }
         if (!headerDoneBefore && m_d->parser->is_header_done()) {
@@ -252,6 +253,8 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
                 progress.output += m_d->bodyEnd();
             m_d->pending.clear();
             m_d->active = false;
+            // The rules are views of the request's credentials, which may go with the request.
+            m_d->rules.clear();
             return finishProgress();
         }
         if (used == 0)
@@ -275,6 +278,7 @@ bool HttpResponseTracker::finishOnEof(QByteArray *output)
     if (clean && m_d->rewriting() && output)
         *output = m_d->bodyEnd();
     m_d->body.reset();
+    m_d->rules.clear();
     return clean;
 }
 
