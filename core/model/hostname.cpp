@@ -79,9 +79,14 @@ HostnameResult<void> checkCharacters(QStringView input)
                       QStringLiteral("'@' (userinfo) is not allowed in a host name"));
     // Brackets enclose IPv6 literals only (RFC 3986 §3.2.2): "[pkg.test]" is a malformed name,
     // not an address (red-team pass, section 8).
-    if ((input.startsWith(u'[') || input.contains(u']')) && !input.contains(u':'))
-        return reject(HostnameReason::BadCharacter,
-                      QStringLiteral("'[' and ']' only enclose IPv6 address literals"));
+    if (input.startsWith(u'[') || input.contains(u']')) {
+        const qsizetype close = input.indexOf(u']');
+        const QStringView inside =
+            input.startsWith(u'[') && close > 0 ? input.sliced(1, close - 1) : QStringView();
+        if (!inside.contains(u':'))
+            return reject(HostnameReason::BadCharacter,
+                          QStringLiteral("'[' and ']' only enclose IPv6 address literals"));
+    }
     if (input.startsWith(u'[') || input.contains(u']') || input.count(u':') >= 2)
         return reject(HostnameReason::IpLiteral,
                       QStringLiteral("IPv6 address literals are not allowed; use a host name"));

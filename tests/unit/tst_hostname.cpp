@@ -272,6 +272,8 @@ void TestHostname::authorityRejected_data()
         << QStringLiteral("192.0.2.7:443") << -1 << HostnameReason::IpLiteral;
     QTest::newRow("D1 CONNECT IPv6")
         << QStringLiteral("[2001:db8::7]:443") << -1 << HostnameReason::IpLiteral;
+    QTest::newRow("a name in brackets with a port")
+        << QStringLiteral("[pkg.test]:443") << -1 << HostnameReason::BadCharacter;
     QTest::newRow("IPv4 short with port")
         << QStringLiteral("127.1:443") << 443 << HostnameReason::IpLiteral;
     QTest::newRow("IPv6 unbracketed with port")
