@@ -99,6 +99,8 @@ private Q_SLOTS:
     void I1_nearMissesGetNoInjection_data();
     void I1_nearMissesGetNoInjection();
     void I1_noPlaceholderNoInjection();
+    void I1_connectTunnelIsHttps_data();
+    void I1_connectTunnelIsHttps();
     void I2_placeholderOrValueElsewhere_data();
     void I2_placeholderOrValueElsewhere();
     void I2_bodyCarriesThePlaceholder_data();
@@ -293,6 +295,46 @@ void TestRedteamCredentials::I1_noPlaceholderNoInjection()
     QCOMPARE(api.size(), 1);
     QVERIFY(api.first().requests.first().values("Authorization").isEmpty());
     REDTEAM_CHECK(leakedForms(api.first().received, u"the upstream's bytes"_s));
+}
+
+// TLS inside the explicit proxy's CONNECT is https like any other: CONNECT api.test:443 gets
+// the injection, CONNECT api.test:8443 (another port) a credential_exfil.
+void TestRedteamCredentials::I1_connectTunnelIsHttps_data()
+{
+    QTest::addColumn<int>("port");
+    QTest::addColumn<int>("status");
+    QTest::newRow("CONNECT api.test:443") << 443 << 200;
+    QTest::newRow("CONNECT api.test:8443") << 8443 << 403;
+}
+
+void TestRedteamCredentials::I1_connectTunnelIsHttps()
+{
+    QFETCH(int, port);
+    QFETCH(int, status);
+    auto connection = openProxy();
+    QVERIFY2(connection, "cannot connect to the explicit proxy GW:3128");
+    const QByteArray authority = "api.test:" + QByteArray::number(port);
+    QVERIFY(
+        connection->send("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n"));
+    const HttpResponse established = connection->readHead();
+    QVERIFY2(established.status == 200, established.head.constData());
+    QVERIFY2(connection->startTls("api.test"_ba, m_topo.sandboxCaPem(), u"api.test"_s),
+             qPrintable(connection->lastError()));
+    QVERIFY(connection->send(
+        get("/v1/items"_ba, port == 443 ? "api.test"_ba : authority, "Bearer " + kPlaceholder)));
+    const HttpResponse response = connection->readResponse();
+    m_guestSaw += response.head + response.body;
+    QCOMPARE(response.status, status);
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response"_s));
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    if (status == 200) {
+        QCOMPARE(api.size(), 1);
+        QCOMPARE(api.first().requests.first().values("Authorization"),
+                 QList<QByteArray> {"Bearer " + kSecret});
+    } else {
+        REDTEAM_CHECK(expectDenyHttp(response, {403}, {u"credential_exfil"_s}));
+        REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"api"_s));
+    }
 }
 
 // I2: the placeholder, or the value itself, in a request to another host (allowed by the
