@@ -128,7 +128,9 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
 {
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         if (containsAny(head, m_valueForms.at(i)))
-            return {Verdict::Kind::Exfiltration, int(i),
+            return {Verdict::Kind::Exfiltration,
+                    int(i),
+                    {},
                     QStringLiteral("the request carries the value of %1, which the guest must "
                                    "never hold")
                         .arg(describe(m_credentials.at(i)))};
@@ -137,8 +139,14 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         if (!containsAny(head, m_placeholderForms.at(i)))
             continue;
-        if (!matches(int(i), request))
-            return {Verdict::Kind::Exfiltration, int(i),
+        // Decided once per placeholder, by its first binding: any binding sharing it may match.
+        if (firstWithPlaceholder(int(i)) != int(i))
+            continue;
+        const int match = matchingWithPlaceholder(int(i), request);
+        if (match < 0)
+            return {Verdict::Kind::Exfiltration,
+                    int(i),
+                    {},
                     QStringLiteral("the placeholder of %1 was sent to %2://%3:%4 %5 %6, which the "
                                    "binding does not cover")
                         .arg(describe(m_credentials.at(i)),
@@ -146,11 +154,33 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
                              request.host)
                         .arg(request.port)
                         .arg(request.method, request.target.section(QLatin1Char('?'), 0, 0))};
-        if (verdict.kind == Verdict::Kind::Pass)
-            verdict = {Verdict::Kind::Inject, int(i),
-                       QStringLiteral("injected %1").arg(describe(m_credentials.at(i)))};
+        if (verdict.kind == Verdict::Kind::Pass) {
+            verdict.kind = Verdict::Kind::Inject;
+            verdict.credential = match;
+            verdict.detail = QStringLiteral("injected %1").arg(describe(m_credentials.at(match)));
+        }
+        verdict.injections.append(match);
     }
     return verdict;
+}
+
+int CredentialInjector::firstWithPlaceholder(int index) const
+{
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        if (m_credentials.at(i).placeholder == m_credentials.at(index).placeholder)
+            return int(i);
+    }
+    return index;
+}
+
+int CredentialInjector::matchingWithPlaceholder(int index, const Request &request) const
+{
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        if (m_credentials.at(i).placeholder == m_credentials.at(index).placeholder
+            && matches(int(i), request))
+            return int(i);
+    }
+    return -1;
 }
 
 QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
@@ -210,7 +240,7 @@ StreamReplacer CredentialInjector::bodyScanner(const Request &request) const
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         for (const QByteArray &form : m_valueForms.at(i))
             rules.append({form, form});
-        if (!matches(int(i), request)) {
+        if (matchingWithPlaceholder(int(i), request) < 0) {
             for (const QByteArray &form : m_placeholderForms.at(i))
                 rules.append({form, form});
         }

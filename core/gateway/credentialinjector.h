@@ -32,9 +32,10 @@ struct GatewayCredential
 /// For each request that passed every other check (policy, framing, SNI = Host):
 ///  1. any form (credentialForms: raw, percent-encoded, base64/base64url) of any secret value in
 ///     the guest's head → Exfiltration (the guest must never hold a value; I4);
-///  2. a placeholder form in the head:
-///     - the request is an exact match for that placeholder's binding (https, port 443, canonical
-///       SNI = Host = binding host, path prefix and method) → Inject;
+///  2. a placeholder form in the head (a placeholder is per sandbox and secret, so several
+///     bindings of one secret share it):
+///     - the request is an exact match for one of that placeholder's bindings (https, port 443,
+///       canonical SNI = Host = binding host, path prefix and method) → Inject that binding;
 ///     - anything else (cleartext, other port, other host, other path or method) → Exfiltration
 ///       (`credential_exfil`, I1/I2), never an injection;
 ///  3. otherwise → Pass: nothing is injected into a request that does not carry a placeholder.
@@ -64,6 +65,9 @@ public:
         };
         Kind kind = Kind::Pass;
         int credential = -1; ///< index into credentials() for Inject and placeholder matches
+        /// Inject: every credential to inject, in order (credential is the first). Several
+        /// secrets may go into one request (a key and a secret in two fields).
+        QList<int> injections;
         QString detail; ///< English, names the binding and why, never a value
     };
 
@@ -102,6 +106,12 @@ public:
     QList<QByteArray> valuePatterns(int index) const;
 
 private:
+    /// The first credential with the same placeholder as `index`.
+    int firstWithPlaceholder(int index) const;
+    /// The first credential with the same placeholder as `index` that `request` matches
+    /// exactly, or -1.
+    int matchingWithPlaceholder(int index, const Request &request) const;
+
     QList<GatewayCredential> m_credentials;
     QList<QList<QByteArray>> m_placeholderForms;
     /// Value forms, and Basic "user:value" forms: QByteArray::fromRawData views into m_arena,

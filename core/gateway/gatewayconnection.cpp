@@ -386,16 +386,23 @@ void GatewayConnection::onForward(HttpForward &forward)
             return denyCredential(403, kCredentialExfil, verdict.detail, binding, forward.method,
                                   forward.target, forward.authority.host, false);
         if (verdict.kind == CredentialInjector::Verdict::Kind::Inject) {
-            if (!injector.hasValue(verdict.credential))
+            for (const int index : verdict.injections) {
+                if (injector.hasValue(index))
+                    continue;
+                const qint64 missing = injector.credentials().at(index).binding;
+                wipe(head);
                 return denyCredential(
                     503, QStringLiteral("credential_unavailable"),
                     QStringLiteral("binding %1 matches, but airlockd could not hand its secret "
                                    "to the gateway (see the helper's log)")
-                        .arg(binding),
-                    binding, forward.method, forward.target, forward.authority.host, false);
-            QByteArray injected = injector.inject(head, verdict.credential);
-            wipe(head);
-            head = std::move(injected);
+                        .arg(missing),
+                    missing, forward.method, forward.target, forward.authority.host, false);
+            }
+            for (const int index : verdict.injections) {
+                QByteArray injected = injector.inject(head, index);
+                wipe(head);
+                head = std::move(injected);
+            }
             request.binding = binding;
         }
         request.bodyScan = injector.bodyScanner(request.credentialRequest);
