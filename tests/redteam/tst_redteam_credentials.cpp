@@ -109,6 +109,7 @@ private Q_SLOTS:
     void I3_reflectionIsScrubbed_data();
     void I3_reflectionIsScrubbed();
     void I3_http10ResponseIsCloseDelimited();
+    void upstreamErrorAfterInjection();
     void credentialsChangeWhileRunning();
     void I4_secretInNoLogOrEvent();
     void I4_crashedGatewayLeavesNoCore();
@@ -470,6 +471,29 @@ void TestRedteamCredentials::I3_http10ResponseIsCloseDelimited()
              response.head.constData());
     QVERIFY2(response.complete, "the close-delimited response did not end with the connection");
     QCOMPARE(response.body, "invalid token " + kPlaceholder + "\n");
+}
+
+// I4 "with upstream errors": the upstream takes the injected request and hangs up; the guest's
+// connection ends without a response, the event says why, and nothing names the secret (the
+// log and events are searched in I4).
+void TestRedteamCredentials::upstreamErrorAfterInjection()
+{
+    const HttpResponse response =
+        viaTls("api.test"_ba, get("/v1/hangup"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 0);
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) {
+            return e.value(u"layer"_s) == u"http"_s
+                && e.value(u"detail"_s).toString().contains(u"upstream closed"_s);
+        },
+        3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding); // it was sent: counted
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.first().values("Authorization"),
+             QList<QByteArray> {"Bearer " + kSecret});
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"what the guest got"_s));
 }
 
 // Credentials are replaced whole while the gateway runs: without them the placeholder goes

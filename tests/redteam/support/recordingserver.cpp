@@ -432,6 +432,9 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
         } else if (request.target == "/redirect-evil") {
             reply = response(307, "Temporary Redirect", "moved\n",
                              "Location: https://evil.test/c\r\n", close);
+        } else if (request.target.startsWith("/v1/hangup")) {
+            // An upstream error after the request arrived: no answer, the connection closes.
+            return;
         } else if (request.target.startsWith("/v1/unauthorized")) {
             // An API that reflects the token it refuses (CASES.md I3), in a header and the body.
             const QByteArray token = bearerToken(request);
