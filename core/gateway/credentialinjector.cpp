@@ -265,6 +265,17 @@ QList<StreamReplacer::Rule> CredentialInjector::allScrubRules() const
     return rules;
 }
 
+int CredentialInjector::credentialOfForm(QByteArrayView form) const
+{
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        for (const QByteArray &candidate : m_valueForms.at(i) + m_placeholderForms.at(i)) {
+            if (QByteArrayView(candidate) == form)
+                return int(i);
+        }
+    }
+    return -1;
+}
+
 QList<QByteArray> CredentialInjector::valuePatterns(int index) const
 {
     return m_valueForms.at(index);

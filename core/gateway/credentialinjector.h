@@ -102,6 +102,8 @@ public:
     /// scrubRules() of every credential: what the gateway applies to every response while the
     /// sandbox has credentials (a secret may come back from any host that learned it).
     QList<StreamReplacer::Rule> allScrubRules() const;
+    /// The credential a form (a pattern of bodyScanner or scrubRules) belongs to, or -1.
+    int credentialOfForm(QByteArrayView form) const;
     /// The same patterns as scrubRules, for same-length masking beyond the scrub bound.
     QList<QByteArray> valuePatterns(int index) const;
 

@@ -443,13 +443,8 @@ void GatewayConnection::onBody(const HttpBody &body)
     // data is replaced by ours; its last chunk is written in onRequestEnd).
     const QByteArray released =
         request.bodyScan->feed(QByteArrayView(body.bytes).sliced(body.dataOffset, body.dataLength));
-    if (request.bodyScan->matches() > 0) {
-        const Request copy = request;
-        return denyCredential(403, kCredentialExfil,
-                              QStringLiteral("the request body carries a credential placeholder "
-                                             "or value that this request may not carry"),
-                              0, copy.method, copy.path, copy.host, true);
-    }
+    if (request.bodyScan->matches() > 0)
+        return denyBody(request);
     if (released.isEmpty())
         return;
     const QByteArray framed = request.framing == HttpFraming::Chunked
@@ -466,14 +461,8 @@ void GatewayConnection::onRequestEnd()
     Request &request = m_inflight.last();
     if (request.bodyScan && !request.bodyScan->isEmpty()) {
         const QByteArray tail = request.bodyScan->finish();
-        if (request.bodyScan->matches() > 0) {
-            const Request copy = request;
-            return denyCredential(403, kCredentialExfil,
-                                  QStringLiteral("the request body carries a credential "
-                                                 "placeholder or value that this request may "
-                                                 "not carry"),
-                                  0, copy.method, copy.path, copy.host, true);
-        }
+        if (request.bodyScan->matches() > 0)
+            return denyBody(request);
         QByteArray framed = tail;
         if (request.framing == HttpFraming::Chunked) {
             framed = tail.isEmpty() ? QByteArray()
@@ -487,6 +476,20 @@ void GatewayConnection::onRequestEnd()
         request.bodyScan.reset();
     }
     request.uploadDone = true;
+}
+
+void GatewayConnection::denyBody(const Request &uploading)
+{
+    const Request request = uploading; // denyCredential drops it from m_inflight
+    const int index = request.credentials->credentialOfForm(request.bodyScan->lastMatch());
+    const GatewayCredential *credential =
+        index >= 0 ? &request.credentials->credentials().at(index) : nullptr;
+    denyCredential(403, kCredentialExfil,
+                   QStringLiteral("the request body carries the placeholder or the value of "
+                                  "binding %1, which this request may not carry")
+                       .arg(credential ? credential->binding : 0),
+                   credential ? credential->binding : 0, request.method, request.path, request.host,
+                   true);
 }
 
 void GatewayConnection::denyCredential(int status, const QString &reason, const QString &detail,

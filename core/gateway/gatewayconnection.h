@@ -130,6 +130,8 @@ private:
     void denyCredential(int status, const QString &reason, const QString &detail, qint64 binding,
                         const QString &method, const QString &target, const QString &host,
                         bool midBody);
+    /// Refuses the request whose body the scanner caught (the binding it belongs to named).
+    void denyBody(const Request &uploading);
     /// Starts following (and, with credentials, scrubbing) the response of the front request.
     void expectResponse(const Request &request);
     void onTunnel(HttpTunnel &tunnel);

@@ -70,6 +70,7 @@ QByteArray StreamReplacer::process(bool final)
                 out.append(rule.replacement);
                 i += length;
                 ++m_matches;
+                m_lastMatch = rule.pattern;
                 replaced = true;
                 break;
             }

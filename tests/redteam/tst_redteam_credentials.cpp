@@ -399,7 +399,11 @@ void TestRedteamCredentials::I2_bodyCarriesThePlaceholder()
     QFETCH(QByteArray, request);
     const HttpResponse response = viaTls("pkg.test"_ba, request, 443, u"pkg.test"_s);
     REDTEAM_CHECK(expectDenyHttp(response, {403}, {u"credential_exfil"_s}));
-    REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {u"credential_exfil"_s}));
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) { return e.value(u"reason"_s) == u"credential_exfil"_s; }, 3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+    QVERIFY(event->value(u"alert"_s).toBool());
     QTest::qWait(300);
     for (const ConnectionRecord &record : m_topo.upstream().connections()) {
         QVERIFY2(!record.received.contains(kPlaceholder.left(24)), record.received.constData());
