@@ -336,9 +336,7 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
         m_pool->release(index);
     };
     const QString seedPath = QDir(*runtimeDir).filePath(kSeedFile);
-    entry->network = network;
-    auto seedContent = seedFiles(name);
-    entry->network = nullptr;
+    auto seedContent = seedFilesWith(name, network->caCertificatePem());
     if (!seedContent) {
         dropNetwork();
         return failStart(seedContent.error());
@@ -627,6 +625,12 @@ Result<QList<SeedFile>> SandboxService::seedFiles(const QString &name)
         return fail(
             ErrorKind::InvalidState,
             QStringLiteral("sandbox '%1' has no network, so no CA to give its guest").arg(name));
+    return seedFilesWith(name, entry->network->caCertificatePem());
+}
+
+Result<QList<SeedFile>> SandboxService::seedFilesWith(const QString &name,
+                                                      const QByteArray &caCertificatePem)
+{
     auto bindings = m_bindings.list(name);
     if (!bindings)
         return std::unexpected(bindings.error());
@@ -647,7 +651,7 @@ Result<QList<SeedFile>> SandboxService::seedFiles(const QString &name)
     for (const QString &line : std::as_const(lines))
         env += line.toLatin1() + '\n';
     return QList<SeedFile> {
-        SeedFile {QStringLiteral("ca.pem"), entry->network->caCertificatePem(), 0644},
+        SeedFile {QStringLiteral("ca.pem"), caCertificatePem, 0644},
         SeedFile {QStringLiteral("env"), env, 0644},
     };
 }

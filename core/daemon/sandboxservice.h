@@ -190,6 +190,8 @@ private:
     /// Taps, tables and gateways that no running sandbox owns.
     void removeLeftovers();
     void recordEgress(const QString &name, const QJsonObject &object);
+    /// seedFiles() with the CA given (start() has it before the entry holds the network).
+    Result<QList<SeedFile>> seedFilesWith(const QString &name, const QByteArray &caCertificatePem);
     /// Persists and announces.
     void commit(Entry &entry);
 
