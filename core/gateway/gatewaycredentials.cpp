@@ -63,8 +63,7 @@ Result<QList<GatewayCredential>> credentialsFromMessage(const QJsonObject &messa
         auto parsed = CredentialBinding::fromJson(binding);
         if (!parsed)
             return entryError(i, parsed.error().message);
-        const auto id = integerOf(entry.value(QStringLiteral("binding")), 1,
-                                  std::numeric_limits<qint32>::max() * qint64(1024));
+        const auto id = integerOf(entry.value(QStringLiteral("binding")), 1, qint64(1) << 53);
         if (!id)
             return entryError(i, QStringLiteral("binding: must be a positive integer"));
         const QString placeholder = entry.value(QStringLiteral("placeholder")).toString();
