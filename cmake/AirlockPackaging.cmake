@@ -54,6 +54,8 @@ set(_airlock_depends
     # image and icon engines (the window's icons)
     "libqt6sql6-sqlite"
     "libqt6svg6"
+    # the Public Suffix List data libpsl reads (policy wildcards on public suffixes are refused)
+    "publicsuffix"
     # systemd-sysusers and systemd-tmpfiles in postinst; the units; deb-systemd-helper
     "systemd"
     "init-system-helpers (>= 1.54~)")

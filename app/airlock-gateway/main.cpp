@@ -7,6 +7,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QLoggingCategory>
 
 #include <csignal>
 #include <cstdio>
@@ -37,7 +38,21 @@ int main(int argc, char *argv[])
         QStringLiteral("Inherited stream socket carrying the control messages."),
         QStringLiteral("FD"));
     parser.addOption(controlOption);
+    const QCommandLineOption logLevelOption(
+        QStringLiteral("log-level"),
+        QStringLiteral("info (default), or debug/trace: every decision is logged (airlockd passes "
+                       "its own level)."),
+        QStringLiteral("LEVEL"), QStringLiteral("info"));
+    parser.addOption(logLevelOption);
     parser.process(app);
+    const QString logLevel = parser.value(logLevelOption);
+    if (logLevel != u"info" && logLevel != u"debug" && logLevel != u"trace") {
+        std::fprintf(stderr, "airlock-gateway: --log-level must be info, debug or trace\n");
+        return 2;
+    }
+    // QT_LOGGING_RULES, when set, still wins (Qt applies it after these rules).
+    QLoggingCategory::setFilterRules(logLevel == u"info" ? QStringLiteral("airlock.*.debug=false")
+                                                         : QStringLiteral("airlock.*.debug=true"));
 
     bool ok = false;
     const int fd = parser.value(controlOption).toInt(&ok);

@@ -5,6 +5,7 @@
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/consolehub.h"
 #include "core/daemon/credentialapi.h"
+#include "core/daemon/credentialbroker.h"
 #include "core/daemon/egressaudit.h"
 #include "core/daemon/helperapi.h"
 #include "core/daemon/hostaccounts.h"
@@ -268,6 +269,7 @@ int main(int argc, char *argv[])
     config.network.upstreamDns = upstreamDns;
     config.network.trustStoreCaFile = trustStore;
     config.network.gatewayGid = *gatewayGroup;
+    config.network.gatewayLogLevel = logLevel;
     if (!QFileInfo(config.network.gatewayProgram).isExecutable())
         qCWarning(lcMain, "no airlock-gateway at %s: sandboxes cannot start",
                   qPrintable(config.network.gatewayProgram));
@@ -279,6 +281,20 @@ int main(int argc, char *argv[])
                      [&audit](const QString &, qint64 seq, const QJsonObject &event) {
                          audit.write(seq, event);
                      });
+    airlock::RpcServer server(airlock::AccessPolicy(*group, kGroup));
+    // A vault that cannot open (lost key, wrong mode) must not stop the helper from serving
+    // sandboxes: the secret methods report it instead.
+    auto vault =
+        airlock::vault::SecretVault::open(QDir(stateDir).filePath(QStringLiteral("vault")),
+                                          QDir(stateDir).filePath(QStringLiteral("vault.key")));
+    if (!vault)
+        qCWarning(lcMain, "vault unavailable: %s", qPrintable(vault.error().message));
+    airlock::BindingStore bindings(**registry);
+    airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes);
+    // Before restore(): the gateways of re-adopted guests need their credentials too.
+    airlock::CredentialBroker broker([&credentials] { return credentials.secretVault(); }, bindings,
+                                     sandboxes);
+    broker.watch(credentials);
     if (auto restored = sandboxes.restore(); !restored)
         return failStartup(restored.error().message);
 
@@ -294,17 +310,7 @@ int main(int argc, char *argv[])
         return failStartup(reconciled.error().message);
     snapshots.startSchedules();
 
-    airlock::RpcServer server(airlock::AccessPolicy(*group, kGroup));
     airlock::HelperApi api(server, sandboxes, consoles, images);
-    // A vault that cannot open (lost key, wrong mode) must not stop the helper from serving
-    // sandboxes: the secret methods report it instead.
-    auto vault =
-        airlock::vault::SecretVault::open(QDir(stateDir).filePath(QStringLiteral("vault")),
-                                          QDir(stateDir).filePath(QStringLiteral("vault.key")));
-    if (!vault)
-        qCWarning(lcMain, "vault unavailable: %s", qPrintable(vault.error().message));
-    airlock::BindingStore bindings(**registry);
-    airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes);
     airlock::SnapshotApi snapshotApi(server, api, sandboxes, snapshots);
     const int inheritedSocket = airlock::takeInheritedListenSocket();
     if (auto listening = inheritedSocket >= 0

@@ -3,6 +3,7 @@
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QSocketNotifier>
@@ -127,9 +128,12 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
     options.inheritedFds = {
         {tcpFd.get(), 3}, {dnsUdpFd.get(), 4}, {dnsTcpFd.get(), 5}, {theirs.get(), 6}};
     options.dropPrivileges = true;
-    auto pid =
-        VmmProcess::spawn({config.program, QStringLiteral("--control-fd"), QStringLiteral("6")},
-                          config.logPath, config.credentials, options);
+    const QString logLevel = config.logLevel == u"debug" || config.logLevel == u"trace"
+        ? config.logLevel
+        : QStringLiteral("info");
+    auto pid = VmmProcess::spawn({config.program, QStringLiteral("--control-fd"),
+                                  QStringLiteral("6"), QStringLiteral("--log-level"), logLevel},
+                                 config.logPath, config.credentials, options);
     if (!pid)
         return std::unexpected(pid.error());
     // Only the gateway holds the listeners and its end of the control socket from now on.
@@ -218,10 +222,53 @@ Result<void> GatewayProcess::setPolicy(const EgressPolicy &policy)
                                  {QStringLiteral("policy"), policy.toJson()}});
 }
 
+Result<void> GatewayProcess::setCredentials(const QList<GatewayCredentialGrant> &credentials)
+{
+    if (!m_process || m_control < 0 || !m_ready)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the gateway is not running"));
+    QJsonArray entries;
+    qsizetype payload = 0;
+    for (const GatewayCredentialGrant &grant : credentials) {
+        const CredentialBinding &binding = grant.binding;
+        QJsonObject entry {{QStringLiteral("binding"), binding.id},
+                           {QStringLiteral("secret"), binding.secret},
+                           {QStringLiteral("host"), binding.host},
+                           {QStringLiteral("placement"), binding.placement.toJson()},
+                           {QStringLiteral("placeholder"), grant.placeholder},
+                           {QStringLiteral("valueBytes"), grant.value ? grant.value->size() : 0}};
+        if (!binding.pathPrefix.isEmpty())
+            entry.insert(QStringLiteral("pathPrefix"), binding.pathPrefix);
+        if (!binding.methods.isEmpty())
+            entry.insert(QStringLiteral("methods"), QJsonArray::fromStringList(binding.methods));
+        entries.append(entry);
+        payload += grant.value ? grant.value->size() : 0;
+    }
+    QJsonObject message {{QStringLiteral("type"), QStringLiteral("credentials")},
+                         {QStringLiteral("credentials"), entries}};
+    if (payload > 0)
+        message.insert(QStringLiteral("payloadBytes"), payload);
+    if (auto sent = sendLine(message); !sent)
+        return sent;
+    for (const GatewayCredentialGrant &grant : credentials) {
+        if (!grant.value)
+            continue;
+        if (auto sent = sendBytes(grant.value->reveal()); !sent)
+            return sent;
+    }
+    qCInfo(lcGateway, "%s: %lld credential(s) handed to the gateway", qPrintable(m_config.sandbox),
+           static_cast<long long>(credentials.size()));
+    return {};
+}
+
 Result<void> GatewayProcess::sendLine(const QJsonObject &message)
 {
     QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact);
     line.append('\n');
+    return sendBytes(line);
+}
+
+Result<void> GatewayProcess::sendBytes(QByteArrayView line)
+{
     qsizetype written = 0;
     QDeadlineTimer deadline(5000);
     while (written < line.size()) {
@@ -284,6 +331,9 @@ void GatewayProcess::handleMessage(const QJsonObject &message)
         m_fatal = message.value(QStringLiteral("error")).toString();
         if (m_fatal.isEmpty())
             m_fatal = QStringLiteral("(no message)");
+    } else if (type == u"credentialsApplied") {
+        qCInfo(lcGateway, "%s: the gateway holds %d credential(s)", qPrintable(m_config.sandbox),
+               message.value(QStringLiteral("credentials")).toInt());
     } else if (type == u"applied") {
         qCInfo(lcGateway, "%s: the gateway applied the new policy (%d rules)",
                qPrintable(m_config.sandbox), message.value(QStringLiteral("rules")).toInt());

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "core/model/credentialbinding.h"
 #include "core/model/egresspolicy.h"
 #include "core/model/error.h"
 #include "core/protocol/lineframer.h"
+#include "core/vault/secretvalue.h"
 #include "core/vmm/vmmprocess.h"
 
 #include <QByteArray>
@@ -41,6 +43,17 @@ struct GatewayConfig
     EgressPolicy policy;
     VmmCredentials credentials; ///< unprivileged identity of the gateway process
     QString logPath; ///< the gateway's stderr (a fresh file)
+    QString logLevel = QStringLiteral("info"); ///< its --log-level: info, debug or trace
+};
+
+/// One binding as airlockd hands it to a gateway (docs/gateway.md, "credentials"): the rule,
+/// the sandbox's placeholder for its secret, and the value (null when the vault could not
+/// provide it: the gateway then refuses matching requests with `credential_unavailable`).
+struct GatewayCredentialGrant
+{
+    CredentialBinding binding; ///< id, secret, host, pathPrefix, methods, placement
+    QString placeholder;
+    std::shared_ptr<const vault::SecretValue> value;
 };
 
 /// One running airlock-gateway (docs/gateway.md): airlockd binds its listening sockets (as
@@ -72,6 +85,10 @@ public:
     /// Sends {"type":"policy"}: the gateway applies it to new connections and DNS queries.
     /// Errors: InvalidState when not running, OperationFailed when the write fails.
     Result<void> setPolicy(const EgressPolicy &policy);
+    /// Sends {"type":"credentials"} with the values as its raw payload, written straight from
+    /// their SecretValues (no other copy is made). Replaces the gateway's credentials whole.
+    /// Errors: InvalidState when not running, OperationFailed when the write fails.
+    Result<void> setCredentials(const QList<GatewayCredentialGrant> &credentials);
     /// Closes the control socket (the gateway exits on EOF) and kills it if it is still there
     /// after `graceMs`. Blocks until it is gone. exited() is not emitted for a requested stop.
     void stop(int graceMs = 2000);
@@ -88,6 +105,7 @@ Q_SIGNALS:
 
 private:
     Result<void> sendLine(const QJsonObject &message);
+    Result<void> sendBytes(QByteArrayView bytes);
     /// Reads what the socket has; returns false on EOF or a framing error.
     bool readAvailable();
     void handleMessage(const QJsonObject &message);

@@ -195,6 +195,7 @@ Result<void> SandboxNetwork::startGateway()
     // cannot signal or trace another sandbox's gateway; no supplementary groups.
     config.credentials = VmmCredentials {m_gatewayUid, m_config.gatewayGid, {m_config.gatewayGid}};
     config.logPath = QDir(*logDir).filePath(QStringLiteral("gateway-%1.log").arg(m_sandbox));
+    config.logLevel = m_config.gatewayLogLevel;
     auto *gateway = new GatewayProcess(this);
     connect(gateway, &GatewayProcess::egress, this, &SandboxNetwork::egress);
     if (auto started = gateway->start(config, m_config.readyTimeoutMs); !started) {
@@ -205,7 +206,24 @@ Result<void> SandboxNetwork::startGateway()
     m_gateway = gateway;
     m_gatewayStartedAtMs = QDateTime::currentMSecsSinceEpoch();
     writePidFile();
+    // Before the guest (or, after a restart, its next connection) can send anything: the
+    // control channel is ordered, so the gateway applies them before it reads guest traffic
+    // queued behind them.
+    if (auto pushed = pushCredentials(); !pushed)
+        qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox), qPrintable(pushed.error().message));
     return {};
+}
+
+Result<void> SandboxNetwork::pushCredentials()
+{
+    if (!m_gateway || !m_gateway->isRunning())
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("the gateway of '%1' is restarting; it gets the credentials "
+                                   "when it is back")
+                        .arg(m_sandbox));
+    const QList<GatewayCredentialGrant> grants =
+        m_credentialSource ? m_credentialSource() : QList<GatewayCredentialGrant>();
+    return m_gateway->setCredentials(grants);
 }
 
 void SandboxNetwork::onGatewayExited(const QString &reason)

@@ -10,6 +10,8 @@
 #include <QString>
 #include <QTimer>
 
+#include <functional>
+
 #include <sys/types.h>
 
 namespace airlock {
@@ -33,6 +35,7 @@ struct SandboxNetworkConfig
     /// The gateway's synthetic DNS answers (DnsNameMapping); must not overlap the link pool.
     QString syntheticPool = QStringLiteral("100.112.0.0/16");
     int readyTimeoutMs = GatewayProcess::kDefaultReadyTimeoutMs;
+    QString gatewayLogLevel = QStringLiteral("info"); ///< airlockd's --log-level, passed on
 };
 
 /// One sandbox's network on the host (docs/network.md): its tap, its sandbox CA, its
@@ -64,6 +67,15 @@ public:
     void down();
     /// Hands a new policy to the running gateway; kept for its restarts in any case.
     Result<void> setPolicy(const EgressPolicy &policy);
+    /// Where the gateway's credentials come from (the sandbox's bindings with their values,
+    /// read from the vault each time, so airlockd holds no value longer than a send). Asked
+    /// whenever a gateway has started (also after a restart) and by pushCredentials(). Set
+    /// before up().
+    using CredentialSource = std::function<QList<GatewayCredentialGrant>()>;
+    void setCredentialSource(CredentialSource source) { m_credentialSource = std::move(source); }
+    /// Hands the running gateway the current credentials (a binding or secret changed).
+    /// InvalidState while the gateway is restarting (it gets them when it is back).
+    Result<void> pushCredentials();
 
     const LinkAllocation &link() const { return m_link; }
     QString tapName() const { return m_tapName; }
@@ -111,6 +123,7 @@ private:
     int m_restartAttempt = 0;
     int m_restartDelayMs = kFirstRestartDelayMs;
     QString m_deathReason;
+    CredentialSource m_credentialSource;
     qint64 m_gatewayStartedAtMs = 0;
 };
 

@@ -87,6 +87,7 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
     , m_images(images)
     , m_factory(std::move(factory))
     , m_config(std::move(config))
+    , m_bindings(registry)
 { }
 
 SandboxService::~SandboxService()
@@ -376,9 +377,12 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
         m_pool->release(index);
     };
     const QString seedPath = QDir(*runtimeDir).filePath(kSeedFile);
-    if (auto seed = SeedImage::write(
-            seedPath, {SeedFile {QStringLiteral("ca.pem"), network->caCertificatePem(), 0644}});
-        !seed) {
+    auto seedContent = seedFilesWith(name, network->caCertificatePem());
+    if (!seedContent) {
+        dropNetwork();
+        return failStart(seedContent.error());
+    }
+    if (auto seed = SeedImage::write(seedPath, *seedContent); !seed) {
         dropNetwork();
         return failStart(seed.error());
     }
@@ -765,6 +769,57 @@ SandboxService::egressHistory(const QString &name, std::optional<qint64> since, 
     return m_registry.egressHistory(name, since, limit);
 }
 
+Result<QList<SeedFile>> SandboxService::seedFiles(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    const Entry *entry = *found;
+    if (!entry->network)
+        return fail(
+            ErrorKind::InvalidState,
+            QStringLiteral("sandbox '%1' has no network, so no CA to give its guest").arg(name));
+    return seedFilesWith(name, entry->network->caCertificatePem());
+}
+
+Result<QList<SeedFile>> SandboxService::seedFilesWith(const QString &name,
+                                                      const QByteArray &caCertificatePem)
+{
+    auto bindings = m_bindings.list(name);
+    if (!bindings)
+        return std::unexpected(bindings.error());
+    QStringList secrets;
+    for (const CredentialBinding &binding : std::as_const(*bindings)) {
+        if (!secrets.contains(binding.secret))
+            secrets.append(binding.secret);
+    }
+    QStringList lines;
+    for (const QString &secret : std::as_const(secrets)) {
+        auto placeholder = m_bindings.placeholder(name, secret);
+        if (!placeholder)
+            return std::unexpected(placeholder.error());
+        lines.append(placeholderVariable(secret) + u'=' + *placeholder);
+    }
+    lines.sort();
+    QByteArray env;
+    for (const QString &line : std::as_const(lines))
+        env += line.toLatin1() + '\n';
+    return QList<SeedFile> {
+        SeedFile {QStringLiteral("ca.pem"), caCertificatePem, 0644},
+        SeedFile {QStringLiteral("env"), env, 0644},
+    };
+}
+
+Result<void> SandboxService::refreshCredentials(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    if (!(*found)->network)
+        return {};
+    return (*found)->network->pushCredentials();
+}
+
 const SandboxNetwork *SandboxService::network(const QString &name) const
 {
     const auto it = m_entries.find(name);
@@ -783,6 +838,9 @@ SandboxNetwork *SandboxService::makeNetwork(const QString &name, const LinkAlloc
 {
     auto *network = new SandboxNetwork(m_config.network, name, link, vmmUid, gatewayUidFor(vmmUid),
                                        policy, this);
+    network->setCredentialSource([this, name] {
+        return m_credentialSource ? m_credentialSource(name) : QList<GatewayCredentialGrant>();
+    });
     connect(network, &SandboxNetwork::egress, this,
             [this, name](const QJsonObject &event) { recordEgress(name, event); });
     connect(network, &SandboxNetwork::gatewayRestarted, this,

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "core/daemon/bindingstore.h"
 #include "core/daemon/registry.h"
 #include "core/daemon/sandboxnetwork.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/net/addresspool.h"
 #include "core/vmm/imagestore.h"
+#include "core/vmm/seedimage.h"
 #include "core/vmm/vmm.h"
 
 #include <QObject>
@@ -132,6 +134,24 @@ public:
     /// The running sandbox's network (tests and diagnostics); nullptr when it has none.
     const SandboxNetwork *network(const QString &name) const;
 
+    /// The files of the guest's seed disk, extracted into /run/airlock in the guest
+    /// (installers/guest/README.md): `ca.pem` (the sandbox CA the guest trusts) and `env`, one
+    /// `AIRLOCK_SECRET_<NAME>=<placeholder>` line per secret the sandbox's bindings use, sorted
+    /// (docs/credentials.md; the guest's profile exports them). Never a secret value. The one
+    /// list of what a guest is given at boot: start() writes it to the seed disk, and whatever
+    /// re-delivers it to a running guest (after a fork or restore) must call this too.
+    /// Errors: NotFound, InvalidState (no network: the CA is the running network's),
+    /// OperationFailed (registry).
+    Result<QList<SeedFile>> seedFiles(const QString &name);
+
+    /// Where the gateways' credentials come from: the grants of a sandbox (its bindings with
+    /// values from the vault), asked each time a gateway starts and on refreshCredentials().
+    using CredentialSource = std::function<QList<GatewayCredentialGrant>(const QString &name)>;
+    void setCredentialSource(CredentialSource source) { m_credentialSource = std::move(source); }
+    /// Hands the running sandbox's gateway its current credentials (after a binding or a
+    /// secret changed). Nothing to do (success) when the sandbox does not run.
+    Result<void> refreshCredentials(const QString &name);
+
     const SandboxServiceConfig &config() const { return m_config; }
 
 Q_SIGNALS:
@@ -188,6 +208,8 @@ private:
     /// Taps, tables and gateways that no running sandbox owns.
     void removeLeftovers();
     void recordEgress(const QString &name, const QJsonObject &object);
+    /// seedFiles() with the CA given (start() has it before the entry holds the network).
+    Result<QList<SeedFile>> seedFilesWith(const QString &name, const QByteArray &caCertificatePem);
     /// Persists and announces.
     void commit(Entry &entry);
 
@@ -198,6 +220,8 @@ private:
     SandboxServiceConfig m_config;
     std::map<QString, Entry> m_entries;
     std::optional<AddressPool> m_pool;
+    BindingStore m_bindings;
+    CredentialSource m_credentialSource;
 };
 
 } // namespace airlock

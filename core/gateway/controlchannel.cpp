@@ -5,6 +5,10 @@
 #include <QJsonParseError>
 #include <QSocketNotifier>
 
+#include <openssl/crypto.h>
+
+#include <cmath>
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -84,6 +88,31 @@ void ControlChannel::flushBlocking(int timeoutMs)
 
 void ControlChannel::onReadable()
 {
+    if (m_readFailed)
+        return;
+    if (m_awaiting) {
+        // The rest of a payload goes straight into its locked buffer.
+        const qsizetype wanted = m_payload.size() - m_payloadFilled;
+        ssize_t n;
+        do {
+            n = ::read(m_fd, m_payload.writableBytes() + m_payloadFilled, size_t(wanted));
+        } while (n < 0 && errno == EINTR);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            m_readNotifier->setEnabled(false);
+            m_awaiting.reset();
+            m_payload = vault::SecretValue();
+            Q_EMIT closed();
+            return;
+        }
+        m_payloadFilled += n;
+        if (m_payloadFilled < m_payload.size())
+            return;
+        deliver(*std::exchange(m_awaiting, std::nullopt));
+        processLines();
+        return;
+    }
     char buffer[64 * 1024];
     ssize_t n;
     do {
@@ -96,27 +125,65 @@ void ControlChannel::onReadable()
         Q_EMIT closed();
         return;
     }
-    m_framer.append(QByteArray(buffer, n));
-    while (auto line = m_framer.next()) {
-        if (!*line) {
-            m_readNotifier->setEnabled(false);
-            Q_EMIT protocolError(
-                QStringLiteral("a control line exceeds %1 bytes").arg(kMaxLineBytes));
+    // Without a copy of our own (fromRawData): the bytes may hold the start of a payload, and
+    // the stack buffer is wiped below; the framer wipes what takeRaw() moves out.
+    m_framer.append(QByteArray::fromRawData(buffer, qsizetype(n)));
+    OPENSSL_cleanse(buffer, size_t(n));
+    processLines();
+}
+
+void ControlChannel::processLines()
+{
+    while (!m_awaiting && !m_readFailed) {
+        auto line = m_framer.next();
+        if (!line)
             return;
-        }
+        if (!*line)
+            return failProtocol(
+                QStringLiteral("a control line exceeds %1 bytes").arg(kMaxLineBytes));
         QJsonParseError error;
         const QJsonDocument document = QJsonDocument::fromJson(**line, &error);
-        if (error.error != QJsonParseError::NoError || !document.isObject()) {
-            m_readNotifier->setEnabled(false);
-            Q_EMIT protocolError(error.error != QJsonParseError::NoError
-                                     ? QStringLiteral("a control line is not JSON: %1 at offset %2")
-                                           .arg(error.errorString())
-                                           .arg(error.offset)
-                                     : QStringLiteral("a control line is not a JSON object"));
+        if (error.error != QJsonParseError::NoError || !document.isObject())
+            return failProtocol(error.error != QJsonParseError::NoError
+                                    ? QStringLiteral("a control line is not JSON: %1 at offset %2")
+                                          .arg(error.errorString())
+                                          .arg(error.offset)
+                                    : QStringLiteral("a control line is not a JSON object"));
+        const QJsonObject message = document.object();
+        const QJsonValue announced = message.value(QStringLiteral("payloadBytes"));
+        if (announced.isUndefined()) {
+            deliver(message);
+            continue;
+        }
+        const double bytes = announced.toDouble(-1);
+        if (!announced.isDouble() || bytes != std::trunc(bytes) || bytes < 1
+            || bytes > double(kMaxPayloadBytes))
+            return failProtocol(
+                QStringLiteral("'payloadBytes' must be an integer 1..%1").arg(kMaxPayloadBytes));
+        m_payload = vault::SecretValue::allocate(qsizetype(bytes));
+        m_payloadFilled = m_framer.takeRaw(m_payload.writableBytes(), m_payload.size());
+        if (m_payloadFilled < m_payload.size()) {
+            m_awaiting = message;
             return;
         }
-        Q_EMIT messageReceived(document.object());
+        deliver(message);
     }
+}
+
+void ControlChannel::deliver(const QJsonObject &message)
+{
+    Q_EMIT messageReceived(message);
+    // Not taken by the slot: wiped now, not when the next payload arrives.
+    m_payload = vault::SecretValue();
+    m_payloadFilled = 0;
+}
+
+void ControlChannel::failProtocol(const QString &error)
+{
+    m_readFailed = true;
+    m_readNotifier->setEnabled(false);
+    m_payload = vault::SecretValue();
+    Q_EMIT protocolError(error);
 }
 
 } // namespace airlock::gateway

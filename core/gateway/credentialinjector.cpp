@@ -5,6 +5,8 @@
 
 #include <openssl/crypto.h>
 
+#include <cstring>
+
 namespace airlock::gateway {
 
 namespace {
@@ -20,7 +22,14 @@ bool containsAny(QByteArrayView haystack, const QList<QByteArray> &needles)
 
 QByteArray basicCredentials(const GatewayCredential &credential, QByteArrayView secret)
 {
-    return credential.placement.username.toUtf8() + ':' + secret.toByteArray();
+    // Reserved up front: no reallocation leaves a copy of the secret behind.
+    const QByteArray user = credential.placement.username.toUtf8();
+    QByteArray pair;
+    pair.reserve(user.size() + 1 + secret.size());
+    pair.append(user);
+    pair.append(':');
+    pair.append(secret);
+    return pair;
 }
 
 QString describe(const GatewayCredential &credential)
@@ -30,26 +39,69 @@ QString describe(const GatewayCredential &credential)
         .arg(credential.secret, credential.host, credential.pathPrefix);
 }
 
+bool isFieldValue(QByteArrayView value)
+{
+    for (const char c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && byte != '\t') || byte == 0x7f)
+            return false;
+    }
+    return !value.isEmpty();
+}
+
+void wipe(QByteArray &bytes)
+{
+    if (!bytes.isEmpty() && bytes.isDetached())
+        OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
+    bytes.clear();
+}
+
 } // namespace
 
 CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
     : m_credentials(std::move(credentials))
 {
-    for (const GatewayCredential &credential : std::as_const(m_credentials)) {
+    QList<QList<QByteArray>> forms;
+    qsizetype total = 0;
+    for (GatewayCredential &credential : m_credentials) {
         m_placeholderForms.append(credentialForms(credential.placeholder));
         QList<QByteArray> values;
+        if (credential.value && !isFieldValue(credential.value->reveal()))
+            credential.value.reset();
         if (credential.value) {
             QByteArray raw = credential.value->reveal().toByteArray();
             values = credentialForms(raw);
             if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
                 QByteArray basic = basicCredentials(credential, raw);
                 values += credentialForms(basic);
-                OPENSSL_cleanse(basic.data(), std::size_t(basic.size()));
+                wipe(basic);
             }
-            OPENSSL_cleanse(raw.data(), std::size_t(raw.size()));
+            wipe(raw);
         }
-        m_valueForms.append(values);
+        for (const QByteArray &form : std::as_const(values))
+            total += form.size();
+        forms.append(values);
     }
+    // Every form into one locked buffer; the lists hold views of it.
+    m_arena = vault::SecretValue::allocate(total);
+    qsizetype offset = 0;
+    for (QList<QByteArray> &values : forms) {
+        QList<QByteArray> views;
+        for (QByteArray &form : values) {
+            char *at = m_arena.writableBytes() + offset;
+            std::memcpy(at, form.constData(), std::size_t(form.size()));
+            views.append(QByteArray::fromRawData(at, form.size()));
+            offset += form.size();
+            wipe(form);
+        }
+        m_valueForms.append(views);
+    }
+}
+
+bool CredentialInjector::hasValue(int index) const
+{
+    return index >= 0 && index < m_credentials.size() && m_credentials.at(index).value
+        && !m_credentials.at(index).value->isEmpty();
 }
 
 bool CredentialInjector::matches(int index, const Request &request) const
@@ -76,7 +128,9 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
 {
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         if (containsAny(head, m_valueForms.at(i)))
-            return {Verdict::Kind::Exfiltration, int(i),
+            return {Verdict::Kind::Exfiltration,
+                    int(i),
+                    {},
                     QStringLiteral("the request carries the value of %1, which the guest must "
                                    "never hold")
                         .arg(describe(m_credentials.at(i)))};
@@ -85,8 +139,14 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         if (!containsAny(head, m_placeholderForms.at(i)))
             continue;
-        if (!matches(int(i), request))
-            return {Verdict::Kind::Exfiltration, int(i),
+        // Decided once per placeholder, by its first binding: any binding sharing it may match.
+        if (firstWithPlaceholder(int(i)) != int(i))
+            continue;
+        const int match = matchingWithPlaceholder(int(i), request);
+        if (match < 0)
+            return {Verdict::Kind::Exfiltration,
+                    int(i),
+                    {},
                     QStringLiteral("the placeholder of %1 was sent to %2://%3:%4 %5 %6, which the "
                                    "binding does not cover")
                         .arg(describe(m_credentials.at(i)),
@@ -94,11 +154,33 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
                              request.host)
                         .arg(request.port)
                         .arg(request.method, request.target.section(QLatin1Char('?'), 0, 0))};
-        if (verdict.kind == Verdict::Kind::Pass)
-            verdict = {Verdict::Kind::Inject, int(i),
-                       QStringLiteral("injected %1").arg(describe(m_credentials.at(i)))};
+        if (verdict.kind == Verdict::Kind::Pass) {
+            verdict.kind = Verdict::Kind::Inject;
+            verdict.credential = match;
+            verdict.detail = QStringLiteral("injected %1").arg(describe(m_credentials.at(match)));
+        }
+        verdict.injections.append(match);
     }
     return verdict;
+}
+
+int CredentialInjector::firstWithPlaceholder(int index) const
+{
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        if (m_credentials.at(i).placeholder == m_credentials.at(index).placeholder)
+            return int(i);
+    }
+    return index;
+}
+
+int CredentialInjector::matchingWithPlaceholder(int index, const Request &request) const
+{
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        if (m_credentials.at(i).placeholder == m_credentials.at(index).placeholder
+            && matches(int(i), request))
+            return int(i);
+    }
+    return -1;
 }
 
 QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
@@ -108,8 +190,11 @@ QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
     const QByteArray field =
         basic ? QByteArrayLiteral("Authorization") : credential.placement.header.toLatin1();
     const QByteArray prefix = field.toLower() + ':';
+    const QByteArrayView secret = credential.value ? credential.value->reveal() : QByteArrayView();
     QByteArray out;
-    out.reserve(head.size() + 256);
+    // Large enough for the whole result, so no reallocation copies the secret around unwiped.
+    out.reserve(head.size() + field.size() + credential.placement.valueTemplate.size()
+                + credential.placement.username.size() + 2 * secret.size() + 64);
     qsizetype start = 0;
     bool firstLine = true;
     while (start < head.size()) {
@@ -122,23 +207,20 @@ QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
             // The end of the head: the credential goes last.
             out.append(field);
             out.append(": ");
-            QByteArray value =
-                credential.value ? credential.value->reveal().toByteArray() : QByteArray();
             if (basic) {
-                QByteArray pair = basicCredentials(credential, value);
+                QByteArray pair = basicCredentials(credential, secret);
                 QByteArray encoded = pair.toBase64();
                 out.append("Basic ");
                 out.append(encoded);
-                OPENSSL_cleanse(pair.data(), std::size_t(pair.size()));
-                OPENSSL_cleanse(encoded.data(), std::size_t(encoded.size()));
+                wipe(pair);
+                wipe(encoded);
             } else {
                 const QByteArray tmpl = credential.placement.valueTemplate.toLatin1();
                 const qsizetype at = tmpl.indexOf("{secret}");
                 out.append(tmpl.left(at));
-                out.append(value);
+                out.append(secret);
                 out.append(tmpl.mid(at + 8));
             }
-            OPENSSL_cleanse(value.data(), std::size_t(value.size()));
             out.append("\r\n\r\n");
             return out;
         }
@@ -158,7 +240,7 @@ StreamReplacer CredentialInjector::bodyScanner(const Request &request) const
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         for (const QByteArray &form : m_valueForms.at(i))
             rules.append({form, form});
-        if (!matches(int(i), request)) {
+        if (matchingWithPlaceholder(int(i), request) < 0) {
             for (const QByteArray &form : m_placeholderForms.at(i))
                 rules.append({form, form});
         }
@@ -173,6 +255,25 @@ QList<StreamReplacer::Rule> CredentialInjector::scrubRules(int index) const
     for (const QByteArray &form : m_valueForms.at(index))
         rules.append({form, credential.placeholder});
     return rules;
+}
+
+QList<StreamReplacer::Rule> CredentialInjector::allScrubRules() const
+{
+    QList<StreamReplacer::Rule> rules;
+    for (qsizetype i = 0; i < m_credentials.size(); ++i)
+        rules += scrubRules(int(i));
+    return rules;
+}
+
+int CredentialInjector::credentialOfForm(QByteArrayView form) const
+{
+    for (qsizetype i = 0; i < m_credentials.size(); ++i) {
+        for (const QByteArray &candidate : m_valueForms.at(i) + m_placeholderForms.at(i)) {
+            if (QByteArrayView(candidate) == form)
+                return int(i);
+        }
+    }
+    return -1;
 }
 
 QList<QByteArray> CredentialInjector::valuePatterns(int index) const

@@ -32,9 +32,10 @@ struct GatewayCredential
 /// For each request that passed every other check (policy, framing, SNI = Host):
 ///  1. any form (credentialForms: raw, percent-encoded, base64/base64url) of any secret value in
 ///     the guest's head → Exfiltration (the guest must never hold a value; I4);
-///  2. a placeholder form in the head:
-///     - the request is an exact match for that placeholder's binding (https, port 443, canonical
-///       SNI = Host = binding host, path prefix and method) → Inject;
+///  2. a placeholder form in the head (a placeholder is per sandbox and secret, so several
+///     bindings of one secret share it):
+///     - the request is an exact match for one of that placeholder's bindings (https, port 443,
+///       canonical SNI = Host = binding host, path prefix and method) → Inject that binding;
 ///     - anything else (cleartext, other port, other host, other path or method) → Exfiltration
 ///       (`credential_exfil`, I1/I2), never an injection;
 ///  3. otherwise → Pass: nothing is injected into a request that does not carry a placeholder.
@@ -64,14 +65,26 @@ public:
         };
         Kind kind = Kind::Pass;
         int credential = -1; ///< index into credentials() for Inject and placeholder matches
+        /// Inject: every credential to inject, in order (credential is the first). Several
+        /// secrets may go into one request (a key and a secret in two fields).
+        QList<int> injections;
         QString detail; ///< English, names the binding and why, never a value
     };
 
     CredentialInjector() = default;
+    /// A value that is not a valid HTTP field value (a control byte other than tab, RFC 9110
+    /// §5.5; the vault refuses those already, red-team finding 5) is treated as unavailable:
+    /// hasValue() is false and nothing is ever injected from it.
     explicit CredentialInjector(QList<GatewayCredential> credentials);
+    CredentialInjector(CredentialInjector &&) noexcept = default;
+    CredentialInjector &operator=(CredentialInjector &&) noexcept = default;
 
     const QList<GatewayCredential> &credentials() const { return m_credentials; }
     bool isEmpty() const { return m_credentials.isEmpty(); }
+    /// True when credential `index` has a value that can be injected.
+    bool hasValue(int index) const;
+    /// True when any credential has a value (then responses are scrubbed and bodies scanned).
+    bool hasValues() const { return m_arena.size() > 0; }
 
     /// True when `request` is exactly what credential `index` may be injected into.
     bool matches(int index, const Request &request) const;
@@ -86,13 +99,29 @@ public:
     /// Rules that turn every form of credential `index`'s value (and of its Basic credentials)
     /// back into the placeholder, for the response to an injected request.
     QList<StreamReplacer::Rule> scrubRules(int index) const;
+    /// scrubRules() of every credential: what the gateway applies to every response while the
+    /// sandbox has credentials (a secret may come back from any host that learned it).
+    QList<StreamReplacer::Rule> allScrubRules() const;
+    /// The credential a form (a pattern of bodyScanner or scrubRules) belongs to, or -1.
+    int credentialOfForm(QByteArrayView form) const;
     /// The same patterns as scrubRules, for same-length masking beyond the scrub bound.
     QList<QByteArray> valuePatterns(int index) const;
 
 private:
+    /// The first credential with the same placeholder as `index`.
+    int firstWithPlaceholder(int index) const;
+    /// The first credential with the same placeholder as `index` that `request` matches
+    /// exactly, or -1.
+    int matchingWithPlaceholder(int index, const Request &request) const;
+
     QList<GatewayCredential> m_credentials;
     QList<QList<QByteArray>> m_placeholderForms;
-    QList<QList<QByteArray>> m_valueForms; ///< value forms, and Basic "user:value" forms
+    /// Value forms, and Basic "user:value" forms: QByteArray::fromRawData views into m_arena,
+    /// so the encodings of a secret live in locked memory like the secret itself. Every
+    /// StreamReplacer made from them must not outlive this injector (the gateway holds it in a
+    /// shared_ptr for as long as a request or response uses it).
+    QList<QList<QByteArray>> m_valueForms;
+    vault::SecretValue m_arena;
 };
 
 } // namespace airlock::gateway

@@ -14,6 +14,8 @@ namespace airlock::gateway {
 ///    alone, so `base64("{\"t\":\"" + value + "\"}")` is found too.
 /// Forms shorter than kMinFormBytes are left out (too likely to occur by chance). Duplicates
 /// are removed; the list is ordered longest first so a replacer prefers the longest match.
+/// Temporaries are wiped; the caller wipes the returned forms (CredentialInjector moves them
+/// into locked memory at once).
 QList<QByteArray> credentialForms(const QByteArray &value);
 
 /// Forms shorter than this many bytes are not searched for.

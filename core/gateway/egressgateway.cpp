@@ -169,6 +169,18 @@ Result<void> EgressGateway::setPolicy(const EgressPolicy &policy)
     return {};
 }
 
+void EgressGateway::setCredentials(QList<GatewayCredential> credentials)
+{
+    m_env.credentials = credentials.isEmpty()
+        ? nullptr
+        : std::make_shared<const CredentialInjector>(std::move(credentials));
+}
+
+qsizetype EgressGateway::credentialCount() const
+{
+    return m_env.credentials ? m_env.credentials->credentials().size() : 0;
+}
+
 void EgressGateway::onAccepted(int fd, const OriginalDestination &destination)
 {
     if (m_connections.size() >= m_config.limits.maxConnections) {

@@ -46,6 +46,12 @@ public:
     /// old policy then stays.
     Result<void> setPolicy(const EgressPolicy &policy);
     const PolicyMatcher &policy() const { return m_policy; }
+    /// Replaces the sandbox's credentials whole (docs/credentials.md): the next request of any
+    /// connection is decided with the new set; requests already decided keep theirs until
+    /// their response ends. An empty list removes every credential.
+    void setCredentials(QList<GatewayCredential> credentials);
+    qsizetype credentialCount() const;
+    const QString &sandbox() const { return m_config.sandbox; }
     /// Guest connections open now.
     qsizetype connectionCount() const { return m_connections.size(); }
 

@@ -5,14 +5,45 @@
 #include "core/gateway/streamsocket.h"
 #include "core/gateway/tlsupstreamcontext.h"
 
+#include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QPointer>
 #include <QTimer>
+
+#include <openssl/crypto.h>
 
 namespace airlock::gateway {
 
 namespace {
 
+// Every decision at debug level (the events as they leave): what an operator turns on first,
+// so it must never carry a secret (CASES.md I4; tst_redteam_credentials searches it).
+Q_LOGGING_CATEGORY(lcHttp, "airlock.gateway.http")
+
 const QString kAllowed = QStringLiteral("allowed");
+const QString kCredentialExfil = QStringLiteral("credential_exfil");
+
+// Wipes a buffer that may have held an injected request head before it is freed. A buffer
+// shared with another QByteArray (a socket's queue) is only released: that copy is in use.
+void wipe(QByteArray &bytes)
+{
+    if (!bytes.isEmpty() && bytes.isDetached())
+        OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
+    bytes.clear();
+}
+
+void addCredentialFields(EgressEvent &event, qint64 binding, qint64 scrubbed)
+{
+    if (binding > 0)
+        event.binding = binding;
+    if (scrubbed > 0) {
+        event.scrubbed = scrubbed;
+        event.alert = true;
+        event.detail += QStringLiteral("; the secret came back in the response %1 time(s) and "
+                                       "was replaced by its placeholder")
+                            .arg(scrubbed);
+    }
+}
 
 } // namespace
 
@@ -107,6 +138,7 @@ EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, const 
 void GatewayConnection::emitEvent(const EgressEvent &event)
 {
     ++m_events;
+    qCDebug(lcHttp, "%s", QJsonDocument(event.toJson()).toJson(QJsonDocument::Compact).constData());
     if (m_env->emitEvent)
         m_env->emitEvent(event);
 }
@@ -280,13 +312,9 @@ void GatewayConnection::feedGuard(const QByteArray &plaintext)
         if (auto *forward = std::get_if<HttpForward>(&event)) {
             onForward(*forward);
         } else if (auto *body = std::get_if<HttpBody>(&event)) {
-            if (m_inflight.isEmpty())
-                continue;
-            m_inflight.last().bytesUp += body->bytes.size();
-            sendUpstream(body->bytes);
+            onBody(*body);
         } else if (std::holds_alternative<HttpRequestEnd>(event)) {
-            if (!m_inflight.isEmpty())
-                m_inflight.last().uploadDone = true;
+            onRequestEnd();
         } else if (auto *deny = std::get_if<HttpDeny>(&event)) {
             m_guardStopped = true;
             EgressEvent e = baseEvent(EgressLayer::Http, false, deny->reason, deny->detail);
@@ -331,10 +359,6 @@ void GatewayConnection::onForward(HttpForward &forward)
                             .arg(forward.authority.host)
                             .arg(forward.authority.port),
                         &forward);
-    m_pinnedHost = forward.authority.host;
-    m_pinnedPort = forward.authority.port;
-    if (!m_guestTlsMode)
-        m_port = forward.authority.port;
 
     Request request;
     request.method = forward.method;
@@ -342,14 +366,170 @@ void GatewayConnection::onForward(HttpForward &forward)
     request.host = forward.authority.host;
     request.port = forward.authority.port;
     request.head = forward.method == u"HEAD";
-    request.bytesUp = forward.head.size();
+    request.http10 = forward.version == 10;
     request.uploadDone = false;
+    request.framing = forward.framing;
+
+    // Credentials last, after every other check passed (CASES.md principle 7).
+    QByteArray head = std::move(forward.head);
+    if (m_env->credentials && !m_env->credentials->isEmpty()) {
+        request.credentials = m_env->credentials;
+        const CredentialInjector &injector = *request.credentials;
+        request.credentialRequest = {m_guestTlsMode, forward.authority.port,
+                                     m_sni,          forward.authority.host,
+                                     forward.method, forward.target};
+        const CredentialInjector::Verdict verdict =
+            injector.inspect(request.credentialRequest, head);
+        const qint64 binding =
+            verdict.credential >= 0 ? injector.credentials().at(verdict.credential).binding : 0;
+        if (verdict.kind == CredentialInjector::Verdict::Kind::Exfiltration)
+            return denyCredential(403, kCredentialExfil, verdict.detail, binding, forward.method,
+                                  forward.target, forward.authority.host, false);
+        if (verdict.kind == CredentialInjector::Verdict::Kind::Inject) {
+            for (const int index : verdict.injections) {
+                if (injector.hasValue(index))
+                    continue;
+                const qint64 missing = injector.credentials().at(index).binding;
+                wipe(head);
+                return denyCredential(
+                    503, QStringLiteral("credential_unavailable"),
+                    QStringLiteral("binding %1 matches, but airlockd could not hand its secret "
+                                   "to the gateway (see the helper's log)")
+                        .arg(missing),
+                    missing, forward.method, forward.target, forward.authority.host, false);
+            }
+            for (const int index : verdict.injections) {
+                QByteArray injected = injector.inject(head, index);
+                wipe(head);
+                head = std::move(injected);
+            }
+            request.binding = binding;
+        }
+        request.bodyScan = injector.bodyScanner(request.credentialRequest);
+    }
+
+    m_pinnedHost = forward.authority.host;
+    m_pinnedPort = forward.authority.port;
+    if (!m_guestTlsMode)
+        m_port = forward.authority.port;
+    request.bytesUp = head.size();
+    qCDebug(lcHttp, "%s: forwarding %s %s port %u %s%s", qPrintable(m_env->sandbox),
+            qPrintable(request.method), qPrintable(request.host), unsigned(request.port),
+            qPrintable(request.path),
+            request.binding > 0
+                ? qPrintable(QStringLiteral(" (injected binding %1)").arg(request.binding))
+                : "");
     m_inflight.append(request);
     if (m_inflight.size() == 1 && !m_tracker.active())
-        m_tracker.expect(request.head);
-    sendUpstream(forward.head);
+        expectResponse(m_inflight.first());
+    sendUpstream(head);
+    wipe(head);
     if (!m_upstream && !m_resolving)
         openUpstream();
+}
+
+void GatewayConnection::onBody(const HttpBody &body)
+{
+    if (m_inflight.isEmpty())
+        return;
+    Request &request = m_inflight.last();
+    if (!request.bodyScan || request.bodyScan->isEmpty()) {
+        request.bytesUp += body.bytes.size();
+        sendUpstream(body.bytes);
+        return;
+    }
+    // Only what the scanner released goes up, re-framed by us: a placeholder or value is
+    // detected before any byte of its last piece leaves (the guard's chunk framing around the
+    // data is replaced by ours; its last chunk is written in onRequestEnd).
+    const QByteArray released =
+        request.bodyScan->feed(QByteArrayView(body.bytes).sliced(body.dataOffset, body.dataLength));
+    if (request.bodyScan->matches() > 0)
+        return denyBody(request);
+    if (released.isEmpty())
+        return;
+    const QByteArray framed = request.framing == HttpFraming::Chunked
+        ? QByteArray::number(released.size(), 16) + "\r\n" + released + "\r\n"
+        : released;
+    request.bytesUp += framed.size();
+    sendUpstream(framed);
+}
+
+void GatewayConnection::onRequestEnd()
+{
+    if (m_inflight.isEmpty())
+        return;
+    Request &request = m_inflight.last();
+    if (request.bodyScan && !request.bodyScan->isEmpty()) {
+        const QByteArray tail = request.bodyScan->finish();
+        if (request.bodyScan->matches() > 0)
+            return denyBody(request);
+        QByteArray framed = tail;
+        if (request.framing == HttpFraming::Chunked) {
+            framed = tail.isEmpty() ? QByteArray()
+                                    : QByteArray::number(tail.size(), 16) + "\r\n" + tail + "\r\n";
+            framed += "0\r\n\r\n";
+        }
+        if (!framed.isEmpty()) {
+            request.bytesUp += framed.size();
+            sendUpstream(framed);
+        }
+        request.bodyScan.reset();
+    }
+    request.uploadDone = true;
+}
+
+void GatewayConnection::denyBody(const Request &uploading)
+{
+    const Request request = uploading; // denyCredential drops it from m_inflight
+    const int index = request.credentials->credentialOfForm(request.bodyScan->lastMatch());
+    const GatewayCredential *credential =
+        index >= 0 ? &request.credentials->credentials().at(index) : nullptr;
+    denyCredential(403, kCredentialExfil,
+                   QStringLiteral("the request body carries the placeholder or the value of "
+                                  "binding %1, which this request may not carry")
+                       .arg(credential ? credential->binding : 0),
+                   credential ? credential->binding : 0, request.method, request.path, request.host,
+                   true);
+}
+
+void GatewayConnection::denyCredential(int status, const QString &reason, const QString &detail,
+                                       qint64 binding, const QString &method, const QString &target,
+                                       const QString &host, bool midBody)
+{
+    m_guardStopped = true;
+    EgressEvent event = baseEvent(EgressLayer::Http, false, reason, detail);
+    event.status = status;
+    event.host = host;
+    event.method = method;
+    event.path = EgressEvent::redactPath(target);
+    if (event.name.isEmpty())
+        event.name = host;
+    if (binding > 0)
+        event.binding = binding;
+    event.alert = reason == kCredentialExfil;
+    if (midBody) {
+        // The head went up already: the upstream must not see the rest; abort that exchange.
+        m_inflight.removeLast();
+        abandonInflight(QStringLiteral("request aborted: %1").arg(reason));
+        wipe(m_upstreamPending);
+        if (m_upstream) {
+            m_upstream->disconnect(this);
+            m_upstream->close();
+        }
+    }
+    emitEvent(event);
+    m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);
+    sendPendingDenialIfIdle();
+}
+
+void GatewayConnection::expectResponse(const Request &request)
+{
+    HttpResponseTracker::Rewrite rewrite;
+    if (request.credentials && request.credentials->hasValues()) {
+        rewrite.rules = request.credentials->allScrubRules();
+        rewrite.http10 = request.http10;
+    }
+    m_tracker.expect(request.head, std::move(rewrite));
 }
 
 void GatewayConnection::onTunnel(HttpTunnel &tunnel)
@@ -452,8 +632,12 @@ void GatewayConnection::sendUpstream(const QByteArray &bytes)
 
 void GatewayConnection::flushUpstreamPending()
 {
-    if (!m_upstreamPending.isEmpty())
-        sendUpstream(std::exchange(m_upstreamPending, {}));
+    if (!m_upstreamPending.isEmpty()) {
+        // It may hold an injected head: wiped once TLS has taken it.
+        QByteArray pending = std::exchange(m_upstreamPending, {});
+        sendUpstream(pending);
+        wipe(pending);
+    }
     onUpstreamBytesWritten();
 }
 
@@ -653,9 +837,16 @@ void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
             abandonInflight(QStringLiteral("the upstream sent bytes no request asked for"));
             return closeGracefully();
         }
+        const bool rewriting = m_tracker.rewriting();
         const HttpResponseTracker::Progress progress = m_tracker.feed(bytes);
         Request &front = m_inflight.first();
-        if (progress.consumed > 0) {
+        front.scrubbed += progress.replacements;
+        if (rewriting && !progress.output.isEmpty()) {
+            front.bytesDown += progress.output.size();
+            sendGuest(progress.output);
+            if (m_mode == Mode::Closing)
+                return;
+        } else if (!rewriting && progress.consumed > 0) {
             front.bytesDown += progress.consumed;
             sendGuest(bytes.first(progress.consumed));
             if (m_mode == Mode::Closing)
@@ -678,7 +869,7 @@ void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
                 return closeGracefully();
             }
             if (!m_inflight.isEmpty())
-                m_tracker.expect(m_inflight.first().head);
+                expectResponse(m_inflight.first());
         } else if (progress.consumed == 0) {
             break;
         }
@@ -695,8 +886,16 @@ void GatewayConnection::onUpstreamEof()
 {
     if (m_mode == Mode::Closing)
         return;
-    if (!m_inflight.isEmpty() && m_tracker.finishOnEof())
+    QByteArray tail;
+    if (!m_inflight.isEmpty() && m_tracker.finishOnEof(&tail)) {
+        if (!tail.isEmpty()) {
+            m_inflight.first().bytesDown += tail.size();
+            sendGuest(tail);
+            if (m_mode == Mode::Closing)
+                return;
+        }
         completeFront();
+    }
     abandonInflight(QStringLiteral("the upstream closed the connection before the response ended"));
     if (m_pendingDenial)
         return sendPendingDenialIfIdle();
@@ -734,7 +933,7 @@ void GatewayConnection::failUpstream(int status, const QString &reason, const QS
     }
     emitEvent(event);
     m_inflight.clear();
-    m_upstreamPending.clear();
+    wipe(m_upstreamPending);
     if (m_upstream) {
         m_upstream->disconnect(this);
         m_upstream->close();
@@ -770,6 +969,9 @@ void GatewayConnection::completeFront()
         event.status = request.status;
     event.bytesUp = request.bytesUp;
     event.bytesDown = request.bytesDown;
+    if (request.binding > 0)
+        event.detail += QStringLiteral("; injected binding %1").arg(request.binding);
+    addCredentialFields(event, request.binding, request.scrubbed);
     emitEvent(event);
 }
 
@@ -788,6 +990,7 @@ void GatewayConnection::abandonInflight(const QString &detail)
             event.status = request.status;
         event.bytesUp = request.bytesUp;
         event.bytesDown = request.bytesDown;
+        addCredentialFields(event, request.binding, request.scrubbed);
         emitEvent(event);
     }
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/gateway/addressrange.h"
+#include "core/gateway/credentialinjector.h"
 #include "core/gateway/gatewayconfig.h"
 #include "core/gateway/httprequestguard.h"
 #include "core/gateway/httpresponsetracker.h"
@@ -39,6 +40,9 @@ struct GatewayEnvironment
     DnsUpstreamResolver *resolver = nullptr;
     const DnsNameMapping *mapping = nullptr;
     RefusedRanges refused; ///< the configured ranges plus the sandbox link
+    /// The sandbox's credentials now (replaced whole by a credentials message); each request
+    /// is decided with the set current when its head arrives, and keeps it for its response.
+    std::shared_ptr<const CredentialInjector> credentials;
     std::function<void(const EgressEvent &)> emitEvent;
 };
 
@@ -51,8 +55,14 @@ struct GatewayEnvironment
 /// HttpRequestGuard; the first request that passes opens the only upstream connection of this
 /// guest connection, to the gateway's own resolution of the name (never the address the guest
 /// chose), with full certificate verification; later requests must name the same host and port
-/// (`host_mismatch`, 421). Responses are streamed back unchanged and followed by an
-/// HttpResponseTracker to finish each request's event. Reading from one side pauses while the
+/// (`host_mismatch`, 421). Credentials come last (docs/credentials.md): a request that passed
+/// every check is inspected by the sandbox's CredentialInjector, which injects the secret into an
+/// exact match (https, port 443, SNI = Host = binding host, path, method) or denies any other
+/// request carrying a placeholder or value (403 `credential_exfil`, an alert); request bodies
+/// are scanned on the way (held back by the scanner, never forwarded past a match). Responses
+/// are streamed back unchanged and followed by an HttpResponseTracker to finish each request's
+/// event; while the sandbox has credentials the tracker scrubs them instead (every form of a
+/// value becomes the placeholder, the body re-framed). Reading from one side pauses while the
 /// other side's write queue is above kHighWater. Single-threaded, never blocks.
 class GatewayConnection final : public QObject
 {
@@ -88,10 +98,21 @@ private:
         QString host;
         quint16 port = 0;
         bool head = false;
+        bool http10 = false;
         bool uploadDone = false;
         int status = 0;
         qint64 bytesUp = 0;
         qint64 bytesDown = 0;
+        /// The credentials this request was decided with (keeps their locked forms alive for
+        /// the body scanner and the response scrubber); null when the sandbox has none.
+        std::shared_ptr<const CredentialInjector> credentials;
+        qint64 binding = 0; ///< the binding injected into, 0: none
+        qint64 scrubbed = 0; ///< secret forms replaced in the response
+        /// The request body, scanned for placeholders and values it may not carry; with it the
+        /// body is re-framed by us from what the scanner released.
+        std::optional<StreamReplacer> bodyScan;
+        HttpFraming framing = HttpFraming::None;
+        CredentialInjector::Request credentialRequest;
     };
 
     // Guest side.
@@ -103,6 +124,16 @@ private:
     void onGuestTlsEstablished();
     void feedGuard(const QByteArray &plaintext);
     void onForward(HttpForward &forward);
+    void onBody(const HttpBody &body);
+    void onRequestEnd();
+    /// Refuses a request for a credential reason: the event carries the binding and an alert.
+    void denyCredential(int status, const QString &reason, const QString &detail, qint64 binding,
+                        const QString &method, const QString &target, const QString &host,
+                        bool midBody);
+    /// Refuses the request whose body the scanner caught (the binding it belongs to named).
+    void denyBody(const Request &uploading);
+    /// Starts following (and, with credentials, scrubbing) the response of the front request.
+    void expectResponse(const Request &request);
     void onTunnel(HttpTunnel &tunnel);
     void onGuestEof();
     void sendGuest(QByteArrayView bytes);

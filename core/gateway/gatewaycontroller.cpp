@@ -1,6 +1,7 @@
 #include "core/gateway/gatewaycontroller.h"
 
 #include "core/gateway/controlchannel.h"
+#include "core/gateway/gatewaycredentials.h"
 
 #include <QJsonValue>
 #include <QLoggingCategory>
@@ -42,6 +43,8 @@ void GatewayController::onMessage(const QJsonObject &object)
         return onConfig(object);
     if (type.toString() == u"policy")
         return onPolicy(object);
+    if (type.toString() == u"credentials")
+        return onCredentials(object);
     fatal(QStringLiteral("unknown control message type '%1'").arg(type.toString()));
 }
 
@@ -97,6 +100,29 @@ void GatewayController::onPolicy(const QJsonObject &object)
     QJsonObject ack = message(QStringLiteral("applied"));
     ack.insert(QStringLiteral("rules"), int(policy->rules.size()));
     m_channel->send(ack);
+}
+
+void GatewayController::onCredentials(const QJsonObject &object)
+{
+    // Taken first, so the values are wiped on every path out of here.
+    const vault::SecretValue payload = m_channel->takePayload();
+    if (!m_gateway)
+        return fatal(QStringLiteral("a credentials message before the config message"));
+    auto credentials = credentialsFromMessage(object, m_gateway->sandbox(), payload);
+    if (!credentials) {
+        QJsonObject error = message(QStringLiteral("error"));
+        error.insert(QStringLiteral("error"),
+                     QStringLiteral("credentials: %1 (the previous credentials stay)")
+                         .arg(credentials.error().message));
+        m_channel->send(error);
+        return;
+    }
+    const qsizetype count = credentials->size();
+    m_gateway->setCredentials(std::move(*credentials));
+    QJsonObject ack = message(QStringLiteral("credentialsApplied"));
+    ack.insert(QStringLiteral("credentials"), qint64(count));
+    m_channel->send(ack);
+    qCInfo(lcController, "credentials replaced: %lld binding(s)", static_cast<long long>(count));
 }
 
 void GatewayController::fatal(const QString &error)

@@ -13,7 +13,9 @@ class ControlChannel;
 
 /// The airlock-gateway side of the control protocol (docs/gateway.md, "Control messages"):
 /// the first message must be `config` (→ build and start the EgressGateway, answer `ready`),
-/// then `policy` messages replace the policy (→ `applied`, or `error` keeping the old policy).
+/// then `policy` messages replace the policy (→ `applied`, or `error` keeping the old policy)
+/// and `credentials` messages (with their raw payload) replace the credentials
+/// (→ `credentialsApplied`, or `error` keeping the old ones).
 /// Egress decisions go out as `egress` messages. Anything else — a line that is not a JSON
 /// object, an unknown type, a config that does not validate or a second config — is fatal:
 /// `{"type":"fatal","error":...}` then exitRequested(1). EOF → exitRequested(0).
@@ -35,6 +37,7 @@ private:
     void onMessage(const QJsonObject &message);
     void onConfig(const QJsonObject &message);
     void onPolicy(const QJsonObject &message);
+    void onCredentials(const QJsonObject &message);
     void fatal(const QString &error);
 
     ControlChannel *m_channel;

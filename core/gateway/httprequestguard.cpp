@@ -312,6 +312,8 @@ QString httpReasonName(HttpReason reason)
         return QStringLiteral("bad_target");
     case HttpReason::MethodForbidden:
         return QStringLiteral("method_forbidden");
+    case HttpReason::PlainHttpPort:
+        return QStringLiteral("plain_http_port");
     }
     return QStringLiteral("malformed_request");
 }
@@ -326,6 +328,7 @@ int httpReasonStatus(HttpReason reason)
     case HttpReason::BodyTooLarge:
         return 413;
     case HttpReason::MethodForbidden:
+    case HttpReason::PlainHttpPort:
         return 403;
     default:
         return 400;
@@ -458,14 +461,17 @@ void HttpRequestGuard::Private::parseBody(QList<HttpEvent> &out, bool &progress)
     m_in.remove(0, static_cast<qsizetype>(used));
     if (produced > 0) {
         QByteArray bytes;
+        qsizetype offset = 0;
         const QByteArrayView data(m_scratch.constData(), produced);
         if (m_chunked) {
             // RFC 9112 §7.1: our own chunk around parsed data; extensions are dropped.
-            bytes = QByteArray::number(produced, 16) + "\r\n" + data.toByteArray() + "\r\n";
+            bytes = QByteArray::number(produced, 16) + "\r\n";
+            offset = bytes.size();
+            bytes += data.toByteArray() + "\r\n";
         } else {
             bytes = data.toByteArray();
         }
-        out.append(HttpBody {std::move(bytes)});
+        out.append(HttpBody {std::move(bytes), offset, produced});
     }
     progress = used > 0 || produced > 0;
     if (m_parser->is_done()) {
@@ -536,6 +542,12 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         if (!connect.ok())
             return std::unexpected(Refusal {authorityReasonStatus(connect.reason),
                                             authorityReasonName(connect.reason), connect.detail});
+        // HTTP/1.1 requires Host on every request, CONNECT included (RFC 9112 §3.2); the
+        // gateway refuses a missing Host everywhere else too (red-team pass, section 8).
+        if (hostFields.isEmpty())
+            return std::unexpected(Refusal {authorityReasonStatus(AuthorityReason::MissingHost),
+                                            authorityReasonName(AuthorityReason::MissingHost),
+                                            QStringLiteral("CONNECT without Host")});
         for (const QString &host : hostFields) {
             const auto parsed = parseAuthority(host, connect.authority.port);
             if (!parsed || parsed->host != connect.authority.host
@@ -577,6 +589,12 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         return std::unexpected(Refusal {authorityReasonStatus(check.reason),
                                         authorityReasonName(check.reason), check.detail});
 
+    if (m_context.explicitProxy && !m_context.tls && check.authority.port != 80)
+        return std::unexpected(httpRefusal(
+            HttpReason::PlainHttpPort,
+            QStringLiteral("plain HTTP goes only to port 80; port %1 is reached with https "
+                           "(CONNECT through the proxy)")
+                .arg(check.authority.port)));
     const Verdict verdict =
         m_matcher.checkRequest(check.authority.host, check.authority.port, method, split->path);
     if (!verdict.allowed()) {
@@ -593,6 +611,7 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
     forward.authority = check.authority;
     forward.policyRule = verdict.rule;
     forward.keepAlive = m_parser->keep_alive();
+    forward.version = request.version() == 10 ? 10 : 11;
     m_chunked = m_parser->chunked();
     if (m_chunked) {
         forward.framing = HttpFraming::Chunked;

@@ -35,6 +35,9 @@ enum class HttpReason {
     BadTarget, ///< "bad_target" (400): not origin-form or absolute-form (RFC 9112 §3.2)
     MethodForbidden, ///< "method_forbidden" (403): TRACE/TRACK in any case (RFC 9110 §9.3.8
                      ///< reflects headers, principle 7); CONNECT unless on an explicit proxy
+    PlainHttpPort, ///< "plain_http_port" (403): a plain-HTTP proxy request for a port other
+                   ///< than 80 (cleartext goes only to 80, as on the transparent path;
+                   ///< docs/policy.md, red-team finding 4)
 };
 
 /// Stable name, e.g. "conflicting_framing".
@@ -78,6 +81,7 @@ struct HttpForward
     HttpFraming framing = HttpFraming::None;
     quint64 contentLength = 0; ///< with HttpFraming::ContentLength
     bool keepAlive = true; ///< the guest wants the connection kept after this request
+    int version = 11; ///< 10 or 11: HTTP/1.0 or HTTP/1.1 (the head's request line says the same)
 };
 
 /// Body bytes of the current request, already framed for the upstream (with Chunked: chunk
@@ -85,6 +89,10 @@ struct HttpForward
 struct HttpBody
 {
     QByteArray bytes;
+    /// Where the body's data (without chunk framing) lies in `bytes`: what the upstream
+    /// reassembles, for scanning (a placeholder split across chunks is still one placeholder).
+    qsizetype dataOffset = 0;
+    qsizetype dataLength = 0;
 };
 
 /// The current request is complete; the next event (if any) starts another request.

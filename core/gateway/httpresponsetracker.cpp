@@ -1,6 +1,7 @@
 #include "core/gateway/httpresponsetracker.h"
 
 #include <boost/asio/buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -15,15 +16,118 @@ namespace http = boost::beast::http;
 namespace {
 constexpr std::uint32_t kMaxResponseHead = 256 * 1024;
 constexpr std::size_t kScratch = 64 * 1024;
+
+bool iequals(boost::beast::string_view a, const char *b)
+{
+    return boost::beast::iequals(a, boost::beast::string_view(b));
+}
+
+QByteArray bytesOf(boost::beast::string_view text)
+{
+    return QByteArray(text.data(), qsizetype(text.size()));
+}
+
 } // namespace
 
 struct HttpResponseTracker::Private
 {
+    enum class Framing {
+        Unchanged, ///< no body, or a close-delimited one: fields kept
+        Chunked, ///< re-framed as chunked
+        Close, ///< re-framed as close-delimited (HTTP/1.0 request)
+    };
+
     std::optional<http::response_parser<http::buffer_body>> parser;
     bool head = false;
     bool active = false;
     QByteArray pending; // an incomplete head (or chunk header) not parsed yet
     char scratch[kScratch];
+    // Rewriting (expect() with rules).
+    QList<StreamReplacer::Rule> rules;
+    bool http10 = false;
+    std::optional<StreamReplacer> body;
+    Framing framing = Framing::Unchanged;
+    qsizetype replacements = 0;
+
+    bool rewriting() const { return !rules.isEmpty(); }
+
+    QByteArray scrub(QByteArrayView bytes)
+    {
+        StreamReplacer replacer(rules);
+        QByteArray out = replacer.feed(bytes);
+        out += replacer.finish();
+        replacements += replacer.matches();
+        return out;
+    }
+
+    // The final head, re-serialized from the parsed fields and scrubbed; decides the framing.
+    QByteArray finalHead()
+    {
+        const auto &response = parser->get();
+        const bool hasBody = !parser->is_done();
+        const bool sized = parser->chunked() || parser->content_length().has_value();
+        framing = !hasBody || !sized ? Framing::Unchanged
+            : http10                 ? Framing::Close
+                                     : Framing::Chunked;
+        const bool closeAfter =
+            framing == Framing::Close || (framing == Framing::Chunked && !parser->keep_alive());
+        QByteArray out = framing == Framing::Chunked || response.version() == 11
+            ? QByteArrayLiteral("HTTP/1.1 ")
+            : QByteArrayLiteral("HTTP/1.0 ");
+        out +=
+            QByteArray::number(response.result_int()) + ' ' + bytesOf(response.reason()) + "\r\n";
+        for (const auto &field : response) {
+            const auto name = field.name_string();
+            if (framing != Framing::Unchanged
+                && (iequals(name, "content-length") || iequals(name, "transfer-encoding")))
+                continue;
+            if (closeAfter && (iequals(name, "connection") || iequals(name, "keep-alive")))
+                continue;
+            out += bytesOf(name) + ": " + bytesOf(field.value()) + "\r\n";
+        }
+        if (framing == Framing::Chunked)
+            out += "Transfer-Encoding: chunked\r\n";
+        if (closeAfter)
+            out += "Connection: close\r\n";
+        out += "\r\n";
+        body.emplace(rules);
+        return scrub(out);
+    }
+
+    QByteArray interimHead()
+    {
+        const auto &response = parser->get();
+        QByteArray out = "HTTP/1.1 " + QByteArray::number(response.result_int()) + ' '
+            + bytesOf(response.reason()) + "\r\n";
+        for (const auto &field : response)
+            out += bytesOf(field.name_string()) + ": " + bytesOf(field.value()) + "\r\n";
+        return scrub(out + "\r\n");
+    }
+
+    QByteArray frame(const QByteArray &data) const
+    {
+        if (framing != Framing::Chunked || data.isEmpty())
+            return data;
+        return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
+    }
+
+    QByteArray bodyData(QByteArrayView data)
+    {
+        const QByteArray out = body->feed(data);
+        return frame(out);
+    }
+
+    QByteArray bodyEnd()
+    {
+        if (!body)
+            return {};
+        QByteArray out = frame(body->finish());
+        replacements += body->matches();
+        body.reset();
+        if (framing == Framing::Chunked)
+            out += "0\r\n\r\n";
+        return out;
+    }
 
     void start()
     {
@@ -41,10 +145,24 @@ HttpResponseTracker::~HttpResponseTracker() = default;
 
 void HttpResponseTracker::expect(bool head)
 {
+    expect(head, Rewrite());
+}
+
+void HttpResponseTracker::expect(bool head, Rewrite rewrite)
+{
     m_d->head = head;
     m_d->active = true;
     m_d->pending.clear();
+    m_d->rules = std::move(rewrite.rules);
+    m_d->http10 = rewrite.http10;
+    m_d->body.reset();
+    m_d->framing = Private::Framing::Unchanged;
     m_d->start();
+}
+
+bool HttpResponseTracker::rewriting() const
+{
+    return m_d->active && m_d->rewriting();
 }
 
 bool HttpResponseTracker::active() const
@@ -62,6 +180,8 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
         }
         return progress;
     }
+    const bool rewriting = m_d->rewriting();
+    const qsizetype replacementsBefore = m_d->replacements;
     // Beast parses a head only when all of it is in one buffer; a head split across reads is
     // kept here until it is complete (bounded by the header limit).
     QByteArray joined;
@@ -71,6 +191,10 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
         joined = m_d->pending + bytes.toByteArray();
         data = joined;
     }
+    auto finishProgress = [&] {
+        progress.replacements = m_d->replacements - replacementsBefore;
+        return progress;
+    };
     qsizetype parsed = 0;
     while (parsed < data.size()) {
         const bool headerDoneBefore = m_d->parser->is_header_done();
@@ -86,6 +210,11 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
         if (ec == http::error::need_buffer)
             ec = {};
         parsed += qsizetype(used);
+        if (headerDoneBefore && rewriting) {
+            const auto produced = qsizetype(kScratch - m_d->parser->get().body().size);
+            if (produced > 0)
+                progress.output += m_d->bodyData(QByteArrayView(m_d->scratch, produced));
+        }
         const bool needMore = ec == http::error::need_more;
         if (needMore)
             ec = {};
@@ -95,38 +224,48 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
             progress.consumed = qMax<qsizetype>(0, parsed - before);
             m_d->pending.clear();
             m_d->active = false;
-            return progress;
+            m_d->body.reset();
+            m_d->rules.clear();
+            return finishProgress();
         }
         if (!headerDoneBefore && m_d->parser->is_header_done()) {
             const int status = int(m_d->parser->get().result_int());
             progress.status = status;
             progress.interim = status / 100 == 1 && status != 101;
             if (progress.interim) {
+                if (rewriting)
+                    progress.output += m_d->interimHead();
                 // An interim response ends at its head; the final one follows (RFC 9110 §15.2).
                 m_d->start();
                 continue;
             }
+            if (rewriting)
+                progress.output += m_d->finalHead();
         }
         if (needMore)
             break;
         if (m_d->parser->is_done()) {
             progress.finished = true;
-            progress.keepAlive =
-                m_d->parser->keep_alive() && m_d->parser->get().result_int() != 101;
+            progress.keepAlive = m_d->parser->keep_alive() && m_d->parser->get().result_int() != 101
+                && m_d->framing != Private::Framing::Close;
             progress.consumed = parsed - before;
+            if (rewriting)
+                progress.output += m_d->bodyEnd();
             m_d->pending.clear();
             m_d->active = false;
-            return progress;
+            // The rules are views of the request's credentials, which may go with the request.
+            m_d->rules.clear();
+            return finishProgress();
         }
         if (used == 0)
             break;
     }
     m_d->pending = data.sliced(parsed).toByteArray();
     progress.consumed = bytes.size();
-    return progress;
+    return finishProgress();
 }
 
-bool HttpResponseTracker::finishOnEof()
+bool HttpResponseTracker::finishOnEof(QByteArray *output)
 {
     if (!m_d->active || !m_d->parser->is_header_done())
         return false;
@@ -134,6 +273,12 @@ bool HttpResponseTracker::finishOnEof()
     m_d->parser->put_eof(ec);
     const bool clean = !ec && m_d->parser->is_done();
     m_d->active = false;
+    // The held-back tail of a scrubbed close-delimited body; a truncated one is dropped (it
+    // could be the start of a secret's form).
+    if (clean && m_d->rewriting() && output)
+        *output = m_d->bodyEnd();
+    m_d->body.reset();
+    m_d->rules.clear();
     return clean;
 }
 

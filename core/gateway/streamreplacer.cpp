@@ -14,6 +14,8 @@ StreamReplacer::StreamReplacer(QList<Rule> rules) : m_rules(std::move(rules))
     });
     if (!m_rules.isEmpty())
         m_hold = m_rules.first().pattern.size() - 1;
+    for (const Rule &rule : std::as_const(m_rules))
+        m_first[static_cast<unsigned char>(rule.pattern.at(0))] = true;
 }
 
 QList<StreamReplacer::Rule> StreamReplacer::maskRules(const QList<QByteArray> &patterns)
@@ -50,6 +52,15 @@ QByteArray StreamReplacer::process(bool final)
     // waits unless the stream ends.
     const qsizetype decidable = final ? size : size - m_hold;
     while (i < decidable) {
+        if (!m_first[static_cast<unsigned char>(m_pending.at(i))]) {
+            // Most bytes start no pattern: copy the run up to the next candidate at once.
+            qsizetype run = i + 1;
+            while (run < decidable && !m_first[static_cast<unsigned char>(m_pending.at(run))])
+                ++run;
+            out.append(QByteArrayView(m_pending).sliced(i, run - i));
+            i = run;
+            continue;
+        }
         bool replaced = false;
         for (const Rule &rule : m_rules) {
             const qsizetype length = rule.pattern.size();
@@ -59,6 +70,7 @@ QByteArray StreamReplacer::process(bool final)
                 out.append(rule.replacement);
                 i += length;
                 ++m_matches;
+                m_lastMatch = rule.pattern;
                 replaced = true;
                 break;
             }

@@ -29,6 +29,8 @@ public:
     QByteArray finish();
     /// Matches replaced so far.
     qsizetype matches() const { return m_matches; }
+    /// The pattern of the last match (empty before the first): which form was found.
+    QByteArray lastMatch() const { return m_lastMatch; }
     /// Bytes held back right now (never more than the longest pattern - 1).
     qsizetype pending() const { return m_pending.size(); }
     bool isEmpty() const { return m_rules.isEmpty(); }
@@ -41,9 +43,11 @@ private:
     QByteArray process(bool final);
 
     QList<Rule> m_rules; ///< longest pattern first
+    bool m_first[256] = {}; ///< bytes that start some pattern: other positions are skipped fast
     qsizetype m_hold = 0;
     QByteArray m_pending;
     qsizetype m_matches = 0;
+    QByteArray m_lastMatch;
 };
 
 } // namespace airlock::gateway

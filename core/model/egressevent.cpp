@@ -4,6 +4,8 @@
 
 #include <QJsonValue>
 
+#include <tuple>
+
 namespace airlock {
 
 namespace {
@@ -85,6 +87,12 @@ QJsonObject EgressEvent::toJson() const
         object.insert(QStringLiteral("bytesUp"), *bytesUp);
     if (bytesDown)
         object.insert(QStringLiteral("bytesDown"), *bytesDown);
+    if (binding)
+        object.insert(QStringLiteral("binding"), *binding);
+    if (scrubbed)
+        object.insert(QStringLiteral("scrubbed"), *scrubbed);
+    if (alert)
+        object.insert(QStringLiteral("alert"), true);
     return object;
 }
 
@@ -150,14 +158,25 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
             return std::unexpected(status.error());
         event.status = int(*status);
     }
-    for (const auto &[key, target] : {std::pair {QStringLiteral("bytesUp"), &event.bytesUp},
-                                      std::pair {QStringLiteral("bytesDown"), &event.bytesDown}}) {
+    for (const auto &[key, target, minimum] :
+         {std::tuple {QStringLiteral("bytesUp"), &event.bytesUp, qint64(0)},
+          std::tuple {QStringLiteral("bytesDown"), &event.bytesDown, qint64(0)},
+          std::tuple {QStringLiteral("binding"), &event.binding, qint64(1)},
+          std::tuple {QStringLiteral("scrubbed"), &event.scrubbed, qint64(0)}}) {
         if (!object.contains(key))
             continue;
-        const auto bytes = json::readInteger(object, key, 0, std::numeric_limits<qint64>::max());
-        if (!bytes)
-            return std::unexpected(bytes.error());
-        *target = *bytes;
+        const auto value =
+            json::readInteger(object, key, minimum, std::numeric_limits<qint64>::max());
+        if (!value)
+            return std::unexpected(value.error());
+        *target = *value;
+    }
+    if (object.contains(QStringLiteral("alert"))) {
+        const QJsonValue alert = object.value(QStringLiteral("alert"));
+        if (!alert.isBool())
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("field 'alert': must be a boolean"));
+        event.alert = alert.toBool();
     }
     return event;
 }

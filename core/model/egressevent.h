@@ -46,6 +46,16 @@ struct EgressEvent
     std::optional<int> status; ///< http: the status the guest received
     std::optional<qint64> bytesUp; ///< http allowed: request bytes forwarded (head and body)
     std::optional<qint64> bytesDown; ///< http allowed: response bytes sent to the guest
+    /// http: the credential binding (its helper id) this request used: injected into (verdict
+    /// allowed) or carried the placeholder or value of and was refused (`credential_exfil`,
+    /// `credential_unavailable`). The helper counts both per binding (docs/credentials.md).
+    std::optional<qint64> binding;
+    /// http: the secret's value (raw, base64 or percent-encoded) in the response was replaced
+    /// by the placeholder this many times before the guest saw it (CASES.md I3).
+    std::optional<qint64> scrubbed;
+    /// Someone should look: a credential was sent where its binding does not allow it, or a
+    /// response carried the secret (CASES.md I2, I3). The GUI shows it as a probing alert.
+    bool alert = false;
 
     /// The contract's JSON object (docs/gateway.md); absent fields are left out.
     QJsonObject toJson() const;

@@ -1,5 +1,7 @@
 #include "core/model/hostname.h"
 
+#include <libpsl.h>
+
 namespace airlock {
 
 namespace {
@@ -75,6 +77,16 @@ HostnameResult<void> checkCharacters(QStringView input)
     if (input.contains(u'@'))
         return reject(HostnameReason::Userinfo,
                       QStringLiteral("'@' (userinfo) is not allowed in a host name"));
+    // Brackets enclose IPv6 literals only (RFC 3986 §3.2.2): "[pkg.test]" is a malformed name,
+    // not an address (red-team pass, section 8).
+    if (input.startsWith(u'[') || input.contains(u']')) {
+        const qsizetype close = input.indexOf(u']');
+        const QStringView inside =
+            input.startsWith(u'[') && close > 0 ? input.sliced(1, close - 1) : QStringView();
+        if (!inside.contains(u':'))
+            return reject(HostnameReason::BadCharacter,
+                          QStringLiteral("'[' and ']' only enclose IPv6 address literals"));
+    }
     if (input.startsWith(u'[') || input.contains(u']') || input.count(u':') >= 2)
         return reject(HostnameReason::IpLiteral,
                       QStringLiteral("IPv6 address literals are not allowed; use a host name"));
@@ -103,6 +115,23 @@ HostnameResult<void> checkCharacters(QStringView input)
 }
 
 } // namespace
+
+bool isPublicSuffix(const QString &name)
+{
+    // The newest of libpsl's built-in list and the publicsuffix package's file; loaded once.
+    static psl_ctx_t *const list = [] {
+        psl_ctx_t *latest = psl_latest(nullptr);
+        return latest ? latest : const_cast<psl_ctx_t *>(psl_builtin());
+    }();
+    if (!list)
+        return false;
+    const QByteArray ascii = name.toLatin1();
+    // PSL_TYPE_ANY: ICANN suffixes (co.uk) and private ones (github.io, s3.amazonaws.com).
+    // The implicit "*" rule makes every unknown TLD a suffix; single labels are refused
+    // before this is asked, and names under an unknown TLD (pkg.test) are not suffixes.
+    return psl_is_public_suffix2(list, ascii.constData(), PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE)
+        != 0;
+}
 
 QString hostnameReasonName(HostnameReason reason)
 {
@@ -279,6 +308,15 @@ HostnameResult<QString> canonicalHostPattern(QStringView pattern)
         return reject(HostnameReason::PatternTooBroad,
                       QStringLiteral("\"*.%1\" would allow a whole top-level domain; name at "
                                      "least two labels after \"*.\"")
+                          .arg(*canonical));
+    // Also when the names right below the suffix are public suffixes (a wildcard rule such as
+    // "*.compute.amazonaws.com" or "*.ck"): a label no rule names as an exception stands in.
+    if (isPublicSuffix(*canonical)
+        || isPublicSuffix(QStringLiteral("airlock-psl-probe.") + *canonical))
+        return reject(HostnameReason::PatternTooBroad,
+                      QStringLiteral("\"%1\" is a public suffix (Public Suffix List): \"*.%1\" "
+                                     "would allow every domain registered under it; name the "
+                                     "hosts, or a domain below it")
                           .arg(*canonical));
     return QStringLiteral("*.") + *canonical;
 }

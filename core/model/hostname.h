@@ -98,7 +98,16 @@ HostnameResult<Authority> parseAuthority(QStringView input, std::optional<quint1
 /// where suffix is a canonical name of at least two labels. Returns "pkg.test" or
 /// "*.pkg.test" in canonical spelling ("*.PKG.test." -> "*.pkg.test"). Rejected: "*", "*.",
 /// "**.a.b", "a*.b.c", "a.*.c" [bad_pattern]; "*.test" [pattern_too_broad]; any reason of
-/// canonicalizeHostname for the suffix. CASES.md C2; the truth table is in docs/policy.md.
+/// canonicalizeHostname for the suffix; a suffix that is itself a public suffix, or whose
+/// children are ("*.co.uk", "*.github.io", "*.compute.amazonaws.com": the Public Suffix List
+/// through libpsl, ICANN and private sections) [pattern_too_broad] (red-team finding 6). CASES.md
+/// C2; the truth table is in docs/policy.md.
 HostnameResult<QString> canonicalHostPattern(QStringView pattern);
+
+/// True when the canonical `name` is a public suffix of the Public Suffix List
+/// (https://publicsuffix.org; libpsl's psl_latest(): the newer of its built-in list and
+/// /usr/share/publicsuffix), counting ICANN and private entries, without the implicit "*" rule
+/// (a name under an unlisted TLD such as "pkg.test" is not a suffix).
+bool isPublicSuffix(const QString &name);
 
 } // namespace airlock

@@ -1,5 +1,9 @@
 #include "core/protocol/lineframer.h"
 
+#include <openssl/crypto.h>
+
+#include <cstring>
+
 namespace airlock::protocol {
 
 LineFramer::LineFramer(qsizetype maxBytes) : m_maxBytes(maxBytes) { }
@@ -42,6 +46,22 @@ std::optional<Result<QByteArray>> LineFramer::next()
     if (line.endsWith('\r'))
         line.chop(1);
     return Result<QByteArray>(std::move(line));
+}
+
+qsizetype LineFramer::takeRaw(char *out, qsizetype max)
+{
+    const qsizetype count = qMin(max, m_buffer.size() - m_offset);
+    if (count <= 0)
+        return 0;
+    char *data = m_buffer.data() + m_offset;
+    std::memcpy(out, data, std::size_t(count));
+    OPENSSL_cleanse(data, std::size_t(count));
+    m_offset += count;
+    if (m_offset == m_buffer.size()) {
+        m_buffer.clear();
+        m_offset = 0;
+    }
+    return count;
 }
 
 } // namespace airlock::protocol

@@ -21,6 +21,10 @@ public:
     void append(const QByteArray &bytes);
     /// The next complete line, an error, or std::nullopt when more bytes are needed.
     std::optional<Result<QByteArray>> next();
+    /// Moves up to `max` buffered bytes that follow the last line returned by next() into
+    /// `out` and overwrites them in the buffer with zeros: a binary payload announced by a line
+    /// (the gateway's credentials, docs/gateway.md) leaves no copy behind. Returns the count.
+    qsizetype takeRaw(char *out, qsizetype max);
     bool poisoned() const { return m_poisoned; }
     qsizetype bufferedBytes() const { return m_buffer.size() - m_offset; }
 

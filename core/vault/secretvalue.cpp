@@ -21,10 +21,25 @@ std::size_t pageRounded(std::size_t bytes)
 
 SecretValue::SecretValue(QByteArrayView bytes)
 {
-    if (bytes.isEmpty())
+    allocateBuffer(bytes.size());
+    if (m_data)
+        std::memcpy(m_data, bytes.data(), std::size_t(bytes.size()));
+}
+
+SecretValue SecretValue::allocate(qsizetype size)
+{
+    SecretValue value;
+    value.allocateBuffer(size);
+    return value;
+}
+
+void SecretValue::allocateBuffer(qsizetype size)
+{
+    if (size <= 0)
         return;
     // An anonymous mapping of its own, so locking and MADV_DONTDUMP cover only secret bytes.
-    m_mapped = pageRounded(std::size_t(bytes.size()));
+    // Fresh anonymous pages are zero-filled.
+    m_mapped = pageRounded(std::size_t(size));
     void *memory =
         ::mmap(nullptr, m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) {
@@ -34,8 +49,7 @@ SecretValue::SecretValue(QByteArrayView bytes)
     m_data = static_cast<char *>(memory);
     m_locked = ::mlock(m_data, m_mapped) == 0;
     ::madvise(m_data, m_mapped, MADV_DONTDUMP);
-    std::memcpy(m_data, bytes.data(), std::size_t(bytes.size()));
-    m_size = bytes.size();
+    m_size = size;
 }
 
 SecretValue::SecretValue(SecretValue &&other) noexcept

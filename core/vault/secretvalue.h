@@ -27,6 +27,10 @@ public:
     SecretValue() = default;
     /// Copies `bytes` into a new locked buffer. The caller wipes its own copy.
     explicit SecretValue(QByteArrayView bytes);
+    /// A zero-filled value of `size` bytes to be filled in place through
+    /// writableBytes(), e.g. straight from a socket, so the bytes never pass through an
+    /// unlocked buffer on their way in (the gateway's credentials payload, docs/gateway.md).
+    static SecretValue allocate(qsizetype size);
     SecretValue(SecretValue &&other) noexcept;
     SecretValue &operator=(SecretValue &&other) noexcept;
     SecretValue(const SecretValue &) = delete;
@@ -35,6 +39,8 @@ public:
 
     /// The secret bytes; valid while this object lives and is not moved from.
     QByteArrayView reveal() const { return {m_data, m_size}; }
+    /// The buffer of a value made by allocate(), for filling it; size() bytes.
+    char *writableBytes() { return m_data; }
     qsizetype size() const { return m_size; }
     bool isEmpty() const { return m_size == 0; }
     /// True when the buffer is locked in RAM (mlock succeeded).
@@ -48,6 +54,7 @@ public:
     QString fingerprint() const;
 
 private:
+    void allocateBuffer(qsizetype size);
     void release();
 
     char *m_data = nullptr;

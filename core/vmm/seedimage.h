@@ -20,7 +20,8 @@ struct SeedFile
 /// guest as a read-only virtio-blk device with serial `airlock-seed`. The guest's init finds
 /// the device by that serial and extracts it into /run/airlock (installers/guest/README.md).
 /// It carries what the guest needs at boot and must not come from the image: the sandbox CA
-/// certificate now, environment files later. Never secrets: the guest can read all of it.
+/// certificate and the credential placeholders (`env`; SandboxService::seedFiles lists them).
+/// Never secrets: the guest can read all of it.
 class SeedImage
 {
 public:

@@ -59,7 +59,7 @@ grep -qx 'ExecStart=/usr/sbin/airlockd --socket /run/airlock/airlockd.sock --sta
 # Dependencies: computed libraries (shlibdeps) plus the listed run-time tools.
 depends=$(dpkg-deb --field "$deb" Depends)
 echo "Depends: $depends"
-for pkg in qemu-system-x86 qemu-utils busybox-static cpio libqt6sql6-sqlite systemd libqt6core6; do
+for pkg in qemu-system-x86 qemu-utils busybox-static cpio libqt6sql6-sqlite systemd libqt6core6 libpsl5 publicsuffix; do
     grep -qE "(^|, )$pkg( |,|$)" <<<"$depends" || { echo "FAIL: Depends lacks $pkg" >&2; fail=1; }
 done
 exit $fail

@@ -37,6 +37,8 @@ private Q_SLOTS:
     void C1();
     void C2_data();
     void C2();
+    void C2_publicSuffixWildcardRefused_data();
+    void C2_publicSuffixWildcardRefused();
     void C3_data();
     void C3();
 
@@ -264,6 +266,8 @@ void TestRedteamNames::A8_data()
     QTest::newRow("list in one line") << "Host: pkg.test, evil.test\r\n"_ba << malformed;
     QTest::newRow("folded Host line") << "Host: pkg.test\r\n evil.test\r\n"_ba
                                       << QStringList {u"malformed_host"_s, u"malformed_header"_s};
+    // Red-team pass, section 8: brackets around a name are malformed, not an IP literal.
+    QTest::newRow("Host: [pkg.test]") << "Host: [pkg.test]\r\n"_ba << malformed;
 }
 
 void TestRedteamNames::A8()
@@ -494,6 +498,38 @@ void TestRedteamNames::C2()
     const auto records = m_topo.upstream().connections(u"pkg"_s);
     QCOMPARE(records.size(), 1);
     QCOMPARE(records.first().sni, QString::fromLatin1(sni));
+}
+
+// Red-team finding 6: a wildcard on a public suffix (Public Suffix List) would allow every
+// domain registered under it, and DNS exfiltration to anyone owning one. The gateway refuses
+// such a policy (pattern_too_broad); the policy in force stays.
+void TestRedteamNames::C2_publicSuffixWildcardRefused_data()
+{
+    QTest::addColumn<QString>("pattern");
+    QTest::newRow("*.co.uk") << u"*.co.uk"_s;
+    QTest::newRow("*.github.io") << u"*.github.io"_s;
+    QTest::newRow("*.compute.amazonaws.com") << u"*.compute.amazonaws.com"_s;
+}
+
+void TestRedteamNames::C2_publicSuffixWildcardRefused()
+{
+    QFETCH(QString, pattern);
+    QJsonObject policy = RedteamTopology::basePolicy();
+    QJsonArray rules = policy.value(u"rules"_s).toArray();
+    rules.append(QJsonObject {{u"host"_s, pattern}, {u"ports"_s, QJsonArray {443}}});
+    policy.insert(u"rules"_s, rules);
+    while (m_topo.gateway().waitForMessage(u"error"_s, 0)) { } // earlier answers
+    QVERIFY(m_topo.setPolicy(policy));
+    const auto refused = m_topo.gateway().waitForMessage(u"error"_s, 3000);
+    QVERIFY2(refused, "the gateway accepted the policy");
+    QVERIFY2(refused->value(u"error"_s).toString().contains(u"pattern_too_broad"_s),
+             qPrintable(refused->value(u"error"_s).toString()));
+    // Still the base policy: pkg.test resolves, a name under the suffix does not.
+    QVERIFY(!m_topo.resolveAddress(u"pkg.test"_s).isNull());
+    const QString below = u"victim."_s + pattern.mid(2);
+    const DnsResult answer = m_topo.resolve(below);
+    QVERIFY2(answer.answered && answer.addresses.isEmpty(), qPrintable(below));
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream()));
 }
 
 // C3: a pattern must be matched against the name, not the URL.

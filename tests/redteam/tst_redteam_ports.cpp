@@ -20,6 +20,8 @@ private Q_SLOTS:
     void D3();
     void D4_data();
     void D4();
+    void D4_proxyCleartextOnlyToPort80_data();
+    void D4_proxyCleartextOnlyToPort80();
 };
 
 // D1: CONNECT to an IP literal.
@@ -165,6 +167,37 @@ void TestRedteamPorts::D4()
     for (const QJsonObject &event : m_topo.gateway().eventsSinceMark())
         QVERIFY2(!QJsonDocument(event).toJson().contains(data),
                  QJsonDocument(event).toJson().constData());
+}
+
+// Red-team finding 4: the explicit proxy sent cleartext HTTP to a TLS port (pkg.test:443) that
+// the transparent path refuses. Plain HTTP goes only to port 80, whatever the rule's ports
+// (docs/policy.md); other ports are reached with CONNECT and TLS. A CONNECT needs Host too.
+void TestRedteamPorts::D4_proxyCleartextOnlyToPort80_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("GET http://pkg.test:443/")
+        << "GET http://pkg.test:443/ HTTP/1.1\r\nHost: pkg.test:443\r\n\r\n"_ba << 403
+        << u"plain_http_port"_s;
+    QTest::newRow("GET http://api.test:443/ with the port only in the target")
+        << "GET http://api.test:443/x HTTP/1.1\r\nHost: api.test:443\r\n\r\n"_ba << 403
+        << u"plain_http_port"_s;
+    QTest::newRow("CONNECT without Host")
+        << "CONNECT pkg.test:443 HTTP/1.1\r\n\r\n"_ba << 400 << u"missing_host"_s;
+}
+
+void TestRedteamPorts::D4_proxyCleartextOnlyToPort80()
+{
+    QFETCH(QByteArray, request);
+    QFETCH(int, status);
+    QFETCH(QString, reason);
+    QString problem;
+    const HttpResponse response = requestVia(u"proxy"_s, request, &problem);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    REDTEAM_CHECK(expectDenyHttp(response, {status}, {reason}));
+    REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {reason}));
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream()));
 }
 
 QTEST_GUILESS_MAIN(TestRedteamPorts)

@@ -56,6 +56,15 @@ public:
     /// but sandbox.start) into tempPath() and uses it. Call before start(). Returns the store's
     /// path, or an empty string (lastError() says why).
     QString useUnbootableImageStore();
+    /// Writes airlockd's stdout and stderr to `path` instead of the test's (a test that searches
+    /// them, e.g. for a secret). Call before start().
+    void setOutputFile(const QString &path)
+    {
+        // Forwarded channels would win over the redirection.
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.setStandardOutputFile(path, QIODevice::Append);
+        m_process.setStandardErrorFile(path, QIODevice::Append);
+    }
     /// Runs airlockd in the host's network namespace instead (only for tests that never start
     /// a sandbox). Call before start().
     void useHostNetwork() { m_useNamespace = false; }

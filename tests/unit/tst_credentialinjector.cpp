@@ -260,6 +260,63 @@ private Q_SLOTS:
         value.finish();
         QCOMPARE(value.matches(), 1);
     }
+
+    // A placeholder is per sandbox and secret: two bindings of one secret share it, and a
+    // request exact for either gets the injection; a third host is still exfiltration.
+    void bindingsSharingAPlaceholder()
+    {
+        GatewayCredential uploads = credential();
+        uploads.binding = 8;
+        uploads.host = QStringLiteral("uploads.test");
+        uploads.pathPrefix.clear();
+        const CredentialInjector injector({credential(), uploads});
+        CredentialInjector::Request second = exact();
+        second.host = second.sni = QStringLiteral("uploads.test");
+        second.target = QStringLiteral("/anything");
+        const QByteArray toUploads = head("Bearer " + kPlaceholder, "uploads.test");
+        const auto verdict = injector.inspect(second, toUploads);
+        QCOMPARE(verdict.kind, Kind::Inject);
+        QCOMPARE(verdict.credential, 1);
+        QCOMPARE(verdict.injections, QList<int> {1});
+        QCOMPARE(injector.inspect(exact(), head("Bearer " + kPlaceholder)).credential, 0);
+        CredentialInjector::Request third = exact();
+        third.host = third.sni = QStringLiteral("pkg.test");
+        QCOMPARE(injector.inspect(third, head("Bearer " + kPlaceholder, "pkg.test")).kind,
+                 Kind::Exfiltration);
+        // Its own placeholder in the body of an exact request is fine for either binding.
+        StreamReplacer scanner = injector.bodyScanner(second);
+        scanner.feed("t=" + kPlaceholder);
+        scanner.finish();
+        QCOMPARE(scanner.matches(), 0);
+    }
+
+    // Two secrets for one host in two fields (a key and its secret): both are injected.
+    void twoSecretsInOneRequest()
+    {
+        GatewayCredential key = credential();
+        key.placement.header = QStringLiteral("X-Api-Key");
+        key.placement.valueTemplate = QStringLiteral("{secret}");
+        GatewayCredential other = credential();
+        other.binding = 9;
+        other.secret = QStringLiteral("api-secret");
+        other.placement.header = QStringLiteral("X-Api-Secret");
+        other.placement.valueTemplate = QStringLiteral("{secret}");
+        other.placeholder = "airlock-placeholder-ffffffffffffffffffffffffffffffff";
+        const QByteArray otherValue = "second-Value/9876";
+        other.value = std::make_shared<const airlock::vault::SecretValue>(otherValue);
+        const CredentialInjector injector({key, other});
+        const QByteArray guestHead = "GET /v1/a HTTP/1.1\r\nHost: api.test\r\nX-Api-Key: "
+            + kPlaceholder + "\r\nX-Api-Secret: " + other.placeholder + "\r\n\r\n";
+        const auto verdict = injector.inspect(exact(), guestHead);
+        QCOMPARE(verdict.kind, Kind::Inject);
+        QCOMPARE(verdict.injections, (QList<int> {0, 1}));
+        QByteArray injected = guestHead;
+        for (int index : verdict.injections)
+            injected = injector.inject(injected, index);
+        QVERIFY(injected.contains("X-Api-Key: " + kSecret + "\r\n"));
+        QVERIFY(injected.contains("X-Api-Secret: " + otherValue + "\r\n"));
+        QVERIFY(!injected.contains("airlock-placeholder-"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCredentialInjector)

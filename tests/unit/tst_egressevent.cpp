@@ -38,7 +38,13 @@ void TestEgressEvent::roundTrip()
     event.status = 200;
     event.bytesUp = 123;
     event.bytesDown = 4567;
+    event.binding = 3;
+    event.scrubbed = 2;
+    event.alert = true;
     const QJsonObject json = event.toJson();
+    QCOMPARE(json.value(u"binding"_s).toInteger(), 3);
+    QCOMPARE(json.value(u"scrubbed"_s).toInteger(), 2);
+    QCOMPARE(json.value(u"alert"_s).toBool(), true);
     QCOMPARE(json.value(u"time"_s).toString(), u"2026-11-30T07:00:00.123Z"_s);
     QCOMPARE(json.value(u"verdict"_s).toString(), u"allowed"_s);
     QCOMPARE(json.value(u"layer"_s).toString(), u"http"_s);
@@ -56,7 +62,8 @@ void TestEgressEvent::absentFieldsLeftOut()
     event.name = u"evil.test"_s;
     event.dnsType = u"A"_s;
     const QJsonObject json = event.toJson();
-    for (const auto *key : {u"port", u"status", u"bytesUp", u"bytesDown", u"sni", u"path"})
+    for (const auto *key : {u"port", u"status", u"bytesUp", u"bytesDown", u"sni", u"path",
+                            u"binding", u"scrubbed", u"alert"})
         QVERIFY2(!json.contains(QString::fromUtf16(key)), qPrintable(QString::fromUtf16(key)));
     QCOMPARE(json.value(u"verdict"_s).toString(), u"denied"_s);
     const auto back = EgressEvent::fromJson(json);
@@ -106,6 +113,10 @@ void TestEgressEvent::rejects_data()
     QTest::newRow("port 0") << "{" + base + R"(,"verdict":"denied","port":0})" << u"port"_s;
     QTest::newRow("status string")
         << "{" + base + R"(,"verdict":"denied","status":"200"})" << u"status"_s;
+    QTest::newRow("binding 0") << "{" + base + R"(,"verdict":"denied","binding":0})"
+                               << u"binding"_s;
+    QTest::newRow("alert not a boolean")
+        << "{" + base + R"(,"verdict":"denied","alert":"yes"})" << u"alert"_s;
 }
 
 void TestEgressEvent::rejects()

@@ -143,6 +143,11 @@ void TestHostname::rejected_data()
     QTest::newRow("D1 IPv6") << QStringLiteral("2001:db8::7") << HostnameReason::IpLiteral;
     QTest::newRow("D1 IPv6 bracketed")
         << QStringLiteral("[2001:db8::7]") << HostnameReason::IpLiteral;
+    // Brackets around a name are a malformed name, not an address (red-team pass, section 8).
+    QTest::newRow("name in brackets")
+        << QStringLiteral("[pkg.test]") << HostnameReason::BadCharacter;
+    QTest::newRow("closing bracket only")
+        << QStringLiteral("pkg.test]") << HostnameReason::BadCharacter;
     QTest::newRow("IPv6 loopback") << QStringLiteral("::1") << HostnameReason::IpLiteral;
     QTest::newRow("IPv6 v4-mapped")
         << QStringLiteral("::ffff:127.0.0.1") << HostnameReason::IpLiteral;
@@ -267,6 +272,8 @@ void TestHostname::authorityRejected_data()
         << QStringLiteral("192.0.2.7:443") << -1 << HostnameReason::IpLiteral;
     QTest::newRow("D1 CONNECT IPv6")
         << QStringLiteral("[2001:db8::7]:443") << -1 << HostnameReason::IpLiteral;
+    QTest::newRow("a name in brackets with a port")
+        << QStringLiteral("[pkg.test]:443") << -1 << HostnameReason::BadCharacter;
     QTest::newRow("IPv4 short with port")
         << QStringLiteral("127.1:443") << 443 << HostnameReason::IpLiteral;
     QTest::newRow("IPv6 unbracketed with port")
@@ -302,6 +309,13 @@ void TestHostname::pattern_data()
     QTest::newRow("wildcard") << QStringLiteral("*.pkg.test") << QStringLiteral("*.pkg.test");
     QTest::newRow("wildcard, case and dot")
         << QStringLiteral("*.PKG.test.") << QStringLiteral("*.pkg.test");
+    // A registrable domain under a public suffix is fine; the suffix itself is not.
+    QTest::newRow("below a public suffix")
+        << QStringLiteral("*.example.co.uk") << QStringLiteral("*.example.co.uk");
+    QTest::newRow("one tenant of a shared host")
+        << QStringLiteral("*.octocat.github.io") << QStringLiteral("*.octocat.github.io");
+    QTest::newRow("exact public suffix name")
+        << QStringLiteral("github.io") << QStringLiteral("github.io");
 }
 
 void TestHostname::pattern()
@@ -326,6 +340,16 @@ void TestHostname::patternRejected_data()
     QTest::newRow("whole TLD") << QStringLiteral("*.test") << HostnameReason::PatternTooBroad;
     QTest::newRow("whole TLD with dot")
         << QStringLiteral("*.com.") << HostnameReason::PatternTooBroad;
+    // Red-team finding 6: public suffixes (the Public Suffix List, ICANN and private sections),
+    // and suffixes whose children are public suffixes (wildcard rules).
+    QTest::newRow("ICANN suffix co.uk")
+        << QStringLiteral("*.co.uk") << HostnameReason::PatternTooBroad;
+    QTest::newRow("private suffix github.io")
+        << QStringLiteral("*.GitHub.io.") << HostnameReason::PatternTooBroad;
+    QTest::newRow("wildcard rule compute.amazonaws.com")
+        << QStringLiteral("*.compute.amazonaws.com") << HostnameReason::PatternTooBroad;
+    QTest::newRow("private suffix s3.amazonaws.com")
+        << QStringLiteral("*.s3.amazonaws.com") << HostnameReason::PatternTooBroad;
     QTest::newRow("wildcard over IPv4") << QStringLiteral("*.0.0.1") << HostnameReason::IpLiteral;
     QTest::newRow("wildcard two trailing dots")
         << QStringLiteral("*.pkg.test..") << HostnameReason::TrailingDots;

@@ -306,8 +306,16 @@ void TestHttpRequestGuard::verdicts_data()
         << http << QByteArray("CONNECT pkg.test:443 HTTP/1.1\r\nHost: pkg.test:443\r\n\r\n") << 403
         << "method_forbidden" << 0 << none;
     QTest::newRow("D2 CONNECT other port")
-        << proxy << QByteArray("CONNECT pkg.test:22 HTTP/1.1\r\n\r\n") << 403 << "port_not_allowed"
+        << proxy << QByteArray("CONNECT pkg.test:22 HTTP/1.1\r\nHost: pkg.test:22\r\n\r\n") << 403
+        << "port_not_allowed" << 0 << none;
+    // HTTP/1.1 requires Host on CONNECT too (RFC 9112 §3.2; red-team pass, section 8).
+    QTest::newRow("CONNECT without Host")
+        << proxy << QByteArray("CONNECT pkg.test:443 HTTP/1.1\r\n\r\n") << 400 << "missing_host"
         << 0 << none;
+    QTest::newRow("Host in brackets is malformed, not an address")
+        << pkg << get("/", "Host: [pkg.test]\r\n") << 400 << "malformed_host" << 0 << none;
+    QTest::newRow("Host an IPv6 literal")
+        << pkg << get("/", "Host: [2001:db8::7]\r\n") << 403 << "ip_literal" << 0 << none;
     QTest::newRow("D1 CONNECT Host differs")
         << proxy << QByteArray("CONNECT pkg.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n")
         << 400 << "authority_mismatch" << 0 << none;
@@ -352,9 +360,14 @@ void TestHttpRequestGuard::verdicts_data()
     QTest::newRow("obs-text in target")
         << pkg << QByteArray("GET /\xc3\xa9 HTTP/1.1\r\nHost: pkg.test\r\n\r\n") << 400
         << "malformed_path" << 0 << none;
+    // Cleartext through the proxy goes only to port 80 (red-team finding 4; docs/policy.md),
+    // whatever ports the rule lists: pkg.test's 443 is for TLS.
     QTest::newRow("proxy explicit port")
         << proxy << get("http://plain.test:8080/", "Host: plain.test:8080\r\n") << 403
-        << "port_not_allowed" << 0 << none;
+        << "plain_http_port" << 0 << none;
+    QTest::newRow("proxy plain http to a TLS port")
+        << proxy << get("http://pkg.test:443/", "Host: pkg.test:443\r\n") << 403
+        << "plain_http_port" << 0 << none;
     QTest::newRow("asterisk-form")
         << pkg << QByteArray("OPTIONS * HTTP/1.1\r\nHost: pkg.test\r\n\r\n") << 400 << "bad_target"
         << 0 << none;

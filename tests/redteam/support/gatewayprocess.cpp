@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,9 +49,17 @@ bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config,
     m_process.setStandardErrorFile(logFile, QIODevice::Append);
     // In the forked child, before exec: enter the host namespace and let the control fd
     // survive exec (it is O_CLOEXEC in the test process, so no other child inherits it).
-    m_process.setChildProcessModifier([nsFd, childFd] {
+    const bool cores = !m_coreDirectory.isEmpty();
+    if (cores)
+        m_process.setWorkingDirectory(m_coreDirectory);
+    m_process.setChildProcessModifier([nsFd, childFd, cores] {
         if (::setns(nsFd, CLONE_NEWNET) != 0 || ::fcntl(childFd, F_SETFD, 0) != 0)
             ::_exit(126);
+        if (cores) {
+            const rlimit unlimited {RLIM_INFINITY, RLIM_INFINITY};
+            if (::setrlimit(RLIMIT_CORE, &unlimited) != 0)
+                ::_exit(126);
+        }
     });
     m_process.start();
     const bool started = m_process.waitForStarted(10000);
@@ -70,9 +79,36 @@ bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config,
 
 bool GatewayProcess::send(const QJsonObject &message)
 {
+    return send(message, QByteArray());
+}
+
+qint64 GatewayProcess::pid() const
+{
+    return m_process.state() == QProcess::Running ? m_process.processId() : 0;
+}
+
+std::optional<QJsonObject> GatewayProcess::waitForMessage(const QString &type, int timeoutMs)
+{
+    std::unique_lock lock(m_mutex);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    for (;;) {
+        while (m_messagesSeen < m_messages.size()) {
+            const QJsonObject message = m_messages.at(m_messagesSeen++);
+            if (message.value(QStringLiteral("type")).toString() == type)
+                return message;
+        }
+        if (m_eof || m_changed.wait_until(lock, deadline) == std::cv_status::timeout)
+            return std::nullopt;
+    }
+}
+
+bool GatewayProcess::send(QJsonObject message, const QByteArray &payload)
+{
     if (m_controlFd < 0)
         return false;
-    const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
+    if (!payload.isEmpty())
+        message.insert(QStringLiteral("payloadBytes"), payload.size());
+    const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n' + payload;
     qsizetype done = 0;
     while (done < line.size()) {
         const ssize_t n =

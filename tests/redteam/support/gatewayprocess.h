@@ -36,6 +36,18 @@ public:
     bool waitReady(int timeoutMs, QString *error);
     /// Sends one control message (one JSON line). False when the socket is gone.
     bool send(const QJsonObject &message);
+    /// Sends one message followed by its raw payload (the credentials message): sets
+    /// "payloadBytes" to the payload's size when it is not empty.
+    bool send(QJsonObject message, const QByteArray &payload);
+    /// Waits for a message other than egress whose "type" is `type` and that arrived after the
+    /// last call; returns it, or nullopt on timeout.
+    std::optional<QJsonObject> waitForMessage(const QString &type, int timeoutMs);
+    /// Before start(): run the gateway with `directory` as its working directory and no limit
+    /// on core files (RLIMIT_CORE), so a crash would leave a core file there (I4).
+    void setCoreDumpDirectory(const QString &directory) { m_coreDirectory = directory; }
+    /// The gateway's pid (0 when not running) and its log file (stdout and stderr).
+    qint64 pid() const;
+    QString logFile() const { return m_logFile; }
     /// Closes the control fd (the gateway exits 0 on EOF), waits, kills if needed. Idempotent.
     void stop();
     bool isRunning() const;
@@ -64,7 +76,9 @@ private:
     QList<QJsonObject> m_messages; // every message but egress events
     QList<QJsonObject> m_events;
     qsizetype m_mark = 0;
+    qsizetype m_messagesSeen = 0;
     bool m_eof = false;
+    QString m_coreDirectory;
 };
 
 } // namespace airlock::redteam

@@ -233,6 +233,46 @@ HttpResponse GuestConnection::readHead(int timeoutMs)
     return read(timeoutMs, true);
 }
 
+namespace {
+
+// A complete chunked body (RFC 9112 §7.1) at the start of `data`: its decoded bytes in `*body`
+// and the length it takes, -1 when more bytes are needed, -2 when it does not parse.
+qsizetype decodeChunked(const QByteArray &data, QByteArray *body)
+{
+    qsizetype at = 0;
+    body->clear();
+    for (;;) {
+        const qsizetype lineEnd = data.indexOf("\r\n", at);
+        if (lineEnd < 0)
+            return -1;
+        bool ok = false;
+        const qsizetype size = data.mid(at, lineEnd - at).split(';').value(0).toLongLong(&ok, 16);
+        if (!ok || size < 0)
+            return -2;
+        at = lineEnd + 2;
+        if (size == 0) {
+            // Trailer fields, then the empty line.
+            for (;;) {
+                const qsizetype end = data.indexOf("\r\n", at);
+                if (end < 0)
+                    return -1;
+                const bool empty = end == at;
+                at = end + 2;
+                if (empty)
+                    return at;
+            }
+        }
+        if (data.size() < at + size + 2)
+            return -1;
+        if (data.mid(at + size, 2) != "\r\n")
+            return -2;
+        body->append(data.mid(at, size));
+        at += size + 2;
+    }
+}
+
+} // namespace
+
 HttpResponse GuestConnection::read(int timeoutMs, bool headOnly)
 {
     HttpResponse response;
@@ -250,12 +290,27 @@ HttpResponse GuestConnection::read(int timeoutMs, bool headOnly)
             response.status = status.value(1).toInt();
             const QByteArray length = response.header("Content-Length");
             contentLength = length.isEmpty() ? -1 : length.toLongLong();
+            response.chunked = response.header("Transfer-Encoding").toLower().contains("chunked");
             if (headOnly) {
                 response.complete = true;
                 return response;
             }
         }
-        if (headEnd >= 0 && contentLength >= 0 && m_buffered.size() >= contentLength) {
+        if (headEnd >= 0 && response.chunked) {
+            const qsizetype used = decodeChunked(m_buffered, &response.body);
+            if (used == -2) {
+                response.body = m_buffered;
+                m_buffered.clear();
+                return response; // malformed framing: not complete
+            }
+            if (used > 0) {
+                m_buffered.remove(0, used);
+                response.complete = true;
+                return response;
+            }
+        }
+        if (headEnd >= 0 && !response.chunked && contentLength >= 0
+            && m_buffered.size() >= contentLength) {
             response.body = m_buffered.left(contentLength);
             m_buffered.remove(0, contentLength);
             response.complete = true;
@@ -274,7 +329,7 @@ HttpResponse GuestConnection::read(int timeoutMs, bool headOnly)
     }
     if (headEnd >= 0) {
         response.body = m_buffered;
-        response.complete = closed && contentLength < 0;
+        response.complete = closed && contentLength < 0 && !response.chunked;
     } else {
         response.head = m_buffered;
     }

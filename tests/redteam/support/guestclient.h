@@ -18,8 +18,9 @@ struct HttpResponse
 {
     int status = 0; ///< 0 when nothing parseable arrived
     QByteArray head; ///< status line and headers
-    QByteArray body;
-    bool complete = false; ///< head and the whole Content-Length body arrived
+    QByteArray body; ///< decoded when chunked
+    bool complete = false; ///< head and the whole body (Content-Length or chunked) arrived
+    bool chunked = false; ///< Transfer-Encoding: chunked
 
     /// The first value of header `name` (case-insensitive), empty if absent.
     QByteArray header(const QByteArray &name) const;
@@ -51,8 +52,8 @@ public:
     QByteArray alpn() const;
 
     bool send(const QByteArray &bytes);
-    /// Reads one HTTP response (head, then Content-Length bytes; without Content-Length until
-    /// close), or what arrived before timeoutMs/close.
+    /// Reads one HTTP response (head, then Content-Length bytes or a chunked body, which must
+    /// parse; without either until close), or what arrived before timeoutMs/close.
     HttpResponse readResponse(int timeoutMs = 5000);
     /// Reads only a response head (for CONNECT's 2xx, which has no body).
     HttpResponse readHead(int timeoutMs = 5000);

@@ -114,6 +114,13 @@ QByteArray response(int status, const QByteArray &reason, const QByteArray &body
     return out + "\r\n" + body;
 }
 
+// The credential of an Authorization field: what follows "Bearer ", or the whole value.
+QByteArray bearerToken(const HttpRequestRecord &request)
+{
+    const QByteArray value = request.values("Authorization").value(0);
+    return value.startsWith("Bearer ") ? value.mid(7) : value;
+}
+
 } // namespace
 
 RecordingServer::RecordingServer(int nsFd, TestCa *ca) : m_nsFd(nsFd), m_ca(ca) { }
@@ -425,6 +432,31 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
         } else if (request.target == "/redirect-evil") {
             reply = response(307, "Temporary Redirect", "moved\n",
                              "Location: https://evil.test/c\r\n", close);
+        } else if (request.target.startsWith("/v1/hangup")) {
+            // An upstream error after the request arrived: no answer, the connection closes.
+            return;
+        } else if (request.target.startsWith("/v1/unauthorized")) {
+            // An API that reflects the token it refuses (CASES.md I3), in a header and the body.
+            const QByteArray token = bearerToken(request);
+            reply = response(401, "Unauthorized", "invalid token " + token + "\n",
+                             "WWW-Authenticate: Bearer error=\"invalid_token\", token=\"" + token
+                                 + "\"\r\n",
+                             close);
+        } else if (request.target.startsWith("/v1/reflect-encoded")) {
+            // The token base64- and percent-encoded, as chunks that split it: the gateway must
+            // find every form across chunk boundaries and re-frame the body.
+            const QByteArray token = bearerToken(request);
+            const QByteArray body = "b64=" + token.toBase64() + " url=" + token.toPercentEncoding()
+                + " raw=" + token + " json-b64=" + ("{\"token\":\"" + token + "\"}").toBase64()
+                + "\n";
+            QByteArray chunked = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                                 "Transfer-Encoding: chunked\r\n";
+            chunked += close ? "Connection: close\r\n\r\n" : "Connection: keep-alive\r\n\r\n";
+            for (qsizetype at = 0; at < body.size(); at += 7) {
+                const QByteArray piece = body.mid(at, 7);
+                chunked += QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n";
+            }
+            reply = chunked + "0\r\n\r\n";
         } else {
             const QByteArray body = "label=" + endpoint.label.toLatin1() + " sni=" + sni.toLatin1()
                 + " host=" + host + " target=" + request.target + "\n" + headBytes;

@@ -63,6 +63,11 @@ struct ConnectionRecord
 /// the host namespace (a service the guest must never reach). HTTP answers:
 /// - `/redirect-metadata`: 302 with `Location: http://169.254.169.254/` (CASES.md H1),
 /// - `/redirect-evil`: 307 with `Location: https://evil.test/c` (H1),
+/// - `/v1/hangup...`: no answer, the connection is closed (an upstream error),
+/// - `/v1/unauthorized...`: 401 `invalid token <token>` with the token also in
+///   `WWW-Authenticate` (I3: an API that reflects the credential it refuses),
+/// - `/v1/reflect-encoded...`: 200, chunked in 7-byte chunks, the token raw, base64,
+///   percent-encoded and base64 inside JSON (I3),
 /// - anything else: 200, body "label=L sni=S host=H target=T" and the request head echoed
 ///   (api.test "echoes request headers").
 /// Keep-alive is honoured so tests can see exactly which requests of a connection arrived

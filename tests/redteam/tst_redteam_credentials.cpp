@@ -1,0 +1,623 @@
+// CASES.md class I (credentials, issue 4), from the guest namespace through the real nftables
+// table and airlock-gateway to the recording api.test upstream: the injected value is exactly
+// right, near misses get no injection, a placeholder (or the value) anywhere else is
+// credential_exfil with an alert, reflections are scrubbed, and the secret is in no log, event
+// or core file. The gateway runs with every debug category on (QT_LOGGING_RULES). docs/redteam.md.
+#include "core/gateway/credentialpatterns.h"
+#include "core/gateway/sandboxca.h"
+#include "redteamtestbase.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace airlock::redteam;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// The canary (CASES.md SECRET): characters that change under percent-encoding and give
+// distinct base64 forms at every alignment.
+const QByteArray kSecret = "sk-live_4f9a/Zq+8w=Tr~ue!xY"_ba;
+const QByteArray kPlaceholder = "airlock-placeholder-5e1f0c2b9a7d4e6f8a1b3c5d7e9f0a2b"_ba;
+constexpr qint64 kBinding = 11;
+
+QJsonObject credentialsMessage(qint64 valueBytes)
+{
+    const QJsonObject entry {
+        {u"binding"_s, kBinding},
+        {u"secret"_s, u"api-token"_s},
+        {u"host"_s, u"api.test"_s},
+        {u"pathPrefix"_s, u"/v1"_s},
+        {u"methods"_s, QJsonArray {u"GET"_s, u"POST"_s}},
+        {u"placement"_s,
+         QJsonObject {{u"type"_s, u"header"_s},
+                      {u"header"_s, u"Authorization"_s},
+                      {u"template"_s, u"Bearer {secret}"_s}}},
+        {u"placeholder"_s, QString::fromLatin1(kPlaceholder)},
+        {u"valueBytes"_s, valueBytes},
+    };
+    return {{u"type"_s, u"credentials"_s}, {u"credentials"_s, QJsonArray {entry}}};
+}
+
+QJsonObject credentialPolicy()
+{
+    auto rule = [](const QString &host, QJsonArray ports) {
+        return QJsonObject {{u"host"_s, host}, {u"ports"_s, ports}};
+    };
+    // api.test on the near-miss ports too, so the credential check (not the policy) decides.
+    return {{u"version"_s, 1},
+            {u"rules"_s,
+             QJsonArray {rule(u"pkg.test"_s, {443}), rule(u"api.test"_s, {443, 80, 8443}),
+                         rule(u"http.test"_s, {80})}}};
+}
+
+// Every form of the secret the gateway must never let out (raw, percent-encoded, base64).
+QList<QByteArray> secretForms()
+{
+    return airlock::gateway::credentialForms(kSecret);
+}
+
+// Which forms of the secret `haystack` holds; empty when none.
+QString leakedForms(const QByteArray &haystack, const QString &where)
+{
+    QStringList found;
+    for (const QByteArray &form : secretForms()) {
+        if (haystack.contains(form))
+            found << QString::fromLatin1(form);
+    }
+    return found.isEmpty() ? QString()
+                           : u"the secret appears in %1 as %2"_s.arg(where, found.join(u", "));
+}
+
+QByteArray get(const QByteArray &target, const QByteArray &host, const QByteArray &authorization,
+               const QByteArray &method = "GET"_ba, const QByteArray &version = "HTTP/1.1"_ba)
+{
+    QByteArray request = method + ' ' + target + ' ' + version + "\r\nHost: " + host + "\r\n";
+    if (!authorization.isEmpty())
+        request += "Authorization: " + authorization + "\r\n";
+    return request + "Accept: */*\r\n\r\n";
+}
+
+} // namespace
+
+class TestRedteamCredentials : public RedteamTestBase
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void I1_exactMatchGetsTheExactValue_data();
+    void I1_exactMatchGetsTheExactValue();
+    void I1_nearMissesGetNoInjection_data();
+    void I1_nearMissesGetNoInjection();
+    void I1_noPlaceholderNoInjection();
+    void I1_connectTunnelIsHttps_data();
+    void I1_connectTunnelIsHttps();
+    void I2_placeholderOrValueElsewhere_data();
+    void I2_placeholderOrValueElsewhere();
+    void I2_bodyCarriesThePlaceholder_data();
+    void I2_bodyCarriesThePlaceholder();
+    void I2_deniedHostSeesNothing();
+    void I3_reflectionIsScrubbed_data();
+    void I3_reflectionIsScrubbed();
+    void I3_http10ResponseIsCloseDelimited();
+    void upstreamErrorAfterInjection();
+    void credentialsChangeWhileRunning();
+    void I4_secretInNoLogOrEvent();
+    void I4_crashedGatewayLeavesNoCore();
+
+private:
+    /// TLS to api.test's synthetic address (port `port`) with `sni`, one request, the response;
+    /// everything the guest received is kept for I4.
+    HttpResponse viaTls(const QByteArray &sni, const QByteArray &request, quint16 port = 443,
+                        const QString &name = u"api.test"_s);
+    HttpResponse via(const QString &mode, const QByteArray &request);
+    bool sendCredentials(qint64 valueBytes, const QByteArray &payload, QString *answer);
+
+    QByteArray m_guestSaw; ///< every byte any guest client of this binary received
+};
+
+void TestRedteamCredentials::initTestCase()
+{
+    // The most verbose level for the gateway (inherited): I4 searches its log.
+    qputenv("QT_LOGGING_RULES", "*.debug=true");
+    qputenv("QT_MESSAGE_PATTERN", "%{category} %{type}: %{message}");
+    RedteamTestBase::initTestCase();
+    QVERIFY(m_topo.setPolicy(credentialPolicy()));
+    QString answer;
+    QVERIFY2(sendCredentials(kSecret.size(), kSecret, &answer), qPrintable(answer));
+}
+
+void TestRedteamCredentials::cleanupTestCase()
+{
+    RedteamTestBase::cleanupTestCase();
+    qunsetenv("QT_LOGGING_RULES");
+    qunsetenv("QT_MESSAGE_PATTERN");
+}
+
+bool TestRedteamCredentials::sendCredentials(qint64 valueBytes, const QByteArray &payload,
+                                             QString *answer)
+{
+    if (!m_topo.gateway().send(credentialsMessage(valueBytes), payload)) {
+        *answer = u"cannot send the credentials message"_s;
+        return false;
+    }
+    const auto applied = m_topo.gateway().waitForMessage(u"credentialsApplied"_s, 3000);
+    *answer = applied ? QString() : u"no credentialsApplied:\n"_s + m_topo.gateway().logTail();
+    return applied.has_value();
+}
+
+HttpResponse TestRedteamCredentials::viaTls(const QByteArray &sni, const QByteArray &request,
+                                            quint16 port, const QString &name)
+{
+    const QHostAddress address = m_topo.resolveAddress(name);
+    if (address.isNull())
+        return {};
+    bool handshake = false;
+    auto connection = openTls(address, sni, &handshake, port);
+    if (!connection || !handshake || !connection->send(request))
+        return {};
+    HttpResponse response = connection->readResponse();
+    m_guestSaw += response.head + response.body;
+    return response;
+}
+
+HttpResponse TestRedteamCredentials::via(const QString &mode, const QByteArray &request)
+{
+    QString problem;
+    HttpResponse response = requestVia(mode, request, &problem);
+    m_guestSaw += response.head + response.body;
+    return response;
+}
+
+// I1: the exact match gets the value, exactly: one Authorization field, the template filled
+// with the secret's bytes; a trailing dot on SNI and Host is the same name (CASES.md B1).
+void TestRedteamCredentials::I1_exactMatchGetsTheExactValue_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<QByteArray>("extra");
+    QTest::newRow("api.test") << "api.test"_ba << QByteArray();
+    QTest::newRow("trailing dot on SNI and Host") << "api.test."_ba << QByteArray();
+    QTest::newRow("upper case") << "API.Test"_ba << QByteArray();
+    QTest::newRow("guest's own second Authorization dropped")
+        << "api.test"_ba
+        << "authorization: Basic Zm9vOmJhcg==\r\n"_ba;
+}
+
+void TestRedteamCredentials::I1_exactMatchGetsTheExactValue()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(QByteArray, extra);
+    QByteArray request = get("/v1/items?page=2"_ba, name, "Bearer " + kPlaceholder);
+    request.insert(request.size() - 2, extra);
+    const HttpResponse response = viaTls(name, request);
+    QCOMPARE(response.status, 200);
+    QVERIFY2(response.complete && response.chunked, response.head.constData());
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.size(), 1);
+    const auto &seen = api.first().requests.first();
+    QCOMPARE(seen.values("Authorization"), QList<QByteArray> {"Bearer " + kSecret});
+    QCOMPARE(seen.target, "/v1/items?page=2"_ba);
+    // The upstream echoed the head: the guest gets the placeholder back, never the value.
+    QVERIFY2(response.body.contains("Authorization: Bearer " + kPlaceholder),
+             response.body.constData());
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response"_s));
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) {
+            return e.value(u"verdict"_s) == u"allowed"_s && e.value(u"layer"_s) == u"http"_s;
+        },
+        3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+    QVERIFY(event->value(u"scrubbed"_s).toInteger() >= 1);
+    QVERIFY(event->value(u"alert"_s).toBool());
+}
+
+// I1: near misses carry the placeholder but are not the binding: nothing is injected, the
+// request is refused, the upstream sees neither the value nor (for credential_exfil) anything.
+void TestRedteamCredentials::I1_nearMissesGetNoInjection_data()
+{
+    QTest::addColumn<QString>("mode"); // tls:<sni>:<port>, http (port 80), proxy
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("reason");
+    const QByteArray bearer = "Bearer " + kPlaceholder;
+    QTest::newRow("cleartext port 80")
+        << u"http"_s << get("/v1/items"_ba, "api.test"_ba, bearer) << 403 << u"credential_exfil"_s;
+    QTest::newRow("cleartext through the explicit proxy")
+        << u"proxy"_s << get("http://api.test/v1/items"_ba, "api.test"_ba, bearer) << 403
+        << u"credential_exfil"_s;
+    QTest::newRow("other port 8443")
+        << u"tls:api.test:8443"_s << get("/v1/items"_ba, "api.test:8443"_ba, bearer) << 403
+        << u"credential_exfil"_s;
+    QTest::newRow("Host api.test.evil.test")
+        << u"tls:api.test:443"_s << get("/v1/items"_ba, "api.test.evil.test"_ba, bearer) << 421
+        << u"sni_host_mismatch"_s;
+    QTest::newRow("other path") << u"tls:api.test:443"_s
+                                << get("/v2/items"_ba, "api.test"_ba, bearer) << 403
+                                << u"credential_exfil"_s;
+    QTest::newRow("path prefix without a segment boundary")
+        << u"tls:api.test:443"_s << get("/v1x"_ba, "api.test"_ba, bearer) << 403
+        << u"credential_exfil"_s;
+    QTest::newRow("other method") << u"tls:api.test:443"_s
+                                  << get("/v1/items"_ba, "api.test"_ba, bearer, "DELETE"_ba) << 403
+                                  << u"credential_exfil"_s;
+    QTest::newRow("placeholder in the query of another path")
+        << u"tls:api.test:443"_s << get("/v2/x?token=" + kPlaceholder, "api.test"_ba, QByteArray())
+        << 403 << u"credential_exfil"_s;
+}
+
+void TestRedteamCredentials::I1_nearMissesGetNoInjection()
+{
+    QFETCH(QString, mode);
+    QFETCH(QByteArray, request);
+    QFETCH(int, status);
+    QFETCH(QString, reason);
+    HttpResponse response;
+    if (mode.startsWith(u"tls:")) {
+        const QStringList parts = mode.split(u':');
+        response = viaTls(parts.at(1).toLatin1(), request, quint16(parts.at(2).toUInt()));
+    } else if (mode == u"http") {
+        response = via(u"http:api.test"_s, request);
+    } else {
+        response = via(u"proxy"_s, request);
+    }
+    REDTEAM_CHECK(expectDenyHttp(response, {status}, {reason}));
+    REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {reason}));
+    if (reason == u"credential_exfil") {
+        const auto event = m_topo.gateway().waitForEvent(
+            [](const QJsonObject &e) { return e.value(u"reason"_s) == u"credential_exfil"_s; },
+            1000);
+        QVERIFY(event);
+        QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+        QVERIFY(event->value(u"alert"_s).toBool());
+        QCOMPARE(event->value(u"status"_s).toInt(), 403);
+    }
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"api"_s));
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the denial"_s));
+}
+
+// Nothing is injected into a request that does not carry the placeholder, even on an exact
+// match: the guest decides whether a request uses the credential.
+void TestRedteamCredentials::I1_noPlaceholderNoInjection()
+{
+    const HttpResponse response = viaTls("api.test"_ba, get("/v1/items"_ba, "api.test"_ba, {}));
+    QCOMPARE(response.status, 200);
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QVERIFY(api.first().requests.first().values("Authorization").isEmpty());
+    REDTEAM_CHECK(leakedForms(api.first().received, u"the upstream's bytes"_s));
+}
+
+// TLS inside the explicit proxy's CONNECT is https like any other: CONNECT api.test:443 gets
+// the injection, CONNECT api.test:8443 (another port) a credential_exfil.
+void TestRedteamCredentials::I1_connectTunnelIsHttps_data()
+{
+    QTest::addColumn<int>("port");
+    QTest::addColumn<int>("status");
+    QTest::newRow("CONNECT api.test:443") << 443 << 200;
+    QTest::newRow("CONNECT api.test:8443") << 8443 << 403;
+}
+
+void TestRedteamCredentials::I1_connectTunnelIsHttps()
+{
+    QFETCH(int, port);
+    QFETCH(int, status);
+    auto connection = openProxy();
+    QVERIFY2(connection, "cannot connect to the explicit proxy GW:3128");
+    const QByteArray authority = "api.test:" + QByteArray::number(port);
+    QVERIFY(
+        connection->send("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n"));
+    const HttpResponse established = connection->readHead();
+    QVERIFY2(established.status == 200, established.head.constData());
+    QVERIFY2(connection->startTls("api.test"_ba, m_topo.sandboxCaPem(), u"api.test"_s),
+             qPrintable(connection->lastError()));
+    QVERIFY(connection->send(
+        get("/v1/items"_ba, port == 443 ? "api.test"_ba : authority, "Bearer " + kPlaceholder)));
+    const HttpResponse response = connection->readResponse();
+    m_guestSaw += response.head + response.body;
+    QCOMPARE(response.status, status);
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response"_s));
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    if (status == 200) {
+        QCOMPARE(api.size(), 1);
+        QCOMPARE(api.first().requests.first().values("Authorization"),
+                 QList<QByteArray> {"Bearer " + kSecret});
+    } else {
+        REDTEAM_CHECK(expectDenyHttp(response, {403}, {u"credential_exfil"_s}));
+        REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"api"_s));
+    }
+}
+
+// I2: the placeholder, or the value itself, in a request to another host (allowed by the
+// policy) is credential_exfil with an alert; pkg.test receives nothing.
+void TestRedteamCredentials::I2_placeholderOrValueElsewhere_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<QString>("name");
+    QTest::newRow("placeholder in Authorization")
+        << get("/"_ba, "pkg.test"_ba, "Bearer " + kPlaceholder) << u"pkg.test"_s;
+    QTest::newRow("placeholder in the query")
+        << get("/collect?k=" + kPlaceholder, "pkg.test"_ba, {}) << u"pkg.test"_s;
+    QTest::newRow("placeholder base64 in Basic")
+        << get("/"_ba, "pkg.test"_ba, "Basic " + ("u:" + kPlaceholder).toBase64()) << u"pkg.test"_s;
+    QTest::newRow("placeholder in a cookie")
+        << ("GET / HTTP/1.1\r\nHost: pkg.test\r\nCookie: t=" + kPlaceholder + "\r\n\r\n")
+        << u"pkg.test"_s;
+    QTest::newRow("the value itself to pkg.test")
+        << get("/"_ba, "pkg.test"_ba, "Bearer " + kSecret) << u"pkg.test"_s;
+    QTest::newRow("the value percent-encoded in a query")
+        << get("/?t=" + kSecret.toPercentEncoding(), "pkg.test"_ba, {}) << u"pkg.test"_s;
+    QTest::newRow("the value itself to api.test's bound path")
+        << get("/v1/items"_ba, "api.test"_ba, "Bearer " + kSecret) << u"api.test"_s;
+}
+
+void TestRedteamCredentials::I2_placeholderOrValueElsewhere()
+{
+    QFETCH(QByteArray, request);
+    QFETCH(QString, name);
+    const HttpResponse response = viaTls(name.toLatin1(), request, 443, name);
+    REDTEAM_CHECK(expectDenyHttp(response, {403}, {u"credential_exfil"_s}));
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) { return e.value(u"reason"_s) == u"credential_exfil"_s; }, 3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QVERIFY(event->value(u"alert"_s).toBool());
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream()));
+}
+
+// I2 in a body: the scanner holds back what could be the start of a placeholder, so the
+// upstream gets the head and harmless bytes at most, never the placeholder, also when it is
+// split across chunks (the scan sees the de-chunked data).
+void TestRedteamCredentials::I2_bodyCarriesThePlaceholder_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    const QByteArray body = "{\"note\":\"hello\",\"token\":\"" + kPlaceholder + "\"}";
+    QTest::newRow("Content-Length body")
+        << ("POST /upload HTTP/1.1\r\nHost: pkg.test\r\nContent-Length: "
+            + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    QByteArray chunked =
+        "POST /upload HTTP/1.1\r\nHost: pkg.test\r\nTransfer-Encoding: chunked\r\n\r\n";
+    for (qsizetype at = 0; at < body.size(); at += 5) {
+        const QByteArray piece = body.mid(at, 5);
+        chunked += QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n";
+    }
+    QTest::newRow("split across 5-byte chunks") << chunked + "0\r\n\r\n";
+}
+
+void TestRedteamCredentials::I2_bodyCarriesThePlaceholder()
+{
+    QFETCH(QByteArray, request);
+    const HttpResponse response = viaTls("pkg.test"_ba, request, 443, u"pkg.test"_s);
+    REDTEAM_CHECK(expectDenyHttp(response, {403}, {u"credential_exfil"_s}));
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) { return e.value(u"reason"_s) == u"credential_exfil"_s; }, 3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+    QVERIFY(event->value(u"alert"_s).toBool());
+    QTest::qWait(300);
+    for (const ConnectionRecord &record : m_topo.upstream().connections()) {
+        QVERIFY2(!record.received.contains(kPlaceholder.left(24)), record.received.constData());
+        for (const HttpRequestRecord &seen : record.requests)
+            QVERIFY2(seen.body.isEmpty(), "the upstream got a complete request body");
+    }
+}
+
+// I2 to a host the policy denies: refused at the ClientHello, evil.test sees no connection.
+void TestRedteamCredentials::I2_deniedHostSeesNothing()
+{
+    bool handshake = true;
+    auto connection = openTls(topo::EvilServer, "evil.test"_ba, &handshake);
+    QVERIFY(connection);
+    QVERIFY(!handshake);
+    REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {u"host_not_allowed"_s}));
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s));
+}
+
+// I3: api.test reflects the token (401 "invalid token SECRET" with it in WWW-Authenticate;
+// raw, base64 and percent-encoded in a chunked body): the guest sees only the placeholder, the
+// response still parses (re-framed as chunked), and the event raises an alert.
+void TestRedteamCredentials::I3_reflectionIsScrubbed_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("401 invalid token")
+        << "/v1/unauthorized"_ba << 401 << "invalid token " + kPlaceholder + "\n";
+    QTest::newRow("encoded forms in a chunked body")
+        << "/v1/reflect-encoded"_ba << 200 << "b64=" + kPlaceholder;
+}
+
+void TestRedteamCredentials::I3_reflectionIsScrubbed()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(int, status);
+    QFETCH(QByteArray, expected);
+    const HttpResponse response =
+        viaTls("api.test"_ba, get(path, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, status);
+    QVERIFY2(response.complete && response.chunked, response.head.constData());
+    QVERIFY2(response.body.contains(expected), response.body.constData());
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response"_s));
+    if (status == 401)
+        QVERIFY2(response.header("WWW-Authenticate").contains(kPlaceholder),
+                 response.head.constData());
+    // The upstream did get the value (it was injected): what it sent back was scrubbed.
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.first().values("Authorization"),
+             QList<QByteArray> {"Bearer " + kSecret});
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) { return e.value(u"scrubbed"_s).toInteger() > 0; }, 3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QVERIFY(event->value(u"alert"_s).toBool());
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+}
+
+// An HTTP/1.0 guest cannot read chunked: its scrubbed response is close-delimited instead.
+void TestRedteamCredentials::I3_http10ResponseIsCloseDelimited()
+{
+    const HttpResponse response = viaTls("api.test"_ba,
+                                         get("/v1/unauthorized"_ba, "api.test"_ba,
+                                             "Bearer " + kPlaceholder, "GET"_ba, "HTTP/1.0"_ba));
+    QCOMPARE(response.status, 401);
+    QVERIFY2(!response.chunked && response.header("Content-Length").isEmpty()
+                 && response.header("Connection").toLower() == "close",
+             response.head.constData());
+    QVERIFY2(response.complete, "the close-delimited response did not end with the connection");
+    QCOMPARE(response.body, "invalid token " + kPlaceholder + "\n");
+}
+
+// I4 "with upstream errors": the upstream takes the injected request and hangs up; the guest's
+// connection ends without a response, the event says why, and nothing names the secret (the
+// log and events are searched in I4).
+void TestRedteamCredentials::upstreamErrorAfterInjection()
+{
+    const HttpResponse response =
+        viaTls("api.test"_ba, get("/v1/hangup"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 0);
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) {
+            return e.value(u"layer"_s) == u"http"_s
+                && e.value(u"detail"_s).toString().contains(u"upstream closed"_s);
+        },
+        3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding); // it was sent: counted
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.first().values("Authorization"),
+             QList<QByteArray> {"Bearer " + kSecret});
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"what the guest got"_s));
+}
+
+// Credentials are replaced whole while the gateway runs: without them the placeholder goes
+// out as it is (nothing to inject, nothing to guard), a binding without its value is refused
+// (credential_unavailable), a bad message keeps the set in force.
+void TestRedteamCredentials::credentialsChangeWhileRunning()
+{
+    QString answer;
+    QVERIFY2(m_topo.gateway().send(
+                 QJsonObject {{u"type"_s, u"credentials"_s}, {u"credentials"_s, QJsonArray()}}),
+             "cannot send");
+    QVERIFY(m_topo.gateway().waitForMessage(u"credentialsApplied"_s, 3000));
+    HttpResponse response =
+        viaTls("api.test"_ba, get("/v1/a"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 200);
+    auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.first().values("Authorization"),
+             QList<QByteArray> {"Bearer " + kPlaceholder});
+
+    // A binding whose value airlockd could not read (valueBytes 0): refused, never forwarded.
+    QVERIFY(m_topo.gateway().send(credentialsMessage(0), QByteArray()));
+    QVERIFY(m_topo.gateway().waitForMessage(u"credentialsApplied"_s, 3000));
+    m_topo.resetObservations();
+    response = viaTls("api.test"_ba, get("/v1/b"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    REDTEAM_CHECK(expectDenyHttp(response, {503}, {u"credential_unavailable"_s}));
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"api"_s));
+
+    QVERIFY2(sendCredentials(kSecret.size(), kSecret, &answer), qPrintable(answer));
+    // A value with a control byte (header injection, red-team finding 5) is refused whole:
+    // the previous set stays.
+    QVERIFY(m_topo.gateway().send(credentialsMessage(9), "abc\r\nX-y:"_ba));
+    const auto refused = m_topo.gateway().waitForMessage(u"error"_s, 3000);
+    QVERIFY2(refused && refused->value(u"error"_s).toString().contains(u"control character"_s),
+             qPrintable(m_topo.gateway().logTail()));
+    m_topo.resetObservations();
+    response = viaTls("api.test"_ba, get("/v1/c"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 200);
+    api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.first().values("Authorization"),
+             QList<QByteArray> {"Bearer " + kSecret});
+}
+
+// I4: after every case above ran at the most verbose log level, no form of the secret is in
+// the gateway's log (stdout and stderr), in any event, or in anything a guest client received.
+void TestRedteamCredentials::I4_secretInNoLogOrEvent()
+{
+    QFile log(m_topo.gateway().logFile());
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QByteArray logBytes = log.readAll();
+    // The debug categories were on: per-request lines are there (so the check is not vacuous).
+    QVERIFY2(logBytes.contains("airlock.gateway.http") || logBytes.contains("injected binding"),
+             logBytes.right(2000).constData());
+    REDTEAM_CHECK(leakedForms(logBytes, u"the gateway log"_s));
+    QByteArray events;
+    for (const QJsonObject &event : m_topo.gateway().events())
+        events += QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n';
+    QVERIFY(events.contains("credential_exfil"));
+    REDTEAM_CHECK(leakedForms(events, u"the egress events"_s));
+    QVERIFY(m_guestSaw.contains(kPlaceholder));
+    REDTEAM_CHECK(leakedForms(m_guestSaw, u"what the guest received"_s));
+}
+
+// I4: a gateway holding the secret that crashes leaves no core file (it is not dumpable,
+// PR_SET_DUMPABLE 0), where a dumpable process under the same limit and directory does.
+void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QDir cores(dir.path());
+    auto coreFiles = [&] { return cores.entryList({u"core*"_s}, QDir::Files); };
+
+    // The control: a dumpable shell killed the same way must leave a core, or this machine
+    // writes none at all (a core_pattern elsewhere, a pipe) and the check would prove nothing.
+    QProcess control;
+    control.setWorkingDirectory(dir.path());
+    control.start(u"/bin/sh"_s, {u"-c"_s, u"ulimit -c unlimited && kill -SEGV $$"_s});
+    QVERIFY(control.waitForFinished(10000));
+    if (coreFiles().isEmpty())
+        QSKIP("a dumpable process leaves no core file in its directory here (core_pattern)");
+    for (const QString &file : coreFiles())
+        QFile::remove(cores.filePath(file));
+
+    auto ca = airlock::gateway::SandboxCa::generate(u"core-test"_s);
+    QVERIFY(ca);
+    const QString keyPath = dir.filePath(u"ca.key"_s);
+    QVERIFY(ca->save(dir.filePath(u"ca.pem"_s), keyPath));
+    QFile keyFile(keyPath);
+    QVERIFY(keyFile.open(QIODevice::ReadOnly));
+    const QJsonObject config {
+        {u"version"_s, 1},
+        {u"sandbox"_s, u"core-test"_s},
+        {u"listen"_s, QJsonObject {{u"tcp"_s, u"127.0.0.1:0"_s}, {u"dns"_s, u"127.0.0.1:0"_s}}},
+        {u"link"_s,
+         QJsonObject {{u"gateway"_s, u"100.96.0.5"_s},
+                      {u"guest"_s, u"100.96.0.6"_s},
+                      {u"prefixLength"_s, 30}}},
+        {u"syntheticPool"_s, u"100.112.0.0/16"_s},
+        {u"upstreamDns"_s, QJsonObject {{u"address"_s, u"127.0.0.1"_s}}},
+        {u"ca"_s,
+         QJsonObject {{u"certificatePem"_s, QString::fromLatin1(ca->certificatePem())},
+                      {u"keyPem"_s, QString::fromLatin1(keyFile.readAll())}}},
+        {u"policy"_s, QJsonObject {{u"version"_s, 1}, {u"rules"_s, QJsonArray()}}},
+    };
+    GatewayProcess gateway;
+    gateway.setCoreDumpDirectory(dir.path());
+    QString error;
+    QVERIFY2(gateway.start(m_topo.hostNs(), dir.filePath(u"gateway.log"_s), config, &error),
+             qPrintable(error));
+    QVERIFY2(gateway.waitReady(10000, &error), qPrintable(error));
+    QVERIFY(gateway.send(credentialsMessage(kSecret.size()), kSecret));
+    QVERIFY2(gateway.waitForMessage(u"credentialsApplied"_s, 3000), qPrintable(gateway.logTail()));
+    const qint64 pid = gateway.pid();
+    QVERIFY(pid > 0);
+    QCOMPARE(::kill(pid_t(pid), SIGSEGV), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!gateway.isRunning(), 10000);
+    gateway.stop();
+    QVERIFY2(coreFiles().isEmpty(), qPrintable(coreFiles().join(u", "_s)));
+}
+
+QTEST_GUILESS_MAIN(TestRedteamCredentials)
+#include "tst_redteam_credentials.moc"
