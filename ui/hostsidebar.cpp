@@ -118,8 +118,8 @@ void HostSidebar::refresh(HostConnection *host)
     // Each sandbox's state as an icon, and in words for the tooltip and screen readers.
     for (int i = 0; i < item->childCount() && i < model->rowCount(); ++i) {
         QTreeWidgetItem *child = item->child(i);
-        const auto state = SandboxState(
-            model->index(i, 0).data(SandboxTableModel::StateRole).toInt());
+        const auto state =
+            SandboxState(model->index(i, 0).data(SandboxTableModel::StateRole).toInt());
         const char *icon = "stop";
         if (state == SandboxState::Running)
             icon = "start";

@@ -174,11 +174,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
             });
     connect(m_placeholder, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
     connect(m_egressView, &EgressView::allowRequested, this, &MainWindow::proposeRules);
-    connect(m_snapshotsView, &SnapshotsView::forked, this, [this](const QString &name) {
-        // The fork is a new sandbox: select it in the table.
-        if (const int row = m_model->rowOf(name); row >= 0)
-            m_table->selectRow(row);
-    });
+
     connect(m_egressView->probing(), &ProbingMonitor::probingStarted, this,
             [this](const QString &sandbox, int denied) {
                 const QString text =

@@ -165,8 +165,8 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     connect(m_timeline, &SnapshotTimelineView::menuRequested, this, &SnapshotsView::showMenu);
     connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
         if (const QModelIndex index = m_tree->indexAt(pos); index.isValid())
-            m_selection->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect
-                                                    | QItemSelectionModel::Rows);
+            m_selection->setCurrentIndex(
+                index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         showMenu(m_tree->viewport()->mapToGlobal(pos));
     });
 
@@ -367,15 +367,15 @@ void SnapshotsView::updateDetails()
         {tr("Kind"), SnapshotTimelineModel::kindText(s->kind)},
         {tr("Sandbox"), s->sandbox},
         {tr("Logical size"), SnapshotTimelineModel::formatBytes(s->logicalBytes)},
-        {tr("New bytes"), tr("%1 (%2 stored)")
-                              .arg(SnapshotTimelineModel::formatBytes(s->newBytes),
-                                   SnapshotTimelineModel::formatBytes(s->newStoredBytes))},
+        {tr("New bytes"),
+         tr("%1 (%2 stored)")
+             .arg(SnapshotTimelineModel::formatBytes(s->newBytes),
+                  SnapshotTimelineModel::formatBytes(s->newStoredBytes))},
         {tr("Pause time"), tr("%1 ms").arg(s->pauseMs)},
         {tr("Pinned"), s->pinned ? tr("yes: kept whatever its age") : tr("no")},
         {tr("Parent"), parent},
-        {tr("Current state"), s->id == m_model->head()
-                                  ? tr("descends from this snapshot")
-                                  : QString()},
+        {tr("Current state"),
+         s->id == m_model->head() ? tr("descends from this snapshot") : QString()},
         {tr("Id"), s->id},
     };
     QString html = QStringLiteral("<table cellspacing=\"4\">");
@@ -433,8 +433,8 @@ void SnapshotsView::setPending(QDialog *dialog)
 }
 
 void SnapshotsView::call(const QString &method, const QJsonObject &params,
-                         const QString &failureText, std::function<void(const QJsonValue &)> onSuccess,
-                         int timeoutMs)
+                         const QString &failureText,
+                         std::function<void(const QJsonValue &)> onSuccess, int timeoutMs)
 {
     if (!m_client)
         return;
@@ -482,20 +482,21 @@ void SnapshotsView::takeSnapshot(const QString &label)
         return;
     }
     setStatus(tr("Taking a snapshot of %1…").arg(sandbox));
-    call(methodName(protocol::method::SnapshotCreate),
-         {{QStringLiteral("name"), sandbox}, {QStringLiteral("label"), label}},
-         tr("Could not take a snapshot of “%1”.").arg(sandbox),
-         [this](const QJsonValue &value) {
-             auto snapshot = Snapshot::fromJson(value.toObject());
-             if (!snapshot)
-                 return;
-             setStatus(tr("Snapshot taken: %1 new (%2 stored), the guest paused %3 ms.")
-                           .arg(SnapshotTimelineModel::formatBytes(snapshot->newBytes),
-                                SnapshotTimelineModel::formatBytes(snapshot->newStoredBytes))
-                           .arg(snapshot->pauseMs));
-             selectSnapshot(snapshot->id);
-         },
-         kLongCallMs);
+    call(
+        methodName(protocol::method::SnapshotCreate),
+        {{QStringLiteral("name"), sandbox}, {QStringLiteral("label"), label}},
+        tr("Could not take a snapshot of “%1”.").arg(sandbox),
+        [this](const QJsonValue &value) {
+            auto snapshot = Snapshot::fromJson(value.toObject());
+            if (!snapshot)
+                return;
+            setStatus(tr("Snapshot taken: %1 new (%2 stored), the guest paused %3 ms.")
+                          .arg(SnapshotTimelineModel::formatBytes(snapshot->newBytes),
+                               SnapshotTimelineModel::formatBytes(snapshot->newStoredBytes))
+                          .arg(snapshot->pauseMs));
+            selectSnapshot(snapshot->id);
+        },
+        kLongCallMs);
 }
 
 void SnapshotsView::requestRestore()
@@ -505,9 +506,10 @@ void SnapshotsView::requestRestore()
         return;
     const QString sandbox = m_model->sandbox();
     const QString id = snapshot->id;
-    auto *box = new QMessageBox(QMessageBox::Question, tr("Restore Snapshot"),
-                                tr("Restore %1 to the snapshot %2?").arg(sandbox, describe(*snapshot)),
-                                QMessageBox::Cancel, this);
+    auto *box =
+        new QMessageBox(QMessageBox::Question, tr("Restore Snapshot"),
+                        tr("Restore %1 to the snapshot %2?").arg(sandbox, describe(*snapshot)),
+                        QMessageBox::Cancel, this);
     box->setInformativeText(tr("A safety snapshot of %1's current state is taken first, so you "
                                "can go back to it. Then the running guest is replaced by the "
                                "snapshot's state; what happened since is only in the safety "
@@ -526,21 +528,23 @@ void SnapshotsView::restore(const QString &id)
 {
     const QString sandbox = m_model->sandbox();
     setStatus(tr("Restoring %1 (taking a safety snapshot first)…").arg(sandbox));
-    call(methodName(protocol::method::SnapshotRestore),
-         {{QStringLiteral("name"), sandbox}, {QStringLiteral("snapshot"), id}},
-         tr("Could not restore “%1”.").arg(sandbox),
-         [this, sandbox](const QJsonValue &value) {
-             const QJsonObject safety = value.toObject().value(QStringLiteral("safety")).toObject();
-             if (auto snapshot = Snapshot::fromJson(safety); snapshot && !safety.isEmpty())
-                 setStatus(tr("Restored %1. The state before is kept in the safety snapshot "
-                              "of %2.")
-                               .arg(sandbox, QLocale().toString(snapshot->createdAt.toLocalTime(),
-                                                                QStringLiteral("HH:mm:ss"))));
-             else
-                 setStatus(tr("Restored %1 (it was stopped: no safety snapshot was needed).")
-                               .arg(sandbox));
-         },
-         kLongCallMs);
+    call(
+        methodName(protocol::method::SnapshotRestore),
+        {{QStringLiteral("name"), sandbox}, {QStringLiteral("snapshot"), id}},
+        tr("Could not restore “%1”.").arg(sandbox),
+        [this, sandbox](const QJsonValue &value) {
+            const QJsonObject safety = value.toObject().value(QStringLiteral("safety")).toObject();
+            if (auto snapshot = Snapshot::fromJson(safety); snapshot && !safety.isEmpty())
+                setStatus(tr("Restored %1. The state before is kept in the safety snapshot "
+                             "of %2.")
+                              .arg(sandbox,
+                                   QLocale().toString(snapshot->createdAt.toLocalTime(),
+                                                      QStringLiteral("HH:mm:ss"))));
+            else
+                setStatus(tr("Restored %1 (it was stopped: no safety snapshot was needed).")
+                              .arg(sandbox));
+        },
+        kLongCallMs);
 }
 
 void SnapshotsView::requestFork()
@@ -628,40 +632,37 @@ void SnapshotsView::checkCopiedBindings(const QString &source, const QString &fo
         return;
     QPointer<SnapshotsView> self(this);
     const QString method = methodName(protocol::method::BindingList);
-    m_client->call(method, {{QStringLiteral("sandbox"), source}},
-                   [self, method, source, fork](const Result<QJsonValue> &sourceResult) {
-                       if (!self || !self->m_client)
-                           return;
-                       const int had = sourceResult ? int(sourceResult->toObject()
-                                                              .value(QStringLiteral("bindings"))
-                                                              .toArray()
-                                                              .size())
-                                                    : -1;
-                       self->m_client->call(
-                           method, {{QStringLiteral("sandbox"), fork}},
-                           [self, source, fork, had](const Result<QJsonValue> &forkResult) {
-                               if (!self)
-                                   return;
-                               const int got = forkResult
-                                   ? int(forkResult->toObject()
-                                             .value(QStringLiteral("bindings"))
-                                             .toArray()
-                                             .size())
-                                   : -1;
-                               if (had > 0 && got == 0)
-                                   self->setStatus(
-                                       tr("Forked %1 into %2, but the helper did not copy the "
-                                          "credential bindings (it may be older than this "
-                                          "window). Add them to %2 in Credentials.")
-                                           .arg(source, fork),
-                                       true);
-                               else
-                                   self->setStatus(tr("Forked %1 into %2 with %n credential "
-                                                      "binding(s) (fresh placeholders).",
-                                                      nullptr, std::max(got, 0))
-                                                       .arg(source, fork));
-                           });
-                   });
+    m_client->call(
+        method, {{QStringLiteral("sandbox"), source}},
+        [self, method, source, fork](const Result<QJsonValue> &sourceResult) {
+            if (!self || !self->m_client)
+                return;
+            const int had = sourceResult
+                ? int(sourceResult->toObject().value(QStringLiteral("bindings")).toArray().size())
+                : -1;
+            self->m_client->call(
+                method, {{QStringLiteral("sandbox"), fork}},
+                [self, source, fork, had](const Result<QJsonValue> &forkResult) {
+                    if (!self)
+                        return;
+                    const int got = forkResult ? int(forkResult->toObject()
+                                                         .value(QStringLiteral("bindings"))
+                                                         .toArray()
+                                                         .size())
+                                               : -1;
+                    if (had > 0 && got == 0)
+                        self->setStatus(tr("Forked %1 into %2, but the helper did not copy the "
+                                           "credential bindings (it may be older than this "
+                                           "window). Add them to %2 in Credentials.")
+                                            .arg(source, fork),
+                                        true);
+                    else
+                        self->setStatus(tr("Forked %1 into %2 with %n credential "
+                                           "binding(s) (fresh placeholders).",
+                                           nullptr, std::max(got, 0))
+                                            .arg(source, fork));
+                });
+        });
 }
 
 void SnapshotsView::requestRename()
@@ -743,8 +744,7 @@ void SnapshotsView::requestSchedule()
     if (sandbox.isEmpty())
         return;
     auto *dialog = new ScheduleDialog(sandbox, m_model->schedule(), this);
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog] { setSchedule(dialog->schedule()); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { setSchedule(dialog->schedule()); });
     setPending(dialog);
 }
 

@@ -50,6 +50,13 @@ Result<QList<Snapshot>> readSnapshots(const QJsonObject &list)
         auto snapshot = Snapshot::fromJson(value.toObject());
         if (!snapshot)
             return std::unexpected(snapshot.error());
+        // Ids go back to the helper in requests: only well-formed ones are kept.
+        if (auto valid = Snapshot::validateId(snapshot->id); !valid)
+            return std::unexpected(valid.error());
+        if (!snapshot->parent.isEmpty()) {
+            if (auto valid = Snapshot::validateId(snapshot->parent); !valid)
+                return std::unexpected(valid.error());
+        }
         snapshots.append(*snapshot);
     }
     return snapshots;
@@ -105,8 +112,7 @@ void SnapshotTimelineModel::setSandbox(const QString &sandbox)
 void SnapshotTimelineModel::refresh()
 {
     const quint64 generation = ++m_generation;
-    if (!m_client || m_sandbox.isEmpty()
-        || m_client->state() != HelperClient::State::Ready)
+    if (!m_client || m_sandbox.isEmpty() || m_client->state() != HelperClient::State::Ready)
         return;
     // Both lists are asked for at once; the later answer applies them together.
     auto own = std::make_shared<std::optional<QJsonObject>>();
@@ -182,8 +188,8 @@ Result<void> SnapshotTimelineModel::setLists(const QJsonObject &own, const QJson
     for (auto it = wanted.cbegin(); sameShape && it != wanted.cend(); ++it) {
         const Node *node = m_nodes.value(it->id);
         const QString inTree = ids.contains(it->parent) ? it->parent : QString();
-        sameShape = node && (node->parent == m_root.get() ? QString() : node->parent->snapshot.id)
-                                == inTree;
+        sameShape = node
+            && (node->parent == m_root.get() ? QString() : node->parent->snapshot.id) == inTree;
     }
     if (sameShape) {
         for (const Snapshot &snapshot : std::as_const(wanted)) {
@@ -210,9 +216,11 @@ void SnapshotTimelineModel::setMetadata(const QString &head, const SnapshotSched
     const QString oldHead = std::exchange(m_head, head);
     m_schedule = schedule;
     m_retainedSince = retainedSince;
-    for (const QString &id : {oldHead, head}) {
-        if (const Node *node = m_nodes.value(id))
-            Q_EMIT dataChanged(indexOfNode(node, 0), indexOfNode(node, ColumnCount - 1));
+    if (oldHead != head) {
+        for (const QString &id : {oldHead, head}) {
+            if (const Node *node = m_nodes.value(id))
+                Q_EMIT dataChanged(indexOfNode(node, 0), indexOfNode(node, ColumnCount - 1));
+        }
     }
     Q_EMIT metadataChanged();
 }
@@ -232,14 +240,16 @@ void SnapshotTimelineModel::handleNotification(const QString &method, const QJso
         }
         return;
     }
-    auto snapshot = Snapshot::fromJson(params.value(QStringLiteral("snapshot")).toObject());
-    if (!snapshot) {
-        Q_EMIT loadFailed(snapshot.error().message);
+    auto snapshot = readSnapshots(
+        {{QStringLiteral("snapshots"), QJsonArray {params.value(QStringLiteral("snapshot"))}}});
+    if (!snapshot || snapshot->isEmpty()) {
+        Q_EMIT loadFailed(snapshot ? QStringLiteral("snapshot.changed without a snapshot")
+                                   : snapshot.error().message);
         return;
     }
-    if (!belongsHere(*snapshot))
+    if (!belongsHere(snapshot->constFirst()))
         return;
-    upsert(*snapshot);
+    upsert(snapshot->constFirst());
     scheduleReread();
 }
 
@@ -272,7 +282,8 @@ int SnapshotTimelineModel::insertPosition(const Node *parent, const Snapshot &sn
 void SnapshotTimelineModel::upsert(const Snapshot &snapshot)
 {
     if (Node *node = m_nodes.value(snapshot.id)) {
-        if (parentNodeFor(snapshot) == node->parent && node->snapshot.createdAt == snapshot.createdAt) {
+        if (parentNodeFor(snapshot) == node->parent
+            && node->snapshot.createdAt == snapshot.createdAt) {
             node->snapshot = snapshot;
             Q_EMIT dataChanged(indexOfNode(node, 0), indexOfNode(node, ColumnCount - 1));
             return;
@@ -443,9 +454,8 @@ QModelIndex SnapshotTimelineModel::indexOf(const QString &id, int column) const
 QModelIndexList SnapshotTimelineModel::indexesByTime() const
 {
     QList<const Node *> nodes(m_nodes.cbegin(), m_nodes.cend());
-    std::sort(nodes.begin(), nodes.end(), [](const Node *a, const Node *b) {
-        return olderThan(a->snapshot, b->snapshot);
-    });
+    std::sort(nodes.begin(), nodes.end(),
+              [](const Node *a, const Node *b) { return olderThan(a->snapshot, b->snapshot); });
     QModelIndexList indexes;
     for (const Node *node : std::as_const(nodes))
         indexes.append(indexOfNode(node));
@@ -553,13 +563,12 @@ QVariant SnapshotTimelineModel::data(const QModelIndex &index, int role) const
         return s.sandbox != m_sandbox;
     case SummaryRole:
     case Qt::ToolTipRole: {
-        QString text = tr("%1 snapshot “%2” of %3, taken %4: %5 new of %6, paused %7 ms")
-                           .arg(kindText(s.kind),
-                                s.label.isEmpty() ? tr("(no label)") : s.label, s.sandbox,
-                                QLocale().toString(s.createdAt.toLocalTime(),
-                                                   QLocale::LongFormat),
-                                formatBytes(s.newBytes), formatBytes(s.logicalBytes))
-                           .arg(s.pauseMs);
+        QString text =
+            tr("%1 snapshot “%2” of %3, taken %4: %5 new of %6, paused %7 ms")
+                .arg(kindText(s.kind), s.label.isEmpty() ? tr("(no label)") : s.label, s.sandbox,
+                     QLocale().toString(s.createdAt.toLocalTime(), QLocale::LongFormat),
+                     formatBytes(s.newBytes), formatBytes(s.logicalBytes))
+                .arg(s.pauseMs);
         if (s.pinned)
             text += tr("; pinned");
         if (isHead)
@@ -600,8 +609,7 @@ QVariant SnapshotTimelineModel::data(const QModelIndex &index, int role) const
     }
 }
 
-QVariant SnapshotTimelineModel::headerData(int section, Qt::Orientation orientation,
-                                           int role) const
+QVariant SnapshotTimelineModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};

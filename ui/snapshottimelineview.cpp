@@ -98,6 +98,7 @@ void SnapshotTimelineView::setModel(SnapshotTimelineModel *model, QItemSelection
     m_model = model;
     m_selection = selection;
     auto changed = [this] {
+        m_range.reset();
         updateGeometry();
         updateDescription();
         update();
@@ -126,8 +127,8 @@ void SnapshotTimelineView::setCurrentIndex(const QModelIndex &index)
 {
     if (!m_selection)
         return;
-    m_selection->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect
-                                            | QItemSelectionModel::Rows);
+    m_selection->setCurrentIndex(index,
+                                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 int SnapshotTimelineView::markerRadius(qint64 newBytes)
@@ -147,20 +148,59 @@ QSize SnapshotTimelineView::minimumSizeHint() const
     return {360, kTopMargin + kLaneHeight + kBottomMargin};
 }
 
-SnapshotTimelineView::Range SnapshotTimelineView::timeRange() const
+const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
 {
     const QDateTime now = QDateTime::currentDateTimeUtc();
+    if (m_range && m_rangeSize == size() && m_rangeSecond == now.toSecsSinceEpoch())
+        return *m_range;
+    const QModelIndexList byTime = m_model ? m_model->indexesByTime() : QModelIndexList();
     QDateTime from = now;
-    if (m_model) {
-        for (const QModelIndex &index : m_model->indexesByTime()) {
-            from = std::min(from, index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime());
-            break; // oldest first
-        }
-    }
-    qint64 span = std::max<qint64>(from.msecsTo(now), 60000);
+    if (!byTime.isEmpty())
+        from = std::min(
+            from, byTime.constFirst().data(SnapshotTimelineModel::CreatedAtRole).toDateTime());
+    const qint64 span = std::max<qint64>(from.msecsTo(now), 60000);
     // Room on both sides so the first marker and "now" are not on the edge.
     const qint64 pad = span / 16;
-    return {now.addMSecs(-span - pad), now.addMSecs(pad)};
+    Range range;
+    range.from = now.addMSecs(-span - pad);
+    range.to = now.addMSecs(pad);
+    const QRect plot = plotRect();
+    const double total = double(range.from.msecsTo(range.to));
+    auto linear = [&](const QDateTime &t) {
+        return plot.left() + plot.width() * double(range.from.msecsTo(t)) / total;
+    };
+    // Markers (and "now" last) at least `gap` apart: forward, backward, forward again.
+    std::vector<qint64> times;
+    std::vector<double> xs;
+    for (const QModelIndex &index : byTime) {
+        const QDateTime t = index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime();
+        times.push_back(t.toMSecsSinceEpoch());
+        xs.push_back(linear(t));
+    }
+    times.push_back(now.toMSecsSinceEpoch());
+    xs.push_back(linear(now));
+    const double gap = std::min(30.0, double(plot.width() - 20) / double(xs.size()));
+    const double first = plot.left() + 10;
+    const double last = plot.right() - 10;
+    for (size_t i = 0; i < xs.size(); ++i)
+        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gap);
+    for (size_t i = xs.size(); i-- > 0;)
+        xs[i] = std::min(xs[i], i + 1 == xs.size() ? last : xs[i + 1] - gap);
+    for (size_t i = 0; i < xs.size(); ++i)
+        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gap);
+    range.knots.emplace_back(range.from.toMSecsSinceEpoch(), plot.left());
+    for (size_t i = 0; i < xs.size(); ++i)
+        range.knots.emplace_back(times[i], xs[i]);
+    range.knots.emplace_back(range.to.toMSecsSinceEpoch(),
+                             std::max<double>(plot.right(), xs.back()));
+    for (qsizetype i = 0; i < byTime.size(); ++i)
+        range.markerX.insert(byTime.at(i).data(SnapshotTimelineModel::IdRole).toString(),
+                             xs[size_t(i)]);
+    range.nowX = xs.back();
+    m_range = std::move(range);
+    m_rangeSize = size();
+    m_rangeSecond = now.toSecsSinceEpoch();
+    return *m_range;
 }
 
 QRect SnapshotTimelineView::plotRect() const
@@ -172,8 +212,22 @@ QRect SnapshotTimelineView::plotRect() const
 double SnapshotTimelineView::xFor(const QDateTime &time, const Range &range,
                                   const QRect &plot) const
 {
-    const double total = double(range.from.msecsTo(range.to));
-    return plot.left() + plot.width() * double(range.from.msecsTo(time)) / total;
+    const qint64 t = time.toMSecsSinceEpoch();
+    const auto &knots = range.knots;
+    if (knots.empty())
+        return plot.left();
+    if (t <= knots.front().first)
+        return knots.front().second;
+    for (size_t i = 1; i < knots.size(); ++i) {
+        const auto &[t1, x1] = knots[i];
+        if (t > t1)
+            continue;
+        const auto &[t0, x0] = knots[i - 1];
+        if (t1 == t0)
+            return x0;
+        return x0 + (x1 - x0) * double(t - t0) / double(t1 - t0);
+    }
+    return knots.back().second;
 }
 
 int SnapshotTimelineView::yForLane(int lane) const
@@ -184,9 +238,12 @@ int SnapshotTimelineView::yForLane(int lane) const
 QPoint SnapshotTimelineView::centerOf(const QModelIndex &index, const Range &range,
                                       const QRect &plot) const
 {
-    const QDateTime time = index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime();
     const int lane = index.data(SnapshotTimelineModel::LaneRole).toInt();
-    return QPoint(int(std::lround(xFor(time, range, plot))), yForLane(lane));
+    const QString id = index.data(SnapshotTimelineModel::IdRole).toString();
+    const double x = range.markerX.contains(id)
+        ? range.markerX.value(id)
+        : xFor(index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime(), range, plot);
+    return QPoint(int(std::lround(x)), yForLane(lane));
 }
 
 QRect SnapshotTimelineView::markerRect(const QModelIndex &index) const
@@ -216,7 +273,7 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     const QRect plot = plotRect();
-    const Range range = timeRange();
+    const Range &range = timeRange();
     const QPalette pal = palette();
 
     paintRetention(painter, range, plot);
@@ -278,7 +335,7 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     // The current state: from the head to now.
     if (const QModelIndex head = m_model->indexOf(m_model->head()); head.isValid()) {
         const QPointF a = centerOf(head, range, plot);
-        const double nowX = xFor(QDateTime::currentDateTimeUtc(), range, plot);
+        const double nowX = range.nowX;
         painter.setPen(QPen(kManual, 2, Qt::DashLine));
         painter.drawLine(a, QPointF(nowX, a.y()));
         painter.setBrush(kManual);
@@ -315,9 +372,8 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         }
 
         const int lane = index.data(SnapshotTimelineModel::LaneRole).toInt();
-        const QString label = index.siblingAtColumn(SnapshotTimelineModel::LabelColumn)
-                                  .data()
-                                  .toString();
+        const QString label =
+            index.siblingAtColumn(SnapshotTimelineModel::LabelColumn).data().toString();
         const QString text = painter.fontMetrics().elidedText(label, Qt::ElideRight, 120);
         const int w = painter.fontMetrics().horizontalAdvance(text);
         const int left = int(c.x()) - w / 2;
@@ -408,15 +464,15 @@ void SnapshotTimelineView::paintLegend(QPainter &painter) const
                      tr("size: new bytes stored; dashed: forks and the current state"));
 }
 
-void SnapshotTimelineView::paintAxis(QPainter &painter, const Range &range,
-                                     const QRect &plot) const
+void SnapshotTimelineView::paintAxis(QPainter &painter, const Range &range, const QRect &plot) const
 {
     const int y = height() - kBottomMargin + 8;
     painter.setPen(palette().color(QPalette::Text));
     painter.drawLine(plot.left(), y, plot.right(), y);
     const qint64 spanS = std::max<qint64>(1, range.from.secsTo(range.to));
-    static const qint64 steps[] = {1, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
-                                   2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400,
+    static const qint64 steps[] = {1,         5,          10,         15,        30,    60,
+                                   120,       300,        600,        900,       1800,  3600,
+                                   2 * 3600,  3 * 3600,   6 * 3600,   12 * 3600, 86400, 2 * 86400,
                                    7 * 86400, 30 * 86400, 365 * 86400};
     qint64 step = steps[std::size(steps) - 1];
     for (qint64 candidate : steps) {
@@ -425,21 +481,26 @@ void SnapshotTimelineView::paintAxis(QPainter &painter, const Range &range,
             break;
         }
     }
-    const QString format = step < 60       ? QStringLiteral("HH:mm:ss")
-                         : step < 86400   ? QStringLiteral("HH:mm")
-                                          : QStringLiteral("yyyy-MM-dd");
+    const QString format = step < 60 ? QStringLiteral("HH:mm:ss")
+        : step < 86400               ? QStringLiteral("HH:mm")
+                                     : QStringLiteral("yyyy-MM-dd");
     // Ticks on multiples of the step in local time, so labels read 10:15, 10:20...
     const QDateTime localFrom = range.from.toLocalTime();
     const qint64 offset = localFrom.offsetFromUtc();
     qint64 t = ((range.from.toSecsSinceEpoch() + offset) / step + 1) * step - offset;
     const QFontMetrics metrics(painter.font());
+    double labelRight = -1e9;
     for (; t <= range.to.toSecsSinceEpoch(); t += step) {
         const QDateTime at = QDateTime::fromSecsSinceEpoch(t, Qt::UTC);
         const double x = xFor(at, range, plot);
         painter.drawLine(QPointF(x, y), QPointF(x, y + 4));
+        // Where markers were pushed apart the ticks crowd: label only those with room.
         const QString text = QLocale().toString(at.toLocalTime(), format);
-        painter.drawText(QPointF(x - metrics.horizontalAdvance(text) / 2.0, y + 6 + metrics.ascent()),
-                         text);
+        const double left = x - metrics.horizontalAdvance(text) / 2.0;
+        if (left < labelRight + 8)
+            continue;
+        painter.drawText(QPointF(left, y + 6 + metrics.ascent()), text);
+        labelRight = left + metrics.horizontalAdvance(text);
     }
 }
 
@@ -539,8 +600,8 @@ void SnapshotTimelineView::moveLane(int step)
     for (const QModelIndex &index : m_model->indexesByTime()) {
         if (index.data(SnapshotTimelineModel::LaneRole).toInt() != lane)
             continue;
-        const qint64 distance = std::abs(
-            time.msecsTo(index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime()));
+        const qint64 distance =
+            std::abs(time.msecsTo(index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime()));
         if (!best.isValid() || distance < bestDistance) {
             best = index;
             bestDistance = distance;
@@ -577,8 +638,8 @@ void SnapshotTimelineView::updateDescription()
         setAccessibleDescription(tr("No sandbox selected."));
         return;
     }
-    QString text = tr("%n snapshot(s) of %1", nullptr, m_model->snapshotCount())
-                       .arg(m_model->sandbox());
+    QString text =
+        tr("%n snapshot(s) of %1", nullptr, m_model->snapshotCount()).arg(m_model->sandbox());
     text += QLatin1String(". ");
     text += tr("%n branch(es).", nullptr, m_model->laneCount());
     const QModelIndex current = currentIndex();

@@ -1,10 +1,15 @@
 #pragma once
 
 #include <QDateTime>
+#include <QHash>
 #include <QModelIndex>
 #include <QPointer>
 #include <QTimer>
 #include <QWidget>
+
+#include <optional>
+#include <utility>
+#include <vector>
 
 class QItemSelectionModel;
 
@@ -61,12 +66,18 @@ protected:
     void focusOutEvent(QFocusEvent *event) override;
 
 private:
+    /// The time axis: oldest snapshot to now, linear except that markers closer than a few
+    /// pixels are pushed apart (snapshots seconds apart among ones hours apart); the axis
+    /// follows through the knots, so ticks stay true.
     struct Range
     {
         QDateTime from;
         QDateTime to;
+        std::vector<std::pair<qint64, double>> knots; // ms since epoch -> x, ascending
+        QHash<QString, double> markerX; // snapshot id -> x
+        double nowX = 0;
     };
-    Range timeRange() const;
+    const Range &timeRange() const;
     QRect plotRect() const;
     double xFor(const QDateTime &time, const Range &range, const QRect &plot) const;
     int yForLane(int lane) const;
@@ -81,6 +92,9 @@ private:
     QPointer<SnapshotTimelineModel> m_model;
     QPointer<QItemSelectionModel> m_selection;
     QTimer m_clock; // "now" moves: repaint now and then
+    mutable std::optional<Range> m_range; // cached; reset when the model or size changes
+    mutable QSize m_rangeSize;
+    mutable qint64 m_rangeSecond = 0;
 };
 
 } // namespace airlock
