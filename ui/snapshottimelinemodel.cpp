@@ -381,11 +381,11 @@ void SnapshotTimelineModel::rebuild(const QList<Snapshot> &snapshotsIn)
         node->parent = parent;
         parent->children.push_back(std::move(node)); // sorted: snapshots are oldest first
     }
-    assignLanes();
+    assignLanes(false); // inside the reset: nobody may look at items now
     endResetModel();
 }
 
-void SnapshotTimelineModel::assignLanes()
+void SnapshotTimelineModel::assignLanes(bool notify)
 {
     QHash<const Node *, int> before;
     for (const Node *node : std::as_const(m_nodes))
@@ -426,6 +426,8 @@ void SnapshotTimelineModel::assignLanes()
         place(root.get(), opened);
     }
     m_laneCount = next;
+    if (!notify)
+        return;
     for (auto it = before.cbegin(); it != before.cend(); ++it) {
         if (it.key()->lane != it.value()) {
             const QModelIndex index = indexOfNode(it.key());

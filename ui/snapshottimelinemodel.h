@@ -125,7 +125,8 @@ private:
     void rebuild(const QList<Snapshot> &snapshots);
     void upsert(const Snapshot &snapshot);
     void removeSnapshot(const QString &id);
-    void assignLanes();
+    /// Lanes from the tree; with `notify`, dataChanged(LaneRole) for items that moved.
+    void assignLanes(bool notify = true);
     void scheduleReread();
     void setMetadata(const QString &head, const SnapshotSchedule &schedule,
                      const QDateTime &retainedSince);
