@@ -150,7 +150,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     hostSplitter->setStretchFactor(0, 0);
     hostSplitter->setStretchFactor(1, 1);
     hostSplitter->setChildrenCollapsible(false);
-    hostSplitter->setSizes({300, 800});
+    hostSplitter->setSizes({230, 870});
     setCentralWidget(hostSplitter);
 
     statusBar()->addWidget(m_statusLabel, 1);

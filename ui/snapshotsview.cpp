@@ -70,11 +70,11 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     m_tree->setUniformRowHeights(true);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tree->header()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    m_tree->setColumnWidth(SnapshotTimelineModel::LabelColumn, 220);
-    m_tree->setColumnWidth(SnapshotTimelineModel::TimeColumn, 150);
+    m_tree->setColumnWidth(SnapshotTimelineModel::LabelColumn, 200);
+    m_tree->setColumnWidth(SnapshotTimelineModel::TimeColumn, 140);
     m_tree->setColumnWidth(SnapshotTimelineModel::KindColumn, 90);
     m_tree->setColumnWidth(SnapshotTimelineModel::LogicalSizeColumn, 90);
-    m_tree->setColumnWidth(SnapshotTimelineModel::NewBytesColumn, 170);
+    m_tree->setColumnWidth(SnapshotTimelineModel::NewBytesColumn, 160);
     m_tree->setColumnWidth(SnapshotTimelineModel::PauseColumn, 70);
     m_tree->setColumnWidth(SnapshotTimelineModel::PinnedColumn, 60);
 

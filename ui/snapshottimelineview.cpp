@@ -20,7 +20,8 @@ constexpr int kLeftMargin = 120; // lane titles
 constexpr int kRightMargin = 40;
 constexpr int kTopMargin = 46; // legend and retention note
 constexpr int kBottomMargin = 40; // time axis
-constexpr int kLaneHeight = 64;
+constexpr int kLaneHeight = 64; // the least; lanes grow to fill the widget up to kMaxLaneHeight
+constexpr int kMaxLaneHeight = 110;
 
 const QColor kManual(0x1f, 0x6f, 0xc5);
 const QColor kAutomatic(0x7f, 0x8c, 0x9d);
@@ -170,24 +171,39 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
         return plot.left() + plot.width() * double(range.from.msecsTo(t)) / total;
     };
     // Markers (and "now" last) at least `gap` apart: forward, backward, forward again.
+    // gaps[i]: the least distance between marker i-1 and i (their radii and some air).
     std::vector<qint64> times;
     std::vector<double> xs;
+    std::vector<double> gaps;
+    int previousRadius = 0;
     for (const QModelIndex &index : byTime) {
         const QDateTime t = index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime();
+        const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong());
         times.push_back(t.toMSecsSinceEpoch());
         xs.push_back(linear(t));
+        gaps.push_back(std::max(28.0, double(previousRadius + r + 12)));
+        previousRadius = r;
     }
     times.push_back(now.toMSecsSinceEpoch());
     xs.push_back(linear(now));
-    const double gap = std::min(30.0, double(plot.width() - 20) / double(xs.size()));
-    const double first = plot.left() + 10;
+    gaps.push_back(previousRadius + 24.0);
+    const double first = plot.left() + 10 + (byTime.isEmpty() ? 0 : 12);
     const double last = plot.right() - 10;
+    // Too many markers for the width: shrink every gap alike.
+    double needed = 0;
+    for (size_t i = 1; i < gaps.size(); ++i)
+        needed += gaps[i];
+    const double room = last - first;
+    if (needed > room && needed > 0) {
+        for (double &gap : gaps)
+            gap *= room / needed;
+    }
     for (size_t i = 0; i < xs.size(); ++i)
-        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gap);
+        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gaps[i]);
     for (size_t i = xs.size(); i-- > 0;)
-        xs[i] = std::min(xs[i], i + 1 == xs.size() ? last : xs[i + 1] - gap);
+        xs[i] = std::min(xs[i], i + 1 == xs.size() ? last : xs[i + 1] - gaps[i + 1]);
     for (size_t i = 0; i < xs.size(); ++i)
-        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gap);
+        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gaps[i]);
     range.knots.emplace_back(range.from.toMSecsSinceEpoch(), plot.left());
     for (size_t i = 0; i < xs.size(); ++i)
         range.knots.emplace_back(times[i], xs[i]);
@@ -206,7 +222,7 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
 QRect SnapshotTimelineView::plotRect() const
 {
     return QRect(kLeftMargin, kTopMargin, std::max(40, width() - kLeftMargin - kRightMargin),
-                 std::max(kLaneHeight, height() - kTopMargin - kBottomMargin));
+                 laneHeight() * std::max(1, m_model ? m_model->laneCount() : 1));
 }
 
 double SnapshotTimelineView::xFor(const QDateTime &time, const Range &range,
@@ -230,9 +246,15 @@ double SnapshotTimelineView::xFor(const QDateTime &time, const Range &range,
     return knots.back().second;
 }
 
+int SnapshotTimelineView::laneHeight() const
+{
+    const int lanes = std::max(1, m_model ? m_model->laneCount() : 1);
+    return std::clamp((height() - kTopMargin - kBottomMargin) / lanes, kLaneHeight, kMaxLaneHeight);
+}
+
 int SnapshotTimelineView::yForLane(int lane) const
 {
-    return kTopMargin + lane * kLaneHeight + kLaneHeight / 2;
+    return kTopMargin + lane * laneHeight() + laneHeight() / 2;
 }
 
 QPoint SnapshotTimelineView::centerOf(const QModelIndex &index, const Range &range,
@@ -348,7 +370,9 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
 
     // Markers, oldest first so newer ones are on top; labels where they fit.
     const QModelIndex current = currentIndex();
-    QHash<int, int> labelRight; // lane -> right edge of the last label drawn
+    // lane -> right edge of the last label drawn below / above the markers
+    QHash<int, int> labelRightBelow;
+    QHash<int, int> labelRightAbove;
     for (const QModelIndex &index : indexes) {
         const QPointF c = centerOf(index, range, plot);
         const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong());
@@ -377,11 +401,16 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         const QString text = painter.fontMetrics().elidedText(label, Qt::ElideRight, 120);
         const int w = painter.fontMetrics().horizontalAdvance(text);
         const int left = int(c.x()) - w / 2;
-        if (left > labelRight.value(lane, -1000) + 6) {
-            painter.setPen(pal.color(QPalette::Text));
-            painter.drawText(QPoint(left, int(c.y()) + r + painter.fontMetrics().ascent() + 3),
-                             text);
-            labelRight.insert(lane, left + w);
+        const QFontMetrics metrics = painter.fontMetrics();
+        painter.setPen(pal.color(QPalette::Text));
+        if (left > labelRightBelow.value(lane, -1000) + 6) {
+            painter.drawText(QPoint(left, int(c.y()) + r + metrics.ascent() + 3), text);
+            labelRightBelow.insert(lane, left + w);
+        } else if (left > labelRightAbove.value(lane, -1000) + 6) {
+            // Crowded below: above the marker (and its pin).
+            const int top = int(c.y()) - r - (pinned ? 17 : 4) - metrics.descent();
+            painter.drawText(QPoint(left, top), text);
+            labelRightAbove.insert(lane, left + w);
         }
     }
     if (hasFocus() && current.isValid()) {
@@ -466,7 +495,7 @@ void SnapshotTimelineView::paintLegend(QPainter &painter) const
 
 void SnapshotTimelineView::paintAxis(QPainter &painter, const Range &range, const QRect &plot) const
 {
-    const int y = height() - kBottomMargin + 8;
+    const int y = plot.bottom() + 10;
     painter.setPen(palette().color(QPalette::Text));
     painter.drawLine(plot.left(), y, plot.right(), y);
     const qint64 spanS = std::max<qint64>(1, range.from.secsTo(range.to));

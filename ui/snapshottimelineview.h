@@ -80,6 +80,7 @@ private:
     const Range &timeRange() const;
     QRect plotRect() const;
     double xFor(const QDateTime &time, const Range &range, const QRect &plot) const;
+    int laneHeight() const;
     int yForLane(int lane) const;
     QPoint centerOf(const QModelIndex &index, const Range &range, const QRect &plot) const;
     void paintAxis(class QPainter &painter, const Range &range, const QRect &plot) const;
