@@ -1556,6 +1556,42 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>The helper has no guest images yet; build one with installers/guest/build-image.sh.</source>
         <translation>Der Helfer hat noch keine Gast-Images; bauen Sie eines mit installers/guest/build-image.sh.</translation>
     </message>
+    <message>
+        <source>Start from a &amp;template (fast)</source>
+        <translation>Aus einer &amp;Vorlage starten (schnell)</translation>
+    </message>
+    <message>
+        <source>Start from the image&apos;s template</source>
+        <translation>Aus der Vorlage des Abbilds starten</translation>
+    </message>
+    <message>
+        <source>Restore a snapshot of the already booted image instead of booting the kernel; the guest gets its own name, addresses and keys right after.</source>
+        <translation>Einen Snapshot des schon gestarteten Abbilds wiederherstellen, statt den Kernel zu booten; der Gast bekommt gleich danach seinen eigenen Namen, seine Adressen und Schlüssel.</translation>
+    </message>
+    <message>
+        <source>Template availability</source>
+        <translation>Verfügbarkeit der Vorlage</translation>
+    </message>
+    <message>
+        <source>This helper cannot start sandboxes from a template; they boot cold.</source>
+        <translation>Dieser Helfer kann Sandboxes nicht aus einer Vorlage starten; sie booten kalt.</translation>
+    </message>
+    <message>
+        <source>Could not list templates: %1</source>
+        <translation>Vorlagen konnten nicht aufgelistet werden: %1</translation>
+    </message>
+    <message>
+        <source>The guest boots its kernel (a few seconds).</source>
+        <translation>Der Gast bootet seinen Kernel (einige Sekunden).</translation>
+    </message>
+    <message>
+        <source>A template of this image and size is ready: the guest starts in about a second instead of booting.</source>
+        <translation>Eine Vorlage dieses Abbilds und dieser Größe ist bereit: Der Gast startet in etwa einer Sekunde, statt zu booten.</translation>
+    </message>
+    <message>
+        <source>No template of this image and size yet: the guest boots cold (the helper makes one with “airlockctl template prepare”).</source>
+        <translation>Noch keine Vorlage dieses Abbilds und dieser Größe: Der Gast bootet kalt (der Helfer erstellt eine mit „airlockctl template prepare“).</translation>
+    </message>
 </context>
 <context>
     <name>airlock::PolicyEditor</name>

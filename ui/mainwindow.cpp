@@ -598,12 +598,15 @@ void MainWindow::call(const QString &method, const QString &sandbox, const QStri
                    });
 }
 
-void MainWindow::createSandbox(const SandboxSpec &spec, bool start)
+void MainWindow::createSandbox(const SandboxSpec &spec, bool start, const QString &boot)
 {
     if (!m_client)
         return;
+    QJsonObject params = spec.toJson();
+    if (!boot.isEmpty())
+        params.insert(QStringLiteral("boot"), boot); // a helper without templates ignores it
     QPointer<MainWindow> self(this);
-    m_client->call(QString::fromLatin1(protocol::method::SandboxCreate), spec.toJson(),
+    m_client->call(QString::fromLatin1(protocol::method::SandboxCreate), params,
                    [self, spec, start](const Result<QJsonValue> &result) {
                        if (!self)
                            return;
@@ -777,8 +780,9 @@ void MainWindow::showNewSandboxDialog()
         names.append(m_model->sandboxAt(row)->spec.name);
     auto *dialog = new NewSandboxDialog(m_client, names, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog] { createSandbox(dialog->spec(), dialog->startAfterCreate()); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        createSandbox(dialog->spec(), dialog->startAfterCreate(), dialog->bootMode());
+    });
     dialog->open();
 }
 

@@ -80,7 +80,9 @@ public Q_SLOTS:
     ConsoleTab *openConsole(const QString &sandbox);
     /// Opens the console of `sandbox` as soon as the sandbox list contains it.
     void openConsoleWhenListed(const QString &sandbox);
-    void createSandbox(const airlock::SandboxSpec &spec, bool start);
+    /// sandbox.create (then sandbox.start when `start`); `boot` is its `boot` param
+    /// ("template" or "cold"; empty: the helper's default).
+    void createSandbox(const airlock::SandboxSpec &spec, bool start, const QString &boot = {});
     void startSandbox(const QString &sandbox);
     void stopSandbox(const QString &sandbox);
     void killSandbox(const QString &sandbox);

@@ -614,7 +614,15 @@ void SnapshotsView::fork(const QString &id, const QString &name, bool copyBindin
                 self->fail(tr("Could not fork “%1”.").arg(name), error);
                 return;
             }
-            if (copyBindings)
+            // A helper that knows `bindings` says how many it copied (`bindingsCopied`); an
+            // older one ignores the parameter and answers without the field.
+            const QJsonValue copied = result->toObject().value(QStringLiteral("bindingsCopied"));
+            if (copyBindings && copied.isDouble())
+                self->setStatus(tr("Forked %1 into %2 with %n credential binding(s) (fresh "
+                                   "placeholders).",
+                                   nullptr, copied.toInt())
+                                    .arg(source, name));
+            else if (copyBindings)
                 self->checkCopiedBindings(source, name);
             else
                 self->setStatus(tr("Forked %1 into %2. Credential bindings were not copied.")
@@ -627,7 +635,8 @@ void SnapshotsView::fork(const QString &id, const QString &name, bool copyBindin
 
 void SnapshotsView::checkCopiedBindings(const QString &source, const QString &fork)
 {
-    // A helper that does not know `bindings` may ignore it: count what the fork got.
+    // The helper did not say what it copied (one from before `bindings`): count what the fork
+    // got, so the status line does not promise bindings that are not there.
     if (!m_client)
         return;
     QPointer<SnapshotsView> self(this);
