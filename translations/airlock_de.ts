@@ -2394,6 +2394,14 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>Selected: %1.</source>
         <translation>Ausgewählt: %1.</translation>
     </message>
+    <message>
+        <source>%1 runs, no snapshot yet</source>
+        <translation>%1 läuft, noch kein Snapshot</translation>
+    </message>
+    <message>
+        <source>%1 was forked from “%2” and has no snapshot yet.</source>
+        <translation>%1 wurde von „%2“ abgezweigt und hat noch keinen Snapshot.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::SnapshotsView</name>

@@ -217,6 +217,10 @@ void SnapshotsView::updateSandboxChoices()
     }
     if (m_sandboxBox->currentIndex() < 0)
         setSandbox(m_sandboxBox->count() > 0 ? m_sandboxBox->itemData(0).toString() : QString());
+    QStringList names;
+    for (int i = 0; i < m_sandboxBox->count(); ++i)
+        names.append(m_sandboxBox->itemData(i).toString());
+    m_model->setOtherSandboxes(names); // fresh forks show as branches
     updateActions();
 }
 

@@ -104,6 +104,8 @@ void SnapshotTimelineModel::setSandbox(const QString &sandbox)
     m_nodes.clear();
     m_laneTitles.clear();
     m_laneCount = 0;
+    m_forkHeads.clear();
+    m_stubs.clear();
     endResetModel();
     setMetadata({}, {}, {});
     refresh();
@@ -121,8 +123,11 @@ void SnapshotTimelineModel::refresh()
     auto finish = [this, generation, own, all, failed] {
         if (generation != m_generation || *failed || !own->has_value() || !all->has_value())
             return;
-        if (auto applied = setLists(**own, **all); !applied)
+        if (auto applied = setLists(**own, **all); !applied) {
             Q_EMIT loadFailed(applied.error().message);
+            return;
+        }
+        readForkHeads(**all, generation);
     };
     QPointer<SnapshotTimelineModel> self(this);
     const QString method = QString::fromLatin1(protocol::method::SnapshotList);
@@ -145,6 +150,62 @@ void SnapshotTimelineModel::refresh()
         *all = result ? result->toObject() : QJsonObject();
         finish();
     });
+}
+
+void SnapshotTimelineModel::setOtherSandboxes(const QStringList &names)
+{
+    QStringList others = names; // the shown sandbox is skipped where they are used
+    others.sort();
+    if (others == m_others)
+        return;
+    m_others = others;
+    scheduleReread();
+}
+
+void SnapshotTimelineModel::readForkHeads(const QJsonObject &all, quint64 generation)
+{
+    // A fork with snapshots shows through them (the unfiltered list); one without is only
+    // seen through its head, which snapshot.list {name} reports.
+    QSet<QString> withSnapshots;
+    for (const QJsonValue &value : all.value(QStringLiteral("snapshots")).toArray())
+        withSnapshots.insert(value.toObject().value(QStringLiteral("sandbox")).toString());
+    QStringList candidates;
+    for (const QString &name : std::as_const(m_others)) {
+        if (name != m_sandbox && !withSnapshots.contains(name))
+            candidates.append(name);
+    }
+    if (candidates.isEmpty() || !m_client) {
+        setForkHeads({});
+        return;
+    }
+    auto heads = std::make_shared<QHash<QString, QString>>();
+    auto waiting = std::make_shared<int>(int(candidates.size()));
+    QPointer<SnapshotTimelineModel> self(this);
+    for (const QString &name : std::as_const(candidates)) {
+        m_client->call(QString::fromLatin1(protocol::method::SnapshotList),
+                       {{QStringLiteral("name"), name}},
+                       [self, heads, waiting, name, generation](const Result<QJsonValue> &result) {
+                           if (!self || generation != self->m_generation)
+                               return;
+                           const QString head = result
+                               ? result->toObject().value(QStringLiteral("head")).toString()
+                               : QString();
+                           if (!head.isEmpty())
+                               heads->insert(name, head);
+                           if (--*waiting == 0)
+                               self->setForkHeads(*heads);
+                       });
+    }
+}
+
+void SnapshotTimelineModel::setForkHeads(const QHash<QString, QString> &heads)
+{
+    m_forkHeads = heads;
+    const QList<ForkStub> before = m_stubs;
+    const int lanesBefore = m_laneCount;
+    assignLanes();
+    if (m_stubs != before || m_laneCount != lanesBefore)
+        Q_EMIT metadataChanged();
 }
 
 Result<void> SnapshotTimelineModel::setLists(const QJsonObject &own, const QJsonObject &all)
@@ -424,6 +485,20 @@ void SnapshotTimelineModel::assignLanes(bool notify)
         else
             m_laneTitles.append(opened == 0 ? m_sandbox : tr("branch"));
         place(root.get(), opened);
+    }
+    // Fresh forks (no snapshot of their own, none in this tree) after the tree's lanes.
+    m_stubs.clear();
+    QSet<QString> inTree;
+    for (const Node *node : std::as_const(m_nodes))
+        inTree.insert(node->snapshot.sandbox);
+    QStringList forks = m_forkHeads.keys();
+    forks.sort();
+    for (const QString &fork : std::as_const(forks)) {
+        const QString from = m_forkHeads.value(fork);
+        if (fork == m_sandbox || inTree.contains(fork) || !m_nodes.contains(from))
+            continue;
+        m_stubs.append({fork, from, next++});
+        m_laneTitles.append(tr("fork: %1").arg(fork));
     }
     m_laneCount = next;
     if (!notify)

@@ -89,6 +89,22 @@ public:
     /// The name of the branch a lane draws: "" for the sandbox's first line, "fork: NAME" for
     /// another sandbox's snapshots, "branch" for a restore's.
     QString laneTitle(int lane) const;
+    /// A sandbox forked from a snapshot here that has no snapshot of its own yet: drawn as a
+    /// lane of its own from `from` to now (it is not an item: it has nothing to act on).
+    struct ForkStub
+    {
+        QString sandbox;
+        QString from; ///< the snapshot it was forked from (its head)
+        int lane = -1;
+        friend bool operator==(const ForkStub &, const ForkStub &) = default;
+    };
+    QList<ForkStub> forkStubs() const { return m_stubs; }
+    /// The helper's sandboxes (its sandbox list; the shown one is skipped): refresh() reads the
+    /// head of those without snapshots to find fresh forks. Re-reads when the list changed.
+    void setOtherSandboxes(const QStringList &names);
+    /// Heads of other sandboxes (sandbox -> snapshot id); those pointing into this tree and
+    /// without snapshots here become fork stubs. refresh() calls it; public for tests.
+    void setForkHeads(const QHash<QString, QString> &heads);
     QString head() const { return m_head; }
     SnapshotSchedule schedule() const { return m_schedule; }
     /// Start of the retention window as the helper reported it (invalid when unknown).
@@ -130,10 +146,15 @@ private:
     void scheduleReread();
     void setMetadata(const QString &head, const SnapshotSchedule &schedule,
                      const QDateTime &retainedSince);
+    /// Reads the heads of the other sandboxes that have no snapshot in `all`.
+    void readForkHeads(const QJsonObject &all, quint64 generation);
 
     std::unique_ptr<Node> m_root;
     QHash<QString, Node *> m_nodes; // id -> node (owned through m_root's tree)
     QList<QString> m_laneTitles;
+    QStringList m_others; // the helper's other sandboxes
+    QHash<QString, QString> m_forkHeads; // other sandbox -> its head
+    QList<ForkStub> m_stubs;
     int m_laneCount = 0;
     QString m_sandbox;
     QString m_head;

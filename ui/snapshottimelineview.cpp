@@ -354,6 +354,33 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         painter.drawPath(path);
     }
 
+    // Fresh forks without snapshots: a dashed branch from the snapshot they started from to a
+    // hollow marker at now.
+    for (const SnapshotTimelineModel::ForkStub &stub : m_model->forkStubs()) {
+        const QModelIndex from = m_model->indexOf(stub.from);
+        if (!from.isValid())
+            continue;
+        const QPointF a = centerOf(from, range, plot);
+        const QPointF b(range.nowX, yForLane(stub.lane));
+        painter.setPen(QPen(pal.color(QPalette::Text).lighter(150), 2, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        const double bend = std::min(40.0, std::max(12.0, (b.x() - a.x()) / 2));
+        QPainterPath path(a);
+        path.cubicTo(a + QPointF(bend, 0), QPointF(a.x() + bend, b.y()),
+                     QPointF(std::min(b.x(), a.x() + 2 * bend), b.y()));
+        path.lineTo(b);
+        painter.drawPath(path);
+        painter.setPen(QPen(kManual, 2));
+        painter.setBrush(pal.color(QPalette::Base));
+        painter.drawEllipse(b, 6, 6);
+        painter.setPen(pal.color(QPalette::Text));
+        const QString text = tr("%1 runs, no snapshot yet").arg(stub.sandbox);
+        const int w = painter.fontMetrics().horizontalAdvance(text);
+        painter.drawText(QPointF(std::min(b.x() - w / 2.0, double(width() - w - 4)),
+                                 b.y() + 8 + painter.fontMetrics().ascent()),
+                         text);
+    }
+
     // The current state: from the head to now.
     if (const QModelIndex head = m_model->indexOf(m_model->head()); head.isValid()) {
         const QPointF a = centerOf(head, range, plot);
@@ -671,6 +698,12 @@ void SnapshotTimelineView::updateDescription()
         tr("%n snapshot(s) of %1", nullptr, m_model->snapshotCount()).arg(m_model->sandbox());
     text += QLatin1String(". ");
     text += tr("%n branch(es).", nullptr, m_model->laneCount());
+    for (const SnapshotTimelineModel::ForkStub &stub : m_model->forkStubs()) {
+        const QModelIndex from = m_model->indexOf(stub.from, SnapshotTimelineModel::LabelColumn);
+        text += QLatin1Char(' ')
+            + tr("%1 was forked from “%2” and has no snapshot yet.")
+                  .arg(stub.sandbox, from.data().toString());
+    }
     const QModelIndex current = currentIndex();
     if (current.isValid())
         text += QLatin1Char(' ')

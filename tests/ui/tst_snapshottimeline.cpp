@@ -155,6 +155,7 @@ private Q_SLOTS:
     void modelBuildsTreeAndLanes();
     void modelFollowsNotifications();
     void modelRejectsMalformedSnapshots();
+    void modelShowsFreshForks();
     void viewPaintsAndNavigates();
 
     // A real helper and guest, in this order (they build on each other's snapshots).
@@ -386,6 +387,55 @@ void TestSnapshotTimeline::modelRejectsMalformedSnapshots()
     QVERIFY(model.setLists(loop, {}));
     QCOMPARE(model.snapshotCount(), 2);
     QCOMPARE(model.rowCount() + model.rowCount(model.index(0, 0)), 2);
+}
+
+void TestSnapshotTimeline::modelShowsFreshForks()
+{
+    SnapshotTimelineModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setSandbox(kName);
+    QVERIFY(model.setLists(ownList(), allList()));
+    QCOMPARE(model.laneCount(), 3);
+    QSignalSpy metadata(&model, &SnapshotTimelineModel::metadataChanged);
+    // "fresh" was forked from b and has no snapshot yet; "elsewhere" descends from a snapshot
+    // not in this tree; "other-fork" has snapshots here already (its lane shows them).
+    model.setForkHeads({{QStringLiteral("fresh"), kB},
+                        {QStringLiteral("elsewhere"), kX},
+                        {QStringLiteral("other-fork"), kB},
+                        {kName, kD}});
+    QCOMPARE(model.forkStubs().size(), 1);
+    const SnapshotTimelineModel::ForkStub stub = model.forkStubs().constFirst();
+    QCOMPARE(stub.sandbox, QStringLiteral("fresh"));
+    QCOMPARE(stub.from, kB);
+    QCOMPARE(stub.lane, 3);
+    QCOMPARE(model.laneCount(), 4);
+    QCOMPARE(model.laneTitle(3), QStringLiteral("fork: fresh"));
+    QCOMPARE(metadata.count(), 1);
+    QCOMPARE(model.snapshotCount(), 5); // not an item
+
+    QItemSelectionModel selection(&model);
+    SnapshotTimelineView view;
+    view.setModel(&model, &selection);
+    view.resize(900, view.sizeHint().height());
+    QVERIFY(view.sizeHint().height() >= 4 * 60);
+    QVERIFY2(view.accessibleDescription().contains(QStringLiteral("fresh was forked from")),
+             qPrintable(view.accessibleDescription()));
+    QVERIFY(!view.grab().isNull());
+
+    // Its first snapshot arrives: it is a fork branch of items now, no stub.
+    model.handleNotification(
+        QStringLiteral("snapshot.changed"),
+        {{QStringLiteral("sandbox"), QStringLiteral("fresh")},
+         {QStringLiteral("snapshot"),
+          snapshotJson(QStringLiteral("00000000000000f3"), QStringLiteral("fresh"), kB, 1)}});
+    QVERIFY(model.forkStubs().isEmpty());
+    QCOMPARE(model.laneCount(), 4);
+    QCOMPARE(model.laneTitle(model.indexOf(QStringLiteral("00000000000000f3"))
+                                 .data(SnapshotTimelineModel::LaneRole)
+                                 .toInt()),
+             QStringLiteral("fork: fresh"));
+    model.setForkHeads({});
+    QVERIFY(model.forkStubs().isEmpty());
 }
 
 void TestSnapshotTimeline::viewPaintsAndNavigates()
@@ -668,6 +718,14 @@ void TestSnapshotTimeline::forkShowsAsAForkBranch()
     QTRY_COMPARE(m_window->model()->sandboxAt(m_window->model()->rowOf(kFork))->state,
                  SandboxState::Running);
 
+    // Before it has a snapshot of its own the fork shows as a stub lane from second.
+    QTRY_COMPARE(model->forkStubs().size(), 1);
+    QCOMPARE(model->forkStubs().constFirst().sandbox, kFork);
+    QCOMPARE(model->forkStubs().constFirst().from, m_second);
+    QCOMPARE(model->laneTitle(model->forkStubs().constFirst().lane),
+             QStringLiteral("fork: %1").arg(kFork));
+    QCOMPARE(model->laneCount(), 3);
+
     // What the status line says about bindings is what the helper did.
     const int copied = int(RpcTestClient::result(rpc(QStringLiteral("binding.list"),
                                                      {{QStringLiteral("sandbox"), kFork}}))
@@ -696,6 +754,7 @@ void TestSnapshotTimeline::forkShowsAsAForkBranch()
     QCOMPARE(model->laneTitle(inFork.data(SnapshotTimelineModel::LaneRole).toInt()),
              QStringLiteral("fork: %1").arg(kFork));
     QCOMPARE(model->laneCount(), 3);
+    QTRY_VERIFY(model->forkStubs().isEmpty()); // its snapshot took the lane
     // Restoring another sandbox's snapshot is not offered (its memory is the fork's).
     view->selectSnapshot(forkId);
     QVERIFY(!view->restoreAction()->isEnabled());
