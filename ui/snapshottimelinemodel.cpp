@@ -116,40 +116,65 @@ void SnapshotTimelineModel::refresh()
     const quint64 generation = ++m_generation;
     if (!m_client || m_sandbox.isEmpty() || m_client->state() != HelperClient::State::Ready)
         return;
-    // Both lists are asked for at once; the later answer applies them together.
-    auto own = std::make_shared<std::optional<QJsonObject>>();
-    auto all = std::make_shared<std::optional<QJsonObject>>();
-    auto failed = std::make_shared<bool>(false);
-    auto finish = [this, generation, own, all, failed] {
-        if (generation != m_generation || *failed || !own->has_value() || !all->has_value())
+    // One snapshot.list per sandbox rather than the unfiltered list, which grows with every
+    // sandbox's history toward the 1 MiB message limit. The other sandboxes' lists give the
+    // forks' snapshots and, through their heads, the forks that have none yet. Everything is
+    // applied together once the last answer is in.
+    struct Pending
+    {
+        std::optional<QJsonObject> own;
+        QJsonArray others; // every other sandbox's snapshots
+        QHash<QString, QString> heads; // other sandbox -> head
+        int waiting = 0;
+        bool failed = false;
+    };
+    auto pending = std::make_shared<Pending>();
+    QStringList others = m_others;
+    others.removeAll(m_sandbox);
+    pending->waiting = 1 + int(others.size());
+    QPointer<SnapshotTimelineModel> self(this);
+    auto finish = [self, pending, generation] {
+        if (!self || generation != self->m_generation || pending->failed || --pending->waiting > 0)
             return;
-        if (auto applied = setLists(**own, **all); !applied) {
-            Q_EMIT loadFailed(applied.error().message);
+        const QJsonObject own = *pending->own;
+        QJsonArray all = own.value(QStringLiteral("snapshots")).toArray();
+        for (const QJsonValue &value : std::as_const(pending->others))
+            all.append(value);
+        if (auto applied = self->setLists(own, {{QStringLiteral("snapshots"), all}}); !applied) {
+            Q_EMIT self->loadFailed(applied.error().message);
             return;
         }
-        readForkHeads(**all, generation);
+        self->setForkHeads(pending->heads);
     };
-    QPointer<SnapshotTimelineModel> self(this);
     const QString method = QString::fromLatin1(protocol::method::SnapshotList);
     m_client->call(method, {{QStringLiteral("name"), m_sandbox}},
-                   [self, own, failed, finish, generation](const Result<QJsonValue> &result) {
+                   [self, pending, finish, generation](const Result<QJsonValue> &result) {
                        if (!self || generation != self->m_generation)
                            return;
                        if (!result) {
-                           *failed = true;
+                           pending->failed = true;
                            Q_EMIT self->loadFailed(result.error().message);
                            return;
                        }
-                       *own = result->toObject();
+                       pending->own = result->toObject();
                        finish();
                    });
-    m_client->call(method, {}, [self, all, finish](const Result<QJsonValue> &result) {
-        if (!self)
-            return;
-        // Without the full list the tree just lacks the forks.
-        *all = result ? result->toObject() : QJsonObject();
-        finish();
-    });
+    for (const QString &name : std::as_const(others)) {
+        m_client->call(method, {{QStringLiteral("name"), name}},
+                       [pending, finish, name](const Result<QJsonValue> &result) {
+                           // A sandbox deleted meanwhile just has nothing to add.
+                           if (result) {
+                               const QJsonObject list = result->toObject();
+                               for (const QJsonValue &value :
+                                    list.value(QStringLiteral("snapshots")).toArray())
+                                   pending->others.append(value);
+                               const QString head = list.value(QStringLiteral("head")).toString();
+                               if (!head.isEmpty())
+                                   pending->heads.insert(name, head);
+                           }
+                           finish();
+                       });
+    }
 }
 
 void SnapshotTimelineModel::setOtherSandboxes(const QStringList &names)
@@ -160,42 +185,6 @@ void SnapshotTimelineModel::setOtherSandboxes(const QStringList &names)
         return;
     m_others = others;
     scheduleReread();
-}
-
-void SnapshotTimelineModel::readForkHeads(const QJsonObject &all, quint64 generation)
-{
-    // A fork with snapshots shows through them (the unfiltered list); one without is only
-    // seen through its head, which snapshot.list {name} reports.
-    QSet<QString> withSnapshots;
-    for (const QJsonValue &value : all.value(QStringLiteral("snapshots")).toArray())
-        withSnapshots.insert(value.toObject().value(QStringLiteral("sandbox")).toString());
-    QStringList candidates;
-    for (const QString &name : std::as_const(m_others)) {
-        if (name != m_sandbox && !withSnapshots.contains(name))
-            candidates.append(name);
-    }
-    if (candidates.isEmpty() || !m_client) {
-        setForkHeads({});
-        return;
-    }
-    auto heads = std::make_shared<QHash<QString, QString>>();
-    auto waiting = std::make_shared<int>(int(candidates.size()));
-    QPointer<SnapshotTimelineModel> self(this);
-    for (const QString &name : std::as_const(candidates)) {
-        m_client->call(QString::fromLatin1(protocol::method::SnapshotList),
-                       {{QStringLiteral("name"), name}},
-                       [self, heads, waiting, name, generation](const Result<QJsonValue> &result) {
-                           if (!self || generation != self->m_generation)
-                               return;
-                           const QString head = result
-                               ? result->toObject().value(QStringLiteral("head")).toString()
-                               : QString();
-                           if (!head.isEmpty())
-                               heads->insert(name, head);
-                           if (--*waiting == 0)
-                               self->setForkHeads(*heads);
-                       });
-    }
 }
 
 void SnapshotTimelineModel::setForkHeads(const QHash<QString, QString> &heads)

@@ -24,10 +24,10 @@ class HelperClient;
 /// parent's lane, every further child and every root opens a new one. Lanes are a pure
 /// function of the tree, so SnapshotTimelineView only paints.
 ///
-/// Filled from `snapshot.list` (this sandbox's, with head, schedule and retainedSince, plus the
-/// unfiltered list for forks) and kept current by `snapshot.changed`: creations, pins and
-/// renames are applied at once, a deletion re-links the children to the parent as the helper
-/// does; each change is followed by a quiet re-read for the head and the retention window.
+/// Filled from `snapshot.list` (this sandbox's, with head, schedule and retainedSince, and each
+/// other sandbox's for forks and their heads) and kept current by `snapshot.changed`: creations,
+/// pins and renames are applied at once, a deletion re-links the children to the parent as the
+/// helper does; each change is followed by a quiet re-read for the head and the retention window.
 class SnapshotTimelineModel final : public QAbstractItemModel
 {
     Q_OBJECT
@@ -68,11 +68,12 @@ public:
     /// Shows `sandbox`'s tree ("" = empty model) and reads it.
     void setSandbox(const QString &sandbox);
     QString sandbox() const { return m_sandbox; }
-    /// Reads the tree again (two snapshot.list calls); loaded() or loadFailed() follows.
+    /// Reads the tree again (one snapshot.list per sandbox); loaded() or loadFailed() follows.
     void refresh();
 
     /// Replaces everything: `own` is the `snapshot.list {name}` result (`snapshots`, `head`,
-    /// `schedule`, `retainedSince`), `all` the unfiltered list (may be empty: then no forks).
+    /// `schedule`, `retainedSince`), `all` any list of snapshots (other sandboxes' included:
+    /// those descending from this tree are its forks; may be empty).
     /// The model is reset only when the tree's shape changed; otherwise changed fields are
     /// reported with dataChanged. InvalidParams (nothing changed) for a malformed snapshot.
     Result<void> setLists(const QJsonObject &own, const QJsonObject &all);
@@ -146,8 +147,6 @@ private:
     void scheduleReread();
     void setMetadata(const QString &head, const SnapshotSchedule &schedule,
                      const QDateTime &retainedSince);
-    /// Reads the heads of the other sandboxes that have no snapshot in `all`.
-    void readForkHeads(const QJsonObject &all, quint64 generation);
 
     std::unique_ptr<Node> m_root;
     QHash<QString, Node *> m_nodes; // id -> node (owned through m_root's tree)
