@@ -2796,6 +2796,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>An automatic snapshot every %1 min while it runs.</source>
         <translation>Alle %1 min ein automatischer Snapshot, solange sie läuft.</translation>
     </message>
+    <message>
+        <source>%1 is stopped: it is started from the snapshot&apos;s state.</source>
+        <translation>%1 ist gestoppt: Sie wird aus dem Zustand des Snapshots gestartet.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::TerminalView</name>

@@ -514,11 +514,17 @@ void SnapshotsView::requestRestore()
         new QMessageBox(QMessageBox::Question, tr("Restore Snapshot"),
                         tr("Restore %1 to the snapshot %2?").arg(sandbox, describe(*snapshot)),
                         QMessageBox::Cancel, this);
-    box->setInformativeText(tr("A safety snapshot of %1's current state is taken first, so you "
-                               "can go back to it. Then the running guest is replaced by the "
-                               "snapshot's state; what happened since is only in the safety "
-                               "snapshot.")
-                                .arg(sandbox));
+    const Sandbox *shown =
+        m_sandboxes ? m_sandboxes->sandboxAt(m_sandboxes->rowOf(sandbox)) : nullptr;
+    if (shown && shown->state == SandboxState::Stopped)
+        box->setInformativeText(
+            tr("%1 is stopped: it is started from the snapshot's state.").arg(sandbox));
+    else
+        box->setInformativeText(tr("A safety snapshot of %1's current state is taken first, "
+                                   "so you can go back to it. Then the running guest is "
+                                   "replaced by the snapshot's state; what happened since is "
+                                   "only in the safety snapshot.")
+                                    .arg(sandbox));
     QAbstractButton *restoreButton = box->addButton(tr("&Restore"), QMessageBox::AcceptRole);
     box->setDefaultButton(QMessageBox::Cancel);
     connect(box, &QMessageBox::finished, this, [this, box, restoreButton, id] {

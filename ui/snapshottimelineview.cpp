@@ -8,6 +8,7 @@
 #include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,6 @@ namespace airlock {
 
 namespace {
 
-constexpr int kLeftMargin = 120; // lane titles
 constexpr int kRightMargin = 40;
 constexpr int kTopMargin = 46; // legend and retention note
 constexpr int kBottomMargin = 40; // time axis
@@ -221,7 +221,8 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
 
 QRect SnapshotTimelineView::plotRect() const
 {
-    return QRect(kLeftMargin, kTopMargin, std::max(40, width() - kLeftMargin - kRightMargin),
+    const int left = leftMargin();
+    return QRect(left, kTopMargin, std::max(40, width() - left - kRightMargin),
                  laneHeight() * std::max(1, m_model ? m_model->laneCount() : 1));
 }
 
@@ -303,7 +304,7 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
 
     if (!m_model || m_model->snapshotCount() == 0) {
         painter.setPen(pal.color(QPalette::PlaceholderText));
-        painter.drawText(rect().adjusted(kLeftMargin, kTopMargin, -kRightMargin, -kBottomMargin),
+        painter.drawText(rect().adjusted(leftMargin(), kTopMargin, -kRightMargin, -kBottomMargin),
                          Qt::AlignCenter | Qt::TextWordWrap,
                          m_model && !m_model->sandbox().isEmpty()
                              ? tr("No snapshots of %1 yet. Take one with Take Snapshot "
@@ -324,8 +325,8 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         painter.drawLine(plot.left(), y, plot.right(), y);
         painter.setPen(pal.color(QPalette::Text));
         const QString title = painter.fontMetrics().elidedText(m_model->laneTitle(lane),
-                                                               Qt::ElideRight, kLeftMargin - 16);
-        painter.drawText(QRect(8, y - 10, kLeftMargin - 14, 20), Qt::AlignLeft | Qt::AlignVCenter,
+                                                               Qt::ElideRight, plot.left() - 16);
+        painter.drawText(QRect(8, y - 10, plot.left() - 14, 20), Qt::AlignLeft | Qt::AlignVCenter,
                          title);
     }
 
@@ -458,7 +459,7 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
     QFont small = font();
     small.setPointSizeF(font().pointSizeF() * 0.9);
     painter.setFont(small);
-    const QRect note(kLeftMargin, 4, plot.width(), 18);
+    const QRect note(plot.left(), 4, width() - plot.left() - 8, 18);
     painter.setPen(palette().color(QPalette::Text));
     if (schedule.intervalMinutes == 0) {
         painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
@@ -481,12 +482,13 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
     if (schedule.hourlyHours > 0 && hx > plot.left() && hx < plot.right())
         painter.drawLine(QPointF(hx, plot.top() - 2), QPointF(hx, plot.bottom() + 2));
     painter.setPen(palette().color(QPalette::Text));
+    const QString text = tr("Every %1 min; shaded: retention window (newest per hour for %2 h, "
+                            "per day for %3 d; pinned kept)")
+                             .arg(schedule.intervalMinutes)
+                             .arg(schedule.hourlyHours)
+                             .arg(schedule.dailyDays);
     painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("Every %1 min; shaded: retention window (newest per hour for %2 h, per "
-                        "day for %3 d; pinned kept)")
-                         .arg(schedule.intervalMinutes)
-                         .arg(schedule.hourlyHours)
-                         .arg(schedule.dailyDays));
+                     painter.fontMetrics().elidedText(text, Qt::ElideRight, note.width()));
 }
 
 void SnapshotTimelineView::paintLegend(QPainter &painter) const
@@ -505,7 +507,7 @@ void SnapshotTimelineView::paintLegend(QPainter &painter) const
     small.setPointSizeF(font().pointSizeF() * 0.9);
     painter.setFont(small);
     const QFontMetrics metrics(small);
-    int x = kLeftMargin;
+    int x = leftMargin();
     const int y = 32;
     for (const Entry &entry : entries) {
         const QColor color = colorFor(entry.kind);
@@ -516,8 +518,27 @@ void SnapshotTimelineView::paintLegend(QPainter &painter) const
         painter.drawText(QPoint(x + 14, y + metrics.ascent() / 2 - 1), entry.text);
         x += 14 + metrics.horizontalAdvance(entry.text) + 16;
     }
-    painter.drawText(QPoint(x, y + metrics.ascent() / 2 - 1),
-                     tr("size: new bytes stored; dashed: forks and the current state"));
+    // Elided where the window is narrow (or the language long); the tooltip has it whole.
+    painter.drawText(
+        QPoint(x, y + metrics.ascent() / 2 - 1),
+        metrics.elidedText(legendText(), Qt::ElideRight, std::max(0, width() - x - 8)));
+}
+
+QString SnapshotTimelineView::legendText()
+{
+    return tr("size: new bytes stored; dashed: forks and the current state");
+}
+
+int SnapshotTimelineView::leftMargin() const
+{
+    // Room for the longest lane title ("fork: agent-experiment"), within reason.
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.9);
+    const QFontMetrics metrics(small);
+    int widest = 0;
+    for (int lane = 0; m_model && lane < m_model->laneCount(); ++lane)
+        widest = std::max(widest, metrics.horizontalAdvance(m_model->laneTitle(lane)));
+    return std::clamp(widest + 24, 100, 240);
 }
 
 void SnapshotTimelineView::paintAxis(QPainter &painter, const Range &range, const QRect &plot) const
@@ -558,6 +579,22 @@ void SnapshotTimelineView::paintAxis(QPainter &painter, const Range &range, cons
         painter.drawText(QPointF(left, y + 6 + metrics.ascent()), text);
         labelRight = left + metrics.horizontalAdvance(text);
     }
+}
+
+bool SnapshotTimelineView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        // Over a marker: the snapshot in words; elsewhere the legend (elided when narrow).
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QModelIndex index = indexAt(help->pos());
+        QToolTip::showText(help->globalPos(),
+                           index.isValid()
+                               ? index.data(SnapshotTimelineModel::SummaryRole).toString()
+                               : legendText(),
+                           this);
+        return true;
+    }
+    return QWidget::event(event);
 }
 
 void SnapshotTimelineView::mousePressEvent(QMouseEvent *event)

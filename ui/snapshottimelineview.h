@@ -57,6 +57,7 @@ Q_SIGNALS:
     void activated(const QModelIndex &index);
 
 protected:
+    bool event(QEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
@@ -81,6 +82,8 @@ private:
     QRect plotRect() const;
     double xFor(const QDateTime &time, const Range &range, const QRect &plot) const;
     int laneHeight() const;
+    int leftMargin() const;
+    static QString legendText();
     int yForLane(int lane) const;
     QPoint centerOf(const QModelIndex &index, const Range &range, const QRect &plot) const;
     void paintAxis(class QPainter &painter, const Range &range, const QRect &plot) const;

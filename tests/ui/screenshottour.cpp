@@ -42,6 +42,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QTranslator>
 #include <QTreeView>
 
 using namespace airlock;
@@ -221,6 +222,11 @@ int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
     initUiResources();
+    // The window's language, as main.cpp picks it (LANGUAGE=de for the German pictures).
+    QTranslator translator;
+    if (translator.load(QLocale(), QStringLiteral("airlock"), QStringLiteral("_"),
+                        QStringLiteral(":/i18n")))
+        QApplication::installTranslator(&translator);
     const QString out =
         QDir(argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(".")).absolutePath();
     QDir().mkpath(out);
