@@ -28,6 +28,7 @@ ForkDialog::ForkDialog(const QString &sourceSandbox, const QString &snapshotText
                                  .arg(snapshotText, sourceSandbox),
                              this);
     intro->setWordWrap(true);
+    intro->setTextFormat(Qt::PlainText); // the snapshot's label is anyone's text
     m_name->setAccessibleName(tr("Name of the fork"));
     m_name->setPlaceholderText(tr("e.g. %1-try").arg(sourceSandbox));
     m_name->setMaxLength(63);

@@ -215,8 +215,12 @@ void SnapshotsView::updateSandboxChoices()
         }
         m_sandboxBox->setCurrentIndex(m_sandboxBox->findData(current));
     }
-    if (m_sandboxBox->currentIndex() < 0)
-        setSandbox(m_sandboxBox->count() > 0 ? m_sandboxBox->itemData(0).toString() : QString());
+    // The shown sandbox is gone: the first one instead, or none once the list is known to be
+    // empty (not while it is merely being reloaded, e.g. after a reconnection).
+    if (m_sandboxBox->currentIndex() < 0 && m_sandboxBox->count() > 0)
+        setSandbox(m_sandboxBox->itemData(0).toString());
+    else if (m_sandboxBox->count() == 0 && m_sandboxes && m_sandboxes->isLoaded())
+        setSandbox({});
     QStringList names;
     for (int i = 0; i < m_sandboxBox->count(); ++i)
         names.append(m_sandboxBox->itemData(i).toString());
@@ -514,6 +518,7 @@ void SnapshotsView::requestRestore()
         new QMessageBox(QMessageBox::Question, tr("Restore Snapshot"),
                         tr("Restore %1 to the snapshot %2?").arg(sandbox, describe(*snapshot)),
                         QMessageBox::Cancel, this);
+    box->setTextFormat(Qt::PlainText); // labels are anyone's text, never markup
     const Sandbox *shown =
         m_sandboxes ? m_sandboxes->sandboxAt(m_sandboxes->rowOf(sandbox)) : nullptr;
     if (shown && shown->state == SandboxState::Stopped)
@@ -737,6 +742,7 @@ void SnapshotsView::requestDelete()
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete Snapshot"),
                                 tr("Delete the snapshot %1?").arg(describe(*snapshot)),
                                 QMessageBox::Cancel, this);
+    box->setTextFormat(Qt::PlainText);
     box->setInformativeText(
         (snapshot->pinned ? tr("It is pinned. ") : QString())
         + tr("Snapshots taken after it stay (they take its parent). Its stored data is freed "

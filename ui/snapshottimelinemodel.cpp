@@ -633,8 +633,8 @@ QVariant SnapshotTimelineModel::data(const QModelIndex &index, int role) const
             tr("%1 snapshot “%2” of %3, taken %4: %5 new of %6, paused %7 ms")
                 .arg(kindText(s.kind), s.label.isEmpty() ? tr("(no label)") : s.label, s.sandbox,
                      QLocale().toString(s.createdAt.toLocalTime(), QLocale::LongFormat),
-                     formatBytes(s.newBytes), formatBytes(s.logicalBytes))
-                .arg(s.pauseMs);
+                     formatBytes(s.newBytes), formatBytes(s.logicalBytes),
+                     QString::number(s.pauseMs)); // one pass: a "%1" in a label stays text
         if (s.pinned)
             text += tr("; pinned");
         if (isHead)

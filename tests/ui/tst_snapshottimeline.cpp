@@ -321,6 +321,15 @@ void TestSnapshotTimeline::modelFollowsNotifications()
           snapshotJson(kE, kName, kC, 10, QStringLiteral("manual"), {}, true)}});
     QVERIFY(dataChanged.count() >= 1);
     QVERIFY(model.indexOf(kE).data(SnapshotTimelineModel::PinnedRole).toBool());
+    // A label is text: placeholders and markup in it stay as they are.
+    model.handleNotification(changed,
+                             {{QStringLiteral("sandbox"), kName},
+                              {QStringLiteral("snapshot"),
+                               snapshotJson(kE, kName, kC, 10, QStringLiteral("manual"),
+                                            QStringLiteral("<b>%1</b>"), true)}});
+    const QString summary = model.indexOf(kE).data(SnapshotTimelineModel::SummaryRole).toString();
+    QVERIFY2(summary.contains(QStringLiteral("“<b>%1</b>”")), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("paused 80 ms")), qPrintable(summary));
 
     // Another sandbox's root is not ours; its snapshot descending from ours is.
     model.handleNotification(
