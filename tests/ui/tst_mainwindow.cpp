@@ -149,6 +149,7 @@ void TestMainWindow::newSandboxDialogOffersTemplates()
     QTRY_VERIFY_WITH_TIMEOUT(!dialog.templateNote().isEmpty(), 10000);
     const bool helperHasTemplates =
         !dialog.templateNote().contains(QStringLiteral("cannot start sandboxes from a template"));
+    qInfo("template note: %s", qPrintable(dialog.templateNote()));
     if (helperHasTemplates) {
         // template.list answered: the choice is on by default and says what it will do.
         QVERIFY(dialog.templateBox()->isEnabled());

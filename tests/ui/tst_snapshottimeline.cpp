@@ -742,6 +742,7 @@ void TestSnapshotTimeline::forkShowsAsAForkBranch()
                                .toArray()
                                .size());
     QTRY_VERIFY(view->statusText().contains(QStringLiteral("credential binding")));
+    qInfo("the fork got %d binding(s): %s", copied, qPrintable(view->statusText()));
     if (copied > 0)
         QVERIFY2(view->statusText().contains(QStringLiteral("with 1 credential binding")),
                  qPrintable(view->statusText()));
