@@ -32,6 +32,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -881,7 +882,36 @@ void TestSnapshotTimeline::contextMenuOffersTheActions()
                            QStringLiteral("Re&name…"), QStringLiteral("&Pin"),
                            QStringLiteral("&Delete…"), QStringLiteral("&Take Snapshot…"),
                            QStringLiteral("&Automatic Snapshots…")}));
+    // An item picked from the menu goes to the helper.
+    QVERIFY(menu->actions().contains(view->pinAction()));
+    view->pinAction()->trigger();
+    const QPointer<QMenu> first(menu); // deletes itself once closed
     menu->close();
+    QTRY_VERIFY(view->model()->indexOf(m_first).data(SnapshotTimelineModel::PinnedRole).toBool());
+    bool pinnedThere = false;
+    const QJsonArray listed = RpcTestClient::result(rpc(QStringLiteral("snapshot.list"),
+                                                        {{QStringLiteral("name"), kName}}))
+                                  .value(QStringLiteral("snapshots"))
+                                  .toArray();
+    for (const QJsonValue &value : listed) {
+        if (value.toObject().value(QStringLiteral("id")).toString() == m_first)
+            pinnedThere = value.toObject().value(QStringLiteral("pinned")).toBool();
+    }
+    QVERIFY(pinnedThere);
+    // The keyboard opens the same menu (Menu key / Shift+F10) on the current snapshot.
+    QContextMenuEvent keyboard(QContextMenuEvent::Keyboard, QPoint(), QPoint());
+    QApplication::sendEvent(timeline, &keyboard);
+    QMenu *again = nullptr;
+    QTRY_VERIFY([&] {
+        for (QMenu *candidate : view->findChildren<QMenu *>()) {
+            if (candidate != first.data() && candidate->isVisible())
+                again = candidate;
+        }
+        return again != nullptr;
+    }());
+    QVERIFY(again->actions().contains(view->pinAction()));
+    QCOMPARE(view->pinAction()->text(), QStringLiteral("Un&pin"));
+    again->close();
 }
 
 void TestSnapshotTimeline::scheduleDialogSetsRetention()
