@@ -96,14 +96,18 @@ void EgressMapView::paintEvent(QPaintEvent *)
         return;
     }
     const QList<DestinationCountModel::Destination> destinations = m_model->destinations(m_sandbox);
-    const qreal radius = std::max(
-        40.0, std::min(area.width() / 2 - 120, area.height() / 2 - 2.5 * metrics.height()));
+    // An ellipse that uses the widget's shape: the map usually sits in a tall, narrow pane,
+    // where a circle sized by the width left most of it empty. Room is kept for the labels.
+    const qreal radiusX = std::max(40.0, area.width() / 2 - 110);
+    // Not much taller than wide (long spikes read badly), and clear of the legend at the top.
+    const qreal radiusY =
+        std::max(40.0, std::min(area.height() / 2 - 3.5 * metrics.height(), 1.6 * radiusX));
     const int count = int(destinations.size());
     for (int i = 0; i < count; ++i) {
         const auto &destination = destinations.at(i);
         const qreal angle = -std::numbers::pi / 2 + 2 * std::numbers::pi * i / std::max(1, count);
-        const QPointF end(center.x() + radius * std::cos(angle),
-                          center.y() + radius * std::sin(angle));
+        const QPointF end(center.x() + radiusX * std::cos(angle),
+                          center.y() + radiusY * std::sin(angle));
         const int hits = destination.allowed + destination.denied;
         QPen pen(edgeColor(destination), 1.5 + std::min(4.0, std::log2(1.0 + hits)));
         if (destination.allowed == 0)

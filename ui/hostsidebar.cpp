@@ -12,6 +12,7 @@ namespace {
 
 constexpr int HostRole = Qt::UserRole + 1;
 constexpr int SandboxRole = Qt::UserRole + 2;
+constexpr int StateRole = Qt::UserRole + 3; // int: SandboxState of a sandbox item
 
 } // namespace
 
@@ -45,6 +46,7 @@ void HostSidebar::addHost(HostConnection *host)
     connect(model, &QAbstractItemModel::modelReset, this, update);
     connect(model, &QAbstractItemModel::rowsInserted, this, update);
     connect(model, &QAbstractItemModel::rowsRemoved, this, update);
+    connect(model, &QAbstractItemModel::dataChanged, this, update); // states
     connect(host, &QObject::destroyed, this, [this, host] { removeHost(host); });
     refresh(host);
     item->setExpanded(true);
@@ -99,20 +101,37 @@ void HostSidebar::refresh(HostConnection *host)
     QStringList shown;
     for (int i = 0; i < item->childCount(); ++i)
         shown.append(item->child(i)->data(0, SandboxRole).toString());
-    if (shown == names)
-        return;
-    // Keep the current item when it is still there.
-    const QString current = currentItem() && hostOf(currentItem()) == host
-        ? currentItem()->data(0, SandboxRole).toString()
-        : QString();
-    const QSignalBlocker blocker(this);
-    qDeleteAll(item->takeChildren());
-    for (const QString &name : names) {
-        auto *child = new QTreeWidgetItem(item, {name});
-        child->setData(0, SandboxRole, name);
-        child->setIcon(0, QIcon(QStringLiteral(":/icons/console.svg")));
-        if (!current.isEmpty() && name == current)
-            setCurrentItem(child);
+    if (shown != names) {
+        // Keep the current item when it is still there.
+        const QString current = currentItem() && hostOf(currentItem()) == host
+            ? currentItem()->data(0, SandboxRole).toString()
+            : QString();
+        const QSignalBlocker blocker(this);
+        qDeleteAll(item->takeChildren());
+        for (const QString &name : names) {
+            auto *child = new QTreeWidgetItem(item, {name});
+            child->setData(0, SandboxRole, name);
+            if (!current.isEmpty() && name == current)
+                setCurrentItem(child);
+        }
+    }
+    // Each sandbox's state as an icon, and in words for the tooltip and screen readers.
+    for (int i = 0; i < item->childCount() && i < model->rowCount(); ++i) {
+        QTreeWidgetItem *child = item->child(i);
+        const auto state =
+            SandboxState(model->index(i, 0).data(SandboxTableModel::StateRole).toInt());
+        const char *icon = "stop";
+        if (state == SandboxState::Running)
+            icon = "start";
+        else if (state == SandboxState::Paused)
+            icon = "pause";
+        else if (state == SandboxState::Starting || state == SandboxState::Stopping)
+            icon = "console";
+        const QString stateText = SandboxTableModel::stateText(state);
+        child->setIcon(0, QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(icon))));
+        child->setToolTip(0, stateText);
+        child->setData(0, Qt::AccessibleDescriptionRole, stateText);
+        child->setData(0, StateRole, int(state));
     }
     item->setExpanded(true);
 }

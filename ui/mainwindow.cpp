@@ -16,6 +16,8 @@
 #include "ui/policyeditor.h"
 #include "ui/probingmonitor.h"
 #include "ui/sandboxtablemodel.h"
+#include "ui/snapshotsview.h"
+#include "ui/snapshottimelineview.h"
 #include "ui/terminalview.h"
 
 #include <QAction>
@@ -64,6 +66,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     , m_sections(new QTabWidget(this))
     , m_egressView(new EgressView(client, m_model, this))
     , m_credentialsView(new CredentialsView(client, m_model, this))
+    , m_snapshotsView(new SnapshotsView(client, m_model, this))
 {
     setWindowTitle(tr("Airlock"));
     setWindowIcon(icon("airlock"));
@@ -135,6 +138,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     m_sections->addTab(splitter, tr("Sand&boxes"));
     m_sections->addTab(m_egressView, tr("&Egress"));
     m_sections->addTab(m_credentialsView, tr("C&redentials"));
+    m_sections->addTab(m_snapshotsView, tr("Snapsho&ts"));
     mainLayout->addWidget(m_sections, 1);
     m_banner->setVisible(false);
 
@@ -146,7 +150,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     hostSplitter->setStretchFactor(0, 0);
     hostSplitter->setStretchFactor(1, 1);
     hostSplitter->setChildrenCollapsible(false);
-    hostSplitter->setSizes({300, 800});
+    hostSplitter->setSizes({230, 870});
     setCentralWidget(hostSplitter);
 
     statusBar()->addWidget(m_statusLabel, 1);
@@ -170,6 +174,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
             });
     connect(m_placeholder, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
     connect(m_egressView, &EgressView::allowRequested, this, &MainWindow::proposeRules);
+
     connect(m_egressView->probing(), &ProbingMonitor::probingStarted, this,
             [this](const QString &sandbox, int denied) {
                 const QString text =
@@ -317,6 +322,7 @@ void MainWindow::setCurrentHost(HostConnection *host)
     m_table->setModel(m_model);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::onSelectionChanged);
+    m_snapshotsView->setClient(m_client, m_model);
     if (QTreeWidgetItem *item = m_sidebar->itemFor(host); item && m_sidebar->currentHost() != host)
         m_sidebar->setCurrentItem(item);
     // Its console tabs come forward.
@@ -385,6 +391,12 @@ void MainWindow::createActions()
          tr("Kill the selected sandbox's virtual machine at once"));
     make(m_deleteAction, icon("delete"), tr("&Delete…"), QKeySequence::Delete,
          tr("Delete the selected sandbox"));
+    make(m_pauseAction, icon("pause"), tr("&Pause"), QKeySequence(tr("Ctrl+Shift+P")),
+         tr("Stop the selected sandbox's CPUs; it keeps its memory and resumes where it was"));
+    make(m_resumeAction, icon("resume"), tr("Res&ume"), QKeySequence(tr("Ctrl+Shift+U")),
+         tr("Let the paused sandbox run on"));
+    make(m_timelineAction, icon("snapshot"), tr("Snapshot &Timeline"), QKeySequence(tr("Ctrl+4")),
+         tr("Show the selected sandbox's snapshots"));
     make(m_consoleAction, icon("console"), tr("Open &Console"), QKeySequence(tr("Ctrl+O")),
          tr("Show the selected sandbox's console"));
     make(m_closeConsoleAction, QIcon(), tr("&Close Console"), QKeySequence(tr("Ctrl+Shift+W")),
@@ -404,6 +416,11 @@ void MainWindow::createActions()
     connect(m_startAction, &QAction::triggered, this, [this] { startSandbox(selectedSandbox()); });
     connect(m_stopAction, &QAction::triggered, this, [this] { stopSandbox(selectedSandbox()); });
     connect(m_killAction, &QAction::triggered, this, [this] { killSandbox(selectedSandbox()); });
+    connect(m_pauseAction, &QAction::triggered, this, [this] { pauseSandbox(selectedSandbox()); });
+    connect(m_resumeAction, &QAction::triggered, this,
+            [this] { resumeSandbox(selectedSandbox()); });
+    connect(m_timelineAction, &QAction::triggered, this,
+            [this] { showTimeline(selectedSandbox()); });
     connect(m_deleteAction, &QAction::triggered, this,
             [this] { deleteSandbox(selectedSandbox()); });
     connect(m_consoleAction, &QAction::triggered, this, [this] { openConsole(selectedSandbox()); });
@@ -413,6 +430,7 @@ void MainWindow::createActions()
             [this] { openPolicyEditor(selectedSandbox()); });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
     const QStringList sectionNames {tr("&Sandboxes"), tr("&Egress"), tr("C&redentials")};
+    // Ctrl+4, the Snapshots section, is m_timelineAction: it also picks the selected sandbox.
     for (int i = 0; i < sectionNames.size(); ++i) {
         auto *action = new QAction(sectionNames.at(i), this);
         action->setShortcut(QKeySequence(tr("Ctrl+%1").arg(i + 1)));
@@ -422,8 +440,8 @@ void MainWindow::createActions()
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::showConnectionsDialog);
 
-    for (QAction *action :
-         {m_consoleAction, m_policyAction, m_startAction, m_stopAction, m_killAction})
+    for (QAction *action : {m_consoleAction, m_policyAction, m_timelineAction, m_startAction,
+                            m_pauseAction, m_resumeAction, m_stopAction, m_killAction})
         m_table->addAction(action);
 }
 
@@ -440,6 +458,11 @@ void MainWindow::createMenus()
     sandbox->addAction(m_startAction);
     sandbox->addAction(m_stopAction);
     sandbox->addAction(m_killAction);
+    sandbox->addAction(m_pauseAction);
+    sandbox->addAction(m_resumeAction);
+    sandbox->addSeparator();
+    sandbox->addAction(m_snapshotsView->takeSnapshotAction());
+    sandbox->addAction(m_timelineAction);
     sandbox->addSeparator();
     sandbox->addAction(m_consoleAction);
     sandbox->addAction(m_closeConsoleAction);
@@ -449,6 +472,7 @@ void MainWindow::createMenus()
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addActions(m_sectionActions);
+    view->addAction(m_timelineAction);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_aboutAction);
@@ -462,8 +486,11 @@ void MainWindow::createMenus()
     toolbar->addSeparator();
     toolbar->addAction(m_startAction);
     toolbar->addAction(m_stopAction);
+    toolbar->addAction(m_pauseAction);
+    toolbar->addAction(m_resumeAction);
     toolbar->addAction(m_consoleAction);
     toolbar->addAction(m_policyAction);
+    toolbar->addAction(m_snapshotsView->takeSnapshotAction());
     toolbar->addSeparator();
     toolbar->addAction(m_deleteAction);
 }
@@ -571,12 +598,15 @@ void MainWindow::call(const QString &method, const QString &sandbox, const QStri
                    });
 }
 
-void MainWindow::createSandbox(const SandboxSpec &spec, bool start)
+void MainWindow::createSandbox(const SandboxSpec &spec, bool start, const QString &boot)
 {
     if (!m_client)
         return;
+    QJsonObject params = spec.toJson();
+    if (!boot.isEmpty())
+        params.insert(QStringLiteral("boot"), boot); // a helper without templates ignores it
     QPointer<MainWindow> self(this);
-    m_client->call(QString::fromLatin1(protocol::method::SandboxCreate), spec.toJson(),
+    m_client->call(QString::fromLatin1(protocol::method::SandboxCreate), params,
                    [self, spec, start](const Result<QJsonValue> &result) {
                        if (!self)
                            return;
@@ -616,6 +646,26 @@ void MainWindow::killSandbox(const QString &sandbox)
 {
     call(QString::fromLatin1(protocol::method::SandboxKill), sandbox,
          tr("Could not force-stop sandbox “%1”.").arg(sandbox));
+}
+
+void MainWindow::pauseSandbox(const QString &sandbox)
+{
+    call(QString::fromLatin1(protocol::method::VmPause), sandbox,
+         tr("Could not pause sandbox “%1”.").arg(sandbox));
+}
+
+void MainWindow::resumeSandbox(const QString &sandbox)
+{
+    call(QString::fromLatin1(protocol::method::VmResume), sandbox,
+         tr("Could not resume sandbox “%1”.").arg(sandbox));
+}
+
+void MainWindow::showTimeline(const QString &sandbox)
+{
+    if (!sandbox.isEmpty())
+        m_snapshotsView->setSandbox(sandbox);
+    m_sections->setCurrentWidget(m_snapshotsView);
+    m_snapshotsView->timeline()->setFocus(Qt::ShortcutFocusReason);
 }
 
 void MainWindow::deleteSandbox(const QString &sandbox)
@@ -687,6 +737,9 @@ void MainWindow::onConnectionLost(const Error &error)
 
 void MainWindow::onSelectionChanged()
 {
+    // The timeline follows the table, so Ctrl+4 shows the sandbox one works with.
+    if (const QString sandbox = selectedSandbox(); !sandbox.isEmpty())
+        m_snapshotsView->setSandbox(sandbox);
     updateActions();
 }
 
@@ -712,6 +765,9 @@ void MainWindow::updateActions()
                                  || state == SandboxState::Starting
                                  || state == SandboxState::Paused));
     m_deleteAction->setEnabled(connected && sandbox && state == SandboxState::Stopped);
+    m_pauseAction->setEnabled(connected && sandbox && state == SandboxState::Running);
+    m_resumeAction->setEnabled(connected && sandbox && state == SandboxState::Paused);
+    m_timelineAction->setEnabled(true);
     m_consoleAction->setEnabled(connected && sandbox);
     m_policyAction->setEnabled(connected && sandbox);
     m_closeConsoleAction->setEnabled(m_tabs->count() > 0);
@@ -724,8 +780,9 @@ void MainWindow::showNewSandboxDialog()
         names.append(m_model->sandboxAt(row)->spec.name);
     auto *dialog = new NewSandboxDialog(m_client, names, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog] { createSandbox(dialog->spec(), dialog->startAfterCreate()); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        createSandbox(dialog->spec(), dialog->startAfterCreate(), dialog->bootMode());
+    });
     dialog->open();
 }
 

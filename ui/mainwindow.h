@@ -28,6 +28,7 @@ class HostSidebar;
 class PolicyEditor;
 struct EgressRule;
 class SandboxTableModel;
+class SnapshotsView;
 
 /// The Airlock window: a sidebar with every host (this computer's helper and remote ones over
 /// SSH, each with its state) and its sandboxes; the current host's sandbox table, a tab per
@@ -63,10 +64,12 @@ public:
     QString connectionProblemText() const;
     /// The status bar text, e.g. "Connected to local helper at ... (TCG: software emulation)".
     QString statusText() const;
-    /// The sections: Sandboxes (table and consoles), Egress, Credentials.
+    /// The sections: Sandboxes (table and consoles), Egress, Credentials, Snapshots.
     QTabWidget *sections() const { return m_sections; }
     EgressView *egressView() const { return m_egressView; }
     CredentialsView *credentialsView() const { return m_credentialsView; }
+    /// The Snapshots section (the timeline of the sandbox selected in the table).
+    SnapshotsView *snapshotsView() const { return m_snapshotsView; }
     /// The open policy editor of `sandbox`, or nullptr.
     PolicyEditor *policyEditor(const QString &sandbox) const;
     /// The last desktop notification (also shown in the status bar), for tests.
@@ -77,10 +80,17 @@ public Q_SLOTS:
     ConsoleTab *openConsole(const QString &sandbox);
     /// Opens the console of `sandbox` as soon as the sandbox list contains it.
     void openConsoleWhenListed(const QString &sandbox);
-    void createSandbox(const airlock::SandboxSpec &spec, bool start);
+    /// sandbox.create (then sandbox.start when `start`); `boot` is its `boot` param
+    /// ("template" or "cold"; empty: the helper's default).
+    void createSandbox(const airlock::SandboxSpec &spec, bool start, const QString &boot = {});
     void startSandbox(const QString &sandbox);
     void stopSandbox(const QString &sandbox);
     void killSandbox(const QString &sandbox);
+    /// vm.pause / vm.resume: the guest's CPUs stop or run on; the state shows "Paused".
+    void pauseSandbox(const QString &sandbox);
+    void resumeSandbox(const QString &sandbox);
+    /// Shows the Snapshots section with `sandbox`'s timeline.
+    void showTimeline(const QString &sandbox);
     /// Asks for confirmation, then deletes.
     void deleteSandbox(const QString &sandbox);
     void retryConnection();
@@ -132,6 +142,7 @@ private:
     QTabWidget *m_sections;
     EgressView *m_egressView;
     CredentialsView *m_credentialsView;
+    SnapshotsView *m_snapshotsView;
     QHash<QString, QPointer<PolicyEditor>> m_editors;
     QSystemTrayIcon *m_tray = nullptr;
     QString m_lastNotification;
@@ -141,6 +152,9 @@ private:
     QAction *m_startAction = nullptr;
     QAction *m_stopAction = nullptr;
     QAction *m_killAction = nullptr;
+    QAction *m_pauseAction = nullptr;
+    QAction *m_resumeAction = nullptr;
+    QAction *m_timelineAction = nullptr;
     QAction *m_deleteAction = nullptr;
     QAction *m_consoleAction = nullptr;
     QAction *m_closeConsoleAction = nullptr;

@@ -3,6 +3,7 @@
 #include "core/model/sandbox.h"
 
 #include <QDialog>
+#include <QJsonArray>
 #include <QStringList>
 
 class QCheckBox;
@@ -19,6 +20,10 @@ class HelperClient;
 /// Asks for a new sandbox's name, vCPUs, memory and image. The name is checked as it is typed
 /// (validateName and the existing names) and the reason shows under the field; OK stays
 /// disabled until the input is valid. Images come from the helper's `image.list`.
+/// "Start from a template" asks the helper to restore the image's template (a snapshot of the
+/// booted image) instead of booting the kernel (`sandbox.create` param `boot`); the note under
+/// it says whether `template.list` has a current template for the chosen image and shape. A
+/// helper without templates (no `template.list`) gets the choice disabled: it boots cold.
 class NewSandboxDialog final : public QDialog
 {
     Q_OBJECT
@@ -29,12 +34,20 @@ public:
     SandboxSpec spec() const;
     /// Whether the user wants the sandbox started right after it is created.
     bool startAfterCreate() const;
+    /// `sandbox.create`'s `boot`: "template" (start from the image's template when there is
+    /// one) or "cold".
+    QString bootMode() const;
+    QCheckBox *templateBox() const { return m_fromTemplate; }
+    /// The note about templates under the choice (empty before template.list answered).
+    QString templateNote() const;
     /// The reason the current name is rejected; empty when it is acceptable.
     QString nameProblem() const;
 
 private:
     void validate();
     void loadImages(HelperClient *client);
+    void loadTemplates(HelperClient *client);
+    void updateTemplateNote();
 
     QStringList m_existingNames;
     QLineEdit *m_name;
@@ -44,6 +57,10 @@ private:
     QComboBox *m_image;
     QLabel *m_imageProblem;
     QCheckBox *m_start;
+    QCheckBox *m_fromTemplate;
+    QLabel *m_templateNote;
+    QJsonArray m_templates; // template.list's `templates`
+    bool m_templatesKnown = false; // template.list answered
     QDialogButtonBox *m_buttons;
 };
 

@@ -132,7 +132,9 @@ PolicyEditor::PolicyEditor(HelperClient *client, const QString &sandbox, QWidget
                                                            + 8);
     m_dryRunTable->verticalHeader()->setVisible(false);
     m_dryRunTable->horizontalHeader()->setStretchLastSection(true);
-    m_dryRunTable->setColumnWidth(DryRunModel::TimeColumn, 130);
+    m_dryRunTable->setColumnWidth(
+        DryRunModel::TimeColumn,
+        m_dryRunTable->fontMetrics().horizontalAdvance(QStringLiteral("2026-12-01 00:00:00")) + 16);
     m_dryRunTable->setColumnWidth(DryRunModel::NameColumn, 180);
     m_dryRunTable->setColumnWidth(DryRunModel::PathColumn, 160);
     m_dryRunTable->setColumnWidth(DryRunModel::ChangeColumn, 110);

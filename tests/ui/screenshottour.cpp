@@ -1,16 +1,23 @@
-// airlock_screenshot_tour: takes docs/screenshots/{policy-editor,dry-run,egress,credentials}.png.
-// Not a test. Run under Xvfb from the build directory (docs/gui.md, "Screenshots"):
-//   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd xvfb-run -s "-screen 0 1400x900x24"
-//       tests/ui/airlock_screenshot_tour OUTPUT_DIR
-// A real airlockd serves the window; the egress history the views show is recorded into that
-// helper's own store (as its gateways would have) before the window connects. Each picture is
-// taken with ImageMagick's `import -window root`.
+// airlock_screenshot_tour: takes the pictures of docs/gui.md (main-window, console, timeline,
+// egress, credentials, policy-editor, dry-run .png). Not a test. Run as root under Xvfb from the
+// build directory after the guest image is built (docs/gui.md, "Screenshots"):
+//   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd
+//   AIRLOCK_GATEWAY=$PWD/app/airlock-gateway/airlock-gateway
+//       xvfb-run -s "-screen 0 1400x900x24" tests/ui/airlock_screenshot_tour OUTPUT_DIR
+// A real airlockd (in a network namespace of its own, HelperProcess) serves the window and boots
+// real guests; the snapshots in the timeline are real snapshots of a running guest. The egress
+// history the views show is recorded into that helper's own store (as its gateways would have)
+// before the window connects: the guests have no upstream to talk to. Each picture is one
+// top-level window, taken with ImageMagick's `import -window ID`: without a window manager
+// Xvfb has no decorations and places every window at 0,0, so the root window would show
+// dialogs over a half-covered main window.
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
 #include "core/daemon/registry.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "ui/consoletab.h"
 #include "ui/credentialsview.h"
 #include "ui/dryrunmodel.h"
 #include "ui/egresseventmodel.h"
@@ -20,6 +27,9 @@
 #include "ui/policyrulemodel.h"
 #include "ui/resources.h"
 #include "ui/sandboxtablemodel.h"
+#include "ui/snapshotsview.h"
+#include "ui/snapshottimelinemodel.h"
+#include "ui/snapshottimelineview.h"
 
 #include <QApplication>
 #include <QDeadlineTimer>
@@ -32,6 +42,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QTranslator>
+#include <QTreeView>
 
 using namespace airlock;
 
@@ -53,13 +65,80 @@ void settle(int ms = 600)
     QTest::qWait(ms);
 }
 
-bool shoot(const QString &path)
+/// Takes one top-level window (its X11 id) as the person sees it.
+bool shoot(QWidget *window, const QString &path)
 {
+    window->raise();
     settle();
-    const int code = QProcess::execute(QStringLiteral("import"),
-                                       {QStringLiteral("-window"), QStringLiteral("root"), path});
+    const QString id = QStringLiteral("0x%1").arg(quint64(window->winId()), 0, 16);
+    const int code =
+        QProcess::execute(QStringLiteral("import"), {QStringLiteral("-window"), id, path});
     qInfo("%s: %s", qPrintable(path), code == 0 ? "ok" : "import failed");
     return code == 0;
+}
+
+/// The console of one sandbox over a raw client: types lines, waits for their output.
+class GuestConsole
+{
+public:
+    GuestConsole(const QString &socket, const QString &sandbox)
+        : m_client(socket), m_sandbox(sandbox)
+    {
+        m_client.hello();
+        const QJsonObject attached = test::RpcTestClient::result(
+            m_client.call(QStringLiteral("console.attach"), {{QStringLiteral("name"), sandbox}}));
+        m_text =
+            QByteArray::fromBase64(attached.value(QStringLiteral("data")).toString().toLatin1());
+    }
+    bool waitFor(const QByteArray &needle, qsizetype from = 0, int timeoutMs = 120000)
+    {
+        QDeadlineTimer deadline(timeoutMs);
+        while (m_text.indexOf(needle, from) < 0) {
+            if (deadline.hasExpired())
+                return false;
+            auto message = m_client.waitForNotification(
+                QStringLiteral("console.output"),
+                [this](const QJsonObject &p) {
+                    return p.value(QStringLiteral("sandbox")).toString() == m_sandbox;
+                },
+                500);
+            if (message)
+                m_text += QByteArray::fromBase64(message->value(QStringLiteral("params"))
+                                                     .toObject()
+                                                     .value(QStringLiteral("data"))
+                                                     .toString()
+                                                     .toLatin1());
+        }
+        return true;
+    }
+    /// Types `line` and waits for `needle` after it.
+    bool run(const QByteArray &line, const QByteArray &needle, int timeoutMs = 60000)
+    {
+        const qsizetype from = m_text.size();
+        m_client.call(QStringLiteral("console.write"),
+                      {{QStringLiteral("name"), m_sandbox},
+                       {QStringLiteral("data"), QString::fromLatin1((line + '\n').toBase64())}});
+        if (!waitFor(needle, from, timeoutMs))
+            return false;
+        // And the next prompt, so the next line is not typed into this one's output.
+        return waitFor("# ", m_text.indexOf(needle, from) + needle.size(), timeoutMs);
+    }
+
+private:
+    test::RpcTestClient m_client;
+    QString m_sandbox;
+    QByteArray m_text;
+};
+
+QJsonObject rpcCall(const QString &socket, const QString &method, const QJsonObject &params,
+                    int timeoutMs = 120000)
+{
+    test::RpcTestClient rpc(socket);
+    rpc.hello();
+    const QJsonObject answer = rpc.call(method, params, timeoutMs);
+    if (!answer.contains(QStringLiteral("result")))
+        qWarning("%s: %s", qPrintable(method), QJsonDocument(answer).toJson().constData());
+    return test::RpcTestClient::result(answer);
 }
 
 QJsonObject event(const QDateTime &time, const QString &sandbox, const QString &layer,
@@ -143,18 +222,23 @@ int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
     initUiResources();
+    // The window's language, as main.cpp picks it (LANGUAGE=de for the German pictures).
+    QTranslator translator;
+    if (translator.load(QLocale(), QStringLiteral("airlock"), QStringLiteral("_"),
+                        QStringLiteral(":/i18n")))
+        QApplication::installTranslator(&translator);
     const QString out =
         QDir(argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(".")).absolutePath();
     QDir().mkpath(out);
 
     test::HelperProcess helper;
-    helper.useHostNetwork(); // no guest boots in the tour
-    if (helper.useUnbootableImageStore().isEmpty() || !helper.start()) {
+    if (!helper.start()) {
         qCritical("airlockd: %s", qPrintable(helper.lastError()));
         return 1;
     }
+    const QString socket = helper.socketPath();
     {
-        test::RpcTestClient rpc(helper.socketPath());
+        test::RpcTestClient rpc(socket);
         rpc.hello();
         for (const QString &name : {QStringLiteral("agent"), QStringLiteral("ci")})
             rpc.call(QStringLiteral("sandbox.create"), {{QStringLiteral("name"), name}});
@@ -201,32 +285,115 @@ int main(int argc, char *argv[])
         return 1;
     }
 
-    HelperClient client(std::make_unique<LocalSocketTransport>(helper.socketPath()),
-                        QStringLiteral("airlock"));
+    // A running guest with a history: snapshots, an automatic one, a restore and a fork.
+    const QString agent = QStringLiteral("agent");
+    const QJsonObject named {{QStringLiteral("name"), agent}};
+    rpcCall(socket, QStringLiteral("sandbox.start"), named);
+    GuestConsole console(socket, agent);
+    if (!console.waitFor("airlock-guest ready")) {
+        qCritical("the guest did not boot");
+        return 1;
+    }
+    console.run("echo ready-$((40+2))", "ready-42");
+    auto snapshot = [&](const QString &sandbox, const QString &label) {
+        return rpcCall(socket, QStringLiteral("snapshot.create"),
+                       {{QStringLiteral("name"), sandbox}, {QStringLiteral("label"), label}})
+            .value(QStringLiteral("id"))
+            .toString();
+    };
+    const QString clean = snapshot(agent, QStringLiteral("clean boot"));
+    rpcCall(socket, QStringLiteral("snapshot.pin"), {{QStringLiteral("snapshot"), clean}});
+    // Automatic snapshots every minute for a while (the helper checks every 30 s).
+    rpcCall(socket, QStringLiteral("snapshot.schedule"),
+            {{QStringLiteral("name"), agent},
+             {QStringLiteral("schedule"), QJsonObject {{QStringLiteral("intervalMinutes"), 1}}}});
+    console.run("dd if=/dev/urandom of=/dev/shm/deps bs=1M count=24 2>/dev/null; echo d-$((1+1))",
+                "d-2");
+    const QString deps = snapshot(agent, QStringLiteral("deps installed"));
+    console.run("dd if=/dev/urandom of=/dev/shm/build bs=1M count=6 2>/dev/null; echo b-$((1+2))",
+                "b-3");
+    waitFor(
+        [&] {
+            const QJsonArray all = rpcCall(socket, QStringLiteral("snapshot.list"), named)
+                                       .value(QStringLiteral("snapshots"))
+                                       .toArray();
+            return std::any_of(all.begin(), all.end(), [](const QJsonValue &v) {
+                return v.toObject().value(QStringLiteral("kind")).toString() == u"automatic";
+            });
+        },
+        90000);
+    rpcCall(socket, QStringLiteral("snapshot.schedule"),
+            {{QStringLiteral("name"), agent},
+             {QStringLiteral("schedule"), QJsonObject {{QStringLiteral("intervalMinutes"), 60}}}});
+    snapshot(agent, QStringLiteral("tests failing"));
+    rpcCall(socket, QStringLiteral("snapshot.fork"),
+            {{QStringLiteral("snapshot"), deps},
+             {QStringLiteral("name"), QStringLiteral("agent-try")}});
+    rpcCall(socket, QStringLiteral("snapshot.restore"),
+            {{QStringLiteral("name"), agent}, {QStringLiteral("snapshot"), deps}});
+    {
+        GuestConsole forkConsole(socket, QStringLiteral("agent-try"));
+        forkConsole.run(
+            "dd if=/dev/urandom of=/dev/shm/try bs=1M count=3 2>/dev/null; echo t-$((2+2))", "t-4");
+        snapshot(QStringLiteral("agent-try"), QStringLiteral("other approach"));
+    }
+    GuestConsole restored(socket, agent);
+    restored.run("dd if=/dev/urandom of=/dev/shm/fix bs=1M count=4 2>/dev/null; echo f-$((2+3))",
+                 "f-5");
+    snapshot(agent, QStringLiteral("fixed on a branch"));
+    restored.run("clear", "\x1b["); // the screen is cleared, then the prompt
+    restored.run("uname -a", "GNU/Linux");
+    restored.run("echo $((6*7))", "42\r\n");
+    restored.run("ls --color=always /", "var");
+    restored.run("free -m", "Swap:");
+
+    HelperClient client(std::make_unique<LocalSocketTransport>(socket), QStringLiteral("airlock"));
     MainWindow window(&client);
-    window.setGeometry(20, 20, 1360, 860);
+    window.setGeometry(0, 0, 1400, 900); // the whole screen: no window manager to place it
     window.show();
     client.connectToHelper();
     if (!waitFor([&] { return window.egressView()->events()->rowCount() >= 24; }))
         qWarning("the recorded history did not arrive");
+    waitFor([&] { return window.model()->rowOf(agent) >= 0; });
+
+    // Main window: the sandboxes, agent's console.
+    window.table()->selectRow(window.model()->rowOf(agent));
+    window.openConsole(agent);
+    settle(1500);
+    shoot(&window, out + QStringLiteral("/main-window.png"));
+    // The console alone (colours, the shell).
+    restored.run("printf '\\033[1;32mok\\033[0m \\033[31merror\\033[0m \\033[38;5;214m256-colour"
+                 "\\033[0m \\033[7mreverse\\033[0m\\n'",
+                 "reverse");
+    settle(800);
+    shoot(&window, out + QStringLiteral("/console.png"));
+
+    // Snapshot timeline of agent, with "deps installed" selected.
+    window.showTimeline(agent);
+    SnapshotsView *snapshots = window.snapshotsView();
+    waitFor([&] { return snapshots->model()->snapshotCount() >= 7; });
+    snapshots->selectSnapshot(deps);
+    snapshots->timeline()->setFocus();
+    settle(800);
+    shoot(&window, out + QStringLiteral("/timeline.png"));
 
     // Egress view with the map of "agent".
     window.sections()->setCurrentIndex(1);
-    window.egressView()->setSandbox(QStringLiteral("agent"));
+    window.egressView()->setSandbox(agent);
     window.egressView()->eventTable()->selectRow(13);
-    shoot(out + QStringLiteral("/egress.png"));
+    shoot(&window, out + QStringLiteral("/egress.png"));
 
     // Credentials.
     window.sections()->setCurrentIndex(2);
     window.credentialsView()->refresh();
     settle(800);
     window.credentialsView()->secretTable()->selectRow(0);
-    shoot(out + QStringLiteral("/credentials.png"));
+    shoot(&window, out + QStringLiteral("/credentials.png"));
 
-    // Policy editor with pending changes and a rule with a problem.
+    // Policy editor with pending changes and a rule with a problem: its own window.
     window.sections()->setCurrentIndex(0);
-    PolicyEditor *editor = window.openPolicyEditor(QStringLiteral("agent"));
-    editor->setGeometry(120, 70, 1100, 720);
+    PolicyEditor *editor = window.openPolicyEditor(agent);
+    editor->setGeometry(0, 0, 1100, 720);
     waitFor([&] { return editor->isLoaded(); });
     PolicyRuleModel *model = editor->model();
     QFile pypi(QStringLiteral(":/policies/pypi.json"));
@@ -239,13 +406,14 @@ int main(int argc, char *argv[])
                    QStringLiteral("internal mirror"));
     editor->table()->setCurrentIndex(model->index(bad, PolicyRuleModel::HostColumn));
     editor->table()->selectRow(bad);
-    shoot(out + QStringLiteral("/policy-editor.png"));
+    shoot(editor, out + QStringLiteral("/policy-editor.png"));
 
     // Dry run of the fixed draft over the last 24 hours.
     model->removeRules({bad});
     QSignalSpy finished(editor, &PolicyEditor::dryRunFinished);
     editor->runDryRun(1);
     finished.wait(10000);
-    shoot(out + QStringLiteral("/dry-run.png"));
+    shoot(editor, out + QStringLiteral("/dry-run.png"));
+    editor->close();
     return 0;
 }

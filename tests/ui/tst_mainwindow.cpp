@@ -2,6 +2,7 @@
 #include "core/client/localsockettransport.h"
 #include "core/terminal/terminalsession.h"
 #include "helperprocess.h"
+#include "rpctestclient.h"
 #include "ui/consolecontroller.h"
 #include "ui/consoletab.h"
 #include "ui/mainwindow.h"
@@ -10,6 +11,7 @@
 #include "ui/sandboxtablemodel.h"
 #include "ui/terminalview.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -64,6 +66,7 @@ private Q_SLOTS:
     void initTestCase();
     void noHelperShowsExplanation();
     void newSandboxDialogValidatesName();
+    void newSandboxDialogOffersTemplates();
     void sandboxRunsAndConsoleWorks();
 };
 
@@ -125,6 +128,57 @@ void TestMainWindow::newSandboxDialogValidatesName()
     QVERIFY(problem->text().isEmpty());
     QCOMPARE(dialog.spec().name, QStringLiteral("agent-1"));
     QCOMPARE(dialog.spec().image, QStringLiteral("default"));
+}
+
+void TestMainWindow::newSandboxDialogOffersTemplates()
+{
+    test::HelperProcess helper;
+    helper.useHostNetwork(); // nothing boots here
+    QVERIFY(!helper.useUnbootableImageStore().isEmpty());
+    QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+    auto client = makeClient(helper.socketPath());
+    MainWindow window(client.get());
+    QStringList failures;
+    connect(&window, &MainWindow::actionFailed, this,
+            [&failures](const QString &text, const Error &error) {
+                failures.append(text + QLatin1Char(' ') + error.message);
+            });
+    client->connectToHelper();
+    NewSandboxDialog dialog(client.get(), {});
+    dialog.show();
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog.templateNote().isEmpty(), 10000);
+    const bool helperHasTemplates =
+        !dialog.templateNote().contains(QStringLiteral("cannot start sandboxes from a template"));
+    qInfo("template note: %s", qPrintable(dialog.templateNote()));
+    if (helperHasTemplates) {
+        // template.list answered: the choice is on by default and says what it will do.
+        QVERIFY(dialog.templateBox()->isEnabled());
+        QVERIFY(dialog.templateBox()->isChecked());
+        QCOMPARE(dialog.bootMode(), QStringLiteral("template"));
+        QVERIFY2(dialog.templateNote().contains(QStringLiteral("template of this image")),
+                 qPrintable(dialog.templateNote()));
+        dialog.templateBox()->setChecked(false);
+        QVERIFY(dialog.templateNote().contains(QStringLiteral("boots its kernel")));
+    } else {
+        // A helper without templates (method_not_found): the choice is off and disabled.
+        QVERIFY(!dialog.templateBox()->isEnabled());
+        QVERIFY(!dialog.templateBox()->isChecked());
+    }
+    QCOMPARE(dialog.bootMode(), QStringLiteral("cold"));
+
+    // The window sends the choice with sandbox.create; either helper creates the sandbox.
+    QTRY_VERIFY(window.model()->isLoaded());
+    SandboxSpec spec;
+    spec.name = QStringLiteral("cold-one");
+    window.createSandbox(spec, false, dialog.bootMode());
+    QTRY_VERIFY_WITH_TIMEOUT(window.model()->rowOf(spec.name) >= 0 || !failures.isEmpty(), 10000);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(u'\n')));
+    test::RpcTestClient rpc(helper.socketPath());
+    const QJsonObject sandbox = test::RpcTestClient::result(
+        rpc.call(QStringLiteral("sandbox.get"), {{QStringLiteral("name"), spec.name}}));
+    QCOMPARE(sandbox.value(QStringLiteral("name")).toString(), spec.name);
+    if (helperHasTemplates && sandbox.contains(QStringLiteral("boot")))
+        QCOMPARE(sandbox.value(QStringLiteral("boot")).toString(), QStringLiteral("cold"));
 }
 
 void TestMainWindow::sandboxRunsAndConsoleWorks()

@@ -1,0 +1,325 @@
+// Editing and applying a policy in the real PolicyEditor changes what the real gateway decides
+// for a running guest, and the egress view's model shows both verdicts (issue 6).
+//
+//   guest ──tap── [helper ns: airlockd, airlock-gateway, table] ──veth 203.0.113.0/24──
+//   [upstream ns: pkg.test 203.0.113.10:80 (plain HTTP), DNS 203.0.113.53]
+//
+// The topology is tst_egresse2e's: 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned only inside
+// namespaces this test made, none with a default route. The busybox guest speaks plain HTTP with
+// nc (its TLS client cannot talk to the gateway; see tst_egresse2e).
+
+#include "core/client/helperclient.h"
+#include "core/client/localsockettransport.h"
+#include "core/gateway/sandboxca.h"
+#include "gatewaytestbed.h"
+#include "helperprocess.h"
+#include "netns.h"
+#include "rpctestclient.h"
+#include "ui/egresseventmodel.h"
+#include "ui/egressview.h"
+#include "ui/mainwindow.h"
+#include "ui/policyeditor.h"
+#include "ui/policyrulemodel.h"
+#include "ui/resources.h"
+#include "ui/sandboxtablemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace airlock;
+using airlock::gateway::SandboxCa;
+using airlock::test::HelperProcess;
+using airlock::test::NetworkNamespace;
+using airlock::test::RpcTestClient;
+using airlock::test::TestDnsServer;
+using airlock::test::TestUpstream;
+
+namespace {
+
+const QString kName = QStringLiteral("apply");
+const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
+const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
+constexpr int kBootTimeoutMs = 120000;
+
+QPushButton *buttonNamed(QWidget *parent, const QString &accessibleName)
+{
+    for (QPushButton *button : parent->findChildren<QPushButton *>()) {
+        if (button->accessibleName() == accessibleName)
+            return button;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestPolicyApply : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void appliedPolicyChangesTheGatewaysVerdict();
+
+private:
+    /// Types a command on the guest console (a raw client of its own) and waits until
+    /// `needle` shows up after it.
+    bool runInGuest(const QByteArray &command, const QByteArray &needle, int timeoutMs);
+    bool waitForConsole(const QByteArray &needle, qsizetype from, int timeoutMs);
+    /// `fetch NAME PATH [ADDRESS]` in the guest: its output up to the fetch-rc= line.
+    QByteArray fetch(const QByteArray &arguments);
+    /// The rows of the window's egress model about pkg.test at the http layer.
+    QList<EgressEntry> httpEntries() const;
+
+    QTemporaryDir m_dir {QDir::tempPath() + QStringLiteral("/airlock-apply-XXXXXX")};
+    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<RpcTestClient> m_console;
+    std::unique_ptr<HelperClient> m_client;
+    std::unique_ptr<MainWindow> m_window;
+    std::optional<SandboxCa> m_upstreamCa;
+    TestUpstream m_pkg;
+    TestDnsServer m_dns;
+    std::optional<NetworkNamespace> m_upstreamNs;
+    QByteArray m_text;
+};
+
+bool TestPolicyApply::waitForConsole(const QByteArray &needle, qsizetype from, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (m_text.indexOf(needle, from) < 0) {
+        if (deadline.hasExpired())
+            return false;
+        // The window's own client lives on this thread's event loop: keep it turning.
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        const auto message = m_console->readMessage(50);
+        if (message && message->value(QStringLiteral("method")).toString() == u"console.output")
+            m_text += QByteArray::fromBase64(message->value(QStringLiteral("params"))
+                                                 .toObject()
+                                                 .value(QStringLiteral("data"))
+                                                 .toString()
+                                                 .toLatin1());
+    }
+    return true;
+}
+
+bool TestPolicyApply::runInGuest(const QByteArray &command, const QByteArray &needle, int timeoutMs)
+{
+    const qsizetype from = m_text.size();
+    m_console->call(
+        QStringLiteral("console.write"),
+        QJsonObject {{QStringLiteral("name"), kName},
+                     {QStringLiteral("data"), QString::fromLatin1((command + '\n').toBase64())}});
+    return waitForConsole(needle, from, timeoutMs);
+}
+
+QByteArray TestPolicyApply::fetch(const QByteArray &arguments)
+{
+    const qsizetype from = m_text.size();
+    if (!runInGuest("fetch " + arguments, "fetch-rc=", 60000))
+        return m_text.mid(from);
+    waitForConsole("\n", m_text.indexOf("fetch-rc=", from), 5000);
+    return m_text.mid(from);
+}
+
+QList<EgressEntry> TestPolicyApply::httpEntries() const
+{
+    QList<EgressEntry> entries;
+    for (const EgressEntry &entry : m_window->egressView()->events()->entries()) {
+        if (entry.sandbox == kName && entry.layer == u"http" && entry.name == u"pkg.test")
+            entries.append(entry);
+    }
+    return entries;
+}
+
+void TestPolicyApply::initTestCase()
+{
+    initUiResources();
+    if (::geteuid() != 0)
+        QSKIP("needs root (network namespaces, taps, nftables)");
+    if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
+        QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
+    QVERIFY(m_dir.isValid());
+    ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
+    auto ca = SandboxCa::generate(QStringLiteral("upstream-test"));
+    QVERIFY(ca);
+    m_upstreamCa.emplace(std::move(*ca));
+    const QString caPath = m_dir.filePath(QStringLiteral("upstream.pem"));
+    QVERIFY(m_upstreamCa->save(caPath, m_dir.filePath(QStringLiteral("upstream.key"))));
+
+    m_helper = std::make_unique<HelperProcess>(QStringList {
+        QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53"),
+        QStringLiteral("--upstream-ca"), caPath});
+    QVERIFY2(QFileInfo::exists(m_helper->imageStore() + QStringLiteral("/default/image.json")),
+             "no guest image (the guest_image fixture builds it)");
+    QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
+    const QString helperNs = m_helper->networkNamespace();
+
+    // The upstream namespace, joined to the helper's by a veth pair.
+    const QString pid = QString::number(QCoreApplication::applicationPid());
+    test::removeStaleNamespaces(QStringLiteral("alt-pa-"));
+    m_upstreamNs = NetworkNamespace::create(QStringLiteral("alt-pa-") + pid);
+    QVERIFY(m_upstreamNs);
+    const QString upstreamNs = m_upstreamNs->name();
+    const QString hostSide = QStringLiteral("aph") + pid;
+    const QString upstreamSide = QStringLiteral("apu") + pid;
+    using test::runIp;
+    QVERIFY(runIp({QStringLiteral("link"), QStringLiteral("add"), hostSide, QStringLiteral("netns"),
+                   helperNs, QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
+                   QStringLiteral("name"), upstreamSide, QStringLiteral("netns"), upstreamNs}));
+    QVERIFY(runIp({QStringLiteral("-n"), helperNs, QStringLiteral("addr"), QStringLiteral("add"),
+                   QStringLiteral("203.0.113.1/24"), QStringLiteral("dev"), hostSide}));
+    QVERIFY(runIp({QStringLiteral("-n"), helperNs, QStringLiteral("link"), QStringLiteral("set"),
+                   hostSide, QStringLiteral("up")}));
+    for (const QHostAddress &address : {kPkgAddress, kDnsAddress})
+        QVERIFY(runIp({QStringLiteral("-n"), upstreamNs, QStringLiteral("addr"),
+                       QStringLiteral("add"), address.toString() + QStringLiteral("/24"),
+                       QStringLiteral("dev"), upstreamSide}));
+    QVERIFY(runIp({QStringLiteral("-n"), upstreamNs, QStringLiteral("link"), QStringLiteral("set"),
+                   upstreamSide, QStringLiteral("up")}));
+    QVERIFY(test::inNamespace(m_upstreamNs->fd(), [this] {
+        return m_pkg.start({kPkgAddress, 80, false, nullptr, {}, {}})
+            && m_dns.start(kDnsAddress, 53, {{QStringLiteral("pkg.test"), kPkgAddress.toString()}});
+    }));
+
+    // A new sandbox has the deny-all policy; boot it and get a shell.
+    m_console = std::make_unique<RpcTestClient>(m_helper->socketPath());
+    QVERIFY(m_console->hello());
+    QVERIFY(m_console->call(QStringLiteral("sandbox.create"), {{QStringLiteral("name"), kName}})
+                .contains(QStringLiteral("result")));
+    const QJsonObject started =
+        m_console->call(QStringLiteral("sandbox.start"), {{QStringLiteral("name"), kName}}, 60000);
+    QVERIFY2(started.contains(QStringLiteral("result")),
+             QJsonDocument(started).toJson().constData());
+    const QJsonObject attached = RpcTestClient::result(
+        m_console->call(QStringLiteral("console.attach"), {{QStringLiteral("name"), kName}}));
+    m_text = QByteArray::fromBase64(attached.value(QStringLiteral("data")).toString().toLatin1());
+
+    m_client = std::make_unique<HelperClient>(
+        std::make_unique<LocalSocketTransport>(m_helper->socketPath()),
+        QStringLiteral("tst_policyapply"));
+    m_window = std::make_unique<MainWindow>(m_client.get());
+    m_window->show();
+    m_client->connectToHelper();
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->model()->rowOf(kName) >= 0, 10000);
+
+    QVERIFY2(waitForConsole("airlock-guest ready", 0, kBootTimeoutMs), m_text.constData());
+    QVERIFY(runInGuest("echo boot-$((40+2))", "boot-42", 30000));
+    // As in tst_egresse2e: resolve through the gateway's DNS with nslookup, then plain HTTP
+    // with nc; prints fetch-rc=dns when the name does not resolve.
+    QVERIFY(runInGuest(
+        "fetch() { a=$(nslookup -type=a \"$1\" 2>/dev/null | awk '/^Address/ {x=$NF} END "
+        "{print x}');"
+        " case \"$a\" in *:53|'') a=\"${3:-}\";; esac; [ -n \"$a\" ] || { echo fetch-rc=dns;"
+        " return; }; printf 'GET %s HTTP/1.1\\r\\nHost: %s\\r\\nConnection: close\\r\\n\\r\\n'"
+        " \"$2\" \"$1\" | nc -w 20 \"$a\" 80; echo fetch-rc=$?; }; echo fetch-$((6*7))",
+        "fetch-42", 10000));
+}
+
+void TestPolicyApply::cleanupTestCase()
+{
+    m_window.reset();
+    m_client.reset();
+    m_console.reset();
+    m_helper.reset();
+    m_pkg.stop();
+    m_dns.stop();
+    m_upstreamNs.reset(); // deletes the namespace and the veth with it
+}
+
+void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
+{
+    QVERIFY(m_window);
+    EgressEventModel *events = m_window->egressView()->events();
+    QAbstractItemModelTester tester(events, QAbstractItemModelTester::FailureReportingMode::Fatal);
+
+    // Denied: no rule names pkg.test. By name it does not even resolve; dialled by address the
+    // gateway answers 403 itself and pkg.test never sees the request.
+    QByteArray output = fetch("pkg.test /before");
+    QVERIFY2(output.contains("fetch-rc=dns"), output.constData());
+    output = fetch("pkg.test /before 203.0.113.10");
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(!httpEntries().isEmpty(), 15000);
+    EgressEntry denied = httpEntries().constLast();
+    QVERIFY(!denied.allowed);
+    QCOMPARE(denied.reason, QStringLiteral("host_not_allowed"));
+    QCOMPARE(denied.path, QStringLiteral("/before"));
+    QCOMPARE(m_pkg.requests().size(), 0);
+
+    // The person edits the policy in the editor: Add Rule, type the host, set the port.
+    m_window->table()->selectRow(m_window->model()->rowOf(kName));
+    PolicyEditor *editor = m_window->openPolicyEditor(kName);
+    QVERIFY(editor);
+    QTRY_VERIFY(editor->isLoaded());
+    QCOMPARE(editor->model()->rowCount(), 0); // deny-all
+    QPushButton *apply = buttonNamed(editor, QStringLiteral("Apply policy"));
+    QVERIFY(apply);
+    QVERIFY(!apply->isEnabled());
+    QAction *addRule = nullptr;
+    for (QAction *action : editor->actions()) {
+        if (action->text() == QStringLiteral("&Add Rule"))
+            addRule = action;
+    }
+    QVERIFY(addRule);
+    addRule->trigger();
+    auto *hostEdit = editor->table()->findChild<QLineEdit *>();
+    QVERIFY2(hostEdit, "Add Rule opens the host cell's editor");
+    QTest::keyClicks(hostEdit, QStringLiteral("pkg.test"));
+    QTest::keyClick(hostEdit, Qt::Key_Return); // the delegate commits on the next turn
+    PolicyRuleModel *rules = editor->model();
+    QTRY_COMPARE(rules->index(0, PolicyRuleModel::HostColumn).data().toString(),
+                 QStringLiteral("pkg.test"));
+    QVERIFY(rules->setData(rules->index(0, PolicyRuleModel::PortsColumn), QStringLiteral("80")));
+    QVERIFY2(editor->pendingChangesText().startsWith(QStringLiteral("+ rule 1")),
+             qPrintable(editor->pendingChangesText()));
+    // Nothing reached the helper yet: still denied.
+    output = fetch("pkg.test /pending 203.0.113.10");
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+
+    QSignalSpy applied(editor, &PolicyEditor::applied);
+    QVERIFY(apply->isEnabled());
+    QTest::mouseClick(apply, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(applied.count() == 1, 15000);
+    QVERIFY2(editor->statusText().contains(QStringLiteral("Applied")),
+             qPrintable(editor->statusText()));
+
+    // Allowed now: the name resolves, the request reaches pkg.test, the view shows it.
+    output = fetch("pkg.test /after");
+    QVERIFY2(output.contains("HTTP/1.1 200"), output.constData());
+    QVERIFY2(output.contains("hello pkg.test /after"), output.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(httpEntries().constLast().path == u"/after", 15000);
+    const EgressEntry allowed = httpEntries().constLast();
+    QVERIFY(allowed.allowed);
+    QCOMPARE(allowed.reason, QStringLiteral("allowed"));
+    QCOMPARE(allowed.method, QStringLiteral("GET"));
+    QCOMPARE(m_pkg.requests().size(), 1);
+
+    // Both verdicts as the table shows them, and the pending one denied too.
+    QStringList verdicts;
+    for (int row = 0; row < events->rowCount(); ++row) {
+        const EgressEntry &entry = events->entryAt(row);
+        if (entry.layer == u"http" && entry.name == u"pkg.test")
+            verdicts.append(
+                entry.path + QLatin1Char(' ')
+                + events->index(row, EgressEventModel::VerdictColumn).data().toString());
+    }
+    QVERIFY2(verdicts.contains(QStringLiteral("/before Denied")), qPrintable(verdicts.join(u',')));
+    QVERIFY2(verdicts.contains(QStringLiteral("/pending Denied")), qPrintable(verdicts.join(u',')));
+    QVERIFY2(verdicts.contains(QStringLiteral("/after Allowed")), qPrintable(verdicts.join(u',')));
+}
+
+QTEST_MAIN(TestPolicyApply)
+#include "tst_policyapply.moc"

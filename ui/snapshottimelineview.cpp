@@ -1,0 +1,751 @@
+#include "ui/snapshottimelineview.h"
+
+#include "ui/snapshottimelinemodel.h"
+
+#include <QContextMenuEvent>
+#include <QItemSelectionModel>
+#include <QKeyEvent>
+#include <QLocale>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace airlock {
+
+namespace {
+
+constexpr int kRightMargin = 40;
+constexpr int kTopMargin = 46; // legend and retention note
+constexpr int kBottomMargin = 40; // time axis
+constexpr int kLaneHeight = 64; // the least; lanes grow to fill the widget up to kMaxLaneHeight
+constexpr int kMaxLaneHeight = 110;
+
+const QColor kManual(0x1f, 0x6f, 0xc5);
+const QColor kAutomatic(0x7f, 0x8c, 0x9d);
+const QColor kSafety(0xe6, 0x7e, 0x22);
+const QColor kTemplate(0x8e, 0x44, 0xad);
+const QColor kPinned(0xd4, 0xa0, 0x17);
+const QColor kRetention(0x3d, 0x8e, 0xd8, 28);
+
+QColor colorFor(SnapshotKind kind)
+{
+    switch (kind) {
+    case SnapshotKind::Manual:
+        return kManual;
+    case SnapshotKind::Automatic:
+        return kAutomatic;
+    case SnapshotKind::Safety:
+        return kSafety;
+    case SnapshotKind::Template:
+        return kTemplate;
+    }
+    return kManual;
+}
+
+/// The marker's outline: circles for manual and automatic, a diamond for safety snapshots,
+/// a square for templates (shape and colour both differ, for colour-blind eyes).
+QPainterPath markerPath(SnapshotKind kind, const QPointF &c, double r)
+{
+    QPainterPath path;
+    if (kind == SnapshotKind::Safety) {
+        const double d = r * 1.25;
+        path.moveTo(c.x(), c.y() - d);
+        path.lineTo(c.x() + d, c.y());
+        path.lineTo(c.x(), c.y() + d);
+        path.lineTo(c.x() - d, c.y());
+        path.closeSubpath();
+    } else if (kind == SnapshotKind::Template) {
+        path.addRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r));
+    } else {
+        path.addEllipse(c, r, r);
+    }
+    return path;
+}
+
+void paintPin(QPainter &painter, const QPointF &top)
+{
+    // A map pin above the marker: head and needle.
+    painter.save();
+    painter.setPen(QPen(kPinned.darker(140), 1.5));
+    painter.drawLine(top, top - QPointF(0, 9));
+    painter.setBrush(kPinned);
+    painter.drawEllipse(top - QPointF(0, 12), 4, 4);
+    painter.restore();
+}
+
+} // namespace
+
+SnapshotTimelineView::SnapshotTimelineView(QWidget *parent) : QWidget(parent)
+{
+    setAccessibleName(tr("Snapshot timeline"));
+    setFocusPolicy(Qt::StrongFocus);
+    setBackgroundRole(QPalette::Base);
+    setAutoFillBackground(true);
+    setMouseTracking(false);
+    m_clock.setInterval(30000);
+    connect(&m_clock, &QTimer::timeout, this, qOverload<>(&QWidget::update));
+    m_clock.start();
+}
+
+void SnapshotTimelineView::setModel(SnapshotTimelineModel *model, QItemSelectionModel *selection)
+{
+    if (m_model)
+        disconnect(m_model, nullptr, this, nullptr);
+    if (m_selection)
+        disconnect(m_selection, nullptr, this, nullptr);
+    m_model = model;
+    m_selection = selection;
+    auto changed = [this] {
+        m_range.reset();
+        updateGeometry();
+        updateDescription();
+        update();
+    };
+    if (model) {
+        connect(model, &QAbstractItemModel::dataChanged, this, changed);
+        connect(model, &QAbstractItemModel::rowsInserted, this, changed);
+        connect(model, &QAbstractItemModel::rowsRemoved, this, changed);
+        connect(model, &QAbstractItemModel::modelReset, this, changed);
+        connect(model, &SnapshotTimelineModel::metadataChanged, this, changed);
+    }
+    if (selection)
+        connect(selection, &QItemSelectionModel::currentChanged, this, changed);
+    changed();
+}
+
+QModelIndex SnapshotTimelineView::currentIndex() const
+{
+    if (!m_selection || !m_model)
+        return {};
+    const QModelIndex current = m_selection->currentIndex();
+    return current.isValid() ? current.siblingAtColumn(0) : QModelIndex();
+}
+
+void SnapshotTimelineView::setCurrentIndex(const QModelIndex &index)
+{
+    if (!m_selection)
+        return;
+    m_selection->setCurrentIndex(index,
+                                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+int SnapshotTimelineView::markerRadius(qint64 newBytes)
+{
+    const double mib = double(std::max<qint64>(newBytes, 0)) / (1024.0 * 1024.0);
+    return std::clamp(int(std::lround(5.0 + 2.2 * std::log2(1.0 + mib))), 5, 18);
+}
+
+QSize SnapshotTimelineView::sizeHint() const
+{
+    const int lanes = m_model ? std::max(1, m_model->laneCount()) : 1;
+    return {760, kTopMargin + lanes * kLaneHeight + kBottomMargin};
+}
+
+QSize SnapshotTimelineView::minimumSizeHint() const
+{
+    return {360, kTopMargin + kLaneHeight + kBottomMargin};
+}
+
+const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    if (m_range && m_rangeSize == size() && m_rangeSecond == now.toSecsSinceEpoch())
+        return *m_range;
+    const QModelIndexList byTime = m_model ? m_model->indexesByTime() : QModelIndexList();
+    QDateTime from = now;
+    if (!byTime.isEmpty())
+        from = std::min(
+            from, byTime.constFirst().data(SnapshotTimelineModel::CreatedAtRole).toDateTime());
+    const qint64 span = std::max<qint64>(from.msecsTo(now), 60000);
+    // Room on both sides so the first marker and "now" are not on the edge.
+    const qint64 pad = span / 16;
+    Range range;
+    range.from = now.addMSecs(-span - pad);
+    range.to = now.addMSecs(pad);
+    const QRect plot = plotRect();
+    const double total = double(range.from.msecsTo(range.to));
+    auto linear = [&](const QDateTime &t) {
+        return plot.left() + plot.width() * double(range.from.msecsTo(t)) / total;
+    };
+    // Markers (and "now" last) at least `gap` apart: forward, backward, forward again.
+    // gaps[i]: the least distance between marker i-1 and i (their radii and some air).
+    std::vector<qint64> times;
+    std::vector<double> xs;
+    std::vector<double> gaps;
+    int previousRadius = 0;
+    for (const QModelIndex &index : byTime) {
+        const QDateTime t = index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime();
+        const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong());
+        times.push_back(t.toMSecsSinceEpoch());
+        xs.push_back(linear(t));
+        gaps.push_back(std::max(28.0, double(previousRadius + r + 12)));
+        previousRadius = r;
+    }
+    times.push_back(now.toMSecsSinceEpoch());
+    xs.push_back(linear(now));
+    gaps.push_back(previousRadius + 24.0);
+    const double first = plot.left() + 10 + (byTime.isEmpty() ? 0 : 12);
+    const double last = plot.right() - 10;
+    // Too many markers for the width: shrink every gap alike.
+    double needed = 0;
+    for (size_t i = 1; i < gaps.size(); ++i)
+        needed += gaps[i];
+    const double room = last - first;
+    if (needed > room && needed > 0) {
+        for (double &gap : gaps)
+            gap *= room / needed;
+    }
+    for (size_t i = 0; i < xs.size(); ++i)
+        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gaps[i]);
+    for (size_t i = xs.size(); i-- > 0;)
+        xs[i] = std::min(xs[i], i + 1 == xs.size() ? last : xs[i + 1] - gaps[i + 1]);
+    for (size_t i = 0; i < xs.size(); ++i)
+        xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gaps[i]);
+    range.knots.emplace_back(range.from.toMSecsSinceEpoch(), plot.left());
+    for (size_t i = 0; i < xs.size(); ++i)
+        range.knots.emplace_back(times[i], xs[i]);
+    range.knots.emplace_back(range.to.toMSecsSinceEpoch(),
+                             std::max<double>(plot.right(), xs.back()));
+    for (qsizetype i = 0; i < byTime.size(); ++i)
+        range.markerX.insert(byTime.at(i).data(SnapshotTimelineModel::IdRole).toString(),
+                             xs[size_t(i)]);
+    range.nowX = xs.back();
+    m_range = std::move(range);
+    m_rangeSize = size();
+    m_rangeSecond = now.toSecsSinceEpoch();
+    return *m_range;
+}
+
+QRect SnapshotTimelineView::plotRect() const
+{
+    const int left = leftMargin();
+    return QRect(left, kTopMargin, std::max(40, width() - left - kRightMargin),
+                 laneHeight() * std::max(1, m_model ? m_model->laneCount() : 1));
+}
+
+double SnapshotTimelineView::xFor(const QDateTime &time, const Range &range,
+                                  const QRect &plot) const
+{
+    const qint64 t = time.toMSecsSinceEpoch();
+    const auto &knots = range.knots;
+    if (knots.empty())
+        return plot.left();
+    if (t <= knots.front().first)
+        return knots.front().second;
+    for (size_t i = 1; i < knots.size(); ++i) {
+        const auto &[t1, x1] = knots[i];
+        if (t > t1)
+            continue;
+        const auto &[t0, x0] = knots[i - 1];
+        if (t1 == t0)
+            return x0;
+        return x0 + (x1 - x0) * double(t - t0) / double(t1 - t0);
+    }
+    return knots.back().second;
+}
+
+int SnapshotTimelineView::laneHeight() const
+{
+    const int lanes = std::max(1, m_model ? m_model->laneCount() : 1);
+    return std::clamp((height() - kTopMargin - kBottomMargin) / lanes, kLaneHeight, kMaxLaneHeight);
+}
+
+int SnapshotTimelineView::yForLane(int lane) const
+{
+    return kTopMargin + lane * laneHeight() + laneHeight() / 2;
+}
+
+QPoint SnapshotTimelineView::centerOf(const QModelIndex &index, const Range &range,
+                                      const QRect &plot) const
+{
+    const int lane = index.data(SnapshotTimelineModel::LaneRole).toInt();
+    const QString id = index.data(SnapshotTimelineModel::IdRole).toString();
+    const double x = range.markerX.contains(id)
+        ? range.markerX.value(id)
+        : xFor(index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime(), range, plot);
+    return QPoint(int(std::lround(x)), yForLane(lane));
+}
+
+QRect SnapshotTimelineView::markerRect(const QModelIndex &index) const
+{
+    if (!m_model || !index.isValid() || index.model() != m_model)
+        return {};
+    const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong()) + 2;
+    const QPoint c = centerOf(index.siblingAtColumn(0), timeRange(), plotRect());
+    return QRect(c.x() - r, c.y() - r, 2 * r + 1, 2 * r + 1);
+}
+
+QModelIndex SnapshotTimelineView::indexAt(const QPoint &pos) const
+{
+    if (!m_model)
+        return {};
+    // Newest on top, as painted; a few pixels of slack for small markers.
+    const QModelIndexList indexes = m_model->indexesByTime();
+    for (auto it = indexes.crbegin(); it != indexes.crend(); ++it) {
+        if (markerRect(*it).adjusted(-3, -3, 3, 3).contains(pos))
+            return *it;
+    }
+    return {};
+}
+
+void SnapshotTimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QRect plot = plotRect();
+    const Range &range = timeRange();
+    const QPalette pal = palette();
+
+    paintRetention(painter, range, plot);
+    paintLegend(painter);
+
+    if (!m_model || m_model->snapshotCount() == 0) {
+        painter.setPen(pal.color(QPalette::PlaceholderText));
+        painter.drawText(rect().adjusted(leftMargin(), kTopMargin, -kRightMargin, -kBottomMargin),
+                         Qt::AlignCenter | Qt::TextWordWrap,
+                         m_model && !m_model->sandbox().isEmpty()
+                             ? tr("No snapshots of %1 yet. Take one with Take Snapshot "
+                                  "(Ctrl+Shift+S).")
+                                   .arg(m_model->sandbox())
+                             : tr("Select a sandbox to see its snapshots."));
+        paintAxis(painter, range, plot);
+        return;
+    }
+
+    // Lanes: a faint guide and the branch's title.
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.9);
+    painter.setFont(small);
+    for (int lane = 0; lane < m_model->laneCount(); ++lane) {
+        const int y = yForLane(lane);
+        painter.setPen(QPen(pal.color(QPalette::Mid), 1, Qt::DotLine));
+        painter.drawLine(plot.left(), y, plot.right(), y);
+        painter.setPen(pal.color(QPalette::Text));
+        const QString title = painter.fontMetrics().elidedText(m_model->laneTitle(lane),
+                                                               Qt::ElideRight, plot.left() - 16);
+        painter.drawText(QRect(8, y - 10, plot.left() - 14, 20), Qt::AlignLeft | Qt::AlignVCenter,
+                         title);
+    }
+
+    const QModelIndexList indexes = m_model->indexesByTime();
+    // Edges to parents: along the lane, then a curve down into a branch's lane.
+    for (const QModelIndex &index : indexes) {
+        const QModelIndex parent = index.parent();
+        if (!parent.isValid())
+            continue;
+        const QPointF a = centerOf(parent, range, plot);
+        const QPointF b = centerOf(index, range, plot);
+        const bool foreign = index.data(SnapshotTimelineModel::ForeignRole).toBool()
+            != parent.data(SnapshotTimelineModel::ForeignRole).toBool();
+        painter.setPen(QPen(pal.color(QPalette::Text).lighter(150), 2,
+                            foreign ? Qt::DashLine : Qt::SolidLine));
+        painter.setBrush(Qt::NoBrush);
+        QPainterPath path(a);
+        if (std::abs(a.y() - b.y()) < 1) {
+            path.lineTo(b);
+        } else {
+            const double bend = std::min(40.0, std::max(12.0, (b.x() - a.x()) / 2));
+            path.cubicTo(a + QPointF(bend, 0), QPointF(a.x() + bend, b.y()),
+                         QPointF(std::min(b.x(), a.x() + 2 * bend), b.y()));
+            path.lineTo(b);
+        }
+        painter.drawPath(path);
+    }
+
+    // Fresh forks without snapshots: a dashed branch from the snapshot they started from to a
+    // hollow marker at now.
+    for (const SnapshotTimelineModel::ForkStub &stub : m_model->forkStubs()) {
+        const QModelIndex from = m_model->indexOf(stub.from);
+        if (!from.isValid())
+            continue;
+        const QPointF a = centerOf(from, range, plot);
+        const QPointF b(range.nowX, yForLane(stub.lane));
+        painter.setPen(QPen(pal.color(QPalette::Text).lighter(150), 2, Qt::DashLine));
+        painter.setBrush(Qt::NoBrush);
+        const double bend = std::min(40.0, std::max(12.0, (b.x() - a.x()) / 2));
+        QPainterPath path(a);
+        path.cubicTo(a + QPointF(bend, 0), QPointF(a.x() + bend, b.y()),
+                     QPointF(std::min(b.x(), a.x() + 2 * bend), b.y()));
+        path.lineTo(b);
+        painter.drawPath(path);
+        painter.setPen(QPen(kManual, 2));
+        painter.setBrush(pal.color(QPalette::Base));
+        painter.drawEllipse(b, 6, 6);
+        painter.setPen(pal.color(QPalette::Text));
+        const QString text = tr("%1 runs, no snapshot yet").arg(stub.sandbox);
+        const int w = painter.fontMetrics().horizontalAdvance(text);
+        painter.drawText(QPointF(std::min(b.x() - w / 2.0, double(width() - w - 4)),
+                                 b.y() + 8 + painter.fontMetrics().ascent()),
+                         text);
+    }
+
+    // The current state: from the head to now.
+    if (const QModelIndex head = m_model->indexOf(m_model->head()); head.isValid()) {
+        const QPointF a = centerOf(head, range, plot);
+        const double nowX = range.nowX;
+        painter.setPen(QPen(kManual, 2, Qt::DashLine));
+        painter.drawLine(a, QPointF(nowX, a.y()));
+        painter.setBrush(kManual);
+        QPolygonF arrow;
+        arrow << QPointF(nowX + 8, a.y()) << QPointF(nowX, a.y() - 5) << QPointF(nowX, a.y() + 5);
+        painter.drawPolygon(arrow);
+        painter.setPen(pal.color(QPalette::Text));
+        painter.drawText(QPointF(nowX - 14, a.y() - 10), tr("now"));
+    }
+
+    // Markers, oldest first so newer ones are on top; labels where they fit.
+    const QModelIndex current = currentIndex();
+    // lane -> right edge of the last label drawn below / above the markers
+    QHash<int, int> labelRightBelow;
+    QHash<int, int> labelRightAbove;
+    for (const QModelIndex &index : indexes) {
+        const QPointF c = centerOf(index, range, plot);
+        const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong());
+        const auto kind = SnapshotKind(index.data(SnapshotTimelineModel::KindRole).toInt());
+        const bool pinned = index.data(SnapshotTimelineModel::PinnedRole).toBool();
+        if (index == current) {
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(pal.color(QPalette::Highlight));
+            painter.drawPath(markerPath(kind, c, r + 5));
+        }
+        const QColor color = colorFor(kind);
+        painter.setPen(QPen(pinned ? kPinned : color.darker(130), pinned ? 3 : 1.5));
+        painter.setBrush(kind == SnapshotKind::Automatic ? color.lighter(125) : color);
+        painter.drawPath(markerPath(kind, c, r));
+        if (pinned)
+            paintPin(painter, c - QPointF(0, r + 2));
+        if (index.data(SnapshotTimelineModel::HeadRole).toBool()) {
+            painter.setPen(QPen(pal.color(QPalette::Base), 2));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawEllipse(c, r * 0.45, r * 0.45);
+        }
+
+        const int lane = index.data(SnapshotTimelineModel::LaneRole).toInt();
+        const QString label =
+            index.siblingAtColumn(SnapshotTimelineModel::LabelColumn).data().toString();
+        const QString text = painter.fontMetrics().elidedText(label, Qt::ElideRight, 120);
+        const int w = painter.fontMetrics().horizontalAdvance(text);
+        const int left = int(c.x()) - w / 2;
+        const QFontMetrics metrics = painter.fontMetrics();
+        painter.setPen(pal.color(QPalette::Text));
+        if (left > labelRightBelow.value(lane, -1000) + 6) {
+            painter.drawText(QPoint(left, int(c.y()) + r + metrics.ascent() + 3), text);
+            labelRightBelow.insert(lane, left + w);
+        } else if (left > labelRightAbove.value(lane, -1000) + 6) {
+            // Crowded below: above the marker (and its pin).
+            const int top = int(c.y()) - r - (pinned ? 17 : 4) - metrics.descent();
+            painter.drawText(QPoint(left, top), text);
+            labelRightAbove.insert(lane, left + w);
+        }
+    }
+    if (hasFocus() && current.isValid()) {
+        const QRect focus = markerRect(current).adjusted(-6, -6, 6, 6);
+        painter.setPen(QPen(pal.color(QPalette::Highlight), 1, Qt::DotLine));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(focus);
+    }
+    paintAxis(painter, range, plot);
+}
+
+void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
+                                          const QRect &plot) const
+{
+    if (!m_model || m_model->sandbox().isEmpty())
+        return;
+    const SnapshotSchedule schedule = m_model->schedule();
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.9);
+    painter.setFont(small);
+    const QRect note(plot.left(), 4, width() - plot.left() - 8, 18);
+    painter.setPen(palette().color(QPalette::Text));
+    if (schedule.intervalMinutes == 0) {
+        painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
+                         tr("Automatic snapshots are off."));
+        return;
+    }
+    const QDateTime since = m_model->retainedSince();
+    if (!since.isValid())
+        return;
+    // Automatic snapshots inside the window are kept (thinned); older ones are deleted.
+    const double x = std::max<double>(plot.left(), xFor(since, range, plot));
+    const QRectF shade(x, plot.top() - 2, plot.right() - x, plot.height() + 4);
+    painter.fillRect(shade, kRetention);
+    painter.setPen(QPen(kRetention.darker(300), 1, Qt::DashLine));
+    if (x > plot.left())
+        painter.drawLine(QPointF(x, plot.top() - 2), QPointF(x, plot.bottom() + 2));
+    const QDateTime hourlyEnd =
+        QDateTime::currentDateTimeUtc().addSecs(-qint64(schedule.hourlyHours) * 3600);
+    const double hx = xFor(hourlyEnd, range, plot);
+    if (schedule.hourlyHours > 0 && hx > plot.left() && hx < plot.right())
+        painter.drawLine(QPointF(hx, plot.top() - 2), QPointF(hx, plot.bottom() + 2));
+    painter.setPen(palette().color(QPalette::Text));
+    const QString text = tr("Every %1 min; shaded: retention window (newest per hour for %2 h, "
+                            "per day for %3 d; pinned kept)")
+                             .arg(schedule.intervalMinutes)
+                             .arg(schedule.hourlyHours)
+                             .arg(schedule.dailyDays);
+    painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
+                     painter.fontMetrics().elidedText(text, Qt::ElideRight, note.width()));
+}
+
+void SnapshotTimelineView::paintLegend(QPainter &painter) const
+{
+    struct Entry
+    {
+        SnapshotKind kind;
+        bool pinned;
+        QString text;
+    };
+    const QList<Entry> entries {{SnapshotKind::Manual, false, tr("manual")},
+                                {SnapshotKind::Automatic, false, tr("automatic")},
+                                {SnapshotKind::Safety, false, tr("safety")},
+                                {SnapshotKind::Manual, true, tr("pinned")}};
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.9);
+    painter.setFont(small);
+    const QFontMetrics metrics(small);
+    int x = leftMargin();
+    const int y = 32;
+    for (const Entry &entry : entries) {
+        const QColor color = colorFor(entry.kind);
+        painter.setPen(QPen(entry.pinned ? kPinned : color.darker(130), entry.pinned ? 3 : 1.5));
+        painter.setBrush(entry.kind == SnapshotKind::Automatic ? color.lighter(125) : color);
+        painter.drawPath(markerPath(entry.kind, QPointF(x + 5, y), 5));
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(QPoint(x + 14, y + metrics.ascent() / 2 - 1), entry.text);
+        x += 14 + metrics.horizontalAdvance(entry.text) + 16;
+    }
+    // Elided where the window is narrow (or the language long); the tooltip has it whole.
+    painter.drawText(
+        QPoint(x, y + metrics.ascent() / 2 - 1),
+        metrics.elidedText(legendText(), Qt::ElideRight, std::max(0, width() - x - 8)));
+}
+
+QString SnapshotTimelineView::legendText()
+{
+    return tr("size: new bytes stored; dashed: forks and the current state");
+}
+
+int SnapshotTimelineView::leftMargin() const
+{
+    // Room for the longest lane title ("fork: agent-experiment"), within reason.
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.9);
+    const QFontMetrics metrics(small);
+    int widest = 0;
+    for (int lane = 0; m_model && lane < m_model->laneCount(); ++lane)
+        widest = std::max(widest, metrics.horizontalAdvance(m_model->laneTitle(lane)));
+    return std::clamp(widest + 24, 100, 240);
+}
+
+void SnapshotTimelineView::paintAxis(QPainter &painter, const Range &range, const QRect &plot) const
+{
+    const int y = plot.bottom() + 10;
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawLine(plot.left(), y, plot.right(), y);
+    const qint64 spanS = std::max<qint64>(1, range.from.secsTo(range.to));
+    static const qint64 steps[] = {1,         5,          10,         15,        30,    60,
+                                   120,       300,        600,        900,       1800,  3600,
+                                   2 * 3600,  3 * 3600,   6 * 3600,   12 * 3600, 86400, 2 * 86400,
+                                   7 * 86400, 30 * 86400, 365 * 86400};
+    qint64 step = steps[std::size(steps) - 1];
+    for (qint64 candidate : steps) {
+        if (plot.width() * candidate / spanS >= 90) {
+            step = candidate;
+            break;
+        }
+    }
+    const QString format = step < 60 ? QStringLiteral("HH:mm:ss")
+        : step < 86400               ? QStringLiteral("HH:mm")
+                                     : QStringLiteral("yyyy-MM-dd");
+    // Ticks on multiples of the step in local time, so labels read 10:15, 10:20...
+    const QDateTime localFrom = range.from.toLocalTime();
+    const qint64 offset = localFrom.offsetFromUtc();
+    qint64 t = ((range.from.toSecsSinceEpoch() + offset) / step + 1) * step - offset;
+    const QFontMetrics metrics(painter.font());
+    double labelRight = -1e9;
+    for (; t <= range.to.toSecsSinceEpoch(); t += step) {
+        const QDateTime at = QDateTime::fromSecsSinceEpoch(t, Qt::UTC);
+        const double x = xFor(at, range, plot);
+        painter.drawLine(QPointF(x, y), QPointF(x, y + 4));
+        // Where markers were pushed apart the ticks crowd: label only those with room.
+        const QString text = QLocale().toString(at.toLocalTime(), format);
+        const double left = x - metrics.horizontalAdvance(text) / 2.0;
+        if (left < labelRight + 8)
+            continue;
+        painter.drawText(QPointF(left, y + 6 + metrics.ascent()), text);
+        labelRight = left + metrics.horizontalAdvance(text);
+    }
+}
+
+bool SnapshotTimelineView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        // Over a marker: the snapshot in words; elsewhere the legend (elided when narrow).
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QModelIndex index = indexAt(help->pos());
+        QToolTip::showText(help->globalPos(),
+                           index.isValid()
+                               ? index.data(SnapshotTimelineModel::SummaryRole).toString()
+                               : legendText(),
+                           this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void SnapshotTimelineView::mousePressEvent(QMouseEvent *event)
+{
+    setFocus(Qt::MouseFocusReason);
+    const QModelIndex index = indexAt(event->position().toPoint());
+    if (index.isValid())
+        setCurrentIndex(index);
+    QWidget::mousePressEvent(event);
+}
+
+void SnapshotTimelineView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    const QModelIndex index = indexAt(event->position().toPoint());
+    if (index.isValid())
+        Q_EMIT activated(index);
+}
+
+void SnapshotTimelineView::contextMenuEvent(QContextMenuEvent *event)
+{
+    QPoint global = event->globalPos();
+    if (event->reason() == QContextMenuEvent::Keyboard) {
+        const QRect marker = markerRect(currentIndex());
+        global = mapToGlobal(marker.isEmpty() ? rect().center() : marker.bottomRight());
+    } else if (const QModelIndex index = indexAt(event->pos()); index.isValid()) {
+        setCurrentIndex(index);
+    }
+    Q_EMIT menuRequested(global);
+    event->accept();
+}
+
+void SnapshotTimelineView::keyPressEvent(QKeyEvent *event)
+{
+    if (!m_model) {
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    const QModelIndexList byTime = m_model->indexesByTime();
+    switch (event->key()) {
+    case Qt::Key_Left:
+        moveInTime(-1);
+        break;
+    case Qt::Key_Right:
+        moveInTime(1);
+        break;
+    case Qt::Key_Up:
+        moveLane(-1);
+        break;
+    case Qt::Key_Down:
+        moveLane(1);
+        break;
+    case Qt::Key_Home:
+        if (!byTime.isEmpty())
+            setCurrentIndex(byTime.constFirst());
+        break;
+    case Qt::Key_End:
+        if (!byTime.isEmpty())
+            setCurrentIndex(byTime.constLast());
+        break;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        if (currentIndex().isValid())
+            Q_EMIT activated(currentIndex());
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void SnapshotTimelineView::moveInTime(int step)
+{
+    const QModelIndexList byTime = m_model->indexesByTime();
+    if (byTime.isEmpty())
+        return;
+    const qsizetype at = byTime.indexOf(currentIndex());
+    if (at < 0) {
+        setCurrentIndex(step > 0 ? byTime.constFirst() : byTime.constLast());
+        return;
+    }
+    setCurrentIndex(byTime.at(std::clamp<qsizetype>(at + step, 0, byTime.size() - 1)));
+}
+
+void SnapshotTimelineView::moveLane(int step)
+{
+    const QModelIndex current = currentIndex();
+    if (!current.isValid()) {
+        moveInTime(1);
+        return;
+    }
+    const int lane = current.data(SnapshotTimelineModel::LaneRole).toInt() + step;
+    const QDateTime time = current.data(SnapshotTimelineModel::CreatedAtRole).toDateTime();
+    QModelIndex best;
+    qint64 bestDistance = 0;
+    for (const QModelIndex &index : m_model->indexesByTime()) {
+        if (index.data(SnapshotTimelineModel::LaneRole).toInt() != lane)
+            continue;
+        const qint64 distance =
+            std::abs(time.msecsTo(index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime()));
+        if (!best.isValid() || distance < bestDistance) {
+            best = index;
+            bestDistance = distance;
+        }
+    }
+    if (best.isValid())
+        setCurrentIndex(best);
+}
+
+void SnapshotTimelineView::focusInEvent(QFocusEvent *event)
+{
+    if (!currentIndex().isValid() && m_model) {
+        // Keyboard users land on the head (where they are), else the newest snapshot.
+        const QModelIndex head = m_model->indexOf(m_model->head());
+        const QModelIndexList byTime = m_model->indexesByTime();
+        if (head.isValid())
+            setCurrentIndex(head);
+        else if (!byTime.isEmpty())
+            setCurrentIndex(byTime.constLast());
+    }
+    update();
+    QWidget::focusInEvent(event);
+}
+
+void SnapshotTimelineView::focusOutEvent(QFocusEvent *event)
+{
+    update();
+    QWidget::focusOutEvent(event);
+}
+
+void SnapshotTimelineView::updateDescription()
+{
+    if (!m_model || m_model->sandbox().isEmpty()) {
+        setAccessibleDescription(tr("No sandbox selected."));
+        return;
+    }
+    QString text =
+        tr("%n snapshot(s) of %1", nullptr, m_model->snapshotCount()).arg(m_model->sandbox());
+    text += QLatin1String(". ");
+    text += tr("%n branch(es).", nullptr, m_model->laneCount());
+    for (const SnapshotTimelineModel::ForkStub &stub : m_model->forkStubs()) {
+        const QModelIndex from = m_model->indexOf(stub.from, SnapshotTimelineModel::LabelColumn);
+        text += QLatin1Char(' ')
+            + tr("%1 was forked from “%2” and has no snapshot yet.")
+                  .arg(stub.sandbox, from.data().toString());
+    }
+    const QModelIndex current = currentIndex();
+    if (current.isValid())
+        text += QLatin1Char(' ')
+            + tr("Selected: %1.").arg(current.data(SnapshotTimelineModel::SummaryRole).toString());
+    setAccessibleDescription(text);
+}
+
+} // namespace airlock

@@ -1,0 +1,104 @@
+#pragma once
+
+#include <QDateTime>
+#include <QHash>
+#include <QModelIndex>
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+class QItemSelectionModel;
+
+namespace airlock {
+
+class SnapshotTimelineModel;
+
+/// Paints a SnapshotTimelineModel: a time axis (oldest snapshot to now), one lane per branch
+/// (the model decides lanes), an edge from each snapshot to its parent, markers whose area
+/// grows with the new bytes the snapshot stored (manual: blue circle, automatic: grey circle,
+/// safety: orange diamond; pinned: a gold ring and pin), the current state as a dashed line
+/// from the head to "now", and the retention window of the automatic schedule shaded.
+///
+/// It holds no data of its own: the current snapshot lives in the shared selection model
+/// (also used by a tree view of the same model). Keys: Left/Right previous/next snapshot in
+/// time, Up/Down the nearest snapshot of the lane above/below, Home/End, Menu or Shift+F10
+/// the context menu (menuRequested); a double click or Enter emits activated(). The
+/// accessible description names the current snapshot in words.
+class SnapshotTimelineView final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SnapshotTimelineView(QWidget *parent = nullptr);
+
+    void setModel(SnapshotTimelineModel *model, QItemSelectionModel *selection);
+    /// The first-column index of the current snapshot (invalid when none).
+    QModelIndex currentIndex() const;
+    void setCurrentIndex(const QModelIndex &index);
+    /// The snapshot whose marker is at `pos` (widget coordinates), or invalid.
+    QModelIndex indexAt(const QPoint &pos) const;
+    /// Where `index`'s marker is drawn (widget coordinates); empty when not shown.
+    QRect markerRect(const QModelIndex &index) const;
+    /// Marker radius in pixels for a snapshot that stored `newBytes`: 5 for nothing new,
+    /// growing with the logarithm of the size up to 18 (so a 1 GiB snapshot stays readable
+    /// next to a 50 KiB one).
+    static int markerRadius(qint64 newBytes);
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    /// The context menu was asked for at `globalPos` (mouse or keyboard), after the snapshot
+    /// under the mouse (if any) became current.
+    void menuRequested(const QPoint &globalPos);
+    void activated(const QModelIndex &index);
+
+protected:
+    bool event(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
+    void focusInEvent(QFocusEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
+
+private:
+    /// The time axis: oldest snapshot to now, linear except that markers closer than a few
+    /// pixels are pushed apart (snapshots seconds apart among ones hours apart); the axis
+    /// follows through the knots, so ticks stay true.
+    struct Range
+    {
+        QDateTime from;
+        QDateTime to;
+        std::vector<std::pair<qint64, double>> knots; // ms since epoch -> x, ascending
+        QHash<QString, double> markerX; // snapshot id -> x
+        double nowX = 0;
+    };
+    const Range &timeRange() const;
+    QRect plotRect() const;
+    double xFor(const QDateTime &time, const Range &range, const QRect &plot) const;
+    int laneHeight() const;
+    int leftMargin() const;
+    static QString legendText();
+    int yForLane(int lane) const;
+    QPoint centerOf(const QModelIndex &index, const Range &range, const QRect &plot) const;
+    void paintAxis(class QPainter &painter, const Range &range, const QRect &plot) const;
+    void paintRetention(class QPainter &painter, const Range &range, const QRect &plot) const;
+    void paintLegend(class QPainter &painter) const;
+    void moveInTime(int step);
+    void moveLane(int step);
+    void updateDescription();
+
+    QPointer<SnapshotTimelineModel> m_model;
+    QPointer<QItemSelectionModel> m_selection;
+    QTimer m_clock; // "now" moves: repaint now and then
+    mutable std::optional<Range> m_range; // cached; reset when the model or size changes
+    mutable QSize m_rangeSize;
+    mutable qint64 m_rangeSecond = 0;
+};
+
+} // namespace airlock
