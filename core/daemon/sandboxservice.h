@@ -5,6 +5,7 @@
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/net/addresspool.h"
+#include "core/vmm/seedimage.h"
 #include "core/vmm/vmm.h"
 
 #include <QObject>
@@ -48,6 +49,9 @@ struct SandboxServiceConfig
     /// Where guest RAM files live (docs/snapshots.md): a root-owned directory on tmpfs. Empty:
     /// /dev/shm/airlock-<hash of stateDir>, so helpers with different state dirs never meet.
     QString memoryDir;
+    /// How long a guest started from a snapshot or template has to confirm its new identity
+    /// through the guest agent (GuestAgent::refresh).
+    int agentTimeoutMs = 10000;
 };
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
@@ -63,6 +67,14 @@ class SandboxService : public QObject
     Q_OBJECT
 public:
     using VmmFactory = std::function<std::unique_ptr<Vmm>()>;
+    /// Fills a stopped sandbox's memory file (createMemoryFile) from a template for its image
+    /// and shape and returns a descriptor holding the matching device state (the service
+    /// closes it). NotFound when there is no template; other errors are logged and the
+    /// sandbox boots cold.
+    using TemplateSource = std::function<Result<int>(const QString &name, const SandboxSpec &)>;
+    /// Names starting with this are the helper's own guests (template preparation): clients
+    /// cannot create them, and they are neither listed, stored nor announced.
+    static constexpr QLatin1StringView kInternalPrefix {"airlock-template-"};
 
     /// The reason recorded for a guest whose VMM died while no helper watched it.
     static QString vanishedReason();
@@ -81,14 +93,27 @@ public:
     QList<Sandbox> list() const; ///< ordered by name
     Result<Sandbox> get(const QString &name) const;
     /// Validates the spec, checks the image exists (NotFound) and records a stopped sandbox.
-    Result<Sandbox> create(const SandboxSpec &spec);
-    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped. With
-    /// `incomingStateFd` >= 0 the guest is restored instead: the caller has filled the memory
-    /// file (createMemoryFile) and passes the saved device state (see Vmm::saveDeviceState).
-    Result<Sandbox> start(const QString &name, int incomingStateFd = -1);
+    /// Names with kInternalPrefix are refused (InvalidName) unless `internal`: such a sandbox
+    /// lives only in memory and is never announced (a helper's template guest).
+    Result<Sandbox> create(const SandboxSpec &spec, bool internal = false);
+    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped. A sandbox whose
+    /// spec says BootMode::Template starts from the template source's state when it has one.
+    /// With `incomingStateFd` >= 0 the guest is restored instead: the caller has filled the
+    /// memory file (createMemoryFile) and passes the saved device state (see
+    /// Vmm::saveDeviceState). A guest that did not boot is told its identity through the guest
+    /// agent before this returns (see Sandbox::identityWarning when it did not confirm).
+    Result<Sandbox> start(const QString &name, int incomingStateFd = -1,
+                          StartSource source = StartSource::Snapshot);
+    /// Where template starts come from (SnapshotService); none by default.
+    void setTemplateSource(TemplateSource source) { m_templates = std::move(source); }
+    /// The files of the sandbox's seed disk, which a restored guest also receives through the
+    /// agent: today the sandbox CA (`ca.pem`, which `network` holds).
+    QList<SeedFile> seedFiles(const QString &name, const SandboxNetwork &network) const;
     /// Stops the guest's CPUs (QMP stop); InvalidState unless running. State becomes paused.
     Result<Sandbox> pause(const QString &name);
-    /// Lets a paused guest run again; InvalidState unless paused.
+    /// Lets a paused guest run again; InvalidState unless paused. Acts on the VMM's real
+    /// state: a guest recorded as running whose CPUs stand still (a snapshot interrupted by a
+    /// crash) is resumed too.
     Result<Sandbox> resume(const QString &name);
     /// The running (or paused) sandbox's VMM, for the snapshot service; nullptr otherwise.
     Vmm *vmmOf(const QString &name) const;
@@ -131,10 +156,15 @@ Q_SIGNALS:
 
 private:
     /// Kills a VMM that still runs for a sandbox recorded as stopped (see the .cpp for why).
-    void killOrphanVmm(const QString &name) const;
+    /// With `wait`, returns once the killed process is gone (its tap is then free).
+    void killOrphanVmm(const QString &name, bool wait = false) const;
+    Result<Sandbox> startOnce(const QString &name, int incomingStateFd, StartSource source,
+                              bool *usedTemplate);
+    Result<void> ensureMemoryDir() const;
     struct Entry
     {
         SandboxRecord record() const;
+        bool internal = false; ///< a helper's own guest: not stored, not announced
         Sandbox sandbox;
         VmmRuntimeInfo runtime;
         EgressPolicy policy;
@@ -172,6 +202,14 @@ private:
     void recordEgress(const QString &name, const QJsonObject &object);
     /// Persists and announces.
     void commit(Entry &entry);
+    void announce(const Entry &entry);
+    /// Tells a guest that did not boot (template, restore, fork) its identity and seed files
+    /// through its agent; records identityWarning when it does not confirm in time.
+    void refreshIdentity(Entry &entry);
+    /// Brings a re-adopted VMM's recorded run state in line with QEMU's (review finding 1).
+    void reconcileRunState(Entry &entry);
+    /// Kills and forgets what a crashed helper's internal guests left (runtime dirs, VMMs).
+    void removeInternalLeftovers();
 
     Registry &m_registry;
     ConsoleHub &m_consoles;
@@ -180,6 +218,7 @@ private:
     SandboxServiceConfig m_config;
     std::map<QString, Entry> m_entries;
     std::optional<AddressPool> m_pool;
+    TemplateSource m_templates;
 };
 
 } // namespace airlock

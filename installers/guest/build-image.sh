@@ -172,6 +172,7 @@ done
 
 install -m 0755 "$script_dir/files/init" "$root/init"
 install -m 0755 "$script_dir/files/rcS" "$root/etc/rcS"
+install -m 0755 "$script_dir/files/airlock-agent" "$root/sbin/airlock-agent"
 install -m 0755 "$script_dir/files/power-button" "$root/etc/acpi/PWRF/00000080"
 install -m 0644 "$script_dir/files/inittab" "$root/etc/inittab"
 install -m 0644 "$script_dir/files/profile" "$root/etc/profile"

@@ -1,0 +1,218 @@
+#include "core/vmm/guestagent.h"
+
+#include <QDeadlineTimer>
+#include <QIODevice>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+
+#include <algorithm>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcAgent, "airlock.vmm.agent")
+
+/// Rejections logged per connection; the rest are only counted.
+constexpr qint64 kLoggedRejections = 5;
+
+bool isPlainWord(QStringView text)
+{
+    if (text.isEmpty() || text.size() > 255)
+        return false;
+    for (const QChar c : text) {
+        const char16_t u = c.unicode();
+        const bool ok = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9')
+            || u == '.' || u == '-' || u == '_' || u == ':' || u == '/';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+bool isNonce(QByteArrayView text)
+{
+    if (text.size() != 16)
+        return false;
+    for (const char c : text) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+GuestAgent::GuestAgent(QIODevice *device, QObject *parent) : QObject(parent), m_device(device)
+{
+    m_device->setParent(this);
+    connect(m_device, &QIODevice::readyRead, this, &GuestAgent::readPending);
+}
+
+GuestAgent::~GuestAgent()
+{
+    if (auto *socket = qobject_cast<QLocalSocket *>(m_device))
+        socket->abort();
+}
+
+Result<QByteArray> GuestAgent::encode(const GuestIdentity &identity, const QString &nonce)
+{
+    const auto invalid = [](const QString &what) {
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("guest identity: %1 cannot be sent to the agent").arg(what));
+    };
+    if (!isNonce(nonce.toLatin1()))
+        return invalid(QStringLiteral("nonce"));
+    QByteArray out = "begin " + nonce.toLatin1() + '\n';
+    const auto field = [&out](const char *name, const QString &value) {
+        if (!value.isEmpty())
+            out += QByteArray(name) + ' ' + value.toLatin1() + '\n';
+    };
+    for (const QString &value :
+         {identity.hostname, identity.mac, identity.address, identity.gateway, identity.dns}) {
+        if (!value.isEmpty() && !isPlainWord(value))
+            return invalid(QStringLiteral("'%1'").arg(value));
+    }
+    if (!identity.address.isEmpty() && (identity.prefixLength < 0 || identity.prefixLength > 32))
+        return invalid(QStringLiteral("prefix length"));
+    if (!identity.entropy.isEmpty())
+        out += "entropy " + identity.entropy.toBase64() + '\n';
+    field("name", identity.hostname);
+    field("mac", identity.mac);
+    if (!identity.address.isEmpty())
+        field("addr", QStringLiteral("%1/%2").arg(identity.address).arg(identity.prefixLength));
+    field("gw", identity.gateway);
+    field("dns", identity.dns);
+    static const QRegularExpression fileName(QStringLiteral("^[a-zA-Z0-9_-][a-zA-Z0-9._-]*$"));
+    for (const SeedFile &file : identity.files) {
+        if (!fileName.match(file.path).hasMatch() || file.path.size() > 64)
+            return invalid(QStringLiteral("file name '%1'").arg(file.path));
+        if (file.content.size() > kMaxFileBytes)
+            return invalid(
+                QStringLiteral("file '%1' (over %2 bytes)").arg(file.path).arg(kMaxFileBytes));
+        if (file.mode < 0 || file.mode > 07777)
+            return invalid(QStringLiteral("mode of '%1'").arg(file.path));
+        out += "file " + file.path.toLatin1() + ' ' + QByteArray::number(file.mode, 8) + ' '
+            + file.content.toBase64() + '\n';
+    }
+    out += "commit " + nonce.toLatin1() + '\n';
+    return out;
+}
+
+Result<void> GuestAgent::refresh(const GuestIdentity &identity, int timeoutMs)
+{
+    const QString nonce =
+        QString::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, u'0');
+    auto lines = encode(identity, nonce);
+    if (!lines)
+        return std::unexpected(lines.error());
+    auto *socket = qobject_cast<QLocalSocket *>(m_device);
+    if (!m_device->isOpen() || (socket && socket->state() != QLocalSocket::ConnectedState))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the guest agent channel is closed"));
+    m_waitingFor = nonce;
+    m_outcome.clear();
+    m_device->write(*lines);
+    const QDeadlineTimer deadline(timeoutMs);
+    while (m_outcome.isEmpty()) {
+        if (deadline.hasExpired()) {
+            m_waitingFor.clear();
+            return fail(
+                ErrorKind::Timeout,
+                QStringLiteral("the guest agent did not answer within %1 ms").arg(timeoutMs));
+        }
+        const int slice = int(std::clamp<qint64>(deadline.remainingTime(), 1, 100));
+        // Flushes our lines first (a local socket writes from the event loop otherwise).
+        if (m_device->bytesToWrite() > 0)
+            m_device->waitForBytesWritten(slice);
+        else if (!m_device->waitForReadyRead(slice) && socket
+                 && socket->state() != QLocalSocket::ConnectedState) {
+            m_waitingFor.clear();
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("the guest agent channel closed during the refresh"));
+        }
+        readPending();
+    }
+    m_waitingFor.clear();
+    if (m_outcome == QLatin1String("ack"))
+        return {};
+    return fail(ErrorKind::OperationFailed,
+                QStringLiteral("the guest agent could not apply its new identity (step %1)")
+                    .arg(m_outcome.mid(5)));
+}
+
+void GuestAgent::readPending()
+{
+    // Bounded by what is buffered; the guest only costs us the bytes it sends.
+    while (m_device->bytesAvailable() > 0) {
+        char chunk[4096];
+        const qint64 n = m_device->read(chunk, sizeof chunk);
+        if (n <= 0)
+            break;
+        QByteArrayView data(chunk, n);
+        while (!data.isEmpty()) {
+            const qsizetype newline = data.indexOf('\n');
+            const QByteArrayView piece = newline < 0 ? data : data.first(newline);
+            if (!m_discarding) {
+                if (m_buffer.size() + piece.size() >= kMaxLineBytes) {
+                    reject("line too long");
+                    m_buffer.clear();
+                    m_discarding = true;
+                } else {
+                    m_buffer.append(piece);
+                }
+            }
+            if (newline < 0)
+                break;
+            if (!m_discarding)
+                handleLine(m_buffer);
+            m_buffer.clear();
+            m_discarding = false;
+            data = data.sliced(newline + 1);
+        }
+    }
+}
+
+void GuestAgent::handleLine(QByteArrayView line)
+{
+    if (line == "ready 1") {
+        if (!m_ready) {
+            m_ready = true;
+            Q_EMIT ready();
+        }
+        return;
+    }
+    const auto nonceOf = [](QByteArrayView rest) {
+        return rest.first(qMin<qsizetype>(16, rest.size()));
+    };
+    if (line.startsWith("ack ") && isNonce(line.sliced(4))) {
+        if (!m_waitingFor.isEmpty() && line.sliced(4) == m_waitingFor.toLatin1())
+            m_outcome = QStringLiteral("ack");
+        else
+            reject("acknowledgement of another refresh");
+        return;
+    }
+    if (line.startsWith("fail ") && line.size() > 22 && isNonce(nonceOf(line.sliced(5)))
+        && line.at(21) == ' ') {
+        const QByteArrayView step = line.sliced(22);
+        const bool plain = step.size() <= 16
+            && std::all_of(step.begin(), step.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+        if (plain && !m_waitingFor.isEmpty() && line.sliced(5, 16) == m_waitingFor.toLatin1()) {
+            m_outcome = QStringLiteral("fail ") + QString::fromLatin1(step);
+            return;
+        }
+    }
+    reject("unexpected line");
+}
+
+void GuestAgent::reject(const char *why)
+{
+    ++m_rejected;
+    if (m_rejected <= kLoggedRejections)
+        qCWarning(lcAgent, "dropping a line from the guest agent: %s%s", why,
+                  m_rejected == kLoggedRejections ? " (further ones are only counted)" : "");
+}
+
+} // namespace airlock
