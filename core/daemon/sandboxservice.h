@@ -144,6 +144,7 @@ public:
     const SandboxNetwork *network(const QString &name) const;
 
     const SandboxServiceConfig &config() const { return m_config; }
+    const ImageStore &images() const { return m_images; }
 
 Q_SIGNALS:
     void sandboxChanged(const airlock::Sandbox &sandbox);

@@ -124,6 +124,8 @@ void SnapshotApi::registerMethods()
         return asJson(m_snapshots.rename(*id, *label));
     });
     add(method::SnapshotSchedule, [this](const QJsonObject &p) { return schedule(p); });
+    add(method::TemplateList, [this](const QJsonObject &) { return templates(); });
+    add(method::TemplatePrepare, [this](const QJsonObject &p) { return prepareTemplate(p); });
 }
 
 Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
@@ -183,10 +185,58 @@ Result<QJsonValue> SnapshotApi::fork(const QJsonObject &params)
         return std::unexpected(id.error());
     if (!name)
         return std::unexpected(name.error());
-    auto forked = m_snapshots.fork(*id, *name);
+    auto bindings = json::readBool(params, QStringLiteral("bindings"), false);
+    if (!bindings)
+        return std::unexpected(bindings.error());
+    int copied = 0;
+    auto forked = m_snapshots.fork(*id, *name, *bindings, &copied);
     if (!forked)
         return std::unexpected(forked.error());
-    return asJson(m_sandboxes.get(*forked));
+    auto sandbox = m_sandboxes.get(*forked);
+    if (!sandbox)
+        return std::unexpected(sandbox.error());
+    // The Sandbox, plus what was done with the original's credential bindings.
+    QJsonObject result = sandbox->toJson();
+    result.insert(QStringLiteral("bindingsCopied"), copied);
+    return result;
+}
+
+Result<QJsonValue> SnapshotApi::templates()
+{
+    auto all = m_snapshots.list(QString());
+    if (!all)
+        return std::unexpected(all.error());
+    QJsonArray templates;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind != SnapshotKind::Template)
+            continue;
+        SandboxSpec shape;
+        shape.image = snapshot.image;
+        shape.vcpus = snapshot.vcpus;
+        shape.memoryMib = snapshot.memoryMib;
+        const auto key = m_snapshots.templateKey(shape);
+        QJsonObject object = snapshot.toJson();
+        object.insert(QStringLiteral("current"), key && *key == snapshot.templateKey);
+        templates.append(object);
+    }
+    return QJsonObject {{QStringLiteral("templates"), templates}};
+}
+
+Result<QJsonValue> SnapshotApi::prepareTemplate(const QJsonObject &params)
+{
+    QJsonObject spec = params;
+    spec.insert(QStringLiteral("name"), QStringLiteral("template"));
+    auto shape = SandboxSpec::fromJson(spec);
+    if (!shape)
+        return std::unexpected(shape.error());
+    if (auto valid = shape->validate(); !valid)
+        return std::unexpected(valid.error());
+    auto prepared = m_snapshots.prepareTemplate(*shape);
+    if (!prepared)
+        return std::unexpected(prepared.error());
+    return QJsonObject {
+        {QStringLiteral("template"), *prepared ? QJsonValue((*prepared)->toJson()) : QJsonValue()},
+        {QStringLiteral("preparing"), !*prepared && m_snapshots.isPreparing(*shape)}};
 }
 
 Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)

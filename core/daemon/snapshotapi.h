@@ -26,6 +26,8 @@ private:
     Result<QJsonValue> restore(const QJsonObject &params);
     Result<QJsonValue> fork(const QJsonObject &params);
     Result<QJsonValue> schedule(const QJsonObject &params);
+    Result<QJsonValue> templates();
+    Result<QJsonValue> prepareTemplate(const QJsonObject &params);
 
     RpcServer &m_server;
     HelperApi &m_api;

@@ -1,13 +1,20 @@
 #include "core/daemon/snapshotservice.h"
 
+#include "core/daemon/bindingstore.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/model/names.h"
 #include "core/snapshot/retention.h"
 #include "core/snapshot/sparsecopy.h"
+#include "core/vmm/guestagent.h"
+#include "core/vmm/imagestore.h"
+#include "core/vmm/qemucommand.h"
 #include "core/vmm/vmm.h"
 
+#include <QCryptographicHash>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QLoggingCategory>
+#include <QRandomGenerator>
 
 #include <cerrno>
 #include <cstring>
@@ -44,6 +51,8 @@ public:
             ::close(m_fd);
     }
     int fd() const { return m_fd; }
+    /// Hands the descriptor to the caller.
+    int release() { return std::exchange(m_fd, -1); }
     Result<QByteArray> readAll(qint64 maxBytes) const
     {
         struct stat info;
@@ -82,6 +91,16 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
     connect(&m_sandboxes, &SandboxService::sandboxRemoved, this,
             &SnapshotService::onSandboxRemoved);
     connect(&m_timer, &QTimer::timeout, this, &SnapshotService::runSchedules);
+    m_sandboxes.setTemplateSource(
+        [this](const QString &name, const SandboxSpec &spec) { return templateState(name, spec); });
+}
+
+SnapshotService::~SnapshotService()
+{
+    m_sandboxes.setTemplateSource({});
+    // Unlike sandboxes, a half-prepared template guest is of no use to the next helper.
+    for (const QString &guest : std::as_const(m_preparing))
+        m_sandboxes.kill(guest);
 }
 
 Result<void> SnapshotService::restore()
@@ -96,6 +115,17 @@ Result<void> SnapshotService::restore()
            static_cast<long long>(report->garbage.chunksRemoved),
            static_cast<long long>(report->garbage.bytesFreed),
            static_cast<long long>(report->garbage.leftoversRemoved));
+    if (m_templateOptions.automatic) {
+        // The default image's template, unless it has a current one (docs/snapshots.md).
+        QTimer::singleShot(0, this, [this] {
+            const SandboxSpec shape;
+            if (!m_sandboxes.images().find(shape.image))
+                return;
+            if (auto prepared = prepareTemplate(shape); !prepared)
+                qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(shape.image),
+                          qPrintable(prepared.error().message));
+        });
+    }
     return {};
 }
 
@@ -106,6 +136,15 @@ void SnapshotService::startSchedules(int checkIntervalMs)
 
 Result<Snapshot> SnapshotService::create(const QString &name, const QString &label,
                                          SnapshotKind kind)
+{
+    if (kind == SnapshotKind::Template)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("templates are made by prepareTemplate()"));
+    return capture(name, label, kind, QString());
+}
+
+Result<Snapshot> SnapshotService::capture(const QString &name, const QString &label,
+                                          SnapshotKind kind, const QString &templateKey)
 {
     auto sandbox = m_sandboxes.get(name);
     if (!sandbox)
@@ -149,8 +188,11 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
         return std::unexpected(deviceState.error());
 
     Snapshot meta;
-    meta.sandbox = name;
-    meta.parent = m_archive.catalog().head(name);
+    // A template belongs to no sandbox and starts no tree.
+    const bool isTemplate = kind == SnapshotKind::Template;
+    meta.sandbox = isTemplate ? QString() : name;
+    meta.parent = isTemplate ? QString() : m_archive.catalog().head(name);
+    meta.templateKey = templateKey;
     meta.label = label;
     meta.kind = kind;
     meta.createdAt = m_clock();
@@ -168,7 +210,7 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
            qPrintable(name), qPrintable(snapshotKindName(kind)), qPrintable(committed->id),
            static_cast<long long>(pauseMs), static_cast<long long>(savedMs),
            static_cast<long long>(memory->dataBytes()), static_cast<long long>(copiedMs));
-    Q_EMIT snapshotChanged(name, *committed);
+    Q_EMIT snapshotChanged(meta.sandbox, *committed);
     return committed;
 }
 
@@ -193,7 +235,7 @@ QString SnapshotService::head(const QString &sandbox) const
     return m_archive.catalog().head(sandbox);
 }
 
-Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
+Result<int> SnapshotService::stageState(const QString &name, const Snapshot &snapshot)
 {
     auto manifest = m_archive.store().manifest(snapshot.id);
     if (!manifest)
@@ -221,18 +263,195 @@ Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &sna
     if (!state)
         return std::unexpected(state.error());
     if (auto ok = state->write(*deviceState); !ok)
-        return ok;
+        return std::unexpected(ok.error());
     auto memoryFd = m_sandboxes.createMemoryFile(name);
     if (!memoryFd)
         return std::unexpected(memoryFd.error());
     const Result<void> written = m_archive.store().writeObjectTo(*memory, *memoryFd);
     ::close(*memoryFd);
     if (!written)
-        return written;
-    auto started = m_sandboxes.start(name, state->fd());
+        return std::unexpected(written.error());
+    return state->release();
+}
+
+Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
+{
+    auto state = stageState(name, snapshot);
+    if (!state)
+        return std::unexpected(state.error());
+    auto started = m_sandboxes.start(name, *state, StartSource::Snapshot);
+    ::close(*state);
     if (!started)
         return std::unexpected(started.error());
     return m_archive.catalog().setHead(name, snapshot.id);
+}
+
+Result<QString> SnapshotService::templateKey(const SandboxSpec &shape) const
+{
+    auto image = m_sandboxes.images().find(shape.image);
+    if (!image)
+        return std::unexpected(image.error());
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    const auto add = [&hash](const QString &text) {
+        hash.addData(text.toUtf8());
+        hash.addData(QByteArrayView("\n", 1));
+    };
+    add(QStringLiteral("airlock-template-%1").arg(QemuCommand::kDeviceLayoutVersion));
+    add(image->id);
+    add(image->kernelArgs);
+    for (const QString &path : {image->kernelPath, image->initrdPath, QemuCommand::findQemu()}) {
+        const QFileInfo file(path);
+        add(path);
+        add(QString::number(file.size()));
+        add(QString::number(file.lastModified().toMSecsSinceEpoch()));
+    }
+    add(accelerationName(m_sandboxes.config().acceleration));
+    add(QString::number(shape.vcpus));
+    add(QString::number(shape.memoryMib));
+    return QString::fromLatin1(hash.result().toHex().left(32));
+}
+
+std::optional<Snapshot> SnapshotService::currentTemplate(const SandboxSpec &shape) const
+{
+    auto key = templateKey(shape);
+    auto all = m_archive.catalog().list();
+    if (!key || !all)
+        return std::nullopt;
+    std::optional<Snapshot> newest;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind == SnapshotKind::Template && snapshot.templateKey == *key
+            && (!newest || snapshot.createdAt > newest->createdAt))
+            newest = snapshot;
+    }
+    return newest;
+}
+
+bool SnapshotService::isPreparing(const SandboxSpec &shape) const
+{
+    auto key = templateKey(shape);
+    return key && m_preparing.contains(*key);
+}
+
+Result<std::optional<Snapshot>> SnapshotService::prepareTemplate(const SandboxSpec &shape)
+{
+    SandboxSpec spec = shape;
+    spec.name = QStringLiteral("x"); // validated below with the guest's own name
+    if (auto valid = spec.validate(); !valid)
+        return std::unexpected(valid.error());
+    auto key = templateKey(shape);
+    if (!key)
+        return std::unexpected(key.error());
+    if (auto existing = currentTemplate(shape))
+        return existing;
+    if (m_preparing.contains(*key))
+        return std::optional<Snapshot>();
+    const QString guest = QString(SandboxService::kInternalPrefix)
+        + QString::number(QRandomGenerator::system()->generate(), 16).rightJustified(8, u'0');
+    spec.name = guest;
+    spec.boot = BootMode::Cold;
+    if (auto created = m_sandboxes.create(spec, /*internal=*/true); !created)
+        return std::unexpected(created.error());
+    if (auto started = m_sandboxes.start(guest); !started) {
+        m_sandboxes.remove(guest);
+        return std::unexpected(started.error());
+    }
+    Vmm *vmm = m_sandboxes.vmmOf(guest);
+    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
+    if (!agent) {
+        m_sandboxes.kill(guest);
+        m_sandboxes.remove(guest);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the template guest has no agent channel"));
+    }
+    m_preparing.insert(*key, guest);
+    qCInfo(lcSnapshots, "preparing a template of image %s (%d vCPU, %d MiB) in %s",
+           qPrintable(shape.image), shape.vcpus, shape.memoryMib, qPrintable(guest));
+    const QString id = *key;
+    const auto stillPreparing = [this, id, guest] { return m_preparing.value(id) == guest; };
+    const auto onReady = [this, id, guest, shape, stillPreparing] {
+        // The init goes on to start the console shell; let it, so a template start has one.
+        QTimer::singleShot(m_templateOptions.settleMs, this,
+                           [this, id, guest, shape, stillPreparing] {
+                               if (stillPreparing())
+                                   captureTemplate(id, guest, shape);
+                           });
+    };
+    connect(agent, &GuestAgent::ready, this, onReady);
+    if (agent->isReady())
+        onReady();
+    connect(vmm, &Vmm::exited, this, [this, id, guest, stillPreparing](const QString &reason) {
+        if (stillPreparing())
+            endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
+    });
+    QTimer::singleShot(m_templateOptions.readyTimeoutMs, this, [this, id, guest, stillPreparing] {
+        if (stillPreparing())
+            endTemplateGuest(id, guest,
+                             QStringLiteral("its guest agent did not start within %1 ms")
+                                 .arg(m_templateOptions.readyTimeoutMs));
+    });
+    return std::optional<Snapshot>();
+}
+
+void SnapshotService::captureTemplate(const QString &key, const QString &guest,
+                                      const SandboxSpec &shape)
+{
+    auto made = capture(guest,
+                        QStringLiteral("template of image %1 (%2 vCPU, %3 MiB)")
+                            .arg(shape.image)
+                            .arg(shape.vcpus)
+                            .arg(shape.memoryMib),
+                        SnapshotKind::Template, key);
+    endTemplateGuest(key, guest, made ? QString() : made.error().message);
+    if (!made)
+        return;
+    // One template per image and shape: older ones (a rebuilt image, another QEMU) go.
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &old : *all) {
+            if (old.kind == SnapshotKind::Template && old.id != made->id && old.image == shape.image
+                && old.vcpus == shape.vcpus && old.memoryMib == shape.memoryMib
+                && m_archive.remove(old.id)) {
+                qCInfo(lcSnapshots, "removed the stale template %s", qPrintable(old.id));
+                Q_EMIT snapshotRemoved(QString(), old.id);
+            }
+        }
+        m_archive.collectGarbage();
+    }
+    qCInfo(lcSnapshots, "template %s of image %s ready", qPrintable(made->id),
+           qPrintable(shape.image));
+}
+
+void SnapshotService::endTemplateGuest(const QString &key, const QString &guest,
+                                       const QString &failure)
+{
+    m_preparing.remove(key);
+    m_sandboxes.kill(guest);
+    if (auto removed = m_sandboxes.remove(guest); !removed)
+        qCWarning(lcSnapshots, "%s: %s", qPrintable(guest), qPrintable(removed.error().message));
+    if (!failure.isEmpty()) {
+        qCWarning(lcSnapshots, "no template from %s: %s", qPrintable(guest), qPrintable(failure));
+        Q_EMIT templateFailed(key, failure);
+    }
+}
+
+Result<int> SnapshotService::templateState(const QString &name, const SandboxSpec &spec)
+{
+    auto current = currentTemplate(spec);
+    if (!current) {
+        if (m_templateOptions.automatic && !isPreparing(spec)) {
+            // After this start (which boots cold): the next one of this shape is fast.
+            QTimer::singleShot(0, this, [this, spec] {
+                if (auto prepared = prepareTemplate(spec); !prepared)
+                    qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(spec.image),
+                              qPrintable(prepared.error().message));
+            });
+        }
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("no template of image %1 with %2 vCPU and %3 MiB")
+                        .arg(spec.image)
+                        .arg(spec.vcpus)
+                        .arg(spec.memoryMib));
+    }
+    return stageState(name, *current);
 }
 
 Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &name,
@@ -277,8 +496,11 @@ Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &
     return safety;
 }
 
-Result<QString> SnapshotService::fork(const QString &id, const QString &name)
+Result<QString> SnapshotService::fork(const QString &id, const QString &name, bool copyBindings,
+                                      int *copied)
 {
+    if (copied)
+        *copied = 0;
     auto snapshot = get(id);
     if (!snapshot)
         return std::unexpected(snapshot.error());
@@ -291,16 +513,36 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name)
     spec.memoryMib = snapshot->memoryMib;
     if (auto created = m_sandboxes.create(spec); !created)
         return std::unexpected(created.error());
+    // No half-made fork: on any failure the new sandbox goes again (its bindings with it).
+    const auto undo = [this, &name](const Error &error) -> Result<QString> {
+        m_sandboxes.kill(name);
+        m_sandboxes.remove(name);
+        return std::unexpected(error);
+    };
     if (!snapshot->sandbox.isEmpty()) {
         if (auto policy = m_sandboxes.policy(snapshot->sandbox))
             m_sandboxes.setPolicy(name, *policy);
     }
-    if (auto started = startFrom(name, *snapshot); !started) {
-        // No half-made fork: the new sandbox goes again.
-        m_sandboxes.kill(name);
-        m_sandboxes.remove(name);
-        return std::unexpected(started.error());
+    if (copyBindings && !snapshot->sandbox.isEmpty()) {
+        if (!m_bindings)
+            return undo(Error {ErrorKind::BackendUnavailable,
+                               QStringLiteral("credential bindings are not available")});
+        auto bindings = m_bindings->list(snapshot->sandbox);
+        if (!bindings)
+            return undo(bindings.error());
+        for (CredentialBinding binding : *bindings) {
+            // Placeholders are per sandbox and made on first use: the fork gets its own.
+            binding.id = 0;
+            binding.sandbox = name;
+            binding.stats = {};
+            if (auto added = m_bindings->add(binding); !added)
+                return undo(added.error());
+            if (copied)
+                ++*copied;
+        }
     }
+    if (auto started = startFrom(name, *snapshot); !started)
+        return undo(started.error());
     qCInfo(lcSnapshots, "forked %s from snapshot %s of %s", qPrintable(name), qPrintable(id),
            qPrintable(snapshot->sandbox));
     return name;

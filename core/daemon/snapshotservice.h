@@ -4,14 +4,18 @@
 #include "core/model/snapshot.h"
 #include "core/snapshot/snapshotarchive.h"
 
+#include <QHash>
 #include <QObject>
 #include <QTimer>
 
 #include <functional>
+#include <optional>
 
 namespace airlock {
 
+class BindingStore;
 class SandboxService;
+struct SandboxSpec;
 
 /// Snapshots of running guests (docs/snapshots.md): create (pause, device state through QMP
 /// migration into a memfd, copy of the RAM file, resume, then store), restore in place (after
@@ -25,9 +29,27 @@ public:
     /// Largest device state accepted from a VMM (which is not trusted): 64 MiB.
     static constexpr qint64 kMaxDeviceStateBytes = 64LL * 1024 * 1024;
 
+    /// How templates are made (docs/snapshots.md, "Templates").
+    struct TemplateOptions
+    {
+        /// Prepare a missing or stale template in the background: for the default image at
+        /// start-up, and for any image and shape a template start missed. Off: only on
+        /// request (template.prepare).
+        bool automatic = true;
+        int readyTimeoutMs = 180000; ///< cold boot to the agent's `ready` (TCG on a busy host)
+        int settleMs = 1000; ///< after `ready`: the init starts the console shell
+    };
+
     SnapshotService(SandboxService &sandboxes, SnapshotArchive &archive, QObject *parent = nullptr);
+    ~SnapshotService() override;
+
+    void setTemplateOptions(const TemplateOptions &options) { m_templateOptions = options; }
+    /// Credential bindings, for forks that copy them; none: forks never copy bindings.
+    void setBindings(BindingStore *bindings) { m_bindings = bindings; }
 
     /// Reconciles store and registry after a crash and collects garbage; call once at start.
+    /// With automatic templates, then starts preparing the default image's template (default
+    /// shape) if it has no current one.
     Result<void> restore();
     /// Starts the automatic snapshot timer, checking every `checkIntervalMs`.
     void startSchedules(int checkIntervalMs = 30000);
@@ -46,8 +68,25 @@ public:
     /// (returned, else nullopt); a stopped one simply starts from the snapshot.
     Result<std::optional<Snapshot>> restoreSnapshot(const QString &sandbox, const QString &id);
     /// A new sandbox `name` started from snapshot `id` while the original runs on. The egress
-    /// policy of the snapshot's sandbox is copied (credential bindings are not).
-    Result<QString> fork(const QString &id, const QString &name);
+    /// policy of the snapshot's sandbox is copied; its credential bindings only with
+    /// `copyBindings` (then with new placeholders; `copied` says how many). The guest gets the
+    /// fork's own name, addresses, CA and seed files through its agent.
+    Result<QString> fork(const QString &id, const QString &name, bool copyBindings = false,
+                         int *copied = nullptr);
+
+    /// Identifies what a template is made of: SHA-256 over the image (id, kernel arguments,
+    /// kernel and initrd size and mtime), the QEMU binary (path, size, mtime), the device
+    /// layout, acceleration, vCPUs and memory. A rebuilt image or upgraded QEMU changes it.
+    Result<QString> templateKey(const SandboxSpec &shape) const;
+    /// The current template for `shape`'s image, vCPUs and memory; nullopt when none.
+    std::optional<Snapshot> currentTemplate(const SandboxSpec &shape) const;
+    /// Makes a template for `shape` unless a current one exists (returned): boots the image in
+    /// an internal guest, waits for its agent, snapshots it (kind `template`, no sandbox),
+    /// removes the guest and any stale template of the same image and shape. Returns at once
+    /// (nullopt) while that runs; snapshotChanged("", template) reports the result.
+    Result<std::optional<Snapshot>> prepareTemplate(const SandboxSpec &shape);
+    /// True while a template for `shape` is being prepared.
+    bool isPreparing(const SandboxSpec &shape) const;
     Result<void> remove(const QString &id);
     Result<Snapshot> setPinned(const QString &id, bool pinned);
     Result<Snapshot> rename(const QString &id, const QString &label);
@@ -63,14 +102,29 @@ Q_SIGNALS:
     /// Snapshot `id` of `sandbox` was deleted.
     void snapshotRemoved(const QString &sandbox, const QString &id);
 
+Q_SIGNALS:
+    /// A template preparation for `key` ended without a template (the reason is logged).
+    void templateFailed(const QString &key, const QString &reason);
+
 private:
+    Result<Snapshot> capture(const QString &sandbox, const QString &label, SnapshotKind kind,
+                             const QString &templateKey);
     Result<void> startFrom(const QString &sandbox, const Snapshot &snapshot);
+    /// Fills `sandbox`'s memory file from `snapshot` and returns a memfd with its device state.
+    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot);
+    /// SandboxService's template source.
+    Result<int> templateState(const QString &sandbox, const SandboxSpec &spec);
+    void captureTemplate(const QString &key, const QString &guest, const SandboxSpec &shape);
+    void endTemplateGuest(const QString &key, const QString &guest, const QString &failure);
     void onSandboxRemoved(const QString &sandbox);
 
     SandboxService &m_sandboxes;
     SnapshotArchive &m_archive;
+    BindingStore *m_bindings = nullptr;
     QTimer m_timer;
     std::function<QDateTime()> m_clock;
+    TemplateOptions m_templateOptions;
+    QHash<QString, QString> m_preparing; ///< template key → internal guest preparing it
 };
 
 } // namespace airlock

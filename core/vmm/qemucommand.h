@@ -21,6 +21,9 @@ public:
     static constexpr QLatin1StringView kAgentPortName {"org.airlock.agent"};
     static constexpr QLatin1StringView kPidFile {"qemu.pid"};
     static constexpr QLatin1StringView kLogFile {"qemu.log"};
+    /// Changes whenever the guest's devices do: a snapshot (and a template) only loads into
+    /// the device layout it was saved from. 2: the guest agent's virtio-serial port.
+    static constexpr int kDeviceLayoutVersion = 2;
     /// The descriptor number the tap queue has in QEMU (VmmNetwork::tapFd).
     static constexpr int kTapFd = 3;
 
