@@ -119,6 +119,9 @@ public:
     Vmm *vmmOf(const QString &name) const;
     /// The guest RAM file of a sandbox (VmmLaunchConfig::memoryPath).
     QString memoryPathFor(const QString &name) const;
+    /// Makes the directory of the RAM files (root's, mode 0711) if it is gone: it is removed
+    /// with its last file (review finding 7).
+    Result<void> ensureMemoryDir() const;
     /// Replaces the sandbox's RAM file by a fresh, empty (sparse) one of its memory size,
     /// owned by root until start() hands it to the VMM user. Returns its descriptor (the
     /// caller closes it). InvalidState unless the sandbox is stopped.
@@ -161,7 +164,6 @@ private:
     void killOrphanVmm(const QString &name, bool wait = false) const;
     Result<Sandbox> startOnce(const QString &name, int incomingStateFd, StartSource source,
                               bool *usedTemplate);
-    Result<void> ensureMemoryDir() const;
     struct Entry
     {
         SandboxRecord record() const;

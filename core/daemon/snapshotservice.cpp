@@ -12,12 +12,14 @@
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QRandomGenerator>
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,6 +103,13 @@ SnapshotService::~SnapshotService()
     // Unlike sandboxes, a half-prepared template guest is of no use to the next helper.
     for (const QString &guest : std::as_const(m_preparing))
         m_sandboxes.kill(guest);
+    // The caches live in tmpfs (RAM): they go with the helper and come back on demand.
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &snapshot : *all) {
+            if (snapshot.kind == SnapshotKind::Template)
+                dropTemplateCache(snapshot.id);
+        }
+    }
 }
 
 Result<void> SnapshotService::restore()
@@ -235,7 +244,8 @@ QString SnapshotService::head(const QString &sandbox) const
     return m_archive.catalog().head(sandbox);
 }
 
-Result<int> SnapshotService::stageState(const QString &name, const Snapshot &snapshot)
+Result<int> SnapshotService::stageState(const QString &name, const Snapshot &snapshot,
+                                        int memorySource)
 {
     auto manifest = m_archive.store().manifest(snapshot.id);
     if (!manifest)
@@ -267,11 +277,65 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
     auto memoryFd = m_sandboxes.createMemoryFile(name);
     if (!memoryFd)
         return std::unexpected(memoryFd.error());
-    const Result<void> written = m_archive.store().writeObjectTo(*memory, *memoryFd);
+    // From the store (decompressing every chunk), or from a file holding the same bytes.
+    Result<void> written;
+    if (memorySource >= 0) {
+        auto copied = SparseCopy::copyExtents(memorySource, *memoryFd);
+        if (!copied)
+            written = std::unexpected(copied.error());
+    } else {
+        written = m_archive.store().writeObjectTo(*memory, *memoryFd);
+    }
     ::close(*memoryFd);
     if (!written)
         return std::unexpected(written.error());
     return state->release();
+}
+
+QString SnapshotService::templateCachePath(const QString &id) const
+{
+    // Beside the guests' RAM files (tmpfs, root's directory); no sandbox name starts with '.'.
+    return m_sandboxes.memoryPathFor(QStringLiteral(".template-") + id);
+}
+
+Result<void> SnapshotService::cacheTemplate(const Snapshot &snapshot)
+{
+    const QByteArray path = QFile::encodeName(templateCachePath(snapshot.id));
+    struct stat info;
+    if (::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode))
+        return {};
+    auto manifest = m_archive.store().manifest(snapshot.id);
+    if (!manifest)
+        return std::unexpected(manifest.error());
+    const Manifest::Object *memory = manifest->find(kMemory);
+    if (!memory)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("template %1 holds no memory").arg(snapshot.id));
+    if (auto ready = m_sandboxes.ensureMemoryDir(); !ready)
+        return ready;
+    const QByteArray temporary = path + ".tmp";
+    ::unlink(temporary.constData());
+    const int fd =
+        ::open(temporary.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("cannot create %1: %2")
+                .arg(QFile::decodeName(temporary), QString::fromLocal8Bit(std::strerror(errno))));
+    const Result<void> written = m_archive.store().writeObjectTo(*memory, fd);
+    ::close(fd);
+    if (!written || ::rename(temporary.constData(), path.constData()) != 0) {
+        ::unlink(temporary.constData());
+        return written ? fail(ErrorKind::OperationFailed,
+                              QStringLiteral("cannot rename %1").arg(QFile::decodeName(temporary)))
+                       : written;
+    }
+    return {};
+}
+
+void SnapshotService::dropTemplateCache(const QString &id)
+{
+    ::unlink(QFile::encodeName(templateCachePath(id)).constData());
 }
 
 Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
@@ -416,6 +480,9 @@ void SnapshotService::captureTemplate(const QString &key, const QString &guest,
         }
         m_archive.collectGarbage();
     }
+    if (auto cached = cacheTemplate(*made); !cached)
+        qCWarning(lcSnapshots, "template %s: %s", qPrintable(made->id),
+                  qPrintable(cached.error().message));
     qCInfo(lcSnapshots, "template %s of image %s ready", qPrintable(made->id),
            qPrintable(shape.image));
 }
@@ -450,6 +517,22 @@ Result<int> SnapshotService::templateState(const QString &name, const SandboxSpe
                         .arg(spec.image)
                         .arg(spec.vcpus)
                         .arg(spec.memoryMib));
+    }
+    // The template's memory, decompressed once into tmpfs: a start then copies only its data
+    // extents in the kernel instead of reading thousands of chunks.
+    if (auto cached = cacheTemplate(*current); cached) {
+        const int source = ::open(QFile::encodeName(templateCachePath(current->id)).constData(),
+                                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (source >= 0) {
+            auto staged = stageState(name, *current, source);
+            ::close(source);
+            if (staged)
+                return staged;
+            qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(staged.error().message));
+        }
+    } else {
+        qCWarning(lcSnapshots, "template %s: %s", qPrintable(current->id),
+                  qPrintable(cached.error().message));
     }
     return stageState(name, *current);
 }
@@ -555,6 +638,8 @@ Result<void> SnapshotService::remove(const QString &id)
         return std::unexpected(snapshot.error());
     if (auto removed = m_archive.remove(id); !removed)
         return removed;
+    if (snapshot->kind == SnapshotKind::Template)
+        dropTemplateCache(id);
     if (auto collected = m_archive.collectGarbage(); !collected)
         qCWarning(lcSnapshots, "garbage collection: %s", qPrintable(collected.error().message));
     Q_EMIT snapshotRemoved(snapshot->sandbox, id);

@@ -110,8 +110,15 @@ private:
     Result<Snapshot> capture(const QString &sandbox, const QString &label, SnapshotKind kind,
                              const QString &templateKey);
     Result<void> startFrom(const QString &sandbox, const Snapshot &snapshot);
-    /// Fills `sandbox`'s memory file from `snapshot` and returns a memfd with its device state.
-    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot);
+    /// Fills `sandbox`'s memory file from `snapshot` (or, when >= 0, by copying the data
+    /// extents of `memorySource`, a file with the same bytes) and returns a memfd with its
+    /// device state.
+    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot, int memorySource = -1);
+    /// A template's memory decompressed into tmpfs beside the RAM files (about the size of its
+    /// stored chunks), so template starts copy it in the kernel; made once per helper run.
+    QString templateCachePath(const QString &id) const;
+    Result<void> cacheTemplate(const Snapshot &snapshot);
+    void dropTemplateCache(const QString &id);
     /// SandboxService's template source.
     Result<int> templateState(const QString &sandbox, const SandboxSpec &spec);
     void captureTemplate(const QString &key, const QString &guest, const SandboxSpec &shape);
