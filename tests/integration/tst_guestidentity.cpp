@@ -19,6 +19,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocalSocket>
@@ -86,6 +87,7 @@ private Q_SLOTS:
     void forkHasItsOwnIdentity();
     void forkCopiesBindingsOnlyWhenAsked();
     void templateStartIsAWorkingSandbox();
+    void helperKilledWhilePreparingATemplateLeavesNothing();
     void helperBackAfterGuestWasLeftPausedResumesIt();
     void helperKilledDuringSnapshotLeavesGuestRunning();
 
@@ -330,6 +332,49 @@ void TestGuestIdentity::templateStartIsAWorkingSandbox()
     expectOwnIdentity(kFromTemplate, look(console));
     // The template's guest wrote no seed files this sandbox does not have.
     QCOMPARE(console.run("ls /run/airlock").trimmed(), QByteArray("ca.pem"));
+}
+
+void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
+{
+    // Another shape, so a new internal guest boots; kill the helper while it does.
+    const QJsonObject shape {{QStringLiteral("memoryMib"), 128}};
+    const QJsonObject answer =
+        RpcTestClient::result(call(QStringLiteral("template.prepare"), shape));
+    QCOMPARE(answer.value(QStringLiteral("preparing")), QJsonValue(true));
+    const QDir run(QDir(m_helper->stateDir()).filePath(QStringLiteral("run")));
+    const QStringList internal =
+        run.entryList({QStringLiteral("airlock-template-*")}, QDir::Dirs | QDir::NoDotAndDotDot);
+    QCOMPARE(internal.size(), 1);
+    const QString guest = internal.first();
+    const auto vmmRuns = [&] {
+        const QByteArray marker = QFile::encodeName(run.filePath(guest));
+        for (const QString &pid : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+            QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+            if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains(marker))
+                return true;
+        }
+        return false;
+    };
+    QVERIFY(vmmRuns());
+    m_console.reset();
+    m_helper->kill9();
+    QVERIFY2(restartAfterKill(), qPrintable(m_helper->lastError()));
+    // The new helper killed that VMM and removed its runtime dir, tap and table.
+    QVERIFY(!vmmRuns());
+    QVERIFY(!run.exists(guest));
+    QString links;
+    QVERIFY(runIp({QStringLiteral("-n"), m_helper->networkNamespace(), QStringLiteral("-o"),
+                   QStringLiteral("link"), QStringLiteral("show")},
+                  &links));
+    QVERIFY2(!links.contains(QStringLiteral("al-airlock-")), qPrintable(links));
+    const QJsonArray templates = RpcTestClient::result(call(QStringLiteral("template.list"), {}))
+                                     .value(QStringLiteral("templates"))
+                                     .toArray();
+    for (const QJsonValue &made : templates)
+        QVERIFY(made.toObject().value(QStringLiteral("memoryMib")).toInt() != 128);
+    // Its sandboxes were re-adopted as usual.
+    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
+    QCOMPARE(m_console->run("echo still-$((40+2))", 30000).trimmed(), QByteArray("still-42"));
 }
 
 bool TestGuestIdentity::restartAfterKill()
