@@ -85,15 +85,20 @@ void SnapshotApi::registerMethods()
             return std::unexpected(name.error());
         return asJson(m_sandboxes.resume(*name));
     });
-    add(method::SnapshotCreate, [this](const QJsonObject &params) -> Result<QJsonValue> {
-        auto name = nameParam(params);
-        auto label = json::readString(params, QStringLiteral("label"), QString());
-        if (!name)
-            return std::unexpected(name.error());
-        if (!label)
-            return std::unexpected(label.error());
-        return asJson(m_snapshots.create(*name, *label));
-    });
+    // Answered once the snapshot is stored; the chunks are written on a worker meanwhile.
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::SnapshotCreate),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            auto name = nameParam(params);
+            auto label = json::readString(params, QStringLiteral("label"), QString());
+            if (!name)
+                return reply(std::unexpected(name.error()));
+            if (!label)
+                return reply(std::unexpected(label.error()));
+            m_snapshots.createAsync(
+                *name, *label, SnapshotKind::Manual,
+                [reply](const Result<Snapshot> &snapshot) { reply(asJson(snapshot)); });
+        });
     add(method::SnapshotList, [this](const QJsonObject &p) { return list(p); });
     add(method::SnapshotRestore, [this](const QJsonObject &p) { return restore(p); });
     add(method::SnapshotFork, [this](const QJsonObject &p) { return fork(p); });

@@ -15,7 +15,9 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <QPointer>
 #include <QRandomGenerator>
+#include <QThread>
 
 #include <cerrno>
 #include <cstring>
@@ -99,6 +101,10 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
 
 SnapshotService::~SnapshotService()
 {
+    // A store in flight finishes its manifest; its row is never recorded (the completion is
+    // posted to this object), so the next helper's reconcile() removes it.
+    for (QThread *worker : std::as_const(m_workers))
+        worker->wait();
     m_sandboxes.setTemplateSource({});
     // Unlike sandboxes, a half-prepared template guest is of no use to the next helper.
     for (const QString &guest : std::as_const(m_preparing))
@@ -152,14 +158,114 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     return capture(name, label, kind, QString());
 }
 
+/// A guest's state taken while it stood still, waiting to be stored.
+struct SnapshotService::Capture
+{
+    Snapshot meta;
+    std::optional<SparseCopy> memory;
+    QByteArray deviceState;
+    qint64 savedMs = 0;
+    qint64 copiedMs = 0;
+};
+
 Result<Snapshot> SnapshotService::capture(const QString &name, const QString &label,
                                           SnapshotKind kind, const QString &templateKey)
+{
+    auto taken = captureState(name, label, kind, templateKey);
+    if (!taken)
+        return std::unexpected(taken.error());
+    auto staged = m_archive.stage((*taken)->meta, objectsOf(**taken));
+    if (!staged)
+        return staged;
+    return record(name, **taken, *staged);
+}
+
+void SnapshotService::createAsync(const QString &name, const QString &label, SnapshotKind kind,
+                                  std::function<void(const Result<Snapshot> &)> done)
+{
+    if (kind == SnapshotKind::Template) {
+        done(fail(ErrorKind::InvalidParams,
+                  QStringLiteral("templates are made by prepareTemplate()")));
+        return;
+    }
+    auto taken = captureState(name, label, kind, QString());
+    if (!taken) {
+        done(std::unexpected(taken.error()));
+        return;
+    }
+    std::shared_ptr<Capture> capture = std::move(*taken);
+    m_storing.insert(name);
+    // Hashing, compressing and writing the chunks (about a second for a booted 256 MiB guest)
+    // on a worker; the row is recorded back on this thread, which owns the registry.
+    QPointer<SnapshotService> self(this);
+    SnapshotArchive *archive = &m_archive;
+    QThread *worker = QThread::create([self, archive, capture, name, done] {
+        auto staged = archive->stage(capture->meta, objectsOf(*capture));
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, capture, name, done, staged] {
+                self->m_storing.remove(name);
+                if (!staged) {
+                    done(std::unexpected(staged.error()));
+                    return;
+                }
+                done(self->record(name, *capture, *staged));
+            },
+            Qt::QueuedConnection);
+    });
+    m_workers.append(worker);
+    connect(worker, &QThread::finished, this, [this, worker] {
+        m_workers.removeOne(worker);
+        worker->deleteLater();
+    });
+    worker->start();
+}
+
+std::vector<SnapshotArchive::Object> SnapshotService::objectsOf(const Capture &capture)
+{
+    return {{kMemory, capture.memory->bytes()},
+            {kDeviceState,
+             std::span<const char>(capture.deviceState.constData(),
+                                   size_t(capture.deviceState.size()))}};
+}
+
+Result<Snapshot> SnapshotService::record(const QString &name, const Capture &capture,
+                                         const Snapshot &staged)
+{
+    // A sandbox deleted while its snapshot was stored takes that snapshot with it.
+    if (!staged.sandbox.isEmpty() && !m_sandboxes.get(name)) {
+        m_archive.store().removeManifest(staged.id);
+        return fail(
+            ErrorKind::NotFound,
+            QStringLiteral("sandbox '%1' was deleted while its snapshot was stored").arg(name));
+    }
+    auto committed = m_archive.record(staged);
+    if (!committed)
+        return committed;
+    qCInfo(lcSnapshots,
+           "%s: %s snapshot %s, guest paused %lld ms (device state %lld ms, %lld bytes of RAM "
+           "copied in %lld ms)",
+           qPrintable(name), qPrintable(snapshotKindName(committed->kind)),
+           qPrintable(committed->id), static_cast<long long>(committed->pauseMs),
+           static_cast<long long>(capture.savedMs),
+           static_cast<long long>(capture.memory->dataBytes()),
+           static_cast<long long>(capture.copiedMs));
+    Q_EMIT snapshotChanged(committed->sandbox, *committed);
+    return committed;
+}
+
+Result<std::shared_ptr<SnapshotService::Capture>>
+SnapshotService::captureState(const QString &name, const QString &label, SnapshotKind kind,
+                              const QString &templateKey)
 {
     auto sandbox = m_sandboxes.get(name);
     if (!sandbox)
         return std::unexpected(sandbox.error());
     if (auto valid = Snapshot::validateLabel(label); !valid)
         return std::unexpected(valid.error());
+    if (m_storing.contains(name))
+        return fail(ErrorKind::Busy,
+                    QStringLiteral("a snapshot of sandbox '%1' is still being stored").arg(name));
     Vmm *vmm = m_sandboxes.vmmOf(name);
     const bool running = sandbox->state == SandboxState::Running;
     if ((!running && sandbox->state != SandboxState::Paused) || !vmm)
@@ -179,11 +285,12 @@ Result<Snapshot> SnapshotService::capture(const QString &name, const QString &la
         if (auto ok = vmm->pause(); !ok)
             return std::unexpected(ok.error());
     }
+    auto capture = std::make_shared<Capture>();
     auto saved = vmm->saveDeviceState(state->fd());
-    const qint64 savedMs = paused.elapsed();
+    capture->savedMs = paused.elapsed();
     auto memory = saved ? SparseCopy::of(m_sandboxes.memoryPathFor(name))
                         : Result<SparseCopy>(std::unexpected(saved.error()));
-    const qint64 copiedMs = paused.elapsed() - savedMs;
+    capture->copiedMs = paused.elapsed() - capture->savedMs;
     // Resumed also after a failure: a snapshot that did not work must not stop the guest.
     const Result<void> resumed = running ? vmm->resume() : vmm->pause();
     const qint64 pauseMs = paused.elapsed();
@@ -195,10 +302,13 @@ Result<Snapshot> SnapshotService::capture(const QString &name, const QString &la
     auto deviceState = state->readAll(kMaxDeviceStateBytes);
     if (!deviceState)
         return std::unexpected(deviceState.error());
+    capture->memory.emplace(std::move(*memory));
+    capture->deviceState = *deviceState;
 
-    Snapshot meta;
+    Snapshot &meta = capture->meta;
     // A template belongs to no sandbox and starts no tree.
     const bool isTemplate = kind == SnapshotKind::Template;
+    meta.id = Snapshot::newId();
     meta.sandbox = isTemplate ? QString() : name;
     meta.parent = isTemplate ? QString() : m_archive.catalog().head(name);
     meta.templateKey = templateKey;
@@ -209,18 +319,7 @@ Result<Snapshot> SnapshotService::capture(const QString &name, const QString &la
     meta.image = sandbox->spec.image;
     meta.vcpus = sandbox->spec.vcpus;
     meta.memoryMib = sandbox->spec.memoryMib;
-    auto committed =
-        m_archive.commit(meta, {{kMemory, memory->bytes()}, {kDeviceState, *deviceState}});
-    if (!committed)
-        return std::unexpected(committed.error());
-    qCInfo(lcSnapshots,
-           "%s: %s snapshot %s, guest paused %lld ms (device state %lld ms, %lld bytes of RAM "
-           "copied in %lld ms)",
-           qPrintable(name), qPrintable(snapshotKindName(kind)), qPrintable(committed->id),
-           static_cast<long long>(pauseMs), static_cast<long long>(savedMs),
-           static_cast<long long>(memory->dataBytes()), static_cast<long long>(copiedMs));
-    Q_EMIT snapshotChanged(meta.sandbox, *committed);
-    return committed;
+    return capture;
 }
 
 Result<QList<Snapshot>> SnapshotService::list(const QString &sandbox) const
@@ -706,19 +805,37 @@ void SnapshotService::runSchedules()
                 last = snapshot.createdAt;
         }
         const bool due = !last.isValid() || last.secsTo(now) >= schedule.intervalMinutes * 60LL;
-        if (due && sandbox.state == SandboxState::Running) {
-            if (auto taken = create(name, QString(), SnapshotKind::Automatic))
-                snapshots->append(*taken);
-            else
-                qCWarning(lcSnapshots, "%s: automatic snapshot failed: %s", qPrintable(name),
-                          qPrintable(taken.error().message));
+        if (due && sandbox.state == SandboxState::Running && !m_storing.contains(name)) {
+            // Retention once the new snapshot is stored (it counts as the newest).
+            createAsync(name, QString(), SnapshotKind::Automatic,
+                        [this, name, now](const Result<Snapshot> &taken) {
+                            if (!taken)
+                                qCWarning(lcSnapshots, "%s: automatic snapshot failed: %s",
+                                          qPrintable(name), qPrintable(taken.error().message));
+                            applyRetention(name, now);
+                        });
+            continue;
         }
-        for (const QString &id : Retention::expired(*snapshots, schedule, now)) {
-            if (auto removed = m_archive.remove(id); removed)
-                Q_EMIT snapshotRemoved(name, id);
+        applyRetention(name, now);
+    }
+}
+
+void SnapshotService::applyRetention(const QString &name, const QDateTime &now)
+{
+    auto snapshots = m_archive.catalog().list(name);
+    if (!snapshots)
+        return;
+    const SnapshotSchedule schedule = m_archive.catalog().schedule(name);
+    bool removedAny = false;
+    for (const QString &id : Retention::expired(*snapshots, schedule, now)) {
+        if (auto removed = m_archive.remove(id); removed) {
+            removedAny = true;
+            Q_EMIT snapshotRemoved(name, id);
         }
     }
-    m_archive.collectGarbage();
+    // Collecting reads every manifest: only when retention freed something.
+    if (removedAny)
+        m_archive.collectGarbage();
 }
 
 void SnapshotService::onSandboxRemoved(const QString &sandbox)

@@ -5,11 +5,16 @@
 #include "core/snapshot/snapshotarchive.h"
 
 #include <QHash>
+#include <QList>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 #include <optional>
+
+class QThread;
 
 namespace airlock {
 
@@ -56,9 +61,16 @@ public:
     /// Replaces the clock (tests of automatic snapshots and retention).
     void setClock(std::function<QDateTime()> clock) { m_clock = std::move(clock); }
 
-    /// Snapshot of a running or paused sandbox. InvalidState otherwise.
+    /// Snapshot of a running or paused sandbox. InvalidState otherwise; Busy while another
+    /// snapshot of it is being stored.
     Result<Snapshot> create(const QString &sandbox, const QString &label,
                             SnapshotKind kind = SnapshotKind::Manual);
+    /// create() that stores on a worker thread: the guest is paused, saved and resumed before
+    /// this returns; hashing, compressing and writing the chunks run on a worker; `done` gets
+    /// the result on this object's thread (at once for errors of the first part). The event
+    /// loop serves other clients meanwhile. Not called when the service is destroyed first.
+    void createAsync(const QString &sandbox, const QString &label, SnapshotKind kind,
+                     std::function<void(const Result<Snapshot> &)> done);
     /// Snapshots of a sandbox (all when empty), oldest first. NotFound for an unknown sandbox.
     Result<QList<Snapshot>> list(const QString &sandbox) const;
     Result<Snapshot> get(const QString &id) const;
@@ -92,8 +104,8 @@ public:
     Result<Snapshot> rename(const QString &id, const QString &label);
     Result<SnapshotSchedule> schedule(const QString &sandbox) const;
     Result<SnapshotSchedule> setSchedule(const QString &sandbox, const SnapshotSchedule &schedule);
-    /// One pass of the scheduler at the clock's time: automatic snapshots that are due, then
-    /// retention. Public for tests.
+    /// One pass of the scheduler at the clock's time: automatic snapshots that are due (stored
+    /// on a worker, see createAsync), then retention. Public for tests.
     void runSchedules();
 
 Q_SIGNALS:
@@ -107,8 +119,15 @@ Q_SIGNALS:
     void templateFailed(const QString &key, const QString &reason);
 
 private:
+    struct Capture;
     Result<Snapshot> capture(const QString &sandbox, const QString &label, SnapshotKind kind,
                              const QString &templateKey);
+    /// The part of a snapshot that needs the guest paused (on this thread).
+    Result<std::shared_ptr<Capture>> captureState(const QString &sandbox, const QString &label,
+                                                  SnapshotKind kind, const QString &templateKey);
+    static std::vector<SnapshotArchive::Object> objectsOf(const Capture &capture);
+    /// Records a staged snapshot (this thread), logs and announces it.
+    Result<Snapshot> record(const QString &sandbox, const Capture &capture, const Snapshot &staged);
     Result<void> startFrom(const QString &sandbox, const Snapshot &snapshot);
     /// Fills `sandbox`'s memory file from `snapshot` (or, when >= 0, by copying the data
     /// extents of `memorySource`, a file with the same bytes) and returns a memfd with its
@@ -124,6 +143,8 @@ private:
     void captureTemplate(const QString &key, const QString &guest, const SandboxSpec &shape);
     void endTemplateGuest(const QString &key, const QString &guest, const QString &failure);
     void onSandboxRemoved(const QString &sandbox);
+    /// Deletes the sandbox's snapshots that retention lets go at `now`, then collects garbage.
+    void applyRetention(const QString &sandbox, const QDateTime &now);
 
     SandboxService &m_sandboxes;
     SnapshotArchive &m_archive;
@@ -132,6 +153,8 @@ private:
     std::function<QDateTime()> m_clock;
     TemplateOptions m_templateOptions;
     QHash<QString, QString> m_preparing; ///< template key → internal guest preparing it
+    QSet<QString> m_storing; ///< sandboxes whose snapshot a worker is storing
+    QList<QThread *> m_workers;
 };
 
 } // namespace airlock

@@ -7,6 +7,7 @@
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -112,10 +113,27 @@ void TestSnapshotGuest::pauseAndResume()
 
 void TestSnapshotGuest::snapshotWhileRunning()
 {
-    const QJsonObject answer =
-        call(QStringLiteral("snapshot.create"),
-             {{QStringLiteral("name"), kName}, {QStringLiteral("label"), QStringLiteral("one")}});
-    m_first = RpcTestClient::result(answer);
+    // The chunks are stored on a worker: another client is served before the snapshot's answer.
+    RpcTestClient snapshotter(m_helper->socketPath());
+    const QJsonObject request {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                               {QStringLiteral("id"), 7},
+                               {QStringLiteral("method"), QStringLiteral("snapshot.create")},
+                               {QStringLiteral("params"),
+                                QJsonObject {{QStringLiteral("name"), kName},
+                                             {QStringLiteral("label"), QStringLiteral("one")}}}};
+    QVERIFY(snapshotter.sendRaw(QJsonDocument(request).toJson(QJsonDocument::Compact) + '\n'));
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(call(QStringLiteral("sandbox.list"), {}).contains(QStringLiteral("result")));
+    const qint64 otherMs = timer.elapsed();
+    QVERIFY2(!snapshotter.socket().waitForReadyRead(0)
+                 && snapshotter.socket().bytesAvailable() == 0,
+             "the snapshot was answered before another client's call");
+    const auto answer = snapshotter.readMessage(120000);
+    QVERIFY(answer);
+    qInfo("another client answered after %lld ms, the snapshot after %lld ms",
+          static_cast<long long>(otherMs), static_cast<long long>(timer.elapsed()));
+    m_first = RpcTestClient::result(*answer);
     QCOMPARE(m_first.value(QStringLiteral("label")).toString(), QStringLiteral("one"));
     QCOMPARE(m_first.value(QStringLiteral("kind")).toString(), QStringLiteral("manual"));
     QVERIFY(m_first.value(QStringLiteral("logicalBytes")).toInteger() >= 256LL * 1024 * 1024);
