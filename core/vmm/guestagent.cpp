@@ -48,6 +48,10 @@ bool isNonce(QByteArrayView text)
 GuestAgent::GuestAgent(QIODevice *device, QObject *parent) : QObject(parent), m_device(device)
 {
     m_device->setParent(this);
+    // Bounded: when we stop reading (below), Qt stops pulling from the socket, QEMU stops
+    // pulling from the port, and a chatty guest blocks on its own writes.
+    if (auto *socket = qobject_cast<QLocalSocket *>(m_device))
+        socket->setReadBufferSize(kReadBufferBytes);
     connect(m_device, &QIODevice::readyRead, this, &GuestAgent::readPending);
 }
 
@@ -145,8 +149,9 @@ Result<void> GuestAgent::refresh(const GuestIdentity &identity, int timeoutMs)
 
 void GuestAgent::readPending()
 {
-    // Bounded by what is buffered; the guest only costs us the bytes it sends.
-    while (m_device->bytesAvailable() > 0) {
+    // Only while we expect something (the agent's ready line, the answer to a refresh): the
+    // guest cannot make the helper spend time on lines nobody waits for.
+    while ((!m_ready || !m_waitingFor.isEmpty()) && m_device->bytesAvailable() > 0) {
         char chunk[4096];
         const qint64 n = m_device->read(chunk, sizeof chunk);
         if (n <= 0)

@@ -40,14 +40,17 @@ struct GuestIdentity
 ///
 /// The guest is hostile (root, knows this code): its lines are parsed strictly (at most
 /// kMaxLineBytes each, longer ones are discarded up to their newline, anything but the three
-/// forms above is counted and dropped) and nothing it says is believed except that it
-/// acknowledged the nonce of the refresh we sent.
+/// forms above is counted and dropped), nothing it says is believed except that it
+/// acknowledged the nonce of the refresh we sent, and it is only read while an answer is
+/// expected (before `ready`, during a refresh); otherwise its bytes wait in a bounded buffer.
 class GuestAgent : public QObject
 {
     Q_OBJECT
 public:
     /// Longest line accepted from the guest, newline included.
     static constexpr qsizetype kMaxLineBytes = 128;
+    /// What the socket buffers from the guest while nobody reads.
+    static constexpr qint64 kReadBufferBytes = 64 * 1024;
     /// Longest file sent in one refresh (the seed files are a CA and a small env file).
     static constexpr qsizetype kMaxFileBytes = 48 * 1024;
     /// How long refresh() waits by default; a restored guest answers in milliseconds, a TCG
