@@ -23,6 +23,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocalSocket>
+#include <QProcess>
 #include <QTest>
 #include <QThread>
 
@@ -69,7 +70,8 @@ GuestView look(GuestConsole &console)
     view.mac = console.run("cat /sys/class/net/eth0/address").trimmed();
     view.gateway = console.run("ip route | awk '/^default/ {print $3}'").trimmed();
     view.caSum = console.run("md5sum </etc/ssl/certs/ca-certificates.crt | cut -c1-32").trimmed();
-    view.lookup = console.run("nslookup pkg.test 2>&1").trimmed();
+    // Only A: see the note in the report on A+AAAA at once (tst_egresse2e does the same).
+    view.lookup = console.run("nslookup -type=a pkg.test 2>&1").trimmed();
     qInfo("%s: %s, %s, gateway %s", view.hostname.constData(), view.address.constData(),
           view.mac.constData(), view.gateway.constData());
     return view;
@@ -86,6 +88,7 @@ private Q_SLOTS:
 
     void forkHasItsOwnIdentity();
     void forkCopiesBindingsOnlyWhenAsked();
+    void refreshThatFailsIsNotSilent();
     void templateStartIsAWorkingSandbox();
     void helperKilledWhilePreparingATemplateLeavesNothing();
     void helperBackAfterGuestWasLeftPausedResumesIt();
@@ -95,6 +98,8 @@ private:
     QJsonObject call(const QString &method, const QJsonObject &params, int timeoutMs = 120000);
     void expectOwnIdentity(const QString &name, const GuestView &view);
     bool restartAfterKill();
+    /// What the guest saw, the upstream DNS server's queries and the gateway's decisions.
+    QString diagnose(const QString &sandbox, const QByteArray &lookup);
 
     std::unique_ptr<HelperProcess> m_helper;
     std::optional<NetworkNamespace> m_upstream;
@@ -157,7 +162,8 @@ void TestGuestIdentity::initTestCase()
     QVERIFY(m_console->waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
     m_original = look(*m_console);
     QCOMPARE(m_original.hostname, kOriginal.toLatin1());
-    QVERIFY2(m_original.lookup.contains("100.112."), m_original.lookup.constData());
+    QVERIFY2(m_original.lookup.contains("100.112."),
+             qPrintable(diagnose(kOriginal, m_original.lookup)));
 }
 
 void TestGuestIdentity::cleanupTestCase()
@@ -189,7 +195,7 @@ void TestGuestIdentity::expectOwnIdentity(const QString &name, const GuestView &
     // Its own sandbox CA in place of the original's.
     QVERIFY(view.caSum != m_original.caSum);
     // Its gateway answers DNS for an allowed name (a synthetic address of its own mapping).
-    QVERIFY2(view.lookup.contains("100.112."), view.lookup.constData());
+    QVERIFY2(view.lookup.contains("100.112."), qPrintable(diagnose(name, view.lookup)));
     QVERIFY2(view.lookup.contains(view.gateway), view.lookup.constData());
 }
 
@@ -263,6 +269,45 @@ void TestGuestIdentity::forkCopiesBindingsOnlyWhenAsked()
     QCOMPARE(unbound.value(QStringLiteral("bindingsCopied")).toInt(-1), 0);
     QCOMPARE(bindingsOf(kFork).size(), 0);
     QVERIFY(call(QStringLiteral("sandbox.kill"), named(kFork)).contains(QStringLiteral("result")));
+}
+
+void TestGuestIdentity::refreshThatFailsIsNotSilent()
+{
+    // A guest whose agent cannot apply the new name: /etc/hostname is a directory.
+    QVERIFY(!m_console->run("rm -f /etc/hostname; mkdir /etc/hostname").isNull());
+    const QJsonObject broken =
+        RpcTestClient::result(call(QStringLiteral("snapshot.create"), named(kOriginal)));
+    QVERIFY(!m_console->run("rmdir /etc/hostname; hostname > /etc/hostname").isNull());
+    // Through airlockctl: the fork runs, and the warning is printed, not swallowed.
+    const QString ctl = qEnvironmentVariable("AIRLOCK_AIRLOCKCTL");
+    QVERIFY2(QFileInfo(ctl).isExecutable(), "AIRLOCK_AIRLOCKCTL (ctest sets it)");
+    const QString name = QStringLiteral("ident-broken");
+    QProcess process;
+    process.start(ctl,
+                  {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("snapshot"),
+                   QStringLiteral("fork"), broken.value(QStringLiteral("id")).toString(), name});
+    QVERIFY(process.waitForFinished(120000));
+    const QString errors = QString::fromUtf8(process.readAllStandardError());
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY2(errors.contains(QStringLiteral("did not confirm its new identity")),
+             qPrintable(errors));
+    QVERIFY2(errors.contains(QStringLiteral("step name")), qPrintable(errors));
+    // The sandbox says so too, for every client.
+    const QJsonObject sandbox =
+        RpcTestClient::result(call(QStringLiteral("sandbox.get"), named(name)));
+    QCOMPARE(sandbox.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+    QVERIFY(!sandbox.value(QStringLiteral("identityWarning")).toString().isEmpty());
+    // The other steps ran all the same: its network is its own.
+    GuestConsole console(m_helper->socketPath(), name);
+    const GuestView view = look(console);
+    QVERIFY(view.address != m_original.address);
+    QVERIFY2(view.lookup.contains("100.112."), view.lookup.constData());
+    QVERIFY(call(QStringLiteral("sandbox.kill"), named(name)).contains(QStringLiteral("result")));
+    // Stopped, the warning is gone with the state it described.
+    QCOMPARE(RpcTestClient::result(call(QStringLiteral("sandbox.get"), named(name)))
+                 .value(QStringLiteral("identityWarning"))
+                 .toString(),
+             QString());
 }
 
 void TestGuestIdentity::templateStartIsAWorkingSandbox()
@@ -375,6 +420,16 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
     // Its sandboxes were re-adopted as usual.
     m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
     QCOMPARE(m_console->run("echo still-$((40+2))", 30000).trimmed(), QByteArray("still-42"));
+}
+
+QString TestGuestIdentity::diagnose(const QString &sandbox, const QByteArray &lookup)
+{
+    const QJsonObject history = RpcTestClient::result(
+        call(QStringLiteral("egress.history"),
+             {{QStringLiteral("name"), sandbox}, {QStringLiteral("limit"), 20}}));
+    return QString::fromLatin1(lookup) + QStringLiteral("\nupstream queries: ")
+        + m_dns.queries().join(u' ') + QStringLiteral("\ngateway: ")
+        + QString::fromUtf8(QJsonDocument(history).toJson(QJsonDocument::Compact));
 }
 
 bool TestGuestIdentity::restartAfterKill()
