@@ -100,7 +100,11 @@ void SnapshotApi::registerMethods()
                 [reply](const Result<Snapshot> &snapshot) { reply(asJson(snapshot)); });
         });
     add(method::SnapshotList, [this](const QJsonObject &p) { return list(p); });
-    add(method::SnapshotRestore, [this](const QJsonObject &p) { return restore(p); });
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::SnapshotRestore),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            restore(params, std::move(reply));
+        });
     add(method::SnapshotFork, [this](const QJsonObject &p) { return fork(p); });
     add(method::SnapshotDelete, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto id = snapshotParam(params);
@@ -163,23 +167,25 @@ Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
     return result;
 }
 
-Result<QJsonValue> SnapshotApi::restore(const QJsonObject &params)
+void SnapshotApi::restore(const QJsonObject &params, RpcServer::Reply reply)
 {
     auto name = nameParam(params);
     auto id = snapshotParam(params);
     if (!name)
-        return std::unexpected(name.error());
+        return reply(std::unexpected(name.error()));
     if (!id)
-        return std::unexpected(id.error());
-    auto safety = m_snapshots.restoreSnapshot(*name, *id);
-    if (!safety)
-        return std::unexpected(safety.error());
-    auto sandbox = m_sandboxes.get(*name);
-    if (!sandbox)
-        return std::unexpected(sandbox.error());
-    return QJsonObject {
-        {QStringLiteral("sandbox"), sandbox->toJson()},
-        {QStringLiteral("safety"), *safety ? QJsonValue((*safety)->toJson()) : QJsonValue()}};
+        return reply(std::unexpected(id.error()));
+    m_snapshots.restoreSnapshot(
+        *name, *id, [this, name = *name, reply](const Result<std::optional<Snapshot>> &safety) {
+            if (!safety)
+                return reply(std::unexpected(safety.error()));
+            auto sandbox = m_sandboxes.get(name);
+            if (!sandbox)
+                return reply(std::unexpected(sandbox.error()));
+            reply(QJsonObject {{QStringLiteral("sandbox"), sandbox->toJson()},
+                               {QStringLiteral("safety"),
+                                *safety ? QJsonValue((*safety)->toJson()) : QJsonValue()}});
+        });
 }
 
 Result<QJsonValue> SnapshotApi::fork(const QJsonObject &params)

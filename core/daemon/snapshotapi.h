@@ -23,7 +23,7 @@ public:
 private:
     void registerMethods();
     Result<QJsonValue> list(const QJsonObject &params);
-    Result<QJsonValue> restore(const QJsonObject &params);
+    void restore(const QJsonObject &params, RpcServer::Reply reply);
     Result<QJsonValue> fork(const QJsonObject &params);
     Result<QJsonValue> schedule(const QJsonObject &params);
     Result<QJsonValue> templates();

@@ -636,46 +636,57 @@ Result<int> SnapshotService::templateState(const QString &name, const SandboxSpe
     return stageState(name, *current);
 }
 
-Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &name,
-                                                                 const QString &id)
+void SnapshotService::restoreSnapshot(
+    const QString &name, const QString &id,
+    std::function<void(const Result<std::optional<Snapshot>> &)> done)
 {
     auto snapshot = get(id);
     if (!snapshot)
-        return std::unexpected(snapshot.error());
+        return done(std::unexpected(snapshot.error()));
     auto sandbox = m_sandboxes.get(name);
     if (!sandbox)
-        return std::unexpected(sandbox.error());
+        return done(std::unexpected(sandbox.error()));
     // Another sandbox's memory carries that sandbox's hostname, addresses and CA: restoring it
     // here would run a guest with a borrowed identity on a link that expects another.
     if (snapshot->sandbox != name)
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("snapshot %1 was taken of %2, not of sandbox '%3'; start a new "
-                                   "sandbox from it with snapshot.fork")
-                        .arg(id,
-                             snapshot->sandbox.isEmpty()
-                                 ? QStringLiteral("no sandbox (a template)")
-                                 : QStringLiteral("sandbox '%1'").arg(snapshot->sandbox),
-                             name));
-    std::optional<Snapshot> safety;
+        return done(fail(ErrorKind::InvalidParams,
+                         QStringLiteral("snapshot %1 was taken of %2, not of sandbox '%3'; start "
+                                        "a new sandbox from it with snapshot.fork")
+                             .arg(id,
+                                  snapshot->sandbox.isEmpty()
+                                      ? QStringLiteral("no sandbox (a template)")
+                                      : QStringLiteral("sandbox '%1'").arg(snapshot->sandbox),
+                                  name)));
+    const auto restore = [this, name, target = *snapshot, done](std::optional<Snapshot> safety) {
+        // Stopped meanwhile (by a client) is fine: the restore starts it.
+        if (safety) {
+            if (auto killed = m_sandboxes.kill(name);
+                !killed && killed.error().kind != ErrorKind::InvalidState)
+                return done(std::unexpected(killed.error()));
+        }
+        if (auto started = startFrom(name, target); !started)
+            return done(std::unexpected(started.error()));
+        qCInfo(lcSnapshots, "%s: restored snapshot %s", qPrintable(name), qPrintable(target.id));
+        done(safety);
+    };
     if (sandbox->state == SandboxState::Running || sandbox->state == SandboxState::Paused) {
-        auto taken =
-            create(name, QStringLiteral("before restoring %1").arg(id), SnapshotKind::Safety);
-        if (!taken)
-            return fail(taken.error().kind,
-                        QStringLiteral("the safety snapshot failed, nothing was restored: %1")
-                            .arg(taken.error().message));
-        safety = *taken;
-        if (auto killed = m_sandboxes.kill(name); !killed)
-            return std::unexpected(killed.error());
-    } else if (sandbox->state != SandboxState::Stopped) {
-        return fail(
-            ErrorKind::InvalidState,
-            QStringLiteral("sandbox '%1' is %2").arg(name, sandboxStateName(sandbox->state)));
+        // The safety snapshot is stored (on a worker) before anything is replaced.
+        createAsync(name, QStringLiteral("before restoring %1").arg(id), SnapshotKind::Safety,
+                    [restore, done](const Result<Snapshot> &taken) {
+                        if (!taken)
+                            return done(fail(taken.error().kind,
+                                             QStringLiteral("the safety snapshot failed, nothing "
+                                                            "was restored: %1")
+                                                 .arg(taken.error().message)));
+                        restore(*taken);
+                    });
+        return;
     }
-    if (auto started = startFrom(name, *snapshot); !started)
-        return std::unexpected(started.error());
-    qCInfo(lcSnapshots, "%s: restored snapshot %s", qPrintable(name), qPrintable(id));
-    return safety;
+    if (sandbox->state != SandboxState::Stopped)
+        return done(
+            fail(ErrorKind::InvalidState,
+                 QStringLiteral("sandbox '%1' is %2").arg(name, sandboxStateName(sandbox->state))));
+    restore(std::nullopt);
 }
 
 Result<QString> SnapshotService::fork(const QString &id, const QString &name, bool copyBindings,

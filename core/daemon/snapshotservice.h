@@ -75,10 +75,12 @@ public:
     Result<QList<Snapshot>> list(const QString &sandbox) const;
     Result<Snapshot> get(const QString &id) const;
     QString head(const QString &sandbox) const;
-    /// Puts `sandbox` into the state of snapshot `id` (one of its own or another sandbox's with
-    /// the same memory size). A running or paused sandbox first gets a safety snapshot
-    /// (returned, else nullopt); a stopped one simply starts from the snapshot.
-    Result<std::optional<Snapshot>> restoreSnapshot(const QString &sandbox, const QString &id);
+    /// Puts `sandbox` into the state of snapshot `id` (one of its own: InvalidParams for
+    /// another sandbox's). A running or paused sandbox first gets a safety snapshot, stored on a
+    /// worker (createAsync) before its VMM is replaced; `done` gets it (else nullopt: a stopped
+    /// sandbox simply starts from the snapshot), or the error, on this object's thread.
+    void restoreSnapshot(const QString &sandbox, const QString &id,
+                         std::function<void(const Result<std::optional<Snapshot>> &)> done);
     /// A new sandbox `name` started from snapshot `id` while the original runs on. The egress
     /// policy of the snapshot's sandbox is copied; its credential bindings only with
     /// `copyBindings` (then with new placeholders; `copied` says how many). The guest gets the
