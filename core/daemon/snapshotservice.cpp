@@ -136,7 +136,7 @@ Result<void> SnapshotService::restore()
             const SandboxSpec shape;
             if (!m_sandboxes.images().find(shape.image))
                 return;
-            if (auto prepared = prepareTemplate(shape); !prepared)
+            if (auto prepared = prepareTemplate(shape, /*automatic=*/true); !prepared)
                 qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(shape.image),
                           qPrintable(prepared.error().message));
         });
@@ -495,7 +495,8 @@ bool SnapshotService::isPreparing(const SandboxSpec &shape) const
     return key && m_preparing.contains(*key);
 }
 
-Result<std::optional<Snapshot>> SnapshotService::prepareTemplate(const SandboxSpec &shape)
+Result<std::optional<Snapshot>> SnapshotService::prepareTemplate(const SandboxSpec &shape,
+                                                                 bool automatic)
 {
     SandboxSpec spec = shape;
     spec.name = QStringLiteral("x"); // validated below with the guest's own name
@@ -508,6 +509,11 @@ Result<std::optional<Snapshot>> SnapshotService::prepareTemplate(const SandboxSp
         return existing;
     if (m_preparing.contains(*key))
         return std::optional<Snapshot>();
+    // An image whose guest never gets ready (no agent, a broken init) is not booted again and
+    // again by every start that misses its template; a request (template.prepare) still is.
+    if (automatic && m_failedKeys.contains(*key))
+        return std::optional<Snapshot>();
+    m_failedKeys.remove(*key);
     const QString guest = QString(SandboxService::kInternalPrefix)
         + QString::number(QRandomGenerator::system()->generate(), 16).rightJustified(8, u'0');
     spec.name = guest;
@@ -590,6 +596,8 @@ void SnapshotService::endTemplateGuest(const QString &key, const QString &guest,
                                        const QString &failure)
 {
     m_preparing.remove(key);
+    if (!failure.isEmpty())
+        m_failedKeys.insert(key);
     m_sandboxes.kill(guest);
     if (auto removed = m_sandboxes.remove(guest); !removed)
         qCWarning(lcSnapshots, "%s: %s", qPrintable(guest), qPrintable(removed.error().message));
@@ -606,7 +614,7 @@ Result<int> SnapshotService::templateState(const QString &name, const SandboxSpe
         if (m_templateOptions.automatic && !isPreparing(spec)) {
             // After this start (which boots cold): the next one of this shape is fast.
             QTimer::singleShot(0, this, [this, spec] {
-                if (auto prepared = prepareTemplate(spec); !prepared)
+                if (auto prepared = prepareTemplate(spec, /*automatic=*/true); !prepared)
                     qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(spec.image),
                               qPrintable(prepared.error().message));
             });

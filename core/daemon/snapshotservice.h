@@ -98,7 +98,10 @@ public:
     /// an internal guest, waits for its agent, snapshots it (kind `template`, no sandbox),
     /// removes the guest and any stale template of the same image and shape. Returns at once
     /// (nullopt) while that runs; snapshotChanged("", template) reports the result.
-    Result<std::optional<Snapshot>> prepareTemplate(const SandboxSpec &shape);
+    /// With `automatic` (the helper's own background preparations), a shape whose last
+    /// preparation failed in this helper run is not tried again.
+    Result<std::optional<Snapshot>> prepareTemplate(const SandboxSpec &shape,
+                                                    bool automatic = false);
     /// True while a template for `shape` is being prepared.
     bool isPreparing(const SandboxSpec &shape) const;
     Result<void> remove(const QString &id);
@@ -156,6 +159,7 @@ private:
     TemplateOptions m_templateOptions;
     QHash<QString, QString> m_preparing; ///< template key → internal guest preparing it
     QSet<QString> m_storing; ///< sandboxes whose snapshot a worker is storing
+    QSet<QString> m_failedKeys; ///< template keys whose preparation failed in this run
     QList<QThread *> m_workers;
 };
 

@@ -92,6 +92,7 @@ private Q_SLOTS:
     void templateStartIsAWorkingSandbox();
     void helperKilledWhilePreparingATemplateLeavesNothing();
     void helperBackAfterGuestWasLeftPausedResumesIt();
+    void automaticTemplates();
     void helperKilledDuringSnapshotLeavesGuestRunning();
 
 private:
@@ -430,6 +431,56 @@ QString TestGuestIdentity::diagnose(const QString &sandbox, const QByteArray &lo
     return QString::fromLatin1(lookup) + QStringLiteral("\nupstream queries: ")
         + m_dns.queries().join(u' ') + QStringLiteral("\ngateway: ")
         + QString::fromUtf8(QJsonDocument(history).toJson(QJsonDocument::Compact));
+}
+
+void TestGuestIdentity::automaticTemplates()
+{
+    // A second helper with --templates auto: it prepares the default image's template at
+    // start by itself, and one for a shape a start missed.
+    HelperProcess helper({QStringLiteral("--templates"), QStringLiteral("auto")});
+    QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+    RpcTestClient client(helper.socketPath());
+    const auto templates = [&client] {
+        return RpcTestClient::result(client.call(QStringLiteral("template.list"), {}))
+            .value(QStringLiteral("templates"))
+            .toArray();
+    };
+    const auto waitForTemplate = [&](int memoryMib) {
+        for (QDeadlineTimer deadline(180000); !deadline.hasExpired(); QThread::msleep(500)) {
+            for (const QJsonValue &made : templates()) {
+                if (made.toObject().value(QStringLiteral("memoryMib")).toInt() == memoryMib)
+                    return true;
+            }
+        }
+        return false;
+    };
+    QVERIFY2(waitForTemplate(256), "no template of the default image after start");
+    QVERIFY(client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("auto-a")))
+                .contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::result(client.call(QStringLiteral("sandbox.start"),
+                                               named(QStringLiteral("auto-a")), 120000))
+                 .value(QStringLiteral("startedFrom"))
+                 .toString(),
+             QStringLiteral("template"));
+    // Another shape: this start boots cold and leaves a template behind for the next one.
+    QJsonObject spec = named(QStringLiteral("auto-b"));
+    spec.insert(QStringLiteral("memoryMib"), 192);
+    QVERIFY(client.call(QStringLiteral("sandbox.create"), spec).contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::result(client.call(QStringLiteral("sandbox.start"),
+                                               named(QStringLiteral("auto-b")), 120000))
+                 .value(QStringLiteral("startedFrom"))
+                 .toString(),
+             QStringLiteral("boot"));
+    QVERIFY2(waitForTemplate(192), "no template for the shape the start missed");
+    // --cold-boot sandboxes never start from one.
+    QJsonObject cold = named(QStringLiteral("auto-c"));
+    cold.insert(QStringLiteral("boot"), QStringLiteral("cold"));
+    QVERIFY(client.call(QStringLiteral("sandbox.create"), cold).contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::result(client.call(QStringLiteral("sandbox.start"),
+                                               named(QStringLiteral("auto-c")), 120000))
+                 .value(QStringLiteral("startedFrom"))
+                 .toString(),
+             QStringLiteral("boot"));
 }
 
 bool TestGuestIdentity::restartAfterKill()
