@@ -92,8 +92,7 @@ Result<void> SandboxService::restore()
     if (!pool)
         return std::unexpected(pool.error());
     m_pool = std::move(*pool);
-    if (auto ready = ensureMemoryDir(); !ready)
-        return ready;
+    // The RAM file directory is made by the first guest that needs it (createMemoryFile).
     removeInternalLeftovers();
     auto records = m_registry.load();
     if (!records)

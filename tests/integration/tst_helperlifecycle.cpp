@@ -6,6 +6,7 @@
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -474,6 +475,14 @@ void TestHelperLifecycle::deleteRemovesEverything()
                 .toArray()
                 .isEmpty());
     QCOMPARE(m_helper->killLeftoverProcesses(), 0);
+    // No guest left: a helper that stops leaves no RAM file directory on /dev/shm (review
+    // finding 7: one empty directory was left per run).
+    const QByteArray hash = QCryptographicHash::hash(
+        QFile::encodeName(QDir(m_helper->stateDir()).absolutePath()), QCryptographicHash::Sha256);
+    const QString memoryDir =
+        QStringLiteral("/dev/shm/airlock-") + QString::fromLatin1(hash.toHex().left(12));
+    QVERIFY(m_helper->stop());
+    QVERIFY2(!QFileInfo::exists(memoryDir), qPrintable(memoryDir));
 }
 
 QTEST_GUILESS_MAIN(TestHelperLifecycle)
