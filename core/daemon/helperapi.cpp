@@ -287,7 +287,9 @@ Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject
         {QStringLiteral("capabilities"),
          QJsonArray {QStringLiteral("sandbox"), QStringLiteral("console"), QStringLiteral("events"),
                      QStringLiteral("images"), QStringLiteral("policy"), QStringLiteral("egress"),
-                     QStringLiteral("credentials"), QStringLiteral("snapshot")}},
+                     QStringLiteral("credentials"), QStringLiteral("snapshot"),
+                     // template.*, sandbox.create boot, snapshot.fork bindings, guest agent
+                     QStringLiteral("templates")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},
