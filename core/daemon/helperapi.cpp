@@ -33,6 +33,10 @@ Result<QString> nameParam(const QJsonObject &params)
     auto name = json::readString(params, QStringLiteral("name"));
     if (!name)
         return name;
+    // The helper's own guests (template preparation) are nobody's to attach to, type into or
+    // snapshot: what a client typed there would be in every sandbox started from the template.
+    if (name->startsWith(SandboxService::kInternalPrefix))
+        return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(*name));
     return validateName(*name);
 }
 

@@ -397,6 +397,16 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd, 
 {
     bool usedTemplate = false;
     auto started = startOnce(name, incomingStateFd, source, &usedTemplate);
+    if (started && usedTemplate && !started->identityWarning.isEmpty()) {
+        // A template guest with the template's identity is of no use (unlike a fork, whose
+        // state was asked for): boot this one instead.
+        qCWarning(lcSandbox,
+                  "%s: the guest started from the template did not confirm its "
+                  "identity; booting cold instead",
+                  qPrintable(name));
+        kill(name);
+        return startOnce(name, -1, StartSource::Boot, nullptr);
+    }
     if (started || !usedTemplate)
         return started;
     // A template QEMU cannot load (made by another QEMU, damaged) must not stop the sandbox.
