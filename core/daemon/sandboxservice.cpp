@@ -867,6 +867,9 @@ void SandboxService::releaseNetwork(Entry &entry, Vmm *vmmStillRunning)
 
 void SandboxService::recordEgress(const QString &name, const QJsonObject &object)
 {
+    // The helper's own guests are not announced, their traffic neither.
+    if (const auto it = m_entries.find(name); it != m_entries.end() && it->second.internal)
+        return;
     // The gateway parses guest traffic: what it says is checked and re-serialized (unknown
     // fields dropped), bounded, and its sandbox name is ours.
     auto parsed = EgressEvent::fromJson(object);
