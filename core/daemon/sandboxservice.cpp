@@ -43,6 +43,10 @@ bool setMode(const QString &path, mode_t mode)
     return ::chmod(QFile::encodeName(path).constData(), mode) == 0;
 }
 
+/// How long kill() waits for a SIGKILLed VMM to be gone before leaving its network's teardown
+/// to its exit.
+constexpr int kKillWaitMs = 2000;
+
 /// Largest egress event stored; a gateway (untrusted input parser) must not fill the registry.
 constexpr qsizetype kMaxEgressEventBytes = 16 * 1024;
 
@@ -618,9 +622,11 @@ Result<Sandbox> SandboxService::kill(const QString &name)
                     QStringLiteral("sandbox '%1' is already stopped").arg(name));
     Vmm *vmm = entry->vmm.get();
     releaseVmm(*entry);
-    // The table stays until the VMM is really gone (SIGKILL is not instant).
-    releaseNetwork(*entry, vmm);
     vmm->kill();
+    // The table stays until the VMM is really gone (SIGKILL is not instant). Usually that is a
+    // matter of milliseconds: then the network goes now, and a start that follows at once (a
+    // restore) builds its own without meeting this one.
+    releaseNetwork(*entry, vmm->waitForExit(kKillWaitMs) ? nullptr : vmm);
     markStopped(*entry, QString());
     commit(*entry);
     return entry->sandbox;
@@ -853,8 +859,14 @@ void SandboxService::releaseNetwork(Entry &entry, Vmm *vmmStillRunning)
     const qint64 index = std::exchange(entry.linkIndex, -1);
     if (!network)
         return;
-    auto teardown = [this, network, index] {
-        network->down();
+    const QString name = entry.sandbox.spec.name;
+    auto teardown = [this, network, index, name] {
+        // Deferred until the old VMM exited, the sandbox may run again with a new network of
+        // the same names (table, tap, pid file): those are not this one's to remove.
+        const auto it = m_entries.find(name);
+        const bool superseded =
+            it != m_entries.end() && it->second.network && it->second.network != network;
+        network->down(superseded);
         network->deleteLater();
         if (index >= 0 && m_pool)
             m_pool->release(quint32(index));

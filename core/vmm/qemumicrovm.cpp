@@ -385,6 +385,11 @@ void QemuMicrovm::kill()
     m_process->sendSignal(SIGKILL);
 }
 
+bool QemuMicrovm::waitForExit(int timeoutMs)
+{
+    return !m_process || m_process->waitForExit(timeoutMs);
+}
+
 void QemuMicrovm::writeConsole(const QByteArray &bytes)
 {
     if (m_console && m_console->state() == QLocalSocket::ConnectedState)

@@ -40,6 +40,7 @@ public:
     /// SIGKILL 3 s after that. exited("") follows.
     void stop(int timeoutMs) override;
     void kill() override;
+    bool waitForExit(int timeoutMs) override;
     void writeConsole(const QByteArray &bytes) override;
     Result<void> pause() override;
     Result<void> resume() override;

@@ -87,6 +87,12 @@ public:
     virtual void stop(int timeoutMs) = 0;
     /// Kills the VMM at once. exited() follows.
     virtual void kill() = 0;
+    /// After kill(): blocks up to `timeoutMs` until the process is gone; false when it is not.
+    virtual bool waitForExit(int timeoutMs)
+    {
+        Q_UNUSED(timeoutMs);
+        return false;
+    }
     /// Sends bytes to the guest's serial console.
     virtual void writeConsole(const QByteArray &bytes) = 0;
     /// Stops the guest's CPUs (QMP `stop`). Blocks for at most a second.

@@ -89,6 +89,7 @@ private Q_SLOTS:
     void forkHasItsOwnIdentity();
     void forkCopiesBindingsOnlyWhenAsked();
     void refreshThatFailsIsNotSilent();
+    void restoreInPlaceKeepsItsNetwork();
     void templateStartIsAWorkingSandbox();
     void helperKilledWhilePreparingATemplateLeavesNothing();
     void helperBackAfterGuestWasLeftPausedResumesIt();
@@ -309,6 +310,36 @@ void TestGuestIdentity::refreshThatFailsIsNotSilent()
                  .value(QStringLiteral("identityWarning"))
                  .toString(),
              QString());
+}
+
+void TestGuestIdentity::restoreInPlaceKeepsItsNetwork()
+{
+    const QJsonObject restored = RpcTestClient::result(
+        call(QStringLiteral("snapshot.restore"),
+             {{QStringLiteral("name"), kOriginal},
+              {QStringLiteral("snapshot"), m_snapshot.value(QStringLiteral("id"))}}));
+    QCOMPARE(restored.value(QStringLiteral("sandbox"))
+                 .toObject()
+                 .value(QStringLiteral("identityWarning")),
+             QJsonValue(QString()));
+    // The old VMM's network goes without taking the new one's table or tap along (they have
+    // the same names); give a late teardown the time to do harm.
+    QThread::msleep(1500);
+    QString tables;
+    QProcess nft;
+    nft.start(QStringLiteral("ip"),
+              {QStringLiteral("netns"), QStringLiteral("exec"), m_helper->networkNamespace(),
+               QStringLiteral("nft"), QStringLiteral("list"), QStringLiteral("tables")});
+    QVERIFY(nft.waitForFinished(10000));
+    tables = QString::fromUtf8(nft.readAllStandardOutput());
+    QVERIFY2(tables.contains(QStringLiteral("inet airlock_") + kOriginal), qPrintable(tables));
+    QVERIFY2(tables.contains(QStringLiteral("netdev airlock_") + kOriginal), qPrintable(tables));
+    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
+    QCOMPARE(m_console->run("cat /dev/shm/mark").trimmed(), QByteArray("mark-42"));
+    const GuestView view = look(*m_console);
+    QCOMPARE(view.hostname, kOriginal.toLatin1());
+    QVERIFY2(view.lookup.contains("100.112."), qPrintable(diagnose(kOriginal, view.lookup)));
+    m_original = view; // its link may be another one now
 }
 
 void TestGuestIdentity::templateStartIsAWorkingSandbox()
