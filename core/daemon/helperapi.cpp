@@ -219,12 +219,21 @@ void HelperApi::registerMethods()
             return Result<QJsonValue>(std::unexpected(name.error()));
         return sandboxResult(m_sandboxes.get(*name));
     });
-    add(method::SandboxStart, [this](const RpcContext &, const QJsonObject &params) {
-        auto name = nameParam(params);
-        if (!name)
-            return Result<QJsonValue>(std::unexpected(name.error()));
-        return sandboxResult(m_sandboxes.start(*name));
-    });
+    // Deferred: a guest started from a template answers its identity refresh from the event
+    // loop, and the answer says whether it did.
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::SandboxStart),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            auto name = nameParam(params);
+            if (!name)
+                return reply(std::unexpected(name.error()));
+            auto started = m_sandboxes.start(*name);
+            if (!started)
+                return reply(std::unexpected(started.error()));
+            m_sandboxes.whenSettled(*name, [this, name = *name, reply] {
+                reply(sandboxResult(m_sandboxes.get(name)));
+            });
+        });
     add(method::SandboxStop, [this](const RpcContext &, const QJsonObject &params) {
         auto name = nameParam(params);
         if (!name)

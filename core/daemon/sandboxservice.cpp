@@ -207,7 +207,7 @@ QList<SeedFile> SandboxService::seedFiles(const QString &name, const SandboxNetw
     return {SeedFile {QStringLiteral("ca.pem"), network.caCertificatePem(), 0644}};
 }
 
-void SandboxService::refreshIdentity(Entry &entry)
+void SandboxService::refreshIdentity(Entry &entry, StartSource from)
 {
     const QString name = entry.sandbox.spec.name;
     GuestIdentity identity;
@@ -226,25 +226,79 @@ void SandboxService::refreshIdentity(Entry &entry)
     identity.entropy.resize(64);
     QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(identity.entropy.data()),
                                           identity.entropy.size() / 4);
-    QElapsedTimer timer;
-    timer.start();
-    GuestAgent *agent = entry.vmm ? entry.vmm->agent() : nullptr;
-    const Result<void> done = agent
-        ? agent->refresh(identity, m_config.agentTimeoutMs)
-        : Result<void>(
+    Vmm *vmm = entry.vmm.get();
+    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
+    if (!agent) {
+        identityRefreshed(
+            entry, from,
             fail(ErrorKind::OperationFailed, QStringLiteral("the VMM has no guest agent channel")));
-    if (done) {
-        entry.sandbox.identityWarning.clear();
-        qCInfo(lcSandbox, "%s: the guest confirmed its new identity in %lld ms", qPrintable(name),
-               static_cast<long long>(timer.elapsed()));
         return;
     }
-    entry.sandbox.identityWarning =
-        QStringLiteral("the guest did not confirm its new identity (%1): its hostname, "
-                       "addresses and CA may still be those of the snapshot, so its network "
-                       "may not work until it is restarted")
-            .arg(done.error().message);
-    qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(entry.sandbox.identityWarning));
+    // Answered from the event loop: a guest that takes its time (or never answers) does not
+    // hold up the helper's other clients.
+    entry.refreshing = true;
+    auto timer = std::make_shared<QElapsedTimer>();
+    timer->start();
+    agent->refresh(identity, m_config.agentTimeoutMs,
+                   [this, name, vmm, from, timer](const Result<void> &done) {
+                       const auto it = m_entries.find(name);
+                       // Stopped or started again meanwhile: markStopped() settled it.
+                       if (it == m_entries.end() || it->second.vmm.get() != vmm)
+                           return;
+                       if (done)
+                           qCInfo(lcSandbox, "%s: the guest confirmed its new identity in %lld ms",
+                                  qPrintable(name), static_cast<long long>(timer->elapsed()));
+                       identityRefreshed(it->second, from, done);
+                   });
+}
+
+void SandboxService::identityRefreshed(Entry &entry, StartSource from, const Result<void> &done)
+{
+    const QString name = entry.sandbox.spec.name;
+    entry.refreshing = false;
+    if (done) {
+        entry.sandbox.identityWarning.clear();
+    } else {
+        entry.sandbox.identityWarning =
+            QStringLiteral("the guest did not confirm its new identity (%1): its hostname, "
+                           "addresses and CA may still be those of the snapshot, so its network "
+                           "may not work until it is restarted")
+                .arg(done.error().message);
+        qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(entry.sandbox.identityWarning));
+    }
+    if (!done && from == StartSource::Template) {
+        // A template guest with the template's identity is of no use (unlike a fork, whose
+        // state was asked for): boot this one instead; its waiters wait for that.
+        qCWarning(lcSandbox, "%s: booting cold instead of the template", qPrintable(name));
+        auto waiters = std::exchange(entry.settled, {});
+        kill(name);
+        if (auto cold = startOnce(name, -1, StartSource::Boot, nullptr); !cold)
+            qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(cold.error().message));
+        for (const auto &waiter : waiters)
+            waiter();
+        return;
+    }
+    commit(entry);
+    settle(entry);
+}
+
+void SandboxService::settle(Entry &entry)
+{
+    entry.refreshing = false;
+    // Waiters may call back into the service: take them out first.
+    const auto waiters = std::exchange(entry.settled, {});
+    for (const auto &waiter : waiters)
+        waiter();
+}
+
+void SandboxService::whenSettled(const QString &name, std::function<void()> callback)
+{
+    const auto it = m_entries.find(name);
+    if (it == m_entries.end() || !it->second.refreshing) {
+        callback();
+        return;
+    }
+    it->second.settled.push_back(std::move(callback));
 }
 
 bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
@@ -401,16 +455,6 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd, 
 {
     bool usedTemplate = false;
     auto started = startOnce(name, incomingStateFd, source, &usedTemplate);
-    if (started && usedTemplate && !started->identityWarning.isEmpty()) {
-        // A template guest with the template's identity is of no use (unlike a fork, whose
-        // state was asked for): boot this one instead.
-        qCWarning(lcSandbox,
-                  "%s: the guest started from the template did not confirm its "
-                  "identity; booting cold instead",
-                  qPrintable(name));
-        kill(name);
-        return startOnce(name, -1, StartSource::Boot, nullptr);
-    }
     if (started || !usedTemplate)
         return started;
     // A template QEMU cannot load (made by another QEMU, damaged) must not stop the sandbox.
@@ -580,10 +624,8 @@ Result<Sandbox> SandboxService::startOnce(const QString &name, int incomingState
            qPrintable(accelerationName(m_config.acceleration)));
     // Recorded running first: a helper that dies during the refresh re-adopts it.
     commit(*entry);
-    if (from != StartSource::Boot) {
-        refreshIdentity(*entry);
-        commit(*entry);
-    }
+    if (from != StartSource::Boot)
+        refreshIdentity(*entry, from);
     return entry->sandbox;
 }
 
@@ -1021,6 +1063,8 @@ void SandboxService::markStopped(Entry &entry, const QString &reason)
     entry.sandbox.startedFrom = StartSource::None;
     entry.sandbox.identityWarning.clear();
     entry.runtime = VmmRuntimeInfo {};
+    // Whoever waits for an identity refresh of this guest learns that it is gone.
+    settle(entry);
     entry.stopRequested = false;
     entry.vmmUid = 0;
 }

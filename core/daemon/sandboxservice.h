@@ -100,10 +100,15 @@ public:
     /// spec says BootMode::Template starts from the template source's state when it has one.
     /// With `incomingStateFd` >= 0 the guest is restored instead: the caller has filled the
     /// memory file (createMemoryFile) and passes the saved device state (see
-    /// Vmm::saveDeviceState). A guest that did not boot is told its identity through the guest
-    /// agent before this returns (see Sandbox::identityWarning when it did not confirm).
+    /// Vmm::saveDeviceState). A guest that did not boot is then told its identity through the
+    /// guest agent; its answer comes later (whenSettled; Sandbox::identityWarning when it did
+    /// not confirm; a template start that is not confirmed boots cold instead).
     Result<Sandbox> start(const QString &name, int incomingStateFd = -1,
                           StartSource source = StartSource::Snapshot);
+    /// Calls `callback` once the identity refresh that followed the sandbox's last start has
+    /// its answer (or the guest stopped), at once when none is pending. For answers that
+    /// should say whether the guest took its identity (sandbox.start, snapshot.fork|restore).
+    void whenSettled(const QString &name, std::function<void()> callback);
     /// Where template starts come from (SnapshotService); none by default.
     void setTemplateSource(TemplateSource source) { m_templates = std::move(source); }
     /// The files of the sandbox's seed disk, which a restored guest also receives through the
@@ -168,6 +173,8 @@ private:
     {
         SandboxRecord record() const;
         bool internal = false; ///< a helper's own guest: not stored, not announced
+        bool refreshing = false; ///< an identity refresh awaits the guest's answer
+        std::vector<std::function<void()>> settled; ///< whenSettled() callbacks
         Sandbox sandbox;
         VmmRuntimeInfo runtime;
         EgressPolicy policy;
@@ -208,7 +215,9 @@ private:
     void announce(const Entry &entry);
     /// Tells a guest that did not boot (template, restore, fork) its identity and seed files
     /// through its agent; records identityWarning when it does not confirm in time.
-    void refreshIdentity(Entry &entry);
+    void refreshIdentity(Entry &entry, StartSource from);
+    void identityRefreshed(Entry &entry, StartSource from, const Result<void> &done);
+    void settle(Entry &entry);
     /// Brings a re-adopted VMM's recorded run state in line with QEMU's (review finding 1).
     void reconcileRunState(Entry &entry);
     /// Kills and forgets what a crashed helper's internal guests left (runtime dirs, VMMs).

@@ -109,7 +109,9 @@ void SnapshotApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
             restore(params, std::move(reply));
         });
-    add(method::SnapshotFork, [this](const QJsonObject &p) { return fork(p); });
+    m_server.addDeferredMethod(QString::fromLatin1(method::SnapshotFork),
+                               [this](const RpcContext &, const QJsonObject &params,
+                                      RpcServer::Reply reply) { fork(params, std::move(reply)); });
     add(method::SnapshotDelete, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto id = snapshotParam(params);
         if (!id)
@@ -183,37 +185,43 @@ void SnapshotApi::restore(const QJsonObject &params, RpcServer::Reply reply)
         *name, *id, [this, name = *name, reply](const Result<std::optional<Snapshot>> &safety) {
             if (!safety)
                 return reply(std::unexpected(safety.error()));
-            auto sandbox = m_sandboxes.get(name);
-            if (!sandbox)
-                return reply(std::unexpected(sandbox.error()));
-            reply(QJsonObject {{QStringLiteral("sandbox"), sandbox->toJson()},
-                               {QStringLiteral("safety"),
-                                *safety ? QJsonValue((*safety)->toJson()) : QJsonValue()}});
+            const QJsonValue safetyJson = *safety ? QJsonValue((*safety)->toJson()) : QJsonValue();
+            // Once the restored guest answered its identity refresh.
+            m_sandboxes.whenSettled(name, [this, name, safetyJson, reply] {
+                auto sandbox = m_sandboxes.get(name);
+                if (!sandbox)
+                    return reply(std::unexpected(sandbox.error()));
+                reply(QJsonObject {{QStringLiteral("sandbox"), sandbox->toJson()},
+                                   {QStringLiteral("safety"), safetyJson}});
+            });
         });
 }
 
-Result<QJsonValue> SnapshotApi::fork(const QJsonObject &params)
+void SnapshotApi::fork(const QJsonObject &params, RpcServer::Reply reply)
 {
     auto id = snapshotParam(params);
     auto name = nameParam(params);
     if (!id)
-        return std::unexpected(id.error());
+        return reply(std::unexpected(id.error()));
     if (!name)
-        return std::unexpected(name.error());
+        return reply(std::unexpected(name.error()));
     auto bindings = json::readBool(params, QStringLiteral("bindings"), false);
     if (!bindings)
-        return std::unexpected(bindings.error());
+        return reply(std::unexpected(bindings.error()));
     int copied = 0;
     auto forked = m_snapshots.fork(*id, *name, *bindings, &copied);
     if (!forked)
-        return std::unexpected(forked.error());
-    auto sandbox = m_sandboxes.get(*forked);
-    if (!sandbox)
-        return std::unexpected(sandbox.error());
-    // The Sandbox, plus what was done with the original's credential bindings.
-    QJsonObject result = sandbox->toJson();
-    result.insert(QStringLiteral("bindingsCopied"), copied);
-    return result;
+        return reply(std::unexpected(forked.error()));
+    // Once the fork's guest answered its identity refresh.
+    m_sandboxes.whenSettled(*forked, [this, name = *forked, copied, reply] {
+        auto sandbox = m_sandboxes.get(name);
+        if (!sandbox)
+            return reply(std::unexpected(sandbox.error()));
+        // The Sandbox, plus what was done with the original's credential bindings.
+        QJsonObject result = sandbox->toJson();
+        result.insert(QStringLiteral("bindingsCopied"), copied);
+        reply(result);
+    });
 }
 
 Result<QJsonValue> SnapshotApi::templates()

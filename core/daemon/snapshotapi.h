@@ -24,7 +24,7 @@ private:
     void registerMethods();
     Result<QJsonValue> list(const QJsonObject &params);
     void restore(const QJsonObject &params, RpcServer::Reply reply);
-    Result<QJsonValue> fork(const QJsonObject &params);
+    void fork(const QJsonObject &params, RpcServer::Reply reply);
     Result<QJsonValue> schedule(const QJsonObject &params);
     Result<QJsonValue> templates();
     Result<QJsonValue> prepareTemplate(const QJsonObject &params);

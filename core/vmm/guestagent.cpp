@@ -50,13 +50,19 @@ GuestAgent::GuestAgent(QIODevice *device, QObject *parent) : QObject(parent), m_
     m_device->setParent(this);
     // Bounded: when we stop reading (below), Qt stops pulling from the socket, QEMU stops
     // pulling from the port, and a chatty guest blocks on its own writes.
-    if (auto *socket = qobject_cast<QLocalSocket *>(m_device))
+    if (auto *socket = qobject_cast<QLocalSocket *>(m_device)) {
         socket->setReadBufferSize(kReadBufferBytes);
+        connect(socket, &QLocalSocket::disconnected, this, &GuestAgent::onDisconnected);
+    }
     connect(m_device, &QIODevice::readyRead, this, &GuestAgent::readPending);
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &GuestAgent::onTimeout);
 }
 
 GuestAgent::~GuestAgent()
 {
+    // A refresh in flight is never answered: whoever waits learns it from the VMM's exit.
+    m_done = nullptr;
     if (auto *socket = qobject_cast<QLocalSocket *>(m_device))
         socket->abort();
 }
@@ -105,46 +111,73 @@ Result<QByteArray> GuestAgent::encode(const GuestIdentity &identity, const QStri
     return out;
 }
 
-Result<void> GuestAgent::refresh(const GuestIdentity &identity, int timeoutMs)
+void GuestAgent::refresh(const GuestIdentity &identity, int timeoutMs, Done done)
 {
+    if (m_done) {
+        done(fail(ErrorKind::Busy, QStringLiteral("a refresh of this guest is under way")));
+        return;
+    }
     const QString nonce =
         QString::number(QRandomGenerator::system()->generate64(), 16).rightJustified(16, u'0');
     auto lines = encode(identity, nonce);
-    if (!lines)
-        return std::unexpected(lines.error());
+    if (!lines) {
+        done(std::unexpected(lines.error()));
+        return;
+    }
     auto *socket = qobject_cast<QLocalSocket *>(m_device);
-    if (!m_device->isOpen() || (socket && socket->state() != QLocalSocket::ConnectedState))
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("the guest agent channel is closed"));
+    if (!m_device->isOpen() || (socket && socket->state() != QLocalSocket::ConnectedState)) {
+        done(fail(ErrorKind::OperationFailed, QStringLiteral("the guest agent channel is closed")));
+        return;
+    }
     m_waitingFor = nonce;
-    m_outcome.clear();
+    m_done = std::move(done);
+    m_timeoutMs = timeoutMs;
+    m_timer.start(timeoutMs);
     m_device->write(*lines);
-    const QDeadlineTimer deadline(timeoutMs);
-    while (m_outcome.isEmpty()) {
-        if (deadline.hasExpired()) {
-            m_waitingFor.clear();
-            return fail(
-                ErrorKind::Timeout,
-                QStringLiteral("the guest agent did not answer within %1 ms").arg(timeoutMs));
-        }
-        const int slice = int(std::clamp<qint64>(deadline.remainingTime(), 1, 100));
+    // Whatever the guest had sent before waits unread in the buffer (see readPending).
+    readPending();
+}
+
+Result<void> GuestAgent::refreshAndWait(const GuestIdentity &identity, int timeoutMs)
+{
+    std::optional<Result<void>> result;
+    refresh(identity, timeoutMs, [&result](const Result<void> &done) { result = done; });
+    auto *socket = qobject_cast<QLocalSocket *>(m_device);
+    while (!result) {
         // Flushes our lines first (a local socket writes from the event loop otherwise).
         if (m_device->bytesToWrite() > 0)
-            m_device->waitForBytesWritten(slice);
-        else if (!m_device->waitForReadyRead(slice) && socket
-                 && socket->state() != QLocalSocket::ConnectedState) {
-            m_waitingFor.clear();
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("the guest agent channel closed during the refresh"));
-        }
+            m_device->waitForBytesWritten(100);
+        else if (!m_device->waitForReadyRead(100) && socket
+                 && socket->state() != QLocalSocket::ConnectedState)
+            onDisconnected();
+        if (!result && m_timer.isActive() && m_timer.remainingTime() == 0)
+            onTimeout();
         readPending();
     }
+    return *result;
+}
+
+void GuestAgent::finish(const Result<void> &result)
+{
+    m_timer.stop();
     m_waitingFor.clear();
-    if (m_outcome == QLatin1String("ack"))
-        return {};
-    return fail(ErrorKind::OperationFailed,
-                QStringLiteral("the guest agent could not apply its new identity (step %1)")
-                    .arg(m_outcome.mid(5)));
+    if (Done done = std::exchange(m_done, nullptr))
+        done(result);
+}
+
+void GuestAgent::onTimeout()
+{
+    if (m_done)
+        finish(
+            fail(ErrorKind::Timeout,
+                 QStringLiteral("the guest agent did not answer within %1 ms").arg(m_timeoutMs)));
+}
+
+void GuestAgent::onDisconnected()
+{
+    if (m_done)
+        finish(fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the guest agent channel closed during the refresh")));
 }
 
 void GuestAgent::readPending()
@@ -194,7 +227,7 @@ void GuestAgent::handleLine(QByteArrayView line)
     };
     if (line.startsWith("ack ") && isNonce(line.sliced(4))) {
         if (!m_waitingFor.isEmpty() && line.sliced(4) == m_waitingFor.toLatin1())
-            m_outcome = QStringLiteral("ack");
+            finish({});
         else
             reject("acknowledgement of another refresh");
         return;
@@ -205,7 +238,10 @@ void GuestAgent::handleLine(QByteArrayView line)
         const bool plain = step.size() <= 16
             && std::all_of(step.begin(), step.end(), [](char c) { return c >= 'a' && c <= 'z'; });
         if (plain && !m_waitingFor.isEmpty() && line.sliced(5, 16) == m_waitingFor.toLatin1()) {
-            m_outcome = QStringLiteral("fail ") + QString::fromLatin1(step);
+            finish(fail(ErrorKind::OperationFailed,
+                        QStringLiteral("the guest agent could not apply its new identity (step "
+                                       "%1)")
+                            .arg(QString::fromLatin1(step))));
             return;
         }
     }

@@ -7,6 +7,9 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QTimer>
+
+#include <functional>
 
 class QIODevice;
 
@@ -66,10 +69,15 @@ public:
     /// kMaxFileBytes).
     static Result<QByteArray> encode(const GuestIdentity &identity, const QString &nonce);
 
-    /// Sends `identity` and waits up to `timeoutMs` for the guest's `ack`. Blocks the calling
-    /// thread (like the VMM's start). Errors: Timeout (no answer), OperationFailed (the guest
-    /// answered `fail` with the step, or the channel closed), InvalidParams (encode()).
-    Result<void> refresh(const GuestIdentity &identity, int timeoutMs = kDefaultRefreshTimeoutMs);
+    using Done = std::function<void(const Result<void> &)>;
+    /// Sends `identity`; `done` gets the outcome from the event loop once the guest answered
+    /// `ack` (success), `fail` (OperationFailed naming the step), after `timeoutMs` (Timeout),
+    /// when the channel closes (OperationFailed), or at once for InvalidParams (encode()) and
+    /// Busy (a refresh is under way). Never called once this object is destroyed.
+    void refresh(const GuestIdentity &identity, int timeoutMs, Done done);
+    /// refresh() that blocks the calling thread until the outcome (tests).
+    Result<void> refreshAndWait(const GuestIdentity &identity,
+                                int timeoutMs = kDefaultRefreshTimeoutMs);
 
     /// True once the agent said `ready` on this connection.
     bool isReady() const { return m_ready; }
@@ -84,6 +92,9 @@ private:
     void readPending();
     void handleLine(QByteArrayView line);
     void reject(const char *why);
+    void finish(const Result<void> &result);
+    void onTimeout();
+    void onDisconnected();
 
     QIODevice *m_device;
     QByteArray m_buffer;
@@ -91,7 +102,9 @@ private:
     bool m_ready = false;
     qint64 m_rejected = 0;
     QString m_waitingFor; ///< nonce of the refresh in flight
-    QString m_outcome; ///< "ack" or "fail STEP" for m_waitingFor, once answered
+    Done m_done; ///< the refresh in flight's callback
+    QTimer m_timer;
+    int m_timeoutMs = 0;
 };
 
 } // namespace airlock

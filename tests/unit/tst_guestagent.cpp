@@ -97,6 +97,7 @@ private Q_SLOTS:
     void silenceTimesOut();
     void closedChannelFailsAtOnce();
     void readyLineIsSignalledOnce();
+    void refreshAnswersFromTheEventLoop();
 
 private:
     std::unique_ptr<GuestAgent> m_agent;
@@ -177,7 +178,7 @@ void TestGuestAgent::encodeRefusesWhatBreaksTheFraming()
 void TestGuestAgent::acknowledgedRefresh()
 {
     m_guest->answer([](const QByteArray &nonce) { return "ack " + nonce + '\n'; });
-    QVERIFY(m_agent->refresh(sampleIdentity(), 5000));
+    QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
     const QByteArray sent = m_guest->received();
     QVERIFY(sent.startsWith("begin "));
     QVERIFY(sent.contains("\nname fork1\n"));
@@ -200,14 +201,14 @@ void TestGuestAgent::hostileLinesAreDroppedAndOnlyTheRightNonceCounts()
         hostile += "ack " + nonce + '\n'; // the real one, last
         return hostile;
     });
-    QVERIFY(m_agent->refresh(sampleIdentity(), 5000));
+    QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
     QCOMPARE(m_agent->rejectedLines(), 7);
 }
 
 void TestGuestAgent::failureNamesTheStep()
 {
     m_guest->answer([](const QByteArray &nonce) { return "fail " + nonce + " network\n"; });
-    auto refreshed = m_agent->refresh(sampleIdentity(), 5000);
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 5000);
     QVERIFY(!refreshed);
     QCOMPARE(refreshed.error().kind, ErrorKind::OperationFailed);
     QVERIFY2(refreshed.error().message.contains(QStringLiteral("network")),
@@ -219,7 +220,7 @@ void TestGuestAgent::silenceTimesOut()
     m_guest->answer([](const QByteArray &) { return QByteArray("ready 1\n"); });
     QElapsedTimer timer;
     timer.start();
-    auto refreshed = m_agent->refresh(sampleIdentity(), 400);
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 400);
     QVERIFY(!refreshed);
     QCOMPARE(refreshed.error().kind, ErrorKind::Timeout);
     QVERIFY(timer.elapsed() >= 350);
@@ -234,7 +235,7 @@ void TestGuestAgent::closedChannelFailsAtOnce()
     });
     QElapsedTimer timer;
     timer.start();
-    auto refreshed = m_agent->refresh(sampleIdentity(), 5000);
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 5000);
     QVERIFY(!refreshed);
     QCOMPARE(refreshed.error().kind, ErrorKind::OperationFailed);
     QVERIFY(timer.elapsed() < 4000);
@@ -248,6 +249,30 @@ void TestGuestAgent::readyLineIsSignalledOnce()
     QTRY_COMPARE(ready.count(), 1);
     QVERIFY(m_agent->isReady());
     QTRY_COMPARE(m_agent->rejectedLines(), 1);
+}
+
+void TestGuestAgent::refreshAnswersFromTheEventLoop()
+{
+    m_guest->answer([](const QByteArray &nonce) { return "ack " + nonce + '\n'; });
+    std::optional<airlock::Result<void>> outcome;
+    m_agent->refresh(sampleIdentity(), 5000,
+                     [&outcome](const airlock::Result<void> &done) { outcome = done; });
+    // One at a time: a second refresh while the first waits is refused at once.
+    std::optional<airlock::Result<void>> second;
+    m_agent->refresh(sampleIdentity(), 5000,
+                     [&second](const airlock::Result<void> &done) { second = done; });
+    QVERIFY(second && !*second);
+    QCOMPARE(second->error().kind, ErrorKind::Busy);
+    QVERIFY(!outcome); // not before the event loop ran
+    QTRY_VERIFY(outcome.has_value());
+    QVERIFY(*outcome);
+    // Destroyed while a refresh waits: the callback is never called.
+    bool called = false;
+    m_agent->refresh(sampleIdentity(), 5000,
+                     [&called](const airlock::Result<void> &) { called = true; });
+    m_agent.reset();
+    QTest::qWait(50);
+    QVERIFY(!called);
 }
 
 QTEST_GUILESS_MAIN(TestGuestAgent)
