@@ -37,9 +37,10 @@ struct GuestIdentity
 /// sandbox's runtime dir that only airlockd connects to. The guest side is
 /// installers/guest/files/airlock-agent.
 ///
-/// Protocol 1, ASCII lines. Host to guest: `begin NONCE`, `name`, `mac`, `addr ADDR/PREFIX`,
-/// `gw`, `dns`, `file NAME MODE BASE64`, `entropy BASE64`, `commit NONCE`. Guest to host:
-/// `ready 1` when the agent starts, `ack NONCE` or `fail NONCE STEP` after a commit.
+/// Protocol 1, ASCII lines. Host to guest: `begin NONCE LENGTH`, then LENGTH bytes of lines:
+/// `name`, `mac`, `addr ADDR/PREFIX`, `gw`, `dns`, `file NAME MODE BASE64`, `entropy BASE64`,
+/// and last `commit NONCE`. Guest to host: `ready 1` when the agent starts, `ack NONCE` or
+/// `fail NONCE STEP` after a commit.
 ///
 /// The guest is hostile (root, knows this code): its lines are parsed strictly (at most
 /// kMaxLineBytes each, longer ones are discarded up to their newline, anything but the three
@@ -56,6 +57,8 @@ public:
     static constexpr qint64 kReadBufferBytes = 64 * 1024;
     /// Longest file sent in one refresh (the seed files are a CA and a small env file).
     static constexpr qsizetype kMaxFileBytes = 48 * 1024;
+    /// Longest refresh body the agent accepts (installers/guest/files/airlock-agent).
+    static constexpr qsizetype kMaxBodyBytes = 256 * 1024;
     /// How long refresh() waits by default; a restored guest answers in milliseconds, a TCG
     /// guest on a loaded machine in well under a second.
     static constexpr int kDefaultRefreshTimeoutMs = 10000;

@@ -125,7 +125,9 @@ void TestGuestAgent::encodesEveryField()
     auto lines = GuestAgent::encode(sampleIdentity(), QStringLiteral("0123456789abcdef"));
     QVERIFY(lines);
     const QList<QByteArray> split = lines->split('\n');
-    QCOMPARE(split.first(), QByteArray("begin 0123456789abcdef"));
+    // The begin line announces the length of everything after it.
+    QVERIFY(split.first().startsWith("begin 0123456789abcdef "));
+    QCOMPARE(split.first().mid(23).toLongLong(), lines->size() - split.first().size() - 1);
     QVERIFY(split.contains("name fork1"));
     QVERIFY(split.contains("mac 02:61:6c:00:00:01"));
     QVERIFY(split.contains("addr 100.96.0.6/30"));
