@@ -151,9 +151,8 @@ void NewSandboxDialog::loadTemplates(HelperClient *client)
     if (!client)
         return;
     QPointer<NewSandboxDialog> self(this);
-    // "template.list" comes to core/protocol/methods.h with the snapshot branch's templates;
-    // spelled out here until both are merged (the names must then agree).
-    client->call(QStringLiteral("template.list"), {}, [self](const Result<QJsonValue> &result) {
+    const QString method = QString::fromLatin1(protocol::method::TemplateList);
+    client->call(method, {}, [self](const Result<QJsonValue> &result) {
         if (!self)
             return;
         if (!result && result.error().kind == ErrorKind::MethodNotFound) {

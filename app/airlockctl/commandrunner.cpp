@@ -13,6 +13,7 @@
 
 #include <QCommandLineParser>
 #include <QDateTime>
+#include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
@@ -54,8 +55,9 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
 {
     static const QList<Command> list {
         {QStringLiteral("create"),
-         QStringLiteral("NAME [--vcpus N] [--memory MIB] [--image ID]"),
-         QStringLiteral("Create a stopped sandbox. NAME: [a-z0-9][a-z0-9-]{0,62}."),
+         QStringLiteral("NAME [--vcpus N] [--memory MIB] [--image ID] [--cold-boot]"),
+         QStringLiteral("Create a stopped sandbox. NAME: [a-z0-9][a-z0-9-]{0,62}. It starts from "
+                        "its image's template when the helper has one, else boots cold."),
          &CommandRunner::cmdCreate,
          {QCommandLineOption(QStringLiteral("vcpus"), QStringLiteral("Virtual CPUs (1-32)."),
                              QStringLiteral("N")),
@@ -64,7 +66,10 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
                              QStringLiteral("MIB")),
           QCommandLineOption(QStringLiteral("image"),
                              QStringLiteral("Image id from 'airlockctl images'."),
-                             QStringLiteral("ID"))},
+                             QStringLiteral("ID")),
+          QCommandLineOption(QStringLiteral("cold-boot"),
+                             QStringLiteral("Always boot the kernel, never start from the "
+                                            "image's template."))},
          1},
         {QStringLiteral("list"),
          QString(),
@@ -194,14 +199,19 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
          1},
         {QStringLiteral("snapshot"),
          QStringLiteral("create NAME [--label L] | ls NAME | restore NAME SNAP | fork SNAP NEWNAME "
-                        "| rm SNAP | pin SNAP | unpin SNAP | rename SNAP LABEL | schedule NAME "
-                        "[--interval MIN] [--hourly H] [--daily D]"),
+                        "[--with-bindings] | rm SNAP | pin SNAP | unpin SNAP | rename SNAP LABEL "
+                        "| schedule NAME [--interval MIN] [--hourly H] [--daily D]"),
          QStringLiteral("Snapshots of a running guest (docs/snapshots.md). restore first takes a "
                         "safety snapshot of a running sandbox; fork starts a new sandbox from a "
-                        "snapshot; schedule shows or sets automatic snapshots (interval 0: off)."),
+                        "snapshot (its own name, addresses and CA; credential bindings only with "
+                        "--with-bindings); schedule shows or sets automatic snapshots (interval "
+                        "0: off)."),
          &CommandRunner::cmdSnapshot,
          {QCommandLineOption(QStringLiteral("label"), QStringLiteral("Snapshot label."),
                              QStringLiteral("LABEL")),
+          QCommandLineOption(QStringLiteral("with-bindings"),
+                             QStringLiteral("fork: copy the original's credential bindings "
+                                            "(with new placeholders).")),
           QCommandLineOption(QStringLiteral("interval"),
                              QStringLiteral("Minutes between automatic snapshots (0: off)."),
                              QStringLiteral("MIN")),
@@ -211,6 +221,22 @@ const QList<CommandRunner::Command> &CommandRunner::commands()
           QCommandLineOption(QStringLiteral("daily"),
                              QStringLiteral("Days during which one snapshot per day is kept."),
                              QStringLiteral("D"))},
+         -1},
+        {QStringLiteral("template"),
+         QStringLiteral("ls | prepare [--image ID] [--vcpus N] [--memory MIB] [--wait]"),
+         QStringLiteral("Templates: snapshots of a booted image that sandboxes start from instead "
+                        "of a cold boot (docs/snapshots.md). prepare makes one for the image and "
+                        "shape unless a current one exists; --wait waits until it is ready."),
+         &CommandRunner::cmdTemplate,
+         {QCommandLineOption(QStringLiteral("image"), QStringLiteral("Image id (default default)."),
+                             QStringLiteral("ID")),
+          QCommandLineOption(QStringLiteral("vcpus"), QStringLiteral("Virtual CPUs (default 1)."),
+                             QStringLiteral("N")),
+          QCommandLineOption(QStringLiteral("memory"),
+                             QStringLiteral("Guest memory in MiB (default 256)."),
+                             QStringLiteral("MIB")),
+          QCommandLineOption(QStringLiteral("wait"),
+                             QStringLiteral("Wait until the template is ready (up to 5 min)."))},
          -1},
     };
     return list;
@@ -445,6 +471,8 @@ int CommandRunner::cmdCreate(QCommandLineParser &parser)
     }
     if (parser.isSet(QStringLiteral("image")))
         params.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+    if (parser.isSet(QStringLiteral("cold-boot")))
+        params.insert(QStringLiteral("boot"), QStringLiteral("cold"));
     const auto result = call(protocol::method::SandboxCreate, params);
     if (!result)
         return ExitFailed;
@@ -508,13 +536,26 @@ int CommandRunner::cmdStart(QCommandLineParser &parser)
         return ExitOk;
     }
     const QJsonObject sandbox = result->toObject();
-    m_out << QStringLiteral("started sandbox %1 (%2)")
-                 .arg(quoted(name), sandbox.value(QStringLiteral("acceleration")).toString())
+    const bool fromTemplate =
+        sandbox.value(QStringLiteral("startedFrom")).toString() == QLatin1String("template");
+    m_out << QStringLiteral("started sandbox %1%2 (%3)")
+                 .arg(quoted(name),
+                      fromTemplate ? QStringLiteral(" from its image's template") : QString(),
+                      sandbox.value(QStringLiteral("acceleration")).toString())
           << Qt::endl;
     const QString warning = sandbox.value(QStringLiteral("accelerationWarning")).toString();
     if (!warning.isEmpty())
         m_err << "airlockctl: warning: " << warning << Qt::endl;
+    warnIdentity(sandbox);
     return ExitOk;
+}
+
+void CommandRunner::warnIdentity(const QJsonObject &sandbox)
+{
+    const QString warning = sandbox.value(QStringLiteral("identityWarning")).toString();
+    if (!warning.isEmpty())
+        m_err << "airlockctl: warning: " << quoted(sandbox.value(kName).toString()) << ": "
+              << warning << Qt::endl;
 }
 
 int CommandRunner::cmdStop(QCommandLineParser &parser)
@@ -882,18 +923,32 @@ int CommandRunner::cmdSnapshot(QCommandLineParser &parser)
             m_out << " (safety snapshot "
                   << safety.toObject().value(QStringLiteral("id")).toString() << ")";
         m_out << Qt::endl;
+        warnIdentity(result->toObject().value(QStringLiteral("sandbox")).toObject());
         return ExitOk;
     }
     if (action == QStringLiteral("fork") && args.size() == 3) {
+        const bool withBindings = parser.isSet(QStringLiteral("with-bindings"));
         const auto result = call(protocol::method::SnapshotFork,
-                                 {{snapshotKey, args.at(1)}, {kName, args.at(2)}}, kTimeoutMs);
+                                 {{snapshotKey, args.at(1)},
+                                  {kName, args.at(2)},
+                                  {QStringLiteral("bindings"), withBindings}},
+                                 kTimeoutMs);
         if (!result)
             return ExitFailed;
-        if (m_json)
+        if (m_json) {
             printJson(*result);
-        else
-            m_out << "forked sandbox " << quoted(args.at(2)) << " from snapshot " << args.at(1)
-                  << Qt::endl;
+            return ExitOk;
+        }
+        const int copied = result->toObject().value(QStringLiteral("bindingsCopied")).toInt();
+        m_out << "forked sandbox " << quoted(args.at(2)) << " from snapshot " << args.at(1) << "; "
+              << (withBindings
+                      ? QStringLiteral("%1 credential binding%2 copied with new placeholders")
+                            .arg(copied)
+                            .arg(copied == 1 ? QString() : QStringLiteral("s"))
+                      : QStringLiteral("no credential bindings copied (--with-bindings copies "
+                                       "them)"))
+              << Qt::endl;
+        warnIdentity(result->toObject());
         return ExitOk;
     }
     if (action == QStringLiteral("rm") && args.size() == 2) {
@@ -967,10 +1022,108 @@ int CommandRunner::cmdSnapshot(QCommandLineParser &parser)
         return ExitOk;
     }
     return usageError(QStringLiteral("usage: airlockctl snapshot create NAME [--label L] | ls NAME "
-                                     "| restore NAME SNAP | fork SNAP NEWNAME | rm SNAP | pin SNAP "
-                                     "| unpin SNAP | rename SNAP LABEL | schedule NAME "
-                                     "[--interval MIN] [--hourly H] [--daily D]"),
+                                     "| restore NAME SNAP | fork SNAP NEWNAME [--with-bindings] | "
+                                     "rm SNAP | pin SNAP | unpin SNAP | rename SNAP LABEL | "
+                                     "schedule NAME [--interval MIN] [--hourly H] [--daily D]"),
                       QStringLiteral("snapshot"));
+}
+
+int CommandRunner::cmdTemplate(QCommandLineParser &parser)
+{
+    const QStringList args = parser.positionalArguments();
+    const QString action = args.value(0);
+    const auto printTemplates = [this](const QJsonArray &templates) {
+        if (templates.isEmpty()) {
+            m_out << "no templates (make one with: airlockctl template prepare)" << Qt::endl;
+            return;
+        }
+        m_out << "ID                IMAGE     VCPUS  MEMORY    CREATED              CURRENT"
+              << Qt::endl;
+        for (const QJsonValue &value : templates) {
+            const QJsonObject t = value.toObject();
+            m_out << t.value(QStringLiteral("id")).toString().leftJustified(18)
+                  << t.value(QStringLiteral("image")).toString().leftJustified(10)
+                  << QString::number(t.value(QStringLiteral("vcpus")).toInt()).leftJustified(7)
+                  << (QString::number(t.value(QStringLiteral("memoryMib")).toInt())
+                      + QStringLiteral(" MiB"))
+                         .leftJustified(10)
+                  << QDateTime::fromString(t.value(QStringLiteral("createdAt")).toString(),
+                                           Qt::ISODateWithMs)
+                         .toLocalTime()
+                         .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                         .leftJustified(21)
+                  << (t.value(QStringLiteral("current")).toBool() ? "yes" : "no (stale)")
+                  << Qt::endl;
+        }
+    };
+    if (action == QStringLiteral("ls") && args.size() == 1) {
+        const auto result = call(protocol::method::TemplateList, {});
+        if (!result)
+            return ExitFailed;
+        if (m_json)
+            printJson(*result);
+        else
+            printTemplates(result->toObject().value(QStringLiteral("templates")).toArray());
+        return ExitOk;
+    }
+    if (action == QStringLiteral("prepare") && args.size() == 1) {
+        QJsonObject params;
+        if (parser.isSet(QStringLiteral("image")))
+            params.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
+        for (const auto &[option, key] :
+             {std::pair {"vcpus", "vcpus"}, std::pair {"memory", "memoryMib"}}) {
+            if (!parser.isSet(QLatin1String(option)))
+                continue;
+            bool ok = false;
+            const int value = parser.value(QLatin1String(option)).toInt(&ok);
+            if (!ok)
+                return usageError(
+                    QStringLiteral("--%1: '%2' is not a whole number")
+                        .arg(QLatin1String(option), parser.value(QLatin1String(option))),
+                    QStringLiteral("template"));
+            params.insert(QLatin1String(key), value);
+        }
+        auto result = call(protocol::method::TemplatePrepare, params);
+        if (!result)
+            return ExitFailed;
+        // template.prepare answers at once; with --wait ask again until the template is there.
+        QDeadlineTimer deadline(5 * 60 * 1000);
+        while (parser.isSet(QStringLiteral("wait"))
+               && !result->toObject().value(QStringLiteral("template")).isObject()) {
+            if (!result->toObject().value(QStringLiteral("preparing")).toBool()) {
+                m_err << "airlockctl: the template could not be prepared (the helper's log says "
+                         "why)"
+                      << Qt::endl;
+                return ExitFailed;
+            }
+            if (deadline.hasExpired()) {
+                m_err << "airlockctl: the template is not ready after 5 minutes" << Qt::endl;
+                return ExitFailed;
+            }
+            QEventLoop pause;
+            QTimer::singleShot(500, &pause, &QEventLoop::quit);
+            pause.exec();
+            result = call(protocol::method::TemplatePrepare, params);
+            if (!result)
+                return ExitFailed;
+        }
+        if (m_json) {
+            printJson(*result);
+            return ExitOk;
+        }
+        const QJsonValue made = result->toObject().value(QStringLiteral("template"));
+        if (made.isObject())
+            m_out << "template " << made.toObject().value(QStringLiteral("id")).toString()
+                  << " of image " << made.toObject().value(QStringLiteral("image")).toString()
+                  << " is ready" << Qt::endl;
+        else
+            m_out << "preparing a template (airlockctl template ls shows it when ready)"
+                  << Qt::endl;
+        return ExitOk;
+    }
+    return usageError(QStringLiteral("usage: airlockctl template ls | prepare [--image ID] "
+                                     "[--vcpus N] [--memory MIB] [--wait]"),
+                      QStringLiteral("template"));
 }
 
 } // namespace airlock::ctl

@@ -79,6 +79,9 @@ private:
     int cmdResume(QCommandLineParser &parser);
     /// `snapshot create|ls|restore|fork|rm|pin|unpin|rename|schedule ...` (docs/snapshots.md).
     int cmdSnapshot(QCommandLineParser &parser);
+    int cmdTemplate(QCommandLineParser &parser);
+    /// Prints the sandbox's identityWarning (a guest that did not confirm its new identity).
+    void warnIdentity(const QJsonObject &sandbox);
     /// Reads a policy file (`-` is stdin) as a JSON object; prints why not and returns
     /// std::nullopt when it cannot be read or is not a JSON object.
     std::optional<QJsonObject> readPolicyFile(const QString &path);

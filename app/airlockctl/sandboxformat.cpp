@@ -94,8 +94,11 @@ QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now)
         {QStringLiteral("vCPUs"), field(sandbox, "vcpus")},
         {QStringLiteral("Memory"), field(sandbox, "memoryMib") + QStringLiteral(" MiB")},
         {QStringLiteral("Image"), field(sandbox, "image")},
+        {QStringLiteral("Boot"), orDash(field(sandbox, "boot"))},
         {QStringLiteral("Created"), orDash(field(sandbox, "createdAt"))},
         {QStringLiteral("Started"), orDash(field(sandbox, "startedAt"))},
+        {QStringLiteral("Started from"), orDash(field(sandbox, "startedFrom"))},
+        {QStringLiteral("Identity warning"), orDash(field(sandbox, "identityWarning"))},
         {QStringLiteral("Uptime"), uptime(sandbox, now)},
         {QStringLiteral("VMM pid"),
          sandbox.value(QStringLiteral("vmmPid")).toInteger() > 0 ? field(sandbox, "vmmPid")

@@ -50,10 +50,15 @@ const QString kGatewayGroup = QStringLiteral("airlock-gateway");
 /// install).
 QString defaultGatewayProgram()
 {
-    const QString beside =
-        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("airlock-gateway"));
-    if (QFileInfo(beside).isExecutable())
-        return beside;
+    // Beside airlockd (an install tree), then the build tree's layout (build/app/airlockd and
+    // build/app/airlock-gateway: review finding 8), then the installed libexec dir.
+    const QDir here(QCoreApplication::applicationDirPath());
+    for (const QString &candidate :
+         {here.filePath(QStringLiteral("airlock-gateway")),
+          here.filePath(QStringLiteral("../airlock-gateway/airlock-gateway"))}) {
+        if (QFileInfo(candidate).isExecutable() && QFileInfo(candidate).isFile())
+            return QFileInfo(candidate).canonicalFilePath();
+    }
     return QStringLiteral(AIRLOCK_LIBEXEC_DIR "/airlock-gateway");
 }
 
@@ -130,7 +135,8 @@ int main(int argc, char *argv[])
                                             QStringLiteral("LEVEL"), QStringLiteral("info"));
     const QCommandLineOption gatewayOption(
         QStringLiteral("gateway"),
-        QStringLiteral("The airlock-gateway program (default: beside airlockd, else %1).")
+        QStringLiteral("The airlock-gateway program (default: beside airlockd, or in "
+                       "../airlock-gateway/ of a build tree, else %1).")
             .arg(QStringLiteral(AIRLOCK_LIBEXEC_DIR "/airlock-gateway")),
         QStringLiteral("PATH"));
     const QCommandLineOption poolOption(
@@ -147,9 +153,20 @@ int main(int argc, char *argv[])
         QStringLiteral("PEM file of CAs the gateways trust for upstream TLS instead of the "
                        "system store (tests)."),
         QStringLiteral("FILE"));
+    const QCommandLineOption templatesOption(
+        QStringLiteral("templates"),
+        QStringLiteral("auto: prepare image templates for fast starts in the background (the "
+                       "default image at start, any image and shape a start missed); off: only "
+                       "on request (template.prepare). Default auto."),
+        QStringLiteral("MODE"), QStringLiteral("auto"));
     parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption,
-                       gatewayOption, poolOption, upstreamOption, trustOption});
+                       gatewayOption, poolOption, upstreamOption, trustOption, templatesOption});
     parser.process(app);
+    const QString templateMode = parser.value(templatesOption);
+    if (templateMode != QLatin1String("auto") && templateMode != QLatin1String("off")) {
+        std::fprintf(stderr, "airlockd: --templates must be auto or off\n");
+        return 2;
+    }
 
     const QString logLevel = parser.value(logLevelOption);
     if (!airlock::isValidLogLevel(logLevel)) {
@@ -305,6 +322,10 @@ int main(int argc, char *argv[])
     airlock::SnapshotCatalog snapshotCatalog((*registry)->connectionName());
     airlock::SnapshotArchive archive(**snapshotStore, snapshotCatalog);
     airlock::SnapshotService snapshots(sandboxes, archive);
+    airlock::SnapshotService::TemplateOptions templateOptions;
+    templateOptions.automatic = templateMode == QLatin1String("auto");
+    snapshots.setTemplateOptions(templateOptions);
+    snapshots.setBindings(&bindings);
     // Before serving: a crash may have left a manifest without its registry row.
     if (auto reconciled = snapshots.restore(); !reconciled)
         return failStartup(reconciled.error().message);

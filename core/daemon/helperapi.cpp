@@ -33,6 +33,10 @@ Result<QString> nameParam(const QJsonObject &params)
     auto name = json::readString(params, QStringLiteral("name"));
     if (!name)
         return name;
+    // The helper's own guests (template preparation) are nobody's to attach to, type into or
+    // snapshot: what a client typed there would be in every sandbox started from the template.
+    if (name->startsWith(SandboxService::kInternalPrefix))
+        return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(*name));
     return validateName(*name);
 }
 
@@ -215,12 +219,21 @@ void HelperApi::registerMethods()
             return Result<QJsonValue>(std::unexpected(name.error()));
         return sandboxResult(m_sandboxes.get(*name));
     });
-    add(method::SandboxStart, [this](const RpcContext &, const QJsonObject &params) {
-        auto name = nameParam(params);
-        if (!name)
-            return Result<QJsonValue>(std::unexpected(name.error()));
-        return sandboxResult(m_sandboxes.start(*name));
-    });
+    // Deferred: a guest started from a template answers its identity refresh from the event
+    // loop, and the answer says whether it did.
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::SandboxStart),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            auto name = nameParam(params);
+            if (!name)
+                return reply(std::unexpected(name.error()));
+            auto started = m_sandboxes.start(*name);
+            if (!started)
+                return reply(std::unexpected(started.error()));
+            m_sandboxes.whenSettled(*name, [this, name = *name, reply] {
+                reply(sandboxResult(m_sandboxes.get(name)));
+            });
+        });
     add(method::SandboxStop, [this](const RpcContext &, const QJsonObject &params) {
         auto name = nameParam(params);
         if (!name)
@@ -287,7 +300,9 @@ Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject
         {QStringLiteral("capabilities"),
          QJsonArray {QStringLiteral("sandbox"), QStringLiteral("console"), QStringLiteral("events"),
                      QStringLiteral("images"), QStringLiteral("policy"), QStringLiteral("egress"),
-                     QStringLiteral("credentials"), QStringLiteral("snapshot")}},
+                     QStringLiteral("credentials"), QStringLiteral("snapshot"),
+                     // template.*, sandbox.create boot, snapshot.fork bindings, guest agent
+                     QStringLiteral("templates")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},

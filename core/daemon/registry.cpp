@@ -75,6 +75,10 @@ void bindRecord(QSqlQuery &query, const SandboxRecord &record)
     query.bindValue(QStringLiteral(":runtime_dir"), record.runtime.runtimeDir);
     query.bindValue(QStringLiteral(":policy"), policyText(record.policy));
     query.bindValue(QStringLiteral(":link_index"), record.linkIndex);
+    query.bindValue(QStringLiteral(":boot"), bootModeName(s.spec.boot));
+    query.bindValue(QStringLiteral(":started_from"), startSourceName(s.startedFrom));
+    query.bindValue(QStringLiteral(":identity_warning"),
+                    s.identityWarning.isNull() ? QStringLiteral("") : s.identityWarning);
 }
 
 } // namespace
@@ -137,6 +141,15 @@ QList<Registry::Migration> Registry::migrations()
         // schedule. Idempotent (IF NOT EXISTS): development registries that met these tables
         // at an earlier position migrate cleanly.
         SnapshotCatalog::migration(),
+        // 6 → 7 (issue 5): how each sandbox boots
+        // (sandbox.create `boot`), where its running state came from and whether its guest
+        // confirmed a new identity (docs/snapshots.md, "Guest agent"); the image fingerprint a
+        // template snapshot was made from.
+        {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN boot TEXT NOT NULL DEFAULT 'template'"),
+         QStringLiteral("ALTER TABLE sandboxes ADD COLUMN started_from TEXT NOT NULL DEFAULT ''"),
+         QStringLiteral(
+             "ALTER TABLE sandboxes ADD COLUMN identity_warning TEXT NOT NULL DEFAULT ''"),
+         QStringLiteral("ALTER TABLE snapshots ADD COLUMN template_key TEXT NOT NULL DEFAULT ''")},
     };
 }
 
@@ -224,7 +237,8 @@ Result<QList<SandboxRecord>> Registry::load() const
     if (!query.exec(QStringLiteral(
             "SELECT name, vcpus, memory_mib, image, created_at, state, state_reason, "
             "acceleration, acceleration_warning, started_at, vmm_pid, vmm_start_ticks, "
-            "runtime_dir, policy, link_index FROM sandboxes ORDER BY name")))
+            "runtime_dir, policy, link_index, boot, started_from, identity_warning FROM sandboxes "
+            "ORDER BY name")))
         return sqlFailure(QStringLiteral("load"), query.lastError());
     QList<SandboxRecord> records;
     while (query.next()) {
@@ -246,6 +260,9 @@ Result<QList<SandboxRecord>> Registry::load() const
         s.vmmPid = record.runtime.pid;
         record.policy = policyFrom(s.spec.name, query.value(13));
         record.linkIndex = query.value(14).toLongLong();
+        s.spec.boot = bootModeFromName(query.value(15).toString()).value_or(BootMode::Template);
+        s.startedFrom = startSourceFromName(query.value(16).toString());
+        s.identityWarning = query.value(17).toString();
         records.append(record);
     }
     return records;
@@ -257,10 +274,12 @@ Result<void> Registry::insert(const SandboxRecord &record)
     query.prepare(QStringLiteral(
         "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
         "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
-        "vmm_start_ticks, runtime_dir, policy, link_index) VALUES (:name, :vcpus, :memory_mib, "
+        "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning) "
+        "VALUES (:name, :vcpus, :memory_mib, "
         ":image, :created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
         "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "
-        "COALESCE(:runtime_dir, ''), :policy, :link_index)"));
+        "COALESCE(:runtime_dir, ''), :policy, :link_index, :boot, :started_from, "
+        ":identity_warning)"));
     bindRecord(query, record);
     if (query.exec())
         return {};
@@ -286,7 +305,8 @@ Result<void> Registry::update(const SandboxRecord &record)
         "acceleration = :acceleration, "
         "acceleration_warning = COALESCE(:acceleration_warning, ''), started_at = :started_at, "
         "vmm_pid = :vmm_pid, vmm_start_ticks = :vmm_start_ticks, "
-        "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy, link_index = :link_index "
+        "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy, link_index = :link_index, "
+        "boot = :boot, started_from = :started_from, identity_warning = :identity_warning "
         "WHERE name = :name"));
     bindRecord(query, record);
     if (!query.exec())

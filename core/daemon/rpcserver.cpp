@@ -7,6 +7,7 @@
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QLoggingCategory>
+#include <QPointer>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,6 +111,7 @@ void RpcServer::close()
 
 void RpcServer::addMethod(const QString &method, Handler handler)
 {
+    m_deferred.remove(method);
     m_methods.insert(method, std::move(handler));
 }
 
@@ -168,6 +170,26 @@ void RpcServer::acceptPending()
 void RpcServer::dispatch(RpcConnection &client, const protocol::Message &message)
 {
     const bool wantsAnswer = message.type == protocol::Message::Type::Request;
+    if (const auto deferred = m_deferred.constFind(message.method); deferred != m_deferred.cend()) {
+        const quint64 id = client.id();
+        const DeferredHandler call = *deferred;
+        // Once, and only while this server exists (the caller may answer from a completion
+        // that runs after shutdown began).
+        auto answered = std::make_shared<bool>(false);
+        Reply reply = [server = QPointer<RpcServer>(this), id, requestId = message.id, wantsAnswer,
+                       method = message.method, answered](const Result<QJsonValue> &result) {
+            if (*answered || !server || !wantsAnswer)
+                return;
+            *answered = true;
+            const QByteArray frame = result ? protocol::encodeResult(requestId, *result)
+                                            : protocol::encodeError(requestId, result.error());
+            if (!server->send(id, frame))
+                qCDebug(lcRpc, "client %llu left before the answer to '%s'", id,
+                        qPrintable(method));
+        };
+        call(RpcContext {id, client.peer()}, message.params, std::move(reply));
+        return;
+    }
     const auto handler = m_methods.constFind(message.method);
     if (handler == m_methods.cend()) {
         if (wantsAnswer)
@@ -190,6 +212,12 @@ void RpcServer::dispatch(RpcConnection &client, const protocol::Message &message
     if (!send(id, frame))
         qCDebug(lcRpc, "client %llu left before the answer to '%s'", id,
                 qPrintable(message.method));
+}
+
+void RpcServer::addDeferredMethod(const QString &method, DeferredHandler handler)
+{
+    m_methods.remove(method);
+    m_deferred.insert(method, std::move(handler));
 }
 
 void RpcServer::forget(quint64 clientId)

@@ -28,12 +28,18 @@ struct RpcContext
 /// 0660, owner root, the access group; every connection is checked with SO_PEERCRED against
 /// the AccessPolicy before a byte is read. Methods are a table from name to handler; a handler
 /// returns the result or an Error that becomes the JSON-RPC error object. Handlers run on the
-/// event loop and must not block for long.
+/// event loop and must not block for long; one whose work takes long (snapshots) is registered
+/// with addDeferredMethod() and answers later through its Reply, while the loop serves others.
 class RpcServer : public QObject
 {
     Q_OBJECT
 public:
     using Handler = std::function<Result<QJsonValue>(const RpcContext &, const QJsonObject &)>;
+    /// Answers a deferred call, once, from the server's thread. Harmless after the client left
+    /// or the server was destroyed (the answer then goes nowhere).
+    using Reply = std::function<void(const Result<QJsonValue> &)>;
+    using DeferredHandler =
+        std::function<void(const RpcContext &, const QJsonObject &, Reply reply)>;
     /// Connections served at once; more are answered `busy` and closed, so clients cannot use
     /// up the helper's file descriptors (each also holds up to 17 MiB of buffers).
     static constexpr int kMaxClients = 256;
@@ -52,6 +58,10 @@ public:
     void close();
     /// Registers (or replaces) the handler of a method.
     void addMethod(const QString &method, Handler handler);
+    /// Registers (or replaces) a method that answers later through its Reply. Other requests,
+    /// of this client too, are served meanwhile; answers carry their request's id (JSON-RPC
+    /// allows them out of order).
+    void addDeferredMethod(const QString &method, DeferredHandler handler);
 
     /// Sends an encoded frame to one client; false when that client is gone or was dropped.
     bool send(quint64 clientId, const QByteArray &frame);
@@ -70,6 +80,7 @@ private:
     QLocalServer *m_server = nullptr;
     QString m_path;
     QHash<QString, Handler> m_methods;
+    QHash<QString, DeferredHandler> m_deferred;
     QHash<quint64, RpcConnection *> m_clients;
     quint64 m_nextClientId = 1;
 };

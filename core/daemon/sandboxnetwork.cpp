@@ -106,10 +106,20 @@ Result<void> SandboxNetwork::up(bool adopt)
     return {};
 }
 
-void SandboxNetwork::down()
+void SandboxNetwork::down(bool superseded)
 {
     m_down = true;
     m_restartTimer.stop();
+    if (superseded) {
+        if (m_gateway) {
+            m_gateway->stop();
+            m_gateway->deleteLater();
+            m_gateway = nullptr;
+        }
+        m_tableLoaded = false;
+        m_tapCreated = false;
+        return;
+    }
     // Best effort: the table goes even when the tap is missing, and the other way round.
     if (auto removed = NftablesTable::remove(m_sandbox); !removed)
         qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox), qPrintable(removed.error().message));

@@ -63,8 +63,10 @@ public:
     /// made here is removed again (an adopted tap too: its guest cannot keep running).
     Result<void> up(bool adopt);
     /// Table, then gateway, then tap (the link's index is the caller's to release). Call once
-    /// the VMM is gone: a tap still held fails with Busy and is reported in the log.
-    void down();
+    /// the VMM is gone: a tap still held fails with Busy and is reported in the log. With
+    /// `superseded` (a newer network of the same sandbox is up already: a restore), only the
+    /// gateway stops: table, tap and pid file have the same names and are the newer one's.
+    void down(bool superseded = false);
     /// Hands a new policy to the running gateway; kept for its restarts in any case.
     Result<void> setPolicy(const EgressPolicy &policy);
     /// Where the gateway's credentials come from (the sandbox's bindings with their values,

@@ -5,6 +5,7 @@
 #include "core/model/names.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
+#include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/qemucommand.h"
 #include "core/vmm/rootdisk.h"
@@ -12,10 +13,13 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QSet>
 
 #include <cerrno>
@@ -40,6 +44,10 @@ bool setMode(const QString &path, mode_t mode)
 {
     return ::chmod(QFile::encodeName(path).constData(), mode) == 0;
 }
+
+/// How long kill() waits for a SIGKILLed VMM to be gone before leaving its network's teardown
+/// to its exit.
+constexpr int kKillWaitMs = 2000;
 
 /// Largest egress event stored; a gateway (untrusted input parser) must not fill the registry.
 constexpr qsizetype kMaxEgressEventBytes = 16 * 1024;
@@ -97,6 +105,9 @@ SandboxService::~SandboxService()
         if (entry.vmm)
             QObject::disconnect(entry.vmm.get(), nullptr, this, nullptr);
     }
+    // Only when no guest's RAM file is left in it (review finding 7: one empty dir per run).
+    if (m_pool)
+        ::rmdir(QFile::encodeName(memoryDir()).constData());
 }
 
 Result<void> SandboxService::restore()
@@ -109,13 +120,9 @@ Result<void> SandboxService::restore()
     if (!pool)
         return std::unexpected(pool.error());
     m_pool = std::move(*pool);
-    // Root's directory: a VMM may use its own RAM file but never replace or add entries.
-    if (!QDir().mkpath(memoryDir()) || !setMode(memoryDir(), 0711)
-        || ::chown(QFile::encodeName(memoryDir()).constData(), 0, 0) != 0)
-        return fail(
-            ErrorKind::OperationFailed,
-            QStringLiteral("cannot prepare the guest memory directory %1").arg(memoryDir()));
-    // Root's too: each overlay belongs to its VMM's user, the directory never does.
+    // The RAM file directory is made by the first guest that needs it (createMemoryFile).
+    removeInternalLeftovers();
+    // Root's: each overlay belongs to its VMM's user, the directory never does.
     if (!QDir().mkpath(disksDir()) || !setMode(disksDir(), 0711))
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot prepare the disk directory %1").arg(disksDir()));
@@ -145,7 +152,8 @@ Result<void> SandboxService::restore()
             entry.sandbox.vmmPid = record.runtime.pid;
             entry.vmmUid = runtimeDirOwner(name);
             attachVmm(entry, std::move(vmm));
-            restoreNetwork(entry, record.linkIndex);
+            if (restoreNetwork(entry, record.linkIndex))
+                reconcileRunState(entry);
         } else {
             qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped", qPrintable(name),
                    static_cast<long long>(record.runtime.pid), qPrintable(adopted.error().message));
@@ -156,6 +164,166 @@ Result<void> SandboxService::restore()
     }
     removeLeftovers();
     return {};
+}
+
+Result<void> SandboxService::ensureMemoryDir() const
+{
+    // Root's directory: a VMM may use its own RAM file but never replace or add entries.
+    if (!QDir().mkpath(memoryDir()) || !setMode(memoryDir(), 0711)
+        || ::chown(QFile::encodeName(memoryDir()).constData(), 0, 0) != 0)
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("cannot prepare the guest memory directory %1").arg(memoryDir()));
+    return {};
+}
+
+void SandboxService::reconcileRunState(Entry &entry)
+{
+    const QString &name = entry.sandbox.spec.name;
+    auto running = entry.vmm->queryRunning();
+    if (!running) {
+        qCWarning(lcSandbox, "%s: cannot query the VMM's run state: %s", qPrintable(name),
+                  qPrintable(running.error().message));
+        return;
+    }
+    if (*running) {
+        if (entry.sandbox.state == SandboxState::Paused) {
+            qCInfo(lcSandbox, "%s: recorded as paused, but its guest runs", qPrintable(name));
+            entry.sandbox.state = SandboxState::Running;
+        }
+        return;
+    }
+    if (entry.sandbox.state == SandboxState::Paused)
+        return;
+    // Recorded running, CPUs stopped: the helper died between a snapshot's pause and its
+    // resume (review finding 1). Nobody asked for the pause, so the guest runs on.
+    if (auto resumed = entry.vmm->resume(); resumed) {
+        qCWarning(lcSandbox, "%s: resumed a guest left paused by an interrupted snapshot",
+                  qPrintable(name));
+    } else {
+        qCWarning(lcSandbox,
+                  "%s: its guest stands still and cannot be resumed (%s); showing it "
+                  "as paused",
+                  qPrintable(name), qPrintable(resumed.error().message));
+        entry.sandbox.state = SandboxState::Paused;
+    }
+}
+
+void SandboxService::removeInternalLeftovers()
+{
+    // Internal guests are never in the registry: a helper that died while preparing a template
+    // left its runtime dir (and perhaps its VMM) behind. Taps and tables follow in
+    // removeLeftovers().
+    const QDir run(QDir(m_config.stateDir).filePath(QStringLiteral("run")));
+    for (const QString &name : run.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        if (!name.startsWith(kInternalPrefix) || !validateName(name))
+            continue;
+        qCInfo(lcSandbox, "removing what the internal guest %s left", qPrintable(name));
+        SandboxNetwork::killLeftoverGateway(m_config.stateDir, name);
+        killOrphanVmm(name, /*wait=*/true);
+        QDir(runtimeDirFor(name)).removeRecursively();
+        SandboxNetwork::removeCa(m_config.stateDir, name);
+        ::unlink(QFile::encodeName(memoryPathFor(name)).constData());
+    }
+}
+
+void SandboxService::refreshIdentity(Entry &entry, StartSource from)
+{
+    const QString name = entry.sandbox.spec.name;
+    GuestIdentity identity;
+    identity.hostname = name;
+    if (entry.network) {
+        const LinkAllocation &link = entry.network->link();
+        identity.mac = link.macText();
+        identity.address = link.guest.toString();
+        identity.prefixLength = link.prefixLength;
+        identity.gateway = link.gateway.toString();
+        identity.dns = identity.gateway;
+        auto files = seedFilesWith(name, entry.network->caCertificatePem());
+        if (!files) {
+            identityRefreshed(entry, from, std::unexpected(files.error()));
+            return;
+        }
+        identity.files = *files;
+    }
+    // Mixed into the guest's pool: the guest's RNG state is otherwise a copy of the
+    // snapshot's, shared with every other guest started from it.
+    identity.entropy.resize(64);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(identity.entropy.data()),
+                                          identity.entropy.size() / 4);
+    Vmm *vmm = entry.vmm.get();
+    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
+    if (!agent) {
+        identityRefreshed(
+            entry, from,
+            fail(ErrorKind::OperationFailed, QStringLiteral("the VMM has no guest agent channel")));
+        return;
+    }
+    // Answered from the event loop: a guest that takes its time (or never answers) does not
+    // hold up the helper's other clients.
+    entry.refreshing = true;
+    auto timer = std::make_shared<QElapsedTimer>();
+    timer->start();
+    agent->refresh(identity, m_config.agentTimeoutMs,
+                   [this, name, vmm, from, timer](const Result<void> &done) {
+                       const auto it = m_entries.find(name);
+                       // Stopped or started again meanwhile: markStopped() settled it.
+                       if (it == m_entries.end() || it->second.vmm.get() != vmm)
+                           return;
+                       if (done)
+                           qCInfo(lcSandbox, "%s: the guest confirmed its new identity in %lld ms",
+                                  qPrintable(name), static_cast<long long>(timer->elapsed()));
+                       identityRefreshed(it->second, from, done);
+                   });
+}
+
+void SandboxService::identityRefreshed(Entry &entry, StartSource from, const Result<void> &done)
+{
+    const QString name = entry.sandbox.spec.name;
+    entry.refreshing = false;
+    if (done) {
+        entry.sandbox.identityWarning.clear();
+    } else {
+        entry.sandbox.identityWarning =
+            QStringLiteral("the guest did not confirm its new identity (%1): its hostname, "
+                           "addresses and CA may still be those of the snapshot, so its network "
+                           "may not work until it is restarted")
+                .arg(done.error().message);
+        qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(entry.sandbox.identityWarning));
+    }
+    if (!done && from == StartSource::Template) {
+        // A template guest with the template's identity is of no use (unlike a fork, whose
+        // state was asked for): boot this one instead; its waiters wait for that.
+        qCWarning(lcSandbox, "%s: booting cold instead of the template", qPrintable(name));
+        auto waiters = std::exchange(entry.settled, {});
+        kill(name);
+        if (auto cold = startOnce(name, -1, StartSource::Boot, nullptr); !cold)
+            qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(cold.error().message));
+        for (const auto &waiter : waiters)
+            waiter();
+        return;
+    }
+    commit(entry);
+    settle(entry);
+}
+
+void SandboxService::settle(Entry &entry)
+{
+    entry.refreshing = false;
+    // Waiters may call back into the service: take them out first.
+    const auto waiters = std::exchange(entry.settled, {});
+    for (const auto &waiter : waiters)
+        waiter();
+}
+
+void SandboxService::whenSettled(const QString &name, std::function<void()> callback)
+{
+    const auto it = m_entries.find(name);
+    if (it == m_entries.end() || !it->second.refreshing) {
+        callback();
+        return;
+    }
+    it->second.settled.push_back(std::move(callback));
 }
 
 bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
@@ -236,7 +404,7 @@ void SandboxService::removeLeftovers()
     }
 }
 
-void SandboxService::killOrphanVmm(const QString &name) const
+void SandboxService::killOrphanVmm(const QString &name, bool wait) const
 {
     // A helper killed while a VMM was starting never recorded its pid: the registry says stopped
     // while QEMU runs on, holding the runtime dir. Its pid file is written by the VMM user, so
@@ -262,13 +430,22 @@ void SandboxService::killOrphanVmm(const QString &name) const
     qCWarning(lcSandbox, "%s: killing VMM pid %d left running by an interrupted start",
               qPrintable(name), int(pid));
     ::kill(pid, SIGKILL);
+    // Not our child: watch /proc until it is gone, so its tap is free for removal.
+    for (int i = 0; wait && i < 200 && ::kill(pid, 0) == 0; ++i) {
+        QFile state(proc + QStringLiteral("/stat"));
+        if (state.open(QIODevice::ReadOnly) && state.readAll().contains(") Z "))
+            break;
+        ::usleep(10000);
+    }
 }
 
 QList<Sandbox> SandboxService::list() const
 {
     QList<Sandbox> sandboxes;
-    for (const auto &[name, entry] : m_entries)
-        sandboxes.append(entry.sandbox);
+    for (const auto &[name, entry] : m_entries) {
+        if (!entry.internal)
+            sandboxes.append(entry.sandbox);
+    }
     return sandboxes;
 }
 
@@ -280,10 +457,14 @@ Result<Sandbox> SandboxService::get(const QString &name) const
     return (*entry)->sandbox;
 }
 
-Result<Sandbox> SandboxService::create(const SandboxSpec &spec)
+Result<Sandbox> SandboxService::create(const SandboxSpec &spec, bool internal)
 {
     if (auto ok = spec.validate(); !ok)
         return std::unexpected(ok.error());
+    if (spec.name.startsWith(kInternalPrefix) != internal)
+        return fail(ErrorKind::InvalidName,
+                    QStringLiteral("sandbox names starting with '%1' are reserved for the helper")
+                        .arg(kInternalPrefix));
     if (m_entries.contains(spec.name))
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("a sandbox named '%1' already exists").arg(spec.name));
@@ -293,16 +474,32 @@ Result<Sandbox> SandboxService::create(const SandboxSpec &spec)
     Entry entry;
     entry.sandbox.spec = spec;
     entry.sandbox.createdAt = QDateTime::currentDateTimeUtc();
-    if (auto ok = m_registry.insert(entry.record()); !ok)
-        return std::unexpected(ok.error());
+    entry.internal = internal;
+    if (!internal) {
+        if (auto ok = m_registry.insert(entry.record()); !ok)
+            return std::unexpected(ok.error());
+    }
     Entry &stored = m_entries[spec.name] = std::move(entry);
     qCInfo(lcSandbox, "created %s (%d vCPU, %d MiB, image %s)", qPrintable(spec.name), spec.vcpus,
            spec.memoryMib, qPrintable(spec.image));
-    Q_EMIT sandboxChanged(stored.sandbox);
+    announce(stored);
     return stored.sandbox;
 }
 
-Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
+Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd, StartSource source)
+{
+    bool usedTemplate = false;
+    auto started = startOnce(name, incomingStateFd, source, &usedTemplate);
+    if (started || !usedTemplate)
+        return started;
+    // A template QEMU cannot load (made by another QEMU, damaged) must not stop the sandbox.
+    qCWarning(lcSandbox, "%s: the template start failed (%s); booting cold", qPrintable(name),
+              qPrintable(started.error().message));
+    return startOnce(name, -1, StartSource::Boot, nullptr);
+}
+
+Result<Sandbox> SandboxService::startOnce(const QString &name, int incomingStateFd,
+                                          StartSource source, bool *usedTemplate)
 {
     auto found = find(name);
     if (!found)
@@ -326,6 +523,28 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
     if (!image->diskPath.isEmpty()) {
         if (auto disk = prepareDisk(name, *image, *vmmUid); !disk)
             return std::unexpected(disk.error());
+    }
+    StartSource from = incomingStateFd >= 0 ? source : StartSource::Boot;
+    int templateFd = -1;
+    const auto closeTemplate = qScopeGuard([&templateFd] {
+        if (templateFd >= 0)
+            ::close(templateFd);
+    });
+    if (incomingStateFd < 0 && usedTemplate && entry->sandbox.spec.boot == BootMode::Template
+        && m_templates && !entry->internal && image->diskPath.isEmpty()) {
+        // Images with a root disk boot cold: a template's memory holds its own guest's page
+        // cache and mounted filesystem, which a new sandbox's fresh overlay would contradict.
+        // The source fills the memory file (createMemoryFile) and hands the device state.
+        auto state = m_templates(name, entry->sandbox.spec);
+        if (state) {
+            templateFd = *state;
+            incomingStateFd = templateFd;
+            from = StartSource::Template;
+            *usedTemplate = true;
+        } else if (state.error().kind != ErrorKind::NotFound) {
+            qCWarning(lcSandbox, "%s: no template start (%s); booting cold", qPrintable(name),
+                      qPrintable(state.error().message));
+        }
     }
     // A cold boot gets fresh RAM; a restore brings the file its caller has filled.
     if (incomingStateFd < 0) {
@@ -351,7 +570,7 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
     // It also makes a second sandbox.start during this one an invalid_state error.
     entry->sandbox.state = SandboxState::Starting;
     entry->sandbox.stateReason.clear();
-    Q_EMIT sandboxChanged(entry->sandbox);
+    announce(*entry);
     auto failStart = [this, &name](const Error &error) -> Result<Sandbox> {
         qCWarning(lcSandbox, "%s: start failed: %s", qPrintable(name), qPrintable(error.message));
         if (auto found = find(name)) {
@@ -446,11 +665,17 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd)
     entry->sandbox.stateReason.clear();
     entry->sandbox.startedAt = QDateTime::currentDateTimeUtc();
     entry->sandbox.vmmPid = info->pid;
+    entry->sandbox.startedFrom = from;
+    entry->sandbox.identityWarning.clear();
     QObject::disconnect(raw, nullptr, this, nullptr);
     attachVmm(*entry, std::move(vmm));
-    qCInfo(lcSandbox, "started %s (VMM pid %lld, %s)", qPrintable(name),
-           static_cast<long long>(info->pid), qPrintable(accelerationName(m_config.acceleration)));
+    qCInfo(lcSandbox, "started %s from %s (VMM pid %lld, %s)", qPrintable(name),
+           qPrintable(startSourceName(from)), static_cast<long long>(info->pid),
+           qPrintable(accelerationName(m_config.acceleration)));
+    // Recorded running first: a helper that dies during the refresh re-adopts it.
     commit(*entry);
+    if (from != StartSource::Boot)
+        refreshIdentity(*entry, from);
     return entry->sandbox;
 }
 
@@ -489,9 +714,11 @@ Result<Sandbox> SandboxService::kill(const QString &name)
                     QStringLiteral("sandbox '%1' is already stopped").arg(name));
     Vmm *vmm = entry->vmm.get();
     releaseVmm(*entry);
-    // The table stays until the VMM is really gone (SIGKILL is not instant).
-    releaseNetwork(*entry, vmm);
     vmm->kill();
+    // The table stays until the VMM is really gone (SIGKILL is not instant). Usually that is a
+    // matter of milliseconds: then the network goes now, and a start that follows at once (a
+    // restore) builds its own without meeting this one.
+    releaseNetwork(*entry, vmm->waitForExit(kKillWaitMs) ? nullptr : vmm);
     markStopped(*entry, QString());
     commit(*entry);
     return entry->sandbox;
@@ -507,8 +734,11 @@ Result<void> SandboxService::remove(const QString &name)
         return fail(ErrorKind::Busy,
                     QStringLiteral("sandbox '%1' is %2; stop it before deleting it")
                         .arg(name, sandboxStateName(entry->sandbox.state)));
-    if (auto ok = m_registry.remove(name); !ok && ok.error().kind != ErrorKind::NotFound)
-        return std::unexpected(ok.error());
+    const bool internal = entry->internal;
+    if (!internal) {
+        if (auto ok = m_registry.remove(name); !ok && ok.error().kind != ErrorKind::NotFound)
+            return std::unexpected(ok.error());
+    }
     // The name was validated on create, so this stays inside STATE/run.
     QDir(runtimeDirFor(name)).removeRecursively();
     for (const QString &suffix : {QString(), kDiskIdentitySuffix, QStringLiteral(".tmp")})
@@ -517,7 +747,8 @@ Result<void> SandboxService::remove(const QString &name)
     m_entries.erase(name);
     m_consoles.remove(name);
     qCInfo(lcSandbox, "deleted %s", qPrintable(name));
-    Q_EMIT sandboxRemoved(name);
+    if (!internal)
+        Q_EMIT sandboxRemoved(name);
     return {};
 }
 
@@ -562,10 +793,23 @@ Result<Sandbox> SandboxService::resume(const QString &name)
     if (!found)
         return std::unexpected(found.error());
     Entry *entry = *found;
-    if (entry->sandbox.state != SandboxState::Paused || !entry->vmm)
+    const auto notPaused = [&] {
         return fail(ErrorKind::InvalidState,
                     QStringLiteral("sandbox '%1' is %2, not paused")
                         .arg(name, sandboxStateName(entry->sandbox.state)));
+    };
+    if ((entry->sandbox.state != SandboxState::Paused
+         && entry->sandbox.state != SandboxState::Running)
+        || !entry->vmm)
+        return notPaused();
+    if (entry->sandbox.state == SandboxState::Running) {
+        // What QEMU says, not what we recorded: CPUs that stand still are resumed.
+        auto running = entry->vmm->queryRunning();
+        if (!running || *running)
+            return notPaused();
+        qCWarning(lcSandbox, "%s: recorded as running, but its CPUs stand still; resuming",
+                  qPrintable(name));
+    }
     if (auto resumed = entry->vmm->resume(); !resumed)
         return std::unexpected(resumed.error());
     entry->sandbox.state = SandboxState::Running;
@@ -605,6 +849,8 @@ Result<int> SandboxService::createMemoryFile(const QString &name)
         return fail(ErrorKind::InvalidState,
                     QStringLiteral("sandbox '%1' is %2; its memory is in use")
                         .arg(name, sandboxStateName(entry->sandbox.state)));
+    if (auto ready = ensureMemoryDir(); !ready)
+        return std::unexpected(ready.error());
     // A new inode each time: a VMM that is still dying keeps its mapping of the old one.
     const QByteArray path = QFile::encodeName(memoryPathFor(name));
     ::unlink(path.constData());
@@ -868,8 +1114,14 @@ void SandboxService::releaseNetwork(Entry &entry, Vmm *vmmStillRunning)
     const qint64 index = std::exchange(entry.linkIndex, -1);
     if (!network)
         return;
-    auto teardown = [this, network, index] {
-        network->down();
+    const QString name = entry.sandbox.spec.name;
+    auto teardown = [this, network, index, name] {
+        // Deferred until the old VMM exited, the sandbox may run again with a new network of
+        // the same names (table, tap, pid file): those are not this one's to remove.
+        const auto it = m_entries.find(name);
+        const bool superseded =
+            it != m_entries.end() && it->second.network && it->second.network != network;
+        network->down(superseded);
         network->deleteLater();
         if (index >= 0 && m_pool)
             m_pool->release(quint32(index));
@@ -882,6 +1134,9 @@ void SandboxService::releaseNetwork(Entry &entry, Vmm *vmmStillRunning)
 
 void SandboxService::recordEgress(const QString &name, const QJsonObject &object)
 {
+    // The helper's own guests are not announced, their traffic neither.
+    if (const auto it = m_entries.find(name); it != m_entries.end() && it->second.internal)
+        return;
     // The gateway parses guest traffic: what it says is checked and re-serialized (unknown
     // fields dropped), bounded, and its sandbox name is ours.
     auto parsed = EgressEvent::fromJson(object);
@@ -1012,20 +1267,34 @@ void SandboxService::markStopped(Entry &entry, const QString &reason)
     releaseNetwork(entry);
     // The guest's RAM: gone with the guest (a dying VMM keeps its own mapping until it exits).
     ::unlink(QFile::encodeName(memoryPathFor(entry.sandbox.spec.name)).constData());
+    // The directory goes with the last file; createMemoryFile() makes it again.
+    ::rmdir(QFile::encodeName(memoryDir()).constData());
     entry.sandbox.state = SandboxState::Stopped;
     entry.sandbox.stateReason = reason;
     entry.sandbox.startedAt = QDateTime();
     entry.sandbox.vmmPid = 0;
+    entry.sandbox.startedFrom = StartSource::None;
+    entry.sandbox.identityWarning.clear();
     entry.runtime = VmmRuntimeInfo {};
+    // Whoever waits for an identity refresh of this guest learns that it is gone.
+    settle(entry);
     entry.stopRequested = false;
     entry.vmmUid = 0;
 }
 
 void SandboxService::commit(Entry &entry)
 {
+    if (entry.internal)
+        return;
     if (auto ok = m_registry.update(entry.record()); !ok)
         qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
-    Q_EMIT sandboxChanged(entry.sandbox);
+    announce(entry);
+}
+
+void SandboxService::announce(const Entry &entry)
+{
+    if (!entry.internal)
+        Q_EMIT sandboxChanged(entry.sandbox);
 }
 
 } // namespace airlock

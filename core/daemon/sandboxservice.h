@@ -50,6 +50,9 @@ struct SandboxServiceConfig
     /// Where guest RAM files live (docs/snapshots.md): a root-owned directory on tmpfs. Empty:
     /// /dev/shm/airlock-<hash of stateDir>, so helpers with different state dirs never meet.
     QString memoryDir;
+    /// How long a guest started from a snapshot or template has to confirm its new identity
+    /// through the guest agent (GuestAgent::refresh).
+    int agentTimeoutMs = 10000;
 };
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
@@ -65,6 +68,14 @@ class SandboxService : public QObject
     Q_OBJECT
 public:
     using VmmFactory = std::function<std::unique_ptr<Vmm>()>;
+    /// Fills a stopped sandbox's memory file (createMemoryFile) from a template for its image
+    /// and shape and returns a descriptor holding the matching device state (the service
+    /// closes it). NotFound when there is no template; other errors are logged and the
+    /// sandbox boots cold.
+    using TemplateSource = std::function<Result<int>(const QString &name, const SandboxSpec &)>;
+    /// Names starting with this are the helper's own guests (template preparation): clients
+    /// cannot create them, and they are neither listed, stored nor announced.
+    static constexpr QLatin1StringView kInternalPrefix {"airlock-template-"};
 
     /// The reason recorded for a guest whose VMM died while no helper watched it.
     static QString vanishedReason();
@@ -83,19 +94,37 @@ public:
     QList<Sandbox> list() const; ///< ordered by name
     Result<Sandbox> get(const QString &name) const;
     /// Validates the spec, checks the image exists (NotFound) and records a stopped sandbox.
-    Result<Sandbox> create(const SandboxSpec &spec);
-    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped. With
-    /// `incomingStateFd` >= 0 the guest is restored instead: the caller has filled the memory
-    /// file (createMemoryFile) and passes the saved device state (see Vmm::saveDeviceState).
-    Result<Sandbox> start(const QString &name, int incomingStateFd = -1);
+    /// Names with kInternalPrefix are refused (InvalidName) unless `internal`: such a sandbox
+    /// lives only in memory and is never announced (a helper's template guest).
+    Result<Sandbox> create(const SandboxSpec &spec, bool internal = false);
+    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped. A sandbox whose
+    /// spec says BootMode::Template starts from the template source's state when it has one.
+    /// With `incomingStateFd` >= 0 the guest is restored instead: the caller has filled the
+    /// memory file (createMemoryFile) and passes the saved device state (see
+    /// Vmm::saveDeviceState). A guest that did not boot is then told its identity through the
+    /// guest agent; its answer comes later (whenSettled; Sandbox::identityWarning when it did
+    /// not confirm; a template start that is not confirmed boots cold instead).
+    Result<Sandbox> start(const QString &name, int incomingStateFd = -1,
+                          StartSource source = StartSource::Snapshot);
+    /// Calls `callback` once the identity refresh that followed the sandbox's last start has
+    /// its answer (or the guest stopped), at once when none is pending. For answers that
+    /// should say whether the guest took its identity (sandbox.start, snapshot.fork|restore).
+    void whenSettled(const QString &name, std::function<void()> callback);
+    /// Where template starts come from (SnapshotService); none by default.
+    void setTemplateSource(TemplateSource source) { m_templates = std::move(source); }
     /// Stops the guest's CPUs (QMP stop); InvalidState unless running. State becomes paused.
     Result<Sandbox> pause(const QString &name);
-    /// Lets a paused guest run again; InvalidState unless paused.
+    /// Lets a paused guest run again; InvalidState unless paused. Acts on the VMM's real
+    /// state: a guest recorded as running whose CPUs stand still (a snapshot interrupted by a
+    /// crash) is resumed too.
     Result<Sandbox> resume(const QString &name);
     /// The running (or paused) sandbox's VMM, for the snapshot service; nullptr otherwise.
     Vmm *vmmOf(const QString &name) const;
     /// The guest RAM file of a sandbox (VmmLaunchConfig::memoryPath).
     QString memoryPathFor(const QString &name) const;
+    /// Makes the directory of the RAM files (root's, mode 0711) if it is gone: it is removed
+    /// with its last file (review finding 7).
+    Result<void> ensureMemoryDir() const;
     /// Replaces the sandbox's RAM file by a fresh, empty (sparse) one of its memory size,
     /// owned by root until start() hands it to the VMM user. Returns its descriptor (the
     /// caller closes it). InvalidState unless the sandbox is stopped.
@@ -153,6 +182,7 @@ public:
     Result<void> refreshCredentials(const QString &name);
 
     const SandboxServiceConfig &config() const { return m_config; }
+    const ImageStore &images() const { return m_images; }
 
 Q_SIGNALS:
     void sandboxChanged(const airlock::Sandbox &sandbox);
@@ -165,10 +195,16 @@ Q_SIGNALS:
 
 private:
     /// Kills a VMM that still runs for a sandbox recorded as stopped (see the .cpp for why).
-    void killOrphanVmm(const QString &name) const;
+    /// With `wait`, returns once the killed process is gone (its tap is then free).
+    void killOrphanVmm(const QString &name, bool wait = false) const;
+    Result<Sandbox> startOnce(const QString &name, int incomingStateFd, StartSource source,
+                              bool *usedTemplate);
     struct Entry
     {
         SandboxRecord record() const;
+        bool internal = false; ///< a helper's own guest: not stored, not announced
+        bool refreshing = false; ///< an identity refresh awaits the guest's answer
+        std::vector<std::function<void()>> settled; ///< whenSettled() callbacks
         Sandbox sandbox;
         VmmRuntimeInfo runtime;
         EgressPolicy policy;
@@ -212,6 +248,16 @@ private:
     Result<QList<SeedFile>> seedFilesWith(const QString &name, const QByteArray &caCertificatePem);
     /// Persists and announces.
     void commit(Entry &entry);
+    void announce(const Entry &entry);
+    /// Tells a guest that did not boot (template, restore, fork) its identity and seed files
+    /// through its agent; records identityWarning when it does not confirm in time.
+    void refreshIdentity(Entry &entry, StartSource from);
+    void identityRefreshed(Entry &entry, StartSource from, const Result<void> &done);
+    void settle(Entry &entry);
+    /// Brings a re-adopted VMM's recorded run state in line with QEMU's (review finding 1).
+    void reconcileRunState(Entry &entry);
+    /// Kills and forgets what a crashed helper's internal guests left (runtime dirs, VMMs).
+    void removeInternalLeftovers();
 
     Registry &m_registry;
     ConsoleHub &m_consoles;
@@ -222,6 +268,7 @@ private:
     std::optional<AddressPool> m_pool;
     BindingStore m_bindings;
     CredentialSource m_credentialSource;
+    TemplateSource m_templates;
 };
 
 } // namespace airlock

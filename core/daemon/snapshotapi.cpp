@@ -22,6 +22,10 @@ Result<QString> nameParam(const QJsonObject &params, const QString &key = QStrin
     auto name = json::readString(params, key);
     if (!name)
         return name;
+    // The helper's own guests (template preparation) are nobody's to attach to, type into or
+    // snapshot: what a client typed there would be in every sandbox started from the template.
+    if (name->startsWith(SandboxService::kInternalPrefix))
+        return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(*name));
     return validateName(*name);
 }
 
@@ -85,18 +89,29 @@ void SnapshotApi::registerMethods()
             return std::unexpected(name.error());
         return asJson(m_sandboxes.resume(*name));
     });
-    add(method::SnapshotCreate, [this](const QJsonObject &params) -> Result<QJsonValue> {
-        auto name = nameParam(params);
-        auto label = json::readString(params, QStringLiteral("label"), QString());
-        if (!name)
-            return std::unexpected(name.error());
-        if (!label)
-            return std::unexpected(label.error());
-        return asJson(m_snapshots.create(*name, *label));
-    });
+    // Answered once the snapshot is stored; the chunks are written on a worker meanwhile.
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::SnapshotCreate),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            auto name = nameParam(params);
+            auto label = json::readString(params, QStringLiteral("label"), QString());
+            if (!name)
+                return reply(std::unexpected(name.error()));
+            if (!label)
+                return reply(std::unexpected(label.error()));
+            m_snapshots.createAsync(
+                *name, *label, SnapshotKind::Manual,
+                [reply](const Result<Snapshot> &snapshot) { reply(asJson(snapshot)); });
+        });
     add(method::SnapshotList, [this](const QJsonObject &p) { return list(p); });
-    add(method::SnapshotRestore, [this](const QJsonObject &p) { return restore(p); });
-    add(method::SnapshotFork, [this](const QJsonObject &p) { return fork(p); });
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::SnapshotRestore),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            restore(params, std::move(reply));
+        });
+    m_server.addDeferredMethod(QString::fromLatin1(method::SnapshotFork),
+                               [this](const RpcContext &, const QJsonObject &params,
+                                      RpcServer::Reply reply) { fork(params, std::move(reply)); });
     add(method::SnapshotDelete, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto id = snapshotParam(params);
         if (!id)
@@ -124,6 +139,8 @@ void SnapshotApi::registerMethods()
         return asJson(m_snapshots.rename(*id, *label));
     });
     add(method::SnapshotSchedule, [this](const QJsonObject &p) { return schedule(p); });
+    add(method::TemplateList, [this](const QJsonObject &) { return templates(); });
+    add(method::TemplatePrepare, [this](const QJsonObject &p) { return prepareTemplate(p); });
 }
 
 Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
@@ -156,37 +173,93 @@ Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
     return result;
 }
 
-Result<QJsonValue> SnapshotApi::restore(const QJsonObject &params)
+void SnapshotApi::restore(const QJsonObject &params, RpcServer::Reply reply)
 {
     auto name = nameParam(params);
     auto id = snapshotParam(params);
     if (!name)
-        return std::unexpected(name.error());
+        return reply(std::unexpected(name.error()));
     if (!id)
-        return std::unexpected(id.error());
-    auto safety = m_snapshots.restoreSnapshot(*name, *id);
-    if (!safety)
-        return std::unexpected(safety.error());
-    auto sandbox = m_sandboxes.get(*name);
-    if (!sandbox)
-        return std::unexpected(sandbox.error());
-    return QJsonObject {
-        {QStringLiteral("sandbox"), sandbox->toJson()},
-        {QStringLiteral("safety"), *safety ? QJsonValue((*safety)->toJson()) : QJsonValue()}};
+        return reply(std::unexpected(id.error()));
+    m_snapshots.restoreSnapshot(
+        *name, *id, [this, name = *name, reply](const Result<std::optional<Snapshot>> &safety) {
+            if (!safety)
+                return reply(std::unexpected(safety.error()));
+            const QJsonValue safetyJson = *safety ? QJsonValue((*safety)->toJson()) : QJsonValue();
+            // Once the restored guest answered its identity refresh.
+            m_sandboxes.whenSettled(name, [this, name, safetyJson, reply] {
+                auto sandbox = m_sandboxes.get(name);
+                if (!sandbox)
+                    return reply(std::unexpected(sandbox.error()));
+                reply(QJsonObject {{QStringLiteral("sandbox"), sandbox->toJson()},
+                                   {QStringLiteral("safety"), safetyJson}});
+            });
+        });
 }
 
-Result<QJsonValue> SnapshotApi::fork(const QJsonObject &params)
+void SnapshotApi::fork(const QJsonObject &params, RpcServer::Reply reply)
 {
     auto id = snapshotParam(params);
     auto name = nameParam(params);
     if (!id)
-        return std::unexpected(id.error());
+        return reply(std::unexpected(id.error()));
     if (!name)
-        return std::unexpected(name.error());
-    auto forked = m_snapshots.fork(*id, *name);
+        return reply(std::unexpected(name.error()));
+    auto bindings = json::readBool(params, QStringLiteral("bindings"), false);
+    if (!bindings)
+        return reply(std::unexpected(bindings.error()));
+    int copied = 0;
+    auto forked = m_snapshots.fork(*id, *name, *bindings, &copied);
     if (!forked)
-        return std::unexpected(forked.error());
-    return asJson(m_sandboxes.get(*forked));
+        return reply(std::unexpected(forked.error()));
+    // Once the fork's guest answered its identity refresh.
+    m_sandboxes.whenSettled(*forked, [this, name = *forked, copied, reply] {
+        auto sandbox = m_sandboxes.get(name);
+        if (!sandbox)
+            return reply(std::unexpected(sandbox.error()));
+        // The Sandbox, plus what was done with the original's credential bindings.
+        QJsonObject result = sandbox->toJson();
+        result.insert(QStringLiteral("bindingsCopied"), copied);
+        reply(result);
+    });
+}
+
+Result<QJsonValue> SnapshotApi::templates()
+{
+    auto all = m_snapshots.list(QString());
+    if (!all)
+        return std::unexpected(all.error());
+    QJsonArray templates;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind != SnapshotKind::Template)
+            continue;
+        SandboxSpec shape;
+        shape.image = snapshot.image;
+        shape.vcpus = snapshot.vcpus;
+        shape.memoryMib = snapshot.memoryMib;
+        const auto key = m_snapshots.templateKey(shape);
+        QJsonObject object = snapshot.toJson();
+        object.insert(QStringLiteral("current"), key && *key == snapshot.templateKey);
+        templates.append(object);
+    }
+    return QJsonObject {{QStringLiteral("templates"), templates}};
+}
+
+Result<QJsonValue> SnapshotApi::prepareTemplate(const QJsonObject &params)
+{
+    QJsonObject spec = params;
+    spec.insert(QStringLiteral("name"), QStringLiteral("template"));
+    auto shape = SandboxSpec::fromJson(spec);
+    if (!shape)
+        return std::unexpected(shape.error());
+    if (auto valid = shape->validate(); !valid)
+        return std::unexpected(valid.error());
+    auto prepared = m_snapshots.prepareTemplate(*shape);
+    if (!prepared)
+        return std::unexpected(prepared.error());
+    return QJsonObject {
+        {QStringLiteral("template"), *prepared ? QJsonValue((*prepared)->toJson()) : QJsonValue()},
+        {QStringLiteral("preparing"), !*prepared && m_snapshots.isPreparing(*shape)}};
 }
 
 Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)

@@ -23,9 +23,11 @@ public:
 private:
     void registerMethods();
     Result<QJsonValue> list(const QJsonObject &params);
-    Result<QJsonValue> restore(const QJsonObject &params);
-    Result<QJsonValue> fork(const QJsonObject &params);
+    void restore(const QJsonObject &params, RpcServer::Reply reply);
+    void fork(const QJsonObject &params, RpcServer::Reply reply);
     Result<QJsonValue> schedule(const QJsonObject &params);
+    Result<QJsonValue> templates();
+    Result<QJsonValue> prepareTemplate(const QJsonObject &params);
 
     RpcServer &m_server;
     HelperApi &m_api;

@@ -1,16 +1,27 @@
 #include "core/daemon/snapshotservice.h"
 
+#include "core/daemon/bindingstore.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/model/names.h"
 #include "core/snapshot/retention.h"
 #include "core/snapshot/sparsecopy.h"
+#include "core/vmm/guestagent.h"
+#include "core/vmm/imagestore.h"
+#include "core/vmm/qemucommand.h"
 #include "core/vmm/vmm.h"
 
+#include <QCryptographicHash>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QLoggingCategory>
+#include <QPointer>
+#include <QRandomGenerator>
+#include <QThread>
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -50,6 +61,8 @@ public:
             ::close(m_fd);
     }
     int fd() const { return m_fd; }
+    /// Hands the descriptor to the caller.
+    int release() { return std::exchange(m_fd, -1); }
     Result<QByteArray> readAll(qint64 maxBytes) const
     {
         struct stat info;
@@ -88,6 +101,27 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
     connect(&m_sandboxes, &SandboxService::sandboxRemoved, this,
             &SnapshotService::onSandboxRemoved);
     connect(&m_timer, &QTimer::timeout, this, &SnapshotService::runSchedules);
+    m_sandboxes.setTemplateSource(
+        [this](const QString &name, const SandboxSpec &spec) { return templateState(name, spec); });
+}
+
+SnapshotService::~SnapshotService()
+{
+    // A store in flight finishes its manifest; its row is never recorded (the completion is
+    // posted to this object), so the next helper's reconcile() removes it.
+    for (QThread *worker : std::as_const(m_workers))
+        worker->wait();
+    m_sandboxes.setTemplateSource({});
+    // Unlike sandboxes, a half-prepared template guest is of no use to the next helper.
+    for (const QString &guest : std::as_const(m_preparing))
+        m_sandboxes.kill(guest);
+    // The caches live in tmpfs (RAM): they go with the helper and come back on demand.
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &snapshot : *all) {
+            if (snapshot.kind == SnapshotKind::Template)
+                dropTemplateCache(snapshot.id);
+        }
+    }
 }
 
 Result<void> SnapshotService::restore()
@@ -102,6 +136,17 @@ Result<void> SnapshotService::restore()
            static_cast<long long>(report->garbage.chunksRemoved),
            static_cast<long long>(report->garbage.bytesFreed),
            static_cast<long long>(report->garbage.leftoversRemoved));
+    if (m_templateOptions.automatic) {
+        // The default image's template, unless it has a current one (docs/snapshots.md).
+        QTimer::singleShot(0, this, [this] {
+            const SandboxSpec shape;
+            if (!m_sandboxes.images().find(shape.image))
+                return;
+            if (auto prepared = prepareTemplate(shape, /*automatic=*/true); !prepared)
+                qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(shape.image),
+                          qPrintable(prepared.error().message));
+        });
+    }
     return {};
 }
 
@@ -113,11 +158,131 @@ void SnapshotService::startSchedules(int checkIntervalMs)
 Result<Snapshot> SnapshotService::create(const QString &name, const QString &label,
                                          SnapshotKind kind)
 {
+    if (kind == SnapshotKind::Template)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("templates are made by prepareTemplate()"));
+    return capture(name, label, kind, QString());
+}
+
+/// A guest's state taken while it stood still, waiting to be stored.
+struct SnapshotService::Capture
+{
+    Snapshot meta;
+    std::optional<SparseCopy> memory;
+    QByteArray deviceState;
+    std::optional<SparseCopy> disk; ///< the root disk's overlay, for images with a disk
+    QByteArray diskIdentity; ///< the base the overlay was made on (disk:vda:base)
+    qint64 savedMs = 0;
+    qint64 copiedMs = 0;
+};
+
+Result<Snapshot> SnapshotService::capture(const QString &name, const QString &label,
+                                          SnapshotKind kind, const QString &templateKey)
+{
+    auto taken = captureState(name, label, kind, templateKey);
+    if (!taken)
+        return std::unexpected(taken.error());
+    auto staged = m_archive.stage((*taken)->meta, objectsOf(**taken));
+    if (!staged)
+        return staged;
+    return record(name, **taken, *staged);
+}
+
+void SnapshotService::createAsync(const QString &name, const QString &label, SnapshotKind kind,
+                                  std::function<void(const Result<Snapshot> &)> done)
+{
+    if (kind == SnapshotKind::Template) {
+        done(fail(ErrorKind::InvalidParams,
+                  QStringLiteral("templates are made by prepareTemplate()")));
+        return;
+    }
+    auto taken = captureState(name, label, kind, QString());
+    if (!taken) {
+        done(std::unexpected(taken.error()));
+        return;
+    }
+    std::shared_ptr<Capture> capture = std::move(*taken);
+    m_storing.insert(name);
+    // Hashing, compressing and writing the chunks (about a second for a booted 256 MiB guest)
+    // on a worker; the row is recorded back on this thread, which owns the registry.
+    QPointer<SnapshotService> self(this);
+    SnapshotArchive *archive = &m_archive;
+    QThread *worker = QThread::create([self, archive, capture, name, done] {
+        auto staged = archive->stage(capture->meta, objectsOf(*capture));
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, capture, name, done, staged] {
+                self->m_storing.remove(name);
+                if (!staged) {
+                    done(std::unexpected(staged.error()));
+                    return;
+                }
+                done(self->record(name, *capture, *staged));
+            },
+            Qt::QueuedConnection);
+    });
+    m_workers.append(worker);
+    connect(worker, &QThread::finished, this, [this, worker] {
+        m_workers.removeOne(worker);
+        worker->deleteLater();
+    });
+    worker->start();
+}
+
+std::vector<SnapshotArchive::Object> SnapshotService::objectsOf(const Capture &capture)
+{
+    std::vector<SnapshotArchive::Object> objects {
+        {kMemory, capture.memory->bytes()},
+        {kDeviceState,
+         std::span<const char>(capture.deviceState.constData(),
+                               size_t(capture.deviceState.size()))}};
+    if (capture.disk) {
+        objects.push_back({kDisk, capture.disk->bytes()});
+        objects.push_back({kDiskBase,
+                           std::span<const char>(capture.diskIdentity.constData(),
+                                                 size_t(capture.diskIdentity.size()))});
+    }
+    return objects;
+}
+
+Result<Snapshot> SnapshotService::record(const QString &name, const Capture &capture,
+                                         const Snapshot &staged)
+{
+    // A sandbox deleted while its snapshot was stored takes that snapshot with it.
+    if (!staged.sandbox.isEmpty() && !m_sandboxes.get(name)) {
+        m_archive.store().removeManifest(staged.id);
+        return fail(
+            ErrorKind::NotFound,
+            QStringLiteral("sandbox '%1' was deleted while its snapshot was stored").arg(name));
+    }
+    auto committed = m_archive.record(staged);
+    if (!committed)
+        return committed;
+    qCInfo(lcSnapshots,
+           "%s: %s snapshot %s, guest paused %lld ms (device state %lld ms, %lld bytes of RAM "
+           "and %lld of disk copied in %lld ms)",
+           qPrintable(name), qPrintable(snapshotKindName(committed->kind)),
+           qPrintable(committed->id), static_cast<long long>(committed->pauseMs),
+           static_cast<long long>(capture.savedMs),
+           static_cast<long long>(capture.memory->dataBytes()),
+           static_cast<long long>(capture.disk ? capture.disk->dataBytes() : 0),
+           static_cast<long long>(capture.copiedMs));
+    Q_EMIT snapshotChanged(committed->sandbox, *committed);
+    return committed;
+}
+
+Result<std::shared_ptr<SnapshotService::Capture>>
+SnapshotService::captureState(const QString &name, const QString &label, SnapshotKind kind,
+                              const QString &templateKey)
+{
     auto sandbox = m_sandboxes.get(name);
     if (!sandbox)
         return std::unexpected(sandbox.error());
     if (auto valid = Snapshot::validateLabel(label); !valid)
         return std::unexpected(valid.error());
+    if (m_storing.contains(name))
+        return fail(ErrorKind::Busy,
+                    QStringLiteral("a snapshot of sandbox '%1' is still being stored").arg(name));
     Vmm *vmm = m_sandboxes.vmmOf(name);
     const bool running = sandbox->state == SandboxState::Running;
     if ((!running && sandbox->state != SandboxState::Paused) || !vmm)
@@ -141,8 +306,9 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
         if (auto ok = vmm->pause(); !ok)
             return std::unexpected(ok.error());
     }
+    auto capture = std::make_shared<Capture>();
     auto saved = vmm->saveDeviceState(state->fd());
-    const qint64 savedMs = paused.elapsed();
+    capture->savedMs = paused.elapsed();
     auto memory = saved ? SparseCopy::of(m_sandboxes.memoryPathFor(name))
                         : Result<SparseCopy>(std::unexpected(saved.error()));
     // The disk overlay too: QMP stop drained and flushed every block device, and the migration
@@ -151,7 +317,7 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     std::optional<Result<SparseCopy>> disk;
     if (hasDisk && memory)
         disk.emplace(SparseCopy::of(m_sandboxes.diskPathFor(name)));
-    const qint64 copiedMs = paused.elapsed() - savedMs;
+    capture->copiedMs = paused.elapsed() - capture->savedMs;
     // Resumed also after a failure: a snapshot that did not work must not stop the guest.
     const Result<void> resumed = running ? vmm->resume() : vmm->pause();
     const qint64 pauseMs = paused.elapsed();
@@ -165,10 +331,20 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     auto deviceState = state->readAll(kMaxDeviceStateBytes);
     if (!deviceState)
         return std::unexpected(deviceState.error());
+    capture->memory.emplace(std::move(*memory));
+    capture->deviceState = *deviceState;
+    if (disk) {
+        capture->disk.emplace(std::move(**disk));
+        capture->diskIdentity = diskIdentity;
+    }
 
-    Snapshot meta;
-    meta.sandbox = name;
-    meta.parent = m_archive.catalog().head(name);
+    Snapshot &meta = capture->meta;
+    // A template belongs to no sandbox and starts no tree.
+    const bool isTemplate = kind == SnapshotKind::Template;
+    meta.id = Snapshot::newId();
+    meta.sandbox = isTemplate ? QString() : name;
+    meta.parent = isTemplate ? QString() : m_archive.catalog().head(name);
+    meta.templateKey = templateKey;
     meta.label = label;
     meta.kind = kind;
     meta.createdAt = m_clock();
@@ -176,25 +352,7 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     meta.image = sandbox->spec.image;
     meta.vcpus = sandbox->spec.vcpus;
     meta.memoryMib = sandbox->spec.memoryMib;
-    std::vector<SnapshotArchive::Object> objects {{kMemory, memory->bytes()},
-                                                  {kDeviceState, *deviceState}};
-    if (disk) {
-        objects.push_back({kDisk, (*disk)->bytes()});
-        objects.push_back({kDiskBase, diskIdentity});
-    }
-    auto committed = m_archive.commit(meta, objects);
-    if (!committed)
-        return std::unexpected(committed.error());
-    qCInfo(lcSnapshots,
-           "%s: %s snapshot %s, guest paused %lld ms (device state %lld ms, %lld bytes of RAM "
-           "and %lld of disk copied in %lld ms)",
-           qPrintable(name), qPrintable(snapshotKindName(kind)), qPrintable(committed->id),
-           static_cast<long long>(pauseMs), static_cast<long long>(savedMs),
-           static_cast<long long>(memory->dataBytes()),
-           static_cast<long long>(disk ? (*disk)->dataBytes() : 0),
-           static_cast<long long>(copiedMs));
-    Q_EMIT snapshotChanged(name, *committed);
-    return committed;
+    return capture;
 }
 
 Result<QList<Snapshot>> SnapshotService::list(const QString &sandbox) const
@@ -218,7 +376,8 @@ QString SnapshotService::head(const QString &sandbox) const
     return m_archive.catalog().head(sandbox);
 }
 
-Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
+Result<int> SnapshotService::stageState(const QString &name, const Snapshot &snapshot,
+                                        int memorySource)
 {
     auto manifest = m_archive.store().manifest(snapshot.id);
     if (!manifest)
@@ -248,15 +407,78 @@ Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &sna
     if (!state)
         return std::unexpected(state.error());
     if (auto ok = state->write(*deviceState); !ok)
-        return ok;
+        return std::unexpected(ok.error());
     auto memoryFd = m_sandboxes.createMemoryFile(name);
     if (!memoryFd)
         return std::unexpected(memoryFd.error());
-    const Result<void> written = m_archive.store().writeObjectTo(*memory, *memoryFd);
+    // From the store (decompressing every chunk), or from a file holding the same bytes.
+    Result<void> written;
+    if (memorySource >= 0) {
+        auto copied = SparseCopy::copyExtents(memorySource, *memoryFd);
+        if (!copied)
+            written = std::unexpected(copied.error());
+    } else {
+        written = m_archive.store().writeObjectTo(*memory, *memoryFd);
+    }
     ::close(*memoryFd);
     if (!written)
-        return written;
-    auto started = m_sandboxes.start(name, state->fd());
+        return std::unexpected(written.error());
+    return state->release();
+}
+
+QString SnapshotService::templateCachePath(const QString &id) const
+{
+    // Beside the guests' RAM files (tmpfs, root's directory); no sandbox name starts with '.'.
+    return m_sandboxes.memoryPathFor(QStringLiteral(".template-") + id);
+}
+
+Result<void> SnapshotService::cacheTemplate(const Snapshot &snapshot)
+{
+    const QByteArray path = QFile::encodeName(templateCachePath(snapshot.id));
+    struct stat info;
+    if (::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode))
+        return {};
+    auto manifest = m_archive.store().manifest(snapshot.id);
+    if (!manifest)
+        return std::unexpected(manifest.error());
+    const Manifest::Object *memory = manifest->find(kMemory);
+    if (!memory)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("template %1 holds no memory").arg(snapshot.id));
+    if (auto ready = m_sandboxes.ensureMemoryDir(); !ready)
+        return ready;
+    const QByteArray temporary = path + ".tmp";
+    ::unlink(temporary.constData());
+    const int fd =
+        ::open(temporary.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("cannot create %1: %2")
+                .arg(QFile::decodeName(temporary), QString::fromLocal8Bit(std::strerror(errno))));
+    const Result<void> written = m_archive.store().writeObjectTo(*memory, fd);
+    ::close(fd);
+    if (!written || ::rename(temporary.constData(), path.constData()) != 0) {
+        ::unlink(temporary.constData());
+        return written ? fail(ErrorKind::OperationFailed,
+                              QStringLiteral("cannot rename %1").arg(QFile::decodeName(temporary)))
+                       : written;
+    }
+    return {};
+}
+
+void SnapshotService::dropTemplateCache(const QString &id)
+{
+    ::unlink(QFile::encodeName(templateCachePath(id)).constData());
+}
+
+Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
+{
+    auto state = stageState(name, snapshot);
+    if (!state)
+        return std::unexpected(state.error());
+    auto started = m_sandboxes.start(name, *state, StartSource::Snapshot);
+    ::close(*state);
     if (!started)
         return std::unexpected(started.error());
     return m_archive.catalog().setHead(name, snapshot.id);
@@ -309,56 +531,271 @@ Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &man
     });
 }
 
-Result<std::optional<Snapshot>> SnapshotService::restoreSnapshot(const QString &name,
-                                                                 const QString &id)
+Result<QString> SnapshotService::templateKey(const SandboxSpec &shape) const
+{
+    auto image = m_sandboxes.images().find(shape.image);
+    if (!image)
+        return std::unexpected(image.error());
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    const auto add = [&hash](const QString &text) {
+        hash.addData(text.toUtf8());
+        hash.addData(QByteArrayView("\n", 1));
+    };
+    add(QStringLiteral("airlock-template-%1").arg(QemuCommand::kDeviceLayoutVersion));
+    add(image->id);
+    add(image->kernelArgs);
+    for (const QString &path : {image->kernelPath, image->initrdPath, QemuCommand::findQemu()}) {
+        const QFileInfo file(path);
+        add(path);
+        add(QString::number(file.size()));
+        add(QString::number(file.lastModified().toMSecsSinceEpoch()));
+    }
+    add(accelerationName(m_sandboxes.config().acceleration));
+    add(QString::number(shape.vcpus));
+    add(QString::number(shape.memoryMib));
+    return QString::fromLatin1(hash.result().toHex().left(32));
+}
+
+std::optional<Snapshot> SnapshotService::currentTemplate(const SandboxSpec &shape) const
+{
+    auto key = templateKey(shape);
+    auto all = m_archive.catalog().list();
+    if (!key || !all)
+        return std::nullopt;
+    std::optional<Snapshot> newest;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind == SnapshotKind::Template && snapshot.templateKey == *key
+            && (!newest || snapshot.createdAt > newest->createdAt))
+            newest = snapshot;
+    }
+    return newest;
+}
+
+bool SnapshotService::isPreparing(const SandboxSpec &shape) const
+{
+    auto key = templateKey(shape);
+    return key && m_preparing.contains(*key);
+}
+
+Result<std::optional<Snapshot>> SnapshotService::prepareTemplate(const SandboxSpec &shape,
+                                                                 bool automatic)
+{
+    SandboxSpec spec = shape;
+    spec.name = QStringLiteral("x"); // validated below with the guest's own name
+    if (auto valid = spec.validate(); !valid)
+        return std::unexpected(valid.error());
+    auto key = templateKey(shape);
+    if (!key)
+        return std::unexpected(key.error());
+    // Its memory would hold the template guest's page cache and mounted root filesystem, which
+    // no new sandbox's fresh overlay matches (SandboxService boots those cold).
+    if (auto image = m_sandboxes.images().find(shape.image); image && !image->diskPath.isEmpty())
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("image '%1' has a root disk; its sandboxes always boot cold")
+                        .arg(shape.image));
+    if (auto existing = currentTemplate(shape))
+        return existing;
+    if (m_preparing.contains(*key))
+        return std::optional<Snapshot>();
+    // An image whose guest never gets ready (no agent, a broken init) is not booted again and
+    // again by every start that misses its template; a request (template.prepare) still is.
+    if (automatic && m_failedKeys.contains(*key))
+        return std::optional<Snapshot>();
+    m_failedKeys.remove(*key);
+    const QString guest = QString(SandboxService::kInternalPrefix)
+        + QString::number(QRandomGenerator::system()->generate(), 16).rightJustified(8, u'0');
+    spec.name = guest;
+    spec.boot = BootMode::Cold;
+    if (auto created = m_sandboxes.create(spec, /*internal=*/true); !created)
+        return std::unexpected(created.error());
+    if (auto started = m_sandboxes.start(guest); !started) {
+        m_sandboxes.remove(guest);
+        return std::unexpected(started.error());
+    }
+    Vmm *vmm = m_sandboxes.vmmOf(guest);
+    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
+    if (!agent) {
+        m_sandboxes.kill(guest);
+        m_sandboxes.remove(guest);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the template guest has no agent channel"));
+    }
+    m_preparing.insert(*key, guest);
+    qCInfo(lcSnapshots, "preparing a template of image %s (%d vCPU, %d MiB) in %s",
+           qPrintable(shape.image), shape.vcpus, shape.memoryMib, qPrintable(guest));
+    const QString id = *key;
+    const auto stillPreparing = [this, id, guest] { return m_preparing.value(id) == guest; };
+    const auto onReady = [this, id, guest, shape, stillPreparing] {
+        // The init goes on to start the console shell; let it, so a template start has one.
+        QTimer::singleShot(m_templateOptions.settleMs, this,
+                           [this, id, guest, shape, stillPreparing] {
+                               if (stillPreparing())
+                                   captureTemplate(id, guest, shape);
+                           });
+    };
+    connect(agent, &GuestAgent::ready, this, onReady);
+    if (agent->isReady())
+        onReady();
+    connect(vmm, &Vmm::exited, this, [this, id, guest, stillPreparing](const QString &reason) {
+        if (stillPreparing())
+            endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
+    });
+    QTimer::singleShot(m_templateOptions.readyTimeoutMs, this, [this, id, guest, stillPreparing] {
+        if (stillPreparing())
+            endTemplateGuest(id, guest,
+                             QStringLiteral("its guest agent did not start within %1 ms")
+                                 .arg(m_templateOptions.readyTimeoutMs));
+    });
+    return std::optional<Snapshot>();
+}
+
+void SnapshotService::captureTemplate(const QString &key, const QString &guest,
+                                      const SandboxSpec &shape)
+{
+    auto made = capture(guest,
+                        QStringLiteral("template of image %1 (%2 vCPU, %3 MiB)")
+                            .arg(shape.image)
+                            .arg(shape.vcpus)
+                            .arg(shape.memoryMib),
+                        SnapshotKind::Template, key);
+    endTemplateGuest(key, guest, made ? QString() : made.error().message);
+    if (!made)
+        return;
+    // One template per image and shape: older ones (a rebuilt image, another QEMU) go.
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &old : *all) {
+            if (old.kind == SnapshotKind::Template && old.id != made->id && old.image == shape.image
+                && old.vcpus == shape.vcpus && old.memoryMib == shape.memoryMib
+                && m_archive.remove(old.id)) {
+                qCInfo(lcSnapshots, "removed the stale template %s", qPrintable(old.id));
+                Q_EMIT snapshotRemoved(QString(), old.id);
+            }
+        }
+        m_archive.collectGarbage();
+    }
+    if (auto cached = cacheTemplate(*made); !cached)
+        qCWarning(lcSnapshots, "template %s: %s", qPrintable(made->id),
+                  qPrintable(cached.error().message));
+    qCInfo(lcSnapshots, "template %s of image %s ready", qPrintable(made->id),
+           qPrintable(shape.image));
+}
+
+void SnapshotService::endTemplateGuest(const QString &key, const QString &guest,
+                                       const QString &failure)
+{
+    m_preparing.remove(key);
+    if (!failure.isEmpty())
+        m_failedKeys.insert(key);
+    m_sandboxes.kill(guest);
+    if (auto removed = m_sandboxes.remove(guest); !removed)
+        qCWarning(lcSnapshots, "%s: %s", qPrintable(guest), qPrintable(removed.error().message));
+    if (!failure.isEmpty()) {
+        qCWarning(lcSnapshots, "no template from %s: %s", qPrintable(guest), qPrintable(failure));
+        Q_EMIT templateFailed(key, failure);
+    }
+}
+
+Result<int> SnapshotService::templateState(const QString &name, const SandboxSpec &spec)
+{
+    auto current = currentTemplate(spec);
+    if (!current) {
+        if (m_templateOptions.automatic && !isPreparing(spec)) {
+            // After this start (which boots cold): the next one of this shape is fast.
+            QTimer::singleShot(0, this, [this, spec] {
+                if (auto prepared = prepareTemplate(spec, /*automatic=*/true); !prepared)
+                    qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(spec.image),
+                              qPrintable(prepared.error().message));
+            });
+        }
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("no template of image %1 with %2 vCPU and %3 MiB")
+                        .arg(spec.image)
+                        .arg(spec.vcpus)
+                        .arg(spec.memoryMib));
+    }
+    // The template's memory, decompressed once into tmpfs: a start then copies only its data
+    // extents in the kernel instead of reading thousands of chunks.
+    if (auto cached = cacheTemplate(*current); cached) {
+        const int source = ::open(QFile::encodeName(templateCachePath(current->id)).constData(),
+                                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (source >= 0) {
+            auto staged = stageState(name, *current, source);
+            ::close(source);
+            if (staged)
+                return staged;
+            qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(staged.error().message));
+        }
+    } else {
+        qCWarning(lcSnapshots, "template %s: %s", qPrintable(current->id),
+                  qPrintable(cached.error().message));
+    }
+    return stageState(name, *current);
+}
+
+void SnapshotService::restoreSnapshot(
+    const QString &name, const QString &id,
+    std::function<void(const Result<std::optional<Snapshot>> &)> done)
 {
     auto snapshot = get(id);
     if (!snapshot)
-        return std::unexpected(snapshot.error());
+        return done(std::unexpected(snapshot.error()));
     auto sandbox = m_sandboxes.get(name);
     if (!sandbox)
-        return std::unexpected(sandbox.error());
+        return done(std::unexpected(sandbox.error()));
     // Another sandbox's memory carries that sandbox's hostname, addresses and CA: restoring it
     // here would run a guest with a borrowed identity on a link that expects another.
     if (snapshot->sandbox != name)
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("snapshot %1 was taken of %2, not of sandbox '%3'; start a new "
-                                   "sandbox from it with snapshot.fork")
-                        .arg(id,
-                             snapshot->sandbox.isEmpty()
-                                 ? QStringLiteral("no sandbox (a template)")
-                                 : QStringLiteral("sandbox '%1'").arg(snapshot->sandbox),
-                             name));
+        return done(fail(ErrorKind::InvalidParams,
+                         QStringLiteral("snapshot %1 was taken of %2, not of sandbox '%3'; start "
+                                        "a new sandbox from it with snapshot.fork")
+                             .arg(id,
+                                  snapshot->sandbox.isEmpty()
+                                      ? QStringLiteral("no sandbox (a template)")
+                                      : QStringLiteral("sandbox '%1'").arg(snapshot->sandbox),
+                                  name)));
     // A disk that cannot be restored is refused before the running guest is stopped for it.
     auto manifest = m_archive.store().manifest(id);
     if (!manifest)
-        return std::unexpected(manifest.error());
+        return done(std::unexpected(manifest.error()));
     if (auto disk = diskToRestore(name, *manifest); !disk)
-        return std::unexpected(disk.error());
-    std::optional<Snapshot> safety;
+        return done(std::unexpected(disk.error()));
+    const auto restore = [this, name, target = *snapshot, done](std::optional<Snapshot> safety) {
+        // Stopped meanwhile (by a client) is fine: the restore starts it.
+        if (safety) {
+            if (auto killed = m_sandboxes.kill(name);
+                !killed && killed.error().kind != ErrorKind::InvalidState)
+                return done(std::unexpected(killed.error()));
+        }
+        if (auto started = startFrom(name, target); !started)
+            return done(std::unexpected(started.error()));
+        qCInfo(lcSnapshots, "%s: restored snapshot %s", qPrintable(name), qPrintable(target.id));
+        done(safety);
+    };
     if (sandbox->state == SandboxState::Running || sandbox->state == SandboxState::Paused) {
-        auto taken =
-            create(name, QStringLiteral("before restoring %1").arg(id), SnapshotKind::Safety);
-        if (!taken)
-            return fail(taken.error().kind,
-                        QStringLiteral("the safety snapshot failed, nothing was restored: %1")
-                            .arg(taken.error().message));
-        safety = *taken;
-        if (auto killed = m_sandboxes.kill(name); !killed)
-            return std::unexpected(killed.error());
-    } else if (sandbox->state != SandboxState::Stopped) {
-        return fail(
-            ErrorKind::InvalidState,
-            QStringLiteral("sandbox '%1' is %2").arg(name, sandboxStateName(sandbox->state)));
+        // The safety snapshot is stored (on a worker) before anything is replaced.
+        createAsync(name, QStringLiteral("before restoring %1").arg(id), SnapshotKind::Safety,
+                    [restore, done](const Result<Snapshot> &taken) {
+                        if (!taken)
+                            return done(fail(taken.error().kind,
+                                             QStringLiteral("the safety snapshot failed, nothing "
+                                                            "was restored: %1")
+                                                 .arg(taken.error().message)));
+                        restore(*taken);
+                    });
+        return;
     }
-    if (auto started = startFrom(name, *snapshot); !started)
-        return std::unexpected(started.error());
-    qCInfo(lcSnapshots, "%s: restored snapshot %s", qPrintable(name), qPrintable(id));
-    return safety;
+    if (sandbox->state != SandboxState::Stopped)
+        return done(
+            fail(ErrorKind::InvalidState,
+                 QStringLiteral("sandbox '%1' is %2").arg(name, sandboxStateName(sandbox->state))));
+    restore(std::nullopt);
 }
 
-Result<QString> SnapshotService::fork(const QString &id, const QString &name)
+Result<QString> SnapshotService::fork(const QString &id, const QString &name, bool copyBindings,
+                                      int *copied)
 {
+    if (copied)
+        *copied = 0;
     auto snapshot = get(id);
     if (!snapshot)
         return std::unexpected(snapshot.error());
@@ -371,16 +808,36 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name)
     spec.memoryMib = snapshot->memoryMib;
     if (auto created = m_sandboxes.create(spec); !created)
         return std::unexpected(created.error());
+    // No half-made fork: on any failure the new sandbox goes again (its bindings with it).
+    const auto undo = [this, &name](const Error &error) -> Result<QString> {
+        m_sandboxes.kill(name);
+        m_sandboxes.remove(name);
+        return std::unexpected(error);
+    };
     if (!snapshot->sandbox.isEmpty()) {
         if (auto policy = m_sandboxes.policy(snapshot->sandbox))
             m_sandboxes.setPolicy(name, *policy);
     }
-    if (auto started = startFrom(name, *snapshot); !started) {
-        // No half-made fork: the new sandbox goes again.
-        m_sandboxes.kill(name);
-        m_sandboxes.remove(name);
-        return std::unexpected(started.error());
+    if (copyBindings && !snapshot->sandbox.isEmpty()) {
+        if (!m_bindings)
+            return undo(Error {ErrorKind::BackendUnavailable,
+                               QStringLiteral("credential bindings are not available")});
+        auto bindings = m_bindings->list(snapshot->sandbox);
+        if (!bindings)
+            return undo(bindings.error());
+        for (CredentialBinding binding : *bindings) {
+            // Placeholders are per sandbox and made on first use: the fork gets its own.
+            binding.id = 0;
+            binding.sandbox = name;
+            binding.stats = {};
+            if (auto added = m_bindings->add(binding); !added)
+                return undo(added.error());
+            if (copied)
+                ++*copied;
+        }
     }
+    if (auto started = startFrom(name, *snapshot); !started)
+        return undo(started.error());
     qCInfo(lcSnapshots, "forked %s from snapshot %s of %s", qPrintable(name), qPrintable(id),
            qPrintable(snapshot->sandbox));
     return name;
@@ -393,6 +850,8 @@ Result<void> SnapshotService::remove(const QString &id)
         return std::unexpected(snapshot.error());
     if (auto removed = m_archive.remove(id); !removed)
         return removed;
+    if (snapshot->kind == SnapshotKind::Template)
+        dropTemplateCache(id);
     if (auto collected = m_archive.collectGarbage(); !collected)
         qCWarning(lcSnapshots, "garbage collection: %s", qPrintable(collected.error().message));
     Q_EMIT snapshotRemoved(snapshot->sandbox, id);
@@ -459,19 +918,37 @@ void SnapshotService::runSchedules()
                 last = snapshot.createdAt;
         }
         const bool due = !last.isValid() || last.secsTo(now) >= schedule.intervalMinutes * 60LL;
-        if (due && sandbox.state == SandboxState::Running) {
-            if (auto taken = create(name, QString(), SnapshotKind::Automatic))
-                snapshots->append(*taken);
-            else
-                qCWarning(lcSnapshots, "%s: automatic snapshot failed: %s", qPrintable(name),
-                          qPrintable(taken.error().message));
+        if (due && sandbox.state == SandboxState::Running && !m_storing.contains(name)) {
+            // Retention once the new snapshot is stored (it counts as the newest).
+            createAsync(name, QString(), SnapshotKind::Automatic,
+                        [this, name, now](const Result<Snapshot> &taken) {
+                            if (!taken)
+                                qCWarning(lcSnapshots, "%s: automatic snapshot failed: %s",
+                                          qPrintable(name), qPrintable(taken.error().message));
+                            applyRetention(name, now);
+                        });
+            continue;
         }
-        for (const QString &id : Retention::expired(*snapshots, schedule, now)) {
-            if (auto removed = m_archive.remove(id); removed)
-                Q_EMIT snapshotRemoved(name, id);
+        applyRetention(name, now);
+    }
+}
+
+void SnapshotService::applyRetention(const QString &name, const QDateTime &now)
+{
+    auto snapshots = m_archive.catalog().list(name);
+    if (!snapshots)
+        return;
+    const SnapshotSchedule schedule = m_archive.catalog().schedule(name);
+    bool removedAny = false;
+    for (const QString &id : Retention::expired(*snapshots, schedule, now)) {
+        if (auto removed = m_archive.remove(id); removed) {
+            removedAny = true;
+            Q_EMIT snapshotRemoved(name, id);
         }
     }
-    m_archive.collectGarbage();
+    // Collecting reads every manifest: only when retention freed something.
+    if (removedAny)
+        m_archive.collectGarbage();
 }
 
 void SnapshotService::onSandboxRemoved(const QString &sandbox)

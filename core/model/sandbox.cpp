@@ -82,6 +82,44 @@ Acceleration accelerationFromName(QStringView name)
     return Acceleration::Unknown;
 }
 
+QString bootModeName(BootMode mode)
+{
+    return mode == BootMode::Cold ? QStringLiteral("cold") : QStringLiteral("template");
+}
+
+std::optional<BootMode> bootModeFromName(QStringView name)
+{
+    if (name == u"template")
+        return BootMode::Template;
+    if (name == u"cold")
+        return BootMode::Cold;
+    return std::nullopt;
+}
+
+QString startSourceName(StartSource source)
+{
+    switch (source) {
+    case StartSource::Boot:
+        return QStringLiteral("boot");
+    case StartSource::Template:
+        return QStringLiteral("template");
+    case StartSource::Snapshot:
+        return QStringLiteral("snapshot");
+    case StartSource::None:
+        break;
+    }
+    return QStringLiteral("");
+}
+
+StartSource startSourceFromName(QStringView name)
+{
+    for (auto source : {StartSource::Boot, StartSource::Template, StartSource::Snapshot}) {
+        if (name == startSourceName(source))
+            return source;
+    }
+    return StartSource::None;
+}
+
 Result<void> SandboxSpec::validate() const
 {
     if (auto ok = validateName(name); !ok)
@@ -106,6 +144,7 @@ QJsonObject SandboxSpec::toJson() const
         {QStringLiteral("vcpus"), vcpus},
         {QStringLiteral("memoryMib"), memoryMib},
         {QStringLiteral("image"), image},
+        {QStringLiteral("boot"), bootModeName(boot)},
     };
 }
 
@@ -128,6 +167,14 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
     auto image = json::readString(object, QStringLiteral("image"), QStringLiteral("default"));
     if (!image)
         return std::unexpected(image.error());
+    auto bootName = json::readString(object, QStringLiteral("boot"), QStringLiteral("template"));
+    if (!bootName)
+        return std::unexpected(bootName.error());
+    const auto boot = bootModeFromName(*bootName);
+    if (!boot)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("field 'boot' must be \"template\" or \"cold\""));
+    spec.boot = *boot;
     spec.name = *name;
     spec.vcpus = int(*vcpus);
     spec.memoryMib = int(*memory);
@@ -145,6 +192,8 @@ QJsonObject Sandbox::toJson() const
     object.insert(QStringLiteral("createdAt"), timeToJson(createdAt));
     object.insert(QStringLiteral("startedAt"), timeToJson(startedAt));
     object.insert(QStringLiteral("vmmPid"), vmmPid);
+    object.insert(QStringLiteral("startedFrom"), startSourceName(startedFrom));
+    object.insert(QStringLiteral("identityWarning"), identityWarning);
     return object;
 }
 
@@ -170,10 +219,13 @@ Result<Sandbox> Sandbox::fromJson(const QJsonObject &object)
     auto created = timeFromJson(object, QStringLiteral("createdAt"));
     auto started = timeFromJson(object, QStringLiteral("startedAt"));
     auto pid = json::readInteger(object, QStringLiteral("vmmPid"), 0, INT_MAX, 0);
+    auto from = json::readString(object, QStringLiteral("startedFrom"), QString());
+    auto identity = json::readString(object, QStringLiteral("identityWarning"), QString());
     for (const Error *error :
          {reason ? nullptr : &reason.error(), accel ? nullptr : &accel.error(),
           warning ? nullptr : &warning.error(), created ? nullptr : &created.error(),
-          started ? nullptr : &started.error(), pid ? nullptr : &pid.error()}) {
+          started ? nullptr : &started.error(), pid ? nullptr : &pid.error(),
+          from ? nullptr : &from.error(), identity ? nullptr : &identity.error()}) {
         if (error)
             return std::unexpected(*error);
     }
@@ -183,6 +235,8 @@ Result<Sandbox> Sandbox::fromJson(const QJsonObject &object)
     sandbox.createdAt = *created;
     sandbox.startedAt = *started;
     sandbox.vmmPid = *pid;
+    sandbox.startedFrom = startSourceFromName(*from);
+    sandbox.identityWarning = *identity;
     return sandbox;
 }
 

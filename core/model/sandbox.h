@@ -24,11 +24,31 @@ enum class Acceleration {
     Tcg, ///< QEMU software emulation (slower; nested KVM on the dev machines fails)
 };
 
+/// How a sandbox's guest boots when it starts (SandboxSpec::boot, `sandbox.create`).
+enum class BootMode {
+    /// From the image's template (a snapshot of the booted image, docs/snapshots.md) when the
+    /// helper has one for this image and shape; otherwise a cold boot.
+    Template,
+    Cold, ///< always boots the kernel
+};
+
+/// Where a running guest's state came from (Sandbox::startedFrom).
+enum class StartSource {
+    None, ///< not running
+    Boot, ///< a cold boot: hostname and network from the kernel command line
+    Template, ///< the image's template, then a new identity through the guest agent
+    Snapshot, ///< a snapshot (restore or fork), then a new identity through the guest agent
+};
+
 /// "stopped", "starting", "running", "stopping", "paused"
 QString sandboxStateName(SandboxState state);
 std::optional<SandboxState> sandboxStateFromName(QStringView name);
 QString accelerationName(Acceleration acceleration); ///< "unknown", "kvm", "tcg"
 Acceleration accelerationFromName(QStringView name);
+QString bootModeName(BootMode mode); ///< "template", "cold"
+std::optional<BootMode> bootModeFromName(QStringView name);
+QString startSourceName(StartSource source); ///< "", "boot", "template", "snapshot"
+StartSource startSourceFromName(QStringView name);
 
 /// What a client asks for in `sandbox.create`. Limits: vCPUs 1..kMaxVcpus, memory
 /// kMinMemoryMib..kMaxMemoryMib MiB, image an image id from the helper's image store.
@@ -44,10 +64,11 @@ struct SandboxSpec
     int vcpus = kDefaultVcpus;
     int memoryMib = kDefaultMemoryMib;
     QString image = QStringLiteral("default");
+    BootMode boot = BootMode::Template;
 
     /// Checks name, image id and ranges; InvalidName or InvalidParams with the field named.
     Result<void> validate() const;
-    /// `{name, vcpus, memoryMib, image}`.
+    /// `{name, vcpus, memoryMib, image, boot}`.
     QJsonObject toJson() const;
     /// Reads the fields above; missing optional fields take defaults; wrong types are
     /// InvalidParams errors naming the field. Does not call validate().
@@ -67,9 +88,15 @@ struct Sandbox
     QDateTime createdAt; ///< UTC
     QDateTime startedAt; ///< UTC; invalid when not running
     qint64 vmmPid = 0; ///< 0 when not running
+    StartSource startedFrom = StartSource::None;
+    /// Set when a guest started from a template or snapshot did not confirm its new identity
+    /// through the guest agent: its hostname, addresses and CA may be the snapshot's, so its
+    /// network may not work. Empty otherwise.
+    QString identityWarning;
 
-    /// `{name, vcpus, memoryMib, image, state, stateReason, acceleration, accelerationWarning,
-    /// createdAt, startedAt, vmmPid}`; times as ISO 8601 UTC with milliseconds, or null.
+    /// `{name, vcpus, memoryMib, image, boot, state, stateReason, acceleration,
+    /// accelerationWarning, createdAt, startedAt, vmmPid, startedFrom, identityWarning}`; times
+    /// as ISO 8601 UTC with milliseconds, or null; startedFrom "" when not running.
     QJsonObject toJson() const;
     static Result<Sandbox> fromJson(const QJsonObject &object);
 

@@ -43,6 +43,9 @@ struct Snapshot
     QString image;
     int vcpus = 1;
     int memoryMib = 256;
+    /// Templates only: what the template was made from (image files, QEMU, shape; see
+    /// SnapshotService::templateKey). A template whose key no longer matches is stale.
+    QString templateKey;
 
     /// `{id, sandbox, parent, label, createdAt, kind, logicalBytes, newBytes, newStoredBytes,
     /// pauseMs, pinned, image, vcpus, memoryMib}`; parent and sandbox null when empty.

@@ -47,6 +47,8 @@ inline constexpr char SnapshotDelete[] = "snapshot.delete";
 inline constexpr char SnapshotPin[] = "snapshot.pin";
 inline constexpr char SnapshotRename[] = "snapshot.rename";
 inline constexpr char SnapshotSchedule[] = "snapshot.schedule";
+inline constexpr char TemplateList[] = "template.list";
+inline constexpr char TemplatePrepare[] = "template.prepare";
 } // namespace method
 
 namespace notification {

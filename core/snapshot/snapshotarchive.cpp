@@ -24,6 +24,14 @@ void SnapshotArchive::setStepHook(std::function<void()> hook)
 
 Result<Snapshot> SnapshotArchive::commit(Snapshot meta, const std::vector<Object> &objects)
 {
+    auto staged = stage(std::move(meta), objects);
+    if (!staged)
+        return staged;
+    return record(*staged);
+}
+
+Result<Snapshot> SnapshotArchive::stage(Snapshot meta, const std::vector<Object> &objects)
+{
     if (meta.id.isEmpty())
         meta.id = Snapshot::newId();
     if (auto id = Snapshot::validateId(meta.id); !id)
@@ -48,6 +56,11 @@ Result<Snapshot> SnapshotArchive::commit(Snapshot meta, const std::vector<Object
     }
     if (auto committed = (*writer)->commit(); !committed)
         return std::unexpected(committed.error());
+    return meta;
+}
+
+Result<Snapshot> SnapshotArchive::record(const Snapshot &meta)
+{
     // The manifest exists; from here a crash leaves a manifest without a row, which
     // reconcile() removes. A failed insert does the same now.
     if (auto inserted = m_catalog.insert(meta); !inserted) {

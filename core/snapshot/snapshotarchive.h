@@ -46,6 +46,13 @@ public:
     /// kind, pause time, guest shape; a missing id or time is filled in), fills in the sizes,
     /// inserts its row and makes it the head of its sandbox. Returns the stored row.
     Result<Snapshot> commit(Snapshot meta, const std::vector<Object> &objects);
+    /// commit() in two halves, for callers that store on a worker thread: stage() writes the
+    /// chunks and the manifest (store only: safe on any thread, concurrently with other
+    /// writers and readers) and returns the row to be; record() inserts it and moves the head
+    /// (the registry's thread only), or removes the manifest again when that fails. A crash
+    /// between the two leaves a manifest without a row, which reconcile() removes.
+    Result<Snapshot> stage(Snapshot meta, const std::vector<Object> &objects);
+    Result<Snapshot> record(const Snapshot &meta);
     /// Deletes a snapshot: row first (children re-linked to its parent), then its manifest.
     /// Chunks are freed by collectGarbage().
     Result<void> remove(const QString &id);

@@ -17,7 +17,7 @@ std::unexpected<Error> sqlFailure(const QString &what, const QSqlError &error)
 
 const QString kColumns = QStringLiteral(
     "id, sandbox, parent, label, created_at, kind, logical_bytes, new_bytes, new_stored_bytes, "
-    "pause_ms, pinned, image, vcpus, memory_mib");
+    "pause_ms, pinned, image, vcpus, memory_mib, template_key");
 
 Snapshot snapshotFrom(const QSqlQuery &query)
 {
@@ -36,6 +36,7 @@ Snapshot snapshotFrom(const QSqlQuery &query)
     s.image = query.value(11).toString();
     s.vcpus = query.value(12).toInt();
     s.memoryMib = query.value(13).toInt();
+    s.templateKey = query.value(14).toString();
     return s;
 }
 
@@ -80,7 +81,7 @@ Result<void> SnapshotCatalog::insert(const Snapshot &s)
     QSqlQuery query(QSqlDatabase::database(m_connection));
     query.prepare(QStringLiteral("INSERT INTO snapshots (%1) VALUES (:id, :sandbox, :parent, "
                                  ":label, :created_at, :kind, :logical, :new, :stored, :pause, "
-                                 ":pinned, :image, :vcpus, :memory)")
+                                 ":pinned, :image, :vcpus, :memory, :template_key)")
                       .arg(kColumns));
     query.bindValue(QStringLiteral(":id"), s.id);
     query.bindValue(QStringLiteral(":sandbox"), s.sandbox);
@@ -96,9 +97,11 @@ Result<void> SnapshotCatalog::insert(const Snapshot &s)
     query.bindValue(QStringLiteral(":image"), s.image);
     query.bindValue(QStringLiteral(":vcpus"), s.vcpus);
     query.bindValue(QStringLiteral(":memory"), s.memoryMib);
+    query.bindValue(QStringLiteral(":template_key"), s.templateKey);
     // COALESCE-free: every text is non-null (QString() binds NULL, so make them empty).
-    for (const QString &key : {QStringLiteral(":sandbox"), QStringLiteral(":parent"),
-                               QStringLiteral(":label"), QStringLiteral(":image")}) {
+    for (const QString &key :
+         {QStringLiteral(":sandbox"), QStringLiteral(":parent"), QStringLiteral(":label"),
+          QStringLiteral(":image"), QStringLiteral(":template_key")}) {
         if (query.boundValue(key).toString().isEmpty())
             query.bindValue(key, QStringLiteral(""));
     }

@@ -89,4 +89,44 @@ SparseCopy::~SparseCopy()
         ::munmap(m_data, m_size);
 }
 
+Result<qint64> SparseCopy::copyExtents(int from, int to)
+{
+    struct stat info;
+    if (::fstat(from, &info) != 0 || ::ftruncate(to, 0) != 0 || ::ftruncate(to, info.st_size) != 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot size the copy: %1")
+                        .arg(QString::fromLocal8Bit(std::strerror(errno))));
+    qint64 copied = 0;
+    off_t position = 0;
+    while (position < info.st_size) {
+        off_t start = ::lseek(from, position, SEEK_DATA);
+        if (start < 0) {
+            if (errno == ENXIO) // only a hole is left
+                break;
+            return fail(
+                ErrorKind::OperationFailed,
+                QStringLiteral("SEEK_DATA: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
+        }
+        const off_t end = ::lseek(from, start, SEEK_HOLE);
+        if (end < 0)
+            return fail(
+                ErrorKind::OperationFailed,
+                QStringLiteral("SEEK_HOLE: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
+        loff_t in = start;
+        loff_t out = start;
+        while (in < end) {
+            const ssize_t n = ::copy_file_range(from, &in, to, &out, size_t(end - in), 0);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return fail(ErrorKind::OperationFailed,
+                            QStringLiteral("copy_file_range: %1")
+                                .arg(QString::fromLocal8Bit(std::strerror(n < 0 ? errno : EIO))));
+            copied += n;
+        }
+        position = end;
+    }
+    return copied;
+}
+
 } // namespace airlock

@@ -17,6 +17,9 @@ class SparseCopy
 public:
     /// Copies the regular file at `path` (never through a symlink). OperationFailed on errors.
     static Result<SparseCopy> of(const QString &path);
+    /// Gives file `to` the size of `from` and copies only `from`'s data extents into it
+    /// (copy_file_range(2), in the kernel), so holes stay holes. Returns the bytes copied.
+    static Result<qint64> copyExtents(int from, int to);
     ~SparseCopy();
     SparseCopy(SparseCopy &&other) noexcept;
     SparseCopy &operator=(SparseCopy &&) = delete;

@@ -143,6 +143,15 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
              << QStringLiteral("virtio-blk-device,drive=seed,serial=%1")
                     .arg(QLatin1StringView(SeedImage::kSerial));
     }
+    // The guest agent channel, after net and seed so their virtio-mmio slots stay where they
+    // were. Like the console, QEMU serves the socket and only the helper connects.
+    args << QStringLiteral("-device") << QStringLiteral("virtio-serial-device,id=agentbus")
+         << QStringLiteral("-chardev")
+         << QStringLiteral("socket,id=agent,path=%1,server=on,wait=off")
+                .arg(optionValue(run.filePath(kAgentSocket)))
+         << QStringLiteral("-device")
+         << QStringLiteral("virtserialport,bus=agentbus.0,chardev=agent,name=%1")
+                .arg(kAgentPortName);
     if (paused)
         args << QStringLiteral("-S");
     if (config.incomingStateFd >= 0)

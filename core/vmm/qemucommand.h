@@ -15,8 +15,15 @@ public:
     /// File names inside VmmLaunchConfig::runtimeDir.
     static constexpr QLatin1StringView kQmpSocket {"qmp.sock"};
     static constexpr QLatin1StringView kConsoleSocket {"console.sock"};
+    /// Host end of the guest agent's virtio-serial port (GuestAgent).
+    static constexpr QLatin1StringView kAgentSocket {"agent.sock"};
+    /// The port's name, which the guest agent looks for in /sys/class/virtio-ports/*/name.
+    static constexpr QLatin1StringView kAgentPortName {"org.airlock.agent"};
     static constexpr QLatin1StringView kPidFile {"qemu.pid"};
     static constexpr QLatin1StringView kLogFile {"qemu.log"};
+    /// Changes whenever the guest's devices do: a snapshot (and a template) only loads into
+    /// the device layout it was saved from. 2: the guest agent's virtio-serial port.
+    static constexpr int kDeviceLayoutVersion = 2;
     /// The descriptor number the tap queue has in QEMU (VmmNetwork::tapFd).
     static constexpr int kTapFd = 3;
 
@@ -33,7 +40,8 @@ public:
     /// RUNDIR/console.sock and QMP on RUNDIR/qmp.sock (both servers that never wait), pid file,
     /// -no-reboot (a guest reboot ends the VMM); with a network a virtio-net device on the
     /// tap, with a root disk its overlay on the read-only base as a virtio-blk device (serial
-    /// `airlock-root`), with a seed image a read-only virtio-blk device (serial `airlock-seed`).
+    /// `airlock-root`), with a seed image a read-only virtio-blk device (serial `airlock-seed`),
+    /// and the guest agent's virtio-serial port (`org.airlock.agent`) on RUNDIR/agent.sock.
     /// With `paused`,
     /// the CPUs wait for QMP `cont`, so no console output is lost before the helper attaches.
     /// With a memoryPath, RAM is a

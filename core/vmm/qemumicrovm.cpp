@@ -1,6 +1,7 @@
 #include "core/vmm/qemumicrovm.h"
 
 #include "core/model/names.h"
+#include "core/vmm/guestagent.h"
 #include "core/vmm/qemucommand.h"
 #include "core/vmm/qmpclient.h"
 #include "core/vmm/vmmprocess.h"
@@ -99,6 +100,7 @@ void QemuMicrovm::reset()
         delete m_console;
         m_console = nullptr;
     }
+    delete std::exchange(m_agent, nullptr);
     if (m_process) {
         // Not delete: reset() runs inside the process's own exit signal (from its notifier).
         m_process->disconnect(this);
@@ -136,8 +138,8 @@ Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
                     QStringLiteral("runtime directory %1 is too long for a Unix socket path")
                         .arg(config.runtimeDir));
     // Leftovers of an earlier run would be taken for this run's sockets.
-    for (const QLatin1StringView file :
-         {QemuCommand::kQmpSocket, QemuCommand::kConsoleSocket, QemuCommand::kPidFile})
+    for (const QLatin1StringView file : {QemuCommand::kQmpSocket, QemuCommand::kConsoleSocket,
+                                         QemuCommand::kAgentSocket, QemuCommand::kPidFile})
         QFile::remove(run.filePath(file));
 
     VmmLaunchConfig effective = config;
@@ -185,7 +187,7 @@ Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
     if (auto watched = m_process->watch(*pid); !watched)
         return abandon(watched.error());
     m_info.startTimeTicks = m_process->startTimeTicks();
-    if (auto connected = connectChannels(kStartTimeoutMs); !connected)
+    if (auto connected = connectChannels(kStartTimeoutMs, true); !connected)
         return abandon(connected.error());
     m_memoryBacked = !config.memoryPath.isEmpty();
     if (m_memoryBacked) {
@@ -225,7 +227,7 @@ Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
     m_shutdownReason.clear();
     m_stopRequested = false;
     m_stopPhase = StopPhase::None;
-    if (auto connected = connectChannels(kAdoptTimeoutMs); !connected) {
+    if (auto connected = connectChannels(kAdoptTimeoutMs, false); !connected) {
         reset();
         if (connected.error().kind == ErrorKind::NotFound)
             return fail(ErrorKind::OperationFailed,
@@ -256,7 +258,7 @@ Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
     return {};
 }
 
-Result<void> QemuMicrovm::connectChannels(int timeoutMs)
+Result<void> QemuMicrovm::connectChannels(int timeoutMs, bool requireAgent)
 {
     const QDeadlineTimer deadline(timeoutMs);
     const QDir run(m_info.runtimeDir);
@@ -278,18 +280,41 @@ Result<void> QemuMicrovm::connectChannels(int timeoutMs)
     }
     connect(m_qmp, &QmpClient::eventReceived, this, &QemuMicrovm::onQmpEvent);
 
-    auto *console = new QLocalSocket(this);
+    auto console = connectLocal(run.filePath(QemuCommand::kConsoleSocket), deadline);
+    if (!console)
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("cannot connect to the guest console: %1").arg(console.error().message));
+    attachConsole(*console);
+    // A VMM started by an airlockd without the agent channel has no agent socket: it runs on
+    // without (a restore then cannot refresh its identity).
+    if (!requireAgent && !QFileInfo::exists(run.filePath(QemuCommand::kAgentSocket)))
+        return {};
+    auto agent = connectLocal(run.filePath(QemuCommand::kAgentSocket), deadline);
+    if (!agent)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot connect to the guest agent channel: %1")
+                        .arg(agent.error().message));
+    m_agent = new GuestAgent(*agent, this);
+    return {};
+}
+
+Result<QLocalSocket *> QemuMicrovm::connectLocal(const QString &path,
+                                                 const QDeadlineTimer &deadline)
+{
+    const auto remaining = [&deadline] { return int(qMax<qint64>(1, deadline.remainingTime())); };
+    auto *socket = new QLocalSocket(this);
     for (;;) {
-        auto pinned = PinnedSocket::open(run.filePath(QemuCommand::kConsoleSocket));
+        auto pinned = PinnedSocket::open(path);
         QString why;
         bool retry = false;
         if (pinned) {
-            console->connectToServer((*pinned)->path());
-            if (console->waitForConnected(remaining()))
-                break;
-            const auto error = console->error();
-            why = console->errorString();
-            console->abort();
+            socket->connectToServer((*pinned)->path());
+            if (socket->waitForConnected(remaining()))
+                return socket;
+            const auto error = socket->error();
+            why = socket->errorString();
+            socket->abort();
             retry = error == QLocalSocket::ServerNotFoundError
                 || error == QLocalSocket::ConnectionRefusedError;
         } else {
@@ -297,14 +322,11 @@ Result<void> QemuMicrovm::connectChannels(int timeoutMs)
             retry = pinned.error().kind == ErrorKind::NotFound;
         }
         if (!retry || deadline.hasExpired() || m_process->hasExited()) {
-            delete console;
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("cannot connect to the guest console: %1").arg(why));
+            delete socket;
+            return fail(ErrorKind::OperationFailed, why);
         }
         QThread::msleep(10);
     }
-    attachConsole(console);
-    return {};
 }
 
 void QemuMicrovm::attachConsole(QLocalSocket *socket)
@@ -366,6 +388,11 @@ void QemuMicrovm::kill()
     m_process->sendSignal(SIGKILL);
 }
 
+bool QemuMicrovm::waitForExit(int timeoutMs)
+{
+    return !m_process || m_process->waitForExit(timeoutMs);
+}
+
 void QemuMicrovm::writeConsole(const QByteArray &bytes)
 {
     if (m_console && m_console->state() == QLocalSocket::ConnectedState)
@@ -388,6 +415,26 @@ Result<void> QemuMicrovm::resume()
     if (auto done = m_qmp->executeAndWait(QStringLiteral("cont"), {}, kControlTimeoutMs); !done)
         return std::unexpected(done.error());
     return {};
+}
+
+Result<bool> QemuMicrovm::queryRunning()
+{
+    if (!m_running || !m_qmp)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
+    // A save into a helper's memfd that never finished: `cont` is refused while it is active.
+    if (auto migration =
+            m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs)) {
+        const QString phase = migration->toObject().value(QStringLiteral("status")).toString();
+        if (phase == QLatin1String("setup") || phase == QLatin1String("active")
+            || phase == QLatin1String("device") || phase == QLatin1String("pre-switchover")) {
+            qCWarning(lcQemu) << "cancelling an unfinished device state save of VMM" << m_info.pid;
+            m_qmp->executeAndWait(QStringLiteral("migrate_cancel"), {}, kControlTimeoutMs);
+        }
+    }
+    auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs);
+    if (!status)
+        return std::unexpected(status.error());
+    return status->toObject().value(QStringLiteral("running")).toBool();
 }
 
 Result<void> QemuMicrovm::saveDeviceState(int fd)

@@ -5,6 +5,7 @@
 #include <QPointer>
 #include <QTimer>
 
+class QDeadlineTimer;
 class QLocalSocket;
 
 namespace airlock {
@@ -39,19 +40,27 @@ public:
     /// SIGKILL 3 s after that. exited("") follows.
     void stop(int timeoutMs) override;
     void kill() override;
+    bool waitForExit(int timeoutMs) override;
     void writeConsole(const QByteArray &bytes) override;
     Result<void> pause() override;
     Result<void> resume() override;
+    Result<bool> queryRunning() override;
     /// QMP `getfd` + `migrate fd:` with x-ignore-shared, so only the device state goes to `fd`
     /// (the RAM file stays where it is); waits for `completed`.
     Result<void> saveDeviceState(int fd) override;
     VmmRuntimeInfo runtimeInfo() const override { return m_info; }
+    /// The agent channel, connected before the guest's CPUs run (so the guest sees its host
+    /// end open from the first instruction); nullptr for an adopted VMM that has none.
+    GuestAgent *agent() override { return m_agent; }
 
     /// True between a successful start()/adopt() and exited().
     bool isRunning() const { return m_running; }
 
 private:
-    Result<void> connectChannels(int timeoutMs);
+    /// QMP, console and (unless !requireAgent and absent) the agent channel.
+    Result<void> connectChannels(int timeoutMs, bool requireAgent);
+    /// Connects to a socket QEMU serves in the runtime dir, retrying until `deadline`.
+    Result<QLocalSocket *> connectLocal(const QString &path, const QDeadlineTimer &deadline);
     /// `migrate-incoming fd:` from `fd`; returns once QEMU left the inmigrate state.
     Result<void> loadDeviceState(int fd);
     void attachConsole(QLocalSocket *socket);
@@ -66,6 +75,7 @@ private:
     VmmProcess *m_process = nullptr;
     QmpClient *m_qmp = nullptr;
     QLocalSocket *m_console = nullptr;
+    GuestAgent *m_agent = nullptr;
     QTimer m_stopTimer;
     enum class StopPhase { None, PoweringDown, Quitting, Killing };
     StopPhase m_stopPhase = StopPhase::None;

@@ -13,6 +13,8 @@
 
 namespace airlock {
 
+class GuestAgent;
+
 /// The guest's one network interface: a virtio-net device on a tap the helper prepared.
 struct VmmNetwork
 {
@@ -90,17 +92,29 @@ public:
     virtual void stop(int timeoutMs) = 0;
     /// Kills the VMM at once. exited() follows.
     virtual void kill() = 0;
+    /// After kill(): blocks up to `timeoutMs` until the process is gone; false when it is not.
+    virtual bool waitForExit(int timeoutMs)
+    {
+        Q_UNUSED(timeoutMs);
+        return false;
+    }
     /// Sends bytes to the guest's serial console.
     virtual void writeConsole(const QByteArray &bytes) = 0;
     /// Stops the guest's CPUs (QMP `stop`). Blocks for at most a second.
     virtual Result<void> pause() = 0;
     /// Lets the guest's CPUs run again (QMP `cont`).
     virtual Result<void> resume() = 0;
+    /// Whether the guest's CPUs really run (QMP `query-status`), after cancelling a device
+    /// state save that a dead helper left unfinished. The helper's recorded state can be wrong
+    /// after a crash: a helper killed during a snapshot leaves the guest stopped.
+    virtual Result<bool> queryRunning() = 0;
     /// Writes the device state (CPU registers, devices; not the RAM file of memoryPath) of a
     /// paused guest into `fd`, from its current offset. InvalidState unless paused and started
     /// with a memoryPath; OperationFailed when QEMU reports a failed migration.
     virtual Result<void> saveDeviceState(int fd) = 0;
     virtual VmmRuntimeInfo runtimeInfo() const = 0;
+    /// The guest agent channel (GuestAgent), owned by the VMM; nullptr when there is none.
+    virtual GuestAgent *agent() { return nullptr; }
 
 Q_SIGNALS:
     /// Bytes the guest wrote to its serial console, in order.

@@ -313,6 +313,18 @@ bool VmmProcess::hasExited() const
     return ::poll(&fd, 1, 0) > 0;
 }
 
+bool VmmProcess::waitForExit(int timeoutMs) const
+{
+    if (m_pidfd < 0 || m_exited)
+        return true;
+    pollfd fd {m_pidfd, POLLIN, 0};
+    int ready;
+    do {
+        ready = ::poll(&fd, 1, timeoutMs);
+    } while (ready < 0 && errno == EINTR);
+    return ready > 0;
+}
+
 bool VmmProcess::sendSignal(int signal)
 {
     if (m_pidfd < 0 || m_exited)

@@ -76,6 +76,9 @@ public:
     qint64 startTimeTicks() const { return m_startTime; }
     /// True once the watched process has exited (polls the pidfd; never blocks).
     bool hasExited() const;
+    /// Blocks up to `timeoutMs` until the watched process has exited (its descriptors, e.g. a
+    /// tap queue, are closed by then). exited() still follows from the event loop.
+    bool waitForExit(int timeoutMs) const;
     /// Sends `signal` through the pidfd. False when the process is gone.
     bool sendSignal(int signal);
 

@@ -207,6 +207,7 @@ install_guest_files() {
     local dest=$1 shell=$2
     mkdir -p "$dest/etc/acpi/PWRF"
     install -m 0755 "$script_dir/files/rcS" "$dest/etc/rcS"
+    install -m 0755 "$script_dir/files/airlock-agent" "$dest/sbin/airlock-agent"
     install -m 0755 "$script_dir/files/power-button" "$dest/etc/acpi/PWRF/00000080"
     sed "s|-/bin/sh\$|-$shell|" "$script_dir/files/inittab" >"$dest/etc/inittab"
     chmod 0644 "$dest/etc/inittab"

@@ -3,15 +3,18 @@
 // changes independently of the original, and store growth after dirtying a known amount of
 // guest memory. One guest (plus its fork) is shared by the functions in order.
 
+#include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QTest>
 
+using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
 
@@ -26,76 +29,6 @@ QJsonObject named(const QString &name)
 {
     return QJsonObject {{QStringLiteral("name"), name}};
 }
-
-/// The console of one sandbox: types commands and waits for their output.
-class Console
-{
-public:
-    Console(const QString &socketPath, const QString &sandbox)
-        : m_client(socketPath), m_sandbox(sandbox)
-    {
-        const QJsonObject result =
-            RpcTestClient::result(m_client.call(QStringLiteral("console.attach"), named(sandbox)));
-        m_text = QByteArray::fromBase64(result.value(QStringLiteral("data")).toString().toLatin1());
-    }
-
-    /// Waits until `needle` appears after offset `from`; the offset after it, or -1.
-    qsizetype waitFor(const QByteArray &needle, qsizetype from, int timeoutMs)
-    {
-        QDeadlineTimer deadline(timeoutMs);
-        for (;;) {
-            const qsizetype at = m_text.indexOf(needle, from);
-            if (at >= 0)
-                return at + needle.size();
-            if (deadline.hasExpired()) {
-                qWarning("console of %s so far:\n%s", qPrintable(m_sandbox),
-                         m_text.right(1500).constData());
-                return -1;
-            }
-            auto notification = m_client.waitForNotification(
-                QStringLiteral("console.output"),
-                [this](const QJsonObject &p) {
-                    return p.value(QStringLiteral("sandbox")).toString() == m_sandbox;
-                },
-                int(qMax<qint64>(1, deadline.remainingTime())));
-            if (notification)
-                m_text += QByteArray::fromBase64(notification->value(QStringLiteral("params"))
-                                                     .toObject()
-                                                     .value(QStringLiteral("data"))
-                                                     .toString()
-                                                     .toLatin1());
-        }
-    }
-
-    /// Runs a shell command and returns what it printed between two markers, or a null
-    /// QByteArray on timeout. The markers are computed by the shell, so the echo of the typed
-    /// line never matches them.
-    QByteArray run(const QByteArray &command, int timeoutMs = 60000)
-    {
-        const QByteArray id = QByteArray::number(++m_commands * 1000);
-        const QByteArray begin = "BEGIN" + QByteArray::number(m_commands * 1000 + 1) + "\r\n";
-        const QByteArray end = "END" + QByteArray::number(m_commands * 1000 + 2) + "\r\n";
-        const qsizetype from = m_text.size();
-        const QByteArray line =
-            "\necho BEGIN$((" + id + "+1)); " + command + "; echo END$((" + id + "+2))\n";
-        m_client.call(QStringLiteral("console.write"),
-                      {{QStringLiteral("name"), m_sandbox},
-                       {QStringLiteral("data"), QString::fromLatin1(line.toBase64())}});
-        const qsizetype stop = waitFor(end, from, timeoutMs);
-        const qsizetype start = m_text.indexOf(begin, from);
-        if (stop < 0 || start < 0)
-            return {};
-        return m_text.mid(start + begin.size(), stop - end.size() - start - begin.size());
-    }
-
-    const QByteArray &text() const { return m_text; }
-
-private:
-    RpcTestClient m_client;
-    QString m_sandbox;
-    QByteArray m_text;
-    int m_commands = 0;
-};
 
 } // namespace
 
@@ -119,7 +52,7 @@ private:
 
     std::unique_ptr<HelperProcess> m_helper;
     std::unique_ptr<RpcTestClient> m_events;
-    std::unique_ptr<Console> m_console;
+    std::unique_ptr<GuestConsole> m_console;
     QJsonObject m_first; ///< snapshot with /dev/shm/v = one
     QJsonObject m_second; ///< snapshot with /dev/shm/v = two
     QJsonObject m_safety;
@@ -138,7 +71,7 @@ void TestSnapshotGuest::initTestCase()
     answer = call(QStringLiteral("sandbox.start"), named(kName));
     QCOMPARE(RpcTestClient::result(answer).value(QStringLiteral("state")).toString(),
              QStringLiteral("running"));
-    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kName);
     QVERIFY(m_console->waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
 }
 
@@ -180,10 +113,27 @@ void TestSnapshotGuest::pauseAndResume()
 
 void TestSnapshotGuest::snapshotWhileRunning()
 {
-    const QJsonObject answer =
-        call(QStringLiteral("snapshot.create"),
-             {{QStringLiteral("name"), kName}, {QStringLiteral("label"), QStringLiteral("one")}});
-    m_first = RpcTestClient::result(answer);
+    // The chunks are stored on a worker: another client is served before the snapshot's answer.
+    RpcTestClient snapshotter(m_helper->socketPath());
+    const QJsonObject request {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                               {QStringLiteral("id"), 7},
+                               {QStringLiteral("method"), QStringLiteral("snapshot.create")},
+                               {QStringLiteral("params"),
+                                QJsonObject {{QStringLiteral("name"), kName},
+                                             {QStringLiteral("label"), QStringLiteral("one")}}}};
+    QVERIFY(snapshotter.sendRaw(QJsonDocument(request).toJson(QJsonDocument::Compact) + '\n'));
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(call(QStringLiteral("sandbox.list"), {}).contains(QStringLiteral("result")));
+    const qint64 otherMs = timer.elapsed();
+    QVERIFY2(!snapshotter.socket().waitForReadyRead(0)
+                 && snapshotter.socket().bytesAvailable() == 0,
+             "the snapshot was answered before another client's call");
+    const auto answer = snapshotter.readMessage(120000);
+    QVERIFY(answer);
+    qInfo("another client answered after %lld ms, the snapshot after %lld ms",
+          static_cast<long long>(otherMs), static_cast<long long>(timer.elapsed()));
+    m_first = RpcTestClient::result(*answer);
     QCOMPARE(m_first.value(QStringLiteral("label")).toString(), QStringLiteral("one"));
     QCOMPARE(m_first.value(QStringLiteral("kind")).toString(), QStringLiteral("manual"));
     QVERIFY(m_first.value(QStringLiteral("logicalBytes")).toInteger() >= 256LL * 1024 * 1024);
@@ -236,10 +186,13 @@ void TestSnapshotGuest::restoreBringsMemoryBack()
     QCOMPARE(result.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")),
              QJsonValue(QStringLiteral("running")));
     m_safety = result.value(QStringLiteral("safety")).toObject();
+    QCOMPARE(
+        result.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("identityWarning")),
+        QJsonValue(QString()));
     QCOMPARE(m_safety.value(QStringLiteral("kind")).toString(), QStringLiteral("safety"));
     // A new VMM: attach again. The tmpfs value is the snapshot's, and the file written after
     // it is gone.
-    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kName);
     QCOMPARE(m_console->run("cat /dev/shm/v").trimmed(), QByteArray("one"));
     QCOMPARE(m_console->run("ls /dev/shm").trimmed(), QByteArray("v"));
 }
@@ -251,8 +204,13 @@ void TestSnapshotGuest::forkRunsIndependently()
              {{QStringLiteral("name"), kFork},
               {QStringLiteral("snapshot"), m_second.value(QStringLiteral("id"))}}));
     QCOMPARE(forked.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
-    Console fork(m_helper->socketPath(), kFork);
+    QCOMPARE(forked.value(QStringLiteral("startedFrom")).toString(), QStringLiteral("snapshot"));
+    QCOMPARE(forked.value(QStringLiteral("identityWarning")).toString(), QString());
+    QCOMPARE(forked.value(QStringLiteral("bindingsCopied")).toInt(-1), 0);
+    GuestConsole fork(m_helper->socketPath(), kFork);
     QCOMPARE(fork.run("cat /dev/shm/v").trimmed(), QByteArray("two"));
+    // The agent gave the fork its own name (tst_guestidentity checks its network).
+    QCOMPARE(fork.run("hostname").trimmed(), kFork.toLatin1());
     QCOMPARE(fork.run("echo forked > /dev/shm/v; cat /dev/shm/v").trimmed(), QByteArray("forked"));
     QCOMPARE(m_console->run("cat /dev/shm/v").trimmed(), QByteArray("one"));
     QCOMPARE(m_console->run("echo original > /dev/shm/v; cat /dev/shm/v").trimmed(),

@@ -96,6 +96,9 @@ bool HelperProcess::start(int timeoutMs)
     const QString gateway = qEnvironmentVariable("AIRLOCK_GATEWAY");
     if (!gateway.isEmpty() && !m_extraArguments.contains(QStringLiteral("--gateway")))
         arguments << QStringLiteral("--gateway") << gateway;
+    // No background template preparation (an extra TCG boot per test) unless a test asks.
+    if (!m_extraArguments.contains(QStringLiteral("--templates")))
+        arguments << QStringLiteral("--templates") << QStringLiteral("off");
     arguments += m_extraArguments;
     if (m_useNamespace) {
         if (m_namespace.isEmpty()) {

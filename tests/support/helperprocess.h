@@ -22,7 +22,8 @@ namespace airlock::test {
 /// Network safety: by default airlockd runs inside a network namespace of its own
 /// (`ip netns add alt-h-<pid>-<n>`, only loopback up, no route anywhere), so the taps, tables,
 /// gateways and guests of the test live there and vanish with it (the destructor deletes it).
-/// `--gateway` is set from $AIRLOCK_GATEWAY when ctest provides it.
+/// `--gateway` is set from $AIRLOCK_GATEWAY when ctest provides it, and `--templates off`
+/// unless the test passes its own `--templates`.
 class HelperProcess
 {
 public:

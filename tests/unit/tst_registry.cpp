@@ -95,9 +95,12 @@ void TestRegistry::roundTrip()
     running.sandbox.startedAt =
         QDateTime::fromString(QStringLiteral("2024-05-01T11:00:00.001Z"), Qt::ISODateWithMs);
     running.sandbox.vmmPid = 4242;
+    running.sandbox.startedFrom = airlock::StartSource::Template;
+    running.sandbox.identityWarning = QStringLiteral("the guest did not confirm its new identity");
     running.runtime = {4242, 987654321, QStringLiteral("/var/lib/airlock/run/beta")};
     SandboxRecord stopped = makeRecord(QStringLiteral("alpha"));
     stopped.sandbox.stateReason = QStringLiteral("VMM exited while airlockd was not running");
+    stopped.sandbox.spec.boot = airlock::BootMode::Cold;
 
     auto inserted = (*registry)->insert(running);
     QVERIFY2(inserted, qPrintable(inserted ? QString() : inserted.error().message));
@@ -115,6 +118,8 @@ void TestRegistry::roundTrip()
     running.sandbox.state = airlock::SandboxState::Stopped;
     running.sandbox.startedAt = QDateTime();
     running.sandbox.vmmPid = 0;
+    running.sandbox.startedFrom = airlock::StartSource::None;
+    running.sandbox.identityWarning.clear();
     running.runtime = {};
     QVERIFY((*registry)->update(running));
     records = (*registry)->load();

@@ -56,6 +56,12 @@ void TestSandboxJson::sandboxRoundTrip_data()
     stopping.acceleration = airlock::Acceleration::Kvm;
     stopping.accelerationWarning.clear();
     QTest::newRow("stopping, kvm") << stopping;
+
+    Sandbox forked = running;
+    forked.spec.boot = airlock::BootMode::Cold;
+    forked.startedFrom = airlock::StartSource::Snapshot;
+    forked.identityWarning = QStringLiteral("the guest did not confirm its new identity");
+    QTest::newRow("forked, cold boot, identity warning") << forked;
 }
 
 void TestSandboxJson::sandboxRoundTrip()
@@ -95,6 +101,10 @@ void TestSandboxJson::wrongTypes_data()
     QTest::newRow("createdAt not a time")
         << with("createdAt", QStringLiteral("yesterday")) << QStringLiteral("createdAt");
     QTest::newRow("vmmPid negative") << with("vmmPid", -1) << QStringLiteral("vmmPid");
+    QTest::newRow("boot unknown") << with("boot", QStringLiteral("warm")) << QStringLiteral("boot");
+    QTest::newRow("boot a bool") << with("boot", true) << QStringLiteral("boot");
+    QTest::newRow("identityWarning a number")
+        << with("identityWarning", 3) << QStringLiteral("identityWarning");
 }
 
 void TestSandboxJson::wrongTypes()

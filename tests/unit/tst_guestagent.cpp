@@ -1,0 +1,281 @@
+// GuestAgent against a scripted "guest" on the other end of a socketpair: the refresh lines it
+// sends, and how strictly it reads what a hostile guest answers (oversized lines, garbage,
+// acknowledgements of other nonces, a failure, silence, a closed channel).
+
+#include "core/vmm/guestagent.h"
+
+#include <QLocalSocket>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+using airlock::ErrorKind;
+using airlock::GuestAgent;
+using airlock::GuestIdentity;
+using airlock::SeedFile;
+
+Q_DECLARE_METATYPE(airlock::GuestIdentity)
+
+namespace {
+
+GuestIdentity sampleIdentity()
+{
+    GuestIdentity identity;
+    identity.hostname = QStringLiteral("fork1");
+    identity.mac = QStringLiteral("02:61:6c:00:00:01");
+    identity.address = QStringLiteral("100.96.0.6");
+    identity.prefixLength = 30;
+    identity.gateway = QStringLiteral("100.96.0.5");
+    identity.dns = QStringLiteral("100.96.0.5");
+    identity.files = {SeedFile {QStringLiteral("ca.pem"), QByteArray("-----BEGIN X-----\n"), 0644}};
+    identity.entropy = QByteArray(64, 'e');
+    return identity;
+}
+
+/// The guest end: reads until the commit line, then writes `answer(nonce)` and returns
+/// everything it read.
+class FakeGuest
+{
+public:
+    explicit FakeGuest(int fd) : m_fd(fd) { }
+    ~FakeGuest()
+    {
+        if (m_thread.joinable())
+            m_thread.join();
+        ::close(m_fd);
+    }
+    void answer(std::function<QByteArray(const QByteArray &nonce)> reply)
+    {
+        m_thread = std::thread([this, reply] {
+            char buffer[4096];
+            while (!m_received.contains("commit ")
+                   || !m_received.mid(m_received.indexOf("commit ")).contains('\n')) {
+                const ssize_t n = ::read(m_fd, buffer, sizeof buffer);
+                if (n <= 0)
+                    return;
+                m_received.append(buffer, n);
+            }
+            const qsizetype at = m_received.indexOf("commit ") + 7;
+            const QByteArray nonce = m_received.mid(at, m_received.indexOf('\n', at) - at);
+            const QByteArray bytes = reply(nonce);
+            if (!bytes.isEmpty()) [[maybe_unused]]
+                auto written = ::write(m_fd, bytes.constData(), bytes.size());
+        });
+    }
+    QByteArray received()
+    {
+        if (m_thread.joinable())
+            m_thread.join();
+        return m_received;
+    }
+    int fd() const { return m_fd; }
+
+private:
+    int m_fd;
+    std::thread m_thread;
+    QByteArray m_received;
+};
+
+} // namespace
+
+class TestGuestAgent : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void encodesEveryField();
+    void encodeRefusesWhatBreaksTheFraming_data();
+    void encodeRefusesWhatBreaksTheFraming();
+    void acknowledgedRefresh();
+    void hostileLinesAreDroppedAndOnlyTheRightNonceCounts();
+    void failureNamesTheStep();
+    void silenceTimesOut();
+    void closedChannelFailsAtOnce();
+    void readyLineIsSignalledOnce();
+    void refreshAnswersFromTheEventLoop();
+
+private:
+    std::unique_ptr<GuestAgent> m_agent;
+    std::unique_ptr<FakeGuest> m_guest;
+};
+
+void TestGuestAgent::init()
+{
+    int fds[2];
+    QCOMPARE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    auto *socket = new QLocalSocket;
+    QVERIFY(socket->setSocketDescriptor(fds[0]));
+    m_agent = std::make_unique<GuestAgent>(socket);
+    m_guest = std::make_unique<FakeGuest>(fds[1]);
+}
+
+void TestGuestAgent::cleanup()
+{
+    m_agent.reset();
+    m_guest.reset();
+}
+
+void TestGuestAgent::encodesEveryField()
+{
+    auto lines = GuestAgent::encode(sampleIdentity(), QStringLiteral("0123456789abcdef"));
+    QVERIFY(lines);
+    const QList<QByteArray> split = lines->split('\n');
+    // The begin line announces the length of everything after it.
+    QVERIFY(split.first().startsWith("begin 0123456789abcdef "));
+    QCOMPARE(split.first().mid(23).toLongLong(), lines->size() - split.first().size() - 1);
+    QVERIFY(split.contains("name fork1"));
+    QVERIFY(split.contains("mac 02:61:6c:00:00:01"));
+    QVERIFY(split.contains("addr 100.96.0.6/30"));
+    QVERIFY(split.contains("gw 100.96.0.5"));
+    QVERIFY(split.contains("dns 100.96.0.5"));
+    QVERIFY(split.contains("entropy " + QByteArray(64, 'e').toBase64()));
+    QVERIFY(split.contains("file ca.pem 644 " + QByteArray("-----BEGIN X-----\n").toBase64()));
+    QCOMPARE(split.at(split.size() - 2), QByteArray("commit 0123456789abcdef"));
+    QCOMPARE(split.last(), QByteArray());
+}
+
+void TestGuestAgent::encodeRefusesWhatBreaksTheFraming_data()
+{
+    QTest::addColumn<GuestIdentity>("identity");
+    QTest::addColumn<QString>("nonce");
+    GuestIdentity identity = sampleIdentity();
+    const QString nonce = QStringLiteral("0123456789abcdef");
+    GuestIdentity newline = identity;
+    newline.hostname = QStringLiteral("a\ncommit 0123456789abcdef");
+    QTest::newRow("newline in a field") << newline << nonce;
+    GuestIdentity space = identity;
+    space.gateway = QStringLiteral("1.2.3.4 evil");
+    QTest::newRow("space in a field") << space << nonce;
+    GuestIdentity slash = identity;
+    slash.files = {SeedFile {QStringLiteral("../etc/passwd"), "x", 0644}};
+    QTest::newRow("path in a file name") << slash << nonce;
+    GuestIdentity dot = identity;
+    dot.files = {SeedFile {QStringLiteral(".profile"), "x", 0644}};
+    QTest::newRow("hidden file name") << dot << nonce;
+    GuestIdentity big = identity;
+    big.files = {
+        SeedFile {QStringLiteral("env"), QByteArray(GuestAgent::kMaxFileBytes + 1, 'x'), 0600}};
+    QTest::newRow("oversized file") << big << nonce;
+    GuestIdentity prefix = identity;
+    prefix.prefixLength = 33;
+    QTest::newRow("prefix length") << prefix << nonce;
+    QTest::newRow("short nonce") << identity << QStringLiteral("0123");
+    QTest::newRow("nonce not hex") << identity << QStringLiteral("0123456789abcdeg");
+}
+
+void TestGuestAgent::encodeRefusesWhatBreaksTheFraming()
+{
+    QFETCH(GuestIdentity, identity);
+    QFETCH(QString, nonce);
+    auto lines = GuestAgent::encode(identity, nonce);
+    QVERIFY(!lines);
+    QCOMPARE(lines.error().kind, ErrorKind::InvalidParams);
+}
+
+void TestGuestAgent::acknowledgedRefresh()
+{
+    m_guest->answer([](const QByteArray &nonce) { return "ack " + nonce + '\n'; });
+    QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
+    const QByteArray sent = m_guest->received();
+    QVERIFY(sent.startsWith("begin "));
+    QVERIFY(sent.contains("\nname fork1\n"));
+    QCOMPARE(m_agent->rejectedLines(), 0);
+}
+
+void TestGuestAgent::hostileLinesAreDroppedAndOnlyTheRightNonceCounts()
+{
+    m_guest->answer([](const QByteArray &nonce) {
+        QByteArray hostile;
+        hostile += QByteArray(100000, 'A') + '\n'; // far over the line limit
+        hostile += "ack " + nonce + "x\n"; // not exactly the nonce
+        hostile += "ack ffffffffffffffff\n"; // another refresh's nonce
+        hostile += "ACK " + nonce + '\n';
+        hostile += "fail " + nonce + " Step With Capitals\n";
+        hostile += QByteArray("\x00\xff\n", 3);
+        // Over the limit without a newline for a while, then a newline: all one dropped line,
+        // including an ack hidden at its end.
+        hostile += QByteArray(200, 'B') + "ack " + nonce + '\n';
+        hostile += "ack " + nonce + '\n'; // the real one, last
+        return hostile;
+    });
+    QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
+    QCOMPARE(m_agent->rejectedLines(), 7);
+}
+
+void TestGuestAgent::failureNamesTheStep()
+{
+    m_guest->answer([](const QByteArray &nonce) { return "fail " + nonce + " network\n"; });
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 5000);
+    QVERIFY(!refreshed);
+    QCOMPARE(refreshed.error().kind, ErrorKind::OperationFailed);
+    QVERIFY2(refreshed.error().message.contains(QStringLiteral("network")),
+             qPrintable(refreshed.error().message));
+}
+
+void TestGuestAgent::silenceTimesOut()
+{
+    m_guest->answer([](const QByteArray &) { return QByteArray("ready 1\n"); });
+    QElapsedTimer timer;
+    timer.start();
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 400);
+    QVERIFY(!refreshed);
+    QCOMPARE(refreshed.error().kind, ErrorKind::Timeout);
+    QVERIFY(timer.elapsed() >= 350);
+    QVERIFY(timer.elapsed() < 3000);
+}
+
+void TestGuestAgent::closedChannelFailsAtOnce()
+{
+    m_guest->answer([this](const QByteArray &) {
+        ::shutdown(m_guest->fd(), SHUT_RDWR);
+        return QByteArray();
+    });
+    QElapsedTimer timer;
+    timer.start();
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 5000);
+    QVERIFY(!refreshed);
+    QCOMPARE(refreshed.error().kind, ErrorKind::OperationFailed);
+    QVERIFY(timer.elapsed() < 4000);
+}
+
+void TestGuestAgent::readyLineIsSignalledOnce()
+{
+    QSignalSpy ready(m_agent.get(), &GuestAgent::ready);
+    const QByteArray lines = "ready 1\nready 1\nready 2\n";
+    QCOMPARE(::write(m_guest->fd(), lines.constData(), size_t(lines.size())), lines.size());
+    QTRY_COMPARE(ready.count(), 1);
+    QVERIFY(m_agent->isReady());
+    QTRY_COMPARE(m_agent->rejectedLines(), 1);
+}
+
+void TestGuestAgent::refreshAnswersFromTheEventLoop()
+{
+    m_guest->answer([](const QByteArray &nonce) { return "ack " + nonce + '\n'; });
+    std::optional<airlock::Result<void>> outcome;
+    m_agent->refresh(sampleIdentity(), 5000,
+                     [&outcome](const airlock::Result<void> &done) { outcome = done; });
+    // One at a time: a second refresh while the first waits is refused at once.
+    std::optional<airlock::Result<void>> second;
+    m_agent->refresh(sampleIdentity(), 5000,
+                     [&second](const airlock::Result<void> &done) { second = done; });
+    QVERIFY(second && !*second);
+    QCOMPARE(second->error().kind, ErrorKind::Busy);
+    QVERIFY(!outcome); // not before the event loop ran
+    QTRY_VERIFY(outcome.has_value());
+    QVERIFY(*outcome);
+    // Destroyed while a refresh waits: the callback is never called.
+    bool called = false;
+    m_agent->refresh(sampleIdentity(), 5000,
+                     [&called](const airlock::Result<void> &) { called = true; });
+    m_agent.reset();
+    QTest::qWait(50);
+    QVERIFY(!called);
+}
+
+QTEST_GUILESS_MAIN(TestGuestAgent)
+#include "tst_guestagent.moc"
