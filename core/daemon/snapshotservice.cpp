@@ -402,7 +402,7 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
     if (!deviceState)
         return std::unexpected(deviceState.error());
     if (auto disk = writeDisk(name, *manifest); !disk)
-        return disk;
+        return std::unexpected(disk.error());
     auto state = MemFd::create("airlock-device-state");
     if (!state)
         return std::unexpected(state.error());

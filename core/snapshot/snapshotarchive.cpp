@@ -56,6 +56,8 @@ Result<Snapshot> SnapshotArchive::stage(Snapshot meta, const std::vector<Object>
     }
     if (auto committed = (*writer)->commit(); !committed)
         return std::unexpected(committed.error());
+    qCDebug(lcArchive, "snapshot %s staged: %s", qPrintable(meta.id),
+            qPrintable(perObject.join(QStringLiteral(", "))));
     return meta;
 }
 
@@ -73,10 +75,10 @@ Result<Snapshot> SnapshotArchive::record(const Snapshot &meta)
             qCWarning(lcArchive, "%s", qPrintable(head.error().message));
         step();
     }
-    qCInfo(lcArchive, "snapshot %s of %s: %lld bytes, %lld new (%lld stored; %s), paused %lld ms",
+    qCInfo(lcArchive, "snapshot %s of %s: %lld bytes, %lld new (%lld stored), paused %lld ms",
            qPrintable(meta.id), qPrintable(meta.sandbox), static_cast<long long>(meta.logicalBytes),
            static_cast<long long>(meta.newBytes), static_cast<long long>(meta.newStoredBytes),
-           qPrintable(perObject.join(QStringLiteral(", "))), static_cast<long long>(meta.pauseMs));
+           static_cast<long long>(meta.pauseMs));
     return meta;
 }
 
