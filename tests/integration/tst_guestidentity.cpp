@@ -24,6 +24,7 @@
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTest>
 #include <QThread>
 
@@ -259,6 +260,16 @@ void TestGuestIdentity::forkCopiesBindingsOnlyWhenAsked()
              QStringLiteral("pkg.test"));
     QVERIFY(copied.at(0).toObject().value(QStringLiteral("id"))
             != bindingsOf(kOriginal).at(0).toObject().value(QStringLiteral("id")));
+    {
+        // The agent delivered the fork's own seed files: its placeholder for the copied binding
+        // (the original's guest booted before the binding existed, so it has none to carry).
+        GuestConsole bound(m_helper->socketPath(), kForkWithBindings);
+        const QString env = QString::fromLatin1(bound.run("cat /run/airlock/env", 30000).trimmed());
+        static const QRegularExpression line(
+            QStringLiteral("^AIRLOCK_SECRET_TOKEN=airlock-placeholder-[0-9a-f]{32}$"));
+        QVERIFY2(line.match(env).hasMatch(), qPrintable(env));
+        QCOMPARE(m_console->run("wc -c </run/airlock/env").trimmed(), QByteArray("0"));
+    }
     QVERIFY(call(QStringLiteral("sandbox.kill"), named(kForkWithBindings))
                 .contains(QStringLiteral("result")));
     // A fork that copies nothing says so.
@@ -407,8 +418,10 @@ void TestGuestIdentity::templateStartIsAWorkingSandbox()
     QCOMPARE(console.run("echo up-$((40+2))", 30000).trimmed(), QByteArray("up-42"));
     qInfo("template start to a console answer: %lld ms", static_cast<long long>(timer.elapsed()));
     expectOwnIdentity(kFromTemplate, look(console));
-    // The template's guest wrote no seed files this sandbox does not have.
-    QCOMPARE(console.run("ls /run/airlock").trimmed(), QByteArray("ca.pem"));
+    // The template's guest wrote no seed files this sandbox does not have: the CA and the
+    // (empty: no bindings) credential environment of SandboxService::seedFiles.
+    QCOMPARE(console.run("ls /run/airlock").trimmed(), QByteArray("ca.pem  env"));
+    QCOMPARE(console.run("wc -c </run/airlock/env").trimmed(), QByteArray("0"));
 }
 
 void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
