@@ -313,6 +313,8 @@ void EgressView::onEntry(const EgressEntry &entry, bool live)
     m_learn->record(entry);
     if (live)
         m_probing->record(entry);
+    if (live && entry.alert)
+        Q_EMIT credentialAlert(entry);
     int denied = 0;
     for (const EgressEntry &e : m_events->entries())
         denied += e.allowed ? 0 : 1;

@@ -102,6 +102,10 @@ private:
     void fail(const QString &text, const Error &error);
     void setPending(QDialog *dialog);
     void checkCopiedBindings(const QString &source, const QString &fork);
+    /// After a restore or fork: shows the answer's sandbox in the table at once and, when its
+    /// guest did not confirm its new identity (`identityWarning`), says so in the status line
+    /// and in a message box with what to do (restart the sandbox).
+    void reportStartedSandbox(const QJsonObject &sandboxJson, bool fork);
     /// "“label” of 2026-12-01 10:42:05" for questions.
     QString describe(const Snapshot &snapshot) const;
     const Snapshot *current() const;

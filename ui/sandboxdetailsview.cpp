@@ -1,0 +1,95 @@
+#include "ui/sandboxdetailsview.h"
+
+#include "ui/sandboxtablemodel.h"
+
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+namespace airlock {
+
+SandboxDetailsView::SandboxDetailsView(QWidget *parent)
+    : QWidget(parent), m_fields(new QLabel(this)), m_warning(new QLabel(this))
+{
+    m_fields->setTextFormat(Qt::RichText);
+    m_fields->setWordWrap(true);
+    m_fields->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_fields->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_fields->setAccessibleName(tr("Sandbox details"));
+    // The helper's warning is anyone's text: plain, never markup.
+    m_warning->setTextFormat(Qt::PlainText);
+    m_warning->setWordWrap(true);
+    m_warning->setAccessibleName(tr("Identity warning"));
+    m_warning->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; "
+                                            "border: 1px solid #e0b000; border-radius: 3px; "
+                                            "padding: 4px; }"));
+    m_warning->setVisible(false);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 4, 6, 4);
+    layout->addWidget(m_fields);
+    layout->addWidget(m_warning);
+    layout->addStretch(1);
+    setSandbox(nullptr);
+}
+
+void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
+{
+    if (!sandbox) {
+        m_plain = tr("Select a sandbox to see its details.");
+        m_fields->setText(m_plain.toHtmlEscaped());
+        m_warning->clear();
+        m_warning->setVisible(false);
+        setAccessibleDescription(m_plain);
+        return;
+    }
+    const bool running = sandbox->state != SandboxState::Stopped;
+    QString state = SandboxTableModel::stateText(sandbox->state);
+    if (!sandbox->stateReason.isEmpty())
+        state = tr("%1 (%2)").arg(state, sandbox->stateReason);
+    QString acceleration = SandboxTableModel::accelerationText(sandbox->acceleration);
+    if (!sandbox->accelerationWarning.isEmpty())
+        acceleration = tr("%1 (%2)").arg(acceleration, sandbox->accelerationWarning);
+    const QString started = running && sandbox->startedAt.isValid()
+        ? QLocale().toString(sandbox->startedAt.toLocalTime(), QLocale::ShortFormat)
+        : QString();
+    const QList<std::pair<QString, QString>> rows {
+        {tr("Name"), sandbox->spec.name},
+        {tr("State"), state},
+        {tr("Image"), sandbox->spec.image},
+        {tr("Size"),
+         tr("%n vCPU(s), %1 MiB", nullptr, sandbox->spec.vcpus).arg(sandbox->spec.memoryMib)},
+        {tr("Acceleration"), acceleration},
+        {tr("Started at"), started},
+        {tr("Started"), running ? SandboxTableModel::startSourceText(sandbox->startedFrom) : QString()},
+    };
+    QStringList plain;
+    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"1\">");
+    for (const auto &[field, value] : rows) {
+        if (value.isEmpty())
+            continue;
+        plain.append(tr("%1: %2").arg(field, value));
+        html += QStringLiteral("<tr><td><b>%1:</b>&nbsp;</td><td>%2</td></tr>")
+                    .arg(field.toHtmlEscaped(), value.toHtmlEscaped());
+    }
+    html += QStringLiteral("</table>");
+    m_fields->setText(html);
+    const QString warning = SandboxTableModel::identityWarningText(sandbox->identityWarning);
+    m_warning->setText(warning.isEmpty() ? QString() : QStringLiteral("⚠ ") + warning);
+    m_warning->setVisible(!warning.isEmpty());
+    if (!warning.isEmpty())
+        plain.append(warning);
+    m_plain = plain.join(QLatin1Char('\n'));
+    setAccessibleDescription(m_plain);
+}
+
+QString SandboxDetailsView::text() const
+{
+    return m_plain;
+}
+
+QString SandboxDetailsView::identityWarningText() const
+{
+    return m_warning->text();
+}
+
+} // namespace airlock
