@@ -12,10 +12,10 @@ namespace airlock {
 /// Credential bindings as `binding.list` reports them: Sandbox, Secret, Host, Path prefix,
 /// Header template, the helper's counters (Injections, Last use, Denied: requests that carried
 /// the placeholder where the binding does not allow it, `credential_exfil`, or that matched but
-/// got no value, `credential_unavailable`; docs/credentials.md "Counters") and a Warning column. The warning says when the sandbox's policy does
-/// not allow the binding's host on https/443 (or its path and methods): the gateway would deny
-/// such requests before injecting, so the binding can never be used. Policies are judged with
-/// the gateway's own PolicyMatcher.
+/// got no value, `credential_unavailable`; docs/credentials.md "Counters") and a Warning column.
+/// The warning says when the sandbox's policy does not allow the binding's host on https/443 (or
+/// its path and methods): the gateway would deny such requests before injecting, so the binding can
+/// never be used. Policies are judged with the gateway's own PolicyMatcher.
 class BindingTableModel final : public QAbstractTableModel
 {
     Q_OBJECT

@@ -231,7 +231,9 @@ void CredentialsView::onNotification(const QString &method, const QJsonObject &p
     } else if (method == QLatin1String(protocol::notification::SandboxRemoved)) {
         refresh();
     } else if (method == QLatin1String(protocol::notification::EgressEvent)
-               && params.value(QStringLiteral("event")).toObject().contains(QStringLiteral("binding"))) {
+               && params.value(QStringLiteral("event"))
+                      .toObject()
+                      .contains(QStringLiteral("binding"))) {
         // The helper counts the binding's injections and denials from this event: read the
         // counters again, once for a burst of events.
         if (!m_refreshTimer.isActive())

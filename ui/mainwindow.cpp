@@ -28,8 +28,8 @@
 #include <QHeaderView>
 #include <QIcon>
 #include <QKeySequence>
-#include <QLocale>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -469,9 +469,9 @@ void MainWindow::createActions()
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::showConnectionsDialog);
 
-    for (QAction *action : {m_consoleAction, m_policyAction, m_timelineAction, m_startAction,
-                            m_pauseAction, m_resumeAction, m_stopAction, m_killAction,
-                            m_dismissAlertAction})
+    for (QAction *action :
+         {m_consoleAction, m_policyAction, m_timelineAction, m_startAction, m_pauseAction,
+          m_resumeAction, m_stopAction, m_killAction, m_dismissAlertAction})
         m_table->addAction(action);
 }
 
@@ -910,10 +910,11 @@ void MainWindow::onCredentialAlert(const EgressEntry &entry)
     else
         text = tr("The gateway of %1 raised an alert for %2 (%3): %4")
                    .arg(entry.sandbox, where, binding, PolicyText::reasonText(entry.reason));
-    m_model->setAlert(entry.sandbox,
-                      tr("%1 (at %2)").arg(text, QLocale().toString(entry.time.toLocalTime(),
-                                                                      QStringLiteral("HH:mm:ss"))),
-                      SandboxTableModel::AlertKind::Credential);
+    m_model->setAlert(
+        entry.sandbox,
+        tr("%1 (at %2)")
+            .arg(text, QLocale().toString(entry.time.toLocalTime(), QStringLiteral("HH:mm:ss"))),
+        SandboxTableModel::AlertKind::Credential);
     updateActions();
     notify(tr("Airlock: credential alert in %1").arg(entry.sandbox), text);
 }

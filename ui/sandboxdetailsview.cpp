@@ -60,7 +60,8 @@ void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
          tr("%n vCPU(s), %1 MiB", nullptr, sandbox->spec.vcpus).arg(sandbox->spec.memoryMib)},
         {tr("Acceleration"), acceleration},
         {tr("Started at"), started},
-        {tr("Started"), running ? SandboxTableModel::startSourceText(sandbox->startedFrom) : QString()},
+        {tr("Started"),
+         running ? SandboxTableModel::startSourceText(sandbox->startedFrom) : QString()},
     };
     QStringList plain;
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"1\">");

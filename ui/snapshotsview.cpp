@@ -708,10 +708,9 @@ void SnapshotsView::reportStartedSandbox(const QJsonObject &sandboxJson, bool fo
                        "not work. Restart %1 (Stop, then Start).")
                         .arg(name),
               true);
-    auto *box = new QMessageBox(QMessageBox::Warning,
-                                fork ? tr("Fork Snapshot") : tr("Restore Snapshot"),
-                                tr("The guest of %1 did not confirm its new identity.").arg(name),
-                                QMessageBox::Ok, this);
+    auto *box = new QMessageBox(
+        QMessageBox::Warning, fork ? tr("Fork Snapshot") : tr("Restore Snapshot"),
+        tr("The guest of %1 did not confirm its new identity.").arg(name), QMessageBox::Ok, this);
     box->setTextFormat(Qt::PlainText);
     box->setInformativeText(
         tr("%1 runs, but it may still use the name, addresses and CA of the snapshot it "
