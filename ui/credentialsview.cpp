@@ -71,7 +71,7 @@ CredentialsView::CredentialsView(HelperClient *client, SandboxTableModel *sandbo
     m_bindingTable->setColumnWidth(BindingTableModel::PathColumn, 90);
     m_bindingTable->setColumnWidth(BindingTableModel::TemplateColumn, 210);
     m_bindingTable->setColumnWidth(BindingTableModel::InjectionsColumn, 75);
-    m_bindingTable->setColumnWidth(BindingTableModel::LastUsedColumn, 120);
+    m_bindingTable->setColumnWidth(BindingTableModel::LastUsedColumn, 145);
     m_bindingTable->setColumnWidth(BindingTableModel::DeniedColumn, 60);
 
     m_setButton->setAccessibleName(tr("Set a new secret"));

@@ -138,7 +138,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setChildrenCollapsible(false);
-    splitter->setSizes({200, 500});
+    splitter->setSizes({240, 460});
 
     auto *mainPage = new QWidget(this);
     auto *mainLayout = new QVBoxLayout(mainPage);

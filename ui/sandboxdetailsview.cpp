@@ -4,6 +4,7 @@
 
 #include <QLabel>
 #include <QLocale>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace airlock {
@@ -24,11 +25,21 @@ SandboxDetailsView::SandboxDetailsView(QWidget *parent)
                                             "border: 1px solid #e0b000; border-radius: 3px; "
                                             "padding: 4px; }"));
     m_warning->setVisible(false);
+    // The warning first: it is what needs doing. A narrow pane scrolls rather than cuts.
+    auto *content = new QWidget;
+    auto *contentLayout = new QVBoxLayout(content);
+    contentLayout->setContentsMargins(6, 4, 6, 4);
+    contentLayout->addWidget(m_warning);
+    contentLayout->addWidget(m_fields);
+    contentLayout->addStretch(1);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(6, 4, 6, 4);
-    layout->addWidget(m_fields);
-    layout->addWidget(m_warning);
-    layout->addStretch(1);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(scroll);
     setSandbox(nullptr);
 }
 
@@ -46,22 +57,20 @@ void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
     QString state = SandboxTableModel::stateText(sandbox->state);
     if (!sandbox->stateReason.isEmpty())
         state = tr("%1 (%2)").arg(state, sandbox->stateReason);
-    QString acceleration = SandboxTableModel::accelerationText(sandbox->acceleration);
-    if (!sandbox->accelerationWarning.isEmpty())
-        acceleration = tr("%1 (%2)").arg(acceleration, sandbox->accelerationWarning);
     const QString started = running && sandbox->startedAt.isValid()
         ? QLocale().toString(sandbox->startedAt.toLocalTime(), QLocale::ShortFormat)
         : QString();
+    // Why KVM is not used is in the acceleration column's tooltip and the status bar.
     const QList<std::pair<QString, QString>> rows {
         {tr("Name"), sandbox->spec.name},
         {tr("State"), state},
+        {tr("Started"),
+         running ? SandboxTableModel::startSourceText(sandbox->startedFrom) : QString()},
+        {tr("Started at"), started},
         {tr("Image"), sandbox->spec.image},
         {tr("vCPUs"), QString::number(sandbox->spec.vcpus)},
         {tr("Memory"), tr("%1 MiB").arg(sandbox->spec.memoryMib)},
-        {tr("Acceleration"), acceleration},
-        {tr("Started at"), started},
-        {tr("Started"),
-         running ? SandboxTableModel::startSourceText(sandbox->startedFrom) : QString()},
+        {tr("Acceleration"), SandboxTableModel::accelerationText(sandbox->acceleration)},
     };
     QStringList plain;
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"1\">");
@@ -78,7 +87,7 @@ void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
     m_warning->setText(warning.isEmpty() ? QString() : QStringLiteral("⚠ ") + warning);
     m_warning->setVisible(!warning.isEmpty());
     if (!warning.isEmpty())
-        plain.append(warning);
+        plain.prepend(warning);
     m_plain = plain.join(QLatin1Char('\n'));
     setAccessibleDescription(m_plain);
 }

@@ -322,9 +322,8 @@ QString SandboxTableModel::identityWarningText(const QString &identityWarning)
 {
     if (identityWarning.isEmpty())
         return {};
-    return tr("The guest did not confirm its new identity: it may still use the name, "
-              "addresses and CA of the snapshot it started from, so its network may not work. "
-              "Restart the sandbox (Stop, then Start) to boot it with its own. (%1)")
+    return tr("The guest did not confirm its new identity, so its network may not work. "
+              "Restart the sandbox (Stop, then Start). The helper says: %1")
         .arg(identityWarning);
 }
 
