@@ -892,6 +892,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>Reason</source>
         <translation>Grund</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
 </context>
 <context>
     <name>airlock::EgressMapView</name>
@@ -2255,8 +2259,8 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>aus Snapshot</translation>
     </message>
     <message>
-        <source>The guest did not confirm its new identity: it may still use the name, addresses and CA of the snapshot it started from, so its network may not work. Restart the sandbox (Stop, then Start) to boot it with its own. (%1)</source>
-        <translation>Der Gast hat seine neue Identität nicht bestätigt: Er verwendet vielleicht noch Namen, Adressen und CA des Snapshots, aus dem er gestartet wurde, daher funktioniert sein Netzwerk möglicherweise nicht. Starten Sie die Sandbox neu (Stoppen, dann Starten), damit sie mit ihrer eigenen bootet. (%1)</translation>
+        <source>The guest did not confirm its new identity, so its network may not work. Restart the sandbox (Stop, then Start). The helper says: %1</source>
+        <translation>Der Gast hat seine neue Identität nicht bestätigt, daher funktioniert sein Netzwerk möglicherweise nicht. Starten Sie die Sandbox neu (Stoppen, dann Starten). Der Helfer meldet: %1</translation>
     </message>
 </context>
 <context>
