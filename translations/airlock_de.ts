@@ -1571,6 +1571,14 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>Airlock: credential alert in %1</source>
         <translation>Airlock: Zugangsdaten-Warnung in %1</translation>
     </message>
+    <message>
+        <source>Restarting %1…</source>
+        <translation>%1 wird neu gestartet…</translation>
+    </message>
+    <message>
+        <source>%1 did not stop within 2 minutes; it was not restarted.</source>
+        <translation>%1 hat nicht innerhalb von 2 Minuten angehalten; sie wurde nicht neu gestartet.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::NewSandboxDialog</name>
@@ -2162,6 +2170,14 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Re&amp;start Sandbox</source>
+        <translation>Sandbox neu &amp;starten</translation>
+    </message>
+    <message>
+        <source>Restart the sandbox to give its guest its own identity</source>
+        <translation>Die Sandbox neu starten, damit ihr Gast seine eigene Identität bekommt</translation>
     </message>
 </context>
 <context>
@@ -2984,6 +3000,10 @@ The helper said: %2</source>
         <translation>%1 läuft, verwendet aber vielleicht noch Namen, Adressen und CA des Snapshots, aus dem sie gestartet wurde; ihr Netzwerk funktioniert dann möglicherweise nicht, und sie kann mit der Sandbox kollidieren, von der sie stammt. Starten Sie %1 neu (Stoppen, dann Starten), damit sie mit ihrer eigenen Identität bootet; was sie im Speicher hält, geht dabei verloren, sichern Sie also zuerst, was Sie brauchen.
 
 Der Helfer meldete: %2</translation>
+    </message>
+    <message>
+        <source>&amp;Restart Now</source>
+        <translation>Jetzt &amp;neu starten</translation>
     </message>
 </context>
 <context>

@@ -40,6 +40,7 @@
 #include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -200,6 +201,8 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     connect(m_egressView->probing(), &ProbingMonitor::probingEnded, this,
             [this](const QString &sandbox) { m_model->setAlert(sandbox, {}); });
     connect(m_egressView, &EgressView::credentialAlert, this, &MainWindow::onCredentialAlert);
+    connect(m_details, &SandboxDetailsView::restartRequested, this, &MainWindow::restartSandbox);
+    connect(m_snapshotsView, &SnapshotsView::restartRequested, this, &MainWindow::restartSandbox);
     connect(m_banner, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
 
     const QString where = client ? client->transportDescription() : tr("helper");
@@ -671,6 +674,49 @@ void MainWindow::stopSandbox(const QString &sandbox)
 {
     call(QString::fromLatin1(protocol::method::SandboxStop), sandbox,
          tr("Could not stop sandbox “%1”.").arg(sandbox));
+}
+
+void MainWindow::restartSandbox(const QString &sandbox)
+{
+    if (sandbox.isEmpty() || !m_client)
+        return;
+    QPointer<MainWindow> self(this);
+    QPointer<SandboxTableModel> model(m_model);
+    statusBar()->showMessage(tr("Restarting %1…").arg(sandbox), 30000);
+    call(QString::fromLatin1(protocol::method::SandboxStop), sandbox,
+         tr("Could not stop sandbox “%1”.").arg(sandbox), [self, model, sandbox] {
+             if (!self || !model)
+                 return;
+             // sandbox.stop answers once the power-down was asked for; start when the
+             // helper's sandbox.changed says the guest is gone.
+             auto stopped = [model, sandbox] {
+                 const Sandbox *s = model ? model->sandboxAt(model->rowOf(sandbox)) : nullptr;
+                 return s && s->state == SandboxState::Stopped;
+             };
+             if (stopped()) {
+                 self->startSandbox(sandbox);
+                 return;
+             }
+             auto watch = std::make_shared<QMetaObject::Connection>();
+             auto *timer = new QTimer(self);
+             timer->setSingleShot(true);
+             *watch = connect(model, &QAbstractItemModel::dataChanged, self,
+                              [self, watch, timer, stopped, sandbox] {
+                                  if (!stopped())
+                                      return;
+                                  QObject::disconnect(*watch);
+                                  timer->deleteLater();
+                                  self->startSandbox(sandbox);
+                              });
+             connect(timer, &QTimer::timeout, self, [self, watch, timer, sandbox] {
+                 QObject::disconnect(*watch);
+                 timer->deleteLater();
+                 self->statusBar()->showMessage(
+                     tr("%1 did not stop within 2 minutes; it was not restarted.").arg(sandbox),
+                     30000);
+             });
+             timer->start(120000);
+         });
 }
 
 void MainWindow::killSandbox(const QString &sandbox)

@@ -89,6 +89,10 @@ public Q_SLOTS:
     void createSandbox(const airlock::SandboxSpec &spec, bool start, const QString &boot = {});
     void startSandbox(const QString &sandbox);
     void stopSandbox(const QString &sandbox);
+    /// sandbox.stop, then sandbox.start once the helper reports it stopped: a cold boot gives
+    /// a guest that did not confirm its new identity its own (or a template start that
+    /// confirms it). Gives up, saying so, when it is not stopped within 2 minutes.
+    void restartSandbox(const QString &sandbox);
     void killSandbox(const QString &sandbox);
     /// vm.pause / vm.resume: the guest's CPUs stop or run on; the state shows "Paused".
     void pauseSandbox(const QString &sandbox);

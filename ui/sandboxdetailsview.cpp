@@ -4,14 +4,21 @@
 
 #include <QLabel>
 #include <QLocale>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace airlock {
 
 SandboxDetailsView::SandboxDetailsView(QWidget *parent)
-    : QWidget(parent), m_fields(new QLabel(this)), m_warning(new QLabel(this))
+    : QWidget(parent)
+    , m_fields(new QLabel(this))
+    , m_warning(new QLabel(this))
+    , m_restart(new QPushButton(tr("Re&start Sandbox"), this))
 {
+    m_restart->setAccessibleName(tr("Restart the sandbox to give its guest its own identity"));
+    m_restart->setVisible(false);
+    connect(m_restart, &QPushButton::clicked, this, [this] { Q_EMIT restartRequested(m_sandbox); });
     m_fields->setTextFormat(Qt::RichText);
     m_fields->setWordWrap(true);
     m_fields->setAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -30,6 +37,7 @@ SandboxDetailsView::SandboxDetailsView(QWidget *parent)
     auto *contentLayout = new QVBoxLayout(content);
     contentLayout->setContentsMargins(6, 4, 6, 4);
     contentLayout->addWidget(m_warning);
+    contentLayout->addWidget(m_restart, 0, Qt::AlignLeft);
     contentLayout->addWidget(m_fields);
     contentLayout->addStretch(1);
     auto *scroll = new QScrollArea(this);
@@ -45,7 +53,9 @@ SandboxDetailsView::SandboxDetailsView(QWidget *parent)
 
 void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
 {
+    m_sandbox = sandbox ? sandbox->spec.name : QString();
     if (!sandbox) {
+        m_restart->setVisible(false);
         m_plain = tr("Select a sandbox to see its details.");
         m_fields->setText(m_plain.toHtmlEscaped());
         m_warning->clear();
@@ -86,6 +96,8 @@ void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
     const QString warning = SandboxTableModel::identityWarningText(sandbox->identityWarning);
     m_warning->setText(warning.isEmpty() ? QString() : QStringLiteral("⚠ ") + warning);
     m_warning->setVisible(!warning.isEmpty());
+    // Only a running guest can be restarted; a stopping one is on its way already.
+    m_restart->setVisible(!warning.isEmpty() && sandbox->state == SandboxState::Running);
     if (!warning.isEmpty())
         plain.prepend(warning);
     m_plain = plain.join(QLatin1Char('\n'));

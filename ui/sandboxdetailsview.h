@@ -5,6 +5,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 
 namespace airlock {
 
@@ -25,10 +26,18 @@ public:
     QString text() const;
     /// The identity warning box's text (what to do, then the helper's words); empty if hidden.
     QString identityWarningText() const;
+    /// "Restart Sandbox" under the identity warning (shown with it).
+    QPushButton *restartButton() const { return m_restart; }
+
+Q_SIGNALS:
+    /// The person asked to restart the shown sandbox (its guest did not confirm its identity).
+    void restartRequested(const QString &sandbox);
 
 private:
     QLabel *m_fields;
     QLabel *m_warning;
+    QPushButton *m_restart;
+    QString m_sandbox;
     QString m_plain;
 };
 

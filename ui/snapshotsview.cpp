@@ -708,9 +708,16 @@ void SnapshotsView::reportStartedSandbox(const QJsonObject &sandboxJson, bool fo
                        "not work. Restart %1 (Stop, then Start).")
                         .arg(name),
               true);
-    auto *box = new QMessageBox(
-        QMessageBox::Warning, fork ? tr("Fork Snapshot") : tr("Restore Snapshot"),
-        tr("The guest of %1 did not confirm its new identity.").arg(name), QMessageBox::Ok, this);
+    auto *box =
+        new QMessageBox(QMessageBox::Warning, fork ? tr("Fork Snapshot") : tr("Restore Snapshot"),
+                        tr("The guest of %1 did not confirm its new identity.").arg(name),
+                        QMessageBox::Close, this);
+    QAbstractButton *restart = box->addButton(tr("&Restart Now"), QMessageBox::AcceptRole);
+    box->setDefaultButton(qobject_cast<QPushButton *>(restart));
+    connect(box, &QMessageBox::finished, this, [this, box, restart, name] {
+        if (box->clickedButton() == restart)
+            Q_EMIT restartRequested(name);
+    });
     box->setTextFormat(Qt::PlainText);
     box->setInformativeText(
         tr("%1 runs, but it may still use the name, addresses and CA of the snapshot it "

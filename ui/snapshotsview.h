@@ -91,6 +91,9 @@ Q_SIGNALS:
     void actionFailed(const QString &text, const airlock::Error &error);
     /// The fork `name` exists (snapshot.fork answered).
     void forked(const QString &name);
+    /// The person chose "Restart Now" for a sandbox whose guest did not confirm its new
+    /// identity (the main window stops and starts it).
+    void restartRequested(const QString &sandbox);
 
 private:
     void buildActions();

@@ -27,6 +27,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QJsonArray>
+#include <QPushButton>
 #include <QTableView>
 #include <QTest>
 #include <QTimer>
@@ -264,13 +265,27 @@ void TestSandboxDetails::tableAndDetailsShowTheIdentityWarning()
     QVERIFY2(!details.contains(u"identity"_s), qPrintable(details));
     QVERIFY(m_window->details()->identityWarningText().isEmpty());
 
-    // The helper's next word on it: stopped, the warning is gone with the state it described.
+    // Restart Sandbox under the warning: sandbox.stop, then sandbox.start once the helper
+    // says it stopped (not before).
     m_window->table()->selectRow(stale.row());
+    QPushButton *restart = m_window->details()->restartButton();
+    QVERIFY(!restart->isHidden());
+    Sandbox stopping = sandbox(u"stale"_s, StartSource::Snapshot, kHelperWords);
+    stopping.state = SandboxState::Stopping;
+    m_transport->answer(u"sandbox.stop"_s, stopping.toJson());
+    m_transport->answer(u"sandbox.start"_s, sandbox(u"stale"_s, StartSource::Boot).toJson());
+    restart->click();
+    QTRY_VERIFY(m_transport->requests().contains(u"sandbox.stop"_s));
+    m_transport->push(u"sandbox.changed"_s, {{u"sandbox"_s, stopping.toJson()}});
+    QTest::qWait(50);
+    QVERIFY(!m_transport->requests().contains(u"sandbox.start"_s));
+    // The helper's next word on it: stopped, the warning is gone with the state it described.
     Sandbox stopped = sandbox(u"stale"_s, StartSource::None);
     stopped.state = SandboxState::Stopped;
     stopped.startedAt = {};
     stopped.vmmPid = 0;
     m_transport->push(u"sandbox.changed"_s, {{u"sandbox"_s, stopped.toJson()}});
+    QTRY_VERIFY(m_transport->requests().contains(u"sandbox.start"_s));
     QTRY_VERIFY(stale.data(Qt::DecorationRole).isNull());
     QVERIFY(stale.data(Qt::ToolTipRole).toString().isEmpty());
     details = m_window->details()->text();
