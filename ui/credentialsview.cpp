@@ -70,9 +70,9 @@ CredentialsView::CredentialsView(HelperClient *client, SandboxTableModel *sandbo
     m_bindingTable->setColumnWidth(BindingTableModel::HostColumn, 170);
     m_bindingTable->setColumnWidth(BindingTableModel::PathColumn, 90);
     m_bindingTable->setColumnWidth(BindingTableModel::TemplateColumn, 210);
-    m_bindingTable->setColumnWidth(BindingTableModel::InjectionsColumn, 75);
+    m_bindingTable->setColumnWidth(BindingTableModel::InjectionsColumn, 90);
     m_bindingTable->setColumnWidth(BindingTableModel::LastUsedColumn, 145);
-    m_bindingTable->setColumnWidth(BindingTableModel::DeniedColumn, 60);
+    m_bindingTable->setColumnWidth(BindingTableModel::DeniedColumn, 80);
 
     m_setButton->setAccessibleName(tr("Set a new secret"));
     m_replaceButton->setAccessibleName(tr("Replace the selected secret's value"));
