@@ -16,6 +16,7 @@
 #include "ui/bindingtablemodel.h"
 #include "ui/credentialsview.h"
 #include "ui/egressview.h"
+#include "ui/hostsidebar.h"
 #include "ui/mainwindow.h"
 #include "ui/newsandboxdialog.h"
 #include "ui/policytext.h"
@@ -31,6 +32,7 @@
 #include <QTableView>
 #include <QTest>
 #include <QTimer>
+#include <QTreeWidget>
 
 using namespace airlock;
 using namespace Qt::StringLiterals;
@@ -245,6 +247,11 @@ void TestSandboxDetails::tableAndDetailsShowTheIdentityWarning()
     QVERIFY(fresh.data(Qt::DecorationRole).isNull());
     QVERIFY(fresh.data(Qt::ToolTipRole).toString().isEmpty());
     QCOMPARE(fresh.data(Qt::AccessibleTextRole).toString(), u"fresh"_s);
+    // The sidebar says it in words too, after the state.
+    const QList<QTreeWidgetItem *> items =
+        m_window->sidebar()->findItems(u"stale"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    QCOMPARE(items.size(), 1);
+    QCOMPARE(items.constFirst()->toolTip(0), u"Running\n"_s + tooltip);
     // The state's tooltip says where the running state came from.
     QCOMPARE(stale.siblingAtColumn(SandboxTableModel::StateColumn).data(Qt::ToolTipRole).toString(),
              u"Running, from snapshot"_s);
