@@ -424,7 +424,6 @@ void TestCredentialWindow::secretTypedIntoTheDialogIsSentOnceAndCleared()
 void TestCredentialWindow::bindingAddedThroughTheDialog()
 {
     CredentialsView *view = m_window->credentialsView();
-    QTRY_VERIFY(view->findChild<QPushButton *>()); // buttons exist
     view->showAddBindingDialog();
     auto *dialog = view->findChild<BindingDialog *>();
     QVERIFY(dialog);
@@ -435,7 +434,6 @@ void TestCredentialWindow::bindingAddedThroughTheDialog()
     QTest::keyClicks(dialog->hostField(), u"api.test"_s);
     QTest::keyClicks(dialog->pathField(), u"/v1"_s);
     QVERIFY2(dialog->problem().isEmpty(), qPrintable(dialog->problem()));
-    QSignalSpy refreshed(view, &CredentialsView::refreshed);
     dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
     QTRY_COMPARE_WITH_TIMEOUT(view->bindings()->rowCount(), 1, 10000);
     m_bindingId = view->bindings()->bindingAt(0).id;
