@@ -282,8 +282,16 @@
         <translation>Kein TLS</translation>
     </message>
     <message>
-        <source>Credential placeholder sent elsewhere</source>
-        <translation>Platzhalter eines Zugangsdatums an anderes Ziel gesendet</translation>
+        <source>Credential sent where its binding does not allow it</source>
+        <translation>Zugangsdatum an ein Ziel gesendet, das seine Bindung nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>Credential value not available to the gateway</source>
+        <translation>Wert des Zugangsdatums dem Gateway nicht verfügbar</translation>
+    </message>
+    <message>
+        <source>Plain HTTP only to port 80</source>
+        <translation>Unverschlüsseltes HTTP nur an Port 80</translation>
     </message>
 </context>
 <context>
@@ -485,12 +493,51 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>Header-Vorlage</translation>
     </message>
     <message>
-        <source>Uses</source>
-        <translation>Verwendungen</translation>
-    </message>
-    <message>
         <source>Warning</source>
         <translation>Warnung</translation>
+    </message>
+    <message>
+        <source>an unnamed binding</source>
+        <translation>eine unbenannte Bindung</translation>
+    </message>
+    <message>
+        <source>binding %1</source>
+        <translation>Bindung %1</translation>
+    </message>
+    <message>
+        <source>binding %1 (secret “%2” for %3%4)</source>
+        <translation>Bindung %1 (Geheimnis „%2“ für %3%4)</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>nie</translation>
+    </message>
+    <message>
+        <source>Requests the gateway injected the secret into</source>
+        <translation>Anfragen, in die das Gateway das Geheimnis eingesetzt hat</translation>
+    </message>
+    <message>
+        <source>No request misused this binding&apos;s placeholder</source>
+        <translation>Keine Anfrage hat den Platzhalter dieser Bindung missbraucht</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n request(s) carried this binding&apos;s placeholder where the binding does not allow it, or matched it while the gateway had no value: refused</source>
+        <translation>
+            <numerusform>%n Anfrage trug den Platzhalter dieser Bindung dorthin, wo die Bindung ihn nicht erlaubt, oder passte, während das Gateway keinen Wert hatte: abgelehnt</numerusform>
+            <numerusform>%n Anfragen trugen den Platzhalter dieser Bindung dorthin, wo die Bindung ihn nicht erlaubt, oder passten, während das Gateway keinen Wert hatte: abgelehnt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Injections</source>
+        <translation>Einsetzungen</translation>
+    </message>
+    <message>
+        <source>Last use</source>
+        <translation>Letzte Verwendung</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>Abgelehnt</translation>
     </message>
 </context>
 <context>
@@ -657,10 +704,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>Status der Zugangsdaten</translation>
     </message>
     <message>
-        <source>Values are stored encrypted by the helper and are never shown or sent to a sandbox; the gateway injects them into matching requests.</source>
-        <translation>Werte werden vom Helfer verschlüsselt gespeichert und nie angezeigt oder an eine Sandbox gesendet; das Gateway setzt sie in passende Anfragen ein.</translation>
-    </message>
-    <message>
         <source>Bindings</source>
         <translation>Bindungen</translation>
     </message>
@@ -727,6 +770,14 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Binding removed.</source>
         <translation>Bindung entfernt.</translation>
+    </message>
+    <message>
+        <source>Values are stored encrypted by the helper and are never shown again or sent to a sandbox. A sandbox holds only a placeholder; its gateway swaps in the value on HTTPS requests that match a binding exactly, and replaces the value with the placeholder in every response.</source>
+        <translation>Werte werden vom Helfer verschlüsselt gespeichert und nie wieder angezeigt oder an eine Sandbox gesendet. Eine Sandbox hat nur einen Platzhalter; ihr Gateway setzt den Wert in HTTPS-Anfragen ein, die genau zu einer Bindung passen, und ersetzt den Wert in jeder Antwort durch den Platzhalter.</translation>
+    </message>
+    <message>
+        <source>The guest finds each bound secret&apos;s placeholder in /run/airlock/env (AIRLOCK_SECRET_NAME). A request that carries it anywhere else (another host, path, method or port, or plain HTTP) is refused, counted as denied and raises an alert.</source>
+        <translation>Der Gast findet den Platzhalter jedes gebundenen Geheimnisses in /run/airlock/env (AIRLOCK_SECRET_NAME). Eine Anfrage, die ihn anderswohin trägt (anderer Host, Pfad, Methode oder Port, oder unverschlüsseltes HTTP), wird abgelehnt, als abgelehnt gezählt und löst eine Warnung aus.</translation>
     </message>
 </context>
 <context>
@@ -840,6 +891,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Reason</source>
         <translation>Grund</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>
@@ -1485,6 +1540,45 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>Could not resume sandbox “%1”.</source>
         <translation>Sandbox „%1“ konnte nicht fortgesetzt werden.</translation>
     </message>
+    <message>
+        <source>Dismiss Credential &amp;Alert</source>
+        <translation>Zugangsdaten-&amp;Warnung verwerfen</translation>
+    </message>
+    <message>
+        <source>Remove the credential alert badge from the selected sandbox (the binding&apos;s denied count stays in Credentials)</source>
+        <translation>Das Warnsymbol für Zugangsdaten von der gewählten Sandbox entfernen (die Zahl der Ablehnungen der Bindung bleibt unter „Zugangsdaten“)</translation>
+    </message>
+    <message>
+        <source>%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not allow it: the gateway refused the request. Something in the sandbox may be trying to leak the credential.</source>
+        <translation>%1 hat den Platzhalter von %2 an %3 (%4 %5) gesendet, wo die Bindung ihn nicht erlaubt: Das Gateway hat die Anfrage abgelehnt. Möglicherweise versucht etwas in der Sandbox, das Zugangsdatum abfließen zu lassen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>A response from %1 to %2 carried the secret of %3: the gateway replaced it with the placeholder (%n time(s)) before the guest saw it.</source>
+        <translation>
+            <numerusform>Eine Antwort von %1 an %2 enthielt das Geheimnis von %3: Das Gateway hat es durch den Platzhalter ersetzt (%n-mal), bevor der Gast es sah.</numerusform>
+            <numerusform>Eine Antwort von %1 an %2 enthielt das Geheimnis von %3: Das Gateway hat es durch den Platzhalter ersetzt (%n-mal), bevor der Gast es sah.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The gateway of %1 raised an alert for %2 (%3): %4</source>
+        <translation>Das Gateway von %1 hat eine Warnung für %2 (%3) ausgelöst: %4</translation>
+    </message>
+    <message>
+        <source>%1 (at %2)</source>
+        <translation>%1 (um %2)</translation>
+    </message>
+    <message>
+        <source>Airlock: credential alert in %1</source>
+        <translation>Airlock: Zugangsdaten-Warnung in %1</translation>
+    </message>
+    <message>
+        <source>Restarting %1…</source>
+        <translation>%1 wird neu gestartet…</translation>
+    </message>
+    <message>
+        <source>%1 did not stop within 2 minutes; it was not restarted.</source>
+        <translation>%1 hat nicht innerhalb von 2 Minuten angehalten; sie wurde nicht neu gestartet.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::NewSandboxDialog</name>
@@ -1527,10 +1621,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>&amp;Image:</source>
         <translation>&amp;Abbild:</translation>
-    </message>
-    <message>
-        <source>%1 — %2</source>
-        <translation>%1 — %2</translation>
     </message>
     <message>
         <source>e.g. agent-1</source>
@@ -1591,6 +1681,14 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>No template of this image and size yet: the guest boots cold (the helper makes one with “airlockctl template prepare”).</source>
         <translation>Noch keine Vorlage dieses Abbilds und dieser Größe: Der Gast bootet kalt (der Helfer erstellt eine mit „airlockctl template prepare“).</translation>
+    </message>
+    <message>
+        <source>Images with a root disk always boot cold (no template): the guest boots its kernel from its own disk.</source>
+        <translation>Abbilder mit Root-Festplatte starten immer kalt (keine Vorlage): Der Gast bootet seinen Kernel von seiner eigenen Festplatte.</translation>
+    </message>
+    <message>
+        <source>%1 — root disk</source>
+        <translation>%1 — Root-Festplatte</translation>
     </message>
 </context>
 <context>
@@ -2016,6 +2114,73 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     </message>
 </context>
 <context>
+    <name>airlock::SandboxDetailsView</name>
+    <message>
+        <source>Sandbox details</source>
+        <translation>Sandbox-Details</translation>
+    </message>
+    <message>
+        <source>Identity warning</source>
+        <translation>Identitätswarnung</translation>
+    </message>
+    <message>
+        <source>Select a sandbox to see its details.</source>
+        <translation>Wählen Sie eine Sandbox, um ihre Details zu sehen.</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>Abbild</translation>
+    </message>
+    <message>
+        <source>vCPUs</source>
+        <translation>vCPUs</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>Acceleration</source>
+        <translation>Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Started at</source>
+        <translation>Gestartet um</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Re&amp;start Sandbox</source>
+        <translation>Sandbox neu &amp;starten</translation>
+    </message>
+    <message>
+        <source>Restart the sandbox to give its guest its own identity</source>
+        <translation>Die Sandbox neu starten, damit ihr Gast seine eigene Identität bekommt</translation>
+    </message>
+</context>
+<context>
     <name>airlock::SandboxTableModel</name>
     <message>
         <source>%1 MiB</source>
@@ -2092,6 +2257,26 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Paused</source>
         <translation>Angehalten</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
+    </message>
+    <message>
+        <source>booted</source>
+        <translation>gebootet</translation>
+    </message>
+    <message>
+        <source>from template</source>
+        <translation>aus Vorlage</translation>
+    </message>
+    <message>
+        <source>from snapshot</source>
+        <translation>aus Snapshot</translation>
+    </message>
+    <message>
+        <source>The guest did not confirm its new identity, so its network may not work. Restart the sandbox (Stop, then Start). The helper says: %1</source>
+        <translation>Der Gast hat seine neue Identität nicht bestätigt, daher funktioniert sein Netzwerk möglicherweise nicht. Starten Sie die Sandbox neu (Stoppen, dann Starten). Der Helfer meldet: %1</translation>
     </message>
 </context>
 <context>
@@ -2799,6 +2984,26 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>%1 is stopped: it is started from the snapshot&apos;s state.</source>
         <translation>%1 ist gestoppt: Sie wird aus dem Zustand des Snapshots gestartet.</translation>
+    </message>
+    <message>
+        <source>But the guest of %1 did not confirm its new identity: its network may not work. Restart %1 (Stop, then Start).</source>
+        <translation>Aber der Gast von %1 hat seine neue Identität nicht bestätigt: Sein Netzwerk funktioniert möglicherweise nicht. Starten Sie %1 neu (Stoppen, dann Starten).</translation>
+    </message>
+    <message>
+        <source>The guest of %1 did not confirm its new identity.</source>
+        <translation>Der Gast von %1 hat seine neue Identität nicht bestätigt.</translation>
+    </message>
+    <message>
+        <source>%1 runs, but it may still use the name, addresses and CA of the snapshot it started from, so its network may not work and it may clash with the sandbox it came from. Restart %1 (Stop, then Start) to boot it with its own identity; what it holds in memory is then lost, so take what you need first.
+
+The helper said: %2</source>
+        <translation>%1 läuft, verwendet aber vielleicht noch Namen, Adressen und CA des Snapshots, aus dem sie gestartet wurde; ihr Netzwerk funktioniert dann möglicherweise nicht, und sie kann mit der Sandbox kollidieren, von der sie stammt. Starten Sie %1 neu (Stoppen, dann Starten), damit sie mit ihrer eigenen Identität bootet; was sie im Speicher hält, geht dabei verloren, sichern Sie also zuerst, was Sie brauchen.
+
+Der Helfer meldete: %2</translation>
+    </message>
+    <message>
+        <source>&amp;Restart Now</source>
+        <translation>Jetzt &amp;neu starten</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QJsonArray>
+#include <QLocale>
 
 namespace airlock {
 
@@ -122,6 +123,26 @@ QString BindingTableModel::warning(const CredentialBinding &binding) const
     return {};
 }
 
+const CredentialBinding *BindingTableModel::bindingById(qint64 id) const
+{
+    for (const CredentialBinding &binding : m_rows) {
+        if (binding.id == id)
+            return &binding;
+    }
+    return nullptr;
+}
+
+QString BindingTableModel::describe(qint64 id) const
+{
+    if (id <= 0)
+        return tr("an unnamed binding");
+    const CredentialBinding *binding = bindingById(id);
+    if (!binding)
+        return tr("binding %1").arg(id);
+    return tr("binding %1 (secret “%2” for %3%4)")
+        .arg(QString::number(id), binding->secret, binding->host, binding->pathPrefix);
+}
+
 QString BindingTableModel::placementText(const CredentialPlacement &placement)
 {
     if (placement.kind == CredentialPlacement::Kind::Basic)
@@ -159,8 +180,14 @@ QVariant BindingTableModel::data(const QModelIndex &index, int role) const
             return binding.pathPrefix.isEmpty() ? tr("any") : binding.pathPrefix;
         case TemplateColumn:
             return placementText(binding.placement);
-        case UsesColumn:
+        case InjectionsColumn:
             return qint64(binding.stats.injections);
+        case LastUsedColumn:
+            return binding.stats.lastUsed.isValid()
+                ? QLocale().toString(binding.stats.lastUsed.toLocalTime(), QLocale::ShortFormat)
+                : tr("never");
+        case DeniedColumn:
+            return qint64(binding.stats.denied);
         case WarningColumn: {
             const QString text = warning(binding);
             return text.isEmpty() ? QString() : text;
@@ -170,10 +197,24 @@ QVariant BindingTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == WarningColumn)
             return warning(binding);
+        if (index.column() == InjectionsColumn)
+            return tr("Requests the gateway injected the secret into");
+        if (index.column() == DeniedColumn)
+            return binding.stats.denied == 0
+                ? tr("No request misused this binding's placeholder")
+                : tr("%n request(s) carried this binding's placeholder where the binding does "
+                     "not allow it, or matched it while the gateway had no value: refused",
+                     nullptr, int(binding.stats.denied));
         return {};
     case Qt::ForegroundRole:
         if (index.column() == WarningColumn)
             return QBrush(QColor(0xb3, 0x5c, 0x00));
+        if (index.column() == DeniedColumn && binding.stats.denied > 0)
+            return QBrush(QColor(0xc6, 0x28, 0x28));
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == InjectionsColumn || index.column() == DeniedColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case IdRole:
         return binding.id;
@@ -199,8 +240,12 @@ QVariant BindingTableModel::headerData(int section, Qt::Orientation orientation,
         return tr("Path prefix");
     case TemplateColumn:
         return tr("Header template");
-    case UsesColumn:
-        return tr("Uses");
+    case InjectionsColumn:
+        return tr("Injections");
+    case LastUsedColumn:
+        return tr("Last use");
+    case DeniedColumn:
+        return tr("Denied");
     case WarningColumn:
         return tr("Warning");
     default:

@@ -10,10 +10,12 @@
 namespace airlock {
 
 /// Credential bindings as `binding.list` reports them: Sandbox, Secret, Host, Path prefix,
-/// Header template, Uses and a Warning column. The warning says when the sandbox's policy does
-/// not allow the binding's host on https/443 (or its path and methods): the gateway would deny
-/// such requests before injecting, so the binding can never be used. Policies are judged with
-/// the gateway's own PolicyMatcher.
+/// Header template, the helper's counters (Injections, Last use, Denied: requests that carried
+/// the placeholder where the binding does not allow it, `credential_exfil`, or that matched but
+/// got no value, `credential_unavailable`; docs/credentials.md "Counters") and a Warning column.
+/// The warning says when the sandbox's policy does not allow the binding's host on https/443 (or
+/// its path and methods): the gateway would deny such requests before injecting, so the binding can
+/// never be used. Policies are judged with the gateway's own PolicyMatcher.
 class BindingTableModel final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -24,7 +26,9 @@ public:
         HostColumn,
         PathColumn,
         TemplateColumn,
-        UsesColumn,
+        InjectionsColumn,
+        LastUsedColumn,
+        DeniedColumn,
         WarningColumn,
         ColumnCount
     };
@@ -43,6 +47,12 @@ public:
     void setPolicy(const QString &sandbox, const EgressPolicy &policy);
     QStringList sandboxes() const;
     const CredentialBinding &bindingAt(int row) const { return m_rows.at(row); }
+    /// The binding with helper id `id`, or nullptr.
+    const CredentialBinding *bindingById(qint64 id) const;
+    /// How alerts name a binding: "binding 3 (secret “api-token” for api.test/v1)", or
+    /// "binding 3" while it is not (or no longer) listed, "an unnamed binding" for id -1.
+    /// Never a value or a placeholder.
+    QString describe(qint64 id) const;
     /// Why the policy of the binding's sandbox would block it, or empty (also while the policy
     /// is not known yet).
     QString warning(const CredentialBinding &binding) const;

@@ -70,7 +70,9 @@ CredentialsView::CredentialsView(HelperClient *client, SandboxTableModel *sandbo
     m_bindingTable->setColumnWidth(BindingTableModel::HostColumn, 170);
     m_bindingTable->setColumnWidth(BindingTableModel::PathColumn, 90);
     m_bindingTable->setColumnWidth(BindingTableModel::TemplateColumn, 210);
-    m_bindingTable->setColumnWidth(BindingTableModel::UsesColumn, 50);
+    m_bindingTable->setColumnWidth(BindingTableModel::InjectionsColumn, 90);
+    m_bindingTable->setColumnWidth(BindingTableModel::LastUsedColumn, 145);
+    m_bindingTable->setColumnWidth(BindingTableModel::DeniedColumn, 80);
 
     m_setButton->setAccessibleName(tr("Set a new secret"));
     m_replaceButton->setAccessibleName(tr("Replace the selected secret's value"));
@@ -83,8 +85,10 @@ CredentialsView::CredentialsView(HelperClient *client, SandboxTableModel *sandbo
     auto *secretsBox = new QGroupBox(tr("Secrets"), this);
     auto *secretsLayout = new QVBoxLayout(secretsBox);
     auto *secretsNote = new QLabel(tr("Values are stored encrypted by the helper and are never "
-                                      "shown or sent to a sandbox; the gateway injects them "
-                                      "into matching requests."),
+                                      "shown again or sent to a sandbox. A sandbox holds only a "
+                                      "placeholder; its gateway swaps in the value on HTTPS "
+                                      "requests that match a binding exactly, and replaces the "
+                                      "value with the placeholder in every response."),
                                    secretsBox);
     secretsNote->setWordWrap(true);
     secretsLayout->addWidget(secretsNote);
@@ -98,6 +102,14 @@ CredentialsView::CredentialsView(HelperClient *client, SandboxTableModel *sandbo
 
     auto *bindingsBox = new QGroupBox(tr("Bindings"), this);
     auto *bindingsLayout = new QVBoxLayout(bindingsBox);
+    auto *bindingsNote =
+        new QLabel(tr("The guest finds each bound secret's placeholder in /run/airlock/env "
+                      "(AIRLOCK_SECRET_NAME). A request that carries it anywhere else (another "
+                      "host, path, method or port, or plain HTTP) is refused, counted as "
+                      "denied and raises an alert."),
+                   bindingsBox);
+    bindingsNote->setWordWrap(true);
+    bindingsLayout->addWidget(bindingsNote);
     bindingsLayout->addWidget(m_bindingTable, 1);
     auto *bindingButtons = new QHBoxLayout;
     bindingButtons->addWidget(m_addBindingButton);
@@ -140,6 +152,9 @@ CredentialsView::CredentialsView(HelperClient *client, SandboxTableModel *sandbo
                 &CredentialsView::onNotification);
         connect(client, &HelperClient::ready, this, &CredentialsView::refresh);
     }
+    m_refreshTimer.setSingleShot(true);
+    m_refreshTimer.setInterval(300);
+    connect(&m_refreshTimer, &QTimer::timeout, this, &CredentialsView::refresh);
     updateActions();
 }
 
@@ -215,6 +230,14 @@ void CredentialsView::onNotification(const QString &method, const QJsonObject &p
             loadPolicy(sandbox);
     } else if (method == QLatin1String(protocol::notification::SandboxRemoved)) {
         refresh();
+    } else if (method == QLatin1String(protocol::notification::EgressEvent)
+               && params.value(QStringLiteral("event"))
+                      .toObject()
+                      .contains(QStringLiteral("binding"))) {
+        // The helper counts the binding's injections and denials from this event: read the
+        // counters again, once for a burst of events.
+        if (!m_refreshTimer.isActive())
+            m_refreshTimer.start();
     }
 }
 

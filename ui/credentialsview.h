@@ -3,6 +3,7 @@
 #include "core/model/error.h"
 
 #include <QPointer>
+#include <QTimer>
 #include <QWidget>
 
 class QLabel;
@@ -19,8 +20,10 @@ class SetSecretDialog;
 
 /// The credentials view: the helper's secrets (name, fingerprint, last use, uses; never a
 /// value), Set Secret… (a password field sent once with `secret.set`, then cleared), Delete,
-/// and the bindings of every sandbox with their validation and a warning where the sandbox's
-/// policy would deny the binding's host. Everything through the helper's RPC.
+/// and the bindings of every sandbox with their counters (injections, last use, denied), their
+/// validation and a warning where the sandbox's policy would deny the binding's host. The
+/// counters are read again after each egress event that names a binding. Everything through
+/// the helper's RPC.
 class CredentialsView final : public QWidget
 {
     Q_OBJECT
@@ -69,6 +72,7 @@ private:
     QPushButton *m_addBindingButton;
     QPushButton *m_removeBindingButton;
     QLabel *m_status;
+    QTimer m_refreshTimer; // binding counters after egress events that name a binding
 };
 
 } // namespace airlock

@@ -2,6 +2,8 @@
 
 #include <QJsonValue>
 
+#include <algorithm>
+
 namespace airlock {
 
 QString EgressEntry::redactPath(const QString &target)
@@ -45,6 +47,11 @@ std::optional<EgressEntry> EgressEntry::fromJson(const QJsonObject &event, const
         entry.port = port.toInt();
     entry.method = event.value(QStringLiteral("method")).toString();
     entry.path = redactPath(event.value(QStringLiteral("path")).toString());
+    const QJsonValue binding = event.value(QStringLiteral("binding"));
+    if (binding.isDouble() && binding.toInteger(-1) > 0)
+        entry.binding = binding.toInteger();
+    entry.scrubbed = std::max<qint64>(0, event.value(QStringLiteral("scrubbed")).toInteger());
+    entry.alert = event.value(QStringLiteral("alert")).toBool();
     entry.json = event;
     if (!entry.path.isEmpty())
         entry.json.insert(QStringLiteral("path"), entry.path);

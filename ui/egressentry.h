@@ -26,6 +26,12 @@ struct EgressEntry
     int port = -1; ///< -1 when absent
     QString method;
     QString path; ///< without "?query" and "#fragment"
+    /// The credential binding (helper id) the request was injected with or tried to misuse;
+    /// -1 when the event names none (docs/credentials.md, "Counters").
+    qint64 binding = -1;
+    qint64 scrubbed = 0; ///< secret forms replaced in the response (0 when none)
+    /// Someone should look: `credential_exfil`, or a response that carried a secret.
+    bool alert = false;
     QJsonObject json; ///< the event as received (path redacted)
 
     /// Reads an event; std::nullopt when time, verdict or reason are missing or mistyped.

@@ -128,6 +128,11 @@ QVariant EgressEventModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == TimeColumn)
             return QLocale().toString(entry.time.toLocalTime(), QLocale::LongFormat);
+        // The reason in full (the column is often narrow), then the gateway's detail.
+        if (index.column() == ReasonColumn || index.column() == VerdictColumn)
+            return entry.detail.isEmpty()
+                ? PolicyText::reasonText(entry.reason)
+                : tr("%1: %2").arg(PolicyText::reasonText(entry.reason), entry.detail);
         return entry.detail.isEmpty() ? QVariant() : QVariant(entry.detail);
     case Qt::ForegroundRole:
         if (index.column() == VerdictColumn)

@@ -202,6 +202,8 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     connect(m_sandbox, &QComboBox::currentIndexChanged, this, [this, counts] {
         const QString sandbox = m_sandbox->currentData().toString();
         m_filter->setSandbox(sandbox);
+        // One sandbox shown: its name in every row says nothing, and the reason needs the room.
+        m_table->setColumnHidden(EgressEventModel::SandboxColumn, !sandbox.isEmpty());
         counts->setFilterRegularExpression(
             sandbox.isEmpty() ? QString()
                               : QStringLiteral("^%1$").arg(QRegularExpression::escape(sandbox)));
@@ -313,6 +315,8 @@ void EgressView::onEntry(const EgressEntry &entry, bool live)
     m_learn->record(entry);
     if (live)
         m_probing->record(entry);
+    if (live && entry.alert)
+        Q_EMIT credentialAlert(entry);
     int denied = 0;
     for (const EgressEntry &e : m_events->entries())
         denied += e.allowed ? 0 : 1;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/egresspolicy.h"
+#include "ui/egressentry.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -24,7 +25,6 @@ class HelperClient;
 class LearnListModel;
 class ProbingMonitor;
 class SandboxTableModel;
-struct EgressEntry;
 
 /// The live egress view: every decision of every sandbox's gateway (filters by sandbox,
 /// verdict and text), per-destination counts, the egress map of the chosen sandbox, learn mode
@@ -60,6 +60,9 @@ public Q_SLOTS:
 Q_SIGNALS:
     /// The person asked to allow something: open `sandbox`'s editor with `rules` pending.
     void allowRequested(const QString &sandbox, const QList<airlock::EgressRule> &rules);
+    /// A live decision with `alert: true` arrived (credential_exfil, or a response that carried
+    /// a secret and was scrubbed); recorded history never raises one.
+    void credentialAlert(const airlock::EgressEntry &entry);
 
 private:
     void onNotification(const QString &method, const QJsonObject &params);

@@ -127,7 +127,11 @@ void HostSidebar::refresh(HostConnection *host)
             icon = "pause";
         else if (state == SandboxState::Starting || state == SandboxState::Stopping)
             icon = "console";
-        const QString stateText = SandboxTableModel::stateText(state);
+        QString stateText = SandboxTableModel::stateText(state);
+        // The table's badge (identity warning, probing, credential alert) in words too.
+        if (const QString badge = model->index(i, 0).data(SandboxTableModel::AlertRole).toString();
+            !badge.isEmpty())
+            stateText += QLatin1Char('\n') + badge;
         child->setIcon(0, QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(icon))));
         child->setToolTip(0, stateText);
         child->setData(0, Qt::AccessibleDescriptionRole, stateText);

@@ -2,6 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/protocol/methods.h"
+#include "ui/bindingtablemodel.h"
 #include "ui/connectionpage.h"
 #include "ui/connectionsdialog.h"
 #include "ui/consolecontroller.h"
@@ -14,7 +15,9 @@
 #include "ui/hoststore.h"
 #include "ui/newsandboxdialog.h"
 #include "ui/policyeditor.h"
+#include "ui/policytext.h"
 #include "ui/probingmonitor.h"
+#include "ui/sandboxdetailsview.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/snapshotsview.h"
 #include "ui/snapshottimelineview.h"
@@ -26,6 +29,7 @@
 #include <QIcon>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -36,6 +40,7 @@
 #include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -60,6 +65,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     , m_placeholder(new ConnectionPage(ConnectionPage::Style::Page, this))
     , m_banner(new ConnectionPage(ConnectionPage::Style::Banner, this))
     , m_table(new QTableView(this))
+    , m_details(new SandboxDetailsView(this))
     , m_consoleArea(new QStackedWidget(this))
     , m_tabs(new QTabWidget(this))
     , m_statusLabel(new QLabel(this))
@@ -120,13 +126,20 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     m_consoleArea->addWidget(hint);
     m_consoleArea->addWidget(m_tabs);
 
+    auto *tableSplitter = new QSplitter(Qt::Horizontal, this);
+    tableSplitter->addWidget(m_table);
+    tableSplitter->addWidget(m_details);
+    tableSplitter->setStretchFactor(0, 3);
+    tableSplitter->setStretchFactor(1, 1);
+    tableSplitter->setChildrenCollapsible(false);
+    tableSplitter->setSizes({600, 270});
     auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_table);
+    splitter->addWidget(tableSplitter);
     splitter->addWidget(m_consoleArea);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 3);
     splitter->setChildrenCollapsible(false);
-    splitter->setSizes({170, 530});
+    splitter->setSizes({240, 460});
 
     auto *mainPage = new QWidget(this);
     auto *mainLayout = new QVBoxLayout(mainPage);
@@ -187,6 +200,9 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
             });
     connect(m_egressView->probing(), &ProbingMonitor::probingEnded, this,
             [this](const QString &sandbox) { m_model->setAlert(sandbox, {}); });
+    connect(m_egressView, &EgressView::credentialAlert, this, &MainWindow::onCredentialAlert);
+    connect(m_details, &SandboxDetailsView::restartRequested, this, &MainWindow::restartSandbox);
+    connect(m_snapshotsView, &SnapshotsView::restartRequested, this, &MainWindow::restartSandbox);
     connect(m_banner, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
 
     const QString where = client ? client->transportDescription() : tr("helper");
@@ -224,12 +240,20 @@ MainWindow::~MainWindow()
 void MainWindow::watchModel(SandboxTableModel *model)
 {
     connect(model, &QAbstractItemModel::dataChanged, this, [this, model] {
-        if (model == m_model)
+        if (model == m_model) {
             updateActions();
+            updateDetails();
+        }
     });
     connect(model, &QAbstractItemModel::modelReset, this, [this, model] {
-        if (model == m_model)
+        if (model == m_model) {
             updateActions();
+            updateDetails();
+        }
+    });
+    connect(model, &QAbstractItemModel::rowsRemoved, this, [this, model] {
+        if (model == m_model)
+            updateDetails();
     });
     connect(model, &QAbstractItemModel::rowsInserted, this, [this, model] {
         if (model == m_model)
@@ -323,6 +347,7 @@ void MainWindow::setCurrentHost(HostConnection *host)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::onSelectionChanged);
     m_snapshotsView->setClient(m_client, m_model);
+    updateDetails();
     if (QTreeWidgetItem *item = m_sidebar->itemFor(host); item && m_sidebar->currentHost() != host)
         m_sidebar->setCurrentItem(item);
     // Its console tabs come forward.
@@ -408,6 +433,9 @@ void MainWindow::createActions()
          tr("Version and license"));
     make(m_connectionsAction, QIcon(), tr("&Connections…"), QKeySequence(tr("Ctrl+Shift+H")),
          tr("Add, edit or remove remote hosts reached over SSH"));
+    make(m_dismissAlertAction, icon("alert"), tr("Dismiss Credential &Alert"), QKeySequence(),
+         tr("Remove the credential alert badge from the selected sandbox (the binding's denied "
+            "count stays in Credentials)"));
     // Delete only acts on the table, so the key still reaches other widgets.
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_table->addAction(m_deleteAction);
@@ -429,6 +457,10 @@ void MainWindow::createActions()
     connect(m_policyAction, &QAction::triggered, this,
             [this] { openPolicyEditor(selectedSandbox()); });
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+    connect(m_dismissAlertAction, &QAction::triggered, this, [this] {
+        m_model->setAlert(selectedSandbox(), {}, SandboxTableModel::AlertKind::Credential);
+        updateActions();
+    });
     const QStringList sectionNames {tr("&Sandboxes"), tr("&Egress"), tr("C&redentials")};
     // Ctrl+4, the Snapshots section, is m_timelineAction: it also picks the selected sandbox.
     for (int i = 0; i < sectionNames.size(); ++i) {
@@ -440,8 +472,9 @@ void MainWindow::createActions()
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::showConnectionsDialog);
 
-    for (QAction *action : {m_consoleAction, m_policyAction, m_timelineAction, m_startAction,
-                            m_pauseAction, m_resumeAction, m_stopAction, m_killAction})
+    for (QAction *action :
+         {m_consoleAction, m_policyAction, m_timelineAction, m_startAction, m_pauseAction,
+          m_resumeAction, m_stopAction, m_killAction, m_dismissAlertAction})
         m_table->addAction(action);
 }
 
@@ -467,6 +500,7 @@ void MainWindow::createMenus()
     sandbox->addAction(m_consoleAction);
     sandbox->addAction(m_closeConsoleAction);
     sandbox->addAction(m_policyAction);
+    sandbox->addAction(m_dismissAlertAction);
     sandbox->addSeparator();
     sandbox->addAction(m_deleteAction);
 
@@ -642,6 +676,49 @@ void MainWindow::stopSandbox(const QString &sandbox)
          tr("Could not stop sandbox “%1”.").arg(sandbox));
 }
 
+void MainWindow::restartSandbox(const QString &sandbox)
+{
+    if (sandbox.isEmpty() || !m_client)
+        return;
+    QPointer<MainWindow> self(this);
+    QPointer<SandboxTableModel> model(m_model);
+    statusBar()->showMessage(tr("Restarting %1…").arg(sandbox), 30000);
+    call(QString::fromLatin1(protocol::method::SandboxStop), sandbox,
+         tr("Could not stop sandbox “%1”.").arg(sandbox), [self, model, sandbox] {
+             if (!self || !model)
+                 return;
+             // sandbox.stop answers once the power-down was asked for; start when the
+             // helper's sandbox.changed says the guest is gone.
+             auto stopped = [model, sandbox] {
+                 const Sandbox *s = model ? model->sandboxAt(model->rowOf(sandbox)) : nullptr;
+                 return s && s->state == SandboxState::Stopped;
+             };
+             if (stopped()) {
+                 self->startSandbox(sandbox);
+                 return;
+             }
+             auto watch = std::make_shared<QMetaObject::Connection>();
+             auto *timer = new QTimer(self);
+             timer->setSingleShot(true);
+             *watch = connect(model, &QAbstractItemModel::dataChanged, self,
+                              [self, watch, timer, stopped, sandbox] {
+                                  if (!stopped())
+                                      return;
+                                  QObject::disconnect(*watch);
+                                  timer->deleteLater();
+                                  self->startSandbox(sandbox);
+                              });
+             connect(timer, &QTimer::timeout, self, [self, watch, timer, sandbox] {
+                 QObject::disconnect(*watch);
+                 timer->deleteLater();
+                 self->statusBar()->showMessage(
+                     tr("%1 did not stop within 2 minutes; it was not restarted.").arg(sandbox),
+                     30000);
+             });
+             timer->start(120000);
+         });
+}
+
 void MainWindow::killSandbox(const QString &sandbox)
 {
     call(QString::fromLatin1(protocol::method::SandboxKill), sandbox,
@@ -741,6 +818,12 @@ void MainWindow::onSelectionChanged()
     if (const QString sandbox = selectedSandbox(); !sandbox.isEmpty())
         m_snapshotsView->setSandbox(sandbox);
     updateActions();
+    updateDetails();
+}
+
+void MainWindow::updateDetails()
+{
+    m_details->setSandbox(m_model->sandboxAt(m_model->rowOf(selectedSandbox())));
 }
 
 QString MainWindow::selectedSandbox() const
@@ -771,6 +854,9 @@ void MainWindow::updateActions()
     m_consoleAction->setEnabled(connected && sandbox);
     m_policyAction->setEnabled(connected && sandbox);
     m_closeConsoleAction->setEnabled(m_tabs->count() > 0);
+    m_dismissAlertAction->setEnabled(
+        sandbox
+        && !m_model->alert(sandbox->spec.name, SandboxTableModel::AlertKind::Credential).isEmpty());
 }
 
 void MainWindow::showNewSandboxDialog()
@@ -846,6 +932,37 @@ void MainWindow::notify(const QString &title, const QString &text)
         m_tray->show();
     }
     m_tray->showMessage(title, text, QSystemTrayIcon::Warning, 10000);
+}
+
+void MainWindow::onCredentialAlert(const EgressEntry &entry)
+{
+    // Names the binding and where the request went; an event never carries a value, and the
+    // window adds none (docs/credentials.md, "What is never logged").
+    const QString binding = m_credentialsView->bindings()->describe(entry.binding);
+    QString where = entry.destination();
+    if (entry.port > 0)
+        where = QStringLiteral("%1:%2").arg(where).arg(entry.port);
+    QString text;
+    if (entry.reason == QLatin1String("credential_exfil"))
+        text = tr("%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not "
+                  "allow it: the gateway refused the request. Something in the sandbox may be "
+                  "trying to leak the credential.")
+                   .arg(entry.sandbox, binding, where, entry.method, entry.path);
+    else if (entry.scrubbed > 0)
+        text = tr("A response from %1 to %2 carried the secret of %3: the gateway replaced it "
+                  "with the placeholder (%n time(s)) before the guest saw it.",
+                  nullptr, int(entry.scrubbed))
+                   .arg(where, entry.sandbox, binding);
+    else
+        text = tr("The gateway of %1 raised an alert for %2 (%3): %4")
+                   .arg(entry.sandbox, where, binding, PolicyText::reasonText(entry.reason));
+    m_model->setAlert(
+        entry.sandbox,
+        tr("%1 (at %2)")
+            .arg(text, QLocale().toString(entry.time.toLocalTime(), QStringLiteral("HH:mm:ss"))),
+        SandboxTableModel::AlertKind::Credential);
+    updateActions();
+    notify(tr("Airlock: credential alert in %1").arg(entry.sandbox), text);
 }
 
 void MainWindow::showAbout()

@@ -26,6 +26,8 @@ class HelperClient;
 class HostConnection;
 class HostSidebar;
 class PolicyEditor;
+class SandboxDetailsView;
+struct EgressEntry;
 struct EgressRule;
 class SandboxTableModel;
 class SnapshotsView;
@@ -55,6 +57,8 @@ public:
     /// Shows `host`'s sandboxes in the table and acts on its helper.
     void setCurrentHost(HostConnection *host);
     QTableView *table() const { return m_table; }
+    /// The details of the sandbox selected in the table (beside the table).
+    SandboxDetailsView *details() const { return m_details; }
     QTabWidget *consoleTabs() const { return m_tabs; }
     /// The open console tab of `sandbox`, or nullptr.
     ConsoleTab *consoleTab(const QString &sandbox) const;
@@ -85,6 +89,10 @@ public Q_SLOTS:
     void createSandbox(const airlock::SandboxSpec &spec, bool start, const QString &boot = {});
     void startSandbox(const QString &sandbox);
     void stopSandbox(const QString &sandbox);
+    /// sandbox.stop, then sandbox.start once the helper reports it stopped: a cold boot gives
+    /// a guest that did not confirm its new identity its own (or a template start that
+    /// confirms it). Gives up, saying so, when it is not stopped within 2 minutes.
+    void restartSandbox(const QString &sandbox);
     void killSandbox(const QString &sandbox);
     /// vm.pause / vm.resume: the guest's CPUs stop or run on; the state shows "Paused".
     void pauseSandbox(const QString &sandbox);
@@ -115,11 +123,14 @@ private:
     void showHostProblem();
     void onSelectionChanged();
     void updateActions();
+    void updateDetails();
     void closeConsoleTab(int index);
     void showNewSandboxDialog();
     void showActionError(const QString &text, const Error &error);
     void showAbout();
     void notify(const QString &title, const QString &text);
+    /// Badge and desktop notification for a live egress event with `alert: true`.
+    void onCredentialAlert(const EgressEntry &entry);
     void checkPendingConsole();
     QString selectedSandbox() const;
     void call(const QString &method, const QString &sandbox, const QString &failureText,
@@ -136,6 +147,7 @@ private:
     ConnectionPage *m_placeholder;
     ConnectionPage *m_banner;
     QTableView *m_table;
+    SandboxDetailsView *m_details;
     QStackedWidget *m_consoleArea;
     QTabWidget *m_tabs;
     QLabel *m_statusLabel;
@@ -161,6 +173,7 @@ private:
     QAction *m_quitAction = nullptr;
     QAction *m_aboutAction = nullptr;
     QAction *m_connectionsAction = nullptr;
+    QAction *m_dismissAlertAction = nullptr;
     QString m_pendingConsole;
     bool m_everReady = false;
 };

@@ -13,12 +13,19 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 namespace airlock {
+
+namespace {
+
+constexpr int kDiskRole = Qt::UserRole + 1; // bool: the image has a root disk
+
+} // namespace
 
 NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &existingNames,
                                    QWidget *parent)
@@ -157,6 +164,7 @@ void NewSandboxDialog::loadTemplates(HelperClient *client)
             return;
         if (!result && result.error().kind == ErrorKind::MethodNotFound) {
             // A helper from before templates: every start is a cold boot.
+            self->m_templatesSupported = false;
             self->m_fromTemplate->setChecked(false);
             self->m_fromTemplate->setEnabled(false);
             self->m_templateNote->setText(
@@ -177,7 +185,18 @@ void NewSandboxDialog::loadTemplates(HelperClient *client)
 
 void NewSandboxDialog::updateTemplateNote()
 {
-    if (!m_templatesKnown || !m_fromTemplate->isEnabled())
+    if (!m_templatesSupported)
+        return;
+    // The helper boots every sandbox of an image with a root disk cold: a template (a memory
+    // snapshot) would not match the sandbox's own disk (sandbox.start in docs/protocol.md).
+    const bool disk = m_image->currentData(kDiskRole).toBool();
+    m_fromTemplate->setEnabled(!disk);
+    if (disk) {
+        m_templateNote->setText(tr("Images with a root disk always boot cold (no template): "
+                                   "the guest boots its kernel from its own disk."));
+        return;
+    }
+    if (!m_templatesKnown)
         return;
     if (!m_fromTemplate->isChecked()) {
         m_templateNote->setText(tr("The guest boots its kernel (a few seconds)."));
@@ -224,17 +243,23 @@ void NewSandboxDialog::loadImages(HelperClient *client)
                          self->m_imageProblem->setVisible(true);
                          return;
                      }
+                     const QSignalBlocker blocker(self->m_image);
                      self->m_image->clear();
                      for (const QJsonValue &value : images) {
                          const QJsonObject image = value.toObject();
                          const QString id = image.value(QStringLiteral("id")).toString();
                          const QString description =
                              image.value(QStringLiteral("description")).toString();
-                         self->m_image->addItem(
-                             description.isEmpty() ? id : tr("%1 — %2").arg(id, description), id);
+                         const bool disk = image.value(QStringLiteral("disk")).isString()
+                             && !image.value(QStringLiteral("disk")).toString().isEmpty();
+                         self->m_image->addItem(disk ? tr("%1 — root disk").arg(id) : id, id);
+                         const int row = self->m_image->count() - 1;
+                         self->m_image->setItemData(row, disk, kDiskRole);
+                         self->m_image->setItemData(row, description, Qt::ToolTipRole);
                      }
                      const int preferred = self->m_image->findData(QStringLiteral("default"));
                      self->m_image->setCurrentIndex(std::max(preferred, 0));
+                     self->updateTemplateNote();
                  });
 }
 

@@ -40,6 +40,9 @@ public:
     QCheckBox *templateBox() const { return m_fromTemplate; }
     /// The note about templates under the choice (empty before template.list answered).
     QString templateNote() const;
+    /// The image choice: "id" or "id — root disk" (Image `disk`); the description is the
+    /// item's tooltip. Images with a root disk always boot cold: the template choice is off.
+    QComboBox *imageBox() const { return m_image; }
     /// The reason the current name is rejected; empty when it is acceptable.
     QString nameProblem() const;
 
@@ -61,6 +64,7 @@ private:
     QLabel *m_templateNote;
     QJsonArray m_templates; // template.list's `templates`
     bool m_templatesKnown = false; // template.list answered
+    bool m_templatesSupported = true; // false for a helper without template.list
     QDialogButtonBox *m_buttons;
 };
 

@@ -160,7 +160,11 @@ QString PolicyText::reasonText(const QString &reason)
     if (reason == QLatin1String("not_tls"))
         return tr("Not TLS");
     if (reason == QLatin1String("credential_exfil"))
-        return tr("Credential placeholder sent elsewhere");
+        return tr("Credential sent where its binding does not allow it");
+    if (reason == QLatin1String("credential_unavailable"))
+        return tr("Credential value not available to the gateway");
+    if (reason == QLatin1String("plain_http_port"))
+        return tr("Plain HTTP only to port 80");
     return reason;
 }
 

@@ -117,15 +117,36 @@ void SandboxTableModel::clear()
     updateUptimeTimer();
 }
 
-void SandboxTableModel::setAlert(const QString &name, const QString &text)
+void SandboxTableModel::setAlert(const QString &name, const QString &text, AlertKind kind)
 {
-    if (text.isEmpty())
-        m_alerts.remove(name);
-    else
-        m_alerts.insert(name, text);
+    auto alerts = m_alerts.find(name);
+    if (text.isEmpty()) {
+        if (alerts == m_alerts.end() || alerts->remove(kind) == 0)
+            return;
+        if (alerts->isEmpty())
+            m_alerts.erase(alerts);
+    } else {
+        if (alerts != m_alerts.end() && alerts->value(kind) == text)
+            return;
+        m_alerts[name].insert(kind, text);
+    }
     const int row = rowOf(name);
     if (row >= 0)
         Q_EMIT dataChanged(index(row, NameColumn), index(row, NameColumn));
+}
+
+QString SandboxTableModel::alert(const QString &name, AlertKind kind) const
+{
+    return m_alerts.value(name).value(kind);
+}
+
+QString SandboxTableModel::badgeText(const QString &name) const
+{
+    QStringList lines = m_alerts.value(name).values();
+    if (const Sandbox *sandbox = sandboxAt(rowOf(name)); sandbox)
+        lines.append(identityWarningText(sandbox->identityWarning));
+    lines.removeAll(QString());
+    return lines.join(QLatin1Char('\n'));
 }
 
 int SandboxTableModel::rowOf(const QString &name) const
@@ -165,18 +186,20 @@ QVariant SandboxTableModel::data(const QModelIndex &index, int role) const
     case StateRole:
         return int(sandbox.state);
     case AlertRole:
-        return m_alerts.value(sandbox.spec.name);
+        return badgeText(sandbox.spec.name);
+    case IdentityWarningRole:
+        return sandbox.identityWarning;
     case Qt::DecorationRole:
-        if (index.column() == NameColumn && m_alerts.contains(sandbox.spec.name))
+        if (index.column() == NameColumn && !badgeText(sandbox.spec.name).isEmpty())
             return QIcon(QStringLiteral(":/icons/alert.svg"));
         return {};
     case Qt::DisplayRole:
     case Qt::AccessibleTextRole:
         switch (index.column()) {
         case NameColumn:
-            if (role == Qt::AccessibleTextRole && m_alerts.contains(sandbox.spec.name))
-                return tr("%1 (alert: %2)")
-                    .arg(sandbox.spec.name, m_alerts.value(sandbox.spec.name));
+            if (const QString badge = badgeText(sandbox.spec.name);
+                role == Qt::AccessibleTextRole && !badge.isEmpty())
+                return tr("%1 (alert: %2)").arg(sandbox.spec.name, badge);
             return sandbox.spec.name;
         case StateColumn:
             return stateText(sandbox.state);
@@ -194,10 +217,13 @@ QVariant SandboxTableModel::data(const QModelIndex &index, int role) const
             return {};
         }
     case Qt::ToolTipRole:
-        if (index.column() == NameColumn && m_alerts.contains(sandbox.spec.name))
-            return m_alerts.value(sandbox.spec.name);
+        if (const QString badge = badgeText(sandbox.spec.name);
+            index.column() == NameColumn && !badge.isEmpty())
+            return badge;
         if (index.column() == StateColumn && !sandbox.stateReason.isEmpty())
             return sandbox.stateReason;
+        if (index.column() == StateColumn && sandbox.startedFrom != StartSource::None)
+            return tr("%1, %2").arg(stateText(sandbox.state), startSourceText(sandbox.startedFrom));
         if (index.column() == AccelerationColumn && !sandbox.accelerationWarning.isEmpty())
             return sandbox.accelerationWarning;
         return {};
@@ -275,6 +301,30 @@ QString SandboxTableModel::accelerationText(Acceleration acceleration)
         break;
     }
     return tr("—");
+}
+
+QString SandboxTableModel::startSourceText(StartSource source)
+{
+    switch (source) {
+    case StartSource::Boot:
+        return tr("booted");
+    case StartSource::Template:
+        return tr("from template");
+    case StartSource::Snapshot:
+        return tr("from snapshot");
+    case StartSource::None:
+        break;
+    }
+    return {};
+}
+
+QString SandboxTableModel::identityWarningText(const QString &identityWarning)
+{
+    if (identityWarning.isEmpty())
+        return {};
+    return tr("The guest did not confirm its new identity, so its network may not work. "
+              "Restart the sandbox (Stop, then Start). The helper says: %1")
+        .arg(identityWarning);
 }
 
 void SandboxTableModel::refreshUptime()

@@ -5,6 +5,7 @@
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QList>
+#include <QMap>
 #include <QPointer>
 #include <QTimer>
 
@@ -15,6 +16,11 @@ class HelperClient;
 /// The sandboxes of one helper as a table (name, state, acceleration, vCPUs, memory, uptime).
 /// Filled once from `sandbox.list`, then kept current by `sandbox.changed`/`sandbox.removed`
 /// notifications; nothing is polled. A 1 s timer only re-renders the uptime text.
+///
+/// The name carries a warning badge (icon, tooltip, accessible text) while the sandbox has an
+/// alert set by the window (probing, a credential sent where it may not go) or the helper
+/// reports an `identityWarning` (docs/protocol.md: a guest started from a template or snapshot
+/// did not confirm its new identity, so its network may not work).
 class SandboxTableModel final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -31,7 +37,15 @@ public:
     enum Role {
         NameRole = Qt::UserRole + 1, ///< QString: the sandbox name
         StateRole, ///< int: SandboxState
-        AlertRole, ///< QString: the alert shown as a badge (e.g. probing), empty when none
+        /// QString: everything the badge says (alerts, then the identity warning in words),
+        /// one per line; empty when there is no badge
+        AlertRole,
+        IdentityWarningRole, ///< QString: the helper's `identityWarning`, empty when none
+    };
+    /// The window's alerts on a sandbox, shown together in the badge.
+    enum class AlertKind {
+        Probing, ///< denied often within a minute (ProbingMonitor)
+        Credential, ///< an egress event with `alert: true` (credential_exfil, scrubbed response)
     };
 
     explicit SandboxTableModel(QObject *parent = nullptr);
@@ -48,10 +62,12 @@ public:
     void upsert(const Sandbox &sandbox);
     void remove(const QString &name);
     void clear();
-    /// Shows a badge (warning icon, tooltip `text`) on the sandbox's name; empty clears it.
-    /// Kept across list reloads.
-    void setAlert(const QString &name, const QString &text);
-    QString alert(const QString &name) const { return m_alerts.value(name); }
+    /// Shows a badge (warning icon, tooltip `text`) on the sandbox's name; empty clears that
+    /// kind. Kept across list reloads.
+    void setAlert(const QString &name, const QString &text, AlertKind kind = AlertKind::Probing);
+    QString alert(const QString &name, AlertKind kind = AlertKind::Probing) const;
+    /// Everything the badge of `name` says (AlertRole); empty when it has none.
+    QString badgeText(const QString &name) const;
 
     /// Row of `name`, or -1.
     int rowOf(const QString &name) const;
@@ -72,6 +88,12 @@ public:
     static QString stateText(SandboxState state);
     /// Translated acceleration, e.g. "TCG (software)".
     static QString accelerationText(Acceleration acceleration);
+    /// Where a running guest's state came from: "booted", "from template", "from snapshot";
+    /// empty for StartSource::None.
+    static QString startSourceText(StartSource source);
+    /// The identity warning in words with what to do (restart the sandbox), then the
+    /// helper's own text; empty when `identityWarning` is empty.
+    static QString identityWarningText(const QString &identityWarning);
 
 Q_SIGNALS:
     /// The first list after a (re)connection arrived.
@@ -84,7 +106,7 @@ private:
     void updateUptimeTimer();
 
     QList<Sandbox> m_sandboxes; // ordered by name
-    QHash<QString, QString> m_alerts; // sandbox -> alert text
+    QHash<QString, QMap<AlertKind, QString>> m_alerts; // sandbox -> kind -> alert text
     QPointer<HelperClient> m_client;
     QTimer m_uptimeTimer;
     bool m_loaded = false;

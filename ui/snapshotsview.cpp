@@ -558,6 +558,8 @@ void SnapshotsView::restore(const QString &id)
             else
                 setStatus(tr("Restored %1 (it was stopped: no safety snapshot was needed).")
                               .arg(sandbox));
+            reportStartedSandbox(value.toObject().value(QStringLiteral("sandbox")).toObject(),
+                                 false);
         },
         kLongCallMs);
 }
@@ -642,6 +644,7 @@ void SnapshotsView::fork(const QString &id, const QString &name, bool copyBindin
             else
                 self->setStatus(tr("Forked %1 into %2. Credential bindings were not copied.")
                                     .arg(source, name));
+            self->reportStartedSandbox(result->toObject(), true);
             Q_EMIT self->forked(name);
             Q_EMIT self->actionFinished(QString::fromLatin1(protocol::method::SnapshotFork));
         },
@@ -687,6 +690,43 @@ void SnapshotsView::checkCopiedBindings(const QString &source, const QString &fo
                                             .arg(source, fork));
                 });
         });
+}
+
+void SnapshotsView::reportStartedSandbox(const QJsonObject &sandboxJson, bool fork)
+{
+    auto sandbox = Sandbox::fromJson(sandboxJson);
+    if (!sandbox)
+        return;
+    // sandbox.changed follows; showing the answer now puts the badge up with the message.
+    if (m_sandboxes)
+        m_sandboxes->upsert(*sandbox);
+    if (sandbox->identityWarning.isEmpty())
+        return;
+    const QString name = sandbox->spec.name;
+    setStatus(statusText() + QLatin1Char(' ')
+                  + tr("But the guest of %1 did not confirm its new identity: its network may "
+                       "not work. Restart %1 (Stop, then Start).")
+                        .arg(name),
+              true);
+    auto *box =
+        new QMessageBox(QMessageBox::Warning, fork ? tr("Fork Snapshot") : tr("Restore Snapshot"),
+                        tr("The guest of %1 did not confirm its new identity.").arg(name),
+                        QMessageBox::Close, this);
+    QAbstractButton *restart = box->addButton(tr("&Restart Now"), QMessageBox::AcceptRole);
+    box->setDefaultButton(qobject_cast<QPushButton *>(restart));
+    connect(box, &QMessageBox::finished, this, [this, box, restart, name] {
+        if (box->clickedButton() == restart)
+            Q_EMIT restartRequested(name);
+    });
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(
+        tr("%1 runs, but it may still use the name, addresses and CA of the snapshot it "
+           "started from, so its network may not work and it may clash with the sandbox it "
+           "came from. Restart %1 (Stop, then Start) to boot it with its own identity; what "
+           "it holds in memory is then lost, so take what you need first.\n\nThe helper "
+           "said: %2")
+            .arg(name, sandbox->identityWarning));
+    setPending(box);
 }
 
 void SnapshotsView::requestRename()

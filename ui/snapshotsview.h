@@ -91,6 +91,9 @@ Q_SIGNALS:
     void actionFailed(const QString &text, const airlock::Error &error);
     /// The fork `name` exists (snapshot.fork answered).
     void forked(const QString &name);
+    /// The person chose "Restart Now" for a sandbox whose guest did not confirm its new
+    /// identity (the main window stops and starts it).
+    void restartRequested(const QString &sandbox);
 
 private:
     void buildActions();
@@ -102,6 +105,10 @@ private:
     void fail(const QString &text, const Error &error);
     void setPending(QDialog *dialog);
     void checkCopiedBindings(const QString &source, const QString &fork);
+    /// After a restore or fork: shows the answer's sandbox in the table at once and, when its
+    /// guest did not confirm its new identity (`identityWarning`), says so in the status line
+    /// and in a message box with what to do (restart the sandbox).
+    void reportStartedSandbox(const QJsonObject &sandboxJson, bool fork);
     /// "“label” of 2026-12-01 10:42:05" for questions.
     QString describe(const Snapshot &snapshot) const;
     const Snapshot *current() const;

@@ -14,6 +14,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "core/daemon/bindingstore.h"
 #include "core/daemon/registry.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
@@ -166,7 +167,7 @@ QJsonObject event(const QDateTime &time, const QString &sandbox, const QString &
     return e;
 }
 
-QList<QJsonObject> history(const QString &sandbox)
+QList<QJsonObject> history(const QString &sandbox, qint64 agentBinding)
 {
     const QDateTime now = QDateTime::currentDateTimeUtc();
     QList<QJsonObject> events;
@@ -188,6 +189,21 @@ QList<QJsonObject> history(const QString &sandbox)
         events.append(event(at(), sandbox, http, QStringLiteral("api.github.com"), false,
                             QStringLiteral("method_not_allowed"), QStringLiteral("DELETE"),
                             QStringLiteral("/repos/acme/app/branches/main")));
+        // The gateway's credential events for agent's binding (`binding` in the event).
+        QJsonObject injected = event(at(), sandbox, http, QStringLiteral("api.github.com"), true,
+                                     QStringLiteral("allowed"), QStringLiteral("GET"),
+                                     QStringLiteral("/repos/acme/app/issues"));
+        injected.insert(QStringLiteral("binding"), agentBinding);
+        injected.insert(QStringLiteral("status"), 200);
+        events.append(injected);
+        QJsonObject exfil = event(at(), sandbox, http, QStringLiteral("api.github.com"), false,
+                                  QStringLiteral("credential_exfil"), QStringLiteral("GET"),
+                                  QStringLiteral("/users/someone-else/repos"));
+        exfil.insert(QStringLiteral("binding"), agentBinding);
+        exfil.insert(QStringLiteral("alert"), true);
+        exfil.insert(QStringLiteral("detail"),
+                     QStringLiteral("a credential placeholder outside its binding's path"));
+        events.append(exfil);
         for (int i = 0; i < 5; ++i)
             events.append(event(at(), sandbox, http, QStringLiteral("pypi.org"), false,
                                 QStringLiteral("host_not_allowed"), QStringLiteral("GET"),
@@ -276,8 +292,17 @@ int main(int argc, char *argv[])
             qCritical("registry: %s", qPrintable(registry.error().message));
             return 1;
         }
+        // The counters airlockd keeps from those events (docs/credentials.md, "Counters").
+        BindingStore bindings(**registry);
+        qint64 agentBinding = 0;
+        if (auto listed = bindings.list(QStringLiteral("agent")); listed && !listed->isEmpty())
+            agentBinding = listed->constFirst().id;
+        for (int i = 0; i < 5; ++i)
+            bindings.recordInjection(agentBinding,
+                                     QDateTime::currentDateTimeUtc().addSecs(-600 * (5 - i)));
+        bindings.recordDenied(agentBinding);
         for (const QString &sandbox : {QStringLiteral("agent"), QStringLiteral("ci")})
-            for (const QJsonObject &e : history(sandbox))
+            for (const QJsonObject &e : history(sandbox, agentBinding))
                 (*registry)->appendEgress(sandbox, e);
     }
     if (!helper.start()) {
@@ -331,12 +356,20 @@ int main(int argc, char *argv[])
              {QStringLiteral("name"), QStringLiteral("agent-try")}});
     rpcCall(socket, QStringLiteral("snapshot.restore"),
             {{QStringLiteral("name"), agent}, {QStringLiteral("snapshot"), deps}});
+    QString otherApproach;
     {
         GuestConsole forkConsole(socket, QStringLiteral("agent-try"));
         forkConsole.run(
             "dd if=/dev/urandom of=/dev/shm/try bs=1M count=3 2>/dev/null; echo t-$((2+2))", "t-4");
-        snapshot(QStringLiteral("agent-try"), QStringLiteral("other approach"));
+        // A snapshot whose guest agent cannot apply a new name (tst_guestidentity's way:
+        // /etc/hostname is a directory): its fork gets an identityWarning.
+        forkConsole.run("rm -f /etc/hostname; mkdir /etc/hostname; echo h-$((3+3))", "h-6");
+        otherApproach = snapshot(QStringLiteral("agent-try"), QStringLiteral("other approach"));
+        forkConsole.run("rmdir /etc/hostname; hostname > /etc/hostname; echo h-$((3+4))", "h-7");
     }
+    rpcCall(socket, QStringLiteral("snapshot.fork"),
+            {{QStringLiteral("snapshot"), otherApproach},
+             {QStringLiteral("name"), QStringLiteral("agent-copy")}});
     GuestConsole restored(socket, agent);
     restored.run("dd if=/dev/urandom of=/dev/shm/fix bs=1M count=4 2>/dev/null; echo f-$((2+3))",
                  "f-5");
@@ -359,8 +392,11 @@ int main(int argc, char *argv[])
     // Main window: the sandboxes, agent's console.
     window.table()->selectRow(window.model()->rowOf(agent));
     window.openConsole(agent);
+    // The details show the fork whose guest did not confirm its new identity.
+    window.table()->selectRow(window.model()->rowOf(QStringLiteral("agent-copy")));
     settle(1500);
     shoot(&window, out + QStringLiteral("/main-window.png"));
+    window.table()->selectRow(window.model()->rowOf(agent));
     // The console alone (colours, the shell).
     restored.run("printf '\\033[1;32mok\\033[0m \\033[31merror\\033[0m \\033[38;5;214m256-colour"
                  "\\033[0m \\033[7mreverse\\033[0m\\n'",
@@ -380,7 +416,15 @@ int main(int argc, char *argv[])
     // Egress view with the map of "agent".
     window.sections()->setCurrentIndex(1);
     window.egressView()->setSandbox(agent);
-    window.egressView()->eventTable()->selectRow(13);
+    // The credential_exfil decision selected: its reason in words, the binding it misused.
+    QAbstractItemModel *shown = window.egressView()->eventTable()->model();
+    for (int row = 0; row < shown->rowCount(); ++row) {
+        if (shown->index(row, 0).data(EgressEventModel::ReasonRole).toString()
+            == u"credential_exfil") {
+            window.egressView()->eventTable()->selectRow(row);
+        }
+    }
+
     shoot(&window, out + QStringLiteral("/egress.png"));
 
     // Credentials.

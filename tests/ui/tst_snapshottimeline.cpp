@@ -6,12 +6,14 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 #include "ui/forkdialog.h"
 #include "ui/hostsidebar.h"
 #include "ui/mainwindow.h"
 #include "ui/resources.h"
+#include "ui/sandboxdetailsview.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/scheduledialog.h"
 #include "ui/snapshotsview.h"
@@ -42,6 +44,7 @@
 #include <QTreeWidget>
 
 using namespace airlock;
+using test::GuestConsole;
 using test::HelperProcess;
 using test::RpcTestClient;
 
@@ -168,6 +171,7 @@ private Q_SLOTS:
     void contextMenuOffersTheActions();
     void scheduleDialogSetsRetention();
     void pauseAndResumeShowAsStates();
+    void forkWhoseGuestKeepsItsIdentityWarns();
 
 private:
     QJsonObject rpc(const QString &method, const QJsonObject &params, int timeoutMs = 120000);
@@ -985,6 +989,103 @@ void TestSnapshotTimeline::pauseAndResumeShowAsStates()
     QTRY_COMPARE(stateText(), QStringLiteral("Running"));
     QTRY_COMPARE(sidebarTip(), QStringLiteral("Running"));
     QVERIFY(m_failures.isEmpty());
+}
+
+void TestSnapshotTimeline::forkWhoseGuestKeepsItsIdentityWarns()
+{
+    QVERIFY(m_window);
+    SnapshotsView *view = m_window->snapshotsView();
+    SandboxTableModel *sandboxes = m_window->model();
+    // The earlier fork is not needed any more: one guest less for the emulated CPUs.
+    QVERIFY(rpc(QStringLiteral("sandbox.kill"), {{QStringLiteral("name"), kFork}})
+                .contains(QStringLiteral("result")));
+    // The original, restored in place earlier, confirmed its identity: no warning.
+    m_window->table()->selectRow(sandboxes->rowOf(kName));
+    QString details = m_window->details()->text();
+    QVERIFY2(details.contains(QStringLiteral("Started: from snapshot")), qPrintable(details));
+    QVERIFY(m_window->details()->identityWarningText().isEmpty());
+
+    // A snapshot whose guest agent cannot apply a new name (tst_guestidentity's way:
+    // /etc/hostname is a directory), then the original is put right again.
+    GuestConsole console(m_helper->socketPath(), kName);
+    QVERIFY(!console.run("rm -f /etc/hostname; mkdir /etc/hostname").isNull());
+    const QJsonObject broken = RpcTestClient::result(
+        rpc(QStringLiteral("snapshot.create"),
+            {{QStringLiteral("name"), kName}, {QStringLiteral("label"), QStringLiteral("broken")}},
+            kSnapshotTimeoutMs));
+    const QString brokenId = broken.value(QStringLiteral("id")).toString();
+    QVERIFY(!brokenId.isEmpty());
+    QVERIFY(!console.run("rmdir /etc/hostname; hostname > /etc/hostname").isNull());
+
+    // Forked from the timeline: it runs, and the window says at once what is wrong and what
+    // to do.
+    const QString name = QStringLiteral("tl-stale");
+    QTRY_VERIFY(view->model()->indexOf(brokenId).isValid());
+    view->selectSnapshot(brokenId);
+    QTRY_VERIFY(view->forkAction()->isEnabled());
+    view->forkAction()->trigger();
+    auto *dialog = qobject_cast<ForkDialog *>(view->pendingDialog());
+    QVERIFY(dialog);
+    dialog->nameEdit()->setText(name);
+    QSignalSpy forked(view, &SnapshotsView::forked);
+    dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!forked.isEmpty() || !m_failures.isEmpty(), kSnapshotTimeoutMs);
+    QVERIFY2(m_failures.isEmpty(), qPrintable(m_failures.join(u'\n')));
+    auto *box = qobject_cast<QMessageBox *>(view->pendingDialog());
+    QVERIFY2(box, qPrintable(view->statusText()));
+    QVERIFY2(box->text().contains(QStringLiteral("did not confirm its new identity")),
+             qPrintable(box->text()));
+    QVERIFY2(box->informativeText().contains(QStringLiteral("Restart %1").arg(name)),
+             qPrintable(box->informativeText()));
+    QVERIFY2(box->informativeText().contains(QStringLiteral("step name")),
+             qPrintable(box->informativeText()));
+    QVERIFY2(view->statusText().contains(QStringLiteral("Restart %1").arg(name)),
+             qPrintable(view->statusText()));
+    QAbstractButton *restartNow = buttonWithText(box, QStringLiteral("&Restart Now"));
+    QVERIFY(restartNow);
+
+    // The table's badge and the details say it too, with the helper's words.
+    const QString helperWords =
+        RpcTestClient::result(rpc(QStringLiteral("sandbox.get"), {{QStringLiteral("name"), name}}))
+            .value(QStringLiteral("identityWarning"))
+            .toString();
+    QVERIFY(!helperWords.isEmpty());
+    QTRY_VERIFY(sandboxes->rowOf(name) >= 0);
+    const QModelIndex row = sandboxes->index(sandboxes->rowOf(name), SandboxTableModel::NameColumn);
+    QCOMPARE(row.data(SandboxTableModel::IdentityWarningRole).toString(), helperWords);
+    QVERIFY(!row.data(Qt::DecorationRole).isNull());
+    QVERIFY(row.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Restart the sandbox")));
+    QVERIFY(row.data(Qt::ToolTipRole).toString().contains(helperWords));
+    m_window->table()->selectRow(row.row());
+    details = m_window->details()->text();
+    QVERIFY2(details.contains(QStringLiteral("Started: from snapshot")), qPrintable(details));
+    QVERIFY2(m_window->details()->identityWarningText().contains(helperWords),
+             qPrintable(m_window->details()->identityWarningText()));
+    QVERIFY(!m_window->details()->restartButton()->isHidden());
+
+    // What the message offers is what fixes it: Restart Now stops the guest and starts it
+    // again, and the new guest has its own identity (a cold boot, or a template start whose
+    // guest confirmed it).
+    restartNow->click();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        sandboxes->sandboxAt(sandboxes->rowOf(name))->state == SandboxState::Stopped, 120000);
+    QVERIFY(sandboxes->index(sandboxes->rowOf(name), 0).data(Qt::DecorationRole).isNull());
+    QTRY_VERIFY_WITH_TIMEOUT(sandboxes->sandboxAt(sandboxes->rowOf(name))->state
+                                     == SandboxState::Running
+                                 || !m_failures.isEmpty(),
+                             120000);
+    QVERIFY2(m_failures.isEmpty(), qPrintable(m_failures.join(u'\n')));
+    const Sandbox *again = sandboxes->sandboxAt(sandboxes->rowOf(name));
+    QVERIFY(again->identityWarning.isEmpty());
+    QVERIFY(again->startedFrom == StartSource::Boot || again->startedFrom == StartSource::Template);
+    QVERIFY(sandboxes->index(sandboxes->rowOf(name), 0).data(Qt::DecorationRole).isNull());
+    m_window->table()->selectRow(sandboxes->rowOf(name));
+    QVERIFY(m_window->details()->identityWarningText().isEmpty());
+    QVERIFY(m_window->details()->restartButton()->isHidden());
+    qInfo("restarted: %s",
+          qPrintable(m_window->details()->text().replace(u'\n', QStringLiteral("; "))));
+    QVERIFY(rpc(QStringLiteral("sandbox.kill"), {{QStringLiteral("name"), name}})
+                .contains(QStringLiteral("result")));
 }
 
 QTEST_MAIN(TestSnapshotTimeline)

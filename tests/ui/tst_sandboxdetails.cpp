@@ -1,0 +1,463 @@
+// The window on a scripted helper: a Transport that answers each JSON-RPC request with a fixed
+// result of the protocol's shape (docs/protocol.md; sandboxes written by Sandbox::toJson) and
+// pushes notifications, so the states a real helper reaches only by accident can be shown on
+// demand. What it checks: the sandbox table's badge, tooltip and accessible text for an
+// `identityWarning` together with the window's own alerts, the details pane (`startedFrom` in
+// words, the warning with what to do), both going away when the helper's next message says the
+// warning is gone; a live `egress.event` with `alert: true` raising the credential alert naming
+// the binding (and recorded history raising none); the New Sandbox dialog's image choice for
+// images with a root disk (Image `disk`). tst_snapshottimeline provokes a real identity warning
+// with a real helper and guest; tst_credentialwindow a real credential_exfil.
+
+#include "core/client/helperclient.h"
+#include "core/client/transport.h"
+#include "core/model/sandbox.h"
+#include "core/protocol/message.h"
+#include "ui/bindingtablemodel.h"
+#include "ui/credentialsview.h"
+#include "ui/egressview.h"
+#include "ui/hostsidebar.h"
+#include "ui/mainwindow.h"
+#include "ui/newsandboxdialog.h"
+#include "ui/policytext.h"
+#include "ui/resources.h"
+#include "ui/sandboxdetailsview.h"
+#include "ui/sandboxtablemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QJsonArray>
+#include <QPushButton>
+#include <QTableView>
+#include <QTest>
+#include <QTimer>
+#include <QTreeWidget>
+
+using namespace airlock;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+/// A helper made of fixed answers: `answer(method, result)` sets what a request gets (methods
+/// without an answer get method_not_found, as an older helper would answer); push() sends a
+/// notification. Everything arrives through the event loop, as from a socket.
+class ScriptedTransport final : public Transport
+{
+public:
+    void answer(const QString &method, const QJsonValue &result) { m_answers[method] = result; }
+    void push(const QString &method, const QJsonObject &params)
+    {
+        deliver(protocol::encodeNotification(method, params));
+    }
+    QStringList requests() const { return m_requests; }
+
+    void open() override
+    {
+        m_open = true;
+        QTimer::singleShot(0, this, [this] { Q_EMIT connected(); });
+    }
+    void close() override
+    {
+        if (std::exchange(m_open, false))
+            Q_EMIT disconnected(u"closed"_s);
+    }
+    void write(const QByteArray &bytes) override
+    {
+        m_pending += bytes;
+        qsizetype end;
+        while ((end = m_pending.indexOf('\n')) >= 0) {
+            const QByteArray line = m_pending.left(end);
+            m_pending.remove(0, end + 1);
+            auto message = protocol::parseMessage(line);
+            if (!message || message->type != protocol::Message::Type::Request)
+                continue;
+            m_requests << message->method;
+            const auto it = m_answers.constFind(message->method);
+            if (it == m_answers.constEnd())
+                deliver(protocol::encodeError(
+                    message->id, Error {ErrorKind::MethodNotFound, u"no such method"_s}));
+            else
+                deliver(protocol::encodeResult(message->id, *it));
+        }
+    }
+    bool isOpen() const override { return m_open; }
+    QString description() const override { return u"scripted helper"_s; }
+
+private:
+    void deliver(const QByteArray &bytes)
+    {
+        QTimer::singleShot(0, this, [this, bytes] {
+            if (m_open)
+                Q_EMIT bytesReceived(bytes);
+        });
+    }
+
+    QHash<QString, QJsonValue> m_answers;
+    QStringList m_requests;
+    QByteArray m_pending;
+    bool m_open = false;
+};
+
+const QString kHelperWords = u"the guest agent did not confirm its new identity within 5 s "
+                             u"(step name: /etc/hostname: Is a directory)"_s;
+
+Sandbox sandbox(const QString &name, StartSource from, const QString &identityWarning = {})
+{
+    Sandbox s;
+    s.spec.name = name;
+    s.state = SandboxState::Running;
+    s.acceleration = Acceleration::Tcg;
+    s.accelerationWarning = u"/dev/kvm is missing"_s;
+    s.createdAt = QDateTime::currentDateTimeUtc().addSecs(-600);
+    s.startedAt = QDateTime::currentDateTimeUtc().addSecs(-60);
+    s.vmmPid = 4242;
+    s.startedFrom = from;
+    s.identityWarning = identityWarning;
+    return s;
+}
+
+QJsonObject helloResult()
+{
+    return {{u"protocol"_s, 1},
+            {u"helper"_s, u"airlockd"_s},
+            {u"version"_s, u"0.1.0"_s},
+            {u"capabilities"_s,
+             QJsonArray {u"sandbox"_s, u"console"_s, u"events"_s, u"images"_s, u"policy"_s,
+                         u"egress"_s, u"credentials"_s, u"snapshot"_s, u"templates"_s}},
+            {u"acceleration"_s, u"tcg"_s},
+            {u"accelerationWarning"_s, u"/dev/kvm is missing"_s},
+            {u"uid"_s, 0}};
+}
+
+QJsonObject egressEvent(const QString &sandbox, qint64 seq, const QJsonObject &event)
+{
+    return {{u"sandbox"_s, sandbox}, {u"seq"_s, seq}, {u"event"_s, event}};
+}
+
+QJsonObject exfilEvent(const QString &sandbox)
+{
+    return {{u"time"_s, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+            {u"sandbox"_s, sandbox},
+            {u"layer"_s, u"http"_s},
+            {u"verdict"_s, u"denied"_s},
+            {u"reason"_s, u"credential_exfil"_s},
+            {u"detail"_s, u"a credential placeholder outside its binding"_s},
+            {u"host"_s, u"collect.test"_s},
+            {u"port"_s, 80},
+            {u"method"_s, u"POST"_s},
+            {u"path"_s, u"/upload"_s},
+            {u"binding"_s, 7},
+            {u"alert"_s, true}};
+}
+
+QJsonObject bindingJson(qint64 id, const QString &sandbox)
+{
+    return {
+        {u"id"_s, id},
+        {u"sandbox"_s, sandbox},
+        {u"secret"_s, u"gh-token"_s},
+        {u"host"_s, u"api.github.com"_s},
+        {u"pathPrefix"_s, u"/repos"_s},
+        {u"placement"_s,
+         QJsonObject {{u"type"_s, u"header"_s},
+                      {u"header"_s, u"Authorization"_s},
+                      {u"template"_s, u"Bearer {secret}"_s}}},
+        {u"placeholderVariable"_s, u"AIRLOCK_SECRET_GH_TOKEN"_s},
+        {u"createdAt"_s, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+        {u"stats"_s,
+         QJsonObject {{u"injections"_s, 3},
+                      {u"lastUsed"_s, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+                      {u"denied"_s, 1}}}};
+}
+
+} // namespace
+
+class TestSandboxDetails : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { initUiResources(); }
+    void init();
+    void cleanup();
+
+    void tableAndDetailsShowTheIdentityWarning();
+    void windowAlertsAndTheIdentityWarningShareTheBadge();
+    void liveCredentialAlertNamesTheBinding();
+    void startSourcesInWords();
+    void credentialReasonsInWords();
+    void newSandboxDialogSaysRootDiskImagesBootCold();
+
+private:
+    ScriptedTransport *m_transport = nullptr; // owned by m_client
+    std::unique_ptr<HelperClient> m_client;
+    std::unique_ptr<MainWindow> m_window;
+    std::unique_ptr<QAbstractItemModelTester> m_tester;
+};
+
+void TestSandboxDetails::init()
+{
+    auto transport = std::make_unique<ScriptedTransport>();
+    m_transport = transport.get();
+    m_transport->answer(u"hello"_s, helloResult());
+    m_transport->answer(u"events.subscribe"_s, QJsonObject());
+    m_transport->answer(
+        u"sandbox.list"_s,
+        QJsonObject {
+            {u"sandboxes"_s,
+             QJsonArray {sandbox(u"fresh"_s, StartSource::Boot).toJson(),
+                         sandbox(u"stale"_s, StartSource::Snapshot, kHelperWords).toJson()}}});
+    m_transport->answer(u"secret.list"_s, QJsonObject {{u"secrets"_s, QJsonArray()}});
+    m_transport->answer(u"binding.list"_s,
+                        QJsonObject {{u"bindings"_s, QJsonArray {bindingJson(7, u"fresh"_s)}}});
+    m_transport->answer(u"egress.history"_s,
+                        QJsonObject {{u"name"_s, u"fresh"_s}, {u"events"_s, QJsonArray()}});
+    m_client = std::make_unique<HelperClient>(std::move(transport), u"tst_sandboxdetails"_s);
+    m_window = std::make_unique<MainWindow>(m_client.get());
+    m_tester = std::make_unique<QAbstractItemModelTester>(
+        m_window->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    m_window->show();
+    m_client->connectToHelper();
+    QTRY_COMPARE(m_window->model()->rowCount(), 2);
+}
+
+void TestSandboxDetails::cleanup()
+{
+    m_tester.reset();
+    m_window.reset();
+    m_client.reset();
+}
+
+void TestSandboxDetails::tableAndDetailsShowTheIdentityWarning()
+{
+    SandboxTableModel *model = m_window->model();
+    const QModelIndex stale = model->index(model->rowOf(u"stale"_s), SandboxTableModel::NameColumn);
+    const QModelIndex fresh = model->index(model->rowOf(u"fresh"_s), SandboxTableModel::NameColumn);
+    // The badge: an icon, the warning in words with what to do, and the helper's own words.
+    QVERIFY(!stale.data(Qt::DecorationRole).isNull());
+    const QString tooltip = stale.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tooltip.contains(u"did not confirm its new identity"_s), qPrintable(tooltip));
+    QVERIFY2(tooltip.contains(u"Restart the sandbox"_s), qPrintable(tooltip));
+    QVERIFY2(tooltip.contains(kHelperWords), qPrintable(tooltip));
+    QCOMPARE(stale.data(SandboxTableModel::IdentityWarningRole).toString(), kHelperWords);
+    QCOMPARE(stale.data(SandboxTableModel::AlertRole).toString(), tooltip);
+    QVERIFY(stale.data(Qt::AccessibleTextRole).toString().startsWith(u"stale (alert: "_s));
+    QCOMPARE(stale.data(Qt::DisplayRole).toString(), u"stale"_s);
+    QVERIFY(fresh.data(Qt::DecorationRole).isNull());
+    QVERIFY(fresh.data(Qt::ToolTipRole).toString().isEmpty());
+    QCOMPARE(fresh.data(Qt::AccessibleTextRole).toString(), u"fresh"_s);
+    // The sidebar says it in words too, after the state.
+    const QList<QTreeWidgetItem *> items =
+        m_window->sidebar()->findItems(u"stale"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    QCOMPARE(items.size(), 1);
+    QCOMPARE(items.constFirst()->toolTip(0), u"Running\n"_s + tooltip);
+    // The state's tooltip says where the running state came from.
+    QCOMPARE(stale.siblingAtColumn(SandboxTableModel::StateColumn).data(Qt::ToolTipRole).toString(),
+             u"Running, from snapshot"_s);
+
+    // The details of the selected sandbox.
+    m_window->table()->selectRow(stale.row());
+    QString details = m_window->details()->text();
+    QVERIFY2(details.contains(u"Name: stale"_s), qPrintable(details));
+    QVERIFY2(details.contains(u"Started: from snapshot"_s), qPrintable(details));
+    QVERIFY2(details.contains(u"Acceleration: TCG (software)"_s), qPrintable(details));
+    QVERIFY2(details.startsWith(u"The guest did not confirm"_s), qPrintable(details));
+    QVERIFY2(details.contains(u"vCPUs: 1\nMemory: 256 MiB"_s), qPrintable(details));
+    QVERIFY2(details.contains(u"Restart the sandbox (Stop, then Start)"_s), qPrintable(details));
+    QVERIFY(m_window->details()->identityWarningText().contains(kHelperWords));
+    m_window->table()->selectRow(fresh.row());
+    details = m_window->details()->text();
+    QVERIFY2(details.contains(u"Started: booted"_s), qPrintable(details));
+    QVERIFY2(!details.contains(u"identity"_s), qPrintable(details));
+    QVERIFY(m_window->details()->identityWarningText().isEmpty());
+
+    // Restart Sandbox under the warning: sandbox.stop, then sandbox.start once the helper
+    // says it stopped (not before).
+    m_window->table()->selectRow(stale.row());
+    QPushButton *restart = m_window->details()->restartButton();
+    QVERIFY(!restart->isHidden());
+    Sandbox stopping = sandbox(u"stale"_s, StartSource::Snapshot, kHelperWords);
+    stopping.state = SandboxState::Stopping;
+    m_transport->answer(u"sandbox.stop"_s, stopping.toJson());
+    m_transport->answer(u"sandbox.start"_s, sandbox(u"stale"_s, StartSource::Boot).toJson());
+    restart->click();
+    QTRY_VERIFY(m_transport->requests().contains(u"sandbox.stop"_s));
+    m_transport->push(u"sandbox.changed"_s, {{u"sandbox"_s, stopping.toJson()}});
+    QTest::qWait(50);
+    QVERIFY(!m_transport->requests().contains(u"sandbox.start"_s));
+    // The helper's next word on it: stopped, the warning is gone with the state it described.
+    Sandbox stopped = sandbox(u"stale"_s, StartSource::None);
+    stopped.state = SandboxState::Stopped;
+    stopped.startedAt = {};
+    stopped.vmmPid = 0;
+    m_transport->push(u"sandbox.changed"_s, {{u"sandbox"_s, stopped.toJson()}});
+    QTRY_VERIFY(m_transport->requests().contains(u"sandbox.start"_s));
+    QTRY_VERIFY(stale.data(Qt::DecorationRole).isNull());
+    QVERIFY(stale.data(Qt::ToolTipRole).toString().isEmpty());
+    details = m_window->details()->text();
+    QVERIFY2(details.contains(u"State: Stopped"_s), qPrintable(details));
+    QVERIFY2(!details.contains(u"Started"_s), qPrintable(details));
+    QVERIFY(m_window->details()->identityWarningText().isEmpty());
+    // Started again from a snapshot whose guest did confirm: no warning.
+    m_transport->push(u"sandbox.changed"_s,
+                      {{u"sandbox"_s, sandbox(u"stale"_s, StartSource::Template).toJson()}});
+    QTRY_VERIFY(m_window->details()->text().contains(u"Started: from template"_s));
+    QVERIFY(stale.data(Qt::DecorationRole).isNull());
+    // Nothing selected: the hint.
+    m_window->table()->clearSelection();
+    QCOMPARE(m_window->details()->text(), u"Select a sandbox to see its details."_s);
+}
+
+void TestSandboxDetails::windowAlertsAndTheIdentityWarningShareTheBadge()
+{
+    SandboxTableModel *model = m_window->model();
+    const QModelIndex stale = model->index(model->rowOf(u"stale"_s), SandboxTableModel::NameColumn);
+    model->setAlert(u"stale"_s, u"probing!"_s);
+    model->setAlert(u"stale"_s, u"credential!"_s, SandboxTableModel::AlertKind::Credential);
+    QStringList lines = stale.data(SandboxTableModel::AlertRole).toString().split(u'\n');
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines.at(0), u"probing!"_s);
+    QCOMPARE(lines.at(1), u"credential!"_s);
+    QVERIFY(lines.at(2).contains(kHelperWords));
+    // The probing alert ends; the others stay.
+    model->setAlert(u"stale"_s, {});
+    lines = stale.data(SandboxTableModel::AlertRole).toString().split(u'\n');
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(model->alert(u"stale"_s), QString());
+    QCOMPARE(model->alert(u"stale"_s, SandboxTableModel::AlertKind::Credential), u"credential!"_s);
+    model->setAlert(u"stale"_s, {}, SandboxTableModel::AlertKind::Credential);
+    QVERIFY(!stale.data(Qt::DecorationRole).isNull()); // the identity warning still
+    // Alerts survive a list reload (a reconnect); only the helper's warning follows the list.
+    model->setAlert(u"fresh"_s, u"probing!"_s);
+    QVERIFY(model->resetFromList(
+        QJsonObject {{u"sandboxes"_s,
+                      QJsonArray {sandbox(u"fresh"_s, StartSource::Boot).toJson(),
+                                  sandbox(u"stale"_s, StartSource::Snapshot).toJson()}}}));
+    QCOMPARE(model->badgeText(u"fresh"_s), u"probing!"_s);
+    QCOMPARE(model->badgeText(u"stale"_s), QString());
+}
+
+void TestSandboxDetails::liveCredentialAlertNamesTheBinding()
+{
+    SandboxTableModel *model = m_window->model();
+    // The credentials view has read binding 7 (of sandbox "fresh").
+    QTRY_COMPARE(m_window->credentialsView()->bindings()->rowCount(), 1);
+    const qsizetype listed = m_transport->requests().count(u"binding.list"_s);
+    m_transport->push(u"egress.event"_s, egressEvent(u"fresh"_s, 11, exfilEvent(u"fresh"_s)));
+    QTRY_VERIFY(!model->alert(u"fresh"_s, SandboxTableModel::AlertKind::Credential).isEmpty());
+    const QString alert = model->alert(u"fresh"_s, SandboxTableModel::AlertKind::Credential);
+    const QString binding = u"binding 7 (secret “gh-token” for api.github.com/repos)"_s;
+    QVERIFY2(alert.contains(binding), qPrintable(alert));
+    QVERIFY2(alert.contains(u"collect.test:80 (POST /upload)"_s), qPrintable(alert));
+    QVERIFY2(m_window->lastNotification().contains(binding),
+             qPrintable(m_window->lastNotification()));
+    const QModelIndex fresh = model->index(model->rowOf(u"fresh"_s), SandboxTableModel::NameColumn);
+    QVERIFY(!fresh.data(Qt::DecorationRole).isNull());
+    // The counters are read again after an event that names a binding.
+    QTRY_COMPARE_WITH_TIMEOUT(m_transport->requests().count(u"binding.list"_s), listed + 1, 3000);
+
+    // A binding the window does not know is named by its id; a scrubbed response has its own
+    // words.
+    QJsonObject scrubbed = exfilEvent(u"stale"_s);
+    scrubbed[u"verdict"_s] = u"allowed"_s;
+    scrubbed[u"reason"_s] = u"allowed"_s;
+    scrubbed[u"binding"_s] = 99;
+    scrubbed[u"scrubbed"_s] = 2;
+    scrubbed[u"host"_s] = u"api.test"_s;
+    scrubbed[u"port"_s] = 443;
+    m_transport->push(u"egress.event"_s, egressEvent(u"stale"_s, 12, scrubbed));
+    QTRY_VERIFY(!model->alert(u"stale"_s, SandboxTableModel::AlertKind::Credential).isEmpty());
+    const QString second = model->alert(u"stale"_s, SandboxTableModel::AlertKind::Credential);
+    QVERIFY2(second.contains(u"binding 99"_s) && second.contains(u"2 time"_s), qPrintable(second));
+
+    // Recorded history is old news: no alert from egress.history.
+    SandboxTableModel &m = *model;
+    m.setAlert(u"fresh"_s, {}, SandboxTableModel::AlertKind::Credential);
+    m_transport->answer(u"egress.history"_s,
+                        QJsonObject {{u"name"_s, u"fresh"_s},
+                                     {u"events"_s,
+                                      QJsonArray {QJsonObject {
+                                          {u"seq"_s, 3}, {u"event"_s, exfilEvent(u"fresh"_s)}}}}});
+    m_window->egressView()->loadHistory();
+    QTRY_VERIFY(m_transport->requests().count(u"egress.history"_s) >= 4);
+    QTest::qWait(100);
+    QCOMPARE(m.alert(u"fresh"_s, SandboxTableModel::AlertKind::Credential), QString());
+}
+
+void TestSandboxDetails::startSourcesInWords()
+{
+    QCOMPARE(SandboxTableModel::startSourceText(StartSource::Boot), u"booted"_s);
+    QCOMPARE(SandboxTableModel::startSourceText(StartSource::Template), u"from template"_s);
+    QCOMPARE(SandboxTableModel::startSourceText(StartSource::Snapshot), u"from snapshot"_s);
+    QCOMPARE(SandboxTableModel::startSourceText(StartSource::None), QString());
+    QCOMPARE(SandboxTableModel::identityWarningText({}), QString());
+}
+
+void TestSandboxDetails::credentialReasonsInWords()
+{
+    QCOMPARE(PolicyText::reasonText(u"credential_exfil"_s),
+             u"Credential sent where its binding does not allow it"_s);
+    QCOMPARE(PolicyText::reasonText(u"credential_unavailable"_s),
+             u"Credential value not available to the gateway"_s);
+    QCOMPARE(PolicyText::reasonText(u"plain_http_port"_s), u"Plain HTTP only to port 80"_s);
+}
+
+void TestSandboxDetails::newSandboxDialogSaysRootDiskImagesBootCold()
+{
+    const QString created = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+    m_transport->answer(
+        u"image.list"_s,
+        QJsonObject {{u"images"_s,
+                      QJsonArray {QJsonObject {{u"id"_s, u"debian"_s},
+                                               {u"description"_s, u"Debian 12 on a 4G disk"_s},
+                                               {u"kernel"_s, u"vmlinuz"_s},
+                                               {u"disk"_s, u"rootfs.qcow2"_s},
+                                               {u"createdAt"_s, created}},
+                                  QJsonObject {{u"id"_s, u"default"_s},
+                                               {u"description"_s, u"busybox initramfs"_s},
+                                               {u"kernel"_s, u"vmlinuz"_s},
+                                               {u"disk"_s, QJsonValue()},
+                                               {u"createdAt"_s, created}}}}});
+    m_transport->answer(u"template.list"_s,
+                        QJsonObject {{u"templates"_s,
+                                      QJsonArray {QJsonObject {{u"id"_s, u"00000000000000aa"_s},
+                                                               {u"sandbox"_s, QJsonValue()},
+                                                               {u"parent"_s, QJsonValue()},
+                                                               {u"label"_s, QString()},
+                                                               {u"createdAt"_s, created},
+                                                               {u"kind"_s, u"template"_s},
+                                                               {u"logicalBytes"_s, 1 << 28},
+                                                               {u"newBytes"_s, 1 << 24},
+                                                               {u"newStoredBytes"_s, 1 << 22},
+                                                               {u"pauseMs"_s, 80},
+                                                               {u"pinned"_s, false},
+                                                               {u"image"_s, u"default"_s},
+                                                               {u"vcpus"_s, 1},
+                                                               {u"memoryMib"_s, 256},
+                                                               {u"current"_s, true}}}}});
+    NewSandboxDialog dialog(m_client.get(), {});
+    QComboBox *images = dialog.imageBox();
+    QTRY_COMPARE(images->count(), 2);
+    QCOMPARE(images->itemText(0), u"debian — root disk"_s);
+    QCOMPARE(images->itemData(0).toString(), u"debian"_s);
+    QCOMPARE(images->itemData(0, Qt::ToolTipRole).toString(), u"Debian 12 on a 4G disk"_s);
+    QCOMPARE(images->itemText(1), u"default"_s);
+    QCOMPARE(images->currentIndex(), 1); // "default" is preferred
+    QTRY_VERIFY(dialog.templateNote().contains(u"template of this image and size is ready"_s));
+    QVERIFY(dialog.templateBox()->isEnabled());
+    QCOMPARE(dialog.bootMode(), u"template"_s);
+
+    images->setCurrentIndex(0);
+    QVERIFY(!dialog.templateBox()->isEnabled());
+    QVERIFY2(dialog.templateNote().contains(u"always boot cold (no template)"_s),
+             qPrintable(dialog.templateNote()));
+    QCOMPARE(dialog.bootMode(), u"cold"_s);
+    QCOMPARE(dialog.spec().image, u"debian"_s);
+    images->setCurrentIndex(1);
+    QVERIFY(dialog.templateBox()->isEnabled());
+    QCOMPARE(dialog.bootMode(), u"template"_s);
+}
+
+QTEST_MAIN(TestSandboxDetails)
+#include "tst_sandboxdetails.moc"
