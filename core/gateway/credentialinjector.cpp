@@ -234,6 +234,38 @@ QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
     return out;
 }
 
+QByteArray CredentialInjector::prepareForScrubbing(QByteArrayView head)
+{
+    static const QByteArrayView dropped[] = {"accept-encoding", "range", "if-range"};
+    QByteArray out;
+    out.reserve(head.size() + 32);
+    qsizetype start = 0;
+    bool firstLine = true;
+    while (start < head.size()) {
+        qsizetype end = head.indexOf(QByteArrayView("\r\n"), start);
+        if (end < 0)
+            end = head.size();
+        const QByteArrayView line = head.sliced(start, end - start);
+        const qsizetype next = std::min(end + 2, head.size());
+        if (line.isEmpty()) {
+            out.append("Accept-Encoding: identity\r\n\r\n");
+            return out;
+        }
+        bool drop = false;
+        if (!firstLine) {
+            const qsizetype colon = line.indexOf(':');
+            const QByteArray name = line.first(colon < 0 ? 0 : colon).toByteArray().toLower();
+            for (const QByteArrayView candidate : dropped)
+                drop = drop || name == candidate;
+        }
+        if (!drop)
+            out.append(head.sliced(start, next - start));
+        firstLine = false;
+        start = next;
+    }
+    return out;
+}
+
 StreamReplacer CredentialInjector::bodyScanner(const Request &request) const
 {
     QList<StreamReplacer::Rule> rules;

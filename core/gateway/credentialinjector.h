@@ -93,6 +93,12 @@ public:
     /// `head` with every field named like the placement's header removed and the placement's
     /// field (template with the value, or Basic) added last. `head` ends with CRLF CRLF.
     QByteArray inject(QByteArrayView head, int index) const;
+    /// `head` (ending with CRLF CRLF) made for a response the gateway scrubs: every
+    /// Accept-Encoding, Range and If-Range field removed and `Accept-Encoding: identity` added
+    /// last, so the upstream neither compresses (a secret inside gzip matches no form) nor
+    /// slices the body (a slice matches no form; red-team 2026-12-01 findings 1 and 3).
+    /// TE is hop-by-hop and never forwarded (HttpRequestGuard). docs/credentials.md.
+    static QByteArray prepareForScrubbing(QByteArrayView head);
     /// A detector for the request body of `request`: it matches() whenever the body carries a
     /// value form or a placeholder form of a binding the request is not an exact match for.
     StreamReplacer bodyScanner(const Request &request) const;

@@ -22,6 +22,7 @@ Q_LOGGING_CATEGORY(lcHttp, "airlock.gateway.http")
 
 const QString kAllowed = QStringLiteral("allowed");
 const QString kCredentialExfil = QStringLiteral("credential_exfil");
+const QString kUnscrubbable = QStringLiteral("unscrubbable_response");
 
 // Wipes a buffer that may have held an injected request head before it is freed. A buffer
 // shared with another QByteArray (a socket's queue) is only released: that copy is in use.
@@ -385,6 +386,10 @@ void GatewayConnection::onForward(HttpForward &forward)
         if (verdict.kind == CredentialInjector::Verdict::Kind::Exfiltration)
             return denyCredential(403, kCredentialExfil, verdict.detail, binding, forward.method,
                                   forward.target, forward.authority.host, false);
+        // The response will be scrubbed: no compression, no slices (before the injection, so
+        // no copy of the secret is made here).
+        if (injector.hasValues())
+            head = CredentialInjector::prepareForScrubbing(head);
         if (verdict.kind == CredentialInjector::Verdict::Kind::Inject) {
             for (const int index : verdict.injections) {
                 if (injector.hasValue(index))
@@ -854,6 +859,8 @@ void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
         }
         if (progress.status != 0 && (!progress.interim || front.status == 0))
             front.status = progress.status;
+        if (progress.refused)
+            return refuseUnscrubbable(progress.errorText);
         if (progress.error) {
             abandonInflight(QStringLiteral("the upstream's response does not parse: %1")
                                 .arg(progress.errorText));
@@ -942,6 +949,35 @@ void GatewayConnection::failUpstream(int status, const QString &reason, const QS
         m_connectTimer->stop();
     m_guardStopped = true;
     m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);
+    sendPendingDenialIfIdle();
+}
+
+void GatewayConnection::refuseUnscrubbable(const QString &why)
+{
+    // Nothing of this response reached the guest: it gets a 502 instead, and the upstream
+    // connection (in the middle of a body) goes.
+    const Request front = m_inflight.takeFirst();
+    EgressEvent event = baseEvent(EgressLayer::Http, false, kUnscrubbable,
+                                  QStringLiteral("%1; the response was not forwarded").arg(why));
+    event.status = 502;
+    event.host = front.host;
+    event.port = front.port;
+    event.method = front.method;
+    event.path = front.path;
+    event.bytesUp = front.bytesUp;
+    if (front.binding > 0)
+        event.binding = front.binding;
+    event.alert = true;
+    emitEvent(event);
+    abandonInflight(QStringLiteral("not sent: an earlier response was refused (%1)")
+                        .arg(kUnscrubbable));
+    wipe(m_upstreamPending);
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->close();
+    }
+    m_guardStopped = true;
+    m_pendingDenial = HttpRequestGuard::denialResponse(502, kUnscrubbable);
     sendPendingDenialIfIdle();
 }
 

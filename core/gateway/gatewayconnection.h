@@ -159,6 +159,9 @@ private:
     void denyHttp(int status, const QString &reason, const QString &detail,
                   const HttpForward *forward = nullptr);
     void failUpstream(int status, const QString &reason, const QString &detail);
+    /// The front request's response cannot be scrubbed (HttpResponseTracker::Progress::refused):
+    /// 502 `unscrubbable_response` with an alert, and the connection ends.
+    void refuseUnscrubbable(const QString &why);
     void sendPendingDenialIfIdle();
     void completeFront();
     void abandonInflight(const QString &detail);

@@ -17,6 +17,8 @@
 
 #include <csignal>
 
+#include <zlib.h>
+
 using namespace airlock::redteam;
 using namespace Qt::StringLiterals;
 
@@ -76,6 +78,28 @@ QString leakedForms(const QByteArray &haystack, const QString &where)
                            : u"the secret appears in %1 as %2"_s.arg(where, found.join(u", "));
 }
 
+// What a guest gets out of a body in any zlib coding (gzip, zlib or raw deflate), as a guest
+// that decodes Content-Encoding would; `data` itself when it is none of them.
+QByteArray inflated(const QByteArray &data)
+{
+    for (const int windowBits : {15 + 32, -15}) {
+        z_stream stream {};
+        if (inflateInit2(&stream, windowBits) != Z_OK)
+            continue;
+        QByteArray out(1 << 20, '\0');
+        stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
+        stream.avail_in = uInt(data.size());
+        stream.next_out = reinterpret_cast<Bytef *>(out.data());
+        stream.avail_out = uInt(out.size());
+        const int rc = inflate(&stream, Z_FINISH);
+        out.truncate(qsizetype(stream.total_out));
+        inflateEnd(&stream);
+        if (rc == Z_STREAM_END)
+            return out;
+    }
+    return data;
+}
+
 QByteArray get(const QByteArray &target, const QByteArray &host, const QByteArray &authorization,
                const QByteArray &method = "GET"_ba, const QByteArray &version = "HTTP/1.1"_ba)
 {
@@ -109,6 +133,10 @@ private Q_SLOTS:
     void I3_reflectionIsScrubbed_data();
     void I3_reflectionIsScrubbed();
     void I3_http10ResponseIsCloseDelimited();
+    void I3_compressedResponseIsDecodedOrRefused_data();
+    void I3_compressedResponseIsDecodedOrRefused();
+    void I3_rangeIsNotForwarded_data();
+    void I3_rangeIsNotForwarded();
     void upstreamErrorAfterInjection();
     void credentialsChangeWhileRunning();
     void I4_secretInNoLogOrEvent();
@@ -475,6 +503,93 @@ void TestRedteamCredentials::I3_http10ResponseIsCloseDelimited()
              response.head.constData());
     QVERIFY2(response.complete, "the close-delimited response did not end with the connection");
     QCOMPARE(response.body, "invalid token " + kPlaceholder + "\n");
+}
+
+// Red-team 2026-12-01 finding 1: the guest asks for gzip, the upstream compresses (a front end
+// that always does, or one that honours the ask). The gateway asks for identity instead; a
+// body that still arrives in gzip or deflate (content- or transfer-coding) is decoded, scrubbed
+// and sent without its coding; any other coding is refused (502 unscrubbable_response, alert).
+void TestRedteamCredentials::I3_compressedResponseIsDecodedOrRefused_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<bool>("refused");
+    QTest::newRow("gzip honouring the ask") << "/v1/coded-gzip-if-asked"_ba << false;
+    QTest::newRow("gzip anyway") << "/v1/coded-gzip"_ba << false;
+    QTest::newRow("deflate (zlib)") << "/v1/coded-deflate"_ba << false;
+    QTest::newRow("deflate (raw)") << "/v1/coded-raw-deflate"_ba << false;
+    QTest::newRow("transfer-coding gzip, chunked") << "/v1/coded-te-gzip"_ba << false;
+    QTest::newRow("br: not decodable") << "/v1/coded-br"_ba << true;
+}
+
+void TestRedteamCredentials::I3_compressedResponseIsDecodedOrRefused()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(bool, refused);
+    m_topo.resetObservations();
+    const QByteArray request = "GET " + path + " HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
+        + kPlaceholder + "\r\nAccept-Encoding: gzip, deflate, br\r\nTE: gzip\r\n\r\n";
+    const HttpResponse response = viaTls("api.test"_ba, request);
+    // Whatever came back, decoded as the guest could decode it, holds no form of the secret.
+    REDTEAM_CHECK(leakedForms(response.head + inflated(response.body), u"the decoded response"_s));
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.first().values("Accept-Encoding"),
+             QList<QByteArray> {"identity"_ba});
+    QVERIFY(api.first().requests.first().values("TE").isEmpty());
+    if (refused) {
+        REDTEAM_CHECK(expectDenyHttp(response, {502}, {u"unscrubbable_response"_s}));
+        const auto event = m_topo.gateway().waitForEvent(
+            [](const QJsonObject &e) { return e.value(u"reason"_s) == u"unscrubbable_response"_s; },
+            3000);
+        QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+        QVERIFY(event->value(u"alert"_s).toBool());
+        QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+        return;
+    }
+    QCOMPARE(response.status, 200);
+    QVERIFY2(response.complete && response.chunked, response.head.constData());
+    QVERIFY2(response.header("Content-Encoding").isEmpty(), response.head.constData());
+    // The body is the upstream's echo in the clear, with the placeholder where the value was.
+    QVERIFY2(response.body.contains("Authorization: Bearer " + kPlaceholder),
+             response.body.constData());
+    QVERIFY2(!path.endsWith("if-asked") || response.body.contains("Accept-Encoding: identity"),
+             response.body.constData());
+}
+
+// Red-team 2026-12-01 finding 3: with Range the guest fetches a reflected secret in slices,
+// none of which is a whole form. Range and If-Range never reach the upstream while the gateway
+// scrubs; a 206 that comes anyway is refused.
+void TestRedteamCredentials::I3_rangeIsNotForwarded_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("range");
+    QTest::newRow("a slice inside the value") << "/v1/range"_ba << "bytes=30-45"_ba;
+    QTest::newRow("two ranges") << "/v1/range"_ba << "bytes=0-40, 41-90"_ba;
+    QTest::newRow("206 without asking") << "/v1/range-always"_ba << QByteArray();
+}
+
+void TestRedteamCredentials::I3_rangeIsNotForwarded()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, range);
+    m_topo.resetObservations();
+    QByteArray request = "GET " + path + " HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
+        + kPlaceholder + "\r\n";
+    if (!range.isEmpty())
+        request += "Range: " + range + "\r\nIf-Range: \"etag\"\r\n";
+    const HttpResponse response = viaTls("api.test"_ba, request + "\r\n");
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QVERIFY(api.first().requests.first().values("Range").isEmpty());
+    QVERIFY(api.first().requests.first().values("If-Range").isEmpty());
+    if (range.isEmpty()) {
+        REDTEAM_CHECK(expectDenyHttp(response, {502}, {u"unscrubbable_response"_s}));
+        return;
+    }
+    QCOMPARE(response.status, 200);
+    QVERIFY2(response.body.contains("Authorization: Bearer " + kPlaceholder),
+             response.body.constData());
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response"_s));
 }
 
 // I4 "with upstream errors": the upstream takes the injected request and hangs up; the guest's

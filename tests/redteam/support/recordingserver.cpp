@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 namespace airlock::redteam {
 
@@ -112,6 +113,25 @@ QByteArray response(int status, const QByteArray &reason, const QByteArray &body
     out += extraHeaders;
     out += close ? "Connection: close\r\n" : "Connection: keep-alive\r\n";
     return out + "\r\n" + body;
+}
+
+// `data` compressed with zlib: windowBits 15 + 16 is gzip (RFC 1952), 15 zlib (RFC 1950, the
+// "deflate" content-coding), -15 a raw RFC 1951 stream.
+QByteArray compressed(const QByteArray &data, int windowBits)
+{
+    z_stream stream {};
+    if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY)
+        != Z_OK)
+        return {};
+    QByteArray out(qsizetype(deflateBound(&stream, uLong(data.size()))) + 64, '\0');
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
+    stream.avail_in = uInt(data.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = uInt(out.size());
+    deflate(&stream, Z_FINISH);
+    out.truncate(qsizetype(stream.total_out));
+    deflateEnd(&stream);
+    return out;
 }
 
 // The credential of an Authorization field: what follows "Bearer ", or the whole value.
@@ -457,6 +477,54 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
                 chunked += QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n";
             }
             reply = chunked + "0\r\n\r\n";
+        } else if (request.target.startsWith("/v1/coded-")) {
+            // A compressing front end (red-team 2026-12-01 finding 1): the echo, coded whatever
+            // the request's Accept-Encoding says ("-if-asked": only when it asks for gzip).
+            const QByteArray echo = "label=" + endpoint.label.toLatin1() + "\n" + headBytes;
+            const QByteArray coding = request.target.mid(10).split('?').value(0);
+            QByteArray extra;
+            QByteArray body = echo;
+            if (coding == "gzip"
+                || (coding == "gzip-if-asked"
+                    && request.values("Accept-Encoding").value(0).contains("gzip"))) {
+                body = compressed(echo, 15 + 16);
+                extra = "Content-Encoding: gzip\r\n";
+            } else if (coding == "deflate") {
+                body = compressed(echo, 15);
+                extra = "Content-Encoding: deflate\r\n";
+            } else if (coding == "raw-deflate") {
+                body = compressed(echo, -15);
+                extra = "Content-Encoding: deflate\r\n";
+            } else if (coding == "br") {
+                extra = "Content-Encoding: br\r\n"; // not brotli at all: must never pass
+            } else if (coding == "te-gzip") {
+                // A transfer-coding under chunked (RFC 9112 §7): gzip, then chunked.
+                const QByteArray gz = compressed(echo, 15 + 16);
+                reply = QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n")
+                    + (close ? "Connection: close\r\n\r\n" : "Connection: keep-alive\r\n\r\n")
+                    + QByteArray::number(gz.size(), 16) + "\r\n" + gz + "\r\n0\r\n\r\n";
+            }
+            if (reply.isEmpty())
+                reply = response(200, "OK", body, extra, close);
+        } else if (request.target.startsWith("/v1/range")) {
+            // The echo with "Range: bytes=a-b" honoured (finding 3); "/v1/range-always": 206
+            // whatever the request asked for.
+            const QByteArray echo = "label=" + endpoint.label.toLatin1() + "\n" + headBytes;
+            QByteArray range = request.values("Range").value(0);
+            if (range.isEmpty() && request.target.startsWith("/v1/range-always"))
+                range = "bytes=0-15";
+            if (range.startsWith("bytes=")) {
+                const QList<QByteArray> bounds = range.mid(6).split('-');
+                const qsizetype first = bounds.value(0).toLongLong();
+                const qsizetype last = qMin<qsizetype>(bounds.value(1).toLongLong(), echo.size() - 1);
+                reply = response(206, "Partial Content", echo.mid(first, last - first + 1),
+                                 "Content-Range: bytes " + QByteArray::number(first) + '-'
+                                     + QByteArray::number(last) + '/'
+                                     + QByteArray::number(echo.size()) + "\r\n",
+                                 close);
+            } else {
+                reply = response(200, "OK", echo, QByteArray(), close);
+            }
         } else {
             const QByteArray body = "label=" + endpoint.label.toLatin1() + " sni=" + sni.toLatin1()
                 + " host=" + host + " target=" + request.target + "\n" + headBytes;

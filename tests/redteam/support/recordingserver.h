@@ -68,6 +68,11 @@ struct ConnectionRecord
 ///   `WWW-Authenticate` (I3: an API that reflects the credential it refuses),
 /// - `/v1/reflect-encoded...`: 200, chunked in 7-byte chunks, the token raw, base64,
 ///   percent-encoded and base64 inside JSON (I3),
+/// - `/v1/coded-<gzip|gzip-if-asked|deflate|raw-deflate|br|te-gzip>`: the request head echoed
+///   in that content-coding (te-gzip: `Transfer-Encoding: gzip, chunked`), whatever
+///   Accept-Encoding says (except -if-asked); `br` is a false label on plain bytes,
+/// - `/v1/range...`: the request head echoed, `Range: bytes=a-b` honoured with a 206
+///   (`/v1/range-always`: a 206 even without Range),
 /// - anything else: 200, body "label=L sni=S host=H target=T" and the request head echoed
 ///   (api.test "echoes request headers").
 /// Keep-alive is honoured so tests can see exactly which requests of a connection arrived
