@@ -56,6 +56,17 @@ void wipe(QByteArray &bytes)
     bytes.clear();
 }
 
+QByteArray trimmedOws(const QByteArray &value)
+{
+    qsizetype first = 0;
+    qsizetype last = value.size();
+    while (first < last && (value.at(first) == ' ' || value.at(first) == '\t'))
+        ++first;
+    while (last > first && (value.at(last - 1) == ' ' || value.at(last - 1) == '\t'))
+        --last;
+    return value.sliced(first, last - first);
+}
+
 } // namespace
 
 CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
@@ -71,6 +82,12 @@ CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
         if (credential.value) {
             QByteArray raw = credential.value->reveal().toByteArray();
             values = credentialForms(raw);
+            // A value stored before the vault refused surrounding whitespace: servers check
+            // (and reflect) it trimmed (RFC 9110 §5.5; red-team 2026-12-01 finding 4).
+            QByteArray trimmed = trimmedOws(raw);
+            if (trimmed.size() != raw.size())
+                values += credentialForms(trimmed);
+            wipe(trimmed);
             if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
                 QByteArray basic = basicCredentials(credential, raw);
                 values += credentialForms(basic);
