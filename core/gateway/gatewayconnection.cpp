@@ -171,7 +171,7 @@ void GatewayConnection::onGuestReadable()
             }
             return;
         }
-        if (m_guardStopped || upstreamBacklog() > kHighWater) {
+        if (m_guardStopped || upstreamBacklog() > kHighWater || pipelineFull()) {
             m_guestPaused = true;
             m_guest->setReadEnabled(false);
             return;
@@ -272,9 +272,9 @@ void GatewayConnection::pumpGuestTls()
         }
         onGuestTlsEstablished();
     }
-    while (m_mode == Mode::Http && !m_guardStopped) {
+    while (m_mode == Mode::Http && !m_guardStopped && !pipelineFull()) {
         QByteArray plain;
-        const auto status = m_guestTls->read(plain, 4 * kReadChunk);
+        const auto status = m_guestTls->read(plain, kReadChunk);
         flushGuestTls(); // key updates, alerts
         if (!plain.isEmpty())
             feedGuard(plain);
@@ -306,7 +306,59 @@ void GatewayConnection::feedGuard(const QByteArray &plaintext)
 {
     if (m_guardStopped || !m_guard)
         return;
-    QList<HttpEvent> events = m_guard->feed(plaintext);
+    m_guestBacklog += plaintext;
+    drainGuestBacklog();
+}
+
+bool GatewayConnection::pipelineFull() const
+{
+    return !m_guestBacklog.isEmpty() || m_inflight.size() >= kMaxPipeline;
+}
+
+void GatewayConnection::drainGuestBacklog()
+{
+    while (!m_guestBacklog.isEmpty() && m_inflight.size() < kMaxPipeline && !m_guardStopped
+           && m_guard && m_mode != Mode::Closing) {
+        const qsizetype take = qMin(kGuardSlice, m_guestBacklog.size());
+        QList<HttpEvent> events = m_guard->feed(QByteArrayView(m_guestBacklog).first(take));
+        m_guestBacklog.remove(0, take);
+        processGuardEvents(events);
+    }
+    if (m_guardStopped || m_mode == Mode::Closing)
+        m_guestBacklog.clear();
+}
+
+void GatewayConnection::resumeGuestIfPossible()
+{
+    if (m_resumeQueued)
+        return;
+    m_resumeQueued = true;
+    QPointer<GatewayConnection> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self] {
+            if (!self)
+                return;
+            self->m_resumeQueued = false;
+            if (self->m_mode == Mode::Closing || self->m_guardStopped)
+                return;
+            self->drainGuestBacklog();
+            if (self->pipelineFull() || !self->m_guestPaused
+                || self->upstreamBacklog() >= kLowWater)
+                return;
+            self->m_guestPaused = false;
+            self->m_guest->setReadEnabled(true);
+            // Decrypted records may wait inside TLS already, with nothing new on the socket.
+            if (self->m_guestTlsMode && self->m_mode == Mode::Http)
+                self->pumpGuestTls();
+            if (self && self->m_mode != Mode::Closing)
+                self->onGuestReadable();
+        },
+        Qt::QueuedConnection);
+}
+
+void GatewayConnection::processGuardEvents(QList<HttpEvent> &events)
+{
     for (HttpEvent &event : events) {
         if (m_guardStopped || m_mode == Mode::Closing)
             return;
@@ -650,11 +702,8 @@ void GatewayConnection::onUpstreamBytesWritten()
 {
     touch();
     if (m_guestPaused && !m_guardStopped && upstreamBacklog() < kLowWater
-        && m_mode != Mode::Closing) {
-        m_guestPaused = false;
-        m_guest->setReadEnabled(true);
-        QMetaObject::invokeMethod(this, &GatewayConnection::onGuestReadable, Qt::QueuedConnection);
-    }
+        && m_mode != Mode::Closing)
+        resumeGuestIfPossible();
 }
 
 void GatewayConnection::openUpstream()
@@ -994,6 +1043,8 @@ void GatewayConnection::completeFront()
     if (m_inflight.isEmpty())
         return;
     const Request request = m_inflight.takeFirst();
+    if (m_guestPaused && m_inflight.size() < kMaxPipeline)
+        resumeGuestIfPossible();
     EgressEvent event =
         baseEvent(EgressLayer::Http, true, kAllowed,
                   QStringLiteral("forwarded to %1 port %2").arg(request.host).arg(request.port));

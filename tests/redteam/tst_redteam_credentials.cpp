@@ -138,6 +138,7 @@ private Q_SLOTS:
     void I3_rangeIsNotForwarded_data();
     void I3_rangeIsNotForwarded();
     void upstreamErrorAfterInjection();
+    void pipelinedRequestsStayBounded();
     void credentialsChangeWhileRunning();
     void I4_secretInNoLogOrEvent();
     void I4_crashedGatewayLeavesNoCore();
@@ -613,6 +614,46 @@ void TestRedteamCredentials::upstreamErrorAfterInjection()
     QCOMPARE(api.first().requests.first().values("Authorization"),
              QList<QByteArray> {"Bearer " + kSecret});
     REDTEAM_CHECK(leakedForms(response.head + response.body, u"what the guest got"_s));
+}
+
+// Red-team 2026-12-01 finding 5: a guest pipelines requests and never reads a byte. The
+// gateway stops reading it once kMaxPipeline requests are in flight, so the guest's sends stall
+// (kernel buffers fill) and the gateway's memory stays flat; before, every request became
+// bookkeeping (+100 MB per connection in the report).
+void TestRedteamCredentials::pipelinedRequestsStayBounded()
+{
+    auto rssKiB = [this] {
+        QFile status(u"/proc/%1/status"_s.arg(m_topo.gateway().pid()));
+        if (!status.open(QIODevice::ReadOnly))
+            return qint64(-1);
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("VmRSS:"))
+                return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+        }
+        return qint64(-1);
+    };
+    const qint64 before = rssKiB();
+    QVERIFY(before > 0);
+    bool handshake = false;
+    auto connection = openTls(m_topo.resolveAddress(u"api.test"_s), "api.test"_ba, &handshake);
+    QVERIFY(connection && handshake);
+    QByteArray batch;
+    for (int i = 0; i < 1000; ++i)
+        batch += "GET /v1/flood HTTP/1.1\r\nHost: api.test\r\n\r\n"_ba;
+    int sentBatches = 0;
+    // 200k requests (7 MB): far more than the socket buffers on the way hold.
+    while (sentBatches < 200 && connection->send(batch))
+        ++sentBatches;
+    const qint64 after = rssKiB();
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    const qsizetype upstreamSaw = api.isEmpty() ? 0 : api.first().requests.size();
+    qInfo("sent %d000 requests before the guest's send stalled; the upstream saw %lld; gateway "
+          "RSS %lld -> %lld KiB",
+          sentBatches, qlonglong(upstreamSaw), qlonglong(before), qlonglong(after));
+    QVERIFY2(sentBatches < 200, "the gateway kept reading a guest that never reads");
+    QVERIFY2(after - before < 24 * 1024, "the gateway's memory grew with the pipelined requests");
+    connection.reset();
+    m_topo.resetObservations();
 }
 
 // Credentials are replaced whole while the gateway runs: without them the placeholder goes
