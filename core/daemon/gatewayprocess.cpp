@@ -132,7 +132,11 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
         ? config.logLevel
         : QStringLiteral("info");
     auto pid = VmmProcess::spawn({config.program, QStringLiteral("--control-fd"),
-                                  QStringLiteral("6"), QStringLiteral("--log-level"), logLevel},
+                                  QStringLiteral("6"), QStringLiteral("--log-level"), logLevel,
+                                  QStringLiteral("--max-data-bytes"),
+                                  QString::number(config.maxDataBytes),
+                                  QStringLiteral("--max-log-bytes"),
+                                  QString::number(config.maxLogBytes)},
                                  config.logPath, config.credentials, options);
     if (!pid)
         return std::unexpected(pid.error());

@@ -3,6 +3,7 @@
 // right, near misses get no injection, a placeholder (or the value) anywhere else is
 // credential_exfil with an alert, reflections are scrubbed, and the secret is in no log, event
 // or core file. The gateway runs with every debug category on (QT_LOGGING_RULES). docs/redteam.md.
+#include "core/daemon/gatewayprocess.h"
 #include "core/gateway/credentialpatterns.h"
 #include "core/gateway/sandboxca.h"
 #include "redteamtestbase.h"
@@ -100,6 +101,37 @@ QByteArray inflated(const QByteArray &data)
     return data;
 }
 
+// The config of a gateway started next to the topology's (no guest link of its own), with a
+// fresh sandbox CA saved in `directory`; empty on failure.
+QJsonObject standaloneConfig(const QString &directory)
+{
+    const QDir dir(directory);
+    auto ca = airlock::gateway::SandboxCa::generate(u"core-test"_s);
+    if (!ca)
+        return {};
+    const QString keyPath = dir.filePath(u"ca.key"_s);
+    if (!ca->save(dir.filePath(u"ca.pem"_s), keyPath))
+        return {};
+    QFile keyFile(keyPath);
+    if (!keyFile.open(QIODevice::ReadOnly))
+        return {};
+    return {
+        {u"version"_s, 1},
+        {u"sandbox"_s, u"core-test"_s},
+        {u"listen"_s, QJsonObject {{u"tcp"_s, u"127.0.0.1:0"_s}, {u"dns"_s, u"127.0.0.1:0"_s}}},
+        {u"link"_s,
+         QJsonObject {{u"gateway"_s, u"100.96.0.5"_s},
+                      {u"guest"_s, u"100.96.0.6"_s},
+                      {u"prefixLength"_s, 30}}},
+        {u"syntheticPool"_s, u"100.112.0.0/16"_s},
+        {u"upstreamDns"_s, QJsonObject {{u"address"_s, u"127.0.0.1"_s}}},
+        {u"ca"_s,
+         QJsonObject {{u"certificatePem"_s, QString::fromLatin1(ca->certificatePem())},
+                      {u"keyPem"_s, QString::fromLatin1(keyFile.readAll())}}},
+        {u"policy"_s, QJsonObject {{u"version"_s, 1}, {u"rules"_s, QJsonArray()}}},
+    };
+}
+
 QByteArray get(const QByteArray &target, const QByteArray &host, const QByteArray &authorization,
                const QByteArray &method = "GET"_ba, const QByteArray &version = "HTTP/1.1"_ba)
 {
@@ -142,6 +174,7 @@ private Q_SLOTS:
     void credentialsChangeWhileRunning();
     void I4_secretInNoLogOrEvent();
     void I4_crashedGatewayLeavesNoCore();
+    void logAndMemoryAreBounded();
 
 private:
     /// TLS to api.test's synthetic address (port `port`) with `sni`, one request, the response;
@@ -738,27 +771,8 @@ void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
     for (const QString &file : coreFiles())
         QFile::remove(cores.filePath(file));
 
-    auto ca = airlock::gateway::SandboxCa::generate(u"core-test"_s);
-    QVERIFY(ca);
-    const QString keyPath = dir.filePath(u"ca.key"_s);
-    QVERIFY(ca->save(dir.filePath(u"ca.pem"_s), keyPath));
-    QFile keyFile(keyPath);
-    QVERIFY(keyFile.open(QIODevice::ReadOnly));
-    const QJsonObject config {
-        {u"version"_s, 1},
-        {u"sandbox"_s, u"core-test"_s},
-        {u"listen"_s, QJsonObject {{u"tcp"_s, u"127.0.0.1:0"_s}, {u"dns"_s, u"127.0.0.1:0"_s}}},
-        {u"link"_s,
-         QJsonObject {{u"gateway"_s, u"100.96.0.5"_s},
-                      {u"guest"_s, u"100.96.0.6"_s},
-                      {u"prefixLength"_s, 30}}},
-        {u"syntheticPool"_s, u"100.112.0.0/16"_s},
-        {u"upstreamDns"_s, QJsonObject {{u"address"_s, u"127.0.0.1"_s}}},
-        {u"ca"_s,
-         QJsonObject {{u"certificatePem"_s, QString::fromLatin1(ca->certificatePem())},
-                      {u"keyPem"_s, QString::fromLatin1(keyFile.readAll())}}},
-        {u"policy"_s, QJsonObject {{u"version"_s, 1}, {u"rules"_s, QJsonArray()}}},
-    };
+    const QJsonObject config = standaloneConfig(dir.path());
+    QVERIFY(!config.isEmpty());
     GatewayProcess gateway;
     gateway.setCoreDumpDirectory(dir.path());
     QString error;
@@ -773,6 +787,46 @@ void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
     QTRY_VERIFY_WITH_TIMEOUT(!gateway.isRunning(), 10000);
     gateway.stop();
     QVERIFY2(coreFiles().isEmpty(), qPrintable(coreFiles().join(u", "_s)));
+}
+
+// Red-team 2026-12-01 findings 5 and 11: airlockd starts every gateway with
+// --max-data-bytes and --max-log-bytes (GatewayConfig). They become hard limits (RLIMIT_DATA,
+// RLIMIT_FSIZE) the gateway cannot raise again, and a log at its cap stops growing while the
+// gateway keeps working (EFBIG, not SIGXFSZ).
+void TestRedteamCredentials::logAndMemoryAreBounded()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QJsonObject config = standaloneConfig(dir.path());
+    QVERIFY(!config.isEmpty());
+    const airlock::GatewayConfig defaults;
+    constexpr qint64 kLogCap = 8192;
+    GatewayProcess gateway;
+    gateway.setExtraArguments({u"--log-level"_s, u"trace"_s, u"--max-data-bytes"_s,
+                               QString::number(defaults.maxDataBytes), u"--max-log-bytes"_s,
+                               QString::number(kLogCap)});
+    const QString log = dir.filePath(u"gateway.log"_s);
+    QString error;
+    QVERIFY2(gateway.start(m_topo.hostNs(), log, config, &error), qPrintable(error));
+    QVERIFY2(gateway.waitReady(10000, &error), qPrintable(error));
+    QFile limits(u"/proc/%1/limits"_s.arg(gateway.pid()));
+    QVERIFY(limits.open(QIODevice::ReadOnly));
+    const QByteArray table = limits.readAll();
+    const QByteArray data = QByteArray::number(defaults.maxDataBytes);
+    QVERIFY2(table.contains("Max data size             " + data + "           " + data),
+             table.constData());
+    QVERIFY2(table.contains("Max file size             8192                 8192"),
+             table.constData());
+    // Every credentials message logs a line: far more than the cap.
+    const QJsonObject empty {{u"type"_s, u"credentials"_s}, {u"credentials"_s, QJsonArray()}};
+    for (int i = 0; i < 3000; ++i)
+        QVERIFY(gateway.send(empty));
+    for (int i = 0; i < 3000; ++i)
+        QVERIFY2(gateway.waitForMessage(u"credentialsApplied"_s, 5000), "the gateway stopped");
+    QVERIFY(gateway.isRunning());
+    QVERIFY2(QFileInfo(log).size() <= kLogCap, qPrintable(QString::number(QFileInfo(log).size())));
+    QVERIFY(QFileInfo(log).size() > kLogCap / 2);
+    gateway.stop();
 }
 
 QTEST_GUILESS_MAIN(TestRedteamCredentials)
