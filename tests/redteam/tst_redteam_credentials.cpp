@@ -5,10 +5,12 @@
 // or core file. The gateway runs with every debug category on (QT_LOGGING_RULES). docs/redteam.md.
 #include "core/daemon/gatewayprocess.h"
 #include "core/gateway/credentialpatterns.h"
+#include "core/gateway/eventratelimiter.h"
 #include "core/gateway/sandboxca.h"
 #include "redteamtestbase.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -171,6 +173,7 @@ private Q_SLOTS:
     void I3_rangeIsNotForwarded();
     void upstreamErrorAfterInjection();
     void pipelinedRequestsStayBounded();
+    void eventFloodIsSummarized();
     void credentialsChangeWhileRunning();
     void I4_secretInNoLogOrEvent();
     void I4_crashedGatewayLeavesNoCore();
@@ -687,6 +690,66 @@ void TestRedteamCredentials::pipelinedRequestsStayBounded()
     QVERIFY2(after - before < 24 * 1024, "the gateway's memory grew with the pipelined requests");
     connection.reset();
     m_topo.resetObservations();
+}
+
+// Red-team 2026-12-01 finding 6: one connection's pipelined requests made ~23k events/s, more
+// than airlockd stores; queued events were then dropped, alerts included. The gateway passes
+// at most its event rate (EventRateLimiter: a burst, then 200/s) and reports the rest as
+// summaries with `count`, so every decision is counted; an alert right after the flood has a
+// bucket of its own and arrives at once, alone.
+void TestRedteamCredentials::eventFloodIsSummarized()
+{
+    m_topo.resetObservations();
+    constexpr int kRequests = 5000;
+    bool handshake = false;
+    auto connection = openTls(m_topo.resolveAddress(u"api.test"_s), "api.test"_ba, &handshake);
+    QVERIFY(connection && handshake);
+    QByteArray requests;
+    for (int i = 1; i < kRequests; ++i)
+        requests += "GET /v1/flood HTTP/1.1\r\nHost: api.test\r\n\r\n"_ba;
+    requests += "GET /v1/flood HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n"_ba;
+    QElapsedTimer elapsed;
+    elapsed.start();
+    QVERIFY(connection->send(requests));
+    const QByteArray answers = connection->readAll(30000);
+    QCOMPARE(answers.count("HTTP/1.1 200 OK"), kRequests);
+    const qint64 floodMs = elapsed.elapsed();
+
+    // The probe: the placeholder to another host, right after the flood.
+    const HttpResponse probe =
+        viaTls("pkg.test"_ba, get("/x"_ba, "pkg.test"_ba, "Bearer " + kPlaceholder), 443,
+               u"pkg.test"_s);
+    REDTEAM_CHECK(expectDenyHttp(probe, {403}, {u"credential_exfil"_s}));
+    const auto alert = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) { return e.value(u"reason"_s) == u"credential_exfil"_s; }, 500);
+    QVERIFY2(alert, "the alert did not arrive at once after the flood");
+    QVERIFY(alert->value(u"alert"_s).toBool());
+    QVERIFY(!alert->contains(u"count"_s));
+
+    // Every decision is counted, in far fewer events: the summaries follow within a second.
+    auto floodEvents = [this] {
+        QList<QJsonObject> found;
+        for (const QJsonObject &e : m_topo.gateway().eventsSinceMark()) {
+            if (e.value(u"layer"_s) == u"http"_s && e.value(u"host"_s) == u"api.test"_s)
+                found.append(e);
+        }
+        return found;
+    };
+    auto counted = [&] {
+        qint64 total = 0;
+        for (const QJsonObject &e : floodEvents())
+            total += e.value(u"count"_s).toInteger(1);
+        return total;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(counted(), qint64(kRequests), 5000);
+    const QList<QJsonObject> events = floodEvents();
+    const qint64 bound = qint64(airlock::gateway::EventRateLimiter::kBurst)
+        + qint64(airlock::gateway::EventRateLimiter::kRate) * (floodMs / 1000 + 2) + 16;
+    qInfo("%d requests in %lld ms: %lld events (bound %lld)", kRequests, qlonglong(floodMs),
+          qlonglong(events.size()), qlonglong(bound));
+    QVERIFY2(events.size() <= bound, qPrintable(QString::number(events.size())));
+    QVERIFY(std::any_of(events.cbegin(), events.cend(),
+                        [](const QJsonObject &e) { return e.value(u"count"_s).toInteger() > 1; }));
 }
 
 // Credentials are replaced whole while the gateway runs: without them the placeholder goes

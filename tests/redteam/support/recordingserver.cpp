@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -293,6 +294,10 @@ void RecordingServer::acceptLoop()
             const timeval timeout {kReadTimeoutSeconds, 0};
             ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
             ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+            // Pipelined answers must not wait for delayed ACKs (Nagle: 40 ms per answer).
+            const int one = 1;
+            if (listener.endpoint.kind != ServerEndpoint::Kind::Raw)
+                ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             ConnectionRecord record;
             record.label = listener.endpoint.label;
             record.port = listener.endpoint.port;
