@@ -70,48 +70,74 @@ QByteArray trimmedOws(const QByteArray &value)
 } // namespace
 
 CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
-    : m_credentials(std::move(credentials))
+    : CredentialInjector(std::move(credentials), {})
 {
+}
+
+CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials,
+                                       QList<GatewayCredential> retired)
+    : m_credentials(std::move(credentials))
+    , m_retired(std::move(retired))
+{
+    // The forms of one credential's value (and of its Basic pair, and of its OWS-trimmed
+    // value); temporaries wiped.
+    auto valueForms = [](GatewayCredential &credential) {
+        QList<QByteArray> values;
+        if (credential.value && !isFieldValue(credential.value->reveal()))
+            credential.value.reset();
+        if (!credential.value)
+            return values;
+        QByteArray raw = credential.value->reveal().toByteArray();
+        values = credentialForms(raw);
+        // A value stored before the vault refused surrounding whitespace: servers check (and
+        // reflect) it trimmed (RFC 9110 §5.5; red-team 2026-12-01 finding 4).
+        QByteArray trimmed = trimmedOws(raw);
+        if (trimmed.size() != raw.size())
+            values += credentialForms(trimmed);
+        wipe(trimmed);
+        if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
+            QByteArray basic = basicCredentials(credential, raw);
+            values += credentialForms(basic);
+            wipe(basic);
+        }
+        wipe(raw);
+        return values;
+    };
     QList<QList<QByteArray>> forms;
     qsizetype total = 0;
     for (GatewayCredential &credential : m_credentials) {
         m_placeholderForms.append(credentialForms(credential.placeholder));
-        QList<QByteArray> values;
-        if (credential.value && !isFieldValue(credential.value->reveal()))
-            credential.value.reset();
-        if (credential.value) {
-            QByteArray raw = credential.value->reveal().toByteArray();
-            values = credentialForms(raw);
-            // A value stored before the vault refused surrounding whitespace: servers check
-            // (and reflect) it trimmed (RFC 9110 §5.5; red-team 2026-12-01 finding 4).
-            QByteArray trimmed = trimmedOws(raw);
-            if (trimmed.size() != raw.size())
-                values += credentialForms(trimmed);
-            wipe(trimmed);
-            if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
-                QByteArray basic = basicCredentials(credential, raw);
-                values += credentialForms(basic);
-                wipe(basic);
-            }
-            wipe(raw);
-        }
-        for (const QByteArray &form : std::as_const(values))
+        forms.append(valueForms(credential));
+    }
+    for (GatewayCredential &credential : m_retired)
+        forms.append(valueForms(credential));
+    m_retired.removeIf([](const GatewayCredential &credential) { return !credential.value; });
+    forms.removeIf([&, index = qsizetype(0)](const QList<QByteArray> &values) mutable {
+        // Retired entries without a usable value are gone from m_retired: drop their (empty)
+        // form lists too, keeping the lists index-aligned.
+        const bool retiredEntry = index++ >= m_credentials.size();
+        return retiredEntry && values.isEmpty();
+    });
+    for (const QList<QByteArray> &values : std::as_const(forms)) {
+        for (const QByteArray &form : values)
             total += form.size();
-        forms.append(values);
     }
     // Every form into one locked buffer; the lists hold views of it.
     m_arena = vault::SecretValue::allocate(total);
     qsizetype offset = 0;
-    for (QList<QByteArray> &values : forms) {
+    for (qsizetype i = 0; i < forms.size(); ++i) {
         QList<QByteArray> views;
-        for (QByteArray &form : values) {
+        for (QByteArray &form : forms[i]) {
             char *at = m_arena.writableBytes() + offset;
             std::memcpy(at, form.constData(), std::size_t(form.size()));
             views.append(QByteArray::fromRawData(at, form.size()));
             offset += form.size();
             wipe(form);
         }
-        m_valueForms.append(views);
+        if (i < m_credentials.size())
+            m_valueForms.append(views);
+        else
+            m_retiredForms.append(views);
     }
 }
 
@@ -151,6 +177,14 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
                     QStringLiteral("the request carries the value of %1, which the guest must "
                                    "never hold")
                         .arg(describe(m_credentials.at(i)))};
+    }
+    for (qsizetype i = 0; i < m_retired.size(); ++i) {
+        if (containsAny(head, m_retiredForms.at(i)))
+            return {Verdict::Kind::Exfiltration, -1, {},
+                    QStringLiteral("the request carries a former value of binding %1 (secret "
+                                   "%2), which the guest must never hold")
+                        .arg(m_retired.at(i).binding)
+                        .arg(m_retired.at(i).secret)};
     }
     Verdict verdict;
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
@@ -294,6 +328,10 @@ StreamReplacer CredentialInjector::bodyScanner(const Request &request) const
                 rules.append({form, form});
         }
     }
+    for (const QList<QByteArray> &forms : m_retiredForms) {
+        for (const QByteArray &form : forms)
+            rules.append({form, form});
+    }
     return StreamReplacer(rules);
 }
 
@@ -311,6 +349,10 @@ QList<StreamReplacer::Rule> CredentialInjector::allScrubRules() const
     QList<StreamReplacer::Rule> rules;
     for (qsizetype i = 0; i < m_credentials.size(); ++i)
         rules += scrubRules(int(i));
+    for (qsizetype i = 0; i < m_retired.size(); ++i) {
+        for (const QByteArray &form : m_retiredForms.at(i))
+            rules.append({form, m_retired.at(i).placeholder});
+    }
     return rules;
 }
 

@@ -175,6 +175,7 @@ private Q_SLOTS:
     void pipelinedRequestsStayBounded();
     void eventFloodIsSummarized();
     void credentialsChangeWhileRunning();
+    void I3_retiredValuesAreStillScrubbed();
     void I4_secretInNoLogOrEvent();
     void I4_crashedGatewayLeavesNoCore();
     void logAndMemoryAreBounded();
@@ -792,6 +793,34 @@ void TestRedteamCredentials::credentialsChangeWhileRunning()
     QCOMPARE(api.size(), 1);
     QCOMPARE(api.first().requests.first().values("Authorization"),
              QList<QByteArray> {"Bearer " + kSecret});
+}
+
+// Red-team 2026-12-01 finding 7: after a rotation, and after the binding is removed, an
+// upstream that kept the old value hands it back. The gateway keeps scrubbing retired values
+// (to their old placeholder) for its lifetime; the provider may still accept them.
+void TestRedteamCredentials::I3_retiredValuesAreStillScrubbed()
+{
+    const QByteArray rotated = "rotated-Value_77/x+y=z~Q"_ba;
+    QString answer;
+    QVERIFY2(sendCredentials(kSecret.size(), kSecret, &answer), qPrintable(answer));
+    HttpResponse response =
+        viaTls("api.test"_ba, get("/v1/a"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 200); // the upstream now remembers kSecret
+    QVERIFY2(sendCredentials(rotated.size(), rotated, &answer), qPrintable(answer));
+    response = viaTls("api.test"_ba, get("/v1/recall"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.body, "previous credential: " + kPlaceholder + "\n");
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response after rotation"_s));
+
+    // The binding removed: no credentials at all, the rotated value still comes back scrubbed.
+    QVERIFY(m_topo.gateway().send(
+        QJsonObject {{u"type"_s, u"credentials"_s}, {u"credentials"_s, QJsonArray()}}));
+    QVERIFY(m_topo.gateway().waitForMessage(u"credentialsApplied"_s, 3000));
+    response = viaTls("api.test"_ba, get("/v1/recall"_ba, "api.test"_ba, QByteArray()));
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.body, "previous credential: " + kPlaceholder + "\n");
+    QVERIFY2(!response.body.contains(rotated), response.body.constData());
+    QVERIFY2(sendCredentials(kSecret.size(), kSecret, &answer), qPrintable(answer));
 }
 
 // I4: after every case above ran at the most verbose log level, no form of the secret is in

@@ -490,6 +490,12 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
                 chunked += QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n";
             }
             reply = chunked + "0\r\n\r\n";
+        } else if (request.target.startsWith("/v1/recall")) {
+            // An upstream that keeps what it saw ("recent requests", audit pages): the
+            // credential of the request before this one (red-team 2026-12-01 finding 7).
+            std::lock_guard lock(m_recordsMutex);
+            reply = response(200, "OK", "previous credential: " + m_lastToken + "\n",
+                             QByteArray(), close);
         } else if (request.target.startsWith("/v1/coded-")) {
             // A compressing front end (red-team 2026-12-01 finding 1): the echo, coded whatever
             // the request's Accept-Encoding says ("-if-asked": only when it asks for gzip).
@@ -542,6 +548,10 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             const QByteArray body = "label=" + endpoint.label.toLatin1() + " sni=" + sni.toLatin1()
                 + " host=" + host + " target=" + request.target + "\n" + headBytes;
             reply = response(200, "OK", body, QByteArray(), close);
+        }
+        if (const QByteArray token = bearerToken(request); !token.isEmpty()) {
+            std::lock_guard lock(m_recordsMutex);
+            m_lastToken = token;
         }
         if (!stream.write(reply) || close)
             return;
