@@ -63,7 +63,9 @@ struct SecretVault::Decoded
 };
 
 SecretVault::SecretVault(QString directory, SecretValue key)
-    : m_directory(std::move(directory)), m_key(std::move(key))
+    : m_directory(std::move(directory))
+    , m_key(std::move(key))
+    , m_fingerprintKey(SecretValue::fingerprintKey(m_key.reveal()))
 { }
 
 Result<SecretVault> SecretVault::open(const QString &directory, const QString &keyPath)
@@ -186,7 +188,7 @@ Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &valu
                     QStringLiteral("AES-256-GCM encryption of secret %1 failed").arg(name));
     if (auto written = io::writeFileAtomically(pathOf(name), file, 0600); !written)
         return std::unexpected(written.error());
-    return SecretInfo {name, created, now.toUTC(), value.fingerprint(), {}};
+    return SecretInfo {name, created, now.toUTC(), value.fingerprint(m_fingerprintKey.reveal()), {}};
 }
 
 Result<void> SecretVault::remove(const QString &name)
@@ -261,7 +263,7 @@ Result<SecretVault::Decoded> SecretVault::decode(const QString &name) const
     decoded.info.updated =
         QDateTime::fromMSecsSinceEpoch(readInt64(plaintext.constData() + 8), Qt::UTC);
     decoded.value = SecretValue(QByteArrayView(plaintext).sliced(kTimesBytes));
-    decoded.info.fingerprint = decoded.value.fingerprint();
+    decoded.info.fingerprint = decoded.value.fingerprint(m_fingerprintKey.reveal());
     return decoded;
 }
 

@@ -15,7 +15,9 @@ struct SecretInfo
     QString name; ///< [a-z0-9][a-z0-9-]{0,62}
     QDateTime created; ///< UTC, first set()
     QDateTime updated; ///< UTC, last set()
-    QString fingerprint; ///< SecretValue::fingerprint(): 16 hex digits of SHA-256
+    /// SecretValue::fingerprint() with the vault's fingerprint key: 16 hex digits of an
+    /// HMAC-SHA256, stable for one vault key, meaningless without it.
+    QString fingerprint;
     /// Empty for a healthy entry; otherwise why the file cannot be used (tampered, truncated,
     /// wrong key), naming the file. Such entries are listed so a person sees them.
     QString problem;
@@ -83,6 +85,7 @@ private:
 
     QString m_directory;
     SecretValue m_key;
+    SecretValue m_fingerprintKey; ///< SecretValue::fingerprintKey(m_key)
 };
 
 } // namespace airlock::vault
