@@ -17,6 +17,7 @@ struct ContentDecoder::Layer
     bool deflate = false;
     bool triedRaw = false; ///< deflate: fell back to a raw RFC 1951 stream
     bool sawOutput = false;
+    QByteArray firstBytes; ///< deflate: the stream's first 2 bytes, replayed for a raw stream
 
     explicit Layer(QByteArray coding) : name(std::move(coding)), deflate(name == "deflate") { }
     ~Layer()
@@ -43,6 +44,9 @@ struct ContentDecoder::Layer
     /// Appends what `input` decodes to; fails as soon as the output passes `budget` bytes.
     bool feed(QByteArrayView input, QByteArray *output, qint64 budget, QString *error)
     {
+        const qsizetype before = firstBytes.size();
+        if (deflate && !triedRaw && firstBytes.size() < 2)
+            firstBytes += input.first(qMin<qsizetype>(2 - firstBytes.size(), input.size()));
         qsizetype at = 0;
         while (at < input.size()) {
             if (ended) {
@@ -62,8 +66,7 @@ struct ContentDecoder::Layer
                 }
                 ended = false;
             }
-            stream.next_in =
-                reinterpret_cast<Bytef *>(const_cast<char *>(input.data() + at));
+            stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(input.data() + at));
             stream.avail_in = uInt(input.size() - at);
             char out[kOutChunk];
             stream.next_out = reinterpret_cast<Bytef *>(out);
@@ -73,15 +76,18 @@ struct ContentDecoder::Layer
             const qsizetype used = (input.size() - at) - qsizetype(stream.avail_in);
             if (rc == Z_DATA_ERROR && deflate && !triedRaw && !sawOutput && stream.total_in <= 2) {
                 // Not a zlib header: some servers send a raw deflate stream under "deflate".
+                // Replayed from the stream's start (the header may have come in an earlier
+                // piece).
                 triedRaw = true;
                 if (!init(-15)) {
                     *error = QStringLiteral("zlib: cannot start a raw inflate");
                     return false;
                 }
-                at = 0;
-                continue;
+                const QByteArray replay = firstBytes.left(before) + input.toByteArray();
+                return feed(replay, output, budget, error);
             }
-            if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && used == 0 && produced == 0)) {
+            if (rc != Z_OK && rc != Z_STREAM_END
+                && !(rc == Z_BUF_ERROR && used == 0 && produced == 0)) {
                 *error = QStringLiteral("the %1 data does not decode: %2")
                              .arg(QString::fromLatin1(name),
                                   QString::fromLatin1(stream.msg ? stream.msg : "zlib error"));

@@ -71,13 +71,11 @@ QByteArray trimmedOws(const QByteArray &value)
 
 CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
     : CredentialInjector(std::move(credentials), {})
-{
-}
+{ }
 
 CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials,
                                        QList<GatewayCredential> retired)
-    : m_credentials(std::move(credentials))
-    , m_retired(std::move(retired))
+    : m_credentials(std::move(credentials)), m_retired(std::move(retired))
 {
     // The forms of one credential's value (and of its Basic pair, and of its OWS-trimmed
     // value); temporaries wiped.
@@ -180,7 +178,9 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
     }
     for (qsizetype i = 0; i < m_retired.size(); ++i) {
         if (containsAny(head, m_retiredForms.at(i)))
-            return {Verdict::Kind::Exfiltration, -1, {},
+            return {Verdict::Kind::Exfiltration,
+                    -1,
+                    {},
                     QStringLiteral("the request carries a former value of binding %1 (secret "
                                    "%2), which the guest must never hold")
                         .arg(m_retired.at(i).binding)

@@ -122,12 +122,23 @@ QByteArray htmlEscaped(const QByteArray &value, const char *apostrophe)
     out.reserve(6 * value.size());
     for (const char c : value) {
         switch (c) {
-        case '&': out.append("&amp;"); break;
-        case '<': out.append("&lt;"); break;
-        case '>': out.append("&gt;"); break;
-        case '"': out.append("&quot;"); break;
-        case '\'': out.append(apostrophe); break;
-        default: out.append(c);
+        case '&':
+            out.append("&amp;");
+            break;
+        case '<':
+            out.append("&lt;");
+            break;
+        case '>':
+            out.append("&gt;");
+            break;
+        case '"':
+            out.append("&quot;");
+            break;
+        case '\'':
+            out.append(apostrophe);
+            break;
+        default:
+            out.append(c);
         }
     }
     return out;

@@ -48,16 +48,20 @@ EventRateLimiter::Key EventRateLimiter::keyOf(const EgressEvent &event, bool coa
 {
     if (coarse)
         return {int(event.layer), event.allowed, event.reason, {}, 0, {}, 0, event.alert};
-    return {int(event.layer),           event.allowed, event.reason,
-            event.name,                 int(event.port.value_or(0)),
-            event.method,               event.binding.value_or(0),
+    return {int(event.layer),
+            event.allowed,
+            event.reason,
+            event.name,
+            int(event.port.value_or(0)),
+            event.method,
+            event.binding.value_or(0),
             event.alert};
 }
 
 void EventRateLimiter::submit(const EgressEvent &event)
 {
-    const bool fits = event.alert ? take(m_alerts, kAlertRate, kAlertBurst)
-                                  : take(m_ordinary, kRate, kBurst);
+    const bool fits =
+        event.alert ? take(m_alerts, kAlertRate, kAlertBurst) : take(m_ordinary, kRate, kBurst);
     if (fits) {
         Q_EMIT passed(event);
         return;

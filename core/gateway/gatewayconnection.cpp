@@ -1018,8 +1018,8 @@ void GatewayConnection::refuseUnscrubbable(const QString &why)
         event.binding = front.binding;
     event.alert = true;
     emitEvent(event);
-    abandonInflight(QStringLiteral("not sent: an earlier response was refused (%1)")
-                        .arg(kUnscrubbable));
+    abandonInflight(
+        QStringLiteral("not sent: an earlier response was refused (%1)").arg(kUnscrubbable));
     wipe(m_upstreamPending);
     if (m_upstream) {
         m_upstream->disconnect(this);

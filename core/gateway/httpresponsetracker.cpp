@@ -88,8 +88,8 @@ struct HttpResponseTracker::Private
             QList<QByteArray> codings;
             for (const auto &field : response) {
                 if (iequals(field.name_string(), "transfer-encoding"))
-                    codings += ContentDecoder::parseCodings(QByteArrayView(
-                        field.value().data(), qsizetype(field.value().size())));
+                    codings += ContentDecoder::parseCodings(
+                        QByteArrayView(field.value().data(), qsizetype(field.value().size())));
             }
             // Beast de-chunks when chunked is the last transfer-coding (RFC 9112 §6.3).
             if (parser->chunked() && !codings.isEmpty() && codings.last() == "chunked")
@@ -101,8 +101,8 @@ struct HttpResponseTracker::Private
             }
             for (const auto &field : response) {
                 if (iequals(field.name_string(), "content-encoding"))
-                    codings += ContentDecoder::parseCodings(QByteArrayView(
-                        field.value().data(), qsizetype(field.value().size())));
+                    codings += ContentDecoder::parseCodings(
+                        QByteArrayView(field.value().data(), qsizetype(field.value().size())));
             }
             QString why;
             decoder = ContentDecoder::forCodings(codings, &why);

@@ -1,7 +1,7 @@
 #include "core/vault/secretvalue.h"
 
-#include <openssl/crypto.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/params.h>
@@ -136,8 +136,7 @@ SecretValue SecretValue::fingerprintKey(QByteArrayView vaultKey)
     char info[] = "airlock vault fingerprint v1";
     const OSSL_PARAM params[] = {
         OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digestName, 0),
-        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY,
-                                          const_cast<char *>(vaultKey.data()),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<char *>(vaultKey.data()),
                                           std::size_t(vaultKey.size())),
         OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, info, sizeof info - 1),
         OSSL_PARAM_construct_end()};

@@ -188,7 +188,8 @@ Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &valu
                     QStringLiteral("AES-256-GCM encryption of secret %1 failed").arg(name));
     if (auto written = io::writeFileAtomically(pathOf(name), file, 0600); !written)
         return std::unexpected(written.error());
-    return SecretInfo {name, created, now.toUTC(), value.fingerprint(m_fingerprintKey.reveal()), {}};
+    return SecretInfo {
+        name, created, now.toUTC(), value.fingerprint(m_fingerprintKey.reveal()), {}};
 }
 
 Result<void> SecretVault::remove(const QString &name)

@@ -60,8 +60,8 @@ public:
     /// Creates or replaces `name` with `value` (kMinValueBytes..SecretValue::kMaxBytes bytes,
     /// no control characters but tab, no space or tab first or last: values go into header
     /// fields, whose optional whitespace servers strip). Errors: InvalidName,
-    /// InvalidParams (length, control characters, leading/trailing whitespace), OperationFailed (I/O, or an existing file
-    /// that does not authenticate: it is left as it is).
+    /// InvalidParams (length, control characters, leading/trailing whitespace), OperationFailed
+    /// (I/O, or an existing file that does not authenticate: it is left as it is).
     Result<SecretInfo> set(const QString &name, const SecretValue &value,
                            const QDateTime &now = QDateTime::currentDateTimeUtc());
     /// Deletes `name`. Errors: InvalidName, NotFound, OperationFailed.

@@ -564,8 +564,9 @@ void TestRedteamCredentials::I3_compressedResponseIsDecodedOrRefused()
     QFETCH(QByteArray, path);
     QFETCH(bool, refused);
     m_topo.resetObservations();
-    const QByteArray request = "GET " + path + " HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
-        + kPlaceholder + "\r\nAccept-Encoding: gzip, deflate, br\r\nTE: gzip\r\n\r\n";
+    const QByteArray request = "GET " + path
+        + " HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer " + kPlaceholder
+        + "\r\nAccept-Encoding: gzip, deflate, br\r\nTE: gzip\r\n\r\n";
     const HttpResponse response = viaTls("api.test"_ba, request);
     // Whatever came back, decoded as the guest could decode it, holds no form of the secret.
     REDTEAM_CHECK(leakedForms(response.head + inflated(response.body), u"the decoded response"_s));
@@ -601,8 +602,10 @@ void TestRedteamCredentials::I3_rangeIsNotForwarded_data()
 {
     QTest::addColumn<QByteArray>("path");
     QTest::addColumn<QByteArray>("range");
-    QTest::newRow("a slice inside the value") << "/v1/range"_ba << "bytes=30-45"_ba;
-    QTest::newRow("two ranges") << "/v1/range"_ba << "bytes=0-40, 41-90"_ba;
+    QTest::newRow("a slice inside the value") << "/v1/range"_ba
+                                              << "bytes=30-45"_ba;
+    QTest::newRow("two ranges") << "/v1/range"_ba
+                                << "bytes=0-40, 41-90"_ba;
     QTest::newRow("206 without asking") << "/v1/range-always"_ba << QByteArray();
 }
 
@@ -717,9 +720,8 @@ void TestRedteamCredentials::eventFloodIsSummarized()
     const qint64 floodMs = elapsed.elapsed();
 
     // The probe: the placeholder to another host, right after the flood.
-    const HttpResponse probe =
-        viaTls("pkg.test"_ba, get("/x"_ba, "pkg.test"_ba, "Bearer " + kPlaceholder), 443,
-               u"pkg.test"_s);
+    const HttpResponse probe = viaTls(
+        "pkg.test"_ba, get("/x"_ba, "pkg.test"_ba, "Bearer " + kPlaceholder), 443, u"pkg.test"_s);
     REDTEAM_CHECK(expectDenyHttp(probe, {403}, {u"credential_exfil"_s}));
     const auto alert = m_topo.gateway().waitForEvent(
         [](const QJsonObject &e) { return e.value(u"reason"_s) == u"credential_exfil"_s; }, 500);

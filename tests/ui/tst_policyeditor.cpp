@@ -368,11 +368,10 @@ void TestPolicyEditor::secretFieldNeverShowsValue()
     const QString fingerprint =
         secrets.first().toObject().value(QStringLiteral("fingerprint")).toString();
     QCOMPARE(fingerprint.size(), 16);
-    QVERIFY(fingerprint
-            != QString::fromLatin1(QCryptographicHash::hash(value.toUtf8(),
-                                                            QCryptographicHash::Sha256)
-                                       .toHex()
-                                       .left(16)));
+    QVERIFY(
+        fingerprint
+        != QString::fromLatin1(
+            QCryptographicHash::hash(value.toUtf8(), QCryptographicHash::Sha256).toHex().left(16)));
     SecretListModel *model = view->secrets();
     QTRY_COMPARE(model->rowCount(), 1);
     QCOMPARE(model->index(0, SecretListModel::FingerprintColumn).data().toString(), fingerprint);

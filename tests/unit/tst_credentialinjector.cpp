@@ -100,17 +100,31 @@ private Q_SLOTS:
         const QByteArray kOdd = QByteArrayLiteral("tok&en<x>\"q\\z\tw y'9~*");
         QTest::addColumn<QByteArray>("value");
         QTest::addColumn<QByteArray>("carrier");
-        QTest::newRow("A php json") << kAws << QByteArray("[\"wJalrXUtnFEMI\\/K7MDENG+bPxRfiCYEXAMPLEKEY\"]");
-        QTest::newRow("A python quote") << kAws << QByteArray("[wJalrXUtnFEMI/K7MDENG%2BbPxRfiCYEXAMPLEKEY]");
-        QTest::newRow("A python quote lower hex") << kAws << QByteArray("[wJalrXUtnFEMI/K7MDENG%2bbPxRfiCYEXAMPLEKEY]");
-        QTest::newRow("A json every char \\u") << kAws << QByteArray("[\\u0077\\u004a\\u0061\\u006c\\u0072\\u0058\\u0055\\u0074\\u006e\\u0046\\u0045\\u004d\\u0049\\u002f\\u004b\\u0037\\u004d\\u0044\\u0045\\u004e\\u0047\\u002b\\u0062\\u0050\\u0078\\u0052\\u0066\\u0069\\u0043\\u0059\\u0045\\u0058\\u0041\\u004d\\u0050\\u004c\\u0045\\u004b\\u0045\\u0059]");
+        QTest::newRow("A php json")
+            << kAws << QByteArray("[\"wJalrXUtnFEMI\\/K7MDENG+bPxRfiCYEXAMPLEKEY\"]");
+        QTest::newRow("A python quote")
+            << kAws << QByteArray("[wJalrXUtnFEMI/K7MDENG%2BbPxRfiCYEXAMPLEKEY]");
+        QTest::newRow("A python quote lower hex")
+            << kAws << QByteArray("[wJalrXUtnFEMI/K7MDENG%2bbPxRfiCYEXAMPLEKEY]");
+        QTest::newRow("A json every char \\u")
+            << kAws
+            << QByteArray("[\\u0077\\u004a\\u0061\\u006c\\u0072\\u0058\\u0055\\u0074\\u006e\\u0046"
+                          "\\u0045\\u004d\\u0049\\u002f\\u004b\\u0037\\u004d\\u0044\\u0045\\u004e\\"
+                          "u0047\\u002b\\u0062\\u0050\\u0078\\u0052\\u0066\\u0069\\u0043\\u0059\\u0"
+                          "045\\u0058\\u0041\\u004d\\u0050\\u004c\\u0045\\u004b\\u0045\\u0059]");
         QTest::newRow("B python json") << kOdd << QByteArray("[\"tok&en<x>\\\"q\\\\z\\tw y'9~*\"]");
-        QTest::newRow("B go json") << kOdd << QByteArray("[\"tok\\u0026en\\u003cx\\u003e\\\"q\\\\z\\tw y'9~*\"]");
-        QTest::newRow("B python quote_plus") << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w+y%279~%2A]");
-        QTest::newRow("B python urlencode form") << kOdd << QByteArray("[t=tok%26en%3Cx%3E%22q%5Cz%09w+y%279~%2A]");
-        QTest::newRow("B java URLEncoder") << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w+y%279%7E*]");
-        QTest::newRow("B encodeURIComponent") << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w%20y'9~*]");
-        QTest::newRow("B html.escape") << kOdd << QByteArray("[tok&amp;en&lt;x&gt;&quot;q\\z\tw y&#x27;9~*]");
+        QTest::newRow("B go json")
+            << kOdd << QByteArray("[\"tok\\u0026en\\u003cx\\u003e\\\"q\\\\z\\tw y'9~*\"]");
+        QTest::newRow("B python quote_plus")
+            << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w+y%279~%2A]");
+        QTest::newRow("B python urlencode form")
+            << kOdd << QByteArray("[t=tok%26en%3Cx%3E%22q%5Cz%09w+y%279~%2A]");
+        QTest::newRow("B java URLEncoder")
+            << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w+y%279%7E*]");
+        QTest::newRow("B encodeURIComponent")
+            << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w%20y'9~*]");
+        QTest::newRow("B html.escape")
+            << kOdd << QByteArray("[tok&amp;en&lt;x&gt;&quot;q\\z\tw y&#x27;9~*]");
     }
 
     void formsOfServerEncoders()

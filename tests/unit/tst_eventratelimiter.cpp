@@ -116,7 +116,8 @@ private Q_SLOTS:
             limiter.submit(decision(QStringLiteral("n%1.test").arg(i)));
         out.clear();
         limiter.flush();
-        QVERIFY2(out.size() <= EventRateLimiter::kMaxKinds + 1, qPrintable(QString::number(out.size())));
+        QVERIFY2(out.size() <= EventRateLimiter::kMaxKinds + 1,
+                 qPrintable(QString::number(out.size())));
         QCOMPARE(decisions(out, false), 20000);
         QCOMPARE(limiter.pendingDecisions(), 0);
     }

@@ -2,10 +2,10 @@
 
 #include "core/model/egresspolicy.h"
 
+#include <QElapsedTimer>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
-#include <QElapsedTimer>
 #include <QTest>
 
 #include <algorithm>
@@ -297,7 +297,8 @@ void TestRegistry::egressBatchIsOneTransaction()
     QCOMPARE((*registry)->egressHistory(QStringLiteral("b"), std::nullopt, 5000)->size(), 1000);
     timer.restart();
     for (int i = 0; i < 500; ++i)
-        QVERIFY((*registry)->appendEgress(QStringLiteral("c"), QJsonObject {{QStringLiteral("n"), i}}, 1000));
+        QVERIFY((*registry)->appendEgress(QStringLiteral("c"),
+                                          QJsonObject {{QStringLiteral("n"), i}}, 1000));
     const qint64 singleMs = timer.elapsed();
     qInfo("5000 events in one batch: %lld ms; 500 one by one: %lld ms", qlonglong(batchMs),
           qlonglong(singleMs));

@@ -4,11 +4,11 @@
 #include "core/vault/secretvault.h"
 
 #include <QByteArray>
+#include <QCryptographicHash>
 #include <QDebug>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
-#include <QCryptographicHash>
 #include <QTest>
 
 #include <sys/stat.h>
@@ -301,16 +301,17 @@ private Q_SLOTS:
             vault->set(QStringLiteral("tab"), SecretValue(QByteArrayLiteral("token\twith-tab"))));
         // Leading or trailing SP/HTAB: the upstream would check the trimmed value, which no
         // scrub form matches (red-team 2026-12-01 finding 4).
-        for (const QByteArray &padded :
-             {QByteArrayLiteral("trail-secret-value-0042\t"), QByteArrayLiteral(" lead-secret-value"),
-              QByteArrayLiteral("CanarySecret-Zq9/+x~!\tend ")}) {
+        for (const QByteArray &padded : {QByteArrayLiteral("trail-secret-value-0042\t"),
+                                         QByteArrayLiteral(" lead-secret-value"),
+                                         QByteArrayLiteral("CanarySecret-Zq9/+x~!\tend ")}) {
             auto set = vault->set(QStringLiteral("ows"), SecretValue(padded));
             QVERIFY(!set);
             QCOMPARE(set.error().kind, ErrorKind::InvalidParams);
             QVERIFY2(set.error().message.contains(QStringLiteral("space or tab")),
                      qPrintable(set.error().message));
         }
-        QVERIFY(vault->set(QStringLiteral("inner"), SecretValue(QByteArrayLiteral("inner space ok"))));
+        QVERIFY(
+            vault->set(QStringLiteral("inner"), SecretValue(QByteArrayLiteral("inner space ok"))));
         QCOMPARE(vault
                      ->set(QStringLiteral("huge"),
                            SecretValue(QByteArray(SecretValue::kMaxBytes + 1, 'x')))

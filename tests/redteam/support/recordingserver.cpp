@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,7 +14,6 @@
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <csignal>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -494,8 +494,8 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             // An upstream that keeps what it saw ("recent requests", audit pages): the
             // credential of the request before this one (red-team 2026-12-01 finding 7).
             std::lock_guard lock(m_recordsMutex);
-            reply = response(200, "OK", "previous credential: " + m_lastToken + "\n",
-                             QByteArray(), close);
+            reply = response(200, "OK", "previous credential: " + m_lastToken + "\n", QByteArray(),
+                             close);
         } else if (request.target.startsWith("/v1/coded-")) {
             // A compressing front end (red-team 2026-12-01 finding 1): the echo, coded whatever
             // the request's Accept-Encoding says ("-if-asked": only when it asks for gzip).
@@ -535,7 +535,8 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             if (range.startsWith("bytes=")) {
                 const QList<QByteArray> bounds = range.mid(6).split('-');
                 const qsizetype first = bounds.value(0).toLongLong();
-                const qsizetype last = qMin<qsizetype>(bounds.value(1).toLongLong(), echo.size() - 1);
+                const qsizetype last =
+                    qMin<qsizetype>(bounds.value(1).toLongLong(), echo.size() - 1);
                 reply = response(206, "Partial Content", echo.mid(first, last - first + 1),
                                  "Content-Range: bytes " + QByteArray::number(first) + '-'
                                      + QByteArray::number(last) + '/'
