@@ -155,6 +155,19 @@ private Q_SLOTS:
         QCOMPARE(out, "X-Echo: " + kPlaceholder + "\r\n");
     }
 
+    // While responses are scrubbed the upstream must neither compress nor slice them (red-team
+    // 2026-12-01 findings 1 and 3): every Accept-Encoding, Range and If-Range goes, in any
+    // case, and identity is asked for; everything else stays in order.
+    void requestsForScrubbedResponses()
+    {
+        const QByteArray head = "GET /v1/x HTTP/1.1\r\nHost: api.test\r\naccept-encoding: gzip\r\n"
+                                "X-Range-Note: keep\r\nRANGE: bytes=0-9\r\nAccept: */*\r\n"
+                                "If-Range: \"e\"\r\nAccept-Encoding: br\r\n\r\n";
+        QCOMPARE(CredentialInjector::prepareForScrubbing(head),
+                 QByteArray("GET /v1/x HTTP/1.1\r\nHost: api.test\r\nX-Range-Note: keep\r\n"
+                            "Accept: */*\r\nAccept-Encoding: identity\r\n\r\n"));
+    }
+
     void shortFormsAreLeftOut()
     {
         for (const QByteArray &form : credentialForms(QByteArrayLiteral("abcdefgh")))
