@@ -323,6 +323,14 @@ void GatewayConnection::drainGuestBacklog()
         QList<HttpEvent> events = m_guard->feed(QByteArrayView(m_guestBacklog).first(take));
         m_guestBacklog.remove(0, take);
         processGuardEvents(events);
+        if (!m_guard && m_mode != Mode::Closing) {
+            // A CONNECT tunnel started (onTunnel took the rest of this slice): what follows
+            // is the tunnel's TLS, not requests.
+            const QByteArray rest = std::exchange(m_guestBacklog, {});
+            if (!rest.isEmpty())
+                handleGuestBytes(rest);
+            return;
+        }
     }
     if (m_guardStopped || m_mode == Mode::Closing)
         m_guestBacklog.clear();

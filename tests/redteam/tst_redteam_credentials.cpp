@@ -173,6 +173,7 @@ private Q_SLOTS:
     void I3_rangeIsNotForwarded();
     void upstreamErrorAfterInjection();
     void pipelinedRequestsStayBounded();
+    void connectFollowedByMoreThanASlice();
     void eventFloodIsSummarized();
     void credentialsChangeWhileRunning();
     void I3_retiredValuesAreStillScrubbed();
@@ -694,6 +695,37 @@ void TestRedteamCredentials::pipelinedRequestsStayBounded()
     QVERIFY2(after - before < 24 * 1024, "the gateway's memory grew with the pipelined requests");
     connection.reset();
     m_topo.resetObservations();
+}
+
+// The guard is fed 4 KiB slices (kGuardSlice); a CONNECT whose tunnel bytes follow in the same
+// write, more than a slice of them, must hand all of them to the tunnel's TLS layer, not leave
+// the rest waiting for the guard. Here an 8 KiB handshake record (a ClientHello by its header,
+// garbage inside) straddles the slice: the gateway must see it whole, refuse it and close.
+void TestRedteamCredentials::connectFollowedByMoreThanASlice()
+{
+    m_topo.resetObservations();
+    auto proxy = openProxy();
+    QVERIFY(proxy);
+    const qsizetype body = 8192;
+    QByteArray record = "\x16\x03\x01"_ba;
+    record += char(body >> 8);
+    record += char(body & 0xff);
+    record += "\x01"_ba;
+    record += char(0);
+    record += char((body - 4) >> 8);
+    record += char((body - 4) & 0xff);
+    record += QByteArray(body - 4, '\x07');
+    QVERIFY(proxy->send("CONNECT api.test:443 HTTP/1.1\r\nHost: api.test:443\r\n\r\n" + record));
+    QByteArray received;
+    QVERIFY2(proxy->closedByPeer(5000, &received), "the tunnel's bytes were left unread");
+    QVERIFY2(received.startsWith("HTTP/1.1 200"), received.constData());
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) {
+            return e.value(u"verdict"_s) == u"denied"_s
+                && (e.value(u"layer"_s) == u"tls"_s || e.value(u"layer"_s) == u"tcp"_s);
+        },
+        3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
 }
 
 // Red-team 2026-12-01 finding 6: one connection's pipelined requests made ~23k events/s, more
