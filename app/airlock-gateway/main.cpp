@@ -13,6 +13,11 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
 
 int main(int argc, char *argv[])
 {
@@ -44,7 +49,40 @@ int main(int argc, char *argv[])
                        "its own level)."),
         QStringLiteral("LEVEL"), QStringLiteral("info"));
     parser.addOption(logLevelOption);
+    const QCommandLineOption maxDataOption(
+        QStringLiteral("max-data-bytes"),
+        QStringLiteral("RLIMIT_DATA (soft and hard) for this process: its heap and private "
+                       "mappings (airlockd passes 1 GiB; 0 keeps the inherited limit)."),
+        QStringLiteral("BYTES"), QStringLiteral("0"));
+    parser.addOption(maxDataOption);
+    const QCommandLineOption maxLogOption(
+        QStringLiteral("max-log-bytes"),
+        QStringLiteral("RLIMIT_FSIZE (soft and hard): stderr, the log file airlockd gives it, "
+                       "stops growing at this size (airlockd passes 64 MiB; 0: unlimited)."),
+        QStringLiteral("BYTES"), QStringLiteral("0"));
+    parser.addOption(maxLogOption);
     parser.process(app);
+    // Limits the guest cannot talk the gateway out of (red-team 2026-12-01 findings 5 and 11):
+    // memory, and the log at trace level. Soft = hard, so they cannot be raised again.
+    // Beyond RLIMIT_FSIZE a write fails with EFBIG instead of raising SIGXFSZ (which would kill
+    // the gateway, and the sandbox's network with it).
+    std::signal(SIGXFSZ, SIG_IGN);
+    for (const auto &[option, resource] :
+         {std::pair {&maxDataOption, RLIMIT_DATA}, std::pair {&maxLogOption, RLIMIT_FSIZE}}) {
+        bool valid = false;
+        const qulonglong bytes = parser.value(*option).toULongLong(&valid);
+        if (!valid) {
+            std::fprintf(stderr, "airlock-gateway: --%s takes a number of bytes\n",
+                         qPrintable(option->names().constFirst()));
+            return 2;
+        }
+        const rlimit limit {rlim_t(bytes), rlim_t(bytes)};
+        if (bytes > 0 && ::setrlimit(resource, &limit) != 0) {
+            std::fprintf(stderr, "airlock-gateway: setrlimit --%s: %s\n",
+                         qPrintable(option->names().constFirst()), std::strerror(errno));
+            return 2;
+        }
+    }
     const QString logLevel = parser.value(logLevelOption);
     if (logLevel != u"info" && logLevel != u"debug" && logLevel != u"trace") {
         std::fprintf(stderr, "airlock-gateway: --log-level must be info, debug or trace\n");

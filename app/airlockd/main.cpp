@@ -34,6 +34,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,6 +108,10 @@ int failStartup(const QString &message)
 
 int main(int argc, char *argv[])
 {
+    // Secret values pass through airlockd (secret.set, the credentials sent to gateways) in
+    // copies Qt's JSON parser keeps: no core file may carry them (prctl(2) PR_SET_DUMPABLE;
+    // red-team 2026-12-01 finding 11).
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("airlockd"));
     QCoreApplication::setApplicationVersion(QStringLiteral(AIRLOCK_VERSION));

@@ -224,11 +224,12 @@ Result<void> BindingStore::regeneratePlaceholders(const QString &sandbox)
     return {};
 }
 
-Result<void> BindingStore::recordInjection(qint64 id, const QDateTime &when)
+Result<void> BindingStore::recordInjection(qint64 id, const QDateTime &when, qint64 count)
 {
     QSqlQuery query(QSqlDatabase::database(m_connection));
-    query.prepare(QStringLiteral("UPDATE credential_bindings SET injections = injections + 1, "
-                                 "last_used = :when WHERE id = :id"));
+    query.prepare(QStringLiteral("UPDATE credential_bindings SET injections = injections + "
+                                 ":count, last_used = :when WHERE id = :id"));
+    query.bindValue(QStringLiteral(":count"), qMax<qint64>(1, count));
     query.bindValue(QStringLiteral(":when"), when.toUTC().toString(Qt::ISODateWithMs));
     query.bindValue(QStringLiteral(":id"), id);
     if (!query.exec())
@@ -238,11 +239,12 @@ Result<void> BindingStore::recordInjection(qint64 id, const QDateTime &when)
     return {};
 }
 
-Result<void> BindingStore::recordDenied(qint64 id)
+Result<void> BindingStore::recordDenied(qint64 id, qint64 count)
 {
     QSqlQuery query(QSqlDatabase::database(m_connection));
     query.prepare(
-        QStringLiteral("UPDATE credential_bindings SET denied = denied + 1 WHERE id = :id"));
+        QStringLiteral("UPDATE credential_bindings SET denied = denied + :count WHERE id = :id"));
+    query.bindValue(QStringLiteral(":count"), qMax<qint64>(1, count));
     query.bindValue(QStringLiteral(":id"), id);
     if (!query.exec())
         return sqlError(QStringLiteral("record denial"), query);

@@ -39,10 +39,11 @@ public:
     /// New random placeholders for every secret of `sandbox` (a fork must not share them).
     Result<void> regeneratePlaceholders(const QString &sandbox);
 
-    /// Counts one injection at `when` (UTC). NotFound for an unknown id.
-    Result<void> recordInjection(qint64 id, const QDateTime &when);
-    /// Counts one refused request that carried the binding's placeholder.
-    Result<void> recordDenied(qint64 id);
+    /// Counts `count` injections (an event summary stands for several), the last at `when`
+    /// (UTC). NotFound for an unknown id.
+    Result<void> recordInjection(qint64 id, const QDateTime &when, qint64 count = 1);
+    /// Counts `count` refused requests that carried the binding's placeholder.
+    Result<void> recordDenied(qint64 id, qint64 count = 1);
 
 private:
     QString m_connection;

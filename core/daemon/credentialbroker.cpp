@@ -97,8 +97,8 @@ void CredentialBroker::recordEvent(const QString &sandbox, const QJsonObject &ob
         return;
     }
     const Result<void> counted = event->allowed
-        ? m_bindings.recordInjection(*event->binding, event->time)
-        : m_bindings.recordDenied(*event->binding);
+        ? m_bindings.recordInjection(*event->binding, event->time, event->count.value_or(1))
+        : m_bindings.recordDenied(*event->binding, event->count.value_or(1));
     if (!counted)
         qCWarning(lcBroker, "%s: %s", qPrintable(sandbox), qPrintable(counted.error().message));
 }

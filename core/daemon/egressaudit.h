@@ -15,7 +15,9 @@ namespace airlock {
 /// written through spdlog's rotating file sink to STATE/audit/egress.jsonl (10 MiB per file,
 /// 10 files kept: egress.1.jsonl is the newest rotated one). One file per host, every sandbox
 /// in it; flushed after each line so a crash loses nothing already decided. The directory is
-/// root-only (0700).
+/// root-only (0700). Events with `alert` go to STATE/audit/alerts.jsonl as well (same
+/// rotation), so a flood of ordinary decisions cannot rotate them away (red-team 2026-12-01
+/// finding 6; the gateways' alert rate is bounded, docs/gateway.md "Event rate").
 class EgressAudit
 {
 public:
@@ -29,12 +31,15 @@ public:
 
     bool isOpen() const { return m_logger != nullptr; }
     QString filePath() const { return m_path; }
+    QString alertsFilePath() const { return m_alertsPath; }
     /// Appends one line.
     void write(qint64 seq, const QJsonObject &event);
 
 private:
     QString m_path;
+    QString m_alertsPath;
     std::shared_ptr<spdlog::logger> m_logger;
+    std::shared_ptr<spdlog::logger> m_alerts;
 };
 
 } // namespace airlock

@@ -131,9 +131,12 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
     const QString logLevel = config.logLevel == u"debug" || config.logLevel == u"trace"
         ? config.logLevel
         : QStringLiteral("info");
-    auto pid = VmmProcess::spawn({config.program, QStringLiteral("--control-fd"),
-                                  QStringLiteral("6"), QStringLiteral("--log-level"), logLevel},
-                                 config.logPath, config.credentials, options);
+    auto pid =
+        VmmProcess::spawn({config.program, QStringLiteral("--control-fd"), QStringLiteral("6"),
+                           QStringLiteral("--log-level"), logLevel,
+                           QStringLiteral("--max-data-bytes"), QString::number(config.maxDataBytes),
+                           QStringLiteral("--max-log-bytes"), QString::number(config.maxLogBytes)},
+                          config.logPath, config.credentials, options);
     if (!pid)
         return std::unexpected(pid.error());
     // Only the gateway holds the listeners and its end of the control socket from now on.

@@ -44,6 +44,13 @@ struct GatewayConfig
     VmmCredentials credentials; ///< unprivileged identity of the gateway process
     QString logPath; ///< the gateway's stderr (a fresh file)
     QString logLevel = QStringLiteral("info"); ///< its --log-level: info, debug or trace
+    /// --max-data-bytes (RLIMIT_DATA): a normal gateway uses about 12 MiB of data and at most a
+    /// few MiB more per busy connection (docs/gateway.md, "Resource bounds"); a guest that
+    /// pushes it past this kills only its own gateway (which fails closed), not the host.
+    quint64 maxDataBytes = 1024ull * 1024 * 1024;
+    /// --max-log-bytes (RLIMIT_FSIZE): `logPath` stops growing here, even at trace level with
+    /// a guest flooding decisions.
+    quint64 maxLogBytes = 64ull * 1024 * 1024;
 };
 
 /// One binding as airlockd hands it to a gateway (docs/gateway.md, "credentials"): the rule,

@@ -338,28 +338,57 @@ Result<void> Registry::remove(const QString &name)
 
 Result<qint64> Registry::appendEgress(const QString &sandbox, const QJsonObject &event, int keep)
 {
-    QSqlQuery query(QSqlDatabase::database(m_connectionName));
+    auto seqs = appendEgressBatch({{sandbox, event}}, keep);
+    if (!seqs)
+        return std::unexpected(seqs.error());
+    return seqs->first();
+}
+
+Result<QList<qint64>>
+Registry::appendEgressBatch(const QList<std::pair<QString, QJsonObject>> &events, int keep)
+{
+    QList<qint64> seqs;
+    if (events.isEmpty())
+        return seqs;
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName);
+    if (!db.transaction())
+        return sqlFailure(QStringLiteral("begin storing egress events"), db.lastError());
+    QSqlQuery query(db);
     query.prepare(
         QStringLiteral("INSERT INTO egress_events (sandbox, event) VALUES (:sandbox, :event)"));
-    query.bindValue(QStringLiteral(":sandbox"), sandbox);
-    query.bindValue(QStringLiteral(":event"),
-                    QString::fromUtf8(QJsonDocument(event).toJson(QJsonDocument::Compact)));
-    if (!query.exec())
-        return sqlFailure(QStringLiteral("store egress event of %1").arg(sandbox),
-                          query.lastError());
-    const qint64 seq = query.lastInsertId().toLongLong();
+    QStringList sandboxes;
+    for (const auto &[sandbox, event] : events) {
+        query.bindValue(QStringLiteral(":sandbox"), sandbox);
+        query.bindValue(QStringLiteral(":event"),
+                        QString::fromUtf8(QJsonDocument(event).toJson(QJsonDocument::Compact)));
+        if (!query.exec()) {
+            const QSqlError error = query.lastError();
+            db.rollback();
+            return sqlFailure(QStringLiteral("store egress event of %1").arg(sandbox), error);
+        }
+        seqs.append(query.lastInsertId().toLongLong());
+        if (!sandboxes.contains(sandbox))
+            sandboxes.append(sandbox);
+    }
     // Seqs are shared by all sandboxes, so the bound is this sandbox's keep-th newest row.
-    QSqlQuery trim(QSqlDatabase::database(m_connectionName));
+    QSqlQuery trim(db);
     trim.prepare(QStringLiteral(
         "DELETE FROM egress_events WHERE sandbox = :sandbox AND seq < (SELECT seq FROM "
         "egress_events WHERE sandbox = :sandbox2 ORDER BY seq DESC LIMIT 1 OFFSET :offset)"));
-    trim.bindValue(QStringLiteral(":sandbox"), sandbox);
-    trim.bindValue(QStringLiteral(":sandbox2"), sandbox);
-    trim.bindValue(QStringLiteral(":offset"), qMax(0, keep - 1));
-    if (!trim.exec())
-        qCWarning(lcRegistry, "trimming egress events of %s: %s", qPrintable(sandbox),
-                  qPrintable(trim.lastError().text()));
-    return seq;
+    for (const QString &sandbox : std::as_const(sandboxes)) {
+        trim.bindValue(QStringLiteral(":sandbox"), sandbox);
+        trim.bindValue(QStringLiteral(":sandbox2"), sandbox);
+        trim.bindValue(QStringLiteral(":offset"), qMax(0, keep - 1));
+        if (!trim.exec())
+            qCWarning(lcRegistry, "trimming egress events of %s: %s", qPrintable(sandbox),
+                      qPrintable(trim.lastError().text()));
+    }
+    if (!db.commit()) {
+        const QSqlError error = db.lastError();
+        db.rollback();
+        return sqlFailure(QStringLiteral("commit egress events"), error);
+    }
+    return seqs;
 }
 
 Result<QList<EgressRecord>> Registry::egressHistory(const QString &sandbox,

@@ -100,6 +100,9 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
 
 SandboxService::~SandboxService()
 {
+    // Decisions the gateways reported last are history too (not announced: no one listens).
+    if (!m_pendingEgress.isEmpty())
+        (void)m_registry.appendEgressBatch(m_pendingEgress, m_config.egressHistory);
     // Deliberately no stop or kill: the guests outlive this helper and are re-adopted.
     for (auto &[name, entry] : m_entries) {
         if (entry.vmm)
@@ -736,6 +739,8 @@ Result<void> SandboxService::remove(const QString &name)
                         .arg(name, sandboxStateName(entry->sandbox.state)));
     const bool internal = entry->internal;
     if (!internal) {
+        // Its last events go with it, not into a later sandbox of the same name.
+        m_pendingEgress.removeIf([&](const auto &pending) { return pending.first == name; });
         if (auto ok = m_registry.remove(name); !ok && ok.error().kind != ErrorKind::NotFound)
             return std::unexpected(ok.error());
     }
@@ -1152,12 +1157,25 @@ void SandboxService::recordEgress(const QString &name, const QJsonObject &object
                   static_cast<long long>(kMaxEgressEventBytes));
         return;
     }
-    auto seq = m_registry.appendEgress(name, event, m_config.egressHistory);
-    if (!seq) {
-        qCWarning(lcSandbox, "%s", qPrintable(seq.error().message));
+    m_pendingEgress.append({name, event});
+    if (!m_egressFlushQueued) {
+        m_egressFlushQueued = true;
+        QMetaObject::invokeMethod(this, &SandboxService::flushEgress, Qt::QueuedConnection);
+    }
+}
+
+void SandboxService::flushEgress()
+{
+    m_egressFlushQueued = false;
+    const QList<std::pair<QString, QJsonObject>> events = std::exchange(m_pendingEgress, {});
+    auto seqs = m_registry.appendEgressBatch(events, m_config.egressHistory);
+    if (!seqs) {
+        qCWarning(lcSandbox, "%lld egress event(s) not stored: %s",
+                  static_cast<long long>(events.size()), qPrintable(seqs.error().message));
         return;
     }
-    Q_EMIT egressEvent(name, *seq, event);
+    for (qsizetype i = 0; i < events.size(); ++i)
+        Q_EMIT egressEvent(events.at(i).first, seqs->at(i), events.at(i).second);
 }
 
 Result<SandboxService::Entry *> SandboxService::find(const QString &name)

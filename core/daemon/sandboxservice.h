@@ -243,7 +243,10 @@ private:
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
     /// Taps, tables and gateways that no running sandbox owns.
     void removeLeftovers();
+    /// Checks one event from `name`'s gateway and queues it; flushEgress() stores the queue in
+    /// one transaction on the next event-loop turn, then announces each (egressEvent).
     void recordEgress(const QString &name, const QJsonObject &object);
+    void flushEgress();
     /// seedFiles() with the CA given (start() has it before the entry holds the network).
     Result<QList<SeedFile>> seedFilesWith(const QString &name, const QByteArray &caCertificatePem);
     /// Persists and announces.
@@ -260,6 +263,8 @@ private:
     void removeInternalLeftovers();
 
     Registry &m_registry;
+    QList<std::pair<QString, QJsonObject>> m_pendingEgress; ///< checked, not yet stored
+    bool m_egressFlushQueued = false;
     ConsoleHub &m_consoles;
     const ImageStore &m_images;
     VmmFactory m_factory;

@@ -34,10 +34,11 @@ ControlChannel::~ControlChannel()
     ::close(m_fd);
 }
 
-bool ControlChannel::send(const QJsonObject &message)
+bool ControlChannel::send(const QJsonObject &message, bool essential)
 {
     const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
-    if (m_out.size() - m_outOffset + line.size() > kMaxQueuedBytes) {
+    const qsizetype bound = kMaxQueuedBytes + (essential ? kReservedBytes : 0);
+    if (m_out.size() - m_outOffset + line.size() > bound) {
         ++m_dropped;
         return false;
     }

@@ -16,7 +16,8 @@ namespace airlock::gateway {
 /// The gateway's end of its control channel with airlockd (docs/gateway.md): an inherited
 /// stream socket (socketpair) carrying one JSON object per line in both directions, at most
 /// kMaxLineBytes per line. Non-blocking on the Qt event loop; outgoing messages are queued
-/// (at most kMaxQueuedBytes; beyond it events are dropped and counted, never the loop blocked).
+/// (at most kMaxQueuedBytes; beyond it events are dropped and counted, never the loop blocked;
+/// essential messages, alerts and summaries, have kReservedBytes more of their own).
 ///
 /// A line whose object has an integer "payloadBytes" N (1..kMaxPayloadBytes) is followed on the
 /// stream by exactly N raw bytes (the credentials message: secret values must not pass through
@@ -30,13 +31,16 @@ public:
     static constexpr qsizetype kMaxLineBytes = 4 * 1024 * 1024;
     static constexpr qsizetype kMaxQueuedBytes = 64 * 1024 * 1024;
     static constexpr qsizetype kMaxPayloadBytes = 16 * 1024 * 1024;
+    static constexpr qsizetype kReservedBytes = 16 * 1024 * 1024;
 
     /// Adopts `fd` (made non-blocking and close-on-exec).
     explicit ControlChannel(int fd, QObject *parent = nullptr);
     ~ControlChannel() override;
 
-    /// Queues one message (compact JSON + '\n'). False when dropped because the queue is full.
-    bool send(const QJsonObject &message);
+    /// Queues one message (compact JSON + '\n'). False when dropped because the queue is full
+    /// (kMaxQueuedBytes; `essential`: kMaxQueuedBytes + kReservedBytes). Replies and fatal
+    /// messages are essential; ordinary egress events are not.
+    bool send(const QJsonObject &message, bool essential = true);
     /// Writes everything queued, waiting (blocking, at most `timeoutMs`) for the peer to take
     /// it: used before exiting on a fatal error.
     void flushBlocking(int timeoutMs);

@@ -56,45 +56,86 @@ void wipe(QByteArray &bytes)
     bytes.clear();
 }
 
+QByteArray trimmedOws(const QByteArray &value)
+{
+    qsizetype first = 0;
+    qsizetype last = value.size();
+    while (first < last && (value.at(first) == ' ' || value.at(first) == '\t'))
+        ++first;
+    while (last > first && (value.at(last - 1) == ' ' || value.at(last - 1) == '\t'))
+        --last;
+    return value.sliced(first, last - first);
+}
+
 } // namespace
 
 CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials)
-    : m_credentials(std::move(credentials))
+    : CredentialInjector(std::move(credentials), {})
+{ }
+
+CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials,
+                                       QList<GatewayCredential> retired)
+    : m_credentials(std::move(credentials)), m_retired(std::move(retired))
 {
+    // The forms of one credential's value (and of its Basic pair, and of its OWS-trimmed
+    // value); temporaries wiped.
+    auto valueForms = [](GatewayCredential &credential) {
+        QList<QByteArray> values;
+        if (credential.value && !isFieldValue(credential.value->reveal()))
+            credential.value.reset();
+        if (!credential.value)
+            return values;
+        QByteArray raw = credential.value->reveal().toByteArray();
+        values = credentialForms(raw);
+        // A value stored before the vault refused surrounding whitespace: servers check (and
+        // reflect) it trimmed (RFC 9110 §5.5; red-team 2026-12-01 finding 4).
+        QByteArray trimmed = trimmedOws(raw);
+        if (trimmed.size() != raw.size())
+            values += credentialForms(trimmed);
+        wipe(trimmed);
+        if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
+            QByteArray basic = basicCredentials(credential, raw);
+            values += credentialForms(basic);
+            wipe(basic);
+        }
+        wipe(raw);
+        return values;
+    };
     QList<QList<QByteArray>> forms;
     qsizetype total = 0;
     for (GatewayCredential &credential : m_credentials) {
         m_placeholderForms.append(credentialForms(credential.placeholder));
-        QList<QByteArray> values;
-        if (credential.value && !isFieldValue(credential.value->reveal()))
-            credential.value.reset();
-        if (credential.value) {
-            QByteArray raw = credential.value->reveal().toByteArray();
-            values = credentialForms(raw);
-            if (credential.placement.kind == CredentialPlacement::Kind::Basic) {
-                QByteArray basic = basicCredentials(credential, raw);
-                values += credentialForms(basic);
-                wipe(basic);
-            }
-            wipe(raw);
-        }
-        for (const QByteArray &form : std::as_const(values))
+        forms.append(valueForms(credential));
+    }
+    for (GatewayCredential &credential : m_retired)
+        forms.append(valueForms(credential));
+    m_retired.removeIf([](const GatewayCredential &credential) { return !credential.value; });
+    forms.removeIf([&, index = qsizetype(0)](const QList<QByteArray> &values) mutable {
+        // Retired entries without a usable value are gone from m_retired: drop their (empty)
+        // form lists too, keeping the lists index-aligned.
+        const bool retiredEntry = index++ >= m_credentials.size();
+        return retiredEntry && values.isEmpty();
+    });
+    for (const QList<QByteArray> &values : std::as_const(forms)) {
+        for (const QByteArray &form : values)
             total += form.size();
-        forms.append(values);
     }
     // Every form into one locked buffer; the lists hold views of it.
     m_arena = vault::SecretValue::allocate(total);
     qsizetype offset = 0;
-    for (QList<QByteArray> &values : forms) {
+    for (qsizetype i = 0; i < forms.size(); ++i) {
         QList<QByteArray> views;
-        for (QByteArray &form : values) {
+        for (QByteArray &form : forms[i]) {
             char *at = m_arena.writableBytes() + offset;
             std::memcpy(at, form.constData(), std::size_t(form.size()));
             views.append(QByteArray::fromRawData(at, form.size()));
             offset += form.size();
             wipe(form);
         }
-        m_valueForms.append(views);
+        if (i < m_credentials.size())
+            m_valueForms.append(views);
+        else
+            m_retiredForms.append(views);
     }
 }
 
@@ -134,6 +175,16 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
                     QStringLiteral("the request carries the value of %1, which the guest must "
                                    "never hold")
                         .arg(describe(m_credentials.at(i)))};
+    }
+    for (qsizetype i = 0; i < m_retired.size(); ++i) {
+        if (containsAny(head, m_retiredForms.at(i)))
+            return {Verdict::Kind::Exfiltration,
+                    -1,
+                    {},
+                    QStringLiteral("the request carries a former value of binding %1 (secret "
+                                   "%2), which the guest must never hold")
+                        .arg(m_retired.at(i).binding)
+                        .arg(m_retired.at(i).secret)};
     }
     Verdict verdict;
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
@@ -234,6 +285,38 @@ QByteArray CredentialInjector::inject(QByteArrayView head, int index) const
     return out;
 }
 
+QByteArray CredentialInjector::prepareForScrubbing(QByteArrayView head)
+{
+    static const QByteArrayView dropped[] = {"accept-encoding", "range", "if-range"};
+    QByteArray out;
+    out.reserve(head.size() + 32);
+    qsizetype start = 0;
+    bool firstLine = true;
+    while (start < head.size()) {
+        qsizetype end = head.indexOf(QByteArrayView("\r\n"), start);
+        if (end < 0)
+            end = head.size();
+        const QByteArrayView line = head.sliced(start, end - start);
+        const qsizetype next = std::min(end + 2, head.size());
+        if (line.isEmpty()) {
+            out.append("Accept-Encoding: identity\r\n\r\n");
+            return out;
+        }
+        bool drop = false;
+        if (!firstLine) {
+            const qsizetype colon = line.indexOf(':');
+            const QByteArray name = line.first(colon < 0 ? 0 : colon).toByteArray().toLower();
+            for (const QByteArrayView candidate : dropped)
+                drop = drop || name == candidate;
+        }
+        if (!drop)
+            out.append(head.sliced(start, next - start));
+        firstLine = false;
+        start = next;
+    }
+    return out;
+}
+
 StreamReplacer CredentialInjector::bodyScanner(const Request &request) const
 {
     QList<StreamReplacer::Rule> rules;
@@ -244,6 +327,10 @@ StreamReplacer CredentialInjector::bodyScanner(const Request &request) const
             for (const QByteArray &form : m_placeholderForms.at(i))
                 rules.append({form, form});
         }
+    }
+    for (const QList<QByteArray> &forms : m_retiredForms) {
+        for (const QByteArray &form : forms)
+            rules.append({form, form});
     }
     return StreamReplacer(rules);
 }
@@ -262,6 +349,10 @@ QList<StreamReplacer::Rule> CredentialInjector::allScrubRules() const
     QList<StreamReplacer::Rule> rules;
     for (qsizetype i = 0; i < m_credentials.size(); ++i)
         rules += scrubRules(int(i));
+    for (qsizetype i = 0; i < m_retired.size(); ++i) {
+        for (const QByteArray &form : m_retiredForms.at(i))
+            rules.append({form, m_retired.at(i).placeholder});
+    }
     return rules;
 }
 

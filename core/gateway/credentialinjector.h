@@ -76,14 +76,24 @@ public:
     /// §5.5; the vault refuses those already, red-team finding 5) is treated as unavailable:
     /// hasValue() is false and nothing is ever injected from it.
     explicit CredentialInjector(QList<GatewayCredential> credentials);
+    /// The same, with `retired`: values the sandbox's bindings held before (rotated, or the
+    /// binding removed) that an upstream may still hand back (red-team 2026-12-01 finding 7).
+    /// They are scrub-only: their forms are scrubbed to their old placeholder and refused in
+    /// requests like current values, but nothing is injected from them and their placeholders
+    /// are not guarded.
+    CredentialInjector(QList<GatewayCredential> credentials, QList<GatewayCredential> retired);
     CredentialInjector(CredentialInjector &&) noexcept = default;
     CredentialInjector &operator=(CredentialInjector &&) noexcept = default;
 
     const QList<GatewayCredential> &credentials() const { return m_credentials; }
-    bool isEmpty() const { return m_credentials.isEmpty(); }
+    /// The scrub-only credentials (with a value each).
+    const QList<GatewayCredential> &retired() const { return m_retired; }
+    /// No credential and no retired value: the gateway has nothing to do for this sandbox.
+    bool isEmpty() const { return m_credentials.isEmpty() && m_retired.isEmpty(); }
     /// True when credential `index` has a value that can be injected.
     bool hasValue(int index) const;
-    /// True when any credential has a value (then responses are scrubbed and bodies scanned).
+    /// True when any credential or retired value has a value (then responses are scrubbed and
+    /// bodies scanned).
     bool hasValues() const { return m_arena.size() > 0; }
 
     /// True when `request` is exactly what credential `index` may be injected into.
@@ -93,14 +103,21 @@ public:
     /// `head` with every field named like the placement's header removed and the placement's
     /// field (template with the value, or Basic) added last. `head` ends with CRLF CRLF.
     QByteArray inject(QByteArrayView head, int index) const;
+    /// `head` (ending with CRLF CRLF) made for a response the gateway scrubs: every
+    /// Accept-Encoding, Range and If-Range field removed and `Accept-Encoding: identity` added
+    /// last, so the upstream neither compresses (a secret inside gzip matches no form) nor
+    /// slices the body (a slice matches no form; red-team 2026-12-01 findings 1 and 3).
+    /// TE is hop-by-hop and never forwarded (HttpRequestGuard). docs/credentials.md.
+    static QByteArray prepareForScrubbing(QByteArrayView head);
     /// A detector for the request body of `request`: it matches() whenever the body carries a
     /// value form or a placeholder form of a binding the request is not an exact match for.
     StreamReplacer bodyScanner(const Request &request) const;
     /// Rules that turn every form of credential `index`'s value (and of its Basic credentials)
     /// back into the placeholder, for the response to an injected request.
     QList<StreamReplacer::Rule> scrubRules(int index) const;
-    /// scrubRules() of every credential: what the gateway applies to every response while the
-    /// sandbox has credentials (a secret may come back from any host that learned it).
+    /// scrubRules() of every credential and every retired value: what the gateway applies to
+    /// every response while the sandbox has credentials (a secret may come back from any host
+    /// that learned it).
     QList<StreamReplacer::Rule> allScrubRules() const;
     /// The credential a form (a pattern of bodyScanner or scrubRules) belongs to, or -1.
     int credentialOfForm(QByteArrayView form) const;
@@ -121,6 +138,8 @@ private:
     /// StreamReplacer made from them must not outlive this injector (the gateway holds it in a
     /// shared_ptr for as long as a request or response uses it).
     QList<QList<QByteArray>> m_valueForms;
+    QList<GatewayCredential> m_retired;
+    QList<QList<QByteArray>> m_retiredForms; ///< views into m_arena, like m_valueForms
     vault::SecretValue m_arena;
 };
 

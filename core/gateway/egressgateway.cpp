@@ -1,5 +1,7 @@
 #include "core/gateway/egressgateway.h"
 
+#include <algorithm>
+
 #include "core/gateway/dnsserver.h"
 #include "core/gateway/dnsupstreamresolver.h"
 #include "core/gateway/transparentlistener.h"
@@ -171,9 +173,32 @@ Result<void> EgressGateway::setPolicy(const EgressPolicy &policy)
 
 void EgressGateway::setCredentials(QList<GatewayCredential> credentials)
 {
-    m_env.credentials = credentials.isEmpty()
+    auto current = [&](const GatewayCredential &old) {
+        return std::any_of(credentials.cbegin(), credentials.cend(),
+                           [&](const GatewayCredential &c) {
+                               return c.value && c.value->equals(old.value->reveal());
+                           });
+    };
+    // Values that leave (rotated, or their binding removed) stay scrub-only, newest last.
+    QList<GatewayCredential> retired;
+    if (m_env.credentials) {
+        retired = m_env.credentials->retired();
+        for (const GatewayCredential &old : m_env.credentials->credentials()) {
+            if (old.value && !old.value->isEmpty())
+                retired.append(old);
+        }
+    }
+    QList<GatewayCredential> kept;
+    for (auto it = retired.crbegin(); it != retired.crend(); ++it) {
+        const bool duplicate = std::any_of(kept.cbegin(), kept.cend(), [&](const auto &k) {
+            return k.value->equals(it->value->reveal());
+        });
+        if (!duplicate && !current(*it) && kept.size() < kMaxRetiredValues)
+            kept.prepend(*it);
+    }
+    m_env.credentials = credentials.isEmpty() && kept.isEmpty()
         ? nullptr
-        : std::make_shared<const CredentialInjector>(std::move(credentials));
+        : std::make_shared<const CredentialInjector>(std::move(credentials), std::move(kept));
 }
 
 qsizetype EgressGateway::credentialCount() const

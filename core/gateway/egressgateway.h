@@ -46,9 +46,15 @@ public:
     /// old policy then stays.
     Result<void> setPolicy(const EgressPolicy &policy);
     const PolicyMatcher &policy() const { return m_policy; }
+    /// Values a gateway keeps scrubbing after they left its credentials.
+    static constexpr int kMaxRetiredValues = 32;
+
     /// Replaces the sandbox's credentials whole (docs/credentials.md): the next request of any
     /// connection is decided with the new set; requests already decided keep theirs until
-    /// their response ends. An empty list removes every credential.
+    /// their response ends. An empty list removes every credential. Values that were in the
+    /// previous set and are not in the new one (rotated, binding removed) are kept scrub-only
+    /// for the gateway's lifetime, the newest kMaxRetiredValues (red-team 2026-12-01 finding
+    /// 7: an upstream may still return them, and the provider may still accept them).
     void setCredentials(QList<GatewayCredential> credentials);
     qsizetype credentialCount() const;
     const QString &sandbox() const { return m_config.sandbox; }

@@ -22,6 +22,7 @@ Q_LOGGING_CATEGORY(lcHttp, "airlock.gateway.http")
 
 const QString kAllowed = QStringLiteral("allowed");
 const QString kCredentialExfil = QStringLiteral("credential_exfil");
+const QString kUnscrubbable = QStringLiteral("unscrubbable_response");
 
 // Wipes a buffer that may have held an injected request head before it is freed. A buffer
 // shared with another QByteArray (a socket's queue) is only released: that copy is in use.
@@ -170,7 +171,7 @@ void GatewayConnection::onGuestReadable()
             }
             return;
         }
-        if (m_guardStopped || upstreamBacklog() > kHighWater) {
+        if (m_guardStopped || upstreamBacklog() > kHighWater || pipelineFull()) {
             m_guestPaused = true;
             m_guest->setReadEnabled(false);
             return;
@@ -271,9 +272,9 @@ void GatewayConnection::pumpGuestTls()
         }
         onGuestTlsEstablished();
     }
-    while (m_mode == Mode::Http && !m_guardStopped) {
+    while (m_mode == Mode::Http && !m_guardStopped && !pipelineFull()) {
         QByteArray plain;
-        const auto status = m_guestTls->read(plain, 4 * kReadChunk);
+        const auto status = m_guestTls->read(plain, kReadChunk);
         flushGuestTls(); // key updates, alerts
         if (!plain.isEmpty())
             feedGuard(plain);
@@ -305,7 +306,67 @@ void GatewayConnection::feedGuard(const QByteArray &plaintext)
 {
     if (m_guardStopped || !m_guard)
         return;
-    QList<HttpEvent> events = m_guard->feed(plaintext);
+    m_guestBacklog += plaintext;
+    drainGuestBacklog();
+}
+
+bool GatewayConnection::pipelineFull() const
+{
+    return !m_guestBacklog.isEmpty() || m_inflight.size() >= kMaxPipeline;
+}
+
+void GatewayConnection::drainGuestBacklog()
+{
+    while (!m_guestBacklog.isEmpty() && m_inflight.size() < kMaxPipeline && !m_guardStopped
+           && m_guard && m_mode != Mode::Closing) {
+        const qsizetype take = qMin(kGuardSlice, m_guestBacklog.size());
+        QList<HttpEvent> events = m_guard->feed(QByteArrayView(m_guestBacklog).first(take));
+        m_guestBacklog.remove(0, take);
+        processGuardEvents(events);
+        if (!m_guard && m_mode != Mode::Closing) {
+            // A CONNECT tunnel started (onTunnel took the rest of this slice): what follows
+            // is the tunnel's TLS, not requests.
+            const QByteArray rest = std::exchange(m_guestBacklog, {});
+            if (!rest.isEmpty())
+                handleGuestBytes(rest);
+            return;
+        }
+    }
+    if (m_guardStopped || m_mode == Mode::Closing)
+        m_guestBacklog.clear();
+}
+
+void GatewayConnection::resumeGuestIfPossible()
+{
+    if (m_resumeQueued)
+        return;
+    m_resumeQueued = true;
+    QPointer<GatewayConnection> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self] {
+            if (!self)
+                return;
+            self->m_resumeQueued = false;
+            if (self->m_mode == Mode::Closing || self->m_guardStopped)
+                return;
+            self->drainGuestBacklog();
+            if (self->pipelineFull() || !self->m_guestPaused
+                || self->upstreamBacklog() >= kLowWater)
+                return;
+            self->m_guestPaused = false;
+            self->m_guest->setReadEnabled(true);
+            // Decrypted records may wait inside TLS already, with nothing new on the socket.
+            if (self->m_guestTlsMode && self->m_mode == Mode::Http)
+                self->pumpGuestTls();
+            if (self && self->m_mode != Mode::Closing)
+                self->onGuestReadable();
+        },
+        Qt::QueuedConnection);
+}
+
+void GatewayConnection::processGuardEvents(QList<HttpEvent> &events)
+{
     for (HttpEvent &event : events) {
         if (m_guardStopped || m_mode == Mode::Closing)
             return;
@@ -385,6 +446,10 @@ void GatewayConnection::onForward(HttpForward &forward)
         if (verdict.kind == CredentialInjector::Verdict::Kind::Exfiltration)
             return denyCredential(403, kCredentialExfil, verdict.detail, binding, forward.method,
                                   forward.target, forward.authority.host, false);
+        // The response will be scrubbed: no compression, no slices (before the injection, so
+        // no copy of the secret is made here).
+        if (injector.hasValues())
+            head = CredentialInjector::prepareForScrubbing(head);
         if (verdict.kind == CredentialInjector::Verdict::Kind::Inject) {
             for (const int index : verdict.injections) {
                 if (injector.hasValue(index))
@@ -645,11 +710,8 @@ void GatewayConnection::onUpstreamBytesWritten()
 {
     touch();
     if (m_guestPaused && !m_guardStopped && upstreamBacklog() < kLowWater
-        && m_mode != Mode::Closing) {
-        m_guestPaused = false;
-        m_guest->setReadEnabled(true);
-        QMetaObject::invokeMethod(this, &GatewayConnection::onGuestReadable, Qt::QueuedConnection);
-    }
+        && m_mode != Mode::Closing)
+        resumeGuestIfPossible();
 }
 
 void GatewayConnection::openUpstream()
@@ -854,6 +916,8 @@ void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
         }
         if (progress.status != 0 && (!progress.interim || front.status == 0))
             front.status = progress.status;
+        if (progress.refused)
+            return refuseUnscrubbable(progress.errorText);
         if (progress.error) {
             abandonInflight(QStringLiteral("the upstream's response does not parse: %1")
                                 .arg(progress.errorText));
@@ -945,6 +1009,35 @@ void GatewayConnection::failUpstream(int status, const QString &reason, const QS
     sendPendingDenialIfIdle();
 }
 
+void GatewayConnection::refuseUnscrubbable(const QString &why)
+{
+    // Nothing of this response reached the guest: it gets a 502 instead, and the upstream
+    // connection (in the middle of a body) goes.
+    const Request front = m_inflight.takeFirst();
+    EgressEvent event = baseEvent(EgressLayer::Http, false, kUnscrubbable,
+                                  QStringLiteral("%1; the response was not forwarded").arg(why));
+    event.status = 502;
+    event.host = front.host;
+    event.port = front.port;
+    event.method = front.method;
+    event.path = front.path;
+    event.bytesUp = front.bytesUp;
+    if (front.binding > 0)
+        event.binding = front.binding;
+    event.alert = true;
+    emitEvent(event);
+    abandonInflight(
+        QStringLiteral("not sent: an earlier response was refused (%1)").arg(kUnscrubbable));
+    wipe(m_upstreamPending);
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->close();
+    }
+    m_guardStopped = true;
+    m_pendingDenial = HttpRequestGuard::denialResponse(502, kUnscrubbable);
+    sendPendingDenialIfIdle();
+}
+
 void GatewayConnection::sendPendingDenialIfIdle()
 {
     if (!m_pendingDenial || !m_inflight.isEmpty() || m_mode == Mode::Closing)
@@ -958,6 +1051,8 @@ void GatewayConnection::completeFront()
     if (m_inflight.isEmpty())
         return;
     const Request request = m_inflight.takeFirst();
+    if (m_guestPaused && m_inflight.size() < kMaxPipeline)
+        resumeGuestIfPossible();
     EgressEvent event =
         baseEvent(EgressLayer::Http, true, kAllowed,
                   QStringLiteral("forwarded to %1 port %2").arg(request.host).arg(request.port));

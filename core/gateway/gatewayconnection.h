@@ -73,6 +73,13 @@ public:
     static constexpr qsizetype kReadChunk = 64 * 1024;
     static constexpr int kConnectTimeoutMs = 10000;
     static constexpr int kLingerMs = 2000; ///< waiting for the guest's FIN after ours
+    /// Requests forwarded and not yet answered, per connection: above it the gateway stops
+    /// reading the guest until responses complete (red-team 2026-12-01 finding 5: pipelined
+    /// requests that are never read grew the bookkeeping without bound).
+    static constexpr int kMaxPipeline = 32;
+    /// The guest's plaintext is handed to the guard in slices of this size, so one read adds
+    /// at most a slice's worth of requests beyond kMaxPipeline.
+    static constexpr qsizetype kGuardSlice = 4096;
 
     /// Takes ownership of the accepted socket `fd`. `policy` is this connection's snapshot
     /// (a policy change applies to new connections).
@@ -123,6 +130,13 @@ private:
     void flushGuestTls();
     void onGuestTlsEstablished();
     void feedGuard(const QByteArray &plaintext);
+    /// Hands m_guestBacklog to the guard slice by slice while the pipeline has room.
+    void drainGuestBacklog();
+    void processGuardEvents(QList<HttpEvent> &events);
+    /// True while the guest must not be read: requests at kMaxPipeline or plaintext waiting.
+    bool pipelineFull() const;
+    /// Reading resumes when nothing holds it back any more (queued: never inside a callback).
+    void resumeGuestIfPossible();
     void onForward(HttpForward &forward);
     void onBody(const HttpBody &body);
     void onRequestEnd();
@@ -159,6 +173,9 @@ private:
     void denyHttp(int status, const QString &reason, const QString &detail,
                   const HttpForward *forward = nullptr);
     void failUpstream(int status, const QString &reason, const QString &detail);
+    /// The front request's response cannot be scrubbed (HttpResponseTracker::Progress::refused):
+    /// 502 `unscrubbable_response` with an alert, and the connection ends.
+    void refuseUnscrubbable(const QString &why);
     void sendPendingDenialIfIdle();
     void completeFront();
     void abandonInflight(const QString &detail);
@@ -188,6 +205,8 @@ private:
     std::optional<QString> m_pinnedHost;
     quint16 m_pinnedPort = 0;
     QList<Request> m_inflight;
+    QByteArray m_guestBacklog; ///< guest plaintext not yet given to the guard (pipeline full)
+    bool m_resumeQueued = false;
     HttpResponseTracker m_tracker;
     std::optional<QByteArray> m_pendingDenial;
     QByteArray m_upstreamPending;

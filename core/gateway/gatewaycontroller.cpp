@@ -59,10 +59,13 @@ void GatewayController::onConfig(const QJsonObject &object)
     if (!gateway)
         return fatal(QStringLiteral("config: %1").arg(gateway.error().message));
     m_gateway = std::move(*gateway);
-    connect(m_gateway.get(), &EgressGateway::egress, this, [this](const EgressEvent &event) {
+    connect(m_gateway.get(), &EgressGateway::egress, &m_events, &EventRateLimiter::submit);
+    connect(&m_events, &EventRateLimiter::passed, this, [this](const EgressEvent &event) {
         QJsonObject out = message(QStringLiteral("egress"));
         out.insert(QStringLiteral("event"), event.toJson());
-        m_channel->send(out);
+        // Alerts and summaries may use the channel's reserve: they are never dropped for
+        // ordinary events queued before them.
+        m_channel->send(out, event.alert || event.count.has_value());
     });
     if (auto started = m_gateway->start(); !started)
         return fatal(QStringLiteral("config: %1").arg(started.error().message));

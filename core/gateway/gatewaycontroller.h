@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/gateway/egressgateway.h"
+#include "core/gateway/eventratelimiter.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -42,6 +43,8 @@ private:
 
     ControlChannel *m_channel;
     std::unique_ptr<EgressGateway> m_gateway;
+    /// Between the gateway's decisions and the channel (docs/gateway.md, "Event rate").
+    EventRateLimiter m_events;
     bool m_fatal = false;
 };
 

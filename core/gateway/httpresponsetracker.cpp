@@ -1,5 +1,7 @@
 #include "core/gateway/httpresponsetracker.h"
 
+#include "core/gateway/contentdecoder.h"
+
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/buffer_body.hpp>
@@ -48,6 +50,10 @@ struct HttpResponseTracker::Private
     std::optional<StreamReplacer> body;
     Framing framing = Framing::Unchanged;
     qsizetype replacements = 0;
+    /// Undoes gzip/deflate before the replacer sees the body; unset: identity.
+    std::optional<ContentDecoder> decoder;
+    QString refusal; ///< finalHead(): why this response cannot be scrubbed (then refused)
+    QString bodyError; ///< bodyData(): the decoder failed
 
     bool rewriting() const { return !rules.isEmpty(); }
 
@@ -69,6 +75,45 @@ struct HttpResponseTracker::Private
         framing = !hasBody || !sized ? Framing::Unchanged
             : http10                 ? Framing::Close
                                      : Framing::Chunked;
+        // A body the replacer cannot see whole is refused or decoded (red-team 2026-12-01
+        // findings 1 and 3): a slice of a secret matches no form, neither does a gzip stream.
+        decoder.reset();
+        bool decoding = false;
+        if (hasBody) {
+            if (response.result_int() == 206) {
+                refusal = QStringLiteral("the upstream sent a partial response (206), which "
+                                         "could carry a slice of a secret no form matches");
+                return {};
+            }
+            QList<QByteArray> codings;
+            for (const auto &field : response) {
+                if (iequals(field.name_string(), "transfer-encoding"))
+                    codings += ContentDecoder::parseCodings(
+                        QByteArrayView(field.value().data(), qsizetype(field.value().size())));
+            }
+            // Beast de-chunks when chunked is the last transfer-coding (RFC 9112 §6.3).
+            if (parser->chunked() && !codings.isEmpty() && codings.last() == "chunked")
+                codings.removeLast();
+            if (codings.contains("chunked")) {
+                refusal = QStringLiteral("the response's Transfer-Encoding applies chunked "
+                                         "before another coding");
+                return {};
+            }
+            for (const auto &field : response) {
+                if (iequals(field.name_string(), "content-encoding"))
+                    codings += ContentDecoder::parseCodings(
+                        QByteArrayView(field.value().data(), qsizetype(field.value().size())));
+            }
+            QString why;
+            decoder = ContentDecoder::forCodings(codings, &why);
+            if (!decoder) {
+                refusal = why;
+                return {};
+            }
+            decoding = !decoder->isIdentity();
+            if (!decoding)
+                decoder.reset();
+        }
         const bool closeAfter =
             framing == Framing::Close || (framing == Framing::Chunked && !parser->keep_alive());
         QByteArray out = framing == Framing::Chunked || response.version() == 11
@@ -78,8 +123,10 @@ struct HttpResponseTracker::Private
             QByteArray::number(response.result_int()) + ' ' + bytesOf(response.reason()) + "\r\n";
         for (const auto &field : response) {
             const auto name = field.name_string();
-            if (framing != Framing::Unchanged
+            if ((framing != Framing::Unchanged || decoding)
                 && (iequals(name, "content-length") || iequals(name, "transfer-encoding")))
+                continue;
+            if (decoding && iequals(name, "content-encoding"))
                 continue;
             if (closeAfter && (iequals(name, "connection") || iequals(name, "keep-alive")))
                 continue;
@@ -111,10 +158,19 @@ struct HttpResponseTracker::Private
         return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
     }
 
-    QByteArray bodyData(QByteArrayView data)
+    /// The scrubbed, framed bytes of a piece of body data; false (bodyError set) when it does
+    /// not decode.
+    bool bodyData(QByteArrayView data, QByteArray *output)
     {
-        const QByteArray out = body->feed(data);
-        return frame(out);
+        if (decoder) {
+            QByteArray decoded;
+            if (!decoder->feed(data, &decoded, &bodyError))
+                return false;
+            *output += frame(body->feed(decoded));
+            return true;
+        }
+        *output += frame(body->feed(data));
+        return true;
     }
 
     QByteArray bodyEnd()
@@ -127,6 +183,16 @@ struct HttpResponseTracker::Private
         if (framing == Framing::Chunked)
             out += "0\r\n\r\n";
         return out;
+    }
+
+    /// Forgets the current response (an error or a refusal ends the connection).
+    void reset()
+    {
+        pending.clear();
+        active = false;
+        body.reset();
+        decoder.reset();
+        rules.clear();
     }
 
     void start()
@@ -156,6 +222,8 @@ void HttpResponseTracker::expect(bool head, Rewrite rewrite)
     m_d->rules = std::move(rewrite.rules);
     m_d->http10 = rewrite.http10;
     m_d->body.reset();
+    m_d->decoder.reset();
+    m_d->refusal.clear();
     m_d->framing = Private::Framing::Unchanged;
     m_d->start();
 }
@@ -212,8 +280,15 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
         parsed += qsizetype(used);
         if (headerDoneBefore && rewriting) {
             const auto produced = qsizetype(kScratch - m_d->parser->get().body().size);
-            if (produced > 0)
-                progress.output += m_d->bodyData(QByteArrayView(m_d->scratch, produced));
+            if (produced > 0
+                && !m_d->bodyData(QByteArrayView(m_d->scratch, produced), &progress.output)) {
+                // What was held back is dropped: it may be the start of a secret's form.
+                progress.error = true;
+                progress.errorText = m_d->bodyError;
+                progress.consumed = qMax<qsizetype>(0, parsed - before);
+                m_d->reset();
+                return finishProgress();
+            }
         }
         const bool needMore = ec == http::error::need_more;
         if (needMore)
@@ -222,10 +297,7 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
             progress.error = true;
             progress.errorText = QString::fromStdString(ec.message());
             progress.consumed = qMax<qsizetype>(0, parsed - before);
-            m_d->pending.clear();
-            m_d->active = false;
-            m_d->body.reset();
-            m_d->rules.clear();
+            m_d->reset();
             return finishProgress();
         }
         if (!headerDoneBefore && m_d->parser->is_header_done()) {
@@ -239,8 +311,17 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
                 m_d->start();
                 continue;
             }
-            if (rewriting)
-                progress.output += m_d->finalHead();
+            if (rewriting) {
+                QByteArray head = m_d->finalHead();
+                if (!m_d->refusal.isEmpty()) {
+                    progress.refused = true;
+                    progress.errorText = std::exchange(m_d->refusal, QString());
+                    progress.consumed = qMax<qsizetype>(0, parsed - before);
+                    m_d->reset();
+                    return finishProgress();
+                }
+                progress.output += head;
+            }
         }
         if (needMore)
             break;
@@ -251,10 +332,8 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
             progress.consumed = parsed - before;
             if (rewriting)
                 progress.output += m_d->bodyEnd();
-            m_d->pending.clear();
-            m_d->active = false;
             // The rules are views of the request's credentials, which may go with the request.
-            m_d->rules.clear();
+            m_d->reset();
             return finishProgress();
         }
         if (used == 0)
@@ -277,8 +356,7 @@ bool HttpResponseTracker::finishOnEof(QByteArray *output)
     // could be the start of a secret's form).
     if (clean && m_d->rewriting() && output)
         *output = m_d->bodyEnd();
-    m_d->body.reset();
-    m_d->rules.clear();
+    m_d->reset();
     return clean;
 }
 

@@ -28,6 +28,10 @@ namespace airlock::gateway {
 /// as close-delimited ("Connection: close", the connection ends after it; RFC 9112 §6.3).
 /// Responses without a body (HEAD, 1xx, 204, 304, Content-Length 0) keep their fields, and a
 /// close-delimited body stays close-delimited. Trailer fields of a chunked body are dropped.
+/// A body whose codings (Transfer-Encoding other than chunked, Content-Encoding) are gzip or
+/// deflate is decoded with ContentDecoder before scrubbing and sent without them; any other
+/// coding, and a 206 partial response, is refused (Progress::refused): a secret inside either
+/// would match no form (red-team 2026-12-01 findings 1 and 3).
 class HttpResponseTracker final
 {
 public:
@@ -49,7 +53,11 @@ public:
         bool interim = false;
         bool finished = false; ///< a final response ended at `consumed`
         bool keepAlive = true; ///< with finished: the upstream keeps the connection
-        bool error = false; ///< the bytes are not an HTTP/1.x response
+        bool error = false; ///< the bytes are not an HTTP/1.x response (or do not decode)
+        /// Rewriting: the final head says the body cannot be scrubbed (a 206, or a coding
+        /// other than gzip/deflate/identity); nothing of it was output. The caller answers 502
+        /// `unscrubbable_response` (docs/credentials.md). errorText says why.
+        bool refused = false;
         QString errorText;
         /// Rewriting: the bytes to send to the guest for the consumed input (else send the
         /// consumed input itself).

@@ -14,8 +14,11 @@ StreamReplacer::StreamReplacer(QList<Rule> rules) : m_rules(std::move(rules))
     });
     if (!m_rules.isEmpty())
         m_hold = m_rules.first().pattern.size() - 1;
-    for (const Rule &rule : std::as_const(m_rules))
-        m_first[static_cast<unsigned char>(rule.pattern.at(0))] = true;
+    for (qsizetype i = 0; i < m_rules.size(); ++i) {
+        const auto first = static_cast<unsigned char>(m_rules.at(i).pattern.at(0));
+        m_first[first] = true;
+        m_byStart[first].append(int(i));
+    }
 }
 
 QList<StreamReplacer::Rule> StreamReplacer::maskRules(const QList<QByteArray> &patterns)
@@ -62,9 +65,13 @@ QByteArray StreamReplacer::process(bool final)
             continue;
         }
         bool replaced = false;
-        for (const Rule &rule : m_rules) {
+        for (const int index : m_byStart[static_cast<unsigned char>(m_pending.at(i))]) {
+            const Rule &rule = m_rules.at(index);
             const qsizetype length = rule.pattern.size();
             if (i + length > size)
+                continue;
+            // The second byte first: most candidates end there without a call.
+            if (length > 1 && m_pending.at(i + 1) != rule.pattern.at(1))
                 continue;
             if (QByteArrayView(m_pending).sliced(i, length) == QByteArrayView(rule.pattern)) {
                 out.append(rule.replacement);

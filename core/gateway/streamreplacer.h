@@ -44,6 +44,10 @@ private:
 
     QList<Rule> m_rules; ///< longest pattern first
     bool m_first[256] = {}; ///< bytes that start some pattern: other positions are skipped fast
+    /// The rules (indices into m_rules, longest first) whose pattern starts with each byte: a
+    /// position is compared only with those, second byte first (red-team 2026-12-01 finding 9:
+    /// a body made of bytes that start patterns cost every rule at every byte).
+    QList<int> m_byStart[256];
     qsizetype m_hold = 0;
     QByteArray m_pending;
     qsizetype m_matches = 0;

@@ -91,6 +91,8 @@ QJsonObject EgressEvent::toJson() const
         object.insert(QStringLiteral("binding"), *binding);
     if (scrubbed)
         object.insert(QStringLiteral("scrubbed"), *scrubbed);
+    if (count)
+        object.insert(QStringLiteral("count"), *count);
     if (alert)
         object.insert(QStringLiteral("alert"), true);
     return object;
@@ -162,7 +164,8 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
          {std::tuple {QStringLiteral("bytesUp"), &event.bytesUp, qint64(0)},
           std::tuple {QStringLiteral("bytesDown"), &event.bytesDown, qint64(0)},
           std::tuple {QStringLiteral("binding"), &event.binding, qint64(1)},
-          std::tuple {QStringLiteral("scrubbed"), &event.scrubbed, qint64(0)}}) {
+          std::tuple {QStringLiteral("scrubbed"), &event.scrubbed, qint64(0)},
+          std::tuple {QStringLiteral("count"), &event.count, qint64(1)}}) {
         if (!object.contains(key))
             continue;
         const auto value =

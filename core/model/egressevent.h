@@ -53,6 +53,11 @@ struct EgressEvent
     /// http: the secret's value (raw, base64 or percent-encoded) in the response was replaced
     /// by the placeholder this many times before the guest saw it (CASES.md I3).
     std::optional<qint64> scrubbed;
+    /// A summary: this event stands for `count` decisions alike (same layer, verdict, reason,
+    /// name, port, method, binding and alert) that the gateway's event rate limit aggregated
+    /// in the last second; byte counts and `scrubbed` are their sums, `path` and `status` the
+    /// common ones (left out when they differ). Absent: one decision (docs/gateway.md).
+    std::optional<qint64> count;
     /// Someone should look: a credential was sent where its binding does not allow it, or a
     /// response carried the secret (CASES.md I2, I3). The GUI shows it as a probing alert.
     bool alert = false;

@@ -1,7 +1,10 @@
 #include "core/vault/secretvalue.h"
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
 
 #include <cstring>
 #include <sys/mman.h>
@@ -97,15 +100,53 @@ bool SecretValue::equals(QByteArrayView other) const
     return m_size == 0 || CRYPTO_memcmp(m_data, other.data(), std::size_t(m_size)) == 0;
 }
 
-QString SecretValue::fingerprint() const
+QString SecretValue::fingerprint(QByteArrayView key) const
 {
-    if (m_size == 0)
+    if (m_size == 0 || key.isEmpty())
         return {};
+    EVP_MAC *mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+    EVP_MAC_CTX *context = mac ? EVP_MAC_CTX_new(mac) : nullptr;
+    char digestName[] = "SHA256";
+    const OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digestName, 0),
+        OSSL_PARAM_construct_end()};
     unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    if (EVP_Digest(m_data, std::size_t(m_size), digest, &length, EVP_sha256(), nullptr) != 1)
+    std::size_t length = 0;
+    const bool ok = context
+        && EVP_MAC_init(context, reinterpret_cast<const unsigned char *>(key.data()),
+                        std::size_t(key.size()), params)
+            == 1
+        && EVP_MAC_update(context, reinterpret_cast<const unsigned char *>(m_data),
+                          std::size_t(m_size))
+            == 1
+        && EVP_MAC_final(context, digest, &length, sizeof digest) == 1 && length >= 8;
+    EVP_MAC_CTX_free(context);
+    EVP_MAC_free(mac);
+    if (!ok)
         return {};
     return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(digest), 8).toHex());
+}
+
+SecretValue SecretValue::fingerprintKey(QByteArrayView vaultKey)
+{
+    SecretValue key = allocate(32);
+    EVP_KDF *kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
+    EVP_KDF_CTX *context = kdf ? EVP_KDF_CTX_new(kdf) : nullptr;
+    char digestName[] = "SHA256";
+    char info[] = "airlock vault fingerprint v1";
+    const OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, digestName, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, const_cast<char *>(vaultKey.data()),
+                                          std::size_t(vaultKey.size())),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, info, sizeof info - 1),
+        OSSL_PARAM_construct_end()};
+    const bool ok = context && !vaultKey.isEmpty()
+        && EVP_KDF_derive(context, reinterpret_cast<unsigned char *>(key.writableBytes()),
+                          std::size_t(key.size()), params)
+            == 1;
+    EVP_KDF_CTX_free(context);
+    EVP_KDF_free(kdf);
+    return ok ? std::move(key) : SecretValue();
 }
 
 } // namespace airlock::vault

@@ -49,9 +49,15 @@ public:
     SecretValue clone() const { return SecretValue(reveal()); }
     /// Constant-time comparison (CRYPTO_memcmp) with `other`'s bytes.
     bool equals(QByteArrayView other) const;
-    /// The first 16 hex digits of the SHA-256 of the value: enough to tell secrets apart in a
-    /// list, useless for recovering a high-entropy token. Empty for an empty value.
-    QString fingerprint() const;
+    /// The first 16 hex digits of HMAC-SHA256(`key`, value) (RFC 2104, OpenSSL EVP_MAC): enough
+    /// to tell secrets apart in a list; without the key it allows no offline guessing of a
+    /// low-entropy value (red-team 2026-12-01 finding 10). SecretVault passes a key derived
+    /// from the vault key (fingerprintKey()). Empty for an empty value or key.
+    QString fingerprint(QByteArrayView key) const;
+    /// HKDF-SHA256 (RFC 5869, OpenSSL EVP_KDF) of `vaultKey` with info
+    /// "airlock vault fingerprint v1": the fingerprint key, independent of the encryption key.
+    /// Empty when OpenSSL fails.
+    static SecretValue fingerprintKey(QByteArrayView vaultKey);
 
 private:
     void allocateBuffer(qsizetype size);

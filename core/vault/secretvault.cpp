@@ -63,7 +63,9 @@ struct SecretVault::Decoded
 };
 
 SecretVault::SecretVault(QString directory, SecretValue key)
-    : m_directory(std::move(directory)), m_key(std::move(key))
+    : m_directory(std::move(directory))
+    , m_key(std::move(key))
+    , m_fingerprintKey(SecretValue::fingerprintKey(m_key.reveal()))
 { }
 
 Result<SecretVault> SecretVault::open(const QString &directory, const QString &keyPath)
@@ -133,6 +135,15 @@ Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &valu
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("a secret value may not contain control characters (CR, LF, "
                                    "NUL, ...): it is sent in an HTTP header field"));
+    // Upstreams strip optional whitespace around a field value (RFC 9110 §5.5), so the secret
+    // they check would be the trimmed one, which no scrub form matches (red-team 2026-12-01
+    // finding 4). Refused rather than trimmed: the user sees what is stored.
+    const auto isOws = [](char c) { return c == ' ' || c == '\t'; };
+    if (isOws(bytes.front()) || isOws(bytes.back()))
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("a secret value may not begin or end with a space or tab: "
+                                   "servers strip them from header fields (copied with a "
+                                   "trailing space or newline?)"));
 
     QDateTime created = now.toUTC();
     if (QFile::exists(pathOf(name)) || QFileInfo(pathOf(name)).isSymLink()) {
@@ -177,7 +188,8 @@ Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &valu
                     QStringLiteral("AES-256-GCM encryption of secret %1 failed").arg(name));
     if (auto written = io::writeFileAtomically(pathOf(name), file, 0600); !written)
         return std::unexpected(written.error());
-    return SecretInfo {name, created, now.toUTC(), value.fingerprint(), {}};
+    return SecretInfo {
+        name, created, now.toUTC(), value.fingerprint(m_fingerprintKey.reveal()), {}};
 }
 
 Result<void> SecretVault::remove(const QString &name)
@@ -252,7 +264,7 @@ Result<SecretVault::Decoded> SecretVault::decode(const QString &name) const
     decoded.info.updated =
         QDateTime::fromMSecsSinceEpoch(readInt64(plaintext.constData() + 8), Qt::UTC);
     decoded.value = SecretValue(QByteArrayView(plaintext).sliced(kTimesBytes));
-    decoded.info.fingerprint = decoded.value.fingerprint();
+    decoded.info.fingerprint = decoded.value.fingerprint(m_fingerprintKey.reveal());
     return decoded;
 }
 

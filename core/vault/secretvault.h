@@ -15,7 +15,9 @@ struct SecretInfo
     QString name; ///< [a-z0-9][a-z0-9-]{0,62}
     QDateTime created; ///< UTC, first set()
     QDateTime updated; ///< UTC, last set()
-    QString fingerprint; ///< SecretValue::fingerprint(): 16 hex digits of SHA-256
+    /// SecretValue::fingerprint() with the vault's fingerprint key: 16 hex digits of an
+    /// HMAC-SHA256, stable for one vault key, meaningless without it.
+    QString fingerprint;
     /// Empty for a healthy entry; otherwise why the file cannot be used (tampered, truncated,
     /// wrong key), naming the file. Such entries are listed so a person sees them.
     QString problem;
@@ -56,9 +58,10 @@ public:
     static Result<SecretVault> open(const QString &directory, const QString &keyPath);
 
     /// Creates or replaces `name` with `value` (kMinValueBytes..SecretValue::kMaxBytes bytes,
-    /// no control characters but tab: values go into header fields). Errors: InvalidName,
-    /// InvalidParams (length, control characters), OperationFailed (I/O, or an existing file
-    /// that does not authenticate: it is left as it is).
+    /// no control characters but tab, no space or tab first or last: values go into header
+    /// fields, whose optional whitespace servers strip). Errors: InvalidName,
+    /// InvalidParams (length, control characters, leading/trailing whitespace), OperationFailed
+    /// (I/O, or an existing file that does not authenticate: it is left as it is).
     Result<SecretInfo> set(const QString &name, const SecretValue &value,
                            const QDateTime &now = QDateTime::currentDateTimeUtc());
     /// Deletes `name`. Errors: InvalidName, NotFound, OperationFailed.
@@ -82,6 +85,7 @@ private:
 
     QString m_directory;
     SecretValue m_key;
+    SecretValue m_fingerprintKey; ///< SecretValue::fingerprintKey(m_key)
 };
 
 } // namespace airlock::vault

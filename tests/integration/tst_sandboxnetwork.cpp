@@ -4,6 +4,7 @@
 // gateway restarted with an egress event; re-adoption and leftover cleanup after airlockd is
 // killed; nothing left after stop. The functions share one sandbox and run in order.
 
+#include "core/daemon/gatewayprocess.h"
 #include "core/net/nftablestable.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
@@ -223,6 +224,22 @@ private Q_SLOTS:
             0);
         QCOMPARE(procEntry.st_uid, uid_t(0));
         QVERIFY(uids.first().toUInt() != 0);
+        // Bounded by airlockd (docs/gateway.md, "Resource bounds"): memory and its log file,
+        // as hard limits it cannot raise (red-team 2026-12-01 findings 5 and 11).
+        QFile limits(QStringLiteral("/proc/%1/limits").arg(gateways.first()));
+        QVERIFY(limits.open(QIODevice::ReadOnly));
+        const QByteArray table = limits.readAll();
+        const airlock::GatewayConfig defaults;
+        for (const auto &[label, bytes] :
+             {std::pair {QByteArrayLiteral("Max data size"), defaults.maxDataBytes},
+              std::pair {QByteArrayLiteral("Max file size"), defaults.maxLogBytes}}) {
+            const qsizetype at = table.indexOf(label);
+            QVERIFY2(at >= 0, table.constData());
+            const QList<QByteArray> columns =
+                table.mid(at + label.size(), 60).simplified().split(' ');
+            QCOMPARE(columns.value(0), QByteArray::number(bytes));
+            QCOMPARE(columns.value(1), QByteArray::number(bytes));
+        }
         // Nothing of the helper's leaks in: no file under the state dir but its own log.
         const QString fdDir = QStringLiteral("/proc/%1/fd").arg(gateways.first());
         for (const QString &fd : QDir(fdDir).entryList(QDir::NoDotAndDotDot | QDir::System)) {

@@ -383,6 +383,14 @@ private Q_SLOTS:
         QCOMPARE(denied->value(u"binding"_s).toInteger(), m_bindingId);
         QVERIFY(denied->value(u"alert"_s).toBool());
         QVERIFY(m_servers->connections(u"pkg"_s).isEmpty());
+        // Alerts are also audited on their own, where floods of ordinary events cannot rotate
+        // them away (red-team 2026-12-01 finding 6).
+        QFile alerts(QDir(m_helper->stateDir()).filePath(u"audit/alerts.jsonl"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(alerts.exists() && alerts.size() > 0, 5000);
+        QVERIFY(alerts.open(QIODevice::ReadOnly));
+        const QByteArray lines = alerts.readAll();
+        QVERIFY2(lines.contains("\"reason\":\"credential_exfil\""), lines.constData());
+        QVERIFY2(!lines.contains("\"alert\":false") && lines.count('\n') >= 1, lines.constData());
     }
 
     // HTTPS for api.test: the value is injected exactly, the 401 reflection comes back with the

@@ -3,11 +3,14 @@
 // right, near misses get no injection, a placeholder (or the value) anywhere else is
 // credential_exfil with an alert, reflections are scrubbed, and the secret is in no log, event
 // or core file. The gateway runs with every debug category on (QT_LOGGING_RULES). docs/redteam.md.
+#include "core/daemon/gatewayprocess.h"
 #include "core/gateway/credentialpatterns.h"
+#include "core/gateway/eventratelimiter.h"
 #include "core/gateway/sandboxca.h"
 #include "redteamtestbase.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,6 +19,8 @@
 #include <QTest>
 
 #include <csignal>
+
+#include <zlib.h>
 
 using namespace airlock::redteam;
 using namespace Qt::StringLiterals;
@@ -76,6 +81,59 @@ QString leakedForms(const QByteArray &haystack, const QString &where)
                            : u"the secret appears in %1 as %2"_s.arg(where, found.join(u", "));
 }
 
+// What a guest gets out of a body in any zlib coding (gzip, zlib or raw deflate), as a guest
+// that decodes Content-Encoding would; `data` itself when it is none of them.
+QByteArray inflated(const QByteArray &data)
+{
+    for (const int windowBits : {15 + 32, -15}) {
+        z_stream stream {};
+        if (inflateInit2(&stream, windowBits) != Z_OK)
+            continue;
+        QByteArray out(1 << 20, '\0');
+        stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
+        stream.avail_in = uInt(data.size());
+        stream.next_out = reinterpret_cast<Bytef *>(out.data());
+        stream.avail_out = uInt(out.size());
+        const int rc = inflate(&stream, Z_FINISH);
+        out.truncate(qsizetype(stream.total_out));
+        inflateEnd(&stream);
+        if (rc == Z_STREAM_END)
+            return out;
+    }
+    return data;
+}
+
+// The config of a gateway started next to the topology's (no guest link of its own), with a
+// fresh sandbox CA saved in `directory`; empty on failure.
+QJsonObject standaloneConfig(const QString &directory)
+{
+    const QDir dir(directory);
+    auto ca = airlock::gateway::SandboxCa::generate(u"core-test"_s);
+    if (!ca)
+        return {};
+    const QString keyPath = dir.filePath(u"ca.key"_s);
+    if (!ca->save(dir.filePath(u"ca.pem"_s), keyPath))
+        return {};
+    QFile keyFile(keyPath);
+    if (!keyFile.open(QIODevice::ReadOnly))
+        return {};
+    return {
+        {u"version"_s, 1},
+        {u"sandbox"_s, u"core-test"_s},
+        {u"listen"_s, QJsonObject {{u"tcp"_s, u"127.0.0.1:0"_s}, {u"dns"_s, u"127.0.0.1:0"_s}}},
+        {u"link"_s,
+         QJsonObject {{u"gateway"_s, u"100.96.0.5"_s},
+                      {u"guest"_s, u"100.96.0.6"_s},
+                      {u"prefixLength"_s, 30}}},
+        {u"syntheticPool"_s, u"100.112.0.0/16"_s},
+        {u"upstreamDns"_s, QJsonObject {{u"address"_s, u"127.0.0.1"_s}}},
+        {u"ca"_s,
+         QJsonObject {{u"certificatePem"_s, QString::fromLatin1(ca->certificatePem())},
+                      {u"keyPem"_s, QString::fromLatin1(keyFile.readAll())}}},
+        {u"policy"_s, QJsonObject {{u"version"_s, 1}, {u"rules"_s, QJsonArray()}}},
+    };
+}
+
 QByteArray get(const QByteArray &target, const QByteArray &host, const QByteArray &authorization,
                const QByteArray &method = "GET"_ba, const QByteArray &version = "HTTP/1.1"_ba)
 {
@@ -109,10 +167,19 @@ private Q_SLOTS:
     void I3_reflectionIsScrubbed_data();
     void I3_reflectionIsScrubbed();
     void I3_http10ResponseIsCloseDelimited();
+    void I3_compressedResponseIsDecodedOrRefused_data();
+    void I3_compressedResponseIsDecodedOrRefused();
+    void I3_rangeIsNotForwarded_data();
+    void I3_rangeIsNotForwarded();
     void upstreamErrorAfterInjection();
+    void pipelinedRequestsStayBounded();
+    void connectFollowedByMoreThanASlice();
+    void eventFloodIsSummarized();
     void credentialsChangeWhileRunning();
+    void I3_retiredValuesAreStillScrubbed();
     void I4_secretInNoLogOrEvent();
     void I4_crashedGatewayLeavesNoCore();
+    void logAndMemoryAreBounded();
 
 private:
     /// TLS to api.test's synthetic address (port `port`) with `sni`, one request, the response;
@@ -477,6 +544,96 @@ void TestRedteamCredentials::I3_http10ResponseIsCloseDelimited()
     QCOMPARE(response.body, "invalid token " + kPlaceholder + "\n");
 }
 
+// Red-team 2026-12-01 finding 1: the guest asks for gzip, the upstream compresses (a front end
+// that always does, or one that honours the ask). The gateway asks for identity instead; a
+// body that still arrives in gzip or deflate (content- or transfer-coding) is decoded, scrubbed
+// and sent without its coding; any other coding is refused (502 unscrubbable_response, alert).
+void TestRedteamCredentials::I3_compressedResponseIsDecodedOrRefused_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<bool>("refused");
+    QTest::newRow("gzip honouring the ask") << "/v1/coded-gzip-if-asked"_ba << false;
+    QTest::newRow("gzip anyway") << "/v1/coded-gzip"_ba << false;
+    QTest::newRow("deflate (zlib)") << "/v1/coded-deflate"_ba << false;
+    QTest::newRow("deflate (raw)") << "/v1/coded-raw-deflate"_ba << false;
+    QTest::newRow("transfer-coding gzip, chunked") << "/v1/coded-te-gzip"_ba << false;
+    QTest::newRow("br: not decodable") << "/v1/coded-br"_ba << true;
+}
+
+void TestRedteamCredentials::I3_compressedResponseIsDecodedOrRefused()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(bool, refused);
+    m_topo.resetObservations();
+    const QByteArray request = "GET " + path
+        + " HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer " + kPlaceholder
+        + "\r\nAccept-Encoding: gzip, deflate, br\r\nTE: gzip\r\n\r\n";
+    const HttpResponse response = viaTls("api.test"_ba, request);
+    // Whatever came back, decoded as the guest could decode it, holds no form of the secret.
+    REDTEAM_CHECK(leakedForms(response.head + inflated(response.body), u"the decoded response"_s));
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QCOMPARE(api.first().requests.first().values("Accept-Encoding"),
+             QList<QByteArray> {"identity"_ba});
+    QVERIFY(api.first().requests.first().values("TE").isEmpty());
+    if (refused) {
+        REDTEAM_CHECK(expectDenyHttp(response, {502}, {u"unscrubbable_response"_s}));
+        const auto event = m_topo.gateway().waitForEvent(
+            [](const QJsonObject &e) { return e.value(u"reason"_s) == u"unscrubbable_response"_s; },
+            3000);
+        QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+        QVERIFY(event->value(u"alert"_s).toBool());
+        QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+        return;
+    }
+    QCOMPARE(response.status, 200);
+    QVERIFY2(response.complete && response.chunked, response.head.constData());
+    QVERIFY2(response.header("Content-Encoding").isEmpty(), response.head.constData());
+    // The body is the upstream's echo in the clear, with the placeholder where the value was.
+    QVERIFY2(response.body.contains("Authorization: Bearer " + kPlaceholder),
+             response.body.constData());
+    QVERIFY2(!path.endsWith("if-asked") || response.body.contains("Accept-Encoding: identity"),
+             response.body.constData());
+}
+
+// Red-team 2026-12-01 finding 3: with Range the guest fetches a reflected secret in slices,
+// none of which is a whole form. Range and If-Range never reach the upstream while the gateway
+// scrubs; a 206 that comes anyway is refused.
+void TestRedteamCredentials::I3_rangeIsNotForwarded_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("range");
+    QTest::newRow("a slice inside the value") << "/v1/range"_ba
+                                              << "bytes=30-45"_ba;
+    QTest::newRow("two ranges") << "/v1/range"_ba
+                                << "bytes=0-40, 41-90"_ba;
+    QTest::newRow("206 without asking") << "/v1/range-always"_ba << QByteArray();
+}
+
+void TestRedteamCredentials::I3_rangeIsNotForwarded()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, range);
+    m_topo.resetObservations();
+    QByteArray request = "GET " + path + " HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
+        + kPlaceholder + "\r\n";
+    if (!range.isEmpty())
+        request += "Range: " + range + "\r\nIf-Range: \"etag\"\r\n";
+    const HttpResponse response = viaTls("api.test"_ba, request + "\r\n");
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    QCOMPARE(api.size(), 1);
+    QVERIFY(api.first().requests.first().values("Range").isEmpty());
+    QVERIFY(api.first().requests.first().values("If-Range").isEmpty());
+    if (range.isEmpty()) {
+        REDTEAM_CHECK(expectDenyHttp(response, {502}, {u"unscrubbable_response"_s}));
+        return;
+    }
+    QCOMPARE(response.status, 200);
+    QVERIFY2(response.body.contains("Authorization: Bearer " + kPlaceholder),
+             response.body.constData());
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response"_s));
+}
+
 // I4 "with upstream errors": the upstream takes the injected request and hangs up; the guest's
 // connection ends without a response, the event says why, and nothing names the secret (the
 // log and events are searched in I4).
@@ -498,6 +655,136 @@ void TestRedteamCredentials::upstreamErrorAfterInjection()
     QCOMPARE(api.first().requests.first().values("Authorization"),
              QList<QByteArray> {"Bearer " + kSecret});
     REDTEAM_CHECK(leakedForms(response.head + response.body, u"what the guest got"_s));
+}
+
+// Red-team 2026-12-01 finding 5: a guest pipelines requests and never reads a byte. The
+// gateway stops reading it once kMaxPipeline requests are in flight, so the guest's sends stall
+// (kernel buffers fill) and the gateway's memory stays flat; before, every request became
+// bookkeeping (+100 MB per connection in the report).
+void TestRedteamCredentials::pipelinedRequestsStayBounded()
+{
+    auto rssKiB = [this] {
+        QFile status(u"/proc/%1/status"_s.arg(m_topo.gateway().pid()));
+        if (!status.open(QIODevice::ReadOnly))
+            return qint64(-1);
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("VmRSS:"))
+                return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+        }
+        return qint64(-1);
+    };
+    const qint64 before = rssKiB();
+    QVERIFY(before > 0);
+    bool handshake = false;
+    auto connection = openTls(m_topo.resolveAddress(u"api.test"_s), "api.test"_ba, &handshake);
+    QVERIFY(connection && handshake);
+    QByteArray batch;
+    for (int i = 0; i < 1000; ++i)
+        batch += "GET /v1/flood HTTP/1.1\r\nHost: api.test\r\n\r\n"_ba;
+    int sentBatches = 0;
+    // 200k requests (7 MB): far more than the socket buffers on the way hold.
+    while (sentBatches < 200 && connection->send(batch))
+        ++sentBatches;
+    const qint64 after = rssKiB();
+    const auto api = m_topo.upstream().connections(u"api"_s);
+    const qsizetype upstreamSaw = api.isEmpty() ? 0 : api.first().requests.size();
+    qInfo("sent %d000 requests before the guest's send stalled; the upstream saw %lld; gateway "
+          "RSS %lld -> %lld KiB",
+          sentBatches, qlonglong(upstreamSaw), qlonglong(before), qlonglong(after));
+    QVERIFY2(sentBatches < 200, "the gateway kept reading a guest that never reads");
+    QVERIFY2(after - before < 24 * 1024, "the gateway's memory grew with the pipelined requests");
+    connection.reset();
+    m_topo.resetObservations();
+}
+
+// The guard is fed 4 KiB slices (kGuardSlice); a CONNECT whose tunnel bytes follow in the same
+// write, more than a slice of them, must hand all of them to the tunnel's TLS layer, not leave
+// the rest waiting for the guard. Here an 8 KiB handshake record (a ClientHello by its header,
+// garbage inside) straddles the slice: the gateway must see it whole, refuse it and close.
+void TestRedteamCredentials::connectFollowedByMoreThanASlice()
+{
+    m_topo.resetObservations();
+    auto proxy = openProxy();
+    QVERIFY(proxy);
+    const qsizetype body = 8192;
+    QByteArray record = "\x16\x03\x01"_ba;
+    record += char(body >> 8);
+    record += char(body & 0xff);
+    record += "\x01"_ba;
+    record += char(0);
+    record += char((body - 4) >> 8);
+    record += char((body - 4) & 0xff);
+    record += QByteArray(body - 4, '\x07');
+    QVERIFY(proxy->send("CONNECT api.test:443 HTTP/1.1\r\nHost: api.test:443\r\n\r\n" + record));
+    QByteArray received;
+    QVERIFY2(proxy->closedByPeer(5000, &received), "the tunnel's bytes were left unread");
+    QVERIFY2(received.startsWith("HTTP/1.1 200"), received.constData());
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) {
+            return e.value(u"verdict"_s) == u"denied"_s
+                && (e.value(u"layer"_s) == u"tls"_s || e.value(u"layer"_s) == u"tcp"_s);
+        },
+        3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+}
+
+// Red-team 2026-12-01 finding 6: one connection's pipelined requests made ~23k events/s, more
+// than airlockd stores; queued events were then dropped, alerts included. The gateway passes
+// at most its event rate (EventRateLimiter: a burst, then 200/s) and reports the rest as
+// summaries with `count`, so every decision is counted; an alert right after the flood has a
+// bucket of its own and arrives at once, alone.
+void TestRedteamCredentials::eventFloodIsSummarized()
+{
+    m_topo.resetObservations();
+    constexpr int kRequests = 5000;
+    bool handshake = false;
+    auto connection = openTls(m_topo.resolveAddress(u"api.test"_s), "api.test"_ba, &handshake);
+    QVERIFY(connection && handshake);
+    QByteArray requests;
+    for (int i = 1; i < kRequests; ++i)
+        requests += "GET /v1/flood HTTP/1.1\r\nHost: api.test\r\n\r\n"_ba;
+    requests += "GET /v1/flood HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n"_ba;
+    QElapsedTimer elapsed;
+    elapsed.start();
+    QVERIFY(connection->send(requests));
+    const QByteArray answers = connection->readAll(30000);
+    QCOMPARE(answers.count("HTTP/1.1 200 OK"), kRequests);
+    const qint64 floodMs = elapsed.elapsed();
+
+    // The probe: the placeholder to another host, right after the flood.
+    const HttpResponse probe = viaTls(
+        "pkg.test"_ba, get("/x"_ba, "pkg.test"_ba, "Bearer " + kPlaceholder), 443, u"pkg.test"_s);
+    REDTEAM_CHECK(expectDenyHttp(probe, {403}, {u"credential_exfil"_s}));
+    const auto alert = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) { return e.value(u"reason"_s) == u"credential_exfil"_s; }, 500);
+    QVERIFY2(alert, "the alert did not arrive at once after the flood");
+    QVERIFY(alert->value(u"alert"_s).toBool());
+    QVERIFY(!alert->contains(u"count"_s));
+
+    // Every decision is counted, in far fewer events: the summaries follow within a second.
+    auto floodEvents = [this] {
+        QList<QJsonObject> found;
+        for (const QJsonObject &e : m_topo.gateway().eventsSinceMark()) {
+            if (e.value(u"layer"_s) == u"http"_s && e.value(u"host"_s) == u"api.test"_s)
+                found.append(e);
+        }
+        return found;
+    };
+    auto counted = [&] {
+        qint64 total = 0;
+        for (const QJsonObject &e : floodEvents())
+            total += e.value(u"count"_s).toInteger(1);
+        return total;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(counted(), qint64(kRequests), 5000);
+    const QList<QJsonObject> events = floodEvents();
+    const qint64 bound = qint64(airlock::gateway::EventRateLimiter::kBurst)
+        + qint64(airlock::gateway::EventRateLimiter::kRate) * (floodMs / 1000 + 2) + 16;
+    qInfo("%d requests in %lld ms: %lld events (bound %lld)", kRequests, qlonglong(floodMs),
+          qlonglong(events.size()), qlonglong(bound));
+    QVERIFY2(events.size() <= bound, qPrintable(QString::number(events.size())));
+    QVERIFY(std::any_of(events.cbegin(), events.cend(),
+                        [](const QJsonObject &e) { return e.value(u"count"_s).toInteger() > 1; }));
 }
 
 // Credentials are replaced whole while the gateway runs: without them the placeholder goes
@@ -542,6 +829,34 @@ void TestRedteamCredentials::credentialsChangeWhileRunning()
              QList<QByteArray> {"Bearer " + kSecret});
 }
 
+// Red-team 2026-12-01 finding 7: after a rotation, and after the binding is removed, an
+// upstream that kept the old value hands it back. The gateway keeps scrubbing retired values
+// (to their old placeholder) for its lifetime; the provider may still accept them.
+void TestRedteamCredentials::I3_retiredValuesAreStillScrubbed()
+{
+    const QByteArray rotated = "rotated-Value_77/x+y=z~Q"_ba;
+    QString answer;
+    QVERIFY2(sendCredentials(kSecret.size(), kSecret, &answer), qPrintable(answer));
+    HttpResponse response =
+        viaTls("api.test"_ba, get("/v1/a"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 200); // the upstream now remembers kSecret
+    QVERIFY2(sendCredentials(rotated.size(), rotated, &answer), qPrintable(answer));
+    response = viaTls("api.test"_ba, get("/v1/recall"_ba, "api.test"_ba, "Bearer " + kPlaceholder));
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.body, "previous credential: " + kPlaceholder + "\n");
+    REDTEAM_CHECK(leakedForms(response.head + response.body, u"the response after rotation"_s));
+
+    // The binding removed: no credentials at all, the rotated value still comes back scrubbed.
+    QVERIFY(m_topo.gateway().send(
+        QJsonObject {{u"type"_s, u"credentials"_s}, {u"credentials"_s, QJsonArray()}}));
+    QVERIFY(m_topo.gateway().waitForMessage(u"credentialsApplied"_s, 3000));
+    response = viaTls("api.test"_ba, get("/v1/recall"_ba, "api.test"_ba, QByteArray()));
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.body, "previous credential: " + kPlaceholder + "\n");
+    QVERIFY2(!response.body.contains(rotated), response.body.constData());
+    QVERIFY2(sendCredentials(kSecret.size(), kSecret, &answer), qPrintable(answer));
+}
+
 // I4: after every case above ran at the most verbose log level, no form of the secret is in
 // the gateway's log (stdout and stderr), in any event, or in anything a guest client received.
 void TestRedteamCredentials::I4_secretInNoLogOrEvent()
@@ -582,27 +897,8 @@ void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
     for (const QString &file : coreFiles())
         QFile::remove(cores.filePath(file));
 
-    auto ca = airlock::gateway::SandboxCa::generate(u"core-test"_s);
-    QVERIFY(ca);
-    const QString keyPath = dir.filePath(u"ca.key"_s);
-    QVERIFY(ca->save(dir.filePath(u"ca.pem"_s), keyPath));
-    QFile keyFile(keyPath);
-    QVERIFY(keyFile.open(QIODevice::ReadOnly));
-    const QJsonObject config {
-        {u"version"_s, 1},
-        {u"sandbox"_s, u"core-test"_s},
-        {u"listen"_s, QJsonObject {{u"tcp"_s, u"127.0.0.1:0"_s}, {u"dns"_s, u"127.0.0.1:0"_s}}},
-        {u"link"_s,
-         QJsonObject {{u"gateway"_s, u"100.96.0.5"_s},
-                      {u"guest"_s, u"100.96.0.6"_s},
-                      {u"prefixLength"_s, 30}}},
-        {u"syntheticPool"_s, u"100.112.0.0/16"_s},
-        {u"upstreamDns"_s, QJsonObject {{u"address"_s, u"127.0.0.1"_s}}},
-        {u"ca"_s,
-         QJsonObject {{u"certificatePem"_s, QString::fromLatin1(ca->certificatePem())},
-                      {u"keyPem"_s, QString::fromLatin1(keyFile.readAll())}}},
-        {u"policy"_s, QJsonObject {{u"version"_s, 1}, {u"rules"_s, QJsonArray()}}},
-    };
+    const QJsonObject config = standaloneConfig(dir.path());
+    QVERIFY(!config.isEmpty());
     GatewayProcess gateway;
     gateway.setCoreDumpDirectory(dir.path());
     QString error;
@@ -617,6 +913,46 @@ void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
     QTRY_VERIFY_WITH_TIMEOUT(!gateway.isRunning(), 10000);
     gateway.stop();
     QVERIFY2(coreFiles().isEmpty(), qPrintable(coreFiles().join(u", "_s)));
+}
+
+// Red-team 2026-12-01 findings 5 and 11: airlockd starts every gateway with
+// --max-data-bytes and --max-log-bytes (GatewayConfig). They become hard limits (RLIMIT_DATA,
+// RLIMIT_FSIZE) the gateway cannot raise again, and a log at its cap stops growing while the
+// gateway keeps working (EFBIG, not SIGXFSZ).
+void TestRedteamCredentials::logAndMemoryAreBounded()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QJsonObject config = standaloneConfig(dir.path());
+    QVERIFY(!config.isEmpty());
+    const airlock::GatewayConfig defaults;
+    constexpr qint64 kLogCap = 8192;
+    GatewayProcess gateway;
+    gateway.setExtraArguments({u"--log-level"_s, u"trace"_s, u"--max-data-bytes"_s,
+                               QString::number(defaults.maxDataBytes), u"--max-log-bytes"_s,
+                               QString::number(kLogCap)});
+    const QString log = dir.filePath(u"gateway.log"_s);
+    QString error;
+    QVERIFY2(gateway.start(m_topo.hostNs(), log, config, &error), qPrintable(error));
+    QVERIFY2(gateway.waitReady(10000, &error), qPrintable(error));
+    QFile limits(u"/proc/%1/limits"_s.arg(gateway.pid()));
+    QVERIFY(limits.open(QIODevice::ReadOnly));
+    const QByteArray table = limits.readAll();
+    const QByteArray data = QByteArray::number(defaults.maxDataBytes);
+    QVERIFY2(table.contains("Max data size             " + data + "           " + data),
+             table.constData());
+    QVERIFY2(table.contains("Max file size             8192                 8192"),
+             table.constData());
+    // Every credentials message logs a line: far more than the cap.
+    const QJsonObject empty {{u"type"_s, u"credentials"_s}, {u"credentials"_s, QJsonArray()}};
+    for (int i = 0; i < 3000; ++i)
+        QVERIFY(gateway.send(empty));
+    for (int i = 0; i < 3000; ++i)
+        QVERIFY2(gateway.waitForMessage(u"credentialsApplied"_s, 5000), "the gateway stopped");
+    QVERIFY(gateway.isRunning());
+    QVERIFY2(QFileInfo(log).size() <= kLogCap, qPrintable(QString::number(QFileInfo(log).size())));
+    QVERIFY(QFileInfo(log).size() > kLogCap / 2);
+    gateway.stop();
 }
 
 QTEST_GUILESS_MAIN(TestRedteamCredentials)

@@ -91,6 +91,83 @@ private Q_SLOTS:
             QVERIFY(!QByteArray("harmless body with s3cr3t words").contains(form));
     }
 
+    // What real encoders make of a reflected token (red-team 2026-12-01 finding 2; the carriers
+    // are the output of Python's json, urllib.parse and html modules, and of the PHP, Go and
+    // Java conventions applied by hand).
+    void formsOfServerEncoders_data()
+    {
+        const QByteArray kAws = QByteArrayLiteral("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
+        const QByteArray kOdd = QByteArrayLiteral("tok&en<x>\"q\\z\tw y'9~*");
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QByteArray>("carrier");
+        QTest::newRow("A php json")
+            << kAws << QByteArray("[\"wJalrXUtnFEMI\\/K7MDENG+bPxRfiCYEXAMPLEKEY\"]");
+        QTest::newRow("A python quote")
+            << kAws << QByteArray("[wJalrXUtnFEMI/K7MDENG%2BbPxRfiCYEXAMPLEKEY]");
+        QTest::newRow("A python quote lower hex")
+            << kAws << QByteArray("[wJalrXUtnFEMI/K7MDENG%2bbPxRfiCYEXAMPLEKEY]");
+        QTest::newRow("A json every char \\u")
+            << kAws
+            << QByteArray("[\\u0077\\u004a\\u0061\\u006c\\u0072\\u0058\\u0055\\u0074\\u006e\\u0046"
+                          "\\u0045\\u004d\\u0049\\u002f\\u004b\\u0037\\u004d\\u0044\\u0045\\u004e\\"
+                          "u0047\\u002b\\u0062\\u0050\\u0078\\u0052\\u0066\\u0069\\u0043\\u0059\\u0"
+                          "045\\u0058\\u0041\\u004d\\u0050\\u004c\\u0045\\u004b\\u0045\\u0059]");
+        QTest::newRow("B python json") << kOdd << QByteArray("[\"tok&en<x>\\\"q\\\\z\\tw y'9~*\"]");
+        QTest::newRow("B go json")
+            << kOdd << QByteArray("[\"tok\\u0026en\\u003cx\\u003e\\\"q\\\\z\\tw y'9~*\"]");
+        QTest::newRow("B python quote_plus")
+            << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w+y%279~%2A]");
+        QTest::newRow("B python urlencode form")
+            << kOdd << QByteArray("[t=tok%26en%3Cx%3E%22q%5Cz%09w+y%279~%2A]");
+        QTest::newRow("B java URLEncoder")
+            << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w+y%279%7E*]");
+        QTest::newRow("B encodeURIComponent")
+            << kOdd << QByteArray("[tok%26en%3Cx%3E%22q%5Cz%09w%20y'9~*]");
+        QTest::newRow("B html.escape")
+            << kOdd << QByteArray("[tok&amp;en&lt;x&gt;&quot;q\\z\tw y&#x27;9~*]");
+    }
+
+    void formsOfServerEncoders()
+    {
+        QFETCH(QByteArray, value);
+        QFETCH(QByteArray, carrier);
+        const QList<QByteArray> forms = credentialForms(value);
+        QVERIFY2(forms.size() <= 27, QByteArray::number(forms.size()).constData());
+        StreamReplacer replacer(StreamReplacer::maskRules(forms));
+        QByteArray out = replacer.feed(carrier);
+        out += replacer.finish();
+        QVERIFY2(replacer.matches() == 1, out.constData());
+        QVERIFY2(out.startsWith("[") && out.endsWith("]") && out.count('X') >= value.size() - 4,
+                 out.constData());
+    }
+
+    // A value stored with surrounding whitespace before the vault refused it: the upstream
+    // checks and reflects it trimmed, so the trimmed value is scrubbed too (finding 4).
+    void trimmedValueIsScrubbed()
+    {
+        GatewayCredential padded = credential();
+        padded.value = std::make_shared<const airlock::vault::SecretValue>(
+            QByteArrayLiteral("trail-secret-value-0042\t"));
+        const CredentialInjector injector({padded});
+        StreamReplacer replacer(injector.allScrubRules());
+        QByteArray out = replacer.feed("X-Echo: trail-secret-value-0042\r\n");
+        out += replacer.finish();
+        QCOMPARE(out, "X-Echo: " + kPlaceholder + "\r\n");
+    }
+
+    // While responses are scrubbed the upstream must neither compress nor slice them (red-team
+    // 2026-12-01 findings 1 and 3): every Accept-Encoding, Range and If-Range goes, in any
+    // case, and identity is asked for; everything else stays in order.
+    void requestsForScrubbedResponses()
+    {
+        const QByteArray head = "GET /v1/x HTTP/1.1\r\nHost: api.test\r\naccept-encoding: gzip\r\n"
+                                "X-Range-Note: keep\r\nRANGE: bytes=0-9\r\nAccept: */*\r\n"
+                                "If-Range: \"e\"\r\nAccept-Encoding: br\r\n\r\n";
+        QCOMPARE(CredentialInjector::prepareForScrubbing(head),
+                 QByteArray("GET /v1/x HTTP/1.1\r\nHost: api.test\r\nX-Range-Note: keep\r\n"
+                            "Accept: */*\r\nAccept-Encoding: identity\r\n\r\n"));
+    }
+
     void shortFormsAreLeftOut()
     {
         for (const QByteArray &form : credentialForms(QByteArrayLiteral("abcdefgh")))

@@ -40,8 +40,10 @@ void TestEgressEvent::roundTrip()
     event.bytesDown = 4567;
     event.binding = 3;
     event.scrubbed = 2;
+    event.count = 40;
     event.alert = true;
     const QJsonObject json = event.toJson();
+    QCOMPARE(json.value(u"count"_s).toInteger(), 40);
     QCOMPARE(json.value(u"binding"_s).toInteger(), 3);
     QCOMPARE(json.value(u"scrubbed"_s).toInteger(), 2);
     QCOMPARE(json.value(u"alert"_s).toBool(), true);
@@ -63,7 +65,7 @@ void TestEgressEvent::absentFieldsLeftOut()
     event.dnsType = u"A"_s;
     const QJsonObject json = event.toJson();
     for (const auto *key : {u"port", u"status", u"bytesUp", u"bytesDown", u"sni", u"path",
-                            u"binding", u"scrubbed", u"alert"})
+                            u"binding", u"scrubbed", u"count", u"alert"})
         QVERIFY2(!json.contains(QString::fromUtf16(key)), qPrintable(QString::fromUtf16(key)));
     QCOMPARE(json.value(u"verdict"_s).toString(), u"denied"_s);
     const auto back = EgressEvent::fromJson(json);

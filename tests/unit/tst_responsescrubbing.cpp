@@ -8,6 +8,8 @@
 
 #include <QTest>
 
+#include <zlib.h>
+
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -36,6 +38,7 @@ struct Rewritten
     bool finished = false;
     bool keepAlive = true;
     bool error = false;
+    bool refused = false;
     qsizetype replacements = 0;
 };
 
@@ -55,6 +58,11 @@ Rewritten rewrite(const QByteArray &bytes, qsizetype step, bool http10 = false, 
             const auto progress = tracker.feed(piece);
             result.output += progress.output;
             result.replacements += progress.replacements;
+            if (progress.refused) {
+                result.refused = true;
+                result.error = true;
+                break;
+            }
             if (progress.error) {
                 result.error = true;
                 break;
@@ -137,6 +145,22 @@ QByteArray chunked(const QByteArray &body, qsizetype chunk)
     return out + "0\r\nX-Trailer: " + kSecret + "\r\n\r\n";
 }
 
+// `data` compressed by zlib (windowBits 31: gzip, 15: zlib, -15: raw deflate).
+QByteArray compressed(const QByteArray &data, int windowBits)
+{
+    z_stream stream {};
+    deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, windowBits, 9, Z_DEFAULT_STRATEGY);
+    QByteArray out(qsizetype(deflateBound(&stream, uLong(data.size()))) + 64, '\0');
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
+    stream.avail_in = uInt(data.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = uInt(out.size());
+    deflate(&stream, Z_FINISH);
+    out.truncate(qsizetype(stream.total_out));
+    deflateEnd(&stream);
+    return out;
+}
+
 bool leaks(const QByteArray &bytes)
 {
     for (const QByteArray &form : credentialForms(kSecret)) {
@@ -162,6 +186,11 @@ private Q_SLOTS:
     void closeDelimitedBodyEndsAtEof();
     void withoutRulesNothingChanges();
     void oversizedHeadIsAnError();
+    void codedBodiesAreDecodedThenScrubbed_data();
+    void codedBodiesAreDecodedThenScrubbed();
+    void unscrubbableResponsesAreRefused_data();
+    void unscrubbableResponsesAreRefused();
+    void decompressionBombIsCut();
 };
 
 void TestResponseScrubbing::contentLengthBecomesChunked_data()
@@ -303,6 +332,103 @@ void TestResponseScrubbing::oversizedHeadIsAnError()
     const Rewritten result = rewrite(response, 8192);
     QVERIFY(result.error);
     QVERIFY(!leaks(result.output));
+}
+
+// Red-team 2026-12-01 finding 1: a body in gzip or deflate (content- or transfer-coding) is
+// decoded, scrubbed and sent without its coding, whatever the split of the upstream's bytes.
+void TestResponseScrubbing::codedBodiesAreDecodedThenScrubbed_data()
+{
+    QTest::addColumn<QByteArray>("response");
+    QTest::addColumn<qsizetype>("step");
+    const QByteArray plain =
+        "{\"echo\":\"Bearer " + kSecret + "\",\"pad\":\"" + QByteArray(3000, 'p') + "\"}\n";
+    const QByteArray gz = compressed(plain, 31);
+    const struct
+    {
+        const char *name;
+        QByteArray response;
+    } cases[] = {
+        {"gzip", withLength("200 OK", "Content-Encoding: gzip\r\n", gz)},
+        {"x-gzip", withLength("200 OK", "Content-Encoding: x-gzip\r\n", gz)},
+        {"deflate (zlib)",
+         withLength("200 OK", "Content-Encoding: deflate\r\n", compressed(plain, 15))},
+        {"deflate (raw)",
+         withLength("200 OK", "Content-Encoding: deflate\r\n", compressed(plain, -15))},
+        {"two gzip members",
+         withLength("200 OK", "Content-Encoding: gzip\r\n",
+                    compressed(plain.left(1000), 31) + compressed(plain.mid(1000), 31))},
+        {"gzip twice",
+         withLength("200 OK", "Content-Encoding: gzip, gzip\r\n", compressed(gz, 31))},
+        {"transfer-coding gzip, chunked",
+         "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+             + QByteArray::number(gz.size(), 16) + "\r\n" + gz + "\r\n0\r\n\r\n"},
+    };
+    for (const auto &c : cases) {
+        for (const qsizetype step : {qsizetype(0), qsizetype(1), qsizetype(7), qsizetype(1000)})
+            QTest::addRow("%s, step %lld", c.name, qlonglong(step)) << c.response << step;
+    }
+}
+
+void TestResponseScrubbing::codedBodiesAreDecodedThenScrubbed()
+{
+    QFETCH(QByteArray, response);
+    QFETCH(qsizetype, step);
+    const Rewritten result = rewrite(response, step);
+    QVERIFY(result.finished && !result.error);
+    const Parsed parsed = parse(result.output);
+    QVERIFY2(parsed.ok, result.output.left(300).constData());
+    QVERIFY(!parsed.head.toLower().contains("content-encoding"));
+    QVERIFY(parsed.chunked);
+    QVERIFY2(parsed.body.startsWith("{\"echo\":\"Bearer " + kPlaceholder + "\""),
+             parsed.body.left(200).constData());
+    QVERIFY(parsed.body.endsWith("\"}\n"));
+    QCOMPARE(result.replacements, 1);
+    QVERIFY(!leaks(result.output));
+}
+
+// Codings zlib does not undo, chunked before another coding, and partial content: refused
+// before a byte of them is output (finding 1 and 3); the caller answers 502.
+void TestResponseScrubbing::unscrubbableResponsesAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("response");
+    const QByteArray body = "Bearer " + kSecret;
+    QTest::newRow("br") << withLength("200 OK", "Content-Encoding: br\r\n", body);
+    QTest::newRow("zstd") << withLength("200 OK", "Content-Encoding: zstd\r\n", body);
+    QTest::newRow("unknown after gzip")
+        << withLength("200 OK", "Content-Encoding: gzip, x-custom\r\n", body);
+    QTest::newRow("three layers") << withLength("200 OK", "Content-Encoding: gzip, gzip, gzip\r\n",
+                                                body);
+    QTest::newRow("206") << withLength("206 Partial Content", "Content-Range: bytes 0-9/100\r\n",
+                                       body.left(10));
+    QTest::newRow("transfer-coding br under chunked")
+        << "HTTP/1.1 200 OK\r\nTransfer-Encoding: br, chunked\r\n\r\n5\r\nBeare\r\n0\r\n\r\n"_ba;
+}
+
+void TestResponseScrubbing::unscrubbableResponsesAreRefused()
+{
+    QFETCH(QByteArray, response);
+    for (const qsizetype step : {qsizetype(0), qsizetype(3)}) {
+        const Rewritten result = rewrite(response, step);
+        QVERIFY(result.refused);
+        QVERIFY2(result.output.isEmpty(), result.output.constData());
+    }
+    // Without credentials nothing is refused: the response passes as it is.
+    HttpResponseTracker tracker;
+    tracker.expect(false);
+    const auto progress = tracker.feed(response);
+    QVERIFY(!progress.refused && !progress.error && progress.finished);
+}
+
+// 64 MiB of zeros in about 64 KiB of gzip: cut once the output passes 64 times the input
+// (plus 1 MiB), never decoded whole into memory.
+void TestResponseScrubbing::decompressionBombIsCut()
+{
+    const QByteArray bomb = compressed(QByteArray(64 * 1024 * 1024, '\0'), 31);
+    const Rewritten result =
+        rewrite(withLength("200 OK", "Content-Encoding: gzip\r\n", bomb), 64 * 1024);
+    QVERIFY(result.error && !result.refused);
+    QVERIFY2(result.output.size() < 1024 * 1024 + 64 * bomb.size() + 256 * 1024,
+             qPrintable(QString::number(result.output.size())));
 }
 
 QTEST_APPLESS_MAIN(TestResponseScrubbing)

@@ -4,6 +4,7 @@
 #include "core/vault/secretvault.h"
 
 #include <QByteArray>
+#include <QCryptographicHash>
 #include <QDebug>
 #include <QDir>
 #include <QFile>
@@ -298,6 +299,19 @@ private Q_SLOTS:
         }
         QVERIFY(
             vault->set(QStringLiteral("tab"), SecretValue(QByteArrayLiteral("token\twith-tab"))));
+        // Leading or trailing SP/HTAB: the upstream would check the trimmed value, which no
+        // scrub form matches (red-team 2026-12-01 finding 4).
+        for (const QByteArray &padded : {QByteArrayLiteral("trail-secret-value-0042\t"),
+                                         QByteArrayLiteral(" lead-secret-value"),
+                                         QByteArrayLiteral("CanarySecret-Zq9/+x~!\tend ")}) {
+            auto set = vault->set(QStringLiteral("ows"), SecretValue(padded));
+            QVERIFY(!set);
+            QCOMPARE(set.error().kind, ErrorKind::InvalidParams);
+            QVERIFY2(set.error().message.contains(QStringLiteral("space or tab")),
+                     qPrintable(set.error().message));
+        }
+        QVERIFY(
+            vault->set(QStringLiteral("inner"), SecretValue(QByteArrayLiteral("inner space ok"))));
         QCOMPARE(vault
                      ->set(QStringLiteral("huge"),
                            SecretValue(QByteArray(SecretValue::kMaxBytes + 1, 'x')))
@@ -315,7 +329,7 @@ private Q_SLOTS:
         QVERIFY(value.equals(kCanary));
         QVERIFY(!value.equals(QByteArrayLiteral("sk-canary")));
         QVERIFY(value.locked()); // root has no RLIMIT_MEMLOCK problem for one page
-        QCOMPARE(value.fingerprint().size(), 16);
+        QCOMPARE(value.fingerprint(QByteArrayLiteral("some-key")).size(), 16);
 
         SecretValue moved(std::move(value));
         QVERIFY(moved.equals(kCanary));
@@ -327,7 +341,44 @@ private Q_SLOTS:
         QVERIFY(copy.reveal().data() != moved.reveal().data());
         copy = SecretValue(QByteArrayLiteral("replaced"));
         QVERIFY(copy.equals(QByteArrayLiteral("replaced")));
-        QVERIFY(SecretValue().fingerprint().isEmpty());
+        QVERIFY(SecretValue().fingerprint(QByteArrayLiteral("some-key")).isEmpty());
+        QVERIFY(copy.fingerprint({}).isEmpty());
+    }
+
+    // Red-team 2026-12-01 finding 10: a listed fingerprint must not let anyone confirm a guess
+    // offline. It is an HMAC (RFC 4231 test case 2 below) keyed with a key derived from the
+    // vault key: stable across reopening, different for another vault, not the plain SHA-256.
+    void fingerprintsAreKeyed()
+    {
+        QCOMPARE(SecretValue(QByteArrayLiteral("what do ya want for nothing?"))
+                     .fingerprint(QByteArrayLiteral("Jefe")),
+                 QStringLiteral("5bdcc146bf60754e"));
+        auto vault = SecretVault::open(vaultDir(), keyPath());
+        QVERIFY(vault);
+        auto info = vault->set(QStringLiteral("pin"), SecretValue(QByteArrayLiteral("12345678")));
+        QVERIFY(info);
+        const QString plain = QString::fromLatin1(
+            QCryptographicHash::hash("12345678", QCryptographicHash::Sha256).toHex().left(16));
+        QVERIFY(info->fingerprint != plain);
+        QCOMPARE(info->fingerprint.size(), 16);
+        auto reopened = SecretVault::open(vaultDir(), keyPath());
+        QVERIFY(reopened);
+        QCOMPARE(reopened->list()->first().fingerprint, info->fingerprint);
+        // Another vault (another key): the same value has another fingerprint.
+        QTemporaryDir other;
+        auto second = SecretVault::open(other.path() + QStringLiteral("/vault"),
+                                        other.path() + QStringLiteral("/vault.key"));
+        QVERIFY(second);
+        auto again = second->set(QStringLiteral("pin"), SecretValue(QByteArrayLiteral("12345678")));
+        QVERIFY(again);
+        QVERIFY(again->fingerprint != info->fingerprint);
+        // The fingerprint key is not the vault key.
+        QFile keyFile(keyPath());
+        QVERIFY(keyFile.open(QIODevice::ReadOnly));
+        const QByteArray vaultKey = keyFile.readAll();
+        const SecretValue derived = SecretValue::fingerprintKey(vaultKey);
+        QCOMPARE(derived.size(), 32);
+        QVERIFY(!derived.equals(vaultKey));
     }
 };
 

@@ -44,7 +44,8 @@ bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config,
     const int childFd = fds[1];
     m_logFile = logFile;
     m_process.setProgram(program);
-    m_process.setArguments({QStringLiteral("--control-fd"), QString::number(childFd)});
+    m_process.setArguments(QStringList {QStringLiteral("--control-fd"), QString::number(childFd)}
+                           + m_extraArguments);
     m_process.setStandardOutputFile(logFile);
     m_process.setStandardErrorFile(logFile, QIODevice::Append);
     // In the forked child, before exec: enter the host namespace and let the control fd

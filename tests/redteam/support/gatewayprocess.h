@@ -45,6 +45,8 @@ public:
     /// Before start(): run the gateway with `directory` as its working directory and no limit
     /// on core files (RLIMIT_CORE), so a crash would leave a core file there (I4).
     void setCoreDumpDirectory(const QString &directory) { m_coreDirectory = directory; }
+    /// Before start(): more command-line arguments (--log-level, --max-log-bytes, ...).
+    void setExtraArguments(const QStringList &arguments) { m_extraArguments = arguments; }
     /// The gateway's pid (0 when not running) and its log file (stdout and stderr).
     qint64 pid() const;
     QString logFile() const { return m_logFile; }
@@ -69,6 +71,7 @@ private:
 
     QProcess m_process;
     QString m_logFile;
+    QStringList m_extraArguments;
     int m_controlFd = -1;
     std::thread m_reader;
     mutable std::mutex m_mutex;

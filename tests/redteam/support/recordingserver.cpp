@@ -6,14 +6,18 @@
 
 #include <arpa/inet.h>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 namespace airlock::redteam {
 
@@ -112,6 +116,25 @@ QByteArray response(int status, const QByteArray &reason, const QByteArray &body
     out += extraHeaders;
     out += close ? "Connection: close\r\n" : "Connection: keep-alive\r\n";
     return out + "\r\n" + body;
+}
+
+// `data` compressed with zlib: windowBits 15 + 16 is gzip (RFC 1952), 15 zlib (RFC 1950, the
+// "deflate" content-coding), -15 a raw RFC 1951 stream.
+QByteArray compressed(const QByteArray &data, int windowBits)
+{
+    z_stream stream {};
+    if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY)
+        != Z_OK)
+        return {};
+    QByteArray out(qsizetype(deflateBound(&stream, uLong(data.size()))) + 64, '\0');
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
+    stream.avail_in = uInt(data.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = uInt(out.size());
+    deflate(&stream, Z_FINISH);
+    out.truncate(qsizetype(stream.total_out));
+    deflateEnd(&stream);
+    return out;
 }
 
 // The credential of an Authorization field: what follows "Bearer ", or the whole value.
@@ -271,6 +294,10 @@ void RecordingServer::acceptLoop()
             const timeval timeout {kReadTimeoutSeconds, 0};
             ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
             ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+            // Pipelined answers must not wait for delayed ACKs (Nagle: 40 ms per answer).
+            const int one = 1;
+            if (listener.endpoint.kind != ServerEndpoint::Kind::Raw)
+                ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             ConnectionRecord record;
             record.label = listener.endpoint.label;
             record.port = listener.endpoint.port;
@@ -287,6 +314,12 @@ void RecordingServer::acceptLoop()
 
 void RecordingServer::serve(size_t index, int fd, ServerEndpoint endpoint)
 {
+    // OpenSSL writes with write(2): a peer that closed (a guest that gave up, the gateway
+    // cutting a connection) must fail the write with EPIPE, not kill the test with SIGPIPE.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     Stream stream;
     stream.fd = fd;
     stream.record = [this, index](const QByteArray &bytes) {
@@ -457,10 +490,69 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
                 chunked += QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n";
             }
             reply = chunked + "0\r\n\r\n";
+        } else if (request.target.startsWith("/v1/recall")) {
+            // An upstream that keeps what it saw ("recent requests", audit pages): the
+            // credential of the request before this one (red-team 2026-12-01 finding 7).
+            std::lock_guard lock(m_recordsMutex);
+            reply = response(200, "OK", "previous credential: " + m_lastToken + "\n", QByteArray(),
+                             close);
+        } else if (request.target.startsWith("/v1/coded-")) {
+            // A compressing front end (red-team 2026-12-01 finding 1): the echo, coded whatever
+            // the request's Accept-Encoding says ("-if-asked": only when it asks for gzip).
+            const QByteArray echo = "label=" + endpoint.label.toLatin1() + "\n" + headBytes;
+            const QByteArray coding = request.target.mid(10).split('?').value(0);
+            QByteArray extra;
+            QByteArray body = echo;
+            if (coding == "gzip"
+                || (coding == "gzip-if-asked"
+                    && request.values("Accept-Encoding").value(0).contains("gzip"))) {
+                body = compressed(echo, 15 + 16);
+                extra = "Content-Encoding: gzip\r\n";
+            } else if (coding == "deflate") {
+                body = compressed(echo, 15);
+                extra = "Content-Encoding: deflate\r\n";
+            } else if (coding == "raw-deflate") {
+                body = compressed(echo, -15);
+                extra = "Content-Encoding: deflate\r\n";
+            } else if (coding == "br") {
+                extra = "Content-Encoding: br\r\n"; // not brotli at all: must never pass
+            } else if (coding == "te-gzip") {
+                // A transfer-coding under chunked (RFC 9112 §7): gzip, then chunked.
+                const QByteArray gz = compressed(echo, 15 + 16);
+                reply = QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n")
+                    + (close ? "Connection: close\r\n\r\n" : "Connection: keep-alive\r\n\r\n")
+                    + QByteArray::number(gz.size(), 16) + "\r\n" + gz + "\r\n0\r\n\r\n";
+            }
+            if (reply.isEmpty())
+                reply = response(200, "OK", body, extra, close);
+        } else if (request.target.startsWith("/v1/range")) {
+            // The echo with "Range: bytes=a-b" honoured (finding 3); "/v1/range-always": 206
+            // whatever the request asked for.
+            const QByteArray echo = "label=" + endpoint.label.toLatin1() + "\n" + headBytes;
+            QByteArray range = request.values("Range").value(0);
+            if (range.isEmpty() && request.target.startsWith("/v1/range-always"))
+                range = "bytes=0-15";
+            if (range.startsWith("bytes=")) {
+                const QList<QByteArray> bounds = range.mid(6).split('-');
+                const qsizetype first = bounds.value(0).toLongLong();
+                const qsizetype last =
+                    qMin<qsizetype>(bounds.value(1).toLongLong(), echo.size() - 1);
+                reply = response(206, "Partial Content", echo.mid(first, last - first + 1),
+                                 "Content-Range: bytes " + QByteArray::number(first) + '-'
+                                     + QByteArray::number(last) + '/'
+                                     + QByteArray::number(echo.size()) + "\r\n",
+                                 close);
+            } else {
+                reply = response(200, "OK", echo, QByteArray(), close);
+            }
         } else {
             const QByteArray body = "label=" + endpoint.label.toLatin1() + " sni=" + sni.toLatin1()
                 + " host=" + host + " target=" + request.target + "\n" + headBytes;
             reply = response(200, "OK", body, QByteArray(), close);
+        }
+        if (const QByteArray token = bearerToken(request); !token.isEmpty()) {
+            std::lock_guard lock(m_recordsMutex);
+            m_lastToken = token;
         }
         if (!stream.write(reply) || close)
             return;

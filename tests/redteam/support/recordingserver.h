@@ -68,6 +68,13 @@ struct ConnectionRecord
 ///   `WWW-Authenticate` (I3: an API that reflects the credential it refuses),
 /// - `/v1/reflect-encoded...`: 200, chunked in 7-byte chunks, the token raw, base64,
 ///   percent-encoded and base64 inside JSON (I3),
+/// - `/v1/coded-<gzip|gzip-if-asked|deflate|raw-deflate|br|te-gzip>`: the request head echoed
+///   in that content-coding (te-gzip: `Transfer-Encoding: gzip, chunked`), whatever
+///   Accept-Encoding says (except -if-asked); `br` is a false label on plain bytes,
+/// - `/v1/recall...`: 200 "previous credential: <token>", the bearer token of the request
+///   before (any connection, any endpoint),
+/// - `/v1/range...`: the request head echoed, `Range: bytes=a-b` honoured with a 206
+///   (`/v1/range-always`: a 206 even without Range),
 /// - anything else: 200, body "label=L sni=S host=H target=T" and the request head echoed
 ///   (api.test "echoes request headers").
 /// Keep-alive is honoured so tests can see exactly which requests of a connection arrived
@@ -119,6 +126,7 @@ private:
     std::vector<int> m_openFds;
     mutable std::mutex m_recordsMutex;
     std::vector<ConnectionRecord> m_records;
+    QByteArray m_lastToken; ///< the last Authorization credential seen (/v1/recall)
     size_t m_firstVisible = 0; ///< clear() hides older records; handlers keep their indices
 };
 
