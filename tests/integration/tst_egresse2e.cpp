@@ -8,33 +8,19 @@
 //   pkg.test 203.0.113.10:80, evil.test 203.0.113.12:80, DNS 203.0.113.53]
 //
 // 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned here inside namespaces the test made; no
-// namespace has a default route, so nothing can leave the machine.
+// namespace has a default route, so nothing can leave the machine (EgressTopology).
 
-#include "core/gateway/sandboxca.h"
-#include "gatewaytestbed.h"
-#include "helperprocess.h"
+#include "egresstopology.h"
 #include "rpctestclient.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
-#include <QTemporaryDir>
 #include <QTest>
 
-#include <fcntl.h>
-#include <future>
-#include <sched.h>
-#include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
-using airlock::gateway::SandboxCa;
-using airlock::test::HelperProcess;
+using airlock::test::EgressTopology;
 using airlock::test::RpcTestClient;
-using airlock::test::TestDnsServer;
 using airlock::test::TestUpstream;
 
 namespace {
@@ -42,33 +28,7 @@ namespace {
 const QString kName = QStringLiteral("e2e");
 const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
 const QHostAddress kEvilAddress(QStringLiteral("203.0.113.12"));
-const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
 constexpr int kBootTimeoutMs = 120000;
-
-bool ip(const QStringList &arguments)
-{
-    QProcess process;
-    process.setProcessChannelMode(QProcess::ForwardedChannels);
-    process.start(QStringLiteral("ip"), arguments);
-    return process.waitForFinished(10000) && process.exitCode() == 0;
-}
-
-/// Runs `f` on a thread inside network namespace `ns`; sockets it creates stay there.
-bool inNamespace(const QString &ns, const std::function<bool()> &f)
-{
-    std::packaged_task<bool()> task([ns, f] {
-        const int fd = ::open(QFile::encodeName(QStringLiteral("/run/netns/") + ns).constData(),
-                              O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
-            return false;
-        ::close(fd);
-        return f();
-    });
-    auto result = task.get_future();
-    std::thread thread(std::move(task));
-    thread.join();
-    return result.get();
-}
 
 } // namespace
 
@@ -142,14 +102,10 @@ private:
         return m_client->waitForNotification(QStringLiteral("egress.event"), matches, timeoutMs);
     }
 
-    QTemporaryDir m_dir {QDir::tempPath() + QStringLiteral("/airlock-e2e-XXXXXX")};
-    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<EgressTopology> m_net;
     std::unique_ptr<RpcTestClient> m_client;
-    std::optional<SandboxCa> m_upstreamCa;
-    TestUpstream m_pkg;
-    TestUpstream m_evil;
-    TestDnsServer m_dns;
-    QString m_upstreamNs;
+    TestUpstream *m_pkg = nullptr; ///< owned by m_net
+    TestUpstream *m_evil = nullptr;
     QByteArray m_console;
     QList<QJsonObject> m_events;
 
@@ -160,53 +116,18 @@ private Q_SLOTS:
             QSKIP("needs root (network namespaces, taps, nftables)");
         if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
             QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
-        QVERIFY(m_dir.isValid());
-        // The unprivileged gateway reads the trust store: the path must be traversable.
-        ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
-        auto ca = SandboxCa::generate(QStringLiteral("upstream-test"));
-        QVERIFY(ca);
-        m_upstreamCa.emplace(std::move(*ca));
-        const QString caPath = m_dir.filePath(QStringLiteral("upstream.pem"));
-        QVERIFY(m_upstreamCa->save(caPath, m_dir.filePath(QStringLiteral("upstream.key"))));
+        m_net = std::make_unique<EgressTopology>(
+            EgressTopology::Options {.tag = QStringLiteral("e"),
+                                     .hosts = {{QStringLiteral("pkg.test"), kPkgAddress},
+                                               {QStringLiteral("evil.test"), kEvilAddress}},
+                                     .generateUpstreamCa = true});
+        QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
+        m_pkg = m_net->serve(QStringLiteral("pkg.test"), 80, false);
+        QVERIFY2(m_pkg, qPrintable(m_net->lastError()));
+        m_evil = m_net->serve(QStringLiteral("evil.test"), 80, false);
+        QVERIFY2(m_evil, qPrintable(m_net->lastError()));
 
-        m_helper = std::make_unique<HelperProcess>(QStringList {
-            QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53"),
-            QStringLiteral("--upstream-ca"), caPath});
-        QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
-        const QString helperNs = m_helper->networkNamespace();
-
-        // The upstream namespace, joined to the helper's by a veth pair.
-        const QString pid = QString::number(QCoreApplication::applicationPid());
-        m_upstreamNs = QStringLiteral("alt-u-") + pid;
-        const QString hostSide = QStringLiteral("aeh") + pid;
-        const QString upstreamSide = QStringLiteral("aeu") + pid;
-        ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
-        QVERIFY(ip({QStringLiteral("netns"), QStringLiteral("add"), m_upstreamNs}));
-        QVERIFY(
-            ip({QStringLiteral("link"), QStringLiteral("add"), hostSide, QStringLiteral("netns"),
-                helperNs, QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
-                QStringLiteral("name"), upstreamSide, QStringLiteral("netns"), m_upstreamNs}));
-        QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("addr"), QStringLiteral("add"),
-                    QStringLiteral("203.0.113.1/24"), QStringLiteral("dev"), hostSide}));
-        QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("link"), QStringLiteral("set"),
-                    hostSide, QStringLiteral("up")}));
-        for (const QHostAddress &address : {kPkgAddress, kEvilAddress, kDnsAddress})
-            QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("addr"),
-                        QStringLiteral("add"), address.toString() + QStringLiteral("/24"),
-                        QStringLiteral("dev"), upstreamSide}));
-        QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"),
-                    QStringLiteral("set"), upstreamSide, QStringLiteral("up")}));
-        QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"),
-                    QStringLiteral("set"), QStringLiteral("lo"), QStringLiteral("up")}));
-        QVERIFY(inNamespace(m_upstreamNs, [this] {
-            return m_pkg.start({kPkgAddress, 80, false, nullptr, {}, {}})
-                && m_evil.start({kEvilAddress, 80, false, nullptr, {}, {}})
-                && m_dns.start(kDnsAddress, 53,
-                               {{QStringLiteral("pkg.test"), kPkgAddress.toString()},
-                                {QStringLiteral("evil.test"), kEvilAddress.toString()}});
-        }));
-
-        m_client = std::make_unique<RpcTestClient>(m_helper->socketPath());
+        m_client = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
         QVERIFY(m_client->hello());
         QVERIFY(
             m_client->call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
@@ -240,12 +161,7 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         m_client.reset();
-        m_helper.reset();
-        m_pkg.stop();
-        m_evil.stop();
-        m_dns.stop();
-        if (!m_upstreamNs.isEmpty())
-            ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
+        m_net.reset(); // airlockd and its guests, the servers, the upstream namespace
     }
 
     void guestTrustsTheSandboxCa()
@@ -280,7 +196,7 @@ private Q_SLOTS:
         QVERIFY2(output.contains("HTTP/1.1 200"),
                  (output + QJsonDocument(history).toJson(QJsonDocument::Compact)).constData());
         QVERIFY2(output.contains("hello pkg.test /hello"), output.constData());
-        QVERIFY(m_pkg.requests().size() >= 1);
+        QVERIFY(m_pkg->requests().size() >= 1);
         QVERIFY(
             egress(QStringLiteral("pkg.test"), QStringLiteral("dns"), QStringLiteral("allowed")));
         const auto http =
@@ -317,7 +233,7 @@ private Q_SLOTS:
                      .value(QStringLiteral("reason"))
                      .toString(),
                  QStringLiteral("host_not_allowed"));
-        QCOMPARE(m_evil.connections(), 0);
+        QCOMPARE(m_evil->connections(), 0);
         // Both decisions are in the helper's history too.
         const QJsonObject history = RpcTestClient::result(m_client->call(
             QStringLiteral("egress.history"),
