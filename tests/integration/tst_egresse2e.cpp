@@ -11,6 +11,7 @@
 // namespace has a default route, so nothing can leave the machine (EgressTopology).
 
 #include "egresstopology.h"
+#include "guestconsole.h"
 #include "rpctestclient.h"
 
 #include <QJsonArray>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 using airlock::test::EgressTopology;
+using airlock::test::GuestConsole;
 using airlock::test::RpcTestClient;
 using airlock::test::TestUpstream;
 
@@ -37,46 +39,13 @@ class TestEgressEndToEnd : public QObject
     Q_OBJECT
 
 private:
-    /// Types a command on the guest console and waits until `needle` shows up after it.
-    bool runInGuest(const QByteArray &command, const QByteArray &needle, int timeoutMs)
-    {
-        const qsizetype from = m_console.size();
-        m_client->call(QStringLiteral("console.write"),
-                       QJsonObject {{QStringLiteral("name"), kName},
-                                    {QStringLiteral("data"),
-                                     QString::fromLatin1((command + '\n').toBase64())}});
-        return waitForConsole(needle, from, timeoutMs);
-    }
-    /// Runs `fetch ARGS` in the guest; the console output from the command to the end of its
-    /// fetch-rc= line.
+    /// Runs `fetch ARGS` in the guest; what it printed, up to and with its fetch-rc= line
+    /// (null on timeout: the console so far then goes to the log).
     QByteArray fetch(const QByteArray &arguments)
     {
-        const qsizetype from = m_console.size();
-        if (!runInGuest("fetch " + arguments, "fetch-rc=", 60000))
-            return m_console.mid(from);
-        waitForConsole("\n", m_console.indexOf("fetch-rc=", from), 5000);
-        return m_console.mid(from);
+        return m_console->run("fetch " + arguments, 60000);
     }
-    bool waitForConsole(const QByteArray &needle, qsizetype from, int timeoutMs)
-    {
-        QDeadlineTimer deadline(timeoutMs);
-        while (m_console.indexOf(needle, from) < 0) {
-            if (deadline.hasExpired())
-                return false;
-            const auto message = m_client->readMessage(500);
-            if (message && message->value(QStringLiteral("method")).toString() == u"console.output")
-                m_console += QByteArray::fromBase64(message->value(QStringLiteral("params"))
-                                                        .toObject()
-                                                        .value(QStringLiteral("data"))
-                                                        .toString()
-                                                        .toLatin1());
-            else if (message
-                     && message->value(QStringLiteral("method")).toString() == u"egress.event")
-                m_events.append(message->value(QStringLiteral("params")).toObject());
-        }
-        return true;
-    }
-    /// The first egress event (received so far or within `timeoutMs`) matching the fields.
+    /// The first egress event (queued or arriving within `timeoutMs`) matching the fields.
     std::optional<QJsonObject> egress(const QString &name, const QString &layer,
                                       const QString &verdict, int timeoutMs = 15000)
     {
@@ -88,26 +57,26 @@ private:
             },
             timeoutMs);
     }
-    /// The first egress.event params whose event satisfies `match`.
+    /// The first egress.event params whose event satisfies `match`; the ones that do not
+    /// stay queued for later checks.
     std::optional<QJsonObject> egressWhere(const std::function<bool(const QJsonObject &)> &match,
                                            int timeoutMs = 15000)
     {
         auto matches = [&](const QJsonObject &params) {
             return match(params.value(QStringLiteral("event")).toObject());
         };
-        for (const QJsonObject &params : std::as_const(m_events)) {
-            if (matches(params))
-                return params;
-        }
-        return m_client->waitForNotification(QStringLiteral("egress.event"), matches, timeoutMs);
+        const auto message =
+            m_client->waitForNotification(QStringLiteral("egress.event"), matches, timeoutMs);
+        if (!message)
+            return std::nullopt;
+        return message->value(QStringLiteral("params")).toObject();
     }
 
     std::unique_ptr<EgressTopology> m_net;
     std::unique_ptr<RpcTestClient> m_client;
     TestUpstream *m_pkg = nullptr; ///< owned by m_net
     TestUpstream *m_evil = nullptr;
-    QByteArray m_console;
-    QList<QJsonObject> m_events;
+    std::unique_ptr<GuestConsole> m_console;
 
 private Q_SLOTS:
     void initTestCase()
@@ -149,25 +118,24 @@ private Q_SLOTS:
             QStringLiteral("sandbox.start"), QJsonObject {{QStringLiteral("name"), kName}}, 60000);
         QVERIFY2(started.contains(QStringLiteral("result")),
                  QJsonDocument(started).toJson().constData());
-        const QJsonObject attached = RpcTestClient::result(m_client->call(
-            QStringLiteral("console.attach"), QJsonObject {{QStringLiteral("name"), kName}}));
-        m_console =
-            QByteArray::fromBase64(attached.value(QStringLiteral("data")).toString().toLatin1());
-        QVERIFY2(waitForConsole("airlock-guest ready", 0, kBootTimeoutMs), m_console.constData());
+        m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kName);
+        QVERIFY(m_console->waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
         // The shell prompt, so typed commands are not lost to the boot.
-        QVERIFY(runInGuest("echo boot-$((40+2))", "boot-42", 30000));
+        QCOMPARE(m_console->run("echo boot-$((40+2))", 30000).trimmed(), QByteArray("boot-42"));
     }
 
     void cleanupTestCase()
     {
+        m_console.reset();
         m_client.reset();
         m_net.reset(); // airlockd and its guests, the servers, the upstream namespace
     }
 
     void guestTrustsTheSandboxCa()
     {
-        QVERIFY(runInGuest("grep -c BEGIN /run/airlock/ca.pem /etc/ssl/certs/ca-certificates.crt",
-                           "ca-certificates.crt:1", 10000));
+        const QByteArray counts = m_console->run(
+            "grep -c BEGIN /run/airlock/ca.pem /etc/ssl/certs/ca-certificates.crt", 10000);
+        QVERIFY2(counts.contains("ca-certificates.crt:1"), counts.constData());
     }
 
     void defineFetch()
@@ -179,13 +147,14 @@ private Q_SLOTS:
         // the synthetic address, the table's redirect, the policy and the upstream connection.
         // HTTPS with curl is the Debian image's part. `fetch NAME PATH [ADDRESS]` prints the
         // response and then fetch-rc=<status> (fetch-rc=dns when the name did not resolve).
-        QVERIFY(runInGuest(
+        const QByteArray fetchFunction =
             "fetch() { a=$(nslookup -type=a \"$1\" 2>/dev/null | awk '/^Address/ {x=$NF} END "
             "{print x}');"
             " case \"$a\" in *:53|'') a=\"${3:-}\";; esac; [ -n \"$a\" ] || { echo fetch-rc=dns;"
             " return; }; printf 'GET %s HTTP/1.1\\r\\nHost: %s\\r\\nConnection: close\\r\\n\\r\\n'"
-            " \"$2\" \"$1\" | nc -w 20 \"$a\" 80; echo fetch-rc=$?; }; echo fetch-$((6*7))",
-            "fetch-42", 10000));
+            " \"$2\" \"$1\" | nc -w 20 \"$a\" 80; echo fetch-rc=$?; }";
+        QVERIFY(
+            m_console->run(fetchFunction + "; echo fetch-$((6*7))", 10000).contains("fetch-42"));
     }
 
     void allowedNameIsReached()
