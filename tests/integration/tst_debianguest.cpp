@@ -13,35 +13,27 @@
 //   pkg.test 203.0.113.10:443, evil.test 203.0.113.12:443, DNS 203.0.113.53]
 //
 // 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned here inside namespaces the test made; no
-// namespace has a default route, so nothing can leave the machine.
+// namespace has a default route, so nothing can leave the machine (EgressTopology).
 
-#include "core/gateway/sandboxca.h"
-#include "gatewaytestbed.h"
-#include "helperprocess.h"
+#include "egresstopology.h"
+#include "guestconsole.h"
 #include "rpctestclient.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <fcntl.h>
-#include <future>
-#include <sched.h>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
-using airlock::gateway::SandboxCa;
-using airlock::test::HelperProcess;
+using airlock::test::EgressTopology;
+using airlock::test::GuestConsole;
 using airlock::test::RpcTestClient;
-using airlock::test::TestDnsServer;
 using airlock::test::TestUpstream;
 
 namespace {
@@ -56,7 +48,6 @@ const QByteArray kWriteInPlace = "dd if=/dev/urandom of=/root/inplace bs=64k cou
 const QByteArray kSumInPlace = "dd if=/root/inplace iflag=direct bs=64k 2>/dev/null | md5sum";
 const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
 const QHostAddress kEvilAddress(QStringLiteral("203.0.113.12"));
-const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
 constexpr int kBootTimeoutMs = 120000;
 constexpr int kDirtyMiB = 64;
 
@@ -64,101 +55,6 @@ QJsonObject named(const QString &name)
 {
     return QJsonObject {{QStringLiteral("name"), name}};
 }
-
-bool ip(const QStringList &arguments)
-{
-    QProcess process;
-    process.setProcessChannelMode(QProcess::ForwardedChannels);
-    process.start(QStringLiteral("ip"), arguments);
-    return process.waitForFinished(10000) && process.exitCode() == 0;
-}
-
-/// Runs `f` on a thread inside network namespace `ns`; sockets it creates stay there.
-bool inNamespace(const QString &ns, const std::function<bool()> &f)
-{
-    std::packaged_task<bool()> task([ns, f] {
-        const int fd = ::open(QFile::encodeName(QStringLiteral("/run/netns/") + ns).constData(),
-                              O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
-            return false;
-        ::close(fd);
-        return f();
-    });
-    auto result = task.get_future();
-    std::thread thread(std::move(task));
-    thread.join();
-    return result.get();
-}
-
-/// The console of one sandbox: types commands and collects output (and the egress events that
-/// arrive on the same connection).
-class Console
-{
-public:
-    Console(const QString &socketPath, const QString &sandbox)
-        : m_client(socketPath), m_sandbox(sandbox)
-    {
-        const QJsonObject result =
-            RpcTestClient::result(m_client.call(QStringLiteral("console.attach"), named(sandbox)));
-        m_text = QByteArray::fromBase64(result.value(QStringLiteral("data")).toString().toLatin1());
-    }
-
-    /// Waits until `needle` appears after offset `from`; the offset after it, or -1.
-    qsizetype waitFor(const QByteArray &needle, qsizetype from, int timeoutMs)
-    {
-        QDeadlineTimer deadline(timeoutMs);
-        for (;;) {
-            const qsizetype at = m_text.indexOf(needle, from);
-            if (at >= 0)
-                return at + needle.size();
-            if (deadline.hasExpired()) {
-                qWarning("console of %s so far:\n%s", qPrintable(m_sandbox),
-                         m_text.right(2000).constData());
-                return -1;
-            }
-            auto notification = m_client.waitForNotification(
-                QStringLiteral("console.output"),
-                [this](const QJsonObject &p) {
-                    return p.value(QStringLiteral("sandbox")).toString() == m_sandbox;
-                },
-                int(qMax<qint64>(1, deadline.remainingTime())));
-            if (notification)
-                m_text += QByteArray::fromBase64(notification->value(QStringLiteral("params"))
-                                                     .toObject()
-                                                     .value(QStringLiteral("data"))
-                                                     .toString()
-                                                     .toLatin1());
-        }
-    }
-
-    /// Runs a shell command and returns what it printed between two markers (computed by the
-    /// shell, so the echo of the typed line never matches), or a null QByteArray on timeout.
-    QByteArray run(const QByteArray &command, int timeoutMs = 60000)
-    {
-        const QByteArray id = QByteArray::number(++m_commands * 1000);
-        const QByteArray begin = "BEGIN" + QByteArray::number(m_commands * 1000 + 1) + "\r\n";
-        const QByteArray end = "END" + QByteArray::number(m_commands * 1000 + 2) + "\r\n";
-        const qsizetype from = m_text.size();
-        const QByteArray line =
-            "\necho BEGIN$((" + id + "+1)); " + command + "; echo END$((" + id + "+2))\n";
-        m_client.call(QStringLiteral("console.write"),
-                      {{QStringLiteral("name"), m_sandbox},
-                       {QStringLiteral("data"), QString::fromLatin1(line.toBase64())}});
-        const qsizetype stop = waitFor(end, from, timeoutMs);
-        const qsizetype start = m_text.indexOf(begin, from);
-        if (stop < 0 || start < 0)
-            return {};
-        return m_text.mid(start + begin.size(), stop - end.size() - start - begin.size());
-    }
-
-    RpcTestClient &client() { return m_client; }
-
-private:
-    RpcTestClient m_client;
-    QString m_sandbox;
-    QByteArray m_text;
-    int m_commands = 0;
-};
 
 } // namespace
 
@@ -194,14 +90,11 @@ private:
     qint64 overlaySize(const QString &name) const;
 
     QTemporaryDir m_dir {QDir::tempPath() + QStringLiteral("/airlock-deb-XXXXXX")};
-    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<EgressTopology> m_net;
     std::unique_ptr<RpcTestClient> m_events;
-    std::unique_ptr<Console> m_console;
-    std::optional<SandboxCa> m_upstreamCa;
-    TestUpstream m_pkg;
-    TestUpstream m_evil;
-    TestDnsServer m_dns;
-    QString m_upstreamNs;
+    std::unique_ptr<GuestConsole> m_console;
+    TestUpstream *m_pkg = nullptr; ///< owned by m_net
+    TestUpstream *m_evil = nullptr;
     QJsonObject m_first; ///< disk file and tmpfs value "one"
     QString m_imageJson; ///< the test store's image.json
     QByteArray m_firstSum; ///< md5sum of /root/inplace in m_first (written without a sync)
@@ -216,18 +109,14 @@ void TestDebianGuest::initTestCase()
     if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
         QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
     QVERIFY(m_dir.isValid());
-    // The unprivileged gateway reads the trust store: the path must be traversable.
+    // The VMM's user reads the test's image store below it: the path must be traversable.
     ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
-    auto ca = SandboxCa::generate(QStringLiteral("upstream-test"));
-    QVERIFY(ca);
-    m_upstreamCa.emplace(std::move(*ca));
-    const QString caPath = m_dir.filePath(QStringLiteral("upstream.pem"));
-    QVERIFY(m_upstreamCa->save(caPath, m_dir.filePath(QStringLiteral("upstream.key"))));
-
-    m_helper = std::make_unique<HelperProcess>(QStringList {
-        QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53"),
-        QStringLiteral("--upstream-ca"), caPath});
-    const QString built = m_helper->imageStore() + u'/' + kImage;
+    m_net = std::make_unique<EgressTopology>(
+        EgressTopology::Options {.tag = QStringLiteral("d"),
+                                 .hosts = {{QStringLiteral("pkg.test"), kPkgAddress},
+                                           {QStringLiteral("evil.test"), kEvilAddress}},
+                                 .generateUpstreamCa = true});
+    const QString built = m_net->helper().imageStore() + u'/' + kImage;
     QVERIFY2(QFileInfo::exists(built + QStringLiteral("/image.json")),
              "no Debian guest image (the guest_image_debian fixture builds it)");
     // A store of the test's own whose image.json it may rewrite (a "rebuilt" image, at the end),
@@ -241,43 +130,14 @@ void TestDebianGuest::initTestCase()
          {QStringLiteral("vmlinux"), QStringLiteral("initrd.img"), QStringLiteral("rootfs.qcow2")})
         QVERIFY(QFile::link(built + u'/' + file, QFileInfo(m_imageJson).path() + u'/' + file));
     QVERIFY(QFile::copy(built + QStringLiteral("/image.json"), m_imageJson));
-    m_helper->setImageStore(m_dir.filePath(QStringLiteral("images")));
-    QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
-    const QString helperNs = m_helper->networkNamespace();
+    m_net->helper().setImageStore(m_dir.filePath(QStringLiteral("images")));
+    QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
+    m_pkg = m_net->serve(QStringLiteral("pkg.test"), 443, true);
+    QVERIFY2(m_pkg, qPrintable(m_net->lastError()));
+    m_evil = m_net->serve(QStringLiteral("evil.test"), 443, true);
+    QVERIFY2(m_evil, qPrintable(m_net->lastError()));
 
-    // The upstream namespace, joined to the helper's by a veth pair.
-    const QString pid = QString::number(QCoreApplication::applicationPid());
-    m_upstreamNs = QStringLiteral("alt-d-") + pid;
-    const QString hostSide = QStringLiteral("adh") + pid;
-    const QString upstreamSide = QStringLiteral("adu") + pid;
-    ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
-    QVERIFY(ip({QStringLiteral("netns"), QStringLiteral("add"), m_upstreamNs}));
-    QVERIFY(ip({QStringLiteral("link"), QStringLiteral("add"), hostSide, QStringLiteral("netns"),
-                helperNs, QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
-                QStringLiteral("name"), upstreamSide, QStringLiteral("netns"), m_upstreamNs}));
-    QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("addr"), QStringLiteral("add"),
-                QStringLiteral("203.0.113.1/24"), QStringLiteral("dev"), hostSide}));
-    QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("link"), QStringLiteral("set"),
-                hostSide, QStringLiteral("up")}));
-    for (const QHostAddress &address : {kPkgAddress, kEvilAddress, kDnsAddress})
-        QVERIFY(
-            ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("addr"), QStringLiteral("add"),
-                address.toString() + QStringLiteral("/24"), QStringLiteral("dev"), upstreamSide}));
-    QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"), QStringLiteral("set"),
-                upstreamSide, QStringLiteral("up")}));
-    QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"), QStringLiteral("set"),
-                QStringLiteral("lo"), QStringLiteral("up")}));
-    QVERIFY(inNamespace(m_upstreamNs, [this] {
-        return m_pkg.start(
-                   {kPkgAddress, 443, true, &*m_upstreamCa, {QStringLiteral("pkg.test")}, {}})
-            && m_evil.start(
-                {kEvilAddress, 443, true, &*m_upstreamCa, {QStringLiteral("evil.test")}, {}})
-            && m_dns.start(kDnsAddress, 53,
-                           {{QStringLiteral("pkg.test"), kPkgAddress.toString()},
-                            {QStringLiteral("evil.test"), kEvilAddress.toString()}});
-    }));
-
-    m_events = std::make_unique<RpcTestClient>(m_helper->socketPath());
+    m_events = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
     QVERIFY(m_events->call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
     QVERIFY(call(QStringLiteral("sandbox.create"),
                  {{QStringLiteral("name"), kName}, {QStringLiteral("image"), kImage}})
@@ -294,7 +154,7 @@ void TestDebianGuest::initTestCase()
     const QJsonObject started = call(QStringLiteral("sandbox.start"), named(kName));
     QVERIFY2(started.contains(QStringLiteral("result")),
              QJsonDocument(started).toJson().constData());
-    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kName);
     QVERIFY(m_console->waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
     qInfo("Debian guest: sandbox.start to the ready line in %lld ms (TCG)",
           static_cast<long long>(boot.elapsed()));
@@ -306,17 +166,12 @@ void TestDebianGuest::cleanupTestCase()
 {
     m_console.reset();
     m_events.reset();
-    m_helper.reset(); // stops airlockd and kills its QEMUs
-    m_pkg.stop();
-    m_evil.stop();
-    m_dns.stop();
-    if (!m_upstreamNs.isEmpty())
-        ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
+    m_net.reset(); // airlockd and its QEMUs, the servers, the upstream namespace
 }
 
 QJsonObject TestDebianGuest::call(const QString &method, const QJsonObject &params, int timeoutMs)
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(m_net->helper().socketPath());
     const QJsonObject answer = client.call(method, params, timeoutMs);
     if (!answer.contains(QStringLiteral("result")))
         qWarning("%s: %s", qPrintable(method), QJsonDocument(answer).toJson().constData());
@@ -350,7 +205,7 @@ QJsonObject TestDebianGuest::snapshot(const QString &label)
 
 qint64 TestDebianGuest::overlaySize(const QString &name) const
 {
-    const QFileInfo overlay(m_helper->stateDir() + QStringLiteral("/disks/") + name
+    const QFileInfo overlay(m_net->helper().stateDir() + QStringLiteral("/disks/") + name
                             + QStringLiteral(".qcow2"));
     return overlay.exists() ? overlay.size() : -1;
 }
@@ -367,7 +222,7 @@ void TestDebianGuest::imageListsItsDisk()
     }
     QCOMPARE(debian.value(QStringLiteral("disk")).toString(), QStringLiteral("rootfs.qcow2"));
     // The guest runs from its own overlay, owned by its VMM's user, never from the shared base.
-    const QString overlay = m_helper->stateDir() + QStringLiteral("/disks/deb.qcow2");
+    const QString overlay = m_net->helper().stateDir() + QStringLiteral("/disks/deb.qcow2");
     struct stat info
     {
     };
@@ -407,8 +262,8 @@ void TestDebianGuest::curlReachesAnAllowedHttpsHost()
     QVERIFY2(output.contains("curl-rc=0"), output.constData());
     // The upstream saw the request, over TLS with the right name (the gateway verified it
     // under the test CA).
-    QVERIFY(!m_pkg.requests().isEmpty());
-    QVERIFY(m_pkg.snis().contains(QStringLiteral("pkg.test")));
+    QVERIFY(!m_pkg->requests().isEmpty());
+    QVERIFY(m_pkg->snis().contains(QStringLiteral("pkg.test")));
     QVERIFY(egress(QStringLiteral("pkg.test"), QStringLiteral("dns"), QStringLiteral("allowed")));
     const auto http =
         egress(QStringLiteral("pkg.test"), QStringLiteral("http"), QStringLiteral("allowed"));
@@ -431,7 +286,7 @@ void TestDebianGuest::curlCannotReachADeniedHost()
         60000);
     QVERIFY2(direct.contains("curl-rc=") && !direct.contains("curl-rc=0"), direct.constData());
     QVERIFY(egress(QStringLiteral("evil.test"), QStringLiteral("tls"), QStringLiteral("denied")));
-    QCOMPARE(m_evil.connections(), 0);
+    QCOMPARE(m_evil->connections(), 0);
     const QJsonObject history = RpcTestClient::result(
         call(QStringLiteral("egress.history"),
              {{QStringLiteral("name"), kName}, {QStringLiteral("limit"), 1000}}));
@@ -519,7 +374,7 @@ void TestDebianGuest::restoreBringsDiskAndMemoryBack()
               {QStringLiteral("snapshot"), m_first.value(QStringLiteral("id"))}}));
     QCOMPARE(restored.value(QStringLiteral("sandbox")).toObject().value(QStringLiteral("state")),
              QJsonValue(QStringLiteral("running")));
-    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kName);
     QCOMPARE(m_console->run("cat /dev/shm/v").trimmed(), QByteArray("one"));
     // The page cache came back with the memory; dropped, the file is read from the restored
     // overlay (which had "two" in it before the restore), also with direct I/O.
@@ -541,7 +396,7 @@ void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
               {QStringLiteral("snapshot"), m_dirty.value(QStringLiteral("id"))}}));
     QCOMPARE(forked.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     QVERIFY(overlaySize(kFork) > 0);
-    Console fork(m_helper->socketPath(), kFork);
+    GuestConsole fork(m_net->helper().socketPath(), kFork);
     const QByteArray dropAndRead = "echo 3 > /proc/sys/vm/drop_caches; cat /root/disk.txt";
     const QByteArray dirty = "test -e /root/dirty && echo dirty || echo clean";
     // The snapshot's state: "two" in memory and on disk, with the dirty file; the original
@@ -583,7 +438,7 @@ void TestDebianGuest::diskOutlivesAColdRebootAndGoesWithTheSandbox()
     QVERIFY(stopping.elapsed() < 50000);
     qInfo("graceful stop of the Debian guest: %lld ms", static_cast<long long>(stopping.elapsed()));
     QVERIFY(call(QStringLiteral("sandbox.start"), named(kFork)).contains(QStringLiteral("result")));
-    Console fork(m_helper->socketPath(), kFork);
+    GuestConsole fork(m_net->helper().socketPath(), kFork);
     QVERIFY(fork.waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
     QCOMPARE(fork.run("cat /root/disk.txt").trimmed(), QByteArray("forked"));
     // The sandbox's CA is in the bundle once, after two boots of the same disk.
@@ -600,7 +455,7 @@ void TestDebianGuest::diskOutlivesAColdRebootAndGoesWithTheSandbox()
 void TestDebianGuest::helperRestartKeepsTheDiskAndDropsLeftovers()
 {
     // What a helper killed inside sandbox.delete or a restore would leave behind.
-    const QString disks = m_helper->stateDir() + QStringLiteral("/disks/");
+    const QString disks = m_net->helper().stateDir() + QStringLiteral("/disks/");
     for (const QString &file : {QStringLiteral("ghost.qcow2"), QStringLiteral("ghost.qcow2.base"),
                                 QStringLiteral("deb.qcow2.tmp")}) {
         QFile leftover(disks + file);
@@ -608,13 +463,13 @@ void TestDebianGuest::helperRestartKeepsTheDiskAndDropsLeftovers()
     }
     m_console.reset();
     m_events.reset();
-    QVERIFY2(m_helper->restart(), qPrintable(m_helper->lastError()));
+    QVERIFY2(m_net->helper().restart(), qPrintable(m_net->helper().lastError()));
     QVERIFY(!QFile::exists(disks + QStringLiteral("ghost.qcow2")));
     QVERIFY(!QFile::exists(disks + QStringLiteral("ghost.qcow2.base")));
     QVERIFY(!QFile::exists(disks + QStringLiteral("deb.qcow2.tmp")));
     QVERIFY(QFile::exists(disks + QStringLiteral("deb.qcow2.base")));
     // The re-adopted guest runs on from its disk, and its next snapshot still has it.
-    m_console = std::make_unique<Console>(m_helper->socketPath(), kName);
+    m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kName);
     QCOMPARE(m_console->run("cat /root/disk.txt").trimmed(), QByteArray("original"));
     const QJsonObject after = snapshot(QStringLiteral("after restart"));
     QVERIFY(overlaySize(kName) > 0);

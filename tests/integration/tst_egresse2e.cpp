@@ -8,33 +8,21 @@
 //   pkg.test 203.0.113.10:80, evil.test 203.0.113.12:80, DNS 203.0.113.53]
 //
 // 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned here inside namespaces the test made; no
-// namespace has a default route, so nothing can leave the machine.
+// namespace has a default route, so nothing can leave the machine (EgressTopology).
 
-#include "core/gateway/sandboxca.h"
-#include "gatewaytestbed.h"
-#include "helperprocess.h"
+#include "egresstopology.h"
+#include "guestconsole.h"
 #include "rpctestclient.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
-#include <QTemporaryDir>
 #include <QTest>
 
-#include <fcntl.h>
-#include <future>
-#include <sched.h>
-#include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
-using airlock::gateway::SandboxCa;
-using airlock::test::HelperProcess;
+using airlock::test::EgressTopology;
+using airlock::test::GuestConsole;
 using airlock::test::RpcTestClient;
-using airlock::test::TestDnsServer;
 using airlock::test::TestUpstream;
 
 namespace {
@@ -42,33 +30,7 @@ namespace {
 const QString kName = QStringLiteral("e2e");
 const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
 const QHostAddress kEvilAddress(QStringLiteral("203.0.113.12"));
-const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
 constexpr int kBootTimeoutMs = 120000;
-
-bool ip(const QStringList &arguments)
-{
-    QProcess process;
-    process.setProcessChannelMode(QProcess::ForwardedChannels);
-    process.start(QStringLiteral("ip"), arguments);
-    return process.waitForFinished(10000) && process.exitCode() == 0;
-}
-
-/// Runs `f` on a thread inside network namespace `ns`; sockets it creates stay there.
-bool inNamespace(const QString &ns, const std::function<bool()> &f)
-{
-    std::packaged_task<bool()> task([ns, f] {
-        const int fd = ::open(QFile::encodeName(QStringLiteral("/run/netns/") + ns).constData(),
-                              O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
-            return false;
-        ::close(fd);
-        return f();
-    });
-    auto result = task.get_future();
-    std::thread thread(std::move(task));
-    thread.join();
-    return result.get();
-}
 
 } // namespace
 
@@ -77,46 +39,13 @@ class TestEgressEndToEnd : public QObject
     Q_OBJECT
 
 private:
-    /// Types a command on the guest console and waits until `needle` shows up after it.
-    bool runInGuest(const QByteArray &command, const QByteArray &needle, int timeoutMs)
-    {
-        const qsizetype from = m_console.size();
-        m_client->call(QStringLiteral("console.write"),
-                       QJsonObject {{QStringLiteral("name"), kName},
-                                    {QStringLiteral("data"),
-                                     QString::fromLatin1((command + '\n').toBase64())}});
-        return waitForConsole(needle, from, timeoutMs);
-    }
-    /// Runs `fetch ARGS` in the guest; the console output from the command to the end of its
-    /// fetch-rc= line.
+    /// Runs `fetch ARGS` in the guest; what it printed, up to and with its fetch-rc= line
+    /// (null on timeout: the console so far then goes to the log).
     QByteArray fetch(const QByteArray &arguments)
     {
-        const qsizetype from = m_console.size();
-        if (!runInGuest("fetch " + arguments, "fetch-rc=", 60000))
-            return m_console.mid(from);
-        waitForConsole("\n", m_console.indexOf("fetch-rc=", from), 5000);
-        return m_console.mid(from);
+        return m_console->run("fetch " + arguments, 60000);
     }
-    bool waitForConsole(const QByteArray &needle, qsizetype from, int timeoutMs)
-    {
-        QDeadlineTimer deadline(timeoutMs);
-        while (m_console.indexOf(needle, from) < 0) {
-            if (deadline.hasExpired())
-                return false;
-            const auto message = m_client->readMessage(500);
-            if (message && message->value(QStringLiteral("method")).toString() == u"console.output")
-                m_console += QByteArray::fromBase64(message->value(QStringLiteral("params"))
-                                                        .toObject()
-                                                        .value(QStringLiteral("data"))
-                                                        .toString()
-                                                        .toLatin1());
-            else if (message
-                     && message->value(QStringLiteral("method")).toString() == u"egress.event")
-                m_events.append(message->value(QStringLiteral("params")).toObject());
-        }
-        return true;
-    }
-    /// The first egress event (received so far or within `timeoutMs`) matching the fields.
+    /// The first egress event (queued or arriving within `timeoutMs`) matching the fields.
     std::optional<QJsonObject> egress(const QString &name, const QString &layer,
                                       const QString &verdict, int timeoutMs = 15000)
     {
@@ -128,30 +57,26 @@ private:
             },
             timeoutMs);
     }
-    /// The first egress.event params whose event satisfies `match`.
+    /// The first egress.event params whose event satisfies `match`; the ones that do not
+    /// stay queued for later checks.
     std::optional<QJsonObject> egressWhere(const std::function<bool(const QJsonObject &)> &match,
                                            int timeoutMs = 15000)
     {
         auto matches = [&](const QJsonObject &params) {
             return match(params.value(QStringLiteral("event")).toObject());
         };
-        for (const QJsonObject &params : std::as_const(m_events)) {
-            if (matches(params))
-                return params;
-        }
-        return m_client->waitForNotification(QStringLiteral("egress.event"), matches, timeoutMs);
+        const auto message =
+            m_client->waitForNotification(QStringLiteral("egress.event"), matches, timeoutMs);
+        if (!message)
+            return std::nullopt;
+        return message->value(QStringLiteral("params")).toObject();
     }
 
-    QTemporaryDir m_dir {QDir::tempPath() + QStringLiteral("/airlock-e2e-XXXXXX")};
-    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<EgressTopology> m_net;
     std::unique_ptr<RpcTestClient> m_client;
-    std::optional<SandboxCa> m_upstreamCa;
-    TestUpstream m_pkg;
-    TestUpstream m_evil;
-    TestDnsServer m_dns;
-    QString m_upstreamNs;
-    QByteArray m_console;
-    QList<QJsonObject> m_events;
+    TestUpstream *m_pkg = nullptr; ///< owned by m_net
+    TestUpstream *m_evil = nullptr;
+    std::unique_ptr<GuestConsole> m_console;
 
 private Q_SLOTS:
     void initTestCase()
@@ -160,53 +85,18 @@ private Q_SLOTS:
             QSKIP("needs root (network namespaces, taps, nftables)");
         if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
             QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
-        QVERIFY(m_dir.isValid());
-        // The unprivileged gateway reads the trust store: the path must be traversable.
-        ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
-        auto ca = SandboxCa::generate(QStringLiteral("upstream-test"));
-        QVERIFY(ca);
-        m_upstreamCa.emplace(std::move(*ca));
-        const QString caPath = m_dir.filePath(QStringLiteral("upstream.pem"));
-        QVERIFY(m_upstreamCa->save(caPath, m_dir.filePath(QStringLiteral("upstream.key"))));
+        m_net = std::make_unique<EgressTopology>(
+            EgressTopology::Options {.tag = QStringLiteral("e"),
+                                     .hosts = {{QStringLiteral("pkg.test"), kPkgAddress},
+                                               {QStringLiteral("evil.test"), kEvilAddress}},
+                                     .generateUpstreamCa = true});
+        QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
+        m_pkg = m_net->serve(QStringLiteral("pkg.test"), 80, false);
+        QVERIFY2(m_pkg, qPrintable(m_net->lastError()));
+        m_evil = m_net->serve(QStringLiteral("evil.test"), 80, false);
+        QVERIFY2(m_evil, qPrintable(m_net->lastError()));
 
-        m_helper = std::make_unique<HelperProcess>(QStringList {
-            QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53"),
-            QStringLiteral("--upstream-ca"), caPath});
-        QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
-        const QString helperNs = m_helper->networkNamespace();
-
-        // The upstream namespace, joined to the helper's by a veth pair.
-        const QString pid = QString::number(QCoreApplication::applicationPid());
-        m_upstreamNs = QStringLiteral("alt-u-") + pid;
-        const QString hostSide = QStringLiteral("aeh") + pid;
-        const QString upstreamSide = QStringLiteral("aeu") + pid;
-        ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
-        QVERIFY(ip({QStringLiteral("netns"), QStringLiteral("add"), m_upstreamNs}));
-        QVERIFY(
-            ip({QStringLiteral("link"), QStringLiteral("add"), hostSide, QStringLiteral("netns"),
-                helperNs, QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
-                QStringLiteral("name"), upstreamSide, QStringLiteral("netns"), m_upstreamNs}));
-        QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("addr"), QStringLiteral("add"),
-                    QStringLiteral("203.0.113.1/24"), QStringLiteral("dev"), hostSide}));
-        QVERIFY(ip({QStringLiteral("-n"), helperNs, QStringLiteral("link"), QStringLiteral("set"),
-                    hostSide, QStringLiteral("up")}));
-        for (const QHostAddress &address : {kPkgAddress, kEvilAddress, kDnsAddress})
-            QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("addr"),
-                        QStringLiteral("add"), address.toString() + QStringLiteral("/24"),
-                        QStringLiteral("dev"), upstreamSide}));
-        QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"),
-                    QStringLiteral("set"), upstreamSide, QStringLiteral("up")}));
-        QVERIFY(ip({QStringLiteral("-n"), m_upstreamNs, QStringLiteral("link"),
-                    QStringLiteral("set"), QStringLiteral("lo"), QStringLiteral("up")}));
-        QVERIFY(inNamespace(m_upstreamNs, [this] {
-            return m_pkg.start({kPkgAddress, 80, false, nullptr, {}, {}})
-                && m_evil.start({kEvilAddress, 80, false, nullptr, {}, {}})
-                && m_dns.start(kDnsAddress, 53,
-                               {{QStringLiteral("pkg.test"), kPkgAddress.toString()},
-                                {QStringLiteral("evil.test"), kEvilAddress.toString()}});
-        }));
-
-        m_client = std::make_unique<RpcTestClient>(m_helper->socketPath());
+        m_client = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
         QVERIFY(m_client->hello());
         QVERIFY(
             m_client->call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
@@ -228,30 +118,24 @@ private Q_SLOTS:
             QStringLiteral("sandbox.start"), QJsonObject {{QStringLiteral("name"), kName}}, 60000);
         QVERIFY2(started.contains(QStringLiteral("result")),
                  QJsonDocument(started).toJson().constData());
-        const QJsonObject attached = RpcTestClient::result(m_client->call(
-            QStringLiteral("console.attach"), QJsonObject {{QStringLiteral("name"), kName}}));
-        m_console =
-            QByteArray::fromBase64(attached.value(QStringLiteral("data")).toString().toLatin1());
-        QVERIFY2(waitForConsole("airlock-guest ready", 0, kBootTimeoutMs), m_console.constData());
+        m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kName);
+        QVERIFY(m_console->waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
         // The shell prompt, so typed commands are not lost to the boot.
-        QVERIFY(runInGuest("echo boot-$((40+2))", "boot-42", 30000));
+        QCOMPARE(m_console->run("echo boot-$((40+2))", 30000).trimmed(), QByteArray("boot-42"));
     }
 
     void cleanupTestCase()
     {
+        m_console.reset();
         m_client.reset();
-        m_helper.reset();
-        m_pkg.stop();
-        m_evil.stop();
-        m_dns.stop();
-        if (!m_upstreamNs.isEmpty())
-            ip({QStringLiteral("netns"), QStringLiteral("delete"), m_upstreamNs});
+        m_net.reset(); // airlockd and its guests, the servers, the upstream namespace
     }
 
     void guestTrustsTheSandboxCa()
     {
-        QVERIFY(runInGuest("grep -c BEGIN /run/airlock/ca.pem /etc/ssl/certs/ca-certificates.crt",
-                           "ca-certificates.crt:1", 10000));
+        const QByteArray counts = m_console->run(
+            "grep -c BEGIN /run/airlock/ca.pem /etc/ssl/certs/ca-certificates.crt", 10000);
+        QVERIFY2(counts.contains("ca-certificates.crt:1"), counts.constData());
     }
 
     void defineFetch()
@@ -263,13 +147,14 @@ private Q_SLOTS:
         // the synthetic address, the table's redirect, the policy and the upstream connection.
         // HTTPS with curl is the Debian image's part. `fetch NAME PATH [ADDRESS]` prints the
         // response and then fetch-rc=<status> (fetch-rc=dns when the name did not resolve).
-        QVERIFY(runInGuest(
+        const QByteArray fetchFunction =
             "fetch() { a=$(nslookup -type=a \"$1\" 2>/dev/null | awk '/^Address/ {x=$NF} END "
             "{print x}');"
             " case \"$a\" in *:53|'') a=\"${3:-}\";; esac; [ -n \"$a\" ] || { echo fetch-rc=dns;"
             " return; }; printf 'GET %s HTTP/1.1\\r\\nHost: %s\\r\\nConnection: close\\r\\n\\r\\n'"
-            " \"$2\" \"$1\" | nc -w 20 \"$a\" 80; echo fetch-rc=$?; }; echo fetch-$((6*7))",
-            "fetch-42", 10000));
+            " \"$2\" \"$1\" | nc -w 20 \"$a\" 80; echo fetch-rc=$?; }";
+        QVERIFY(
+            m_console->run(fetchFunction + "; echo fetch-$((6*7))", 10000).contains("fetch-42"));
     }
 
     void allowedNameIsReached()
@@ -280,7 +165,7 @@ private Q_SLOTS:
         QVERIFY2(output.contains("HTTP/1.1 200"),
                  (output + QJsonDocument(history).toJson(QJsonDocument::Compact)).constData());
         QVERIFY2(output.contains("hello pkg.test /hello"), output.constData());
-        QVERIFY(m_pkg.requests().size() >= 1);
+        QVERIFY(m_pkg->requests().size() >= 1);
         QVERIFY(
             egress(QStringLiteral("pkg.test"), QStringLiteral("dns"), QStringLiteral("allowed")));
         const auto http =
@@ -317,7 +202,7 @@ private Q_SLOTS:
                      .value(QStringLiteral("reason"))
                      .toString(),
                  QStringLiteral("host_not_allowed"));
-        QCOMPARE(m_evil.connections(), 0);
+        QCOMPARE(m_evil->connections(), 0);
         // Both decisions are in the helper's history too.
         const QJsonObject history = RpcTestClient::result(m_client->call(
             QStringLiteral("egress.history"),

@@ -10,13 +10,10 @@
 //
 // 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned only inside namespaces this test made.
 
-#include "gatewaytestbed.h"
+#include "egresstopology.h"
 #include "guestconsole.h"
-#include "helperprocess.h"
-#include "netns.h"
 #include "rpctestclient.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -30,13 +27,11 @@
 
 #include <unistd.h>
 
+using airlock::test::EgressTopology;
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
-using airlock::test::inNamespace;
-using airlock::test::NetworkNamespace;
 using airlock::test::RpcTestClient;
 using airlock::test::runIp;
-using airlock::test::TestDnsServer;
 
 namespace {
 
@@ -44,7 +39,6 @@ const QString kOriginal = QStringLiteral("ident");
 const QString kFork = QStringLiteral("ident-fork");
 const QString kForkWithBindings = QStringLiteral("ident-bound");
 const QString kFromTemplate = QStringLiteral("ident-tpl");
-const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
 constexpr int kBootTimeoutMs = 120000;
 
 QJsonObject named(const QString &name)
@@ -104,9 +98,7 @@ private:
     /// What the guest saw, the upstream DNS server's queries and the gateway's decisions.
     QString diagnose(const QString &sandbox, const QByteArray &lookup);
 
-    std::unique_ptr<HelperProcess> m_helper;
-    std::optional<NetworkNamespace> m_upstream;
-    TestDnsServer m_dns;
+    std::unique_ptr<EgressTopology> m_net;
     std::unique_ptr<GuestConsole> m_console;
     GuestView m_original;
     QJsonObject m_snapshot;
@@ -116,37 +108,14 @@ void TestGuestIdentity::initTestCase()
 {
     if (::geteuid() != 0)
         QSKIP("needs root (network namespaces, taps, nftables)");
-    m_helper = std::make_unique<HelperProcess>(QStringList {
-        QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53")});
-    QVERIFY2(QFileInfo::exists(m_helper->imageStore() + QStringLiteral("/default/image.json")),
-             "no guest image (the guest_image fixture builds it)");
-    QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
-
-    // The upstream namespace with the test DNS server, joined to the helper's by a veth pair.
-    const QString pid = QString::number(QCoreApplication::applicationPid());
-    airlock::test::removeStaleNamespaces(QStringLiteral("alt-gi-"));
-    m_upstream = NetworkNamespace::create(QStringLiteral("alt-gi-") + pid);
-    QVERIFY(m_upstream);
-    const QString helperNs = m_helper->networkNamespace();
-    const QString hostSide = QStringLiteral("agh") + pid;
-    const QString upstreamSide = QStringLiteral("agu") + pid;
-    QVERIFY(
-        runIp({QStringLiteral("link"), QStringLiteral("add"), hostSide, QStringLiteral("netns"),
-               helperNs, QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
-               QStringLiteral("name"), upstreamSide, QStringLiteral("netns"), m_upstream->name()}));
-    QVERIFY(runIp({QStringLiteral("-n"), helperNs, QStringLiteral("addr"), QStringLiteral("add"),
-                   QStringLiteral("203.0.113.1/24"), QStringLiteral("dev"), hostSide}));
-    QVERIFY(runIp({QStringLiteral("-n"), helperNs, QStringLiteral("link"), QStringLiteral("set"),
-                   hostSide, QStringLiteral("up")}));
-    QVERIFY(runIp({QStringLiteral("-n"), m_upstream->name(), QStringLiteral("addr"),
-                   QStringLiteral("add"), kDnsAddress.toString() + QStringLiteral("/24"),
-                   QStringLiteral("dev"), upstreamSide}));
-    QVERIFY(runIp({QStringLiteral("-n"), m_upstream->name(), QStringLiteral("link"),
-                   QStringLiteral("set"), upstreamSide, QStringLiteral("up")}));
-    QVERIFY(inNamespace(m_upstream->fd(), [this] {
-        return m_dns.start(kDnsAddress, 53,
-                           {{QStringLiteral("pkg.test"), QStringLiteral("203.0.113.10")}});
-    }));
+    // Only the test DNS server upstream (pkg.test's address serves nothing).
+    m_net = std::make_unique<EgressTopology>(EgressTopology::Options {
+        .tag = QStringLiteral("gi"),
+        .hosts = {{QStringLiteral("pkg.test"), QHostAddress(QStringLiteral("203.0.113.10"))}}});
+    QVERIFY2(
+        QFileInfo::exists(m_net->helper().imageStore() + QStringLiteral("/default/image.json")),
+        "no guest image (the guest_image fixture builds it)");
+    QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
 
     QJsonObject spec = named(kOriginal);
     spec.insert(QStringLiteral("boot"), QStringLiteral("cold"));
@@ -161,7 +130,7 @@ void TestGuestIdentity::initTestCase()
     const QJsonObject started =
         RpcTestClient::result(call(QStringLiteral("sandbox.start"), named(kOriginal)));
     QCOMPARE(started.value(QStringLiteral("startedFrom")).toString(), QStringLiteral("boot"));
-    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
+    m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kOriginal);
     QVERIFY(m_console->waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
     m_original = look(*m_console);
     QCOMPARE(m_original.hostname, kOriginal.toLatin1());
@@ -172,15 +141,12 @@ void TestGuestIdentity::initTestCase()
 void TestGuestIdentity::cleanupTestCase()
 {
     m_console.reset();
-    m_helper.reset(); // stops airlockd and kills its QEMUs
-    m_dns.stop();
-    if (m_upstream)
-        m_upstream->remove();
+    m_net.reset(); // airlockd and its QEMUs, the DNS server, the upstream namespace
 }
 
 QJsonObject TestGuestIdentity::call(const QString &method, const QJsonObject &params, int timeoutMs)
 {
-    RpcTestClient client(m_helper->socketPath());
+    RpcTestClient client(m_net->helper().socketPath());
     const QJsonObject answer = client.call(method, params, timeoutMs);
     if (!answer.contains(QStringLiteral("result")))
         qWarning("%s: %s", qPrintable(method), QJsonDocument(answer).toJson().constData());
@@ -218,7 +184,7 @@ void TestGuestIdentity::forkHasItsOwnIdentity()
     QCOMPARE(forked.value(QStringLiteral("startedFrom")).toString(), QStringLiteral("snapshot"));
     QCOMPARE(forked.value(QStringLiteral("identityWarning")).toString(), QString());
     QCOMPARE(forked.value(QStringLiteral("bindingsCopied")).toInt(-1), 0);
-    GuestConsole fork(m_helper->socketPath(), kFork);
+    GuestConsole fork(m_net->helper().socketPath(), kFork);
     // The snapshot's memory (the tmpfs file), the fork's identity.
     QCOMPARE(fork.run("cat /dev/shm/mark").trimmed(), QByteArray("mark-42"));
     expectOwnIdentity(kFork, look(fork));
@@ -263,7 +229,7 @@ void TestGuestIdentity::forkCopiesBindingsOnlyWhenAsked()
     {
         // The agent delivered the fork's own seed files: its placeholder for the copied binding
         // (the original's guest booted before the binding existed, so it has none to carry).
-        GuestConsole bound(m_helper->socketPath(), kForkWithBindings);
+        GuestConsole bound(m_net->helper().socketPath(), kForkWithBindings);
         const QString env = QString::fromLatin1(bound.run("cat /run/airlock/env", 30000).trimmed());
         static const QRegularExpression line(
             QStringLiteral("^AIRLOCK_SECRET_TOKEN=airlock-placeholder-[0-9a-f]{32}$"));
@@ -297,8 +263,9 @@ void TestGuestIdentity::refreshThatFailsIsNotSilent()
     const QString name = QStringLiteral("ident-broken");
     QProcess process;
     process.start(ctl,
-                  {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("snapshot"),
-                   QStringLiteral("fork"), broken.value(QStringLiteral("id")).toString(), name});
+                  {QStringLiteral("--socket"), m_net->helper().socketPath(),
+                   QStringLiteral("snapshot"), QStringLiteral("fork"),
+                   broken.value(QStringLiteral("id")).toString(), name});
     QVERIFY(process.waitForFinished(120000));
     const QString errors = QString::fromUtf8(process.readAllStandardError());
     QCOMPARE(process.exitCode(), 0);
@@ -311,7 +278,7 @@ void TestGuestIdentity::refreshThatFailsIsNotSilent()
     QCOMPARE(sandbox.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     QVERIFY(!sandbox.value(QStringLiteral("identityWarning")).toString().isEmpty());
     // The other steps ran all the same: its network is its own.
-    GuestConsole console(m_helper->socketPath(), name);
+    GuestConsole console(m_net->helper().socketPath(), name);
     const GuestView view = look(console);
     QVERIFY(view.address != m_original.address);
     QVERIFY2(view.lookup.contains("100.112."), view.lookup.constData());
@@ -339,13 +306,13 @@ void TestGuestIdentity::restoreInPlaceKeepsItsNetwork()
     QString tables;
     QProcess nft;
     nft.start(QStringLiteral("ip"),
-              {QStringLiteral("netns"), QStringLiteral("exec"), m_helper->networkNamespace(),
+              {QStringLiteral("netns"), QStringLiteral("exec"), m_net->helper().networkNamespace(),
                QStringLiteral("nft"), QStringLiteral("list"), QStringLiteral("tables")});
     QVERIFY(nft.waitForFinished(10000));
     tables = QString::fromUtf8(nft.readAllStandardOutput());
     QVERIFY2(tables.contains(QStringLiteral("inet airlock_") + kOriginal), qPrintable(tables));
     QVERIFY2(tables.contains(QStringLiteral("netdev airlock_") + kOriginal), qPrintable(tables));
-    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
+    m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kOriginal);
     QCOMPARE(m_console->run("cat /dev/shm/mark").trimmed(), QByteArray("mark-42"));
     const GuestView view = look(*m_console);
     QCOMPARE(view.hostname, kOriginal.toLatin1());
@@ -412,7 +379,7 @@ void TestGuestIdentity::templateStartIsAWorkingSandbox()
         RpcTestClient::result(call(QStringLiteral("sandbox.start"), named(kFromTemplate)));
     QCOMPARE(started.value(QStringLiteral("startedFrom")).toString(), QStringLiteral("template"));
     QCOMPARE(started.value(QStringLiteral("identityWarning")).toString(), QString());
-    GuestConsole console(m_helper->socketPath(), kFromTemplate);
+    GuestConsole console(m_net->helper().socketPath(), kFromTemplate);
     // The agent prints the ready line after the refresh, as a boot does.
     QVERIFY(console.waitFor("airlock-guest ready", 0, 30000) >= 0);
     QCOMPARE(console.run("echo up-$((40+2))", 30000).trimmed(), QByteArray("up-42"));
@@ -431,7 +398,7 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
     const QJsonObject answer =
         RpcTestClient::result(call(QStringLiteral("template.prepare"), shape));
     QCOMPARE(answer.value(QStringLiteral("preparing")), QJsonValue(true));
-    const QDir run(QDir(m_helper->stateDir()).filePath(QStringLiteral("run")));
+    const QDir run(QDir(m_net->helper().stateDir()).filePath(QStringLiteral("run")));
     const QStringList internal =
         run.entryList({QStringLiteral("airlock-template-*")}, QDir::Dirs | QDir::NoDotAndDotDot);
     QCOMPARE(internal.size(), 1);
@@ -454,13 +421,13 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
                                                 {QStringLiteral("data"), QStringLiteral("eA==")}})),
                  QStringLiteral("not_found"));
     m_console.reset();
-    m_helper->kill9();
-    QVERIFY2(restartAfterKill(), qPrintable(m_helper->lastError()));
+    m_net->helper().kill9();
+    QVERIFY2(restartAfterKill(), qPrintable(m_net->helper().lastError()));
     // The new helper killed that VMM and removed its runtime dir, tap and table.
     QVERIFY(!vmmRuns());
     QVERIFY(!run.exists(guest));
     QString links;
-    QVERIFY(runIp({QStringLiteral("-n"), m_helper->networkNamespace(), QStringLiteral("-o"),
+    QVERIFY(runIp({QStringLiteral("-n"), m_net->helper().networkNamespace(), QStringLiteral("-o"),
                    QStringLiteral("link"), QStringLiteral("show")},
                   &links));
     QVERIFY2(!links.contains(QStringLiteral("al-airlock-")), qPrintable(links));
@@ -470,7 +437,7 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
     for (const QJsonValue &made : templates)
         QVERIFY(made.toObject().value(QStringLiteral("memoryMib")).toInt() != 128);
     // Its sandboxes were re-adopted as usual.
-    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
+    m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kOriginal);
     QCOMPARE(m_console->run("echo still-$((40+2))", 30000).trimmed(), QByteArray("still-42"));
 }
 
@@ -480,7 +447,7 @@ QString TestGuestIdentity::diagnose(const QString &sandbox, const QByteArray &lo
         call(QStringLiteral("egress.history"),
              {{QStringLiteral("name"), sandbox}, {QStringLiteral("limit"), 20}}));
     return QString::fromLatin1(lookup) + QStringLiteral("\nupstream queries: ")
-        + m_dns.queries().join(u' ') + QStringLiteral("\ngateway: ")
+        + m_net->dns().queries().join(u' ') + QStringLiteral("\ngateway: ")
         + QString::fromUtf8(QJsonDocument(history).toJson(QJsonDocument::Compact));
 }
 
@@ -537,7 +504,7 @@ void TestGuestIdentity::automaticTemplates()
 bool TestGuestIdentity::restartAfterKill()
 {
     m_console.reset();
-    return m_helper->start();
+    return m_net->helper().start();
 }
 
 void TestGuestIdentity::helperBackAfterGuestWasLeftPausedResumesIt()
@@ -545,10 +512,10 @@ void TestGuestIdentity::helperBackAfterGuestWasLeftPausedResumesIt()
     // The state a helper killed between a snapshot's pause and its resume leaves behind,
     // made deterministic: with the helper gone, QMP `stop` from here.
     m_console.reset();
-    m_helper->kill9();
+    m_net->helper().kill9();
     QLocalSocket qmp;
     qmp.connectToServer(
-        QDir(m_helper->stateDir())
+        QDir(m_net->helper().stateDir())
             .filePath(QStringLiteral("run/") + kOriginal + QStringLiteral("/qmp.sock")));
     QVERIFY(qmp.waitForConnected(5000));
     const auto command = [&qmp](const QByteArray &line) {
@@ -571,11 +538,11 @@ void TestGuestIdentity::helperBackAfterGuestWasLeftPausedResumesIt()
     QVERIFY(command(R"({"execute":"stop"})"));
     qmp.disconnectFromServer();
 
-    QVERIFY2(restartAfterKill(), qPrintable(m_helper->lastError()));
+    QVERIFY2(restartAfterKill(), qPrintable(m_net->helper().lastError()));
     const QJsonObject sandbox =
         RpcTestClient::result(call(QStringLiteral("sandbox.get"), named(kOriginal)));
     QCOMPARE(sandbox.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
-    m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
+    m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kOriginal);
     QCOMPARE(m_console->run("echo back-$((40+2))", 30000).trimmed(), QByteArray("back-42"));
     // resume acts on the real state: the guest runs, so there is nothing to resume.
     QCOMPARE(RpcTestClient::errorKind(call(QStringLiteral("vm.resume"), named(kOriginal))),
@@ -589,7 +556,7 @@ void TestGuestIdentity::helperKilledDuringSnapshotLeavesGuestRunning()
         !m_console->run("dd if=/dev/urandom of=/dev/shm/fill bs=1M count=48 2>/dev/null").isNull());
     for (int delayMs : {40, 120}) {
         m_console.reset();
-        RpcTestClient client(m_helper->socketPath());
+        RpcTestClient client(m_net->helper().socketPath());
         QVERIFY(client.sendRaw(
             QJsonDocument(
                 QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
@@ -599,12 +566,12 @@ void TestGuestIdentity::helperKilledDuringSnapshotLeavesGuestRunning()
                 .toJson(QJsonDocument::Compact)
             + '\n'));
         QThread::msleep(delayMs);
-        m_helper->kill9();
-        QVERIFY2(restartAfterKill(), qPrintable(m_helper->lastError()));
+        m_net->helper().kill9();
+        QVERIFY2(restartAfterKill(), qPrintable(m_net->helper().lastError()));
         const QJsonObject sandbox =
             RpcTestClient::result(call(QStringLiteral("sandbox.get"), named(kOriginal)));
         QCOMPARE(sandbox.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
-        m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
+        m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kOriginal);
         QCOMPARE(m_console->run("echo alive-$((40+2))", 30000).trimmed(), QByteArray("alive-42"));
     }
     // And snapshots work again afterwards.
