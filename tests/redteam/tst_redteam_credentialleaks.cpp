@@ -19,9 +19,8 @@
 
 #include "core/gateway/credentialpatterns.h"
 #include "core/net/tapdevice.h"
-#include "gatewaytestbed.h"
+#include "egresstopology.h"
 #include "guestclient.h"
-#include "helperprocess.h"
 #include "recordingserver.h"
 #include "rpctestclient.h"
 #include "testca.h"
@@ -51,9 +50,8 @@ using airlock::redteam::HttpResponse;
 using airlock::redteam::RecordingServer;
 using airlock::redteam::ServerEndpoint;
 using airlock::redteam::TestCa;
-using airlock::test::HelperProcess;
+using airlock::test::EgressTopology;
 using airlock::test::RpcTestClient;
-using airlock::test::TestDnsServer;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -63,7 +61,6 @@ const QByteArray kSecret = "ghp_Leak/Canary+9x=Zq~42!kWm"_ba;
 const QByteArray kSecond = "ghp_Second/Value+7y=Rt~13!pQ"_ba; ///< secret.set while running
 const QHostAddress kApiAddress(u"203.0.113.20"_s);
 const QHostAddress kPkgAddress(u"203.0.113.10"_s);
-const QHostAddress kDnsAddress(u"203.0.113.53"_s);
 constexpr int kBootTimeoutMs = 120000;
 
 bool run(const QString &program, const QStringList &arguments, const QByteArray &input = {},
@@ -81,27 +78,6 @@ bool run(const QString &program, const QStringList &arguments, const QByteArray 
     if (output)
         *output = process.readAll();
     return finished && process.exitCode() == 0;
-}
-
-bool ip(const QStringList &arguments)
-{
-    return run(u"ip"_s, arguments);
-}
-
-bool inNamespace(const QString &ns, const std::function<bool()> &f)
-{
-    std::packaged_task<bool()> task([ns, f] {
-        const int fd =
-            ::open(QFile::encodeName(u"/run/netns/"_s + ns).constData(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0)
-            return false;
-        ::close(fd);
-        return f();
-    });
-    auto result = task.get_future();
-    std::thread thread(std::move(task));
-    thread.join();
-    return result.get();
 }
 
 QString leakedForms(const QByteArray &haystack, const QString &where)
@@ -190,9 +166,9 @@ private:
     /// One HTTPS request for api.test from the helper's namespace through the gateway.
     HttpResponse apiRequest(const QByteArray &request)
     {
-        const int ns =
-            ::open(QFile::encodeName(u"/run/netns/"_s + m_helper->networkNamespace()).constData(),
-                   O_RDONLY | O_CLOEXEC);
+        const int ns = ::open(
+            QFile::encodeName(u"/run/netns/"_s + m_net->helper().networkNamespace()).constData(),
+            O_RDONLY | O_CLOEXEC);
         if (ns < 0)
             return {};
         auto connection = GuestConnection::connect(ns, m_gateway, 443);
@@ -206,13 +182,10 @@ private:
     }
 
     QTemporaryDir m_dir {QDir::tempPath() + u"/airlock-leaks-XXXXXX"_s};
-    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<EgressTopology> m_net;
     std::unique_ptr<RpcTestClient> m_client;
     std::unique_ptr<TestCa> m_testCa;
     std::unique_ptr<RecordingServer> m_servers;
-    TestDnsServer m_dns;
-    QString m_upstreamNs;
-    int m_upstreamNsFd = -1;
     QHostAddress m_gateway;
     QByteArray m_sandboxCaPem;
     QByteArray m_placeholder;
@@ -243,44 +216,22 @@ private Q_SLOTS:
         // The most verbose level everywhere: airlockd's own, Qt's categories (inherited), and
         // airlockd hands --log-level trace to its gateway.
         qputenv("QT_LOGGING_RULES", "*.debug=true");
-        m_helper = std::make_unique<HelperProcess>(
-            QStringList {u"--upstream-dns"_s, kDnsAddress.toString() + u":53"_s, u"--upstream-ca"_s,
-                         caPath, u"--log-level"_s, u"trace"_s});
-        m_helper->setOutputFile(m_dir.filePath(u"airlockd.out"_s));
-        QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
-        const QString helperNs = m_helper->networkNamespace();
-
-        const QString pid = QString::number(QCoreApplication::applicationPid());
-        m_upstreamNs = u"alt-cl-"_s + pid;
-        const QString hostSide = u"aclh"_s + pid;
-        const QString upstreamSide = u"aclu"_s + pid;
-        ip({u"netns"_s, u"delete"_s, m_upstreamNs});
-        QVERIFY(ip({u"netns"_s, u"add"_s, m_upstreamNs}));
-        QVERIFY(ip({u"link"_s, u"add"_s, hostSide, u"netns"_s, helperNs, u"type"_s, u"veth"_s,
-                    u"peer"_s, u"name"_s, upstreamSide, u"netns"_s, m_upstreamNs}));
-        QVERIFY(
-            ip({u"-n"_s, helperNs, u"addr"_s, u"add"_s, u"203.0.113.1/24"_s, u"dev"_s, hostSide}));
-        QVERIFY(ip({u"-n"_s, helperNs, u"link"_s, u"set"_s, hostSide, u"up"_s}));
-        for (const QHostAddress &address : {kApiAddress, kPkgAddress, kDnsAddress})
-            QVERIFY(ip({u"-n"_s, m_upstreamNs, u"addr"_s, u"add"_s, address.toString() + u"/24"_s,
-                        u"dev"_s, upstreamSide}));
-        QVERIFY(ip({u"-n"_s, m_upstreamNs, u"link"_s, u"set"_s, upstreamSide, u"up"_s}));
-        QVERIFY(ip({u"-n"_s, m_upstreamNs, u"link"_s, u"set"_s, u"lo"_s, u"up"_s}));
-        m_upstreamNsFd = ::open(QFile::encodeName(u"/run/netns/"_s + m_upstreamNs).constData(),
-                                O_RDONLY | O_CLOEXEC);
-        QVERIFY(m_upstreamNsFd >= 0);
-        m_servers = std::make_unique<RecordingServer>(m_upstreamNsFd, m_testCa.get());
+        m_net = std::make_unique<EgressTopology>(EgressTopology::Options {
+            .tag = u"cl"_s,
+            .hosts = {{u"api.test"_s, kApiAddress}, {u"pkg.test"_s, kPkgAddress}},
+            .upstreamCaFile = caPath,
+            .helperArguments = {u"--log-level"_s, u"trace"_s}});
+        m_net->helper().setOutputFile(m_dir.filePath(u"airlockd.out"_s));
+        QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
+        const QString helperNs = m_net->helper().networkNamespace();
+        m_servers =
+            std::make_unique<RecordingServer>(m_net->upstreamNamespace().fd(), m_testCa.get());
         QVERIFY(m_servers->start(
             {ServerEndpoint {u"api"_s, kApiAddress, 443, ServerEndpoint::Kind::Https,
                              u"api.test"_s},
              ServerEndpoint {u"pkg"_s, kPkgAddress, 80, ServerEndpoint::Kind::Http, QString()}}));
-        QVERIFY(inNamespace(m_upstreamNs, [this] {
-            return m_dns.start(
-                kDnsAddress, 53,
-                {{u"api.test"_s, kApiAddress.toString()}, {u"pkg.test"_s, kPkgAddress.toString()}});
-        }));
 
-        m_client = std::make_unique<RpcTestClient>(m_helper->socketPath());
+        m_client = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
         QVERIFY(m_client->hello());
         QVERIFY(call(u"events.subscribe"_s, {}).contains(u"result"_s));
         QVERIFY(call(u"sandbox.create"_s, {{u"name"_s, kName}}).contains(u"result"_s));
@@ -331,7 +282,7 @@ private Q_SLOTS:
             + m_gateway.toString().toLatin1() + " tcp dport 443 dnat to "
             + m_gateway.toString().toLatin1() + ":15001\n }\n}\n";
         QVERIFY(run(u"ip"_s, {u"netns"_s, u"exec"_s, helperNs, u"nft"_s, u"-f"_s, u"-"_s}, rules));
-        QFile sandboxCa(QDir(m_helper->stateDir()).filePath(u"ca/%1/ca.pem"_s.arg(kName)));
+        QFile sandboxCa(QDir(m_net->helper().stateDir()).filePath(u"ca/%1/ca.pem"_s.arg(kName)));
         QVERIFY(sandboxCa.open(QIODevice::ReadOnly));
         m_sandboxCaPem = sandboxCa.readAll();
     }
@@ -339,14 +290,9 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         m_client.reset();
-        m_helper.reset();
+        m_net.reset(); // airlockd and its guest, the DNS server, the upstream namespace
         if (m_servers)
             m_servers->stop();
-        m_dns.stop();
-        if (m_upstreamNsFd >= 0)
-            ::close(m_upstreamNsFd);
-        if (!m_upstreamNs.isEmpty())
-            ip({u"netns"_s, u"delete"_s, m_upstreamNs});
         qunsetenv("QT_LOGGING_RULES");
     }
 
@@ -385,7 +331,7 @@ private Q_SLOTS:
         QVERIFY(m_servers->connections(u"pkg"_s).isEmpty());
         // Alerts are also audited on their own, where floods of ordinary events cannot rotate
         // them away (red-team 2026-12-01 finding 6).
-        QFile alerts(QDir(m_helper->stateDir()).filePath(u"audit/alerts.jsonl"_s));
+        QFile alerts(QDir(m_net->helper().stateDir()).filePath(u"audit/alerts.jsonl"_s));
         QTRY_VERIFY_WITH_TIMEOUT(alerts.exists() && alerts.size() > 0, 5000);
         QVERIFY(alerts.open(QIODevice::ReadOnly));
         const QByteArray lines = alerts.readAll();
@@ -450,13 +396,14 @@ private Q_SLOTS:
     void restartedGatewayGetsTheCredentialsAgain()
     {
         // Its log starts afresh with the new process: searched now (I4), and again at the end.
-        QFile gatewayLog(QDir(m_helper->stateDir()).filePath(u"log/gateway-%1.log"_s.arg(kName)));
+        QFile gatewayLog(
+            QDir(m_net->helper().stateDir()).filePath(u"log/gateway-%1.log"_s.arg(kName)));
         QVERIFY(gatewayLog.open(QIODevice::ReadOnly));
         const QByteArray gatewayBytes = gatewayLog.readAll();
         QVERIFY2(gatewayBytes.contains("credential_exfil") && gatewayBytes.contains("forwarding"),
                  gatewayBytes.right(1000).constData());
         REDTEAM_CHECK_LEAK(leakedForms(gatewayBytes, u"the first gateway's log"_s));
-        QFile pidFile(QDir(m_helper->stateDir()).filePath(u"net/%1.gateway"_s.arg(kName)));
+        QFile pidFile(QDir(m_net->helper().stateDir()).filePath(u"net/%1.gateway"_s.arg(kName)));
         QVERIFY(pidFile.open(QIODevice::ReadOnly));
         const pid_t pid = pid_t(pidFile.readAll().split(' ').value(0).toLongLong());
         QVERIFY(pid > 0);
@@ -500,7 +447,7 @@ private Q_SLOTS:
     void secretIsNowhere()
     {
         pump(500);
-        const QString state = m_helper->stateDir();
+        const QString state = m_net->helper().stateDir();
         QStringList searched;
         bool sawVaultFile = false;
         QDirIterator files(state, QDir::Files | QDir::Hidden | QDir::System,

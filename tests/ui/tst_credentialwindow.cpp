@@ -276,6 +276,7 @@ private:
 
     QTemporaryDir m_dir {QDir::tempPath() + u"/airlock-credwin-XXXXXX"_s};
     std::unique_ptr<HelperProcess> m_helper;
+    QString m_fingerprint; ///< the secret's fingerprint as the helper reports it
     std::unique_ptr<RpcTestClient> m_rpc;
     std::unique_ptr<TestCa> m_testCa;
     std::unique_ptr<RecordingServer> m_servers;
@@ -409,13 +410,28 @@ void TestCredentialWindow::secretTypedIntoTheDialogIsSentOnceAndCleared()
     QCOMPARE(stored.constFirst().constFirst().toString(), kSecretName);
     QTRY_VERIFY(guard.isNull());
 
-    // The helper stored exactly what was typed: its fingerprint is the value's.
+    // The helper stored exactly what was typed: the same value set under another name over
+    // RPC has the same (keyed, docs/credentials.md) fingerprint.
+    QVERIFY(
+        rpc(u"secret.set"_s, {{u"name"_s, u"probe"_s}, {u"value"_s, QString::fromUtf8(kSecret)}})
+            .contains(u"result"_s));
+    const auto fingerprintOf = [this](const QString &name) {
+        const QJsonArray all =
+            RpcTestClient::result(rpc(u"secret.list"_s)).value(u"secrets"_s).toArray();
+        for (const QJsonValue &secret : all) {
+            if (secret.toObject().value(u"name"_s).toString() == name)
+                return secret.toObject().value(u"fingerprint"_s).toString();
+        }
+        return QString();
+    };
+    const QString fingerprint = fingerprintOf(kSecretName);
+    QCOMPARE(fingerprint.size(), 16);
+    QCOMPARE(fingerprintOf(u"probe"_s), fingerprint);
+    QVERIFY(rpc(u"secret.delete"_s, {{u"name"_s, u"probe"_s}}).contains(u"result"_s));
+    m_fingerprint = fingerprint;
     const QJsonArray secrets =
         RpcTestClient::result(rpc(u"secret.list"_s)).value(u"secrets"_s).toArray();
     QCOMPARE(secrets.size(), 1);
-    const QString fingerprint = QString::fromLatin1(
-        QCryptographicHash::hash(kSecret, QCryptographicHash::Sha256).toHex().left(16));
-    QCOMPARE(secrets.first().toObject().value(u"fingerprint"_s).toString(), fingerprint);
     QTRY_COMPARE(view->secrets()->rowCount(), 1);
     QCOMPARE(view->secrets()->index(0, SecretListModel::FingerprintColumn).data().toString(),
              fingerprint);
@@ -627,10 +643,8 @@ void TestCredentialWindow::secretIsInNoModelOfTheWindow()
           u"SecretListModel"_s, u"BindingTableModel"_s, u"SnapshotTimelineModel"_s,
           u"PolicyRuleModel"_s})
         QVERIFY2(names.join(u' ').contains(kind), qPrintable(kind));
-    const QString fingerprint = QString::fromLatin1(
-        QCryptographicHash::hash(kSecret, QCryptographicHash::Sha256).toHex().left(16));
     for (const QString &expected :
-         {fingerprint, u"Credential sent where its binding does not allow it"_s, u"/v2/steal"_s,
+         {m_fingerprint, u"Credential sent where its binding does not allow it"_s, u"/v2/steal"_s,
           u"with credentials"_s, u"api.test"_s, kSecretName})
         QVERIFY2(seen.contains(expected), qPrintable(expected));
 

@@ -10,10 +10,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
-#include "core/gateway/sandboxca.h"
-#include "gatewaytestbed.h"
-#include "helperprocess.h"
-#include "netns.h"
+#include "egresstopology.h"
 #include "rpctestclient.h"
 #include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
@@ -41,18 +38,14 @@
 #include <unistd.h>
 
 using namespace airlock;
-using airlock::gateway::SandboxCa;
-using airlock::test::HelperProcess;
-using airlock::test::NetworkNamespace;
+using airlock::test::EgressTopology;
 using airlock::test::RpcTestClient;
-using airlock::test::TestDnsServer;
 using airlock::test::TestUpstream;
 
 namespace {
 
 const QString kName = QStringLiteral("apply");
 const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
-const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
 constexpr int kBootTimeoutMs = 120000;
 
 QPushButton *buttonNamed(QWidget *parent, const QString &accessibleName)
@@ -85,15 +78,11 @@ private:
     /// The rows of the window's egress model about pkg.test at the http layer.
     QList<EgressEntry> httpEntries() const;
 
-    QTemporaryDir m_dir {QDir::tempPath() + QStringLiteral("/airlock-apply-XXXXXX")};
-    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<EgressTopology> m_net;
     std::unique_ptr<RpcTestClient> m_console;
     std::unique_ptr<HelperClient> m_client;
     std::unique_ptr<MainWindow> m_window;
-    std::optional<SandboxCa> m_upstreamCa;
-    TestUpstream m_pkg;
-    TestDnsServer m_dns;
-    std::optional<NetworkNamespace> m_upstreamNs;
+    TestUpstream *m_pkg = nullptr; ///< owned by m_net
     QByteArray m_text;
 };
 
@@ -152,51 +141,19 @@ void TestPolicyApply::initTestCase()
         QSKIP("needs root (network namespaces, taps, nftables)");
     if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
         QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
-    QVERIFY(m_dir.isValid());
-    ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
-    auto ca = SandboxCa::generate(QStringLiteral("upstream-test"));
-    QVERIFY(ca);
-    m_upstreamCa.emplace(std::move(*ca));
-    const QString caPath = m_dir.filePath(QStringLiteral("upstream.pem"));
-    QVERIFY(m_upstreamCa->save(caPath, m_dir.filePath(QStringLiteral("upstream.key"))));
-
-    m_helper = std::make_unique<HelperProcess>(QStringList {
-        QStringLiteral("--upstream-dns"), kDnsAddress.toString() + QStringLiteral(":53"),
-        QStringLiteral("--upstream-ca"), caPath});
-    QVERIFY2(QFileInfo::exists(m_helper->imageStore() + QStringLiteral("/default/image.json")),
-             "no guest image (the guest_image fixture builds it)");
-    QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
-    const QString helperNs = m_helper->networkNamespace();
-
-    // The upstream namespace, joined to the helper's by a veth pair.
-    const QString pid = QString::number(QCoreApplication::applicationPid());
-    test::removeStaleNamespaces(QStringLiteral("alt-pa-"));
-    m_upstreamNs = NetworkNamespace::create(QStringLiteral("alt-pa-") + pid);
-    QVERIFY(m_upstreamNs);
-    const QString upstreamNs = m_upstreamNs->name();
-    const QString hostSide = QStringLiteral("aph") + pid;
-    const QString upstreamSide = QStringLiteral("apu") + pid;
-    using test::runIp;
-    QVERIFY(runIp({QStringLiteral("link"), QStringLiteral("add"), hostSide, QStringLiteral("netns"),
-                   helperNs, QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
-                   QStringLiteral("name"), upstreamSide, QStringLiteral("netns"), upstreamNs}));
-    QVERIFY(runIp({QStringLiteral("-n"), helperNs, QStringLiteral("addr"), QStringLiteral("add"),
-                   QStringLiteral("203.0.113.1/24"), QStringLiteral("dev"), hostSide}));
-    QVERIFY(runIp({QStringLiteral("-n"), helperNs, QStringLiteral("link"), QStringLiteral("set"),
-                   hostSide, QStringLiteral("up")}));
-    for (const QHostAddress &address : {kPkgAddress, kDnsAddress})
-        QVERIFY(runIp({QStringLiteral("-n"), upstreamNs, QStringLiteral("addr"),
-                       QStringLiteral("add"), address.toString() + QStringLiteral("/24"),
-                       QStringLiteral("dev"), upstreamSide}));
-    QVERIFY(runIp({QStringLiteral("-n"), upstreamNs, QStringLiteral("link"), QStringLiteral("set"),
-                   upstreamSide, QStringLiteral("up")}));
-    QVERIFY(test::inNamespace(m_upstreamNs->fd(), [this] {
-        return m_pkg.start({kPkgAddress, 80, false, nullptr, {}, {}})
-            && m_dns.start(kDnsAddress, 53, {{QStringLiteral("pkg.test"), kPkgAddress.toString()}});
-    }));
+    m_net = std::make_unique<EgressTopology>(
+        EgressTopology::Options {.tag = QStringLiteral("pa"),
+                                 .hosts = {{QStringLiteral("pkg.test"), kPkgAddress}},
+                                 .generateUpstreamCa = true});
+    QVERIFY2(
+        QFileInfo::exists(m_net->helper().imageStore() + QStringLiteral("/default/image.json")),
+        "no guest image (the guest_image fixture builds it)");
+    QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
+    m_pkg = m_net->serve(QStringLiteral("pkg.test"), 80, false);
+    QVERIFY2(m_pkg, qPrintable(m_net->lastError()));
 
     // A new sandbox has the deny-all policy; boot it and get a shell.
-    m_console = std::make_unique<RpcTestClient>(m_helper->socketPath());
+    m_console = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
     QVERIFY(m_console->hello());
     QVERIFY(m_console->call(QStringLiteral("sandbox.create"), {{QStringLiteral("name"), kName}})
                 .contains(QStringLiteral("result")));
@@ -209,7 +166,7 @@ void TestPolicyApply::initTestCase()
     m_text = QByteArray::fromBase64(attached.value(QStringLiteral("data")).toString().toLatin1());
 
     m_client = std::make_unique<HelperClient>(
-        std::make_unique<LocalSocketTransport>(m_helper->socketPath()),
+        std::make_unique<LocalSocketTransport>(m_net->helper().socketPath()),
         QStringLiteral("tst_policyapply"));
     m_window = std::make_unique<MainWindow>(m_client.get());
     m_window->show();
@@ -234,10 +191,7 @@ void TestPolicyApply::cleanupTestCase()
     m_window.reset();
     m_client.reset();
     m_console.reset();
-    m_helper.reset();
-    m_pkg.stop();
-    m_dns.stop();
-    m_upstreamNs.reset(); // deletes the namespace and the veth with it
+    m_net.reset(); // airlockd and its guest, the servers, the upstream namespace
 }
 
 void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
@@ -257,7 +211,7 @@ void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
     QVERIFY(!denied.allowed);
     QCOMPARE(denied.reason, QStringLiteral("host_not_allowed"));
     QCOMPARE(denied.path, QStringLiteral("/before"));
-    QCOMPARE(m_pkg.requests().size(), 0);
+    QCOMPARE(m_pkg->requests().size(), 0);
 
     // The person edits the policy in the editor: Add Rule, type the host, set the port.
     m_window->table()->selectRow(m_window->model()->rowOf(kName));
@@ -305,7 +259,7 @@ void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
     QVERIFY(allowed.allowed);
     QCOMPARE(allowed.reason, QStringLiteral("allowed"));
     QCOMPARE(allowed.method, QStringLiteral("GET"));
-    QCOMPARE(m_pkg.requests().size(), 1);
+    QCOMPARE(m_pkg->requests().size(), 1);
 
     // Both verdicts as the table shows them, and the pending one denied too.
     QStringList verdicts;
