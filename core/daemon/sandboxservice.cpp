@@ -3,6 +3,7 @@
 #include "core/daemon/consolehub.h"
 #include "core/model/egressevent.h"
 #include "core/model/names.h"
+#include "core/net/helperinstance.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
 #include "core/vmm/guestagent.h"
@@ -96,7 +97,11 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
     , m_factory(std::move(factory))
     , m_config(std::move(config))
     , m_bindings(registry)
-{ }
+{
+    if (m_config.network.instance.isEmpty())
+        m_config.network.instance = HelperInstance::tagFor(m_config.stateDir);
+    connect(&m_tableWatch, &QTimer::timeout, this, &SandboxService::checkTables);
+}
 
 SandboxService::~SandboxService()
 {
@@ -163,6 +168,74 @@ Result<void> SandboxService::restore()
             qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
     }
     removeLeftovers();
+    if (m_config.tableCheckIntervalMs > 0)
+        m_tableWatch.start(m_config.tableCheckIntervalMs);
+    return {};
+}
+
+void SandboxService::checkTables()
+{
+    // Names first: a kill below changes m_entries' values, never its keys.
+    QStringList names;
+    for (const auto &[name, entry] : m_entries) {
+        if (entry.network && entry.vmm
+            && (entry.sandbox.state == SandboxState::Running
+                || entry.sandbox.state == SandboxState::Paused))
+            names.append(name);
+    }
+    for (const QString &name : std::as_const(names)) {
+        const auto it = m_entries.find(name);
+        if (it == m_entries.end() || !it->second.network)
+            continue;
+        Entry &entry = it->second;
+        const auto intact = entry.network->verifyTable();
+        if (intact)
+            continue;
+        // ARCHITECTURE.md: a VM never runs without its table. Whoever removed or edited it
+        // (another helper's cleanup, an administrator's `nft flush ruleset`), the guest must
+        // not run on unfiltered: the table is loaded again at once, or the guest goes.
+        const QString table = NftablesTable::tableName(name, instance());
+        qCWarning(lcSandbox, "%s: its nftables table is not as loaded (%s); loading it again",
+                  qPrintable(name), qPrintable(intact.error().message));
+        EgressEvent event;
+        event.time = QDateTime::currentDateTimeUtc();
+        event.sandbox = name;
+        event.layer = EgressLayer::Tcp;
+        event.allowed = false;
+        if (auto reloaded = entry.network->reloadTable(); reloaded) {
+            event.reason = QStringLiteral("firewall_restored");
+            event.detail = QStringLiteral("%1; the table %2 was loaded again. Until then the "
+                                          "guest's traffic may have gone unfiltered")
+                               .arg(intact.error().message, table);
+            recordEgress(name, event.toJson());
+            continue;
+        } else {
+            const QString reason =
+                QStringLiteral("its nftables table %1 was removed or changed (%2) and could not "
+                               "be loaded again (%3); the VMM was killed")
+                    .arg(table, intact.error().message, reloaded.error().message);
+            qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(reason));
+            event.reason = QStringLiteral("firewall_lost");
+            event.detail = reason;
+            recordEgress(name, event.toJson());
+            if (entry.sandbox.state == SandboxState::Stopped || !entry.vmm)
+                continue;
+            Vmm *vmm = entry.vmm.get();
+            releaseVmm(entry);
+            vmm->kill();
+            releaseNetwork(entry, vmm->waitForExit(kKillWaitMs) ? nullptr : vmm);
+            markStopped(entry, reason);
+            commit(entry);
+        }
+    }
+}
+
+QString SandboxService::tapHolder(const QString &ifname, const QString &except) const
+{
+    for (const auto &[name, entry] : m_entries) {
+        if (name != except && entry.network && entry.network->tapName() == ifname)
+            return name;
+    }
     return {};
 }
 
@@ -353,7 +426,7 @@ bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
               qPrintable(reason));
     Vmm *vmm = entry.vmm.get();
     releaseVmm(entry);
-    const QString tap = TapDevice::interfaceName(name);
+    const QString tap = TapDevice::interfaceName(name, instance());
     connect(vmm, &Vmm::exited, this, [tap] { TapDevice::remove(tap); });
     vmm->kill();
     markStopped(entry, reason);
@@ -380,18 +453,20 @@ void SandboxService::removeLeftovers()
             tables.insert(name);
         }
     }
-    if (auto leftovers = NftablesTable::listLeftoverTables(); leftovers) {
+    // Only this helper's (its instance tag): another helper in the same namespace keeps its
+    // tables and taps (review 2026-12-01, H1).
+    if (auto leftovers = NftablesTable::listLeftoverTables(instance()); leftovers) {
         for (const QString &sandbox : *leftovers) {
             if (tables.contains(sandbox))
                 continue;
             qCInfo(lcSandbox, "removing leftover nftables table of %s", qPrintable(sandbox));
-            if (auto removed = NftablesTable::remove(sandbox); !removed)
+            if (auto removed = NftablesTable::remove(sandbox, instance()); !removed)
                 qCWarning(lcSandbox, "%s", qPrintable(removed.error().message));
         }
     } else {
         qCWarning(lcSandbox, "%s", qPrintable(leftovers.error().message));
     }
-    if (auto leftovers = TapDevice::listLeftovers(); leftovers) {
+    if (auto leftovers = TapDevice::listLeftovers(instance()); leftovers) {
         for (const QString &tap : *leftovers) {
             if (taps.contains(tap))
                 continue;
@@ -580,6 +655,13 @@ Result<Sandbox> SandboxService::startOnce(const QString &name, int incomingState
         return std::unexpected(error);
     };
 
+    // Two long names may still share a hashed tap name: say who has it (review L1).
+    const QString tap = TapDevice::interfaceName(name, instance());
+    if (const QString holder = tapHolder(tap, name); !holder.isEmpty())
+        return failStart(Error {ErrorKind::AlreadyExists,
+                                QStringLiteral("the network device %1 of sandbox '%2' is in use "
+                                               "by sandbox '%3'; rename one of them")
+                                    .arg(tap, name, holder)});
     // The network first: tap, CA, gateway ready, table loaded; only then may the VM run.
     auto link = m_pool->allocate();
     if (!link)

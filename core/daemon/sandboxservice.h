@@ -11,6 +11,7 @@
 #include "core/vmm/vmm.h"
 
 #include <QObject>
+#include <QTimer>
 
 #include <functional>
 #include <map>
@@ -53,6 +54,10 @@ struct SandboxServiceConfig
     /// How long a guest started from a snapshot or template has to confirm its new identity
     /// through the guest agent (GuestAgent::refresh).
     int agentTimeoutMs = 10000;
+    /// How often every running sandbox's nftables table is compared with what was loaded
+    /// (SandboxNetwork::verifyTable): one that is gone or changed is loaded again at once, and
+    /// a guest whose table cannot be restored is killed (docs/network.md). 0: never.
+    int tableCheckIntervalMs = 1000;
 };
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
@@ -182,6 +187,10 @@ public:
     Result<void> refreshCredentials(const QString &name);
 
     const SandboxServiceConfig &config() const { return m_config; }
+    /// This helper's tag in tap and table names (HelperInstance::tagFor(stateDir)).
+    QString instance() const { return m_config.network.instance; }
+    /// One pass of the table watch (tableCheckIntervalMs); public for tests and diagnostics.
+    void checkTables();
     const ImageStore &images() const { return m_images; }
 
 Q_SIGNALS:
@@ -241,8 +250,10 @@ private:
     bool restoreNetwork(Entry &entry, qint64 linkIndex);
     /// Takes the network out of the entry and tears it down (now, or once `vmm` exits).
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
-    /// Taps, tables and gateways that no running sandbox owns.
+    /// Taps, tables and gateways of this helper (instance()) that no running sandbox owns.
     void removeLeftovers();
+    /// The sandbox whose running network uses tap `ifname`, other than `except`; empty if none.
+    QString tapHolder(const QString &ifname, const QString &except) const;
     void recordEgress(const QString &name, const QJsonObject &object);
     /// seedFiles() with the CA given (start() has it before the entry holds the network).
     Result<QList<SeedFile>> seedFilesWith(const QString &name, const QByteArray &caCertificatePem);
@@ -269,6 +280,7 @@ private:
     BindingStore m_bindings;
     CredentialSource m_credentialSource;
     TemplateSource m_templates;
+    QTimer m_tableWatch;
 };
 
 } // namespace airlock

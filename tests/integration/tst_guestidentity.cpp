@@ -10,6 +10,10 @@
 //
 // 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned only inside namespaces this test made.
 
+#include "core/net/helperinstance.h"
+#include "core/net/nftablestable.h"
+#include "core/net/tapdevice.h"
+
 #include "gatewaytestbed.h"
 #include "guestconsole.h"
 #include "helperprocess.h"
@@ -30,6 +34,7 @@
 
 #include <unistd.h>
 
+using airlock::HelperInstance;
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
 using airlock::test::inNamespace;
@@ -343,8 +348,10 @@ void TestGuestIdentity::restoreInPlaceKeepsItsNetwork()
                QStringLiteral("nft"), QStringLiteral("list"), QStringLiteral("tables")});
     QVERIFY(nft.waitForFinished(10000));
     tables = QString::fromUtf8(nft.readAllStandardOutput());
-    QVERIFY2(tables.contains(QStringLiteral("inet airlock_") + kOriginal), qPrintable(tables));
-    QVERIFY2(tables.contains(QStringLiteral("netdev airlock_") + kOriginal), qPrintable(tables));
+    const QString table =
+        airlock::NftablesTable::tableName(kOriginal, HelperInstance::tagFor(m_helper->stateDir()));
+    QVERIFY2(tables.contains(QStringLiteral("inet ") + table), qPrintable(tables));
+    QVERIFY2(tables.contains(QStringLiteral("netdev ") + table), qPrintable(tables));
     m_console = std::make_unique<GuestConsole>(m_helper->socketPath(), kOriginal);
     QCOMPARE(m_console->run("cat /dev/shm/mark").trimmed(), QByteArray("mark-42"));
     const GuestView view = look(*m_console);
@@ -463,7 +470,9 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
     QVERIFY(runIp({QStringLiteral("-n"), m_helper->networkNamespace(), QStringLiteral("-o"),
                    QStringLiteral("link"), QStringLiteral("show")},
                   &links));
-    QVERIFY2(!links.contains(QStringLiteral("al-airlock-")), qPrintable(links));
+    QVERIFY2(!links.contains(airlock::TapDevice::interfaceName(
+                 guest, HelperInstance::tagFor(m_helper->stateDir()))),
+             qPrintable(links));
     const QJsonArray templates = RpcTestClient::result(call(QStringLiteral("template.list"), {}))
                                      .value(QStringLiteral("templates"))
                                      .toArray();
