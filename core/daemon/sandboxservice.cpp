@@ -143,6 +143,8 @@ Result<void> SandboxService::restore()
         SandboxNetwork::killLeftoverGateway(m_config.stateDir, record.sandbox.spec.name);
         if (entry.sandbox.state == SandboxState::Stopped) {
             killOrphanVmm(entry.sandbox.spec.name);
+            // Also what a helper before review M1 left with a VMM's uid.
+            returnFilesToRoot(entry.sandbox.spec.name);
             continue;
         }
         const QString &name = entry.sandbox.spec.name;
@@ -1271,17 +1273,80 @@ Result<uid_t> SandboxService::allocateVmmUid() const
 {
     if (m_config.vmmUidBase == 0)
         return m_config.vmmUid;
-    std::vector<bool> taken(SandboxServiceConfig::kVmmUidSlots, false);
-    for (const auto &[name, entry] : m_entries) {
-        const qint64 slot = qint64(entry.vmmUid) - qint64(m_config.vmmUidBase);
-        if (entry.vmmUid != 0 && slot >= 0 && slot < SandboxServiceConfig::kVmmUidSlots)
+    constexpr int slotCount = SandboxServiceConfig::kVmmUidSlots;
+    std::vector<bool> taken(slotCount, false);
+    const auto take = [&taken, slotCount](uid_t uid, uid_t base) {
+        const qint64 slot = qint64(uid) - qint64(base);
+        if (base != 0 && slot >= 0 && slot < slotCount)
             taken[size_t(slot)] = true;
+    };
+    for (const auto &[name, entry] : m_entries) {
+        if (entry.vmmUid != 0)
+            take(entry.vmmUid, m_config.vmmUidBase);
     }
-    for (int slot = 0; slot < SandboxServiceConfig::kVmmUidSlots; ++slot) {
+    // Another helper on this host (another state dir) uses the same ranges: a uid that any
+    // process has (a VMM or gateway of that helper) is not handed out again (review M1).
+    for (uid_t uid : uidsInUse()) {
+        take(uid, m_config.vmmUidBase);
+        take(uid, m_config.gatewayUidBase);
+    }
+    // Each helper starts at its own place in the range, so two helpers starting guests at
+    // the same moment rarely even try the same uid.
+    const int first = int(HelperInstance::tagFor(m_config.stateDir).toUInt(nullptr, 16) % slotCount);
+    for (int i = 0; i < slotCount; ++i) {
+        const int slot = (first + i) % slotCount;
         if (!taken[size_t(slot)])
             return uid_t(m_config.vmmUidBase + uid_t(slot));
     }
     return fail(ErrorKind::Busy, QStringLiteral("every VMM uid slot is in use"));
+}
+
+std::vector<uid_t> SandboxService::uidsInUse()
+{
+    std::vector<uid_t> uids;
+    const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &pid : pids) {
+        if (pid.isEmpty() || !pid.at(0).isDigit())
+            continue;
+        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+        if (!status.open(QIODevice::ReadOnly))
+            continue;
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (!line.startsWith("Uid:"))
+                continue;
+            // Real, effective, saved and file system uid.
+            for (const QByteArray &field : line.mid(4).simplified().split(' ')) {
+                bool ok = false;
+                const uint uid = field.toUInt(&ok);
+                if (ok)
+                    uids.push_back(uid_t(uid));
+            }
+            break;
+        }
+    }
+    return uids;
+}
+
+void SandboxService::returnFilesToRoot(const QString &name) const
+{
+    // Review M1: VMM uids are reused. A stopped sandbox's files owned by its last VMM's uid
+    // would be open to whichever VMM gets that uid next; start() hands them over again.
+    const QByteArray dir = QFile::encodeName(runtimeDirFor(name));
+    struct stat info
+    {
+    };
+    if (::lstat(dir.constData(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid != 0) {
+        const QDir runtime(runtimeDirFor(name));
+        for (const QString &file : runtime.entryList(QDir::AllEntries | QDir::System | QDir::Hidden
+                                                     | QDir::NoDotAndDotDot))
+            ::lchown(QFile::encodeName(runtime.filePath(file)).constData(), 0, 0);
+        ::lchown(dir.constData(), 0, 0);
+    }
+    for (const QString &suffix : {QString(), kDiskIdentitySuffix}) {
+        const QByteArray disk = QFile::encodeName(diskPathFor(name) + suffix);
+        if (::lstat(disk.constData(), &info) == 0 && S_ISREG(info.st_mode) && info.st_uid != 0)
+            ::lchown(disk.constData(), 0, 0);
+    }
 }
 
 uid_t SandboxService::runtimeDirOwner(const QString &name) const
@@ -1347,6 +1412,7 @@ void SandboxService::markStopped(Entry &entry, const QString &reason)
 {
     // Callers reach here once the VMM is gone (kill() has released the network already).
     releaseNetwork(entry);
+    returnFilesToRoot(entry.sandbox.spec.name);
     // The guest's RAM: gone with the guest (a dying VMM keeps its own mapping until it exits).
     ::unlink(QFile::encodeName(memoryPathFor(entry.sandbox.spec.name)).constData());
     // The directory goes with the last file; createMemoryFile() makes it again.

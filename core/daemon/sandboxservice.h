@@ -233,8 +233,14 @@ private:
     /// disk) and hands it to `uid`. OperationFailed when the image was rebuilt since.
     Result<void> prepareDisk(const QString &name, const GuestImage &image, uid_t uid) const;
     Result<QString> prepareRuntimeDir(const QString &name, uid_t uid) const;
-    /// A uid for a new VMM that no running VMM of this helper has.
+    /// A uid for a new VMM that no running VMM of this helper has, and that no process on the
+    /// host runs as (nor as its gateway uid): another helper's VMMs use the same range.
     Result<uid_t> allocateVmmUid() const;
+    /// Every uid (real, effective, saved, fs) of every process in /proc.
+    static std::vector<uid_t> uidsInUse();
+    /// Hands the runtime dir (and its entries) and the root disk overlay back to root once
+    /// the sandbox's VMM is gone (review 2026-12-01, M1).
+    void returnFilesToRoot(const QString &name) const;
     /// The runtime dir's owner: the uid a (re-adopted) VMM runs as.
     uid_t runtimeDirOwner(const QString &name) const;
     void attachVmm(Entry &entry, std::unique_ptr<Vmm> vmm);
