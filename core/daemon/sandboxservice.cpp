@@ -170,9 +170,32 @@ Result<void> SandboxService::restore()
             qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
     }
     removeLeftovers();
+    removeStaleMemoryFiles();
     if (m_config.tableCheckIntervalMs > 0)
         m_tableWatch.start(m_config.tableCheckIntervalMs);
     return {};
+}
+
+void SandboxService::removeStaleMemoryFiles()
+{
+    // A guest's RAM file lives as long as its guest. One whose guest does not run (a helper
+    // killed between filling it and starting the VMM: a fork, a restore, a template start)
+    // would keep host RAM in tmpfs forever (review 2026-12-01, M2). Names starting with '.'
+    // are the snapshot service's template caches.
+    const QDir dir(memoryDir());
+    for (const QString &file : dir.entryList(QDir::Files | QDir::System)) {
+        if (file.startsWith(u'.'))
+            continue;
+        const QString name = file.section(u'.', 0, 0);
+        const auto it = m_entries.find(name);
+        const bool live =
+            it != m_entries.end() && it->second.vmm && file == name + QStringLiteral(".ram");
+        if (!live) {
+            qCInfo(lcSandbox, "removing the leftover guest memory file %s", qPrintable(file));
+            QFile::remove(dir.filePath(file));
+        }
+    }
+    ::rmdir(QFile::encodeName(memoryDir()).constData());
 }
 
 void SandboxService::checkTables()
@@ -808,6 +831,21 @@ Result<Sandbox> SandboxService::kill(const QString &name)
     return entry->sandbox;
 }
 
+Result<void> SandboxService::setStateReason(const QString &name, const QString &reason)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Stopped)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not stopped")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    entry->sandbox.stateReason = reason;
+    commit(*entry);
+    return {};
+}
+
 Result<void> SandboxService::remove(const QString &name)
 {
     auto found = find(name);
@@ -828,6 +866,8 @@ Result<void> SandboxService::remove(const QString &name)
     for (const QString &suffix : {QString(), kDiskIdentitySuffix, QStringLiteral(".tmp")})
         QFile::remove(diskPathFor(name) + suffix);
     SandboxNetwork::removeCa(m_config.stateDir, name);
+    // Normally gone with its guest; one a crash left would hold RAM forever (review M2).
+    ::unlink(QFile::encodeName(memoryPathFor(name)).constData());
     m_entries.erase(name);
     m_consoles.remove(name);
     qCInfo(lcSandbox, "deleted %s", qPrintable(name));
@@ -1292,7 +1332,8 @@ Result<uid_t> SandboxService::allocateVmmUid() const
     }
     // Each helper starts at its own place in the range, so two helpers starting guests at
     // the same moment rarely even try the same uid.
-    const int first = int(HelperInstance::tagFor(m_config.stateDir).toUInt(nullptr, 16) % slotCount);
+    const int first =
+        int(HelperInstance::tagFor(m_config.stateDir).toUInt(nullptr, 16) % slotCount);
     for (int i = 0; i < slotCount; ++i) {
         const int slot = (first + i) % slotCount;
         if (!taken[size_t(slot)])

@@ -152,7 +152,10 @@ public:
     Result<Sandbox> stop(const QString &name, int timeoutMs);
     /// Kills the VMM now; answers with state stopped.
     Result<Sandbox> kill(const QString &name);
-    /// Removes a stopped sandbox and its runtime dir; Busy unless stopped.
+    /// Records why a stopped sandbox is stopped (an interrupted or failed snapshot restore),
+    /// persisted and announced. InvalidState unless stopped; NotFound, InvalidName.
+    Result<void> setStateReason(const QString &name, const QString &reason);
+    /// Removes a stopped sandbox, its runtime dir and RAM file; Busy unless stopped.
     Result<void> remove(const QString &name);
     /// Types bytes on the guest's console; InvalidState unless running.
     Result<void> writeConsole(const QString &name, const QByteArray &bytes);
@@ -258,6 +261,8 @@ private:
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
     /// Taps, tables and gateways of this helper (instance()) that no running sandbox owns.
     void removeLeftovers();
+    /// Deletes RAM files whose sandbox's guest does not run (at restore()).
+    void removeStaleMemoryFiles();
     /// The sandbox whose running network uses tap `ifname`, other than `except`; empty if none.
     QString tapHolder(const QString &ifname, const QString &except) const;
     void recordEgress(const QString &name, const QJsonObject &object);
