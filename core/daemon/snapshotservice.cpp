@@ -11,9 +11,9 @@
 #include "core/vmm/vmm.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QDir>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
