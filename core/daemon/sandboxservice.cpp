@@ -28,6 +28,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace airlock {
@@ -975,6 +976,8 @@ Result<int> SandboxService::createMemoryFile(const QString &name)
                         .arg(name, sandboxStateName(entry->sandbox.state)));
     if (auto ready = ensureMemoryDir(); !ready)
         return std::unexpected(ready.error());
+    if (auto room = checkMemoryCapacity(name, entry->sandbox.spec.memoryMib); !room)
+        return std::unexpected(room.error());
     // A new inode each time: a VMM that is still dying keeps its mapping of the old one.
     const QByteArray path = QFile::encodeName(memoryPathFor(name));
     ::unlink(path.constData());
@@ -989,6 +992,55 @@ Result<int> SandboxService::createMemoryFile(const QString &name)
                         .arg(memoryPathFor(name), QString::fromLocal8Bit(std::strerror(error))));
     }
     return fd;
+}
+
+Result<void> SandboxService::checkMemoryCapacity(const QString &name, int memoryMib) const
+{
+    // Review 2026-12-01, M4: a 64 GiB guest was accepted on a 24 GiB host; a guest that touched
+    // its memory would have filled tmpfs and host RAM. The file is sparse, so this is what the
+    // host could back right now, not a reservation.
+    const qint64 needed = qint64(memoryMib) * 1024 * 1024;
+    // Our own file of this sandbox (none for a stopped one, normally) is replaced.
+    struct stat own
+    {
+    };
+    const qint64 replaced = ::stat(QFile::encodeName(memoryPathFor(name)).constData(), &own) == 0
+        ? qint64(own.st_blocks) * 512
+        : 0;
+    const auto mib = [](qint64 bytes) { return bytes / (1024 * 1024); };
+    struct statvfs room
+    {
+    };
+    if (::statvfs(QFile::encodeName(memoryDir()).constData(), &room) == 0) {
+        const qint64 free = qint64(room.f_bavail) * qint64(room.f_frsize) + replaced;
+        if (free < needed)
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the guest "
+                                       "memory directory %3 has only %4 MiB free; stop other "
+                                       "sandboxes or give this one less memory")
+                            .arg(name)
+                            .arg(memoryMib)
+                            .arg(memoryDir())
+                            .arg(mib(free)));
+    }
+    QFile meminfo(QStringLiteral("/proc/meminfo"));
+    if (meminfo.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &line : meminfo.readAll().split('\n')) {
+            if (!line.startsWith("MemAvailable:"))
+                continue;
+            const qint64 available = line.mid(13).trimmed().split(' ').first().toLongLong() * 1024;
+            if (available + replaced < needed)
+                return fail(ErrorKind::BackendUnavailable,
+                            QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the "
+                                           "host has only %3 MiB available (MemAvailable); stop "
+                                           "other sandboxes or give this one less memory")
+                                .arg(name)
+                                .arg(memoryMib)
+                                .arg(mib(available + replaced)));
+            break;
+        }
+    }
+    return {};
 }
 
 Result<GuestImage> SandboxService::imageOf(const QString &name) const

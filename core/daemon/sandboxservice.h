@@ -132,7 +132,8 @@ public:
     Result<void> ensureMemoryDir() const;
     /// Replaces the sandbox's RAM file by a fresh, empty (sparse) one of its memory size,
     /// owned by root until start() hands it to the VMM user. Returns its descriptor (the
-    /// caller closes it). InvalidState unless the sandbox is stopped.
+    /// caller closes it). InvalidState unless the sandbox is stopped; BackendUnavailable when
+    /// the host cannot back that much memory (checkMemoryCapacity).
     Result<int> createMemoryFile(const QString &name);
     /// The image a sandbox was created from (its root disk, if any, included).
     Result<GuestImage> imageOf(const QString &name) const;
@@ -230,6 +231,9 @@ private:
     Result<Entry *> find(const QString &name);
     Result<const Entry *> find(const QString &name) const;
     QString runtimeDirFor(const QString &name) const;
+    /// BackendUnavailable, with a message saying what is missing, when the RAM directory's free
+    /// space or the host's MemAvailable (/proc/meminfo) is below `memoryMib`.
+    Result<void> checkMemoryCapacity(const QString &name, int memoryMib) const;
     QString memoryDir() const;
     QString disksDir() const;
     /// Makes the overlay on the first start (or checks that it belongs to the image's current

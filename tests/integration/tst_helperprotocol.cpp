@@ -261,6 +261,7 @@ private Q_SLOTS:
     void tooManyClientsRefusedThenServedAgain();
     void oneUserCannotLockOutTheOthers();
     void unfinishedMessageIsClosed();
+    void memoryTheHostCannotBackIsRefused();
     void groupMemberIsServed();
     void socketModeAndGroup();
     void policyDefaultsToDenyAll();
@@ -974,6 +975,44 @@ void TestHelperProtocol::unfinishedMessageIsClosed()
     QVERIFY(client.waitForDisconnected());
     QVERIFY2(timer.elapsed() >= 9000 && timer.elapsed() < 14000,
              qPrintable(QString::number(timer.elapsed())));
+}
+
+void TestHelperProtocol::memoryTheHostCannotBackIsRefused()
+{
+    // Review M4: a 64 GiB guest was accepted on a 24 GiB host (a sparse RAM file that the guest
+    // could fill). The check comes before anything boots, so the unbootable image is enough.
+    QFile meminfo(QStringLiteral("/proc/meminfo"));
+    QVERIFY(meminfo.open(QIODevice::ReadOnly));
+    const QByteArray info = meminfo.readAll();
+    const qsizetype at = info.indexOf("MemAvailable:");
+    QVERIFY(at >= 0);
+    const qint64 availableKib = info.mid(at + 13, info.indexOf('\n', at) - at - 13)
+                                    .trimmed()
+                                    .split(' ')
+                                    .first()
+                                    .toLongLong();
+    if (availableKib >= 65536LL * 1024)
+        QSKIP("this host could back a 64 GiB guest");
+    RpcTestClient client(clientSocket());
+    QVERIFY(client
+                .call(QStringLiteral("sandbox.create"),
+                      {{QStringLiteral("name"), QStringLiteral("huge")},
+                       {QStringLiteral("memoryMib"), 65536},
+                       {QStringLiteral("boot"), QStringLiteral("cold")}})
+                .contains(QStringLiteral("result")));
+    const QJsonObject answer =
+        client.call(QStringLiteral("sandbox.start"), named(QStringLiteral("huge")), 30000);
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("backend_unavailable"));
+    const QString message = answer.value(QStringLiteral("error"))
+                                .toObject()
+                                .value(QStringLiteral("message"))
+                                .toString();
+    QVERIFY2(message.contains(QStringLiteral("65536 MiB")), qPrintable(message));
+    const QJsonObject after = RpcTestClient::result(
+        client.call(QStringLiteral("sandbox.get"), named(QStringLiteral("huge"))));
+    QCOMPARE(after.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
+    QVERIFY(client.call(QStringLiteral("sandbox.delete"), named(QStringLiteral("huge")))
+                .contains(QStringLiteral("result")));
 }
 
 void TestHelperProtocol::policyDefaultsToDenyAll()
