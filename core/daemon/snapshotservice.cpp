@@ -21,6 +21,7 @@
 #include <QScopeGuard>
 #include <QThread>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -207,6 +208,40 @@ void SnapshotService::removeStaleTemplateCaches()
         if (!templates.contains(id) || !file.endsWith(QStringLiteral(".ram"))) {
             qCInfo(lcSnapshots, "removing the stale template cache %s", qPrintable(file));
             QFile::remove(dir.filePath(file));
+        }
+    }
+}
+
+void SnapshotService::enforceTemplateCap(const QString &keep)
+{
+    auto all = m_archive.catalog().list();
+    if (!all)
+        return;
+    QList<Snapshot> templates;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind == SnapshotKind::Template)
+            templates.append(snapshot);
+    }
+    const auto lastUse = [this](const Snapshot &snapshot) {
+        return std::max(snapshot.createdAt, m_templateUsed.value(snapshot.id));
+    };
+    // Oldest use first.
+    std::sort(templates.begin(), templates.end(),
+              [&](const Snapshot &a, const Snapshot &b) { return lastUse(a) < lastUse(b); });
+    const qsizetype cap = std::max(1, m_templateOptions.maxTemplates);
+    for (qsizetype i = 0; i < templates.size() && templates.size() - i > cap; ++i) {
+        const Snapshot &old = templates.at(i);
+        if (old.id == keep || m_inUse.contains(old.id))
+            continue;
+        if (m_archive.remove(old.id)) {
+            qCInfo(lcSnapshots,
+                   "removed template %s (%s, %d vCPU, %d MiB): more than %lld templates, and it "
+                   "was used least recently",
+                   qPrintable(old.id), qPrintable(old.image), old.vcpus, old.memoryMib,
+                   static_cast<long long>(cap));
+            dropTemplateCache(old.id);
+            m_templateUsed.remove(old.id);
+            Q_EMIT snapshotRemoved(QString(), old.id);
         }
     }
 }
@@ -732,6 +767,7 @@ void SnapshotService::captureTemplate(const QString &key, const QString &guest,
                 Q_EMIT snapshotRemoved(QString(), old.id);
             }
         }
+        enforceTemplateCap(made->id);
         m_archive.collectGarbage();
     }
     if (auto cached = cacheTemplate(*made); !cached)
@@ -774,6 +810,7 @@ Result<int> SnapshotService::templateState(const QString &name, const SandboxSpe
                         .arg(spec.vcpus)
                         .arg(spec.memoryMib));
     }
+    m_templateUsed.insert(current->id, m_clock());
     // The template's memory, decompressed once into tmpfs: a start then copies only its data
     // extents in the kernel instead of reading thousands of chunks.
     if (auto cached = cacheTemplate(*current); cached) {

@@ -44,6 +44,10 @@ public:
         bool automatic = true;
         int readyTimeoutMs = 180000; ///< cold boot to the agent's `ready` (TCG on a busy host)
         int settleMs = 1000; ///< after `ready`: the init starts the console shell
+        /// Templates kept at most (airlockd --templates-max); when a new one is made beyond
+        /// it, the least recently used go (review 2026-12-01, M4: each one holds its memory
+        /// in tmpfs, and any group member can ask for new shapes). At least 1.
+        int maxTemplates = 4;
     };
 
     SnapshotService(SandboxService &sandboxes, SnapshotArchive &archive, QObject *parent = nullptr);
@@ -188,6 +192,10 @@ private:
     void finishInterruptedOperations();
     /// Template caches (tmpfs) of templates no longer in the store.
     void removeStaleTemplateCaches();
+    /// Removes the least recently used templates beyond TemplateOptions::maxTemplates, never
+    /// `keep` (the one just made).
+    void enforceTemplateCap(const QString &keep);
+    QHash<QString, QDateTime> m_templateUsed; ///< template id → last start from it (this run)
 };
 
 } // namespace airlock
