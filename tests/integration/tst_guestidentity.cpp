@@ -460,6 +460,20 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
                                                {{QStringLiteral("name"), guest},
                                                 {QStringLiteral("data"), QStringLiteral("eA==")}})),
                  QStringLiteral("not_found"));
+    // binding.add too, with a secret that exists (review L5: it leaked an SQL foreign-key
+    // error, because the guest exists in memory but not in the registry).
+    QVERIFY(call(QStringLiteral("secret.set"),
+                 {{QStringLiteral("name"), QStringLiteral("probe")},
+                  {QStringLiteral("value"), QStringLiteral("x")}})
+                .contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::errorKind(call(QStringLiteral("binding.add"),
+                                           {{QStringLiteral("sandbox"), guest},
+                                            {QStringLiteral("secret"), QStringLiteral("probe")},
+                                            {QStringLiteral("host"), QStringLiteral("pkg.test")}})),
+             QStringLiteral("not_found"));
+    QVERIFY(
+        call(QStringLiteral("secret.delete"), {{QStringLiteral("name"), QStringLiteral("probe")}})
+            .contains(QStringLiteral("result")));
     m_console.reset();
     m_helper->kill9();
     QVERIFY2(restartAfterKill(), qPrintable(m_helper->lastError()));
