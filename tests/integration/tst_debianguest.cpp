@@ -152,6 +152,7 @@ public:
     }
 
     RpcTestClient &client() { return m_client; }
+    qsizetype size() const { return m_text.size(); }
 
 private:
     RpcTestClient m_client;
@@ -542,6 +543,11 @@ void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
     QCOMPARE(forked.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     QVERIFY(overlaySize(kFork) > 0);
     Console fork(m_helper->socketPath(), kFork);
+    // The shell's prompt names the fork too (review 2026-12-01, L6: bash kept the name it read
+    // at start, the original's).
+    const qsizetype beforePrompt = fork.size();
+    QVERIFY(!fork.run("true").isNull());
+    QVERIFY(fork.waitFor(kFork.toLatin1() + ":~# ", beforePrompt, 10000) >= 0);
     const QByteArray dropAndRead = "echo 3 > /proc/sys/vm/drop_caches; cat /root/disk.txt";
     const QByteArray dirty = "test -e /root/dirty && echo dirty || echo clean";
     // The snapshot's state: "two" in memory and on disk, with the dirty file; the original
