@@ -464,7 +464,7 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
     // error, because the guest exists in memory but not in the registry).
     QVERIFY(call(QStringLiteral("secret.set"),
                  {{QStringLiteral("name"), QStringLiteral("probe")},
-                  {QStringLiteral("value"), QStringLiteral("x")}})
+                  {QStringLiteral("value"), QStringLiteral("probe-value-for-tests")}})
                 .contains(QStringLiteral("result")));
     QCOMPARE(RpcTestClient::errorKind(call(QStringLiteral("binding.add"),
                                            {{QStringLiteral("sandbox"), guest},
