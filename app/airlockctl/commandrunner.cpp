@@ -18,6 +18,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QTimer>
 
 #include <unistd.h>
@@ -25,6 +26,12 @@
 namespace airlock::ctl {
 
 namespace {
+
+/// The protocol fields of a sandbox's shape and the options that set them.
+const QList<std::pair<QString, QString>> kShapeOptions {
+    {QStringLiteral("memoryMib"), QStringLiteral("--memory")},
+    {QStringLiteral("vcpus"), QStringLiteral("--vcpus")},
+};
 
 constexpr int kConnectTimeoutMs = 10000;
 // Starting only waits for the VMM process, but QEMU under TCG on a loaded host is slow to exec.
@@ -431,14 +438,21 @@ bool CommandRunner::connectHelper()
     return true;
 }
 
-std::optional<QJsonValue> CommandRunner::call(const char *method, const QJsonObject &params,
-                                              int timeoutMs)
+std::optional<QJsonValue>
+CommandRunner::call(const char *method, const QJsonObject &params, int timeoutMs,
+                    const QList<std::pair<QString, QString>> &fieldOptions)
 {
     if (!connectHelper())
         return std::nullopt;
     Result<QJsonValue> result = m_client->callSync(QString::fromLatin1(method), params, timeoutMs);
     if (!result) {
-        m_err << "airlockctl: " << result.error().message << Qt::endl;
+        QString message = result.error().message;
+        for (const auto &[field, option] : fieldOptions) {
+            message.replace(QStringLiteral("field '%1'").arg(field), option);
+            message.replace(QRegularExpression(QStringLiteral("(?<![-\\w])%1(?!\\w)").arg(field)),
+                            option);
+        }
+        m_err << "airlockctl: " << message << Qt::endl;
         return std::nullopt;
     }
     return *result;
@@ -473,7 +487,7 @@ int CommandRunner::cmdCreate(QCommandLineParser &parser)
         params.insert(QStringLiteral("image"), parser.value(QStringLiteral("image")));
     if (parser.isSet(QStringLiteral("cold-boot")))
         params.insert(QStringLiteral("boot"), QStringLiteral("cold"));
-    const auto result = call(protocol::method::SandboxCreate, params);
+    const auto result = call(protocol::method::SandboxCreate, params, 30000, kShapeOptions);
     if (!result)
         return ExitFailed;
     if (m_json) {
@@ -1083,7 +1097,7 @@ int CommandRunner::cmdTemplate(QCommandLineParser &parser)
                     QStringLiteral("template"));
             params.insert(QLatin1String(key), value);
         }
-        auto result = call(protocol::method::TemplatePrepare, params);
+        auto result = call(protocol::method::TemplatePrepare, params, 30000, kShapeOptions);
         if (!result)
             return ExitFailed;
         // template.prepare answers at once; with --wait ask again until the template is there.

@@ -48,9 +48,12 @@ private:
     void printGlobalHelp(QTextStream &stream) const;
     int runCommand(const Command &command, const QStringList &arguments);
     bool connectHelper();
-    /// Calls the helper and prints its error; std::nullopt when the call failed.
+    /// Calls the helper and prints its error; std::nullopt when the call failed. In the error,
+    /// protocol field names are replaced by the options the user typed (`fieldOptions`:
+    /// field → option, e.g. memoryMib → --memory; review 2026-12-01, L5).
     std::optional<QJsonValue> call(const char *method, const QJsonObject &params,
-                                   int timeoutMs = 30000);
+                                   int timeoutMs = 30000,
+                                   const QList<std::pair<QString, QString>> &fieldOptions = {});
     void printJson(const QJsonValue &value);
 
     int cmdCreate(QCommandLineParser &parser);

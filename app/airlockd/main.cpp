@@ -164,12 +164,24 @@ int main(int argc, char *argv[])
                        "default image at start, any image and shape a start missed); off: only "
                        "on request (template.prepare). Default auto."),
         QStringLiteral("MODE"), QStringLiteral("auto"));
+    const QCommandLineOption templatesMaxOption(
+        QStringLiteral("templates-max"),
+        QStringLiteral("Templates kept at most; beyond that, the least recently used are "
+                       "removed (1..64, default 4)."),
+        QStringLiteral("N"), QStringLiteral("4"));
     parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption,
-                       gatewayOption, poolOption, upstreamOption, trustOption, templatesOption});
+                       gatewayOption, poolOption, upstreamOption, trustOption, templatesOption,
+                       templatesMaxOption});
     parser.process(app);
     const QString templateMode = parser.value(templatesOption);
     if (templateMode != QLatin1String("auto") && templateMode != QLatin1String("off")) {
         std::fprintf(stderr, "airlockd: --templates must be auto or off\n");
+        return 2;
+    }
+    bool templatesMaxOk = false;
+    const int templatesMax = parser.value(templatesMaxOption).toInt(&templatesMaxOk);
+    if (!templatesMaxOk || templatesMax < 1 || templatesMax > 64) {
+        std::fprintf(stderr, "airlockd: --templates-max must be a number from 1 to 64\n");
         return 2;
     }
 
@@ -329,6 +341,7 @@ int main(int argc, char *argv[])
     airlock::SnapshotService snapshots(sandboxes, archive);
     airlock::SnapshotService::TemplateOptions templateOptions;
     templateOptions.automatic = templateMode == QLatin1String("auto");
+    templateOptions.maxTemplates = templatesMax;
     snapshots.setTemplateOptions(templateOptions);
     snapshots.setBindings(&bindings);
     // Before serving: a crash may have left a manifest without its registry row.

@@ -164,9 +164,12 @@ struct HelperClient::Private
             break;
         }
         if (message.id.isNull() || message.id.isUndefined()) {
+            // The helper closes the connection after each of these (a refusal, a connection
+            // limit, an oversize message): the caller should hear why.
             if (message.type == Type::Error
                 && (message.error.kind == ErrorKind::PermissionDenied
-                    || message.error.kind == ErrorKind::MessageTooLarge)) {
+                    || message.error.kind == ErrorKind::MessageTooLarge
+                    || message.error.kind == ErrorKind::Busy)) {
                 fatalError = message.error;
                 lose(message.error);
             } else {

@@ -161,6 +161,11 @@ Result<QJsonValue> CredentialApi::bindingAdd(const QJsonObject &params)
     auto binding = CredentialBinding::fromJson(params);
     if (!binding)
         return std::unexpected(binding.error());
+    // The helper's own guests exist only in memory: nobody's to bind (and the registry's
+    // foreign key would refuse them with an SQL error; review 2026-12-01, L5).
+    if (binding->sandbox.startsWith(SandboxService::kInternalPrefix))
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("no sandbox named '%1'").arg(binding->sandbox));
     if (auto sandbox = m_sandboxes.get(binding->sandbox); !sandbox)
         return std::unexpected(sandbox.error());
     if (auto info = (*vault)->info(binding->secret); !info)

@@ -22,6 +22,18 @@ RpcConnection::RpcConnection(quint64 id, QLocalSocket *socket, PeerCredentials p
     , m_framer(protocol::kMaxMessageBytes)
 {
     m_socket->setParent(this);
+    m_frameTimer.setSingleShot(true);
+    m_frameTimer.setInterval(kFrameTimeoutMs);
+    connect(&m_frameTimer, &QTimer::timeout, this, [this] {
+        qCWarning(lcConnection,
+                  "client %llu (pid %d, uid %u) left a message unfinished for %d ms; closing", m_id,
+                  int(m_peer.pid), unsigned(m_peer.uid), kFrameTimeoutMs);
+        sendAndClose(protocol::encodeError(
+            QJsonValue(QJsonValue::Null),
+            Error {ErrorKind::InvalidRequest,
+                   QStringLiteral("a message was left unfinished for %1 s (no newline); closing")
+                       .arg(kFrameTimeoutMs / 1000)}));
+    });
     connect(m_socket, &QLocalSocket::disconnected, this, &RpcConnection::markClosed);
     connect(m_socket, &QLocalSocket::errorOccurred, this, [this](QLocalSocket::LocalSocketError) {
         if (m_socket->state() == QLocalSocket::UnconnectedState)
@@ -66,12 +78,14 @@ void RpcConnection::readAvailable()
 {
     // A handler may run a nested event loop in which this connection is closed and deleted.
     const QPointer<RpcConnection> self(this);
+    bool completed = false; // a message ended: the next one's deadline starts now
     while (self && !m_closed && !m_closing && m_socket->bytesAvailable() > 0) {
         m_framer.append(m_socket->readAll());
         while (!m_closed && !m_closing) {
             auto line = m_framer.next();
             if (!line)
                 break;
+            completed = true;
             if (!*line) {
                 qCWarning(lcConnection, "client %llu: %s", m_id, qPrintable(line->error().message));
                 sendAndClose(protocol::encodeError(QJsonValue(QJsonValue::Null), line->error()));
@@ -95,6 +109,14 @@ void RpcConnection::readAvailable()
                 return;
         }
     }
+    if (!self || m_closed || m_closing)
+        return;
+    // The deadline runs from the first byte of a message, not from the last: a client that
+    // trickles a byte now and then gets no more time.
+    if (m_framer.bufferedBytes() == 0)
+        m_frameTimer.stop();
+    else if (completed || !m_frameTimer.isActive())
+        m_frameTimer.start();
 }
 
 void RpcConnection::markClosed()

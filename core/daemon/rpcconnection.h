@@ -5,6 +5,7 @@
 #include "core/protocol/message.h"
 
 #include <QObject>
+#include <QTimer>
 
 #include <functional>
 
@@ -17,13 +18,19 @@ namespace airlock {
 /// answers. It enforces the per-client rules of docs/protocol.md: a message over 1 MiB is
 /// answered with message_too_large and the connection is closed; undecodable lines get
 /// parse_error/invalid_request and the connection stays; a client whose unread output exceeds
-/// kMaxPendingOutputBytes is dropped. closed() is emitted exactly once, after which the server
+/// kMaxPendingOutputBytes is dropped, and one that leaves a message unfinished for
+/// kFrameTimeoutMs is closed. closed() is emitted exactly once, after which the server
 /// deletes the object (deleteLater), so a dispatcher running for this client stays safe.
 class RpcConnection : public QObject
 {
     Q_OBJECT
 public:
     static constexpr qint64 kMaxPendingOutputBytes = 16 * 1024 * 1024;
+    /// A message must be complete this long after its first byte arrived; a client that
+    /// leaves one unfinished is answered `invalid_request` and closed (review 2026-12-01, M4:
+    /// half lines held connections forever). 1 MiB in 10 s is 100 KiB/s, far below any local
+    /// or SSH link.
+    static constexpr int kFrameTimeoutMs = 10000;
 
     using Dispatcher = std::function<void(RpcConnection &, const protocol::Message &)>;
 
@@ -57,6 +64,7 @@ private:
     protocol::LineFramer m_framer;
     bool m_closed = false;
     bool m_closing = false;
+    QTimer m_frameTimer; ///< runs while an unfinished message is buffered
 };
 
 } // namespace airlock

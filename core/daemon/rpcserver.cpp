@@ -105,6 +105,9 @@ void RpcServer::close()
     }
     const auto clients = m_clients;
     m_clients.clear();
+    m_served.clear();
+    m_perUid.clear();
+    m_unprivileged = 0;
     for (RpcConnection *client : clients)
         delete client;
 }
@@ -137,16 +140,32 @@ void RpcServer::acceptPending()
             [this](RpcConnection &c, const protocol::Message &m) { dispatch(c, m); }, this);
         m_clients.insert(id, client);
         connect(client, &RpcConnection::closed, this, &RpcServer::forget);
-        if (m_clients.size() > kMaxClients) {
-            qCWarning(lcRpc, "refused client %llu (pid %d): %d clients already connected", id,
-                      int(credentials.pid), int(kMaxClients));
-            client->sendAndClose(protocol::encodeError(
-                QJsonValue(QJsonValue::Null),
-                Error {ErrorKind::Busy,
-                       QStringLiteral("airlockd already serves %1 clients; try "
-                                      "again when some have disconnected")
-                           .arg(kMaxClients)}));
-            continue;
+        if (peer && m_policy.allows(credentials)) {
+            const uid_t uid = credentials.uid;
+            const int mine = m_perUid.value(uid);
+            QString full;
+            if (uid == 0 && mine >= kMaxRootClients)
+                full = QStringLiteral("airlockd already serves %1 clients of root").arg(mine);
+            else if (uid != 0 && mine >= kMaxClientsPerUid)
+                full = QStringLiteral("airlockd already serves %1 clients of uid %2, the most "
+                                      "one user may have")
+                           .arg(mine)
+                           .arg(uid);
+            else if (uid != 0 && m_unprivileged >= kMaxClients)
+                full = QStringLiteral("airlockd already serves %1 clients").arg(m_unprivileged);
+            if (!full.isEmpty()) {
+                qCWarning(lcRpc, "refused client %llu (pid %d, uid %u): %s", id,
+                          int(credentials.pid), unsigned(uid), qPrintable(full));
+                client->sendAndClose(protocol::encodeError(
+                    QJsonValue(QJsonValue::Null),
+                    Error {ErrorKind::Busy,
+                           full + QStringLiteral("; try again when some have disconnected")}));
+                continue;
+            }
+            m_served.insert(id, uid);
+            ++m_perUid[uid];
+            if (uid != 0)
+                ++m_unprivileged;
         }
         if (!peer || !m_policy.allows(credentials)) {
             const QString why = peer ? m_policy.refusal(credentials) : peer.error().message;
@@ -225,6 +244,14 @@ void RpcServer::forget(quint64 clientId)
     RpcConnection *client = m_clients.take(clientId);
     if (!client)
         return;
+    if (const auto served = m_served.constFind(clientId); served != m_served.cend()) {
+        const uid_t uid = *served;
+        m_served.erase(served);
+        if (--m_perUid[uid] <= 0)
+            m_perUid.remove(uid);
+        if (uid != 0)
+            --m_unprivileged;
+    }
     client->deleteLater();
     Q_EMIT clientDisconnected(clientId);
 }

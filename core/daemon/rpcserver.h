@@ -40,9 +40,16 @@ public:
     using Reply = std::function<void(const Result<QJsonValue> &)>;
     using DeferredHandler =
         std::function<void(const RpcContext &, const QJsonObject &, Reply reply)>;
-    /// Connections served at once; more are answered `busy` and closed, so clients cannot use
-    /// up the helper's file descriptors (each also holds up to 17 MiB of buffers).
+    /// Connections of unprivileged clients served at once; more are answered `busy` and closed,
+    /// so clients cannot use up the helper's file descriptors (each also holds up to 17 MiB of
+    /// buffers).
     static constexpr int kMaxClients = 256;
+    /// Connections one unprivileged uid may hold at once (review 2026-12-01, M4: one group
+    /// member's idle sockets locked everyone out, root included).
+    static constexpr int kMaxClientsPerUid = 32;
+    /// Root's connections are counted apart (root always gets in while others fill their
+    /// share), with a bound of their own.
+    static constexpr int kMaxRootClients = 64;
 
     explicit RpcServer(AccessPolicy policy, QObject *parent = nullptr);
     ~RpcServer() override;
@@ -82,6 +89,9 @@ private:
     QHash<QString, Handler> m_methods;
     QHash<QString, DeferredHandler> m_deferred;
     QHash<quint64, RpcConnection *> m_clients;
+    QHash<quint64, uid_t> m_served; ///< clients counted below, with their uid
+    QHash<uid_t, int> m_perUid; ///< served connections per uid
+    int m_unprivileged = 0; ///< served connections of uids other than 0
     quint64 m_nextClientId = 1;
 };
 

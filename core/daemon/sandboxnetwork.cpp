@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <net/if.h>
+
 namespace airlock {
 
 namespace {
@@ -46,7 +48,7 @@ SandboxNetwork::SandboxNetwork(SandboxNetworkConfig config, QString sandbox, Lin
     , m_vmmUid(vmmUid)
     , m_gatewayUid(gatewayUid)
     , m_policy(std::move(policy))
-    , m_tapName(TapDevice::interfaceName(m_sandbox))
+    , m_tapName(TapDevice::interfaceName(m_sandbox, m_config.instance))
 {
     m_restartTimer.setSingleShot(true);
     connect(&m_restartTimer, &QTimer::timeout, this, &SandboxNetwork::tryRestart);
@@ -88,8 +90,19 @@ Result<void> SandboxNetwork::up(bool adopt)
         return rollback(ca.error());
     if (auto gateway = startGateway(); !gateway)
         return rollback(gateway.error());
+    if (auto loaded = loadTable(); !loaded)
+        return rollback(loaded.error());
+    qCInfo(lcNetwork, "%s: network up on %s (guest %s/%d, gateway %s)", qPrintable(m_sandbox),
+           qPrintable(m_tapName), qPrintable(m_link.guest.toString()), m_link.prefixLength,
+           qPrintable(m_link.gateway.toString()));
+    return {};
+}
+
+Result<void> SandboxNetwork::loadTable()
+{
     NftablesSpec spec;
     spec.sandbox = m_sandbox;
+    spec.instance = m_config.instance;
     spec.ifname = m_tapName;
     spec.guestMac = m_link.macText();
     spec.guest = m_link.guest;
@@ -98,12 +111,47 @@ Result<void> SandboxNetwork::up(bool adopt)
     spec.gatewayDnsPort = m_config.dnsPort;
     spec.explicitProxyPort = m_config.explicitProxyPort;
     if (auto loaded = NftablesTable::load(spec); !loaded)
-        return rollback(loaded.error());
+        return loaded;
     m_tableLoaded = true;
-    qCInfo(lcNetwork, "%s: network up on %s (guest %s/%d, gateway %s)", qPrintable(m_sandbox),
-           qPrintable(m_tapName), qPrintable(m_link.guest.toString()), m_link.prefixLength,
-           qPrintable(m_link.gateway.toString()));
+    // The table names the tap: renamed or replaced, the tap would pass unfiltered (a kernel
+    // keeps a netdev hook for an absent device), so its index is part of what is checked.
+    m_tapIndex = ::if_nametoindex(m_tapName.toLatin1().constData());
+    auto fingerprint = NftablesTable::fingerprint(m_sandbox, m_config.instance);
+    if (!fingerprint)
+        return std::unexpected(fingerprint.error());
+    m_tableFingerprint = *fingerprint;
     return {};
+}
+
+Result<void> SandboxNetwork::verifyTable() const
+{
+    if (!m_tableLoaded)
+        return {};
+    if (::if_nametoindex(m_tapName.toLatin1().constData()) != m_tapIndex || m_tapIndex == 0)
+        return fail(
+            ErrorKind::NotFound,
+            QStringLiteral("the tap %1 the table filters is gone or was renamed").arg(m_tapName));
+    auto now = NftablesTable::fingerprint(m_sandbox, m_config.instance);
+    if (!now)
+        return std::unexpected(now.error());
+    if (*now != m_tableFingerprint)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the nftables table %1 was changed")
+                        .arg(NftablesTable::tableName(m_sandbox, m_config.instance)));
+    return {};
+}
+
+Result<void> SandboxNetwork::reloadTable()
+{
+    if (m_down)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("the network of '%1' is down").arg(m_sandbox));
+    // The guest's frames arrive on the tap it was started with, whatever its name is now.
+    const unsigned index = ::if_nametoindex(m_tapName.toLatin1().constData());
+    if (index == 0 || index != m_tapIndex)
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("the guest's tap is no longer named %1").arg(m_tapName));
+    return loadTable();
 }
 
 void SandboxNetwork::down(bool superseded)
@@ -121,7 +169,7 @@ void SandboxNetwork::down(bool superseded)
         return;
     }
     // Best effort: the table goes even when the tap is missing, and the other way round.
-    if (auto removed = NftablesTable::remove(m_sandbox); !removed)
+    if (auto removed = NftablesTable::remove(m_sandbox, m_config.instance); !removed)
         qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox), qPrintable(removed.error().message));
     m_tableLoaded = false;
     if (m_gateway) {

@@ -21,6 +21,9 @@ struct SandboxNetworkConfig
 {
     QString gatewayProgram; ///< absolute path of airlock-gateway
     QString stateDir; ///< CAs go to STATE/ca/<name>/, gateway pid files to STATE/net/
+    /// The helper's tag (HelperInstance::tagFor(stateDir)) in its tap and table names; empty:
+    /// untagged names (tests that build one network by hand).
+    QString instance;
     /// `upstreamDns` of the gateway's config: {"address", "port", "timeoutMs"}.
     QJsonObject upstreamDns;
     QString trustStoreCaFile; ///< empty: the system's trust store
@@ -79,6 +82,13 @@ public:
     /// InvalidState while the gateway is restarting (it gets them when it is back).
     Result<void> pushCredentials();
 
+    /// Checks that the table loaded by up() is still there as loaded (NftablesTable::
+    /// fingerprint): success also when no table is up. NotFound when it is gone,
+    /// OperationFailed when it was changed (or cannot be listed).
+    Result<void> verifyTable() const;
+    /// Loads the table again (after verifyTable() failed); the errors of NftablesTable::load.
+    Result<void> reloadTable();
+
     const LinkAllocation &link() const { return m_link; }
     QString tapName() const { return m_tapName; }
     /// The CA certificate (PEM) the guest must trust; empty before up().
@@ -102,6 +112,8 @@ Q_SIGNALS:
 
 private:
     Result<void> loadCa();
+    /// The table as up() loads it; remembers its fingerprint for verifyTable().
+    Result<void> loadTable();
     Result<void> startGateway();
     void onGatewayExited(const QString &reason);
     void tryRestart();
@@ -120,6 +132,8 @@ private:
     GatewayProcess *m_gateway = nullptr;
     bool m_tapCreated = false;
     bool m_tableLoaded = false;
+    QByteArray m_tableFingerprint; ///< of the table as loaded (verifyTable)
+    unsigned m_tapIndex = 0; ///< ifindex of m_tapName when the table was loaded
     bool m_down = false;
     QTimer m_restartTimer;
     int m_restartAttempt = 0;

@@ -3,6 +3,7 @@
 #include "core/daemon/consolehub.h"
 #include "core/model/egressevent.h"
 #include "core/model/names.h"
+#include "core/net/helperinstance.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
 #include "core/vmm/guestagent.h"
@@ -27,6 +28,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace airlock {
@@ -96,7 +98,11 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
     , m_factory(std::move(factory))
     , m_config(std::move(config))
     , m_bindings(registry)
-{ }
+{
+    if (m_config.network.instance.isEmpty())
+        m_config.network.instance = HelperInstance::tagFor(m_config.stateDir);
+    connect(&m_tableWatch, &QTimer::timeout, this, &SandboxService::checkTables);
+}
 
 SandboxService::~SandboxService()
 {
@@ -141,6 +147,8 @@ Result<void> SandboxService::restore()
         SandboxNetwork::killLeftoverGateway(m_config.stateDir, record.sandbox.spec.name);
         if (entry.sandbox.state == SandboxState::Stopped) {
             killOrphanVmm(entry.sandbox.spec.name);
+            // Also what a helper before review M1 left with a VMM's uid.
+            returnFilesToRoot(entry.sandbox.spec.name);
             continue;
         }
         const QString &name = entry.sandbox.spec.name;
@@ -166,6 +174,97 @@ Result<void> SandboxService::restore()
             qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
     }
     removeLeftovers();
+    removeStaleMemoryFiles();
+    if (m_config.tableCheckIntervalMs > 0)
+        m_tableWatch.start(m_config.tableCheckIntervalMs);
+    return {};
+}
+
+void SandboxService::removeStaleMemoryFiles()
+{
+    // A guest's RAM file lives as long as its guest. One whose guest does not run (a helper
+    // killed between filling it and starting the VMM: a fork, a restore, a template start)
+    // would keep host RAM in tmpfs forever (review 2026-12-01, M2). Names starting with '.'
+    // are the snapshot service's template caches.
+    const QDir dir(memoryDir());
+    for (const QString &file : dir.entryList(QDir::Files | QDir::System)) {
+        if (file.startsWith(u'.'))
+            continue;
+        const QString name = file.section(u'.', 0, 0);
+        const auto it = m_entries.find(name);
+        const bool live =
+            it != m_entries.end() && it->second.vmm && file == name + QStringLiteral(".ram");
+        if (!live) {
+            qCInfo(lcSandbox, "removing the leftover guest memory file %s", qPrintable(file));
+            QFile::remove(dir.filePath(file));
+        }
+    }
+    ::rmdir(QFile::encodeName(memoryDir()).constData());
+}
+
+void SandboxService::checkTables()
+{
+    // Names first: a kill below changes m_entries' values, never its keys.
+    QStringList names;
+    for (const auto &[name, entry] : m_entries) {
+        if (entry.network && entry.vmm
+            && (entry.sandbox.state == SandboxState::Running
+                || entry.sandbox.state == SandboxState::Paused))
+            names.append(name);
+    }
+    for (const QString &name : std::as_const(names)) {
+        const auto it = m_entries.find(name);
+        if (it == m_entries.end() || !it->second.network)
+            continue;
+        Entry &entry = it->second;
+        const auto intact = entry.network->verifyTable();
+        if (intact)
+            continue;
+        // ARCHITECTURE.md: a VM never runs without its table. Whoever removed or edited it
+        // (another helper's cleanup, an administrator's `nft flush ruleset`), the guest must
+        // not run on unfiltered: the table is loaded again at once, or the guest goes.
+        const QString table = NftablesTable::tableName(name, instance());
+        qCWarning(lcSandbox, "%s: its nftables table is not as loaded (%s); loading it again",
+                  qPrintable(name), qPrintable(intact.error().message));
+        EgressEvent event;
+        event.time = QDateTime::currentDateTimeUtc();
+        event.sandbox = name;
+        event.layer = EgressLayer::Tcp;
+        event.allowed = false;
+        if (auto reloaded = entry.network->reloadTable(); reloaded) {
+            event.reason = QStringLiteral("firewall_restored");
+            event.detail = QStringLiteral("%1; the table %2 was loaded again. Until then the "
+                                          "guest's traffic may have gone unfiltered")
+                               .arg(intact.error().message, table);
+            recordEgress(name, event.toJson());
+            continue;
+        } else {
+            const QString reason =
+                QStringLiteral("its nftables table %1 was removed or changed (%2) and could not "
+                               "be loaded again (%3); the VMM was killed")
+                    .arg(table, intact.error().message, reloaded.error().message);
+            qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(reason));
+            event.reason = QStringLiteral("firewall_lost");
+            event.detail = reason;
+            recordEgress(name, event.toJson());
+            if (entry.sandbox.state == SandboxState::Stopped || !entry.vmm)
+                continue;
+            Vmm *vmm = entry.vmm.get();
+            releaseVmm(entry);
+            vmm->kill();
+            releaseNetwork(entry, vmm->waitForExit(kKillWaitMs) ? nullptr : vmm);
+            markStopped(entry, reason);
+            commit(entry);
+        }
+    }
+}
+
+QString SandboxService::tapHolder(const QString &ifname, const QString &except) const
+{
+    for (const auto &[name, entry] : m_entries) {
+        if (name != except && entry.network && entry.network->tapName() == ifname)
+            return name;
+    }
     return {};
 }
 
@@ -356,7 +455,7 @@ bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
               qPrintable(reason));
     Vmm *vmm = entry.vmm.get();
     releaseVmm(entry);
-    const QString tap = TapDevice::interfaceName(name);
+    const QString tap = TapDevice::interfaceName(name, instance());
     connect(vmm, &Vmm::exited, this, [tap] { TapDevice::remove(tap); });
     vmm->kill();
     markStopped(entry, reason);
@@ -383,18 +482,20 @@ void SandboxService::removeLeftovers()
             tables.insert(name);
         }
     }
-    if (auto leftovers = NftablesTable::listLeftoverTables(); leftovers) {
+    // Only this helper's (its instance tag): another helper in the same namespace keeps its
+    // tables and taps (review 2026-12-01, H1).
+    if (auto leftovers = NftablesTable::listLeftoverTables(instance()); leftovers) {
         for (const QString &sandbox : *leftovers) {
             if (tables.contains(sandbox))
                 continue;
             qCInfo(lcSandbox, "removing leftover nftables table of %s", qPrintable(sandbox));
-            if (auto removed = NftablesTable::remove(sandbox); !removed)
+            if (auto removed = NftablesTable::remove(sandbox, instance()); !removed)
                 qCWarning(lcSandbox, "%s", qPrintable(removed.error().message));
         }
     } else {
         qCWarning(lcSandbox, "%s", qPrintable(leftovers.error().message));
     }
-    if (auto leftovers = TapDevice::listLeftovers(); leftovers) {
+    if (auto leftovers = TapDevice::listLeftovers(instance()); leftovers) {
         for (const QString &tap : *leftovers) {
             if (taps.contains(tap))
                 continue;
@@ -583,6 +684,13 @@ Result<Sandbox> SandboxService::startOnce(const QString &name, int incomingState
         return std::unexpected(error);
     };
 
+    // Two long names may still share a hashed tap name: say who has it (review L1).
+    const QString tap = TapDevice::interfaceName(name, instance());
+    if (const QString holder = tapHolder(tap, name); !holder.isEmpty())
+        return failStart(Error {ErrorKind::AlreadyExists,
+                                QStringLiteral("the network device %1 of sandbox '%2' is in use "
+                                               "by sandbox '%3'; rename one of them")
+                                    .arg(tap, name, holder)});
     // The network first: tap, CA, gateway ready, table loaded; only then may the VM run.
     auto link = m_pool->allocate();
     if (!link)
@@ -727,6 +835,21 @@ Result<Sandbox> SandboxService::kill(const QString &name)
     return entry->sandbox;
 }
 
+Result<void> SandboxService::setStateReason(const QString &name, const QString &reason)
+{
+    auto found = find(name);
+    if (!found)
+        return std::unexpected(found.error());
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Stopped)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not stopped")
+                        .arg(name, sandboxStateName(entry->sandbox.state)));
+    entry->sandbox.stateReason = reason;
+    commit(*entry);
+    return {};
+}
+
 Result<void> SandboxService::remove(const QString &name)
 {
     auto found = find(name);
@@ -749,6 +872,8 @@ Result<void> SandboxService::remove(const QString &name)
     for (const QString &suffix : {QString(), kDiskIdentitySuffix, QStringLiteral(".tmp")})
         QFile::remove(diskPathFor(name) + suffix);
     SandboxNetwork::removeCa(m_config.stateDir, name);
+    // Normally gone with its guest; one a crash left would hold RAM forever (review M2).
+    ::unlink(QFile::encodeName(memoryPathFor(name)).constData());
     m_entries.erase(name);
     m_consoles.remove(name);
     qCInfo(lcSandbox, "deleted %s", qPrintable(name));
@@ -856,6 +981,8 @@ Result<int> SandboxService::createMemoryFile(const QString &name)
                         .arg(name, sandboxStateName(entry->sandbox.state)));
     if (auto ready = ensureMemoryDir(); !ready)
         return std::unexpected(ready.error());
+    if (auto room = checkMemoryCapacity(name, entry->sandbox.spec.memoryMib); !room)
+        return std::unexpected(room.error());
     // A new inode each time: a VMM that is still dying keeps its mapping of the old one.
     const QByteArray path = QFile::encodeName(memoryPathFor(name));
     ::unlink(path.constData());
@@ -870,6 +997,55 @@ Result<int> SandboxService::createMemoryFile(const QString &name)
                         .arg(memoryPathFor(name), QString::fromLocal8Bit(std::strerror(error))));
     }
     return fd;
+}
+
+Result<void> SandboxService::checkMemoryCapacity(const QString &name, int memoryMib) const
+{
+    // Review 2026-12-01, M4: a 64 GiB guest was accepted on a 24 GiB host; a guest that touched
+    // its memory would have filled tmpfs and host RAM. The file is sparse, so this is what the
+    // host could back right now, not a reservation.
+    const qint64 needed = qint64(memoryMib) * 1024 * 1024;
+    // Our own file of this sandbox (none for a stopped one, normally) is replaced.
+    struct stat own
+    {
+    };
+    const qint64 replaced = ::stat(QFile::encodeName(memoryPathFor(name)).constData(), &own) == 0
+        ? qint64(own.st_blocks) * 512
+        : 0;
+    const auto mib = [](qint64 bytes) { return bytes / (1024 * 1024); };
+    struct statvfs room
+    {
+    };
+    if (::statvfs(QFile::encodeName(memoryDir()).constData(), &room) == 0) {
+        const qint64 free = qint64(room.f_bavail) * qint64(room.f_frsize) + replaced;
+        if (free < needed)
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the guest "
+                                       "memory directory %3 has only %4 MiB free; stop other "
+                                       "sandboxes or give this one less memory")
+                            .arg(name)
+                            .arg(memoryMib)
+                            .arg(memoryDir())
+                            .arg(mib(free)));
+    }
+    QFile meminfo(QStringLiteral("/proc/meminfo"));
+    if (meminfo.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &line : meminfo.readAll().split('\n')) {
+            if (!line.startsWith("MemAvailable:"))
+                continue;
+            const qint64 available = line.mid(13).trimmed().split(' ').first().toLongLong() * 1024;
+            if (available + replaced < needed)
+                return fail(ErrorKind::BackendUnavailable,
+                            QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the "
+                                           "host has only %3 MiB available (MemAvailable); stop "
+                                           "other sandboxes or give this one less memory")
+                                .arg(name)
+                                .arg(memoryMib)
+                                .arg(mib(available + replaced)));
+            break;
+        }
+    }
+    return {};
 }
 
 Result<GuestImage> SandboxService::imageOf(const QString &name) const
@@ -1207,17 +1383,81 @@ Result<uid_t> SandboxService::allocateVmmUid() const
 {
     if (m_config.vmmUidBase == 0)
         return m_config.vmmUid;
-    std::vector<bool> taken(SandboxServiceConfig::kVmmUidSlots, false);
-    for (const auto &[name, entry] : m_entries) {
-        const qint64 slot = qint64(entry.vmmUid) - qint64(m_config.vmmUidBase);
-        if (entry.vmmUid != 0 && slot >= 0 && slot < SandboxServiceConfig::kVmmUidSlots)
+    constexpr int slotCount = SandboxServiceConfig::kVmmUidSlots;
+    std::vector<bool> taken(slotCount, false);
+    const auto take = [&taken, slotCount](uid_t uid, uid_t base) {
+        const qint64 slot = qint64(uid) - qint64(base);
+        if (base != 0 && slot >= 0 && slot < slotCount)
             taken[size_t(slot)] = true;
+    };
+    for (const auto &[name, entry] : m_entries) {
+        if (entry.vmmUid != 0)
+            take(entry.vmmUid, m_config.vmmUidBase);
     }
-    for (int slot = 0; slot < SandboxServiceConfig::kVmmUidSlots; ++slot) {
+    // Another helper on this host (another state dir) uses the same ranges: a uid that any
+    // process has (a VMM or gateway of that helper) is not handed out again (review M1).
+    for (uid_t uid : uidsInUse()) {
+        take(uid, m_config.vmmUidBase);
+        take(uid, m_config.gatewayUidBase);
+    }
+    // Each helper starts at its own place in the range, so two helpers starting guests at
+    // the same moment rarely even try the same uid.
+    const int first =
+        int(HelperInstance::tagFor(m_config.stateDir).toUInt(nullptr, 16) % slotCount);
+    for (int i = 0; i < slotCount; ++i) {
+        const int slot = (first + i) % slotCount;
         if (!taken[size_t(slot)])
             return uid_t(m_config.vmmUidBase + uid_t(slot));
     }
     return fail(ErrorKind::Busy, QStringLiteral("every VMM uid slot is in use"));
+}
+
+std::vector<uid_t> SandboxService::uidsInUse()
+{
+    std::vector<uid_t> uids;
+    const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &pid : pids) {
+        if (pid.isEmpty() || !pid.at(0).isDigit())
+            continue;
+        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+        if (!status.open(QIODevice::ReadOnly))
+            continue;
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (!line.startsWith("Uid:"))
+                continue;
+            // Real, effective, saved and file system uid.
+            for (const QByteArray &field : line.mid(4).simplified().split(' ')) {
+                bool ok = false;
+                const uint uid = field.toUInt(&ok);
+                if (ok)
+                    uids.push_back(uid_t(uid));
+            }
+            break;
+        }
+    }
+    return uids;
+}
+
+void SandboxService::returnFilesToRoot(const QString &name) const
+{
+    // Review M1: VMM uids are reused. A stopped sandbox's files owned by its last VMM's uid
+    // would be open to whichever VMM gets that uid next; start() hands them over again.
+    const QByteArray dir = QFile::encodeName(runtimeDirFor(name));
+    struct stat info
+    {
+    };
+    if (::lstat(dir.constData(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid != 0) {
+        const QDir runtime(runtimeDirFor(name));
+        for (const QString &file : runtime.entryList(QDir::AllEntries | QDir::System | QDir::Hidden
+                                                     | QDir::NoDotAndDotDot))
+            ::lchown(QFile::encodeName(runtime.filePath(file)).constData(), 0, 0);
+        ::lchown(dir.constData(), 0, 0);
+    }
+    for (const QString &suffix : {QString(), kDiskIdentitySuffix}) {
+        const QByteArray disk = QFile::encodeName(diskPathFor(name) + suffix);
+        if (::lstat(disk.constData(), &info) == 0 && S_ISREG(info.st_mode) && info.st_uid != 0)
+            ::lchown(disk.constData(), 0, 0);
+    }
 }
 
 uid_t SandboxService::runtimeDirOwner(const QString &name) const
@@ -1283,6 +1523,7 @@ void SandboxService::markStopped(Entry &entry, const QString &reason)
 {
     // Callers reach here once the VMM is gone (kill() has released the network already).
     releaseNetwork(entry);
+    returnFilesToRoot(entry.sandbox.spec.name);
     // The guest's RAM: gone with the guest (a dying VMM keeps its own mapping until it exits).
     ::unlink(QFile::encodeName(memoryPathFor(entry.sandbox.spec.name)).constData());
     // The directory goes with the last file; createMemoryFile() makes it again.

@@ -11,6 +11,7 @@
 #include "core/vmm/vmm.h"
 
 #include <QObject>
+#include <QTimer>
 
 #include <functional>
 #include <map>
@@ -53,6 +54,10 @@ struct SandboxServiceConfig
     /// How long a guest started from a snapshot or template has to confirm its new identity
     /// through the guest agent (GuestAgent::refresh).
     int agentTimeoutMs = 10000;
+    /// How often every running sandbox's nftables table is compared with what was loaded
+    /// (SandboxNetwork::verifyTable): one that is gone or changed is loaded again at once, and
+    /// a guest whose table cannot be restored is killed (docs/network.md). 0: never.
+    int tableCheckIntervalMs = 1000;
 };
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
@@ -127,7 +132,8 @@ public:
     Result<void> ensureMemoryDir() const;
     /// Replaces the sandbox's RAM file by a fresh, empty (sparse) one of its memory size,
     /// owned by root until start() hands it to the VMM user. Returns its descriptor (the
-    /// caller closes it). InvalidState unless the sandbox is stopped.
+    /// caller closes it). InvalidState unless the sandbox is stopped; BackendUnavailable when
+    /// the host cannot back that much memory (checkMemoryCapacity).
     Result<int> createMemoryFile(const QString &name);
     /// The image a sandbox was created from (its root disk, if any, included).
     Result<GuestImage> imageOf(const QString &name) const;
@@ -147,7 +153,10 @@ public:
     Result<Sandbox> stop(const QString &name, int timeoutMs);
     /// Kills the VMM now; answers with state stopped.
     Result<Sandbox> kill(const QString &name);
-    /// Removes a stopped sandbox and its runtime dir; Busy unless stopped.
+    /// Records why a stopped sandbox is stopped (an interrupted or failed snapshot restore),
+    /// persisted and announced. InvalidState unless stopped; NotFound, InvalidName.
+    Result<void> setStateReason(const QString &name, const QString &reason);
+    /// Removes a stopped sandbox, its runtime dir and RAM file; Busy unless stopped.
     Result<void> remove(const QString &name);
     /// Types bytes on the guest's console; InvalidState unless running.
     Result<void> writeConsole(const QString &name, const QByteArray &bytes);
@@ -182,6 +191,10 @@ public:
     Result<void> refreshCredentials(const QString &name);
 
     const SandboxServiceConfig &config() const { return m_config; }
+    /// This helper's tag in tap and table names (HelperInstance::tagFor(stateDir)).
+    QString instance() const { return m_config.network.instance; }
+    /// One pass of the table watch (tableCheckIntervalMs); public for tests and diagnostics.
+    void checkTables();
     const ImageStore &images() const { return m_images; }
 
 Q_SIGNALS:
@@ -218,14 +231,23 @@ private:
     Result<Entry *> find(const QString &name);
     Result<const Entry *> find(const QString &name) const;
     QString runtimeDirFor(const QString &name) const;
+    /// BackendUnavailable, with a message saying what is missing, when the RAM directory's free
+    /// space or the host's MemAvailable (/proc/meminfo) is below `memoryMib`.
+    Result<void> checkMemoryCapacity(const QString &name, int memoryMib) const;
     QString memoryDir() const;
     QString disksDir() const;
     /// Makes the overlay on the first start (or checks that it belongs to the image's current
     /// disk) and hands it to `uid`. OperationFailed when the image was rebuilt since.
     Result<void> prepareDisk(const QString &name, const GuestImage &image, uid_t uid) const;
     Result<QString> prepareRuntimeDir(const QString &name, uid_t uid) const;
-    /// A uid for a new VMM that no running VMM of this helper has.
+    /// A uid for a new VMM that no running VMM of this helper has, and that no process on the
+    /// host runs as (nor as its gateway uid): another helper's VMMs use the same range.
     Result<uid_t> allocateVmmUid() const;
+    /// Every uid (real, effective, saved, fs) of every process in /proc.
+    static std::vector<uid_t> uidsInUse();
+    /// Hands the runtime dir (and its entries) and the root disk overlay back to root once
+    /// the sandbox's VMM is gone (review 2026-12-01, M1).
+    void returnFilesToRoot(const QString &name) const;
     /// The runtime dir's owner: the uid a (re-adopted) VMM runs as.
     uid_t runtimeDirOwner(const QString &name) const;
     void attachVmm(Entry &entry, std::unique_ptr<Vmm> vmm);
@@ -241,8 +263,12 @@ private:
     bool restoreNetwork(Entry &entry, qint64 linkIndex);
     /// Takes the network out of the entry and tears it down (now, or once `vmm` exits).
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
-    /// Taps, tables and gateways that no running sandbox owns.
+    /// Taps, tables and gateways of this helper (instance()) that no running sandbox owns.
     void removeLeftovers();
+    /// Deletes RAM files whose sandbox's guest does not run (at restore()).
+    void removeStaleMemoryFiles();
+    /// The sandbox whose running network uses tap `ifname`, other than `except`; empty if none.
+    QString tapHolder(const QString &ifname, const QString &except) const;
     /// Checks one event from `name`'s gateway and queues it; flushEgress() stores the queue in
     /// one transaction on the next event-loop turn, then announces each (egressEvent).
     void recordEgress(const QString &name, const QJsonObject &object);
@@ -274,6 +300,7 @@ private:
     BindingStore m_bindings;
     CredentialSource m_credentialSource;
     TemplateSource m_templates;
+    QTimer m_tableWatch;
 };
 
 } // namespace airlock

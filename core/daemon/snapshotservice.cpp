@@ -11,14 +11,17 @@
 #include "core/vmm/vmm.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QThread>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -97,6 +100,7 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
     , m_sandboxes(sandboxes)
     , m_archive(archive)
     , m_clock([] { return QDateTime::currentDateTimeUtc(); })
+    , m_journal(sandboxes.config().stateDir)
 {
     connect(&m_sandboxes, &SandboxService::sandboxRemoved, this,
             &SnapshotService::onSandboxRemoved);
@@ -136,6 +140,8 @@ Result<void> SnapshotService::restore()
            static_cast<long long>(report->garbage.chunksRemoved),
            static_cast<long long>(report->garbage.bytesFreed),
            static_cast<long long>(report->garbage.leftoversRemoved));
+    finishInterruptedOperations();
+    removeStaleTemplateCaches();
     if (m_templateOptions.automatic) {
         // The default image's template, unless it has a current one (docs/snapshots.md).
         QTimer::singleShot(0, this, [this] {
@@ -148,6 +154,96 @@ Result<void> SnapshotService::restore()
         });
     }
     return {};
+}
+
+void SnapshotService::finishInterruptedOperations()
+{
+    for (const OperationJournal::Entry &entry : m_journal.pending()) {
+        const QString snapshot = entry.data.value(QStringLiteral("snapshot")).toString();
+        auto sandbox = m_sandboxes.get(entry.sandbox);
+        // A guest that runs was started: only the helper's answer was lost.
+        if (sandbox && sandbox->state == SandboxState::Stopped) {
+            if (entry.kind == u"fork") {
+                // docs/protocol.md, snapshot.fork: a fork that did not start is removed again
+                // (its copied bindings go with it); it never had the snapshot's state.
+                qCWarning(lcSnapshots,
+                          "%s: removing the fork of snapshot %s that an interrupted helper left "
+                          "unstarted",
+                          qPrintable(entry.sandbox), qPrintable(snapshot));
+                if (auto removed = m_sandboxes.remove(entry.sandbox); !removed)
+                    qCWarning(lcSnapshots, "%s: %s", qPrintable(entry.sandbox),
+                              qPrintable(removed.error().message));
+            } else if (entry.kind == u"restore") {
+                const QString safety = entry.data.value(QStringLiteral("safety")).toString();
+                const QString reason =
+                    QStringLiteral("the helper stopped while restoring snapshot %1; the state "
+                                   "before the restore is in safety snapshot %2")
+                        .arg(snapshot, safety);
+                qCWarning(lcSnapshots, "%s: %s", qPrintable(entry.sandbox), qPrintable(reason));
+                m_sandboxes.setStateReason(entry.sandbox, reason);
+            }
+        }
+        m_journal.end(entry.kind, entry.sandbox);
+    }
+}
+
+void SnapshotService::removeStaleTemplateCaches()
+{
+    // Kept in tmpfs across a helper killed with -9 (the destructor drops them otherwise): a
+    // cache whose template is gone would hold RAM forever (review 2026-12-01, M2).
+    QSet<QString> templates;
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &snapshot : *all) {
+            if (snapshot.kind == SnapshotKind::Template)
+                templates.insert(snapshot.id);
+        }
+    }
+    const QFileInfo probe(templateCachePath(QStringLiteral("x")));
+    const QDir dir = probe.dir();
+    const QString prefix = QStringLiteral(".template-");
+    for (const QString &file : dir.entryList(QDir::Files | QDir::Hidden | QDir::System)) {
+        if (!file.startsWith(prefix))
+            continue;
+        const QString id = file.mid(prefix.size()).section(u'.', 0, 0);
+        if (!templates.contains(id) || !file.endsWith(QStringLiteral(".ram"))) {
+            qCInfo(lcSnapshots, "removing the stale template cache %s", qPrintable(file));
+            QFile::remove(dir.filePath(file));
+        }
+    }
+}
+
+void SnapshotService::enforceTemplateCap(const QString &keep)
+{
+    auto all = m_archive.catalog().list();
+    if (!all)
+        return;
+    QList<Snapshot> templates;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind == SnapshotKind::Template)
+            templates.append(snapshot);
+    }
+    const auto lastUse = [this](const Snapshot &snapshot) {
+        return std::max(snapshot.createdAt, m_templateUsed.value(snapshot.id));
+    };
+    // Oldest use first.
+    std::sort(templates.begin(), templates.end(),
+              [&](const Snapshot &a, const Snapshot &b) { return lastUse(a) < lastUse(b); });
+    const qsizetype cap = std::max(1, m_templateOptions.maxTemplates);
+    for (qsizetype i = 0; i < templates.size() && templates.size() - i > cap; ++i) {
+        const Snapshot &old = templates.at(i);
+        if (old.id == keep || m_inUse.contains(old.id))
+            continue;
+        if (m_archive.remove(old.id)) {
+            qCInfo(lcSnapshots,
+                   "removed template %s (%s, %d vCPU, %d MiB): more than %lld templates, and it "
+                   "was used least recently",
+                   qPrintable(old.id), qPrintable(old.image), old.vcpus, old.memoryMib,
+                   static_cast<long long>(cap));
+            dropTemplateCache(old.id);
+            m_templateUsed.remove(old.id);
+            Q_EMIT snapshotRemoved(QString(), old.id);
+        }
+    }
 }
 
 void SnapshotService::startSchedules(int checkIntervalMs)
@@ -671,6 +767,7 @@ void SnapshotService::captureTemplate(const QString &key, const QString &guest,
                 Q_EMIT snapshotRemoved(QString(), old.id);
             }
         }
+        enforceTemplateCap(made->id);
         m_archive.collectGarbage();
     }
     if (auto cached = cacheTemplate(*made); !cached)
@@ -713,6 +810,7 @@ Result<int> SnapshotService::templateState(const QString &name, const SandboxSpe
                         .arg(spec.vcpus)
                         .arg(spec.memoryMib));
     }
+    m_templateUsed.insert(current->id, m_clock());
     // The template's memory, decompressed once into tmpfs: a start then copies only its data
     // extents in the kernel instead of reading thousands of chunks.
     if (auto cached = cacheTemplate(*current); cached) {
@@ -734,11 +832,17 @@ Result<int> SnapshotService::templateState(const QString &name, const SandboxSpe
 
 void SnapshotService::restoreSnapshot(
     const QString &name, const QString &id,
-    std::function<void(const Result<std::optional<Snapshot>> &)> done)
+    std::function<void(const Result<std::optional<Snapshot>> &)> answer)
 {
     auto snapshot = get(id);
     if (!snapshot)
-        return done(std::unexpected(snapshot.error()));
+        return answer(std::unexpected(snapshot.error()));
+    // Held until the answer: snapshot.delete of it is busy meanwhile (review M6).
+    hold(id);
+    const auto done = [this, id, answer](const Result<std::optional<Snapshot>> &result) {
+        release(id);
+        answer(result);
+    };
     auto sandbox = m_sandboxes.get(name);
     if (!sandbox)
         return done(std::unexpected(sandbox.error()));
@@ -760,14 +864,39 @@ void SnapshotService::restoreSnapshot(
     if (auto disk = diskToRestore(name, *manifest); !disk)
         return done(std::unexpected(disk.error()));
     const auto restore = [this, name, target = *snapshot, done](std::optional<Snapshot> safety) {
-        // Stopped meanwhile (by a client) is fine: the restore starts it.
         if (safety) {
+            // Once more, now that the safety snapshot is stored: nothing is torn down for a
+            // snapshot that cannot be read back.
+            if (auto still = m_archive.store().manifest(target.id); !still)
+                return done(fail(still.error().kind,
+                                 QStringLiteral("nothing was restored (the guest runs on; its "
+                                                "state is also in safety snapshot %1): %2")
+                                     .arg(safety->id, still.error().message)));
+            // A helper killed from here on leaves the sandbox stopped: the next one says why
+            // and where the state went (review M3).
+            if (auto noted = m_journal.begin(QStringLiteral("restore"), name,
+                                             {{QStringLiteral("snapshot"), target.id},
+                                              {QStringLiteral("safety"), safety->id}});
+                !noted)
+                return done(std::unexpected(noted.error()));
+            // Stopped meanwhile (by a client) is fine: the restore starts it.
             if (auto killed = m_sandboxes.kill(name);
-                !killed && killed.error().kind != ErrorKind::InvalidState)
+                !killed && killed.error().kind != ErrorKind::InvalidState) {
+                m_journal.end(QStringLiteral("restore"), name);
                 return done(std::unexpected(killed.error()));
+            }
         }
-        if (auto started = startFrom(name, target); !started)
+        auto started = startFrom(name, target);
+        m_journal.end(QStringLiteral("restore"), name);
+        if (!started) {
+            if (safety)
+                m_sandboxes.setStateReason(
+                    name,
+                    QStringLiteral("restoring snapshot %1 failed (%2); the state before "
+                                   "the restore is in safety snapshot %3")
+                        .arg(target.id, started.error().message, safety->id));
             return done(std::unexpected(started.error()));
+        }
         qCInfo(lcSnapshots, "%s: restored snapshot %s", qPrintable(name), qPrintable(target.id));
         done(safety);
     };
@@ -806,6 +935,20 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name, bo
     spec.image = snapshot->image;
     spec.vcpus = snapshot->vcpus;
     spec.memoryMib = snapshot->memoryMib;
+    if (m_sandboxes.get(name))
+        return fail(ErrorKind::AlreadyExists,
+                    QStringLiteral("a sandbox named '%1' already exists").arg(name));
+    // Held while the fork is made: snapshot.delete of it is busy meanwhile (review M6).
+    hold(id);
+    const auto unhold = qScopeGuard([this, id] { release(id); });
+    // Before the sandbox exists: a helper killed before the fork's guest runs leaves this
+    // entry, and the next helper removes the half-made fork (review M2).
+    if (auto noted =
+            m_journal.begin(QStringLiteral("fork"), name, {{QStringLiteral("snapshot"), id}});
+        !noted)
+        return std::unexpected(noted.error());
+    const auto unjournal =
+        qScopeGuard([this, name] { m_journal.end(QStringLiteral("fork"), name); });
     if (auto created = m_sandboxes.create(spec); !created)
         return std::unexpected(created.error());
     // No half-made fork: on any failure the new sandbox goes again (its bindings with it).
@@ -848,6 +991,13 @@ Result<void> SnapshotService::remove(const QString &id)
     auto snapshot = get(id);
     if (!snapshot)
         return std::unexpected(snapshot.error());
+    // Deleting it under a restore or fork would kill the running guest for a restore that can
+    // no longer happen, and leave the safety snapshot with a parent that is gone (review M6).
+    if (m_inUse.contains(id))
+        return fail(ErrorKind::Busy,
+                    QStringLiteral("snapshot %1 is being restored or forked; delete it once that "
+                                   "has finished")
+                        .arg(id));
     if (auto removed = m_archive.remove(id); !removed)
         return removed;
     if (snapshot->kind == SnapshotKind::Template)
@@ -941,6 +1091,8 @@ void SnapshotService::applyRetention(const QString &name, const QDateTime &now)
     const SnapshotSchedule schedule = m_archive.catalog().schedule(name);
     bool removedAny = false;
     for (const QString &id : Retention::expired(*snapshots, schedule, now)) {
+        if (m_inUse.contains(id))
+            continue; // the next pass
         if (auto removed = m_archive.remove(id); removed) {
             removedAny = true;
             Q_EMIT snapshotRemoved(name, id);

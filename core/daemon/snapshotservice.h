@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/daemon/operationjournal.h"
 #include "core/model/error.h"
 #include "core/model/snapshot.h"
 #include "core/snapshot/snapshotarchive.h"
@@ -43,6 +44,10 @@ public:
         bool automatic = true;
         int readyTimeoutMs = 180000; ///< cold boot to the agent's `ready` (TCG on a busy host)
         int settleMs = 1000; ///< after `ready`: the init starts the console shell
+        /// Templates kept at most (airlockd --templates-max); when a new one is made beyond
+        /// it, the least recently used go (review 2026-12-01, M4: each one holds its memory
+        /// in tmpfs, and any group member can ask for new shapes). At least 1.
+        int maxTemplates = 4;
     };
 
     SnapshotService(SandboxService &sandboxes, SnapshotArchive &archive, QObject *parent = nullptr);
@@ -52,7 +57,11 @@ public:
     /// Credential bindings, for forks that copy them; none: forks never copy bindings.
     void setBindings(BindingStore *bindings) { m_bindings = bindings; }
 
-    /// Reconciles store and registry after a crash and collects garbage; call once at start.
+    /// Reconciles store and registry after a crash and collects garbage; call once at start
+    /// (after SandboxService::restore()). Finishes what a killed helper's fork or restore left
+    /// (OperationJournal): a fork whose guest never ran is removed again (with its copied
+    /// bindings), a sandbox whose restore was cut short gets a state reason naming the safety
+    /// snapshot; template caches of templates that are gone are deleted.
     /// With automatic templates, then starts preparing the default image's template (default
     /// shape) if it has no current one.
     Result<void> restore();
@@ -104,6 +113,7 @@ public:
                                                     bool automatic = false);
     /// True while a template for `shape` is being prepared.
     bool isPreparing(const SandboxSpec &shape) const;
+    /// Deletes a snapshot. Busy while a restore or fork reads it (review 2026-12-01, M6).
     Result<void> remove(const QString &id);
     Result<Snapshot> setPinned(const QString &id, bool pinned);
     Result<Snapshot> rename(const QString &id, const QString &label);
@@ -169,6 +179,23 @@ private:
     QSet<QString> m_storing; ///< sandboxes whose snapshot a worker is storing
     QSet<QString> m_failedKeys; ///< template keys whose preparation failed in this run
     QList<QThread *> m_workers;
+    OperationJournal m_journal;
+    /// Snapshots a restore or fork is reading, with how many do: remove() refuses them.
+    QHash<QString, int> m_inUse;
+    void hold(const QString &id) { ++m_inUse[id]; }
+    void release(const QString &id)
+    {
+        if (--m_inUse[id] <= 0)
+            m_inUse.remove(id);
+    }
+    /// What a killed helper's fork or restore left (restore()).
+    void finishInterruptedOperations();
+    /// Template caches (tmpfs) of templates no longer in the store.
+    void removeStaleTemplateCaches();
+    /// Removes the least recently used templates beyond TemplateOptions::maxTemplates, never
+    /// `keep` (the one just made).
+    void enforceTemplateCap(const QString &keep);
+    QHash<QString, QDateTime> m_templateUsed; ///< template id → last start from it (this run)
 };
 
 } // namespace airlock

@@ -154,14 +154,13 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
     auto name = json::readString(object, QStringLiteral("name"));
     if (!name)
         return std::unexpected(name.error());
-    // Ranges are checked by validate() so its message is the one users see; here only the
-    // type, with bounds wide enough to keep the value in an int.
-    auto vcpus =
-        json::readInteger(object, QStringLiteral("vcpus"), INT_MIN, INT_MAX, kDefaultVcpus);
+    // The real ranges (validate() checks them again): a message naming INT_MIN..INT_MAX for
+    // 1e30 vCPUs helped nobody (review 2026-12-01, L5).
+    auto vcpus = json::readInteger(object, QStringLiteral("vcpus"), 1, kMaxVcpus, kDefaultVcpus);
     if (!vcpus)
         return std::unexpected(vcpus.error());
-    auto memory =
-        json::readInteger(object, QStringLiteral("memoryMib"), INT_MIN, INT_MAX, kDefaultMemoryMib);
+    auto memory = json::readInteger(object, QStringLiteral("memoryMib"), kMinMemoryMib,
+                                    kMaxMemoryMib, kDefaultMemoryMib);
     if (!memory)
         return std::unexpected(memory.error());
     auto image = json::readString(object, QStringLiteral("image"), QStringLiteral("default"));

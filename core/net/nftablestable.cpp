@@ -1,8 +1,10 @@
 #include "core/net/nftablestable.h"
 
 #include "core/model/names.h"
+#include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLoggingCategory>
@@ -199,9 +201,15 @@ Result<void> NftablesSpec::validate() const
 {
     if (auto name = validateName(sandbox); !name)
         return std::unexpected(name.error());
+    static const QRegularExpression instancePattern(
+        u"^([0-9a-f]{%1})?$"_s.arg(HelperInstance::kTagLength));
+    if (!instancePattern.match(instance).hasMatch())
+        return fail(ErrorKind::InvalidParams,
+                    u"invalid helper instance tag '%1' (%2 hex digits)"_s.arg(instance).arg(
+                        HelperInstance::kTagLength));
     if (!TapDevice::isValidInterfaceName(ifname))
         return fail(ErrorKind::InvalidParams,
-                    u"invalid interface name '%1' (al- and 1..12 of [a-z0-9-])"_s.arg(ifname));
+                    u"invalid interface name '%1' (al and 2..13 of [a-z0-9_-])"_s.arg(ifname));
     static const QRegularExpression macPattern(u"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$"_s);
     if (!macPattern.match(guestMac).hasMatch())
         return fail(ErrorKind::InvalidParams,
@@ -225,9 +233,10 @@ Result<void> NftablesSpec::validate() const
     return {};
 }
 
-QString NftablesTable::tableName(const QString &sandbox)
+QString NftablesTable::tableName(const QString &sandbox, const QString &instance)
 {
-    return TablePrefix + sandbox;
+    // '_' is in no sandbox name: the tag and the name never run into each other.
+    return instance.isEmpty() ? TablePrefix + sandbox : TablePrefix + instance + u'_' + sandbox;
 }
 
 QStringList NftablesTable::counterNames()
@@ -239,7 +248,7 @@ Result<QJsonDocument> NftablesTable::document(const NftablesSpec &spec)
 {
     if (auto valid = spec.validate(); !valid)
         return std::unexpected(valid.error());
-    const QString table = tableName(spec.sandbox);
+    const QString table = tableName(spec.sandbox, spec.instance);
     const QString mac = spec.guestMac;
     const QString guest = spec.guest.toString();
     const QString gateway = spec.gateway.toString();
@@ -342,31 +351,33 @@ Result<void> NftablesTable::load(const NftablesSpec &spec)
         return fail(
             ErrorKind::OperationFailed,
             u"cannot load the tables of sandbox %1: %2"_s.arg(spec.sandbox, ran.error().message));
-    qCInfo(lcNft, "loaded tables %s for %s on %s", qPrintable(tableName(spec.sandbox)),
-           qPrintable(spec.guest.toString()), qPrintable(spec.ifname));
+    qCInfo(lcNft, "loaded tables %s for %s on %s",
+           qPrintable(tableName(spec.sandbox, spec.instance)), qPrintable(spec.guest.toString()),
+           qPrintable(spec.ifname));
     return {};
 }
 
-Result<void> NftablesTable::remove(const QString &sandbox)
+Result<void> NftablesTable::remove(const QString &sandbox, const QString &instance)
 {
     if (auto name = validateName(sandbox); !name)
         return std::unexpected(name.error());
     QJsonArray commands;
-    appendDeleteIfPresent(commands, Netdev, tableName(sandbox));
-    appendDeleteIfPresent(commands, Inet, tableName(sandbox));
+    appendDeleteIfPresent(commands, Netdev, tableName(sandbox, instance));
+    appendDeleteIfPresent(commands, Inet, tableName(sandbox, instance));
     if (auto ran = run(wrap(commands)); !ran)
         return fail(
             ErrorKind::OperationFailed,
             u"cannot remove the tables of sandbox %1: %2"_s.arg(sandbox, ran.error().message));
-    qCInfo(lcNft, "removed tables %s", qPrintable(tableName(sandbox)));
+    qCInfo(lcNft, "removed tables %s", qPrintable(tableName(sandbox, instance)));
     return {};
 }
 
-Result<QMap<QString, NftCounter>> NftablesTable::counters(const QString &sandbox)
+Result<QMap<QString, NftCounter>> NftablesTable::counters(const QString &sandbox,
+                                                          const QString &instance)
 {
     if (auto name = validateName(sandbox); !name)
         return std::unexpected(name.error());
-    const QString table = tableName(sandbox);
+    const QString table = tableName(sandbox, instance);
     QMap<QString, NftCounter> values;
     bool found = false;
     for (const QString &family : {Netdev, Inet}) {
@@ -396,26 +407,85 @@ Result<QMap<QString, NftCounter>> NftablesTable::counters(const QString &sandbox
     return values;
 }
 
-Result<QStringList> NftablesTable::listLeftoverTables()
+Result<QStringList> NftablesTable::listLeftoverTables(const QString &instance)
 {
     const QJsonArray list {
         QJsonObject {{u"list"_s, QJsonObject {{u"tables"_s, QJsonValue(QJsonValue::Null)}}}}};
     auto output = run(wrap(list));
     if (!output)
         return std::unexpected(output.error());
+    const QString prefix = instance.isEmpty() ? TablePrefix : TablePrefix + instance + u'_';
     QStringList sandboxes;
     for (const QJsonValue &item : outputItems(*output)) {
         const QJsonObject table = item.toObject().value(u"table"_s).toObject();
         const QString family = table.value(u"family"_s).toString();
         const QString name = table.value(u"name"_s).toString();
-        if ((family != Netdev && family != Inet) || !name.startsWith(TablePrefix))
+        if ((family != Netdev && family != Inet) || !name.startsWith(prefix))
             continue;
-        const QString sandbox = name.mid(TablePrefix.size());
+        // validateName() refuses '_': another helper's tagged table never passes as untagged.
+        const QString sandbox = name.mid(prefix.size());
         if (validateName(sandbox) && !sandboxes.contains(sandbox))
             sandboxes << sandbox;
     }
     sandboxes.sort();
     return sandboxes;
+}
+
+namespace {
+
+/// The parts of a listing that change on their own (handles, counter values) go.
+QJsonValue withoutVolatileFields(const QJsonValue &value)
+{
+    if (value.isArray()) {
+        QJsonArray items;
+        for (const QJsonValue &item : value.toArray())
+            items.append(withoutVolatileFields(item));
+        return items;
+    }
+    if (!value.isObject())
+        return value;
+    QJsonObject object;
+    const QJsonObject in = value.toObject();
+    for (auto it = in.begin(); it != in.end(); ++it) {
+        if (it.key() == u"handle"_s || it.key() == u"packets"_s || it.key() == u"bytes"_s)
+            continue;
+        object.insert(it.key(), withoutVolatileFields(it.value()));
+    }
+    return object;
+}
+
+} // namespace
+
+Result<QByteArray> NftablesTable::fingerprint(const QString &sandbox, const QString &instance)
+{
+    if (auto name = validateName(sandbox); !name)
+        return std::unexpected(name.error());
+    const QString table = tableName(sandbox, instance);
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    int missing = 0;
+    for (const QString &family : {Netdev, Inet}) {
+        const QJsonArray list {QJsonObject {
+            {u"list"_s,
+             QJsonObject {{u"table"_s, QJsonObject {{u"family"_s, family}, {u"name"_s, table}}}}}}};
+        auto output = run(wrap(list));
+        if (!output) {
+            if (!output.error().message.contains(u"No such file or directory"_s))
+                return std::unexpected(output.error());
+            ++missing;
+            hash.addData(QByteArrayView("missing\n"));
+            continue;
+        }
+        QJsonArray items;
+        for (const QJsonValue &item : outputItems(*output)) {
+            if (!item.toObject().contains(u"metainfo"_s))
+                items.append(withoutVolatileFields(item));
+        }
+        hash.addData(QJsonDocument(items).toJson(QJsonDocument::Compact));
+    }
+    if (missing == 2)
+        return fail(ErrorKind::NotFound,
+                    u"sandbox %1 has no nftables table %2"_s.arg(sandbox, table));
+    return hash.result();
 }
 
 } // namespace airlock

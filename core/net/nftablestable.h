@@ -14,8 +14,11 @@ namespace airlock {
 /// address, and may only reach the gateway's TCP and DNS listeners on the link.
 struct NftablesSpec
 {
-    /// Sandbox name ([a-z0-9][a-z0-9-]{0,62}); the tables are named airlock_<sandbox>.
+    /// Sandbox name ([a-z0-9][a-z0-9-]{0,62}); the tables are named
+    /// NftablesTable::tableName(sandbox, instance).
     QString sandbox;
+    /// The owning helper's tag (HelperInstance::tagFor), empty for untagged tables.
+    QString instance;
     /// Host side of the sandbox link (a tap, or a veth in tests): "al-..." (TapDevice).
     QString ifname;
     /// The guest's MAC, "02:61:6c:00:00:05" (lower-case, unicast).
@@ -47,10 +50,10 @@ struct NftCounter
 
 /// The per-sandbox nftables ruleset, built as a libnftables JSON document (never an `nft`
 /// command string) and loaded through libnftables in one transaction. A sandbox owns two
-/// tables of the same name, airlock_<sandbox>: one in family `netdev` (an ingress chain bound
-/// to the tap: Ethernet source, ARP, EtherType and IPv4 source checks, because the `inet`
-/// ingress hook never shows ARP to its chains) and one in family `inet` (prerouting guard,
-/// redirection, prerouting filter, input, forward). CASES.md principle 8: the source checks
+/// tables of the same name, airlock_<instance>_<sandbox> (tableName()): one in family `netdev` (an
+/// ingress chain bound to the tap: Ethernet source, ARP, EtherType and IPv4 source checks, because
+/// the `inet` ingress hook never shows ARP to its chains) and one in family `inet` (prerouting
+/// guard, redirection, prerouting filter, input, forward). CASES.md principle 8: the source checks
 /// are repeated in every hook the guest's packets reach. Principle 3: everything not
 /// redirected to the gateway is dropped and counted per reason (counterNames()). See
 /// docs/network.md for the rendered ruleset.
@@ -60,8 +63,9 @@ struct NftCounter
 class NftablesTable
 {
 public:
-    /// "airlock_" + sandbox.
-    static QString tableName(const QString &sandbox);
+    /// "airlock_" + instance + "_" + sandbox, or "airlock_" + sandbox without an instance tag.
+    /// The tag keeps the tables of helpers sharing a namespace apart (HelperInstance).
+    static QString tableName(const QString &sandbox, const QString &instance = {});
     /// The named counters every table carries, in the order the docs list them.
     static QStringList counterNames();
 
@@ -75,13 +79,20 @@ public:
     static Result<void> load(const NftablesSpec &spec);
     /// Deletes both tables in one transaction; succeeds if they do not exist. Errors:
     /// InvalidName, OperationFailed.
-    static Result<void> remove(const QString &sandbox);
+    static Result<void> remove(const QString &sandbox, const QString &instance = {});
     /// Packets and bytes per counter name (summed over both tables). Errors: NotFound when the
     /// sandbox has no table, InvalidName, OperationFailed.
-    static Result<QMap<QString, NftCounter>> counters(const QString &sandbox);
-    /// Sandbox names that have an airlock_* table in family netdev or inet, sorted and unique:
-    /// what a crashed helper left behind. Errors: OperationFailed.
-    static Result<QStringList> listLeftoverTables();
+    static Result<QMap<QString, NftCounter>> counters(const QString &sandbox,
+                                                      const QString &instance = {});
+    /// Sandbox names that have a table of helper `instance` (tableName()) in family netdev or
+    /// inet, sorted and unique: what a crashed helper left behind. Never another instance's
+    /// tables (review 2026-12-01, H1). Errors: OperationFailed.
+    static Result<QStringList> listLeftoverTables(const QString &instance = {});
+    /// SHA-256 over both tables as the kernel lists them, without handles and counter values:
+    /// equal as long as nobody removed, replaced or changed a chain or rule. What a running
+    /// helper compares, so that a table deleted or edited behind its back is noticed.
+    /// Errors: NotFound (neither table exists), InvalidName, OperationFailed.
+    static Result<QByteArray> fingerprint(const QString &sandbox, const QString &instance = {});
 };
 
 } // namespace airlock

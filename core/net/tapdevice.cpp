@@ -25,7 +25,7 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcTap, "airlock.net.tap")
 
-constexpr QStringView Prefix = u"al-";
+constexpr QStringView Prefix = u"al";
 
 /// Closes a file descriptor when it goes out of scope.
 class Fd
@@ -110,24 +110,34 @@ void disableIpv6(const QString &ifname)
 
 } // namespace
 
-QString TapDevice::interfaceName(const QString &sandboxName)
+QString TapDevice::interfaceName(const QString &sandboxName, const QString &instance)
 {
-    constexpr qsizetype Room = IFNAMSIZ - 1 - 3; // 12
-    if (sandboxName.size() <= Room)
-        return Prefix.toString() + sandboxName;
+    const QString named = Prefix.toString() + instance + u'-';
+    const qsizetype room = IFNAMSIZ - 1 - named.size(); // 12 untagged, 7 with a tag
+    if (sandboxName.size() <= room)
+        return named + sandboxName;
+    // '_' never occurs in a sandbox name, so a hashed name cannot equal a literal one.
     const QByteArray digest =
         QCryptographicHash::hash(sandboxName.toUtf8(), QCryptographicHash::Sha256);
-    return Prefix.toString() + sandboxName.left(7) + u'-'
-        + QString::fromLatin1(digest.left(2).toHex());
+    return Prefix.toString() + instance + u'_' + QString::fromLatin1(digest.toHex().left(room));
 }
 
 bool TapDevice::isValidInterfaceName(QStringView ifname)
 {
-    if (!ifname.startsWith(Prefix) || ifname.size() <= Prefix.size() || ifname.size() > 15)
+    if (!ifname.startsWith(Prefix) || ifname.size() <= Prefix.size() + 1 || ifname.size() > 15)
         return false;
     return std::all_of(ifname.begin() + Prefix.size(), ifname.end(), [](QChar c) {
-        return (c >= u'a' && c <= u'z') || (c >= u'0' && c <= u'9') || c == u'-';
+        return (c >= u'a' && c <= u'z') || (c >= u'0' && c <= u'9') || c == u'-' || c == u'_';
     });
+}
+
+bool TapDevice::belongsTo(QStringView ifname, const QString &instance)
+{
+    if (!isValidInterfaceName(ifname) || !ifname.mid(Prefix.size()).startsWith(instance)
+        || ifname.size() <= Prefix.size() + instance.size() + 1)
+        return false;
+    const QChar separator = ifname.at(Prefix.size() + instance.size());
+    return separator == u'-' || separator == u'_';
 }
 
 bool TapDevice::isTap(const QString &ifname)
@@ -236,7 +246,7 @@ Result<void> TapDevice::remove(const QString &ifname)
     return {}; // the device goes away when `tun` closes
 }
 
-Result<QStringList> TapDevice::listLeftovers()
+Result<QStringList> TapDevice::listLeftovers(const QString &instance)
 {
     struct if_nameindex *interfaces = ::if_nameindex();
     if (!interfaces)
@@ -245,7 +255,7 @@ Result<QStringList> TapDevice::listLeftovers()
     QStringList taps;
     for (const struct if_nameindex *entry = interfaces; entry->if_index != 0; ++entry) {
         const QString name = QString::fromLatin1(entry->if_name);
-        if (isValidInterfaceName(name) && isTap(name))
+        if (belongsTo(name, instance) && isTap(name))
             taps << name;
     }
     ::if_freenameindex(interfaces);

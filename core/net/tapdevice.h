@@ -13,7 +13,7 @@ namespace airlock {
 /// What TapDevice::create() sets up.
 struct TapConfig
 {
-    /// Interface name: "al-" then up to 12 of [a-z0-9-] (IFNAMSIZ is 16 with the NUL).
+    /// Interface name: "al" then up to 13 of [a-z0-9_-] (IFNAMSIZ is 16 with the NUL).
     QString ifname;
     /// The unprivileged VMM user that may attach to the tap (TUNSETOWNER).
     uid_t owner = 0;
@@ -30,12 +30,17 @@ struct TapConfig
 class TapDevice
 {
 public:
-    /// "al-" + the sandbox name when it fits in 15 bytes; longer names become "al-" + their
-    /// first 7 characters + "-" + 4 hex digits of their SHA-256, so distinct names rarely
-    /// collide (create() still refuses an existing name).
-    static QString interfaceName(const QString &sandboxName);
-    /// True for names interfaceName() can produce: "al-" + 1..12 of [a-z0-9-].
+    /// The tap of sandbox `sandboxName` of the helper tagged `instance` (HelperInstance):
+    /// "al" + instance + "-" + the sandbox name when that fits in 15 bytes (7 characters with a
+    /// tag, 12 untagged); longer names become "al" + instance + "_" + as many hex digits of
+    /// their SHA-256 as fit (28 bits with a tag, 48 untagged). '_' is in no sandbox name, so a
+    /// hashed name never equals a literal one (review 2026-12-01, L1: 16 bits collided).
+    static QString interfaceName(const QString &sandboxName, const QString &instance);
+    /// True for names interfaceName() can produce: "al" + 2..13 of [a-z0-9_-].
     static bool isValidInterfaceName(QStringView ifname);
+    /// True if interfaceName() with `instance` can produce `ifname` ("al" + instance, then '-'
+    /// or '_'): the helper tagged `instance` owns it.
+    static bool belongsTo(QStringView ifname, const QString &instance);
 
     /// Creates the tap (IFF_TAP | IFF_NO_PI | IFF_VNET_HDR, IFF_TUN_EXCL so an existing
     /// device is never reused), makes it persistent and owned by config.owner, disables IPv6 on
@@ -52,9 +57,10 @@ public:
     /// Errors: InvalidParams (not a valid al-* name or not a tap), Busy (a process still holds
     /// it, e.g. a running VMM), OperationFailed.
     static Result<void> remove(const QString &ifname);
-    /// Tap devices named al-* in this namespace (leftovers after a crash, for cleanup at helper
-    /// start), sorted. Errors: OperationFailed when interfaces cannot be listed.
-    static Result<QStringList> listLeftovers();
+    /// Tap devices of the helper tagged `instance` in this namespace (belongsTo(): leftovers
+    /// after a crash, for cleanup at helper start), sorted; never another helper's. Errors:
+    /// OperationFailed when interfaces cannot be listed.
+    static Result<QStringList> listLeftovers(const QString &instance);
     /// True if ifname exists and is a tun/tap device in tap mode (ethtool driver "tun", bus
     /// info "tap").
     static bool isTap(const QString &ifname);

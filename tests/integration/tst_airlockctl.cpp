@@ -8,9 +8,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocalSocket>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
+
+#include <memory>
+#include <vector>
 
 using airlock::test::HelperProcess;
 
@@ -140,10 +144,19 @@ private Q_SLOTS:
         QTest::newRow("invalid name")
             << QStringList {QStringLiteral("create"), QStringLiteral("Bad")}
             << QStringLiteral("airlockctl: sandbox name may only contain a-z, 0-9 and '-'");
+        // The options the user typed, not the protocol's fields (review 2026-12-01, L5).
         QTest::newRow("vcpus out of range")
             << QStringList {QStringLiteral("create"), QStringLiteral("x"),
                             QStringLiteral("--vcpus"), QStringLiteral("99")}
-            << QStringLiteral("vcpus");
+            << QStringLiteral("airlockctl: --vcpus must be between 1 and 32");
+        QTest::newRow("memory out of range")
+            << QStringList {QStringLiteral("create"), QStringLiteral("x"),
+                            QStringLiteral("--memory"), QStringLiteral("99999999")}
+            << QStringLiteral("airlockctl: --memory must be between 64 and 65536");
+        QTest::newRow("template memory out of range")
+            << QStringList {QStringLiteral("template"), QStringLiteral("prepare"),
+                            QStringLiteral("--memory"), QStringLiteral("10")}
+            << QStringLiteral("airlockctl: --memory must be between");
         QTest::newRow("unknown image")
             << QStringList {QStringLiteral("create"), QStringLiteral("x"),
                             QStringLiteral("--image"), QStringLiteral("nosuch")}
@@ -162,6 +175,27 @@ private Q_SLOTS:
         QVERIFY2(run.err.startsWith(QStringLiteral("airlockctl: ")), qPrintable(run.err));
         QVERIFY2(run.err.contains(message), qPrintable(run.err));
         QVERIFY(run.out.isEmpty());
+    }
+
+    void busyHelperIsExplained()
+    {
+        // Review L5: a full helper printed a Qt logging category ("airlock.client: helper error
+        // without id: ...") and then only "closed the connection".
+        std::vector<std::unique_ptr<QLocalSocket>> held;
+        for (int i = 0; i < 64; ++i) {
+            held.push_back(std::make_unique<QLocalSocket>());
+            held.back()->connectToServer(m_helper->socketPath());
+            QVERIFY(held.back()->waitForConnected(5000));
+        }
+        QTest::qWait(300); // the helper accepts them
+        const Run run = ctl({QStringLiteral("list")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.startsWith(QStringLiteral("airlockctl: airlockd already serves 64 "
+                                                   "clients of root")),
+                 qPrintable(run.err));
+        QVERIFY2(!run.err.contains(QStringLiteral("airlock.client")), qPrintable(run.err));
+        held.clear();
+        QTRY_COMPARE_WITH_TIMEOUT(ctl({QStringLiteral("list")}).exitCode, 0, 10000);
     }
 
     void imagesListsTheDefaultImage()

@@ -397,6 +397,11 @@ void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
     QCOMPARE(forked.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     QVERIFY(overlaySize(kFork) > 0);
     GuestConsole fork(m_net->helper().socketPath(), kFork);
+    // The shell's prompt names the fork too (review 2026-12-01, L6: bash kept the name it read
+    // at start, the original's).
+    const qsizetype beforePrompt = fork.text().size();
+    QVERIFY(!fork.run("true").isNull());
+    QVERIFY(fork.waitFor(kFork.toLatin1() + ":~# ", beforePrompt, 10000) >= 0);
     const QByteArray dropAndRead = "echo 3 > /proc/sys/vm/drop_caches; cat /root/disk.txt";
     const QByteArray dirty = "test -e /root/dirty && echo dirty || echo clean";
     // The snapshot's state: "two" in memory and on disk, with the dirty file; the original

@@ -10,6 +10,10 @@
 //
 // 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned only inside namespaces this test made.
 
+#include "core/net/helperinstance.h"
+#include "core/net/nftablestable.h"
+#include "core/net/tapdevice.h"
+
 #include "egresstopology.h"
 #include "guestconsole.h"
 #include "rpctestclient.h"
@@ -27,6 +31,7 @@
 
 #include <unistd.h>
 
+using airlock::HelperInstance;
 using airlock::test::EgressTopology;
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
@@ -310,8 +315,10 @@ void TestGuestIdentity::restoreInPlaceKeepsItsNetwork()
                QStringLiteral("nft"), QStringLiteral("list"), QStringLiteral("tables")});
     QVERIFY(nft.waitForFinished(10000));
     tables = QString::fromUtf8(nft.readAllStandardOutput());
-    QVERIFY2(tables.contains(QStringLiteral("inet airlock_") + kOriginal), qPrintable(tables));
-    QVERIFY2(tables.contains(QStringLiteral("netdev airlock_") + kOriginal), qPrintable(tables));
+    const QString table =
+        airlock::NftablesTable::tableName(kOriginal, HelperInstance::tagFor(m_net->helper().stateDir()));
+    QVERIFY2(tables.contains(QStringLiteral("inet ") + table), qPrintable(tables));
+    QVERIFY2(tables.contains(QStringLiteral("netdev ") + table), qPrintable(tables));
     m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kOriginal);
     QCOMPARE(m_console->run("cat /dev/shm/mark").trimmed(), QByteArray("mark-42"));
     const GuestView view = look(*m_console);
@@ -420,6 +427,20 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
                                                {{QStringLiteral("name"), guest},
                                                 {QStringLiteral("data"), QStringLiteral("eA==")}})),
                  QStringLiteral("not_found"));
+    // binding.add too, with a secret that exists (review L5: it leaked an SQL foreign-key
+    // error, because the guest exists in memory but not in the registry).
+    QVERIFY(call(QStringLiteral("secret.set"),
+                 {{QStringLiteral("name"), QStringLiteral("probe")},
+                  {QStringLiteral("value"), QStringLiteral("probe-value-for-tests")}})
+                .contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::errorKind(call(QStringLiteral("binding.add"),
+                                           {{QStringLiteral("sandbox"), guest},
+                                            {QStringLiteral("secret"), QStringLiteral("probe")},
+                                            {QStringLiteral("host"), QStringLiteral("pkg.test")}})),
+             QStringLiteral("not_found"));
+    QVERIFY(
+        call(QStringLiteral("secret.delete"), {{QStringLiteral("name"), QStringLiteral("probe")}})
+            .contains(QStringLiteral("result")));
     m_console.reset();
     m_net->helper().kill9();
     QVERIFY2(restartAfterKill(), qPrintable(m_net->helper().lastError()));
@@ -430,7 +451,9 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
     QVERIFY(runIp({QStringLiteral("-n"), m_net->helper().networkNamespace(), QStringLiteral("-o"),
                    QStringLiteral("link"), QStringLiteral("show")},
                   &links));
-    QVERIFY2(!links.contains(QStringLiteral("al-airlock-")), qPrintable(links));
+    QVERIFY2(!links.contains(airlock::TapDevice::interfaceName(
+                 guest, HelperInstance::tagFor(m_net->helper().stateDir()))),
+             qPrintable(links));
     const QJsonArray templates = RpcTestClient::result(call(QStringLiteral("template.list"), {}))
                                      .value(QStringLiteral("templates"))
                                      .toArray();

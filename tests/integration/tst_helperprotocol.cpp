@@ -13,13 +13,16 @@
 #include "sshsocketforwarder.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
+#include <cstring>
 #include <grp.h>
 #include <memory>
 #include <poll.h>
@@ -163,6 +166,68 @@ ForeignClientOutcome connectAs(const QString &socketPath, uid_t uid, gid_t gid,
     return outcome;
 }
 
+/// Opens `count` connections to `socketPath` from a forked child running as `uid`:`gid`, sends
+/// `hello` on each and reads its first line; the lines go back through `lines` (one per
+/// connection, "-" when none came). The child keeps every connection open until `release`
+/// has been written to (or 30 s passed). Only async-signal-safe calls run in the child.
+pid_t holdClientsAs(const QString &socketPath, uid_t uid, gid_t gid, int count, int *lines,
+                    int *release)
+{
+    const QByteArray path = QFile::encodeName(socketPath);
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, path.constData(),
+                std::min(size_t(path.size()), sizeof address.sun_path - 1));
+    int out[2];
+    int in[2];
+    if (::pipe(out) != 0 || ::pipe(in) != 0)
+        return -1;
+    static const char hello[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"protocol\":1}}\n";
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(out[0]);
+        ::close(in[1]);
+        ::alarm(60);
+        if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)
+            ::_exit(10);
+        for (int i = 0; i < count; ++i) {
+            const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+            char buffer[1024];
+            size_t used = 0;
+            if (fd >= 0
+                && ::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0
+                && ::write(fd, hello, sizeof hello - 1) == ssize_t(sizeof hello - 1)) {
+                while (used < sizeof buffer - 1) {
+                    const ssize_t n = ::read(fd, buffer + used, sizeof buffer - 1 - used);
+                    if (n <= 0)
+                        break;
+                    used += size_t(n);
+                    if (std::memchr(buffer, '\n', used))
+                        break;
+                }
+            }
+            if (used == 0 || !std::memchr(buffer, '\n', used)) {
+                buffer[0] = '-';
+                buffer[1] = '\n';
+                used = 2;
+            }
+            const size_t line =
+                size_t(static_cast<char *>(std::memchr(buffer, '\n', used)) - buffer) + 1;
+            [[maybe_unused]] auto written = ::write(out[1], buffer, line);
+        }
+        ::close(out[1]);
+        pollfd wait {in[0], POLLIN, 0};
+        ::poll(&wait, 1, 30000);
+        ::_exit(0);
+    }
+    ::close(out[1]);
+    ::close(in[0]);
+    *lines = out[0];
+    *release = in[1];
+    return child;
+}
+
 } // namespace
 
 class TestHelperProtocol : public QObject
@@ -194,6 +259,9 @@ private Q_SLOTS:
     void permissionDeniedForNonMember();
     void secondHelperOnSameStateDirRefused();
     void tooManyClientsRefusedThenServedAgain();
+    void oneUserCannotLockOutTheOthers();
+    void unfinishedMessageIsClosed();
+    void memoryTheHostCannotBackIsRefused();
     void groupMemberIsServed();
     void socketModeAndGroup();
     void policyDefaultsToDenyAll();
@@ -830,8 +898,9 @@ void TestHelperProtocol::secondHelperOnSameStateDirRefused()
 void TestHelperProtocol::tooManyClientsRefusedThenServedAgain()
 {
     LOCAL_SOCKET_ONLY("one SSH session per client makes this slow, the cap is the same")
+    // Root's own share: 64 connections (RpcServer::kMaxRootClients).
     std::vector<std::unique_ptr<RpcTestClient>> clients;
-    for (int i = 0; i < 256; ++i) {
+    for (int i = 0; i < 64; ++i) {
         clients.push_back(std::make_unique<RpcTestClient>(clientSocket()));
         QVERIFY(clients.back()->isConnected());
     }
@@ -845,6 +914,105 @@ void TestHelperProtocol::tooManyClientsRefusedThenServedAgain()
     clients.clear();
     // Freed slots are served again.
     QTRY_VERIFY_WITH_TIMEOUT(RpcTestClient(clientSocket()).hello(), 10000);
+}
+
+void TestHelperProtocol::oneUserCannotLockOutTheOthers()
+{
+    LOCAL_SOCKET_ONLY("SO_PEERCRED of forked unprivileged clients")
+    // Review 2026-12-01, M4: 256 idle connections of one group member locked out everyone,
+    // root included. A uid gets 32; the 33rd is busy, and root is served meanwhile.
+    const group *airlockGroup = ::getgrnam("airlock");
+    QVERIFY(airlockGroup);
+    int lines = -1;
+    int release = -1;
+    const pid_t child =
+        holdClientsAs(m_helper->socketPath(), kNobody, airlockGroup->gr_gid, 33, &lines, &release);
+    QVERIFY(child > 0);
+    QByteArray received;
+    char buffer[4096];
+    ssize_t n;
+    while (received.count('\n') < 33 && (n = ::read(lines, buffer, sizeof buffer)) > 0)
+        received.append(buffer, n);
+    const QList<QByteArray> answers = received.split('\n');
+    QVERIFY2(answers.size() >= 33, received.constData());
+    for (int i = 0; i < 32; ++i)
+        QVERIFY2(QJsonDocument::fromJson(answers.at(i)).object().contains(QStringLiteral("result")),
+                 answers.at(i).constData());
+    const QJsonObject refused = QJsonDocument::fromJson(answers.at(32)).object();
+    QCOMPARE(RpcTestClient::errorKind(refused), QStringLiteral("busy"));
+    QVERIFY2(refused.value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("message"))
+                 .toString()
+                 .contains(QStringLiteral("uid 65534")),
+             answers.at(32).constData());
+    // Root gets in while they are held.
+    QVERIFY(RpcTestClient(clientSocket()).hello());
+    [[maybe_unused]] auto written = ::write(release, "x", 1);
+    ::close(release);
+    ::close(lines);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+void TestHelperProtocol::unfinishedMessageIsClosed()
+{
+    LOCAL_SOCKET_ONLY("the SSH channel frames nothing, but its timing would add to the wait")
+    // Review M4: half a line held a connection (and a client slot) for as long as the client
+    // liked. It must be finished within 10 s of its first byte.
+    RpcTestClient client(clientSocket());
+    QVERIFY(client.hello());
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(client.sendRaw(R"({"jsonrpc":"2.0","id":1,"method":"sandbox.list")"));
+    // Trickling more bytes gives no more time.
+    QTest::qWait(4000);
+    QVERIFY(client.sendRaw(R"(,"params")"));
+    const auto closing = client.readMessage(20000);
+    QVERIFY(closing);
+    QCOMPARE(RpcTestClient::errorKind(*closing), QStringLiteral("invalid_request"));
+    QVERIFY(client.waitForDisconnected());
+    QVERIFY2(timer.elapsed() >= 9000 && timer.elapsed() < 14000,
+             qPrintable(QString::number(timer.elapsed())));
+}
+
+void TestHelperProtocol::memoryTheHostCannotBackIsRefused()
+{
+    // Review M4: a 64 GiB guest was accepted on a 24 GiB host (a sparse RAM file that the guest
+    // could fill). The check comes before anything boots, so the unbootable image is enough.
+    QFile meminfo(QStringLiteral("/proc/meminfo"));
+    QVERIFY(meminfo.open(QIODevice::ReadOnly));
+    const QByteArray info = meminfo.readAll();
+    const qsizetype at = info.indexOf("MemAvailable:");
+    QVERIFY(at >= 0);
+    const qint64 availableKib = info.mid(at + 13, info.indexOf('\n', at) - at - 13)
+                                    .trimmed()
+                                    .split(' ')
+                                    .first()
+                                    .toLongLong();
+    if (availableKib >= 65536LL * 1024)
+        QSKIP("this host could back a 64 GiB guest");
+    RpcTestClient client(clientSocket());
+    QVERIFY(client
+                .call(QStringLiteral("sandbox.create"),
+                      {{QStringLiteral("name"), QStringLiteral("huge")},
+                       {QStringLiteral("memoryMib"), 65536},
+                       {QStringLiteral("boot"), QStringLiteral("cold")}})
+                .contains(QStringLiteral("result")));
+    const QJsonObject answer =
+        client.call(QStringLiteral("sandbox.start"), named(QStringLiteral("huge")), 30000);
+    QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("backend_unavailable"));
+    const QString message = answer.value(QStringLiteral("error"))
+                                .toObject()
+                                .value(QStringLiteral("message"))
+                                .toString();
+    QVERIFY2(message.contains(QStringLiteral("65536 MiB")), qPrintable(message));
+    const QJsonObject after = RpcTestClient::result(
+        client.call(QStringLiteral("sandbox.get"), named(QStringLiteral("huge"))));
+    QCOMPARE(after.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
+    QVERIFY(client.call(QStringLiteral("sandbox.delete"), named(QStringLiteral("huge")))
+                .contains(QStringLiteral("result")));
 }
 
 void TestHelperProtocol::policyDefaultsToDenyAll()

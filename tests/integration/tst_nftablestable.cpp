@@ -289,7 +289,7 @@ void TestNftablesTable::tapDevice()
     QVERIFY2(created, qPrintable(created ? QString() : created.error().message));
     QVERIFY(TapDevice::isTap(name));
     QVERIFY(!TapDevice::isTap(HostIf)); // a veth is not a tap
-    QCOMPARE(TapDevice::listLeftovers().value_or(QStringList()), QStringList {name});
+    QCOMPARE(TapDevice::listLeftovers(QString()).value_or(QStringList()), QStringList {name});
 
     QString details;
     QVERIFY(runIp({QStringLiteral("-n"), m_hostNs, QStringLiteral("-d"), QStringLiteral("addr"),
@@ -324,7 +324,7 @@ void TestNftablesTable::tapDevice()
     auto removed = TapDevice::remove(name);
     QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().message));
     QCOMPARE(::if_nametoindex("al-taptest"), 0u);
-    QVERIFY(TapDevice::listLeftovers().value_or(QStringList {name}).isEmpty());
+    QVERIFY(TapDevice::listLeftovers(QString()).value_or(QStringList {name}).isEmpty());
     QVERIFY(TapDevice::remove(name)); // idempotent
     QCOMPARE(TapDevice::remove(HostIf).error().kind, ErrorKind::InvalidParams); // not a tap
 }
@@ -709,8 +709,34 @@ void TestNftablesTable::leftoversAndRemove()
                QStringLiteral("add"), QStringLiteral("table"), QStringLiteral("inet"),
                QStringLiteral("unrelated")});
     QVERIFY(nft.waitForFinished(10000) && nft.exitCode() == 0);
+    // Another helper's table (its instance tag) is never listed as ours, nor ours as its.
+    NftablesSpec foreign = spec(QStringLiteral("orphan"));
+    foreign.instance = QStringLiteral("abcde");
+    QVERIFY(NftablesTable::load(foreign));
     QCOMPARE(NftablesTable::listLeftoverTables().value_or(QStringList()),
              (QStringList {QStringLiteral("nfttest"), QStringLiteral("orphan")}));
+    QCOMPARE(NftablesTable::listLeftoverTables(QStringLiteral("abcde")).value_or(QStringList()),
+             QStringList {QStringLiteral("orphan")});
+    QVERIFY(NftablesTable::listLeftoverTables(QStringLiteral("12345"))
+                .value_or(QStringList {Sandbox})
+                .isEmpty());
+    // The fingerprint stays while nobody touches the table, and changes with a flushed chain.
+    auto before = NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance);
+    QVERIFY(before);
+    QCOMPARE(NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance).value_or(""),
+             *before);
+    QVERIFY(NftablesTable::fingerprint(QStringLiteral("orphan")).value_or(*before) != *before);
+    nft.start(QStringLiteral("ip"),
+              {QStringLiteral("netns"), QStringLiteral("exec"), m_hostNs, QStringLiteral("nft"),
+               QStringLiteral("flush"), QStringLiteral("chain"), QStringLiteral("inet"),
+               NftablesTable::tableName(QStringLiteral("orphan"), foreign.instance),
+               QStringLiteral("guest_input")});
+    QVERIFY(nft.waitForFinished(10000) && nft.exitCode() == 0);
+    QVERIFY(NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance).value_or(*before)
+            != *before);
+    QVERIFY(NftablesTable::remove(QStringLiteral("orphan"), foreign.instance));
+    QCOMPARE(NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance).error().kind,
+             ErrorKind::NotFound);
 
     for (const QString &name : {Sandbox, QStringLiteral("orphan")}) {
         auto removed = NftablesTable::remove(name);

@@ -5,7 +5,9 @@
 // killed; nothing left after stop. The functions share one sandbox and run in order.
 
 #include "core/daemon/gatewayprocess.h"
+#include "core/net/helperinstance.h"
 #include "core/net/nftablestable.h"
+#include "core/net/tapdevice.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
@@ -31,7 +33,6 @@ using airlock::test::RpcTestClient;
 namespace {
 
 const QString kName = QStringLiteral("net");
-const QString kTap = QStringLiteral("al-net");
 
 QJsonObject named(const QString &name)
 {
@@ -119,21 +120,26 @@ class TestSandboxNetwork : public QObject
 
 private:
     QString ns() const { return m_helper->networkNamespace(); }
+    /// The helper's tag in its tap and table names (docs/network.md).
+    QString instance() const { return airlock::HelperInstance::tagFor(m_helper->stateDir()); }
+    QString tap() const { return airlock::TapDevice::interfaceName(kName, instance()); }
     bool tapExists() const
     {
         return QProcess::execute(QStringLiteral("ip"),
                                  {QStringLiteral("-n"), ns(), QStringLiteral("link"),
-                                  QStringLiteral("show"), kTap})
+                                  QStringLiteral("show"), tap()})
             == 0;
     }
     bool tableLoaded() const
     {
-        return inNamespace(ns(), [] { return bool(NftablesTable::counters(kName)); });
+        return inNamespace(ns(),
+                           [this] { return bool(NftablesTable::counters(kName, instance())); });
     }
     QStringList leftoverTables() const
     {
-        return inNamespace(
-            ns(), [] { return NftablesTable::listLeftoverTables().value_or(QStringList()); });
+        return inNamespace(ns(), [this] {
+            return NftablesTable::listLeftoverTables(instance()).value_or(QStringList());
+        });
     }
     /// Resolves `name` through the gateway's DNS listener (GW:15053; the guest's port 53 is
     /// redirected there) from the host side of the link.

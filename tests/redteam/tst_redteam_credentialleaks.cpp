@@ -18,6 +18,7 @@
 // table does for the guest's.
 
 #include "core/gateway/credentialpatterns.h"
+#include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
 #include "egresstopology.h"
 #include "guestclient.h"
@@ -271,7 +272,8 @@ private Q_SLOTS:
         QByteArray addresses;
         QVERIFY(run(u"ip"_s,
                     {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
-                     airlock::TapDevice::interfaceName(kName)},
+                     airlock::TapDevice::interfaceName(
+                         kName, airlock::HelperInstance::tagFor(m_helper->stateDir()))},
                     {}, &addresses));
         const auto match = QRegularExpression(u"inet (\\d+\\.\\d+\\.\\d+\\.\\d+)/"_s)
                                .match(QString::fromLatin1(addresses));

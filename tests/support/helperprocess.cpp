@@ -63,7 +63,7 @@ HelperProcess::~HelperProcess()
     if (isRunning())
         stop(5000);
     killLeftoverProcesses();
-    if (!m_namespace.isEmpty())
+    if (!m_namespace.isEmpty() && m_ownsNamespace)
         runIp({QStringLiteral("netns"), QStringLiteral("delete"), m_namespace});
     // Guest RAM files live on tmpfs outside the state dir (SandboxService::memoryDir): the
     // killed guests' files would outlive the test.
@@ -100,7 +100,7 @@ bool HelperProcess::start(int timeoutMs)
     if (!m_extraArguments.contains(QStringLiteral("--templates")))
         arguments << QStringLiteral("--templates") << QStringLiteral("off");
     arguments += m_extraArguments;
-    if (m_useNamespace) {
+    {
         if (m_namespace.isEmpty()) {
             const QString name = QStringLiteral("alt-h-%1-%2")
                                      .arg(QCoreApplication::applicationPid())
@@ -119,8 +119,6 @@ bool HelperProcess::start(int timeoutMs)
         arguments =
             QStringList {QStringLiteral("netns"), QStringLiteral("exec"), m_namespace} + arguments;
         m_process.start(QStringLiteral("ip"), arguments);
-    } else {
-        m_process.start(program, arguments);
     }
     if (!m_process.waitForStarted(5000)) {
         m_lastError = QStringLiteral("cannot start %1: %2").arg(program, m_process.errorString());

@@ -19,7 +19,7 @@ namespace airlock::test {
 /// The destructor stops the helper and kills every process it left behind whose command line
 /// names the state dir (QEMU included), so a failing test leaves nothing running.
 ///
-/// Network safety: by default airlockd runs inside a network namespace of its own
+/// Network safety: airlockd always runs inside a network namespace of its own
 /// (`ip netns add alt-h-<pid>-<n>`, only loopback up, no route anywhere), so the taps, tables,
 /// gateways and guests of the test live there and vanish with it (the destructor deletes it).
 /// `--gateway` is set from $AIRLOCK_GATEWAY when ctest provides it, and `--templates off`
@@ -66,10 +66,16 @@ public:
         m_process.setStandardOutputFile(path, QIODevice::Append);
         m_process.setStandardErrorFile(path, QIODevice::Append);
     }
-    /// Runs airlockd in the host's network namespace instead (only for tests that never start
-    /// a sandbox). Call before start().
-    void useHostNetwork() { m_useNamespace = false; }
-    /// The namespace airlockd runs in ("" before start() or with useHostNetwork()).
+    /// Runs airlockd in the existing namespace `name` (another helper's: two helpers sharing
+    /// one namespace, as on a host), which this object neither creates nor deletes. Call
+    /// before start().
+    void shareNetworkNamespace(const QString &name)
+    {
+        m_namespace = name;
+        m_ownsNamespace = false;
+    }
+    /// The namespace airlockd runs in ("" before start()). Never the host's: a helper there
+    /// meets the tables and taps of the host's own helper (review 2026-12-01, H1).
     QString networkNamespace() const { return m_namespace; }
     /// A directory the test may use for its own files; removed with the helper.
     QString tempPath() const;
@@ -81,7 +87,7 @@ private:
     QProcess m_process;
     QString m_lastError;
     QString m_imageStore;
-    bool m_useNamespace = true;
+    bool m_ownsNamespace = true;
     QString m_namespace;
 };
 

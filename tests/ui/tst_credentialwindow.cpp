@@ -18,6 +18,7 @@
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
 #include "core/gateway/credentialpatterns.h"
+#include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
 #include "gatewaytestbed.h"
 #include "guestclient.h"
@@ -478,7 +479,7 @@ void TestCredentialWindow::bindingAddedThroughTheDialog()
     QByteArray addresses;
     QVERIFY(run(u"ip"_s,
                 {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
-                 TapDevice::interfaceName(kName)},
+                 TapDevice::interfaceName(kName, HelperInstance::tagFor(m_helper->stateDir()))},
                 {}, &addresses));
     const auto match = QRegularExpression(u"inet (\\d+\\.\\d+\\.\\d+\\.\\d+)/"_s)
                            .match(QString::fromLatin1(addresses));

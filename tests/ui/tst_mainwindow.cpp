@@ -133,7 +133,6 @@ void TestMainWindow::newSandboxDialogValidatesName()
 void TestMainWindow::newSandboxDialogOffersTemplates()
 {
     test::HelperProcess helper;
-    helper.useHostNetwork(); // nothing boots here
     QVERIFY(!helper.useUnbootableImageStore().isEmpty());
     QVERIFY2(helper.start(), qPrintable(helper.lastError()));
     auto client = makeClient(helper.socketPath());

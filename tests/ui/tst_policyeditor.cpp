@@ -108,7 +108,6 @@ void TestPolicyEditor::initTestCase()
 void TestPolicyEditor::init()
 {
     m_helper = std::make_unique<test::HelperProcess>();
-    m_helper->useHostNetwork(); // no sandbox is started here
     QVERIFY(!m_helper->useUnbootableImageStore().isEmpty());
     QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
     m_rpc = std::make_unique<test::RpcTestClient>(m_helper->socketPath());

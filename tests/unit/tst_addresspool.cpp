@@ -1,4 +1,5 @@
 #include "core/net/addresspool.h"
+#include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
 
 #include <QTest>
@@ -23,6 +24,7 @@ private Q_SLOTS:
     void indexOf();
     void interfaceNames_data();
     void interfaceNames();
+    void instanceTags();
 };
 
 void TestAddressPool::defaultPool()
@@ -209,26 +211,52 @@ void TestAddressPool::indexOf()
 void TestAddressPool::interfaceNames_data()
 {
     QTest::addColumn<QString>("sandbox");
+    QTest::addColumn<QString>("instance");
     QTest::addColumn<QString>("ifname");
-    QTest::newRow("short") << QStringLiteral("demo") << QStringLiteral("al-demo");
+    QTest::newRow("short") << QStringLiteral("demo") << QString() << QStringLiteral("al-demo");
     QTest::newRow("12 characters")
-        << QStringLiteral("abcdefghijkl") << QStringLiteral("al-abcdefghijkl");
-    // "al-" + first 7 + "-" + first 2 bytes of SHA-256("abcdefghijklm") in hex.
+        << QStringLiteral("abcdefghijkl") << QString() << QStringLiteral("al-abcdefghijkl");
+    // "al_" + the first 12 hex digits of SHA-256("abcdefghijklm") (48 bits; 16 before L1).
     QTest::newRow("13 characters")
-        << QStringLiteral("abcdefghijklm") << QStringLiteral("al-abcdefg-ff10");
+        << QStringLiteral("abcdefghijklm") << QString() << QStringLiteral("al_ff10304f1af2");
+    // A helper's own tag (HelperInstance) keeps its taps apart from another helper's.
+    QTest::newRow("tagged short") << QStringLiteral("demo") << QStringLiteral("3f2a9")
+                                  << QStringLiteral("al3f2a9-demo");
+    QTest::newRow("tagged 7 characters") << QStringLiteral("abcdefg") << QStringLiteral("3f2a9")
+                                         << QStringLiteral("al3f2a9-abcdefg");
+    QTest::newRow("tagged 8 characters: 7 hex digits (28 bits)")
+        << QStringLiteral("abcdefghijklm") << QStringLiteral("3f2a9")
+        << QStringLiteral("al3f2a9_ff10304");
 }
 
 void TestAddressPool::interfaceNames()
 {
     QFETCH(QString, sandbox);
+    QFETCH(QString, instance);
     QFETCH(QString, ifname);
-    QCOMPARE(airlock::TapDevice::interfaceName(sandbox), ifname);
+    QCOMPARE(airlock::TapDevice::interfaceName(sandbox, instance), ifname);
     QVERIFY(ifname.size() <= 15);
     QVERIFY(airlock::TapDevice::isValidInterfaceName(ifname));
+    QVERIFY(airlock::TapDevice::belongsTo(ifname, instance));
+    QVERIFY(!airlock::TapDevice::belongsTo(ifname, QStringLiteral("00000")));
+    if (!instance.isEmpty())
+        QVERIFY(!airlock::TapDevice::belongsTo(ifname, QString()));
+    else
+        QVERIFY(!airlock::TapDevice::belongsTo(ifname, QStringLiteral("3f2a9")));
     QVERIFY(!airlock::TapDevice::isValidInterfaceName(u"al-"));
     QVERIFY(!airlock::TapDevice::isValidInterfaceName(u"eth0"));
     QVERIFY(!airlock::TapDevice::isValidInterfaceName(u"al-abcdefghijklm"));
     QVERIFY(!airlock::TapDevice::isValidInterfaceName(u"al-Demo"));
+}
+
+void TestAddressPool::instanceTags()
+{
+    using airlock::HelperInstance;
+    const QString tag = HelperInstance::tagFor(QStringLiteral("/var/lib/airlock"));
+    QCOMPARE(tag.size(), HelperInstance::kTagLength);
+    QCOMPARE(HelperInstance::tagFor(QStringLiteral("/var/lib/airlock")), tag);
+    QVERIFY(HelperInstance::tagFor(QStringLiteral("/tmp/airlock-test-x/state")) != tag);
+    QVERIFY(HelperInstance::tagFor(QString()).isEmpty());
 }
 
 QTEST_APPLESS_MAIN(TestAddressPool)
