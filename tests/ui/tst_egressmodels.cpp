@@ -1,4 +1,8 @@
+#include "core/gateway/dnsdecision.h"
+#include "core/gateway/hostheader.h"
+#include "core/gateway/httprequestguard.h"
 #include "core/gateway/policymatcher.h"
+#include "core/gateway/tlsservercontext.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/destinationcountmodel.h"
 #include "ui/dryrunmodel.h"
@@ -9,6 +13,7 @@
 #include "ui/learnlistmodel.h"
 #include "ui/policydiff.h"
 #include "ui/policyrulemodel.h"
+#include "ui/policytext.h"
 #include "ui/probingmonitor.h"
 #include "ui/resources.h"
 #include "ui/secretlistmodel.h"
@@ -18,6 +23,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QTranslator>
 #include <QUndoStack>
 
 using namespace airlock;
@@ -77,6 +83,8 @@ private Q_SLOTS:
     void ruleModelUndoRedo();
     void policyDiff();
     void eventModelRedactsAndFilters();
+    void everyReasonHasWords_data();
+    void everyReasonHasWords();
     void historyAndLiveAreKeptOnce();
     void destinationsAndMap();
     void probingAlert();
@@ -239,6 +247,56 @@ void TestEgressModels::eventModelRedactsAndFilters()
     QCOMPARE(proxy.rowCount(), 1);
     proxy.setText(QStringLiteral("path not allowed"));
     QCOMPARE(proxy.rowCount(), 1);
+}
+
+void TestEgressModels::everyReasonHasWords_data()
+{
+    // Every reason an egress event can carry: the gateway's typed reasons by their own name
+    // functions (every value of each enum), and the ones it and the helper name directly
+    // (docs/gateway.md "Events", protocol.md EgressEvent).
+    QTest::addColumn<QString>("reason");
+    QSet<QString> reasons;
+    for (int i = 0; i <= int(gateway::EgressReason::MalformedPath); ++i)
+        reasons.insert(gateway::egressReasonName(gateway::EgressReason(i)));
+    for (int i = 0; i <= int(gateway::DnsReason::Overloaded); ++i)
+        reasons.insert(gateway::dnsReasonName(gateway::DnsReason(i)));
+    for (int i = 1; i <= int(gateway::TlsRejectReason::ConnectSniMismatch); ++i) // not "none"
+        reasons.insert(gateway::tlsRejectReasonName(gateway::TlsRejectReason(i)));
+    for (int i = 0; i <= int(gateway::HttpReason::PlainHttpPort); ++i)
+        reasons.insert(gateway::httpReasonName(gateway::HttpReason(i)));
+    for (int i = 1; i <= int(gateway::AuthorityReason::BadSni); ++i) // not "ok"
+        reasons.insert(gateway::authorityReasonName(gateway::AuthorityReason(i)));
+    for (const char *named :
+         {"too_many_connections", "idle_timeout", "closed_before_decision", "host_mismatch",
+          "private_destination", "upstream_unreachable", "upstream_tls_failed", "credential_exfil",
+          "credential_unavailable", "gateway_restarted"})
+        reasons.insert(QString::fromLatin1(named));
+    QStringList sorted(reasons.cbegin(), reasons.cend());
+    sorted.sort();
+    QVERIFY(sorted.size() >= 55);
+    for (const QString &reason : std::as_const(sorted))
+        QTest::newRow(qPrintable(reason)) << reason;
+}
+
+void TestEgressModels::everyReasonHasWords()
+{
+    QFETCH(QString, reason);
+    const QString english = PolicyText::reasonText(reason);
+    QVERIFY2(!english.isEmpty() && english != reason, qPrintable(english));
+    QVERIFY2(!english.contains(u'_'), qPrintable(english));
+    // And in German, from the translation the window loads (translations/airlock_de.ts).
+    static QTranslator german;
+    static const bool loaded = german.load(QStringLiteral(":/i18n/airlock_de.qm"));
+    QVERIFY(loaded);
+    const QString translated = german.translate("PolicyText", english.toUtf8().constData());
+    QVERIFY2(!translated.isEmpty() && translated != english, qPrintable(english));
+    // The table shows the words, the search finds the code and the words.
+    EgressEventModel model;
+    QJsonObject e = makeEvent(QStringLiteral("agent"), QStringLiteral("pkg.test"), false, reason);
+    QVERIFY(model.handleNotification(QStringLiteral("egress.event"), notification(1, e)));
+    QCOMPARE(model.index(0, EgressEventModel::ReasonColumn).data().toString(), english);
+    const QString search = model.index(0, 0).data(EgressEventModel::SearchTextRole).toString();
+    QVERIFY(search.contains(reason) && search.contains(english));
 }
 
 void TestEgressModels::historyAndLiveAreKeptOnce()
