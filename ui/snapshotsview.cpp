@@ -162,12 +162,16 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     connect(m_model, &SnapshotTimelineModel::metadataChanged, this, &SnapshotsView::updateDetails);
     connect(m_model, &SnapshotTimelineModel::loadFailed, this,
             [this](const QString &message) { setStatus(message, true); });
-    connect(m_timeline, &SnapshotTimelineView::menuRequested, this, &SnapshotsView::showMenu);
+    connect(m_timeline, &SnapshotTimelineView::menuRequested, this,
+            [this](const QPoint &globalPos, const QModelIndex &snapshot) {
+                showMenu(globalPos, snapshot.isValid());
+            });
     connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
-        if (const QModelIndex index = m_tree->indexAt(pos); index.isValid())
+        const QModelIndex index = m_tree->indexAt(pos);
+        if (index.isValid())
             m_selection->setCurrentIndex(
                 index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        showMenu(m_tree->viewport()->mapToGlobal(pos));
+        showMenu(m_tree->viewport()->mapToGlobal(pos), index.isValid());
     });
 
     setClient(client, sandboxes);
@@ -300,17 +304,19 @@ void SnapshotsView::buildActions()
     connect(m_timeline, &SnapshotTimelineView::activated, m_restoreAction, &QAction::trigger);
 }
 
-void SnapshotsView::showMenu(const QPoint &globalPos)
+void SnapshotsView::showMenu(const QPoint &globalPos, bool forSnapshot)
 {
     auto *menu = new QMenu(this);
     menu->setAttribute(Qt::WA_DeleteOnClose);
-    menu->addAction(m_restoreAction);
-    menu->addAction(m_forkAction);
-    menu->addSeparator();
-    menu->addAction(m_renameAction);
-    menu->addAction(m_pinAction);
-    menu->addAction(m_deleteAction);
-    menu->addSeparator();
+    if (forSnapshot) {
+        menu->addAction(m_restoreAction);
+        menu->addAction(m_forkAction);
+        menu->addSeparator();
+        menu->addAction(m_renameAction);
+        menu->addAction(m_pinAction);
+        menu->addAction(m_deleteAction);
+        menu->addSeparator();
+    }
     menu->addAction(m_takeAction);
     menu->addAction(m_scheduleAction);
     menu->popup(globalPos);

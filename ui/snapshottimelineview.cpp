@@ -78,15 +78,25 @@ void paintPin(QPainter &painter, const QPointF &top)
 
 } // namespace
 
-SnapshotTimelineView::SnapshotTimelineView(QWidget *parent) : QWidget(parent)
+SnapshotTimelineView::SnapshotTimelineView(QWidget *parent) : QWidget(parent), m_clock(this)
 {
+    m_clock.setObjectName(QStringLiteral("clock"));
     setAccessibleName(tr("Snapshot timeline"));
     setFocusPolicy(Qt::StrongFocus);
     setBackgroundRole(QPalette::Base);
     setAutoFillBackground(true);
     setMouseTracking(false);
+    // "now" moves on: the axis follows now and then, never under the pointer (a marker must not
+    // move between aiming at it and clicking it).
     m_clock.setInterval(30000);
-    connect(&m_clock, &QTimer::timeout, this, qOverload<>(&QWidget::update));
+    connect(&m_clock, &QTimer::timeout, this, [this] {
+        if (m_pointerInside) {
+            m_clockPending = true;
+            return;
+        }
+        m_range.reset();
+        update();
+    });
     m_clock.start();
 }
 
@@ -111,8 +121,12 @@ void SnapshotTimelineView::setModel(SnapshotTimelineModel *model, QItemSelection
         connect(model, &QAbstractItemModel::modelReset, this, changed);
         connect(model, &SnapshotTimelineModel::metadataChanged, this, changed);
     }
+    // Another current snapshot changes how it is drawn, not where anything is.
     if (selection)
-        connect(selection, &QItemSelectionModel::currentChanged, this, changed);
+        connect(selection, &QItemSelectionModel::currentChanged, this, [this] {
+            updateDescription();
+            update();
+        });
     changed();
 }
 
@@ -151,9 +165,11 @@ QSize SnapshotTimelineView::minimumSizeHint() const
 
 const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
 {
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    if (m_range && m_rangeSize == size() && m_rangeSecond == now.toSecsSinceEpoch())
+    // Only a change of the data or the size, or the clock while the pointer is elsewhere, makes
+    // a new axis: repaints (selection, focus) keep the markers where they are.
+    if (m_range && m_rangeSize == size())
         return *m_range;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     const QModelIndexList byTime = m_model ? m_model->indexesByTime() : QModelIndexList();
     QDateTime from = now;
     if (!byTime.isEmpty())
@@ -163,6 +179,7 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
     // Room on both sides so the first marker and "now" are not on the edge.
     const qint64 pad = span / 16;
     Range range;
+    range.now = now;
     range.from = now.addMSecs(-span - pad);
     range.to = now.addMSecs(pad);
     const QRect plot = plotRect();
@@ -215,7 +232,7 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
     range.nowX = xs.back();
     m_range = std::move(range);
     m_rangeSize = size();
-    m_rangeSecond = now.toSecsSinceEpoch();
+    m_clockPending = false;
     return *m_range;
 }
 
@@ -476,8 +493,7 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
     painter.setPen(QPen(kRetention.darker(300), 1, Qt::DashLine));
     if (x > plot.left())
         painter.drawLine(QPointF(x, plot.top() - 2), QPointF(x, plot.bottom() + 2));
-    const QDateTime hourlyEnd =
-        QDateTime::currentDateTimeUtc().addSecs(-qint64(schedule.hourlyHours) * 3600);
+    const QDateTime hourlyEnd = range.now.addSecs(-qint64(schedule.hourlyHours) * 3600);
     const double hx = xFor(hourlyEnd, range, plot);
     if (schedule.hourlyHours > 0 && hx > plot.left() && hx < plot.right())
         painter.drawLine(QPointF(hx, plot.top() - 2), QPointF(hx, plot.bottom() + 2));
@@ -606,6 +622,22 @@ void SnapshotTimelineView::mousePressEvent(QMouseEvent *event)
     QWidget::mousePressEvent(event);
 }
 
+void SnapshotTimelineView::enterEvent(QEnterEvent *event)
+{
+    m_pointerInside = true;
+    QWidget::enterEvent(event);
+}
+
+void SnapshotTimelineView::leaveEvent(QEvent *event)
+{
+    m_pointerInside = false;
+    if (m_clockPending) {
+        m_range.reset();
+        update();
+    }
+    QWidget::leaveEvent(event);
+}
+
 void SnapshotTimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 {
     const QModelIndex index = indexAt(event->position().toPoint());
@@ -616,13 +648,20 @@ void SnapshotTimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 void SnapshotTimelineView::contextMenuEvent(QContextMenuEvent *event)
 {
     QPoint global = event->globalPos();
+    QModelIndex snapshot;
     if (event->reason() == QContextMenuEvent::Keyboard) {
-        const QRect marker = markerRect(currentIndex());
+        // The keyboard acts on the current snapshot, as the arrow keys chose it.
+        snapshot = currentIndex();
+        const QRect marker = markerRect(snapshot);
         global = mapToGlobal(marker.isEmpty() ? rect().center() : marker.bottomRight());
-    } else if (const QModelIndex index = indexAt(event->pos()); index.isValid()) {
-        setCurrentIndex(index);
+    } else {
+        // The mouse acts on what is under it, and on nothing else: a click on empty space
+        // must not restore or delete the snapshot selected a while ago.
+        snapshot = indexAt(event->pos());
+        if (snapshot.isValid())
+            setCurrentIndex(snapshot);
     }
-    Q_EMIT menuRequested(global);
+    Q_EMIT menuRequested(global, snapshot);
     event->accept();
 }
 
