@@ -29,6 +29,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace airlock {
 
 namespace {
@@ -123,10 +125,15 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     m_table->setColumnWidth(EgressEventModel::TimeColumn, 64);
     m_table->setColumnWidth(EgressEventModel::SandboxColumn, 60);
     m_table->setColumnWidth(EgressEventModel::NameColumn, 150);
-    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 120);
-    m_table->setColumnWidth(EgressEventModel::MethodColumn, 62);
-    m_table->setColumnWidth(EgressEventModel::PathColumn, 120);
+    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 115);
+    m_table->setColumnWidth(EgressEventModel::MethodColumn, 58);
+    m_table->setColumnWidth(EgressEventModel::PathColumn, 110);
     m_table->setColumnWidth(EgressEventModel::VerdictColumn, 64);
+    // No header cut off, also in longer languages ("Entscheidung" is wider than the verdicts).
+    for (int column = 0; column < EgressEventModel::ColumnCount; ++column)
+        m_table->setColumnWidth(column,
+                                std::max(m_table->columnWidth(column),
+                                         m_table->horizontalHeader()->sectionSizeHint(column)));
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *allowAction = new QAction(tr("Allow This Host…"), m_table);
     allowAction->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
@@ -196,7 +203,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setChildrenCollapsible(false);
-    splitter->setSizes({800, 480});
+    splitter->setSizes({860, 420});
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(filterRow);

@@ -100,6 +100,7 @@ private:
     void updateActions();
     void updateDetails();
     void updateSandboxChoices();
+    void fitColumns();
     /// The context menu: the current snapshot's actions when it was asked for on a snapshot,
     /// then the sandbox's own (Take Snapshot, Automatic Snapshots); only those on empty space.
     void showMenu(const QPoint &globalPos, bool forSnapshot);

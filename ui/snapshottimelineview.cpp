@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace airlock {
 
@@ -316,8 +317,25 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     const Range &range = timeRange();
     const QPalette pal = palette();
 
-    paintRetention(painter, range, plot);
+    const double shadeLeft = paintRetention(painter, range, plot);
     paintLegend(painter);
+    // Labels sit on a patch of what is behind them, so an edge passing under one does not run
+    // through its letters.
+    QColor shaded = pal.color(QPalette::Base);
+    const double alpha = kRetention.alphaF();
+    shaded.setRgbF(shaded.redF() * (1 - alpha) + kRetention.redF() * alpha,
+                   shaded.greenF() * (1 - alpha) + kRetention.greenF() * alpha,
+                   shaded.blueF() * (1 - alpha) + kRetention.blueF() * alpha);
+    auto drawLabel = [&](const QPoint &baseline, const QString &text) {
+        const QFontMetrics metrics = painter.fontMetrics();
+        const QRect box(baseline.x() - 2, baseline.y() - metrics.ascent() - 1,
+                        metrics.horizontalAdvance(text) + 4, metrics.height() + 2);
+        const int middle = box.center().x();
+        painter.fillRect(box,
+                         middle >= shadeLeft && middle <= plot.right() ? shaded
+                                                                       : pal.color(QPalette::Base));
+        painter.drawText(baseline, text);
+    };
 
     if (!m_model || m_model->snapshotCount() == 0) {
         painter.setPen(pal.color(QPalette::PlaceholderText));
@@ -394,9 +412,9 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         painter.setPen(pal.color(QPalette::Text));
         const QString text = tr("%1 runs, no snapshot yet").arg(stub.sandbox);
         const int w = painter.fontMetrics().horizontalAdvance(text);
-        painter.drawText(QPointF(std::min(b.x() - w / 2.0, double(width() - w - 4)),
-                                 b.y() + 8 + painter.fontMetrics().ascent()),
-                         text);
+        drawLabel(QPoint(int(std::min(b.x() - w / 2.0, double(width() - w - 4))),
+                         int(b.y()) + 8 + painter.fontMetrics().ascent()),
+                  text);
     }
 
     // The current state: from the head to now.
@@ -449,12 +467,12 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         const QFontMetrics metrics = painter.fontMetrics();
         painter.setPen(pal.color(QPalette::Text));
         if (left > labelRightBelow.value(lane, -1000) + 6) {
-            painter.drawText(QPoint(left, int(c.y()) + r + metrics.ascent() + 3), text);
+            drawLabel(QPoint(left, int(c.y()) + r + metrics.ascent() + 3), text);
             labelRightBelow.insert(lane, left + w);
         } else if (left > labelRightAbove.value(lane, -1000) + 6) {
             // Crowded below: above the marker (and its pin).
             const int top = int(c.y()) - r - (pinned ? 17 : 4) - metrics.descent();
-            painter.drawText(QPoint(left, top), text);
+            drawLabel(QPoint(left, top), text);
             labelRightAbove.insert(lane, left + w);
         }
     }
@@ -467,11 +485,12 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     paintAxis(painter, range, plot);
 }
 
-void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
-                                          const QRect &plot) const
+double SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
+                                            const QRect &plot) const
 {
+    constexpr double kNone = std::numeric_limits<double>::infinity();
     if (!m_model || m_model->sandbox().isEmpty())
-        return;
+        return kNone;
     const SnapshotSchedule schedule = m_model->schedule();
     QFont small = font();
     small.setPointSizeF(font().pointSizeF() * 0.9);
@@ -481,11 +500,11 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
     if (schedule.intervalMinutes == 0) {
         painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
                          tr("Automatic snapshots are off."));
-        return;
+        return kNone;
     }
     const QDateTime since = m_model->retainedSince();
     if (!since.isValid())
-        return;
+        return kNone;
     // Automatic snapshots inside the window are kept (thinned); older ones are deleted.
     const double x = std::max<double>(plot.left(), xFor(since, range, plot));
     const QRectF shade(x, plot.top() - 2, plot.right() - x, plot.height() + 4);
@@ -505,6 +524,7 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
                              .arg(schedule.dailyDays);
     painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
                      painter.fontMetrics().elidedText(text, Qt::ElideRight, note.width()));
+    return x;
 }
 
 void SnapshotTimelineView::paintLegend(QPainter &painter) const

@@ -93,7 +93,8 @@ private:
     int yForLane(int lane) const;
     QPoint centerOf(const QModelIndex &index, const Range &range, const QRect &plot) const;
     void paintAxis(class QPainter &painter, const Range &range, const QRect &plot) const;
-    void paintRetention(class QPainter &painter, const Range &range, const QRect &plot) const;
+    /// Shades the retention window; returns where the shade begins (infinity: no shade).
+    double paintRetention(class QPainter &painter, const Range &range, const QRect &plot) const;
     void paintLegend(class QPainter &painter) const;
     void moveInTime(int step);
     void moveLane(int step);

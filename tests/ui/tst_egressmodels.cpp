@@ -19,7 +19,9 @@
 #include "ui/secretlistmodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QJsonArray>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -86,6 +88,7 @@ private Q_SLOTS:
     void everyReasonHasWords_data();
     void everyReasonHasWords();
     void historyAndLiveAreKeptOnce();
+    void eventTableHeadersFitInGerman();
     void destinationsAndMap();
     void probingAlert();
     void learnModeCollectsDeniedOnly();
@@ -297,6 +300,26 @@ void TestEgressModels::everyReasonHasWords()
     QCOMPARE(model.index(0, EgressEventModel::ReasonColumn).data().toString(), english);
     const QString search = model.index(0, 0).data(EgressEventModel::SearchTextRole).toString();
     QVERIFY(search.contains(reason) && search.contains(english));
+}
+
+void TestEgressModels::eventTableHeadersFitInGerman()
+{
+    QTranslator german;
+    QVERIFY(german.load(QStringLiteral(":/i18n/airlock_de.qm")));
+    QCoreApplication::installTranslator(&german);
+    const auto english = qScopeGuard([&german] { QCoreApplication::removeTranslator(&german); });
+    EgressView view(nullptr, nullptr);
+    QTableView *table = view.eventTable();
+    QCOMPARE(table->model()->headerData(EgressEventModel::VerdictColumn, Qt::Horizontal),
+             QVariant(QStringLiteral("Entscheidung")));
+    for (int column = 0; column < EgressEventModel::ColumnCount; ++column) {
+        const int needed = table->horizontalHeader()->sectionSizeHint(column);
+        QVERIFY2(table->columnWidth(column) >= needed,
+                 qPrintable(QStringLiteral("%1: %2 px of %3")
+                                .arg(table->model()->headerData(column, Qt::Horizontal).toString())
+                                .arg(table->columnWidth(column))
+                                .arg(needed)));
+    }
 }
 
 void TestEgressModels::historyAndLiveAreKeptOnce()

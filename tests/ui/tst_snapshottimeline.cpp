@@ -201,6 +201,7 @@ private Q_SLOTS:
     void viewPaintsAndNavigates();
     void viewKeepsItsAxisUnderThePointer();
     void contextMenuOnlyForTheMarkerUnderThePointer();
+    void listColumnsFitTheirCells();
 
     // A real helper and guest, in this order (they build on each other's snapshots).
     void windowShowsTheSandboxTimeline();
@@ -666,6 +667,34 @@ void TestSnapshotTimeline::contextMenuOnlyForTheMarkerUnderThePointer()
     QVERIFY(menu);
     QCOMPARE(menuTexts(menu), full);
     menu->close();
+}
+
+void TestSnapshotTimeline::listColumnsFitTheirCells()
+{
+    // Sizes like "20.0 MiB (1.0 MiB stored)" and times are shown whole, also in a large font
+    // (fixed widths cut them off there); the label column keeps its width (long labels elide,
+    // the tooltip has them).
+    SnapshotsView view(nullptr, nullptr);
+    QFont large = view.font();
+    large.setPointSizeF(large.pointSizeF() * 1.6);
+    view.setFont(large);
+    view.resize(1400, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.model()->setSandbox(kName);
+    QVERIFY(view.model()->setLists(ownList(), allList()));
+    QAbstractItemView *tree = view.findChild<QTreeView *>();
+    QVERIFY(tree);
+    auto *treeView = static_cast<QTreeView *>(tree);
+    for (int column = 1; column < SnapshotTimelineModel::ColumnCount; ++column) {
+        // What the view's delegate needs for the widest cell (text, margins).
+        const int needed = tree->sizeHintForColumn(column);
+        QVERIFY2(treeView->columnWidth(column) >= needed,
+                 qPrintable(QStringLiteral("column %1: %2 px of %3")
+                                .arg(column)
+                                .arg(treeView->columnWidth(column))
+                                .arg(needed)));
+    }
 }
 
 void TestSnapshotTimeline::windowShowsTheSandboxTimeline()
