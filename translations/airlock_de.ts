@@ -85,6 +85,53 @@
     </message>
 </context>
 <context>
+    <name>NameText</name>
+    <message>
+        <source>a space</source>
+        <translation>ein Leerzeichen</translation>
+    </message>
+    <message>
+        <source>a tab</source>
+        <translation>ein Tabulator</translation>
+    </message>
+    <message>
+        <source>an invisible character (%1)</source>
+        <translation>ein unsichtbares Zeichen (%1)</translation>
+    </message>
+    <message>
+        <source>“%1” (%2)</source>
+        <translation>„%1“ (%2)</translation>
+    </message>
+    <message>
+        <source>“%1”</source>
+        <translation>„%1“</translation>
+    </message>
+    <message>
+        <source>A name may only contain a–z, 0–9 and “-”.</source>
+        <translation>Ein Name darf nur a–z, 0–9 und „-“ enthalten.</translation>
+    </message>
+    <message>
+        <source>Enter a name.</source>
+        <translation>Geben Sie einen Namen ein.</translation>
+    </message>
+    <message>
+        <source>The name is %1 characters long; at most 63 are allowed.</source>
+        <translation>Der Name ist %1 Zeichen lang; höchstens 63 sind erlaubt.</translation>
+    </message>
+    <message>
+        <source>The name must start with a lower-case letter or a digit, not “-”.</source>
+        <translation>Der Name muss mit einem Kleinbuchstaben oder einer Ziffer beginnen, nicht mit „-“.</translation>
+    </message>
+    <message>
+        <source>%1 at position %2: upper case is not allowed (use “%3”).</source>
+        <translation>%1 an Stelle %2: Großbuchstaben sind nicht erlaubt (nehmen Sie „%3“).</translation>
+    </message>
+    <message>
+        <source>%1 at position %2 is not allowed.</source>
+        <translation>%1 an Stelle %2 ist nicht erlaubt.</translation>
+    </message>
+</context>
+<context>
     <name>PolicyDiff</name>
     <message>
         <source>any</source>
@@ -274,10 +321,6 @@
         <translation>Fehlerhafter Pfad</translation>
     </message>
     <message>
-        <source>SNI and Host differ</source>
-        <translation>SNI und Host weichen ab</translation>
-    </message>
-    <message>
         <source>Not TLS</source>
         <translation>Kein TLS</translation>
     </message>
@@ -292,6 +335,178 @@
     <message>
         <source>Plain HTTP only to port 80</source>
         <translation>Unverschlüsseltes HTTP nur an Port 80</translation>
+    </message>
+    <message>
+        <source>DNS query type not allowed</source>
+        <translation>DNS-Abfragetyp nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>DNS class not allowed</source>
+        <translation>DNS-Klasse nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>DNS opcode not supported</source>
+        <translation>DNS-Opcode nicht unterstützt</translation>
+    </message>
+    <message>
+        <source>Malformed DNS query</source>
+        <translation>Fehlerhafte DNS-Abfrage</translation>
+    </message>
+    <message>
+        <source>Not a DNS query</source>
+        <translation>Keine DNS-Abfrage</translation>
+    </message>
+    <message>
+        <source>Resolves to a private address</source>
+        <translation>Löst in eine private Adresse auf</translation>
+    </message>
+    <message>
+        <source>Name does not exist</source>
+        <translation>Name existiert nicht</translation>
+    </message>
+    <message>
+        <source>No IPv4 address for the name</source>
+        <translation>Keine IPv4-Adresse für den Namen</translation>
+    </message>
+    <message>
+        <source>Upstream DNS failed</source>
+        <translation>Upstream-DNS fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Upstream DNS timed out</source>
+        <translation>Upstream-DNS antwortet nicht</translation>
+    </message>
+    <message>
+        <source>No synthetic address left</source>
+        <translation>Keine synthetische Adresse mehr frei</translation>
+    </message>
+    <message>
+        <source>DNS resolver overloaded</source>
+        <translation>DNS-Resolver überlastet</translation>
+    </message>
+    <message>
+        <source>Too many connections</source>
+        <translation>Zu viele Verbindungen</translation>
+    </message>
+    <message>
+        <source>Idle too long</source>
+        <translation>Zu lange untätig</translation>
+    </message>
+    <message>
+        <source>Closed before a decision</source>
+        <translation>Vor einer Entscheidung geschlossen</translation>
+    </message>
+    <message>
+        <source>No server name (SNI)</source>
+        <translation>Kein Servername (SNI)</translation>
+    </message>
+    <message>
+        <source>Malformed server name (SNI)</source>
+        <translation>Fehlerhafter Servername (SNI)</translation>
+    </message>
+    <message>
+        <source>HTTP/1.1 not offered (ALPN)</source>
+        <translation>HTTP/1.1 nicht angeboten (ALPN)</translation>
+    </message>
+    <message>
+        <source>Certificate could not be made</source>
+        <translation>Zertifikat nicht erstellbar</translation>
+    </message>
+    <message>
+        <source>TLS handshake failed</source>
+        <translation>TLS-Handshake fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Dialed another name&apos;s address</source>
+        <translation>Adresse eines anderen Namens gewählt</translation>
+    </message>
+    <message>
+        <source>SNI differs from CONNECT host</source>
+        <translation>SNI weicht vom CONNECT-Host ab</translation>
+    </message>
+    <message>
+        <source>Malformed request</source>
+        <translation>Fehlerhafte Anfrage</translation>
+    </message>
+    <message>
+        <source>Malformed header</source>
+        <translation>Fehlerhafter Header</translation>
+    </message>
+    <message>
+        <source>Header too large</source>
+        <translation>Header zu groß</translation>
+    </message>
+    <message>
+        <source>HTTP version not supported</source>
+        <translation>HTTP-Version nicht unterstützt</translation>
+    </message>
+    <message>
+        <source>Conflicting body length</source>
+        <translation>Widersprüchliche Body-Länge</translation>
+    </message>
+    <message>
+        <source>Bad Content-Length</source>
+        <translation>Ungültige Content-Length</translation>
+    </message>
+    <message>
+        <source>Bad Transfer-Encoding</source>
+        <translation>Ungültiges Transfer-Encoding</translation>
+    </message>
+    <message>
+        <source>Malformed chunked body</source>
+        <translation>Fehlerhafter Chunked-Body</translation>
+    </message>
+    <message>
+        <source>Body too large</source>
+        <translation>Body zu groß</translation>
+    </message>
+    <message>
+        <source>Bad request target</source>
+        <translation>Ungültiges Anfrageziel</translation>
+    </message>
+    <message>
+        <source>Method forbidden</source>
+        <translation>Methode verboten</translation>
+    </message>
+    <message>
+        <source>Host header missing</source>
+        <translation>Host-Header fehlt</translation>
+    </message>
+    <message>
+        <source>User name in the address</source>
+        <translation>Benutzername in der Adresse</translation>
+    </message>
+    <message>
+        <source>IP address instead of a name</source>
+        <translation>IP-Adresse statt Name</translation>
+    </message>
+    <message>
+        <source>Target and Host differ</source>
+        <translation>Ziel und Host weichen ab</translation>
+    </message>
+    <message>
+        <source>Host differs from SNI</source>
+        <translation>Host weicht vom SNI ab</translation>
+    </message>
+    <message>
+        <source>Other port in Host</source>
+        <translation>Anderer Port im Host</translation>
+    </message>
+    <message>
+        <source>Other host on the same connection</source>
+        <translation>Anderer Host auf derselben Verbindung</translation>
+    </message>
+    <message>
+        <source>Upstream unreachable</source>
+        <translation>Upstream nicht erreichbar</translation>
+    </message>
+    <message>
+        <source>Upstream certificate not trusted</source>
+        <translation>Upstream-Zertifikat nicht vertrauenswürdig</translation>
+    </message>
+    <message>
+        <source>Gateway restarted</source>
+        <translation>Gateway neu gestartet</translation>
     </message>
 </context>
 <context>
@@ -1089,6 +1304,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Decisions: %1, denied: %2</source>
         <translation>Entscheidungen: %1, abgelehnt: %2</translation>
+    </message>
+    <message>
+        <source>Decisions shown: %1 of %2, denied: %3</source>
+        <translation>Angezeigte Entscheidungen: %1 von %2, abgelehnt: %3</translation>
     </message>
 </context>
 <context>

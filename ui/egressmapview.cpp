@@ -97,8 +97,9 @@ void EgressMapView::paintEvent(QPaintEvent *)
     }
     const QList<DestinationCountModel::Destination> destinations = m_model->destinations(m_sandbox);
     // An ellipse that uses the widget's shape: the map usually sits in a tall, narrow pane,
-    // where a circle sized by the width left most of it empty. Room is kept for the labels.
-    const qreal radiusX = std::max(40.0, area.width() / 2 - 110);
+    // where a circle sized by the width left most of it empty. Room is kept for short labels
+    // beside the dots on the left and right; longer ones go above or below their dot.
+    const qreal radiusX = std::max(40.0, area.width() / 2 - 80);
     // Not much taller than wide (long spikes read badly), and clear of the legend at the top.
     const qreal radiusY =
         std::max(40.0, std::min(area.height() / 2 - 3.5 * metrics.height(), 1.6 * radiusX));
@@ -145,6 +146,15 @@ void EgressMapView::paintEvent(QPaintEvent *)
         labelPos.ry() += dy >= 0.2 ? 8 + metrics.ascent()
             : dy <= -0.2           ? -10
                                    : metrics.ascent() / 2.0;
+        // A name too long for its side of a narrow pane would be pushed back over its dot and
+        // edge: it goes above the dot instead (below for the lower half), clear of the edge,
+        // which leaves the dot towards the middle.
+        const bool side = dx >= 0.2 || dx <= -0.2;
+        if (side
+            && (labelPos.x() < area.left() || labelPos.x() + labelRect.width() > area.right())) {
+            labelPos.rx() = end.x() - labelRect.width() / 2;
+            labelPos.ry() = dy < 0 ? end.y() - 10 : end.y() + 8 + metrics.ascent();
+        }
         // Keep the label inside the widget, whichever side of the circle it is on.
         labelPos.rx() = std::clamp(labelPos.x(), area.left(),
                                    std::max(area.left(), area.right() - labelRect.width()));

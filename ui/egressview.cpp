@@ -26,7 +26,10 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace airlock {
 
@@ -71,8 +74,18 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     , m_promoteButton(new QPushButton(tr("Add as &Rules…"), this))
     , m_dismissButton(new QPushButton(tr("Dis&miss"), this))
     , m_summary(new QLabel(this))
+    , m_summaryUpdate(new QTimer(this))
 {
     m_filter->setSourceModel(m_events);
+    // Count what the filters show, once the rows of a burst have arrived.
+    m_summaryUpdate->setSingleShot(true);
+    m_summaryUpdate->setInterval(0);
+    connect(m_summaryUpdate, &QTimer::timeout, this, &EgressView::updateSummary);
+    auto recount = [this] { m_summaryUpdate->start(); };
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, recount);
+    connect(m_filter, &QAbstractItemModel::rowsRemoved, this, recount);
+    connect(m_filter, &QAbstractItemModel::modelReset, this, recount);
+    connect(m_filter, &QAbstractItemModel::layoutChanged, this, recount);
     m_sandbox->addItem(tr("All sandboxes"), QString());
     m_sandbox->setAccessibleName(tr("Sandbox filter"));
     m_verdict->addItem(tr("All verdicts"), int(EgressFilterProxy::Verdict::Any));
@@ -112,10 +125,15 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     m_table->setColumnWidth(EgressEventModel::TimeColumn, 64);
     m_table->setColumnWidth(EgressEventModel::SandboxColumn, 60);
     m_table->setColumnWidth(EgressEventModel::NameColumn, 150);
-    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 120);
-    m_table->setColumnWidth(EgressEventModel::MethodColumn, 62);
-    m_table->setColumnWidth(EgressEventModel::PathColumn, 120);
+    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 115);
+    m_table->setColumnWidth(EgressEventModel::MethodColumn, 58);
+    m_table->setColumnWidth(EgressEventModel::PathColumn, 110);
     m_table->setColumnWidth(EgressEventModel::VerdictColumn, 64);
+    // No header cut off, also in longer languages ("Entscheidung" is wider than the verdicts).
+    for (int column = 0; column < EgressEventModel::ColumnCount; ++column)
+        m_table->setColumnWidth(column,
+                                std::max(m_table->columnWidth(column),
+                                         m_table->horizontalHeader()->sectionSizeHint(column)));
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *allowAction = new QAction(tr("Allow This Host…"), m_table);
     allowAction->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
@@ -185,7 +203,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setChildrenCollapsible(false);
-    splitter->setSizes({800, 480});
+    splitter->setSizes({860, 420});
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(filterRow);
@@ -265,6 +283,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     m_learnMode->setEnabled(false);
     updateSandboxChoices();
     updateActions();
+    updateSummary();
 }
 
 void EgressView::setSandbox(const QString &sandbox)
@@ -317,10 +336,25 @@ void EgressView::onEntry(const EgressEntry &entry, bool live)
         m_probing->record(entry);
     if (live && entry.alert)
         Q_EMIT credentialAlert(entry);
+}
+
+QString EgressView::summary() const
+{
+    return m_summary->text();
+}
+
+void EgressView::updateSummary()
+{
+    m_summaryUpdate->stop();
+    const int shown = m_filter->rowCount();
+    const int total = m_events->rowCount();
     int denied = 0;
-    for (const EgressEntry &e : m_events->entries())
-        denied += e.allowed ? 0 : 1;
-    m_summary->setText(tr("Decisions: %1, denied: %2").arg(m_events->rowCount()).arg(denied));
+    for (int row = 0; row < shown; ++row)
+        denied += m_filter->index(row, 0).data(EgressEventModel::AllowedRole).toBool() ? 0 : 1;
+    m_summary->setText(
+        shown == total
+            ? tr("Decisions: %1, denied: %2").arg(total).arg(denied)
+            : tr("Decisions shown: %1 of %2, denied: %3").arg(shown).arg(total).arg(denied));
 }
 
 void EgressView::updateSandboxChoices()

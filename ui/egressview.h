@@ -14,6 +14,7 @@ class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTableView;
+class QTimer;
 
 namespace airlock {
 
@@ -44,6 +45,10 @@ public:
     ProbingMonitor *probing() const { return m_probing; }
     EgressMapView *map() const { return m_map; }
     QTableView *eventTable() const { return m_table; }
+    /// The line under the table: how many decisions the filters show and how many of those
+    /// were denied, with the total when the filters hide some ("Decisions shown: 9 of 21,
+    /// denied: 6").
+    QString summary() const;
 
     /// Shows `sandbox` in the filter and the map ("" = every sandbox).
     void setSandbox(const QString &sandbox);
@@ -69,6 +74,7 @@ private:
     void onEntry(const EgressEntry &entry, bool live);
     void updateSandboxChoices();
     void updateActions();
+    void updateSummary();
     const EgressEntry *selectedEntry() const;
 
     QPointer<HelperClient> m_client;
@@ -92,6 +98,7 @@ private:
     QPushButton *m_promoteButton;
     QPushButton *m_dismissButton;
     QLabel *m_summary;
+    QTimer *m_summaryUpdate; // one count per burst of rows (history, filter changes)
 };
 
 } // namespace airlock

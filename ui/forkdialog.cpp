@@ -1,6 +1,6 @@
 #include "ui/forkdialog.h"
 
-#include "core/model/names.h"
+#include "ui/nametext.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -82,8 +82,8 @@ QString ForkDialog::problem() const
     const QString text = name();
     if (text.isEmpty())
         return {};
-    if (auto valid = validateName(text); !valid)
-        return valid.error().message;
+    if (const QString why = NameText::problem(text); !why.isEmpty())
+        return why;
     if (m_taken.contains(text))
         return tr("A sandbox named “%1” already exists.").arg(text);
     return {};

@@ -11,7 +11,8 @@ class QLineEdit;
 namespace airlock {
 
 /// Asks for the name of a fork (a new sandbox started from a snapshot while the original runs
-/// on). The name is checked as the helper does (validateName) and against the names in use.
+/// on). The name is checked as the helper does (validateName, in NameText's words) and against
+/// the names in use.
 /// Says that credential bindings are not copied by default and offers to copy them with fresh
 /// placeholders (`snapshot.fork` param `bindings: true`).
 class ForkDialog final : public QDialog

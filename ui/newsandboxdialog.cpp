@@ -1,8 +1,8 @@
 #include "ui/newsandboxdialog.h"
 
 #include "core/client/helperclient.h"
-#include "core/model/names.h"
 #include "core/protocol/methods.h"
+#include "ui/nametext.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -10,6 +10,7 @@
 #include <QFormLayout>
 #include <QJsonArray>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
@@ -51,6 +52,9 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     m_nameProblem->setTextFormat(Qt::PlainText);
     m_nameProblem->setStyleSheet(QStringLiteral("color: #c0392b;"));
     m_nameProblem->setAccessibleName(tr("Name problem"));
+    // Room for two lines from the start, so the dialog does not jump while a name is typed.
+    m_nameProblem->setMinimumHeight(2 * m_nameProblem->fontMetrics().lineSpacing());
+    m_nameProblem->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
     m_vcpus->setRange(1, SandboxSpec::kMaxVcpus);
     m_vcpus->setValue(SandboxSpec::kDefaultVcpus);
@@ -78,6 +82,8 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     m_templateNote->setTextFormat(Qt::PlainText);
     m_templateNote->setAccessibleName(tr("Template availability"));
     m_templateNote->setForegroundRole(QPalette::PlaceholderText);
+    m_templateNote->setMinimumHeight(2 * m_templateNote->fontMetrics().lineSpacing());
+    m_templateNote->setAlignment(Qt::AlignLeft | Qt::AlignTop);
 
     auto *form = new QFormLayout;
     form->addRow(tr("&Name:"), m_name);
@@ -104,7 +110,12 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     connect(m_image, &QComboBox::currentIndexChanged, this, &NewSandboxDialog::updateTemplateNote);
     connect(m_vcpus, &QSpinBox::valueChanged, this, &NewSandboxDialog::updateTemplateNote);
     connect(m_memory, &QSpinBox::valueChanged, this, &NewSandboxDialog::updateTemplateNote);
-    connect(m_fromTemplate, &QCheckBox::toggled, this, &NewSandboxDialog::updateTemplateNote);
+    connect(m_fromTemplate, &QCheckBox::toggled, this, [this](bool checked) {
+        // Only the person's own choice is remembered, not the one a root-disk image forces.
+        if (m_fromTemplate->isEnabled())
+            m_wantsTemplate = checked;
+        updateTemplateNote();
+    });
     loadImages(client);
     loadTemplates(client);
     setMinimumWidth(420);
@@ -128,8 +139,8 @@ bool NewSandboxDialog::startAfterCreate() const
 QString NewSandboxDialog::nameProblem() const
 {
     const QString name = m_name->text();
-    if (const auto valid = validateName(name); !valid)
-        return valid.error().message;
+    if (const QString problem = NameText::problem(name); !problem.isEmpty())
+        return problem;
     if (m_existingNames.contains(name))
         return tr("A sandbox named “%1” already exists.").arg(name);
     return {};
@@ -140,6 +151,29 @@ void NewSandboxDialog::validate()
     const QString problem = nameProblem();
     m_nameProblem->setText(problem);
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+    growToFit();
+}
+
+void NewSandboxDialog::growToFit()
+{
+    // The notes wrap, and their text changes after the dialog is shown (typing, the helper's
+    // answers). A shown dialog keeps its height by itself, so the last lines would be cut off
+    // by the rows below; grow it to what the layout needs at the current width instead.
+    if (!isVisible())
+        return;
+    QLayout *box = layout();
+    box->activate();
+    const int needed = box->hasHeightForWidth() ? box->totalHeightForWidth(width())
+                                                : box->totalSizeHint().height();
+    setMinimumHeight(needed);
+    if (height() < needed)
+        resize(width(), needed);
+}
+
+void NewSandboxDialog::showEvent(QShowEvent *event)
+{
+    QDialog::showEvent(event);
+    growToFit();
 }
 
 QString NewSandboxDialog::bootMode() const
@@ -170,11 +204,13 @@ void NewSandboxDialog::loadTemplates(HelperClient *client)
             self->m_templateNote->setText(
                 tr("This helper cannot start sandboxes from a template; they "
                    "boot cold."));
+            self->growToFit();
             return;
         }
         if (!result) {
             self->m_templateNote->setText(
                 tr("Could not list templates: %1").arg(result.error().message));
+            self->growToFit();
             return;
         }
         self->m_templates = result->toObject().value(QStringLiteral("templates")).toArray();
@@ -185,12 +221,23 @@ void NewSandboxDialog::loadTemplates(HelperClient *client)
 
 void NewSandboxDialog::updateTemplateNote()
 {
+    updateTemplateText();
+    growToFit();
+}
+
+void NewSandboxDialog::updateTemplateText()
+{
     if (!m_templatesSupported)
         return;
-    // The helper boots every sandbox of an image with a root disk cold: a template (a memory
-    // snapshot) would not match the sandbox's own disk (sandbox.start in docs/protocol.md).
+    // The helper boots every sandbox of an image with a root disk cold and makes no template
+    // of one: a template (a memory snapshot) would not match the sandbox's own disk (sandbox.start
+    // and template.prepare in docs/protocol.md). So the choice is off, and unticked, there.
     const bool disk = m_image->currentData(kDiskRole).toBool();
-    m_fromTemplate->setEnabled(!disk);
+    {
+        const QSignalBlocker blocker(m_fromTemplate);
+        m_fromTemplate->setEnabled(!disk);
+        m_fromTemplate->setChecked(!disk && m_wantsTemplate);
+    }
     if (disk) {
         m_templateNote->setText(tr("Images with a root disk always boot cold (no template): "
                                    "the guest boots its kernel from its own disk."));
@@ -232,6 +279,7 @@ void NewSandboxDialog::loadImages(HelperClient *client)
                          self->m_imageProblem->setText(
                              tr("Could not list images: %1").arg(result.error().message));
                          self->m_imageProblem->setVisible(true);
+                         self->growToFit();
                          return;
                      }
                      const QJsonArray images =
@@ -241,6 +289,7 @@ void NewSandboxDialog::loadImages(HelperClient *client)
                              tr("The helper has no guest images yet; build one with "
                                 "installers/guest/build-image.sh."));
                          self->m_imageProblem->setVisible(true);
+                         self->growToFit();
                          return;
                      }
                      const QSignalBlocker blocker(self->m_image);

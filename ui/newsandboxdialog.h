@@ -23,7 +23,9 @@ class HelperClient;
 /// "Start from a template" asks the helper to restore the image's template (a snapshot of the
 /// booted image) instead of booting the kernel (`sandbox.create` param `boot`); the note under
 /// it says whether `template.list` has a current template for the chosen image and shape. A
-/// helper without templates (no `template.list`) gets the choice disabled: it boots cold.
+/// helper without templates (no `template.list`) gets the choice disabled: it boots cold; so
+/// does an image with a root disk (unticked too, back to the person's choice for another image).
+/// The dialog grows when a wrapped note needs more lines than it has room for.
 class NewSandboxDialog final : public QDialog
 {
     Q_OBJECT
@@ -46,8 +48,14 @@ public:
     /// The reason the current name is rejected; empty when it is acceptable.
     QString nameProblem() const;
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     void validate();
+    /// Makes the shown dialog tall enough for its wrapped notes at its current width.
+    void growToFit();
+    void updateTemplateText();
     void loadImages(HelperClient *client);
     void loadTemplates(HelperClient *client);
     void updateTemplateNote();
@@ -65,6 +73,7 @@ private:
     QJsonArray m_templates; // template.list's `templates`
     bool m_templatesKnown = false; // template.list answered
     bool m_templatesSupported = true; // false for a helper without template.list
+    bool m_wantsTemplate = true; // the person's choice, kept while a root-disk image is chosen
     QDialogButtonBox *m_buttons;
 };
 

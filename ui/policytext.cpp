@@ -139,32 +139,84 @@ QString PolicyText::pathPrefixesProblem(const QStringList &prefixes)
 
 QString PolicyText::reasonText(const QString &reason)
 {
-    if (reason == QLatin1String("allowed"))
-        return tr("Allowed by rule");
-    if (reason == QLatin1String("host_not_allowed"))
-        return tr("Host not allowed");
-    if (reason == QLatin1String("port_not_allowed"))
-        return tr("Port not allowed");
-    if (reason == QLatin1String("method_not_allowed"))
-        return tr("Method not allowed");
-    if (reason == QLatin1String("path_not_allowed"))
-        return tr("Path not allowed");
-    if (reason == QLatin1String("malformed_host"))
-        return tr("Malformed host name");
-    if (reason == QLatin1String("malformed_method"))
-        return tr("Malformed method");
-    if (reason == QLatin1String("malformed_path"))
-        return tr("Malformed path");
-    if (reason == QLatin1String("sni_mismatch") || reason == QLatin1String("host_mismatch"))
-        return tr("SNI and Host differ");
-    if (reason == QLatin1String("not_tls"))
-        return tr("Not TLS");
-    if (reason == QLatin1String("credential_exfil"))
-        return tr("Credential sent where its binding does not allow it");
-    if (reason == QLatin1String("credential_unavailable"))
-        return tr("Credential value not available to the gateway");
-    if (reason == QLatin1String("plain_http_port"))
-        return tr("Plain HTTP only to port 80");
+    // Every reason an egress event can carry (docs/gateway.md "Events", dns.md, tls.md,
+    // http.md, policy.md, credentials.md, and the helper's gateway_restarted in protocol.md),
+    // short enough for the Reason column; the event's detail follows in the tooltip.
+    struct Words
+    {
+        const char *reason;
+        const char *text;
+    };
+    static constexpr Words kWords[] = {
+        // The policy (PolicyMatcher).
+        {"allowed", QT_TR_NOOP("Allowed by rule")},
+        {"host_not_allowed", QT_TR_NOOP("Host not allowed")},
+        {"port_not_allowed", QT_TR_NOOP("Port not allowed")},
+        {"method_not_allowed", QT_TR_NOOP("Method not allowed")},
+        {"path_not_allowed", QT_TR_NOOP("Path not allowed")},
+        {"malformed_host", QT_TR_NOOP("Malformed host name")},
+        {"malformed_method", QT_TR_NOOP("Malformed method")},
+        {"malformed_path", QT_TR_NOOP("Malformed path")},
+        // DNS (dns.md).
+        {"type_not_allowed", QT_TR_NOOP("DNS query type not allowed")},
+        {"class_not_allowed", QT_TR_NOOP("DNS class not allowed")},
+        {"opcode_not_implemented", QT_TR_NOOP("DNS opcode not supported")},
+        {"malformed_query", QT_TR_NOOP("Malformed DNS query")},
+        {"not_a_query", QT_TR_NOOP("Not a DNS query")},
+        {"private_destination", QT_TR_NOOP("Resolves to a private address")},
+        {"upstream_nxdomain", QT_TR_NOOP("Name does not exist")},
+        {"no_address", QT_TR_NOOP("No IPv4 address for the name")},
+        {"upstream_failure", QT_TR_NOOP("Upstream DNS failed")},
+        {"upstream_timeout", QT_TR_NOOP("Upstream DNS timed out")},
+        {"mapping_exhausted", QT_TR_NOOP("No synthetic address left")},
+        {"overloaded", QT_TR_NOOP("DNS resolver overloaded")},
+        // Connections (gateway.md).
+        {"not_tls", QT_TR_NOOP("Not TLS")},
+        {"too_many_connections", QT_TR_NOOP("Too many connections")},
+        {"idle_timeout", QT_TR_NOOP("Idle too long")},
+        {"closed_before_decision", QT_TR_NOOP("Closed before a decision")},
+        // TLS (tls.md).
+        {"no_sni", QT_TR_NOOP("No server name (SNI)")},
+        {"bad_sni", QT_TR_NOOP("Malformed server name (SNI)")},
+        {"no_http11_alpn", QT_TR_NOOP("HTTP/1.1 not offered (ALPN)")},
+        {"leaf_unavailable", QT_TR_NOOP("Certificate could not be made")},
+        {"handshake_failed", QT_TR_NOOP("TLS handshake failed")},
+        {"destination_mismatch", QT_TR_NOOP("Dialed another name's address")},
+        {"sni_connect_mismatch", QT_TR_NOOP("SNI differs from CONNECT host")},
+        // HTTP (http.md).
+        {"malformed_request", QT_TR_NOOP("Malformed request")},
+        {"malformed_header", QT_TR_NOOP("Malformed header")},
+        {"header_too_large", QT_TR_NOOP("Header too large")},
+        {"unsupported_version", QT_TR_NOOP("HTTP version not supported")},
+        {"conflicting_framing", QT_TR_NOOP("Conflicting body length")},
+        {"bad_content_length", QT_TR_NOOP("Bad Content-Length")},
+        {"bad_transfer_encoding", QT_TR_NOOP("Bad Transfer-Encoding")},
+        {"bad_chunk", QT_TR_NOOP("Malformed chunked body")},
+        {"body_too_large", QT_TR_NOOP("Body too large")},
+        {"bad_target", QT_TR_NOOP("Bad request target")},
+        {"method_forbidden", QT_TR_NOOP("Method forbidden")},
+        {"plain_http_port", QT_TR_NOOP("Plain HTTP only to port 80")},
+        // The request's authority (policy.md, http.md).
+        {"missing_host", QT_TR_NOOP("Host header missing")},
+        {"userinfo", QT_TR_NOOP("User name in the address")},
+        {"ip_literal", QT_TR_NOOP("IP address instead of a name")},
+        {"authority_mismatch", QT_TR_NOOP("Target and Host differ")},
+        {"sni_host_mismatch", QT_TR_NOOP("Host differs from SNI")},
+        {"port_mismatch", QT_TR_NOOP("Other port in Host")},
+        {"host_mismatch", QT_TR_NOOP("Other host on the same connection")},
+        // Upstream and credentials (gateway.md, credentials.md).
+        {"upstream_unreachable", QT_TR_NOOP("Upstream unreachable")},
+        {"upstream_tls_failed", QT_TR_NOOP("Upstream certificate not trusted")},
+        {"credential_exfil", QT_TR_NOOP("Credential sent where its binding does not allow it")},
+        {"credential_unavailable", QT_TR_NOOP("Credential value not available to the gateway")},
+        // The helper (protocol.md, EgressEvent).
+        {"gateway_restarted", QT_TR_NOOP("Gateway restarted")},
+    };
+    for (const Words &words : kWords) {
+        if (reason == QLatin1String(words.reason))
+            return tr(words.text);
+    }
+    // A reason of a newer gateway: its stable name says more than nothing.
     return reason;
 }
 

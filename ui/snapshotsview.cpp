@@ -28,6 +28,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace airlock {
 
 namespace {
@@ -70,13 +72,15 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     m_tree->setUniformRowHeights(true);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tree->header()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    m_tree->setColumnWidth(SnapshotTimelineModel::LabelColumn, 200);
-    m_tree->setColumnWidth(SnapshotTimelineModel::TimeColumn, 140);
-    m_tree->setColumnWidth(SnapshotTimelineModel::KindColumn, 90);
-    m_tree->setColumnWidth(SnapshotTimelineModel::LogicalSizeColumn, 90);
-    m_tree->setColumnWidth(SnapshotTimelineModel::NewBytesColumn, 160);
-    m_tree->setColumnWidth(SnapshotTimelineModel::PauseColumn, 70);
-    m_tree->setColumnWidth(SnapshotTimelineModel::PinnedColumn, 60);
+    // Starting widths; the columns but the label grow to their cells (fitColumns).
+    m_tree->setColumnWidth(SnapshotTimelineModel::LabelColumn, 190);
+    m_tree->setColumnWidth(SnapshotTimelineModel::TimeColumn, 110);
+    m_tree->setColumnWidth(SnapshotTimelineModel::KindColumn, 60);
+    m_tree->setColumnWidth(SnapshotTimelineModel::LogicalSizeColumn, 60);
+    m_tree->setColumnWidth(SnapshotTimelineModel::NewBytesColumn, 120);
+    m_tree->setColumnWidth(SnapshotTimelineModel::PauseColumn, 50);
+    m_tree->setColumnWidth(SnapshotTimelineModel::PinnedColumn, 50);
+    m_tree->setIndentation(14); // branches nest deep; the labels need the room
 
     m_details->setAccessibleName(tr("Snapshot details"));
     m_details->setTextFormat(Qt::RichText);
@@ -122,7 +126,7 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);
     split->setChildrenCollapsible(false);
-    split->setSizes({800, 300});
+    split->setSizes({860, 240});
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -152,22 +156,31 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     connect(m_model, &QAbstractItemModel::rowsInserted, this,
             [this](const QModelIndex &parent, int first) {
                 m_tree->expandAll();
+                fitColumns();
                 // A new snapshot of this sandbox (taken here or elsewhere) becomes current.
                 const QModelIndex index = m_model->index(first, 0, parent);
                 if (!index.data(SnapshotTimelineModel::ForeignRole).toBool())
                     m_timeline->setCurrentIndex(index);
                 updateActions();
             });
-    connect(m_model, &QAbstractItemModel::modelReset, m_tree, &QTreeView::expandAll);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_tree->expandAll();
+        fitColumns();
+    });
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &SnapshotsView::fitColumns);
     connect(m_model, &SnapshotTimelineModel::metadataChanged, this, &SnapshotsView::updateDetails);
     connect(m_model, &SnapshotTimelineModel::loadFailed, this,
             [this](const QString &message) { setStatus(message, true); });
-    connect(m_timeline, &SnapshotTimelineView::menuRequested, this, &SnapshotsView::showMenu);
+    connect(m_timeline, &SnapshotTimelineView::menuRequested, this,
+            [this](const QPoint &globalPos, const QModelIndex &snapshot) {
+                showMenu(globalPos, snapshot.isValid());
+            });
     connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
-        if (const QModelIndex index = m_tree->indexAt(pos); index.isValid())
+        const QModelIndex index = m_tree->indexAt(pos);
+        if (index.isValid())
             m_selection->setCurrentIndex(
                 index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        showMenu(m_tree->viewport()->mapToGlobal(pos));
+        showMenu(m_tree->viewport()->mapToGlobal(pos), index.isValid());
     });
 
     setClient(client, sandboxes);
@@ -300,17 +313,34 @@ void SnapshotsView::buildActions()
     connect(m_timeline, &SnapshotTimelineView::activated, m_restoreAction, &QAction::trigger);
 }
 
-void SnapshotsView::showMenu(const QPoint &globalPos)
+void SnapshotsView::fitColumns()
+{
+    // A column grows to its widest cell ("50.4 MiB (14.6 MiB stored)"), never shrinks below
+    // what the person made it. The label keeps its width: a safety snapshot's label names a
+    // whole id and would push the other columns out of sight; it elides, its tooltip has it.
+    for (int column = 0; column < SnapshotTimelineModel::ColumnCount; ++column) {
+        if (column == SnapshotTimelineModel::LabelColumn)
+            continue;
+        const int before = m_tree->columnWidth(column);
+        m_tree->resizeColumnToContents(column);
+        if (m_tree->columnWidth(column) < before)
+            m_tree->setColumnWidth(column, before);
+    }
+}
+
+void SnapshotsView::showMenu(const QPoint &globalPos, bool forSnapshot)
 {
     auto *menu = new QMenu(this);
     menu->setAttribute(Qt::WA_DeleteOnClose);
-    menu->addAction(m_restoreAction);
-    menu->addAction(m_forkAction);
-    menu->addSeparator();
-    menu->addAction(m_renameAction);
-    menu->addAction(m_pinAction);
-    menu->addAction(m_deleteAction);
-    menu->addSeparator();
+    if (forSnapshot) {
+        menu->addAction(m_restoreAction);
+        menu->addAction(m_forkAction);
+        menu->addSeparator();
+        menu->addAction(m_renameAction);
+        menu->addAction(m_pinAction);
+        menu->addAction(m_deleteAction);
+        menu->addSeparator();
+    }
     menu->addAction(m_takeAction);
     menu->addAction(m_scheduleAction);
     menu->popup(globalPos);

@@ -100,7 +100,10 @@ private:
     void updateActions();
     void updateDetails();
     void updateSandboxChoices();
-    void showMenu(const QPoint &globalPos);
+    void fitColumns();
+    /// The context menu: the current snapshot's actions when it was asked for on a snapshot,
+    /// then the sandbox's own (Take Snapshot, Automatic Snapshots); only those on empty space.
+    void showMenu(const QPoint &globalPos, bool forSnapshot);
     void setStatus(const QString &text, bool error = false);
     void fail(const QString &text, const Error &error);
     void setPending(QDialog *dialog);

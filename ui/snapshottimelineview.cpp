@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace airlock {
 
@@ -78,15 +79,25 @@ void paintPin(QPainter &painter, const QPointF &top)
 
 } // namespace
 
-SnapshotTimelineView::SnapshotTimelineView(QWidget *parent) : QWidget(parent)
+SnapshotTimelineView::SnapshotTimelineView(QWidget *parent) : QWidget(parent), m_clock(this)
 {
+    m_clock.setObjectName(QStringLiteral("clock"));
     setAccessibleName(tr("Snapshot timeline"));
     setFocusPolicy(Qt::StrongFocus);
     setBackgroundRole(QPalette::Base);
     setAutoFillBackground(true);
     setMouseTracking(false);
+    // "now" moves on: the axis follows now and then, never under the pointer (a marker must not
+    // move between aiming at it and clicking it).
     m_clock.setInterval(30000);
-    connect(&m_clock, &QTimer::timeout, this, qOverload<>(&QWidget::update));
+    connect(&m_clock, &QTimer::timeout, this, [this] {
+        if (m_pointerInside) {
+            m_clockPending = true;
+            return;
+        }
+        m_range.reset();
+        update();
+    });
     m_clock.start();
 }
 
@@ -111,8 +122,12 @@ void SnapshotTimelineView::setModel(SnapshotTimelineModel *model, QItemSelection
         connect(model, &QAbstractItemModel::modelReset, this, changed);
         connect(model, &SnapshotTimelineModel::metadataChanged, this, changed);
     }
+    // Another current snapshot changes how it is drawn, not where anything is.
     if (selection)
-        connect(selection, &QItemSelectionModel::currentChanged, this, changed);
+        connect(selection, &QItemSelectionModel::currentChanged, this, [this] {
+            updateDescription();
+            update();
+        });
     changed();
 }
 
@@ -151,9 +166,11 @@ QSize SnapshotTimelineView::minimumSizeHint() const
 
 const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
 {
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    if (m_range && m_rangeSize == size() && m_rangeSecond == now.toSecsSinceEpoch())
+    // Only a change of the data or the size, or the clock while the pointer is elsewhere, makes
+    // a new axis: repaints (selection, focus) keep the markers where they are.
+    if (m_range && m_rangeSize == size())
         return *m_range;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     const QModelIndexList byTime = m_model ? m_model->indexesByTime() : QModelIndexList();
     QDateTime from = now;
     if (!byTime.isEmpty())
@@ -163,6 +180,7 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
     // Room on both sides so the first marker and "now" are not on the edge.
     const qint64 pad = span / 16;
     Range range;
+    range.now = now;
     range.from = now.addMSecs(-span - pad);
     range.to = now.addMSecs(pad);
     const QRect plot = plotRect();
@@ -215,7 +233,7 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
     range.nowX = xs.back();
     m_range = std::move(range);
     m_rangeSize = size();
-    m_rangeSecond = now.toSecsSinceEpoch();
+    m_clockPending = false;
     return *m_range;
 }
 
@@ -299,8 +317,25 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     const Range &range = timeRange();
     const QPalette pal = palette();
 
-    paintRetention(painter, range, plot);
+    const double shadeLeft = paintRetention(painter, range, plot);
     paintLegend(painter);
+    // Labels sit on a patch of what is behind them, so an edge passing under one does not run
+    // through its letters.
+    QColor shaded = pal.color(QPalette::Base);
+    const double alpha = kRetention.alphaF();
+    shaded.setRgbF(shaded.redF() * (1 - alpha) + kRetention.redF() * alpha,
+                   shaded.greenF() * (1 - alpha) + kRetention.greenF() * alpha,
+                   shaded.blueF() * (1 - alpha) + kRetention.blueF() * alpha);
+    auto drawLabel = [&](const QPoint &baseline, const QString &text) {
+        const QFontMetrics metrics = painter.fontMetrics();
+        const QRect box(baseline.x() - 2, baseline.y() - metrics.ascent() - 1,
+                        metrics.horizontalAdvance(text) + 4, metrics.height() + 2);
+        const int middle = box.center().x();
+        painter.fillRect(box,
+                         middle >= shadeLeft && middle <= plot.right() ? shaded
+                                                                       : pal.color(QPalette::Base));
+        painter.drawText(baseline, text);
+    };
 
     if (!m_model || m_model->snapshotCount() == 0) {
         painter.setPen(pal.color(QPalette::PlaceholderText));
@@ -377,9 +412,9 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         painter.setPen(pal.color(QPalette::Text));
         const QString text = tr("%1 runs, no snapshot yet").arg(stub.sandbox);
         const int w = painter.fontMetrics().horizontalAdvance(text);
-        painter.drawText(QPointF(std::min(b.x() - w / 2.0, double(width() - w - 4)),
-                                 b.y() + 8 + painter.fontMetrics().ascent()),
-                         text);
+        drawLabel(QPoint(int(std::min(b.x() - w / 2.0, double(width() - w - 4))),
+                         int(b.y()) + 8 + painter.fontMetrics().ascent()),
+                  text);
     }
 
     // The current state: from the head to now.
@@ -432,12 +467,12 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         const QFontMetrics metrics = painter.fontMetrics();
         painter.setPen(pal.color(QPalette::Text));
         if (left > labelRightBelow.value(lane, -1000) + 6) {
-            painter.drawText(QPoint(left, int(c.y()) + r + metrics.ascent() + 3), text);
+            drawLabel(QPoint(left, int(c.y()) + r + metrics.ascent() + 3), text);
             labelRightBelow.insert(lane, left + w);
         } else if (left > labelRightAbove.value(lane, -1000) + 6) {
             // Crowded below: above the marker (and its pin).
             const int top = int(c.y()) - r - (pinned ? 17 : 4) - metrics.descent();
-            painter.drawText(QPoint(left, top), text);
+            drawLabel(QPoint(left, top), text);
             labelRightAbove.insert(lane, left + w);
         }
     }
@@ -450,11 +485,12 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     paintAxis(painter, range, plot);
 }
 
-void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
-                                          const QRect &plot) const
+double SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
+                                            const QRect &plot) const
 {
+    constexpr double kNone = std::numeric_limits<double>::infinity();
     if (!m_model || m_model->sandbox().isEmpty())
-        return;
+        return kNone;
     const SnapshotSchedule schedule = m_model->schedule();
     QFont small = font();
     small.setPointSizeF(font().pointSizeF() * 0.9);
@@ -464,11 +500,11 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
     if (schedule.intervalMinutes == 0) {
         painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
                          tr("Automatic snapshots are off."));
-        return;
+        return kNone;
     }
     const QDateTime since = m_model->retainedSince();
     if (!since.isValid())
-        return;
+        return kNone;
     // Automatic snapshots inside the window are kept (thinned); older ones are deleted.
     const double x = std::max<double>(plot.left(), xFor(since, range, plot));
     const QRectF shade(x, plot.top() - 2, plot.right() - x, plot.height() + 4);
@@ -476,8 +512,7 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
     painter.setPen(QPen(kRetention.darker(300), 1, Qt::DashLine));
     if (x > plot.left())
         painter.drawLine(QPointF(x, plot.top() - 2), QPointF(x, plot.bottom() + 2));
-    const QDateTime hourlyEnd =
-        QDateTime::currentDateTimeUtc().addSecs(-qint64(schedule.hourlyHours) * 3600);
+    const QDateTime hourlyEnd = range.now.addSecs(-qint64(schedule.hourlyHours) * 3600);
     const double hx = xFor(hourlyEnd, range, plot);
     if (schedule.hourlyHours > 0 && hx > plot.left() && hx < plot.right())
         painter.drawLine(QPointF(hx, plot.top() - 2), QPointF(hx, plot.bottom() + 2));
@@ -489,6 +524,7 @@ void SnapshotTimelineView::paintRetention(QPainter &painter, const Range &range,
                              .arg(schedule.dailyDays);
     painter.drawText(note, Qt::AlignLeft | Qt::AlignVCenter,
                      painter.fontMetrics().elidedText(text, Qt::ElideRight, note.width()));
+    return x;
 }
 
 void SnapshotTimelineView::paintLegend(QPainter &painter) const
@@ -606,6 +642,22 @@ void SnapshotTimelineView::mousePressEvent(QMouseEvent *event)
     QWidget::mousePressEvent(event);
 }
 
+void SnapshotTimelineView::enterEvent(QEnterEvent *event)
+{
+    m_pointerInside = true;
+    QWidget::enterEvent(event);
+}
+
+void SnapshotTimelineView::leaveEvent(QEvent *event)
+{
+    m_pointerInside = false;
+    if (m_clockPending) {
+        m_range.reset();
+        update();
+    }
+    QWidget::leaveEvent(event);
+}
+
 void SnapshotTimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 {
     const QModelIndex index = indexAt(event->position().toPoint());
@@ -616,13 +668,20 @@ void SnapshotTimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 void SnapshotTimelineView::contextMenuEvent(QContextMenuEvent *event)
 {
     QPoint global = event->globalPos();
+    QModelIndex snapshot;
     if (event->reason() == QContextMenuEvent::Keyboard) {
-        const QRect marker = markerRect(currentIndex());
+        // The keyboard acts on the current snapshot, as the arrow keys chose it.
+        snapshot = currentIndex();
+        const QRect marker = markerRect(snapshot);
         global = mapToGlobal(marker.isEmpty() ? rect().center() : marker.bottomRight());
-    } else if (const QModelIndex index = indexAt(event->pos()); index.isValid()) {
-        setCurrentIndex(index);
+    } else {
+        // The mouse acts on what is under it, and on nothing else: a click on empty space
+        // must not restore or delete the snapshot selected a while ago.
+        snapshot = indexAt(event->pos());
+        if (snapshot.isValid())
+            setCurrentIndex(snapshot);
     }
-    Q_EMIT menuRequested(global);
+    Q_EMIT menuRequested(global, snapshot);
     event->accept();
 }
 

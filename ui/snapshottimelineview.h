@@ -28,6 +28,8 @@ class SnapshotTimelineModel;
 /// time, Up/Down the nearest snapshot of the lane above/below, Home/End, Menu or Shift+F10
 /// the context menu (menuRequested); a double click or Enter emits activated(). The
 /// accessible description names the current snapshot in words.
+/// The axis stays put while the pointer is over the view: it is made anew when the snapshots
+/// or the size change, and every 30 s for the moving "now" only while the pointer is elsewhere.
 class SnapshotTimelineView final : public QWidget
 {
     Q_OBJECT
@@ -51,9 +53,10 @@ public:
     QSize minimumSizeHint() const override;
 
 Q_SIGNALS:
-    /// The context menu was asked for at `globalPos` (mouse or keyboard), after the snapshot
-    /// under the mouse (if any) became current.
-    void menuRequested(const QPoint &globalPos);
+    /// The context menu was asked for at `globalPos`: by the mouse, for the snapshot under it
+    /// (which became current) or for none (`snapshot` invalid: empty space); by the keyboard,
+    /// for the current snapshot (invalid when there is none).
+    void menuRequested(const QPoint &globalPos, const QModelIndex &snapshot);
     void activated(const QModelIndex &index);
 
 protected:
@@ -61,6 +64,8 @@ protected:
     void paintEvent(QPaintEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void enterEvent(QEnterEvent *event) override;
+    void leaveEvent(QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void focusInEvent(QFocusEvent *event) override;
@@ -72,6 +77,7 @@ private:
     /// follows through the knots, so ticks stay true.
     struct Range
     {
+        QDateTime now; // the moment the axis was made; "now" on it
         QDateTime from;
         QDateTime to;
         std::vector<std::pair<qint64, double>> knots; // ms since epoch -> x, ascending
@@ -87,7 +93,8 @@ private:
     int yForLane(int lane) const;
     QPoint centerOf(const QModelIndex &index, const Range &range, const QRect &plot) const;
     void paintAxis(class QPainter &painter, const Range &range, const QRect &plot) const;
-    void paintRetention(class QPainter &painter, const Range &range, const QRect &plot) const;
+    /// Shades the retention window; returns where the shade begins (infinity: no shade).
+    double paintRetention(class QPainter &painter, const Range &range, const QRect &plot) const;
     void paintLegend(class QPainter &painter) const;
     void moveInTime(int step);
     void moveLane(int step);
@@ -95,10 +102,11 @@ private:
 
     QPointer<SnapshotTimelineModel> m_model;
     QPointer<QItemSelectionModel> m_selection;
-    QTimer m_clock; // "now" moves: repaint now and then
-    mutable std::optional<Range> m_range; // cached; reset when the model or size changes
+    QTimer m_clock; // "now" moves: a new axis now and then
+    mutable std::optional<Range> m_range; // cached; reset when the data changes or the clock ticks
     mutable QSize m_rangeSize;
-    mutable qint64 m_rangeSecond = 0;
+    mutable bool m_clockPending = false; // the clock ticked while the pointer was inside
+    bool m_pointerInside = false;
 };
 
 } // namespace airlock

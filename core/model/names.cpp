@@ -2,6 +2,23 @@
 
 namespace airlock {
 
+namespace {
+
+/// A refused character as a reader can see it: 'B', 'é' (U+00E9), a space, U+000A.
+QString describe(QChar c)
+{
+    const QString code = QStringLiteral("U+%1").arg(c.unicode(), 4, 16, QLatin1Char('0')).toUpper();
+    if (c == u' ')
+        return QStringLiteral("a space");
+    if (!c.isPrint() || c.isSpace())
+        return code;
+    if (c.unicode() > 0x7e)
+        return QStringLiteral("'%1' (%2)").arg(QString(c), code);
+    return QStringLiteral("'%1'").arg(QString(c));
+}
+
+} // namespace
+
 Result<QString> validateName(const QString &name, QStringView what)
 {
     const QString label = what.toString();
@@ -23,12 +40,11 @@ Result<QString> validateName(const QString &name, QStringView what)
             return fail(
                 ErrorKind::InvalidName,
                 QStringLiteral("%1 must start with a lower-case letter or digit").arg(label));
-        return fail(
-            ErrorKind::InvalidName,
-            QStringLiteral("%1 may only contain a-z, 0-9 and '-' (found U+%2 at position %3)")
-                .arg(label)
-                .arg(c.unicode(), 4, 16, QLatin1Char('0'))
-                .arg(i + 1));
+        const bool upper = c >= u'A' && c <= u'Z';
+        return fail(ErrorKind::InvalidName,
+                    QStringLiteral("%1 may only contain a-z, 0-9 and '-': %2 at position %3%4")
+                        .arg(label, describe(c), QString::number(i + 1),
+                             upper ? QStringLiteral(" (upper case is not allowed)") : QString()));
     }
     return name;
 }

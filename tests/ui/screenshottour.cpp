@@ -1,6 +1,6 @@
-// airlock_screenshot_tour: takes the pictures of docs/gui.md (main-window, console, timeline,
-// egress, credentials, policy-editor, dry-run .png). Not a test. Run as root under Xvfb from the
-// build directory after the guest image is built (docs/gui.md, "Screenshots"):
+// airlock_screenshot_tour: takes the pictures of docs/gui.md (main-window, new-sandbox, console,
+// timeline, egress, credentials, policy-editor, dry-run .png). Not a test. Run as root under Xvfb
+// from the build directory after the guest image is built (docs/gui.md, "Screenshots"):
 //   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd
 //   AIRLOCK_GATEWAY=$PWD/app/airlock-gateway/airlock-gateway
 //       xvfb-run -s "-screen 0 1400x900x24" tests/ui/airlock_screenshot_tour OUTPUT_DIR
@@ -24,6 +24,7 @@
 #include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
 #include "ui/mainwindow.h"
+#include "ui/newsandboxdialog.h"
 #include "ui/policyeditor.h"
 #include "ui/policyrulemodel.h"
 #include "ui/resources.h"
@@ -38,6 +39,8 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLibraryInfo>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -214,6 +217,17 @@ QList<QJsonObject> history(const QString &sandbox, qint64 agentBinding)
                                 QStringLiteral("/packages/requests-2.32.3-py3-none-any.whl")));
         events.append(event(at(), sandbox, QStringLiteral("dns"), QStringLiteral("pastebin.com"),
                             false, QStringLiteral("host_not_allowed")));
+        // Decisions of the gateway's own rules: a name resolving into the host's network, an
+        // IP address typed as the Host (their reasons in words, not codes).
+        QJsonObject intranet = event(at(), sandbox, http, QStringLiteral("wiki.corp.example"),
+                                     false, QStringLiteral("private_destination"),
+                                     QStringLiteral("GET"), QStringLiteral("/"));
+        intranet.insert(QStringLiteral("detail"),
+                        QStringLiteral("wiki.corp.example resolves to 10.20.0.5"));
+        events.append(intranet);
+        events.append(event(at(), sandbox, http, QStringLiteral("203.0.113.9"), false,
+                            QStringLiteral("ip_literal"), QStringLiteral("GET"),
+                            QStringLiteral("/install.sh")));
         events.append(event(at(), sandbox, QStringLiteral("tls"),
                             QStringLiteral("raw.githubusercontent.com"), true,
                             QStringLiteral("allowed")));
@@ -238,7 +252,12 @@ int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
     initUiResources();
-    // The window's language, as main.cpp picks it (LANGUAGE=de for the German pictures).
+    // The window's language, as main.cpp picks it (LANGUAGE=de for the German pictures), Qt's
+    // own words (Cancel, OK) included.
+    QTranslator qtTranslator;
+    if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
+                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(&qtTranslator);
     QTranslator translator;
     if (translator.load(QLocale(), QStringLiteral("airlock"), QStringLiteral("_"),
                         QStringLiteral(":/i18n")))
@@ -385,7 +404,7 @@ int main(int argc, char *argv[])
     window.setGeometry(0, 0, 1400, 900); // the whole screen: no window manager to place it
     window.show();
     client.connectToHelper();
-    if (!waitFor([&] { return window.egressView()->events()->rowCount() >= 24; }))
+    if (!waitFor([&] { return window.egressView()->events()->rowCount() >= 30; }))
         qWarning("the recorded history did not arrive");
     waitFor([&] { return window.model()->rowOf(agent) >= 0; });
 
@@ -397,6 +416,20 @@ int main(int argc, char *argv[])
     settle(1500);
     shoot(&window, out + QStringLiteral("/main-window.png"));
     window.table()->selectRow(window.model()->rowOf(agent));
+
+    // New Sandbox with a name the helper would refuse: the reason in words under the field,
+    // the template note under the choice.
+    {
+        QStringList names;
+        for (int row = 0; row < window.model()->rowCount(); ++row)
+            names.append(window.model()->sandboxAt(row)->spec.name);
+        NewSandboxDialog dialog(&client, names, &window);
+        dialog.move(0, 0);
+        dialog.show();
+        waitFor([&] { return !dialog.templateNote().isEmpty(); });
+        dialog.findChild<QLineEdit *>()->setText(QStringLiteral("Agent-2"));
+        shoot(&dialog, out + QStringLiteral("/new-sandbox.png"));
+    }
     // The console alone (colours, the shell).
     restored.run("printf '\\033[1;32mok\\033[0m \\033[31merror\\033[0m \\033[38;5;214m256-colour"
                  "\\033[0m \\033[7mreverse\\033[0m\\n'",

@@ -1,4 +1,8 @@
+#include "core/gateway/dnsdecision.h"
+#include "core/gateway/hostheader.h"
+#include "core/gateway/httprequestguard.h"
 #include "core/gateway/policymatcher.h"
+#include "core/gateway/tlsservercontext.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/destinationcountmodel.h"
 #include "ui/dryrunmodel.h"
@@ -9,15 +13,19 @@
 #include "ui/learnlistmodel.h"
 #include "ui/policydiff.h"
 #include "ui/policyrulemodel.h"
+#include "ui/policytext.h"
 #include "ui/probingmonitor.h"
 #include "ui/resources.h"
 #include "ui/secretlistmodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QJsonArray>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QTranslator>
 #include <QUndoStack>
 
 using namespace airlock;
@@ -77,7 +85,10 @@ private Q_SLOTS:
     void ruleModelUndoRedo();
     void policyDiff();
     void eventModelRedactsAndFilters();
+    void everyReasonHasWords_data();
+    void everyReasonHasWords();
     void historyAndLiveAreKeptOnce();
+    void eventTableHeadersFitInGerman();
     void destinationsAndMap();
     void probingAlert();
     void learnModeCollectsDeniedOnly();
@@ -239,6 +250,76 @@ void TestEgressModels::eventModelRedactsAndFilters()
     QCOMPARE(proxy.rowCount(), 1);
     proxy.setText(QStringLiteral("path not allowed"));
     QCOMPARE(proxy.rowCount(), 1);
+}
+
+void TestEgressModels::everyReasonHasWords_data()
+{
+    // Every reason an egress event can carry: the gateway's typed reasons by their own name
+    // functions (every value of each enum), and the ones it and the helper name directly
+    // (docs/gateway.md "Events", protocol.md EgressEvent).
+    QTest::addColumn<QString>("reason");
+    QSet<QString> reasons;
+    for (int i = 0; i <= int(gateway::EgressReason::MalformedPath); ++i)
+        reasons.insert(gateway::egressReasonName(gateway::EgressReason(i)));
+    for (int i = 0; i <= int(gateway::DnsReason::Overloaded); ++i)
+        reasons.insert(gateway::dnsReasonName(gateway::DnsReason(i)));
+    for (int i = 1; i <= int(gateway::TlsRejectReason::ConnectSniMismatch); ++i) // not "none"
+        reasons.insert(gateway::tlsRejectReasonName(gateway::TlsRejectReason(i)));
+    for (int i = 0; i <= int(gateway::HttpReason::PlainHttpPort); ++i)
+        reasons.insert(gateway::httpReasonName(gateway::HttpReason(i)));
+    for (int i = 1; i <= int(gateway::AuthorityReason::BadSni); ++i) // not "ok"
+        reasons.insert(gateway::authorityReasonName(gateway::AuthorityReason(i)));
+    for (const char *named :
+         {"too_many_connections", "idle_timeout", "closed_before_decision", "host_mismatch",
+          "private_destination", "upstream_unreachable", "upstream_tls_failed", "credential_exfil",
+          "credential_unavailable", "gateway_restarted"})
+        reasons.insert(QString::fromLatin1(named));
+    QStringList sorted(reasons.cbegin(), reasons.cend());
+    sorted.sort();
+    QVERIFY(sorted.size() >= 55);
+    for (const QString &reason : std::as_const(sorted))
+        QTest::newRow(qPrintable(reason)) << reason;
+}
+
+void TestEgressModels::everyReasonHasWords()
+{
+    QFETCH(QString, reason);
+    const QString english = PolicyText::reasonText(reason);
+    QVERIFY2(!english.isEmpty() && english != reason, qPrintable(english));
+    QVERIFY2(!english.contains(u'_'), qPrintable(english));
+    // And in German, from the translation the window loads (translations/airlock_de.ts).
+    static QTranslator german;
+    static const bool loaded = german.load(QStringLiteral(":/i18n/airlock_de.qm"));
+    QVERIFY(loaded);
+    const QString translated = german.translate("PolicyText", english.toUtf8().constData());
+    QVERIFY2(!translated.isEmpty() && translated != english, qPrintable(english));
+    // The table shows the words, the search finds the code and the words.
+    EgressEventModel model;
+    QJsonObject e = makeEvent(QStringLiteral("agent"), QStringLiteral("pkg.test"), false, reason);
+    QVERIFY(model.handleNotification(QStringLiteral("egress.event"), notification(1, e)));
+    QCOMPARE(model.index(0, EgressEventModel::ReasonColumn).data().toString(), english);
+    const QString search = model.index(0, 0).data(EgressEventModel::SearchTextRole).toString();
+    QVERIFY(search.contains(reason) && search.contains(english));
+}
+
+void TestEgressModels::eventTableHeadersFitInGerman()
+{
+    QTranslator german;
+    QVERIFY(german.load(QStringLiteral(":/i18n/airlock_de.qm")));
+    QCoreApplication::installTranslator(&german);
+    const auto english = qScopeGuard([&german] { QCoreApplication::removeTranslator(&german); });
+    EgressView view(nullptr, nullptr);
+    QTableView *table = view.eventTable();
+    QCOMPARE(table->model()->headerData(EgressEventModel::VerdictColumn, Qt::Horizontal),
+             QVariant(QStringLiteral("Entscheidung")));
+    for (int column = 0; column < EgressEventModel::ColumnCount; ++column) {
+        const int needed = table->horizontalHeader()->sectionSizeHint(column);
+        QVERIFY2(table->columnWidth(column) >= needed,
+                 qPrintable(QStringLiteral("%1: %2 px of %3")
+                                .arg(table->model()->headerData(column, Qt::Horizontal).toString())
+                                .arg(table->columnWidth(column))
+                                .arg(needed)));
+    }
 }
 
 void TestEgressModels::historyAndLiveAreKeptOnce()

@@ -6,8 +6,11 @@
 // words, the warning with what to do), both going away when the helper's next message says the
 // warning is gone; a live `egress.event` with `alert: true` raising the credential alert naming
 // the binding (and recorded history raising none); the New Sandbox dialog's image choice for
-// images with a root disk (Image `disk`). tst_snapshottimeline provokes a real identity warning
-// with a real helper and guest; tst_credentialwindow a real credential_exfil.
+// images with a root disk (Image `disk`: no template, unticked, no advice to make one), its
+// notes shown whole as they change (no line cut off by the buttons) and the name's problem in
+// words; the egress table's reasons in words and its footer counting what the filters show.
+// tst_snapshottimeline provokes a real identity warning with a real helper and guest;
+// tst_credentialwindow a real credential_exfil.
 
 #include "core/client/helperclient.h"
 #include "core/client/transport.h"
@@ -15,6 +18,7 @@
 #include "core/protocol/message.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/credentialsview.h"
+#include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
 #include "ui/hostsidebar.h"
 #include "ui/mainwindow.h"
@@ -27,7 +31,10 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
 #include <QTest>
@@ -171,6 +178,65 @@ QJsonObject bindingJson(qint64 id, const QString &sandbox)
                       {u"denied"_s, 1}}}};
 }
 
+QJsonObject imageList()
+{
+    const QString created = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+    return {{u"images"_s,
+             QJsonArray {QJsonObject {{u"id"_s, u"debian"_s},
+                                      {u"description"_s, u"Debian 12 on a 4G disk"_s},
+                                      {u"kernel"_s, u"vmlinuz"_s},
+                                      {u"disk"_s, u"rootfs.qcow2"_s},
+                                      {u"createdAt"_s, created}},
+                         QJsonObject {{u"id"_s, u"default"_s},
+                                      {u"description"_s, u"busybox initramfs"_s},
+                                      {u"kernel"_s, u"vmlinuz"_s},
+                                      {u"disk"_s, QJsonValue()},
+                                      {u"createdAt"_s, created}}}}};
+}
+
+QLabel *labelNamed(QWidget *parent, const QString &accessibleName)
+{
+    for (QLabel *label : parent->findChildren<QLabel *>()) {
+        if (label->accessibleName() == accessibleName)
+            return label;
+    }
+    return nullptr;
+}
+
+/// Whether every line of a shown word-wrapped label has room: as tall as its text needs at its
+/// width, and above the dialog's buttons.
+QString clipping(QLabel *label, QWidget *buttons)
+{
+    if (!label->isVisible() || label->text().isEmpty())
+        return {};
+    const int needed = label->heightForWidth(label->width());
+    const QRect inDialog(label->mapTo(label->window(), QPoint()), label->size());
+    const QRect buttonsAt(buttons->mapTo(label->window(), QPoint()), buttons->size());
+    if (label->height() < needed || inDialog.bottom() >= buttonsAt.top())
+        return u"“%1”: %2 px high of %3 needed, bottom %4, buttons at %5"_s.arg(label->text())
+            .arg(label->height())
+            .arg(needed)
+            .arg(inDialog.bottom())
+            .arg(buttonsAt.top());
+    return {};
+}
+
+QJsonObject liveEvent(const QString &sandbox, qint64 seq, bool allowed, const QString &reason,
+                      const QString &host)
+{
+    return egressEvent(sandbox, seq,
+                       {{u"time"_s, QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+                        {u"sandbox"_s, sandbox},
+                        {u"layer"_s, u"http"_s},
+                        {u"verdict"_s, allowed ? u"allowed"_s : u"denied"_s},
+                        {u"reason"_s, reason},
+                        {u"name"_s, host},
+                        {u"host"_s, host},
+                        {u"port"_s, 443},
+                        {u"method"_s, u"GET"_s},
+                        {u"path"_s, u"/"_s}});
+}
+
 } // namespace
 
 class TestSandboxDetails : public QObject
@@ -188,6 +254,8 @@ private Q_SLOTS:
     void startSourcesInWords();
     void credentialReasonsInWords();
     void newSandboxDialogSaysRootDiskImagesBootCold();
+    void newSandboxDialogShowsItsNotesWhole();
+    void egressReasonsInWordsAndCountsWhatIsShown();
 
 private:
     ScriptedTransport *m_transport = nullptr; // owned by m_client
@@ -450,13 +518,130 @@ void TestSandboxDetails::newSandboxDialogSaysRootDiskImagesBootCold()
 
     images->setCurrentIndex(0);
     QVERIFY(!dialog.templateBox()->isEnabled());
+    QVERIFY(!dialog.templateBox()->isChecked()); // not ticked while it cannot apply
     QVERIFY2(dialog.templateNote().contains(u"always boot cold (no template)"_s),
              qPrintable(dialog.templateNote()));
     QCOMPARE(dialog.bootMode(), u"cold"_s);
     QCOMPARE(dialog.spec().image, u"debian"_s);
     images->setCurrentIndex(1);
     QVERIFY(dialog.templateBox()->isEnabled());
+    QVERIFY(dialog.templateBox()->isChecked()); // the person's choice again
     QCOMPARE(dialog.bootMode(), u"template"_s);
+    // A choice taken back stays taken back across a root-disk image.
+    dialog.templateBox()->setChecked(false);
+    images->setCurrentIndex(0);
+    images->setCurrentIndex(1);
+    QVERIFY(!dialog.templateBox()->isChecked());
+    QCOMPARE(dialog.bootMode(), u"cold"_s);
+}
+
+void TestSandboxDetails::newSandboxDialogShowsItsNotesWhole()
+{
+    // No template yet: the longest note, and one that names `airlockctl template prepare`.
+    m_transport->answer(u"image.list"_s, imageList());
+    m_transport->answer(u"template.list"_s, QJsonObject {{u"templates"_s, QJsonArray()}});
+    NewSandboxDialog dialog(m_client.get(), {u"fresh"_s});
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QTRY_VERIFY(dialog.templateNote().contains(u"No template of this image and size yet"_s));
+    QVERIFY(dialog.templateNote().contains(u"airlockctl template prepare"_s));
+    auto *buttons = dialog.findChild<QDialogButtonBox *>();
+    QLabel *note = labelNamed(&dialog, u"Template availability"_s);
+    QLabel *problem = labelNamed(&dialog, u"Name problem"_s);
+    QVERIFY(buttons && note && problem);
+    QTRY_VERIFY2(clipping(note, buttons).isEmpty(), qPrintable(clipping(note, buttons)));
+
+    // The name's problem in words: the character itself, and what to type instead.
+    auto *name = dialog.findChild<QLineEdit *>();
+    QTest::keyClicks(name, u"Bad"_s);
+    QCOMPARE(problem->text(),
+             u"“B” at position 1: upper case is not allowed (use “b”). A name may only contain "
+             u"a–z, 0–9 and “-”."_s);
+    QVERIFY(!dialog.nameProblem().contains(u"U+"_s));
+    QTRY_VERIFY2(clipping(problem, buttons).isEmpty(), qPrintable(clipping(problem, buttons)));
+    QTRY_VERIFY2(clipping(note, buttons).isEmpty(), qPrintable(clipping(note, buttons)));
+    name->setText(u"a b"_s);
+    QVERIFY2(problem->text().startsWith(u"A space at position 2 is not allowed."_s),
+             qPrintable(problem->text()));
+    name->setText(u"a\u202eb"_s);
+    QVERIFY2(problem->text().startsWith(u"An invisible character (U+202E) at position 2"_s),
+             qPrintable(problem->text()));
+    name->setText(u"-a"_s);
+    QVERIFY2(problem->text().contains(u"must start with a lower-case letter or a digit"_s),
+             qPrintable(problem->text()));
+    name->setText(u"fresh"_s);
+    QCOMPARE(problem->text(), u"A sandbox named “fresh” already exists."_s);
+
+    // A root-disk image: no template, and no advice to make one (the helper refuses to).
+    dialog.imageBox()->setCurrentIndex(dialog.imageBox()->findData(u"debian"_s));
+    QVERIFY(!dialog.templateBox()->isEnabled());
+    QVERIFY(!dialog.templateBox()->isChecked());
+    QCOMPARE(dialog.bootMode(), u"cold"_s);
+    QVERIFY2(!dialog.templateNote().contains(u"airlockctl"_s), qPrintable(dialog.templateNote()));
+    QTRY_VERIFY2(clipping(note, buttons).isEmpty(), qPrintable(clipping(note, buttons)));
+    QTRY_VERIFY2(clipping(problem, buttons).isEmpty(), qPrintable(clipping(problem, buttons)));
+}
+
+void TestSandboxDetails::egressReasonsInWordsAndCountsWhatIsShown()
+{
+    // fresh: 3 allowed, a private destination and an IP literal denied; stale: 4 denied.
+    qint64 seq = 100;
+    for (int i = 0; i < 3; ++i)
+        m_transport->push(u"egress.event"_s,
+                          liveEvent(u"fresh"_s, ++seq, true, u"allowed"_s, u"pkg.test"_s));
+    m_transport->push(
+        u"egress.event"_s,
+        liveEvent(u"fresh"_s, ++seq, false, u"private_destination"_s, u"intra.test"_s));
+    m_transport->push(u"egress.event"_s,
+                      liveEvent(u"fresh"_s, ++seq, false, u"ip_literal"_s, u"10.0.0.7"_s));
+    for (int i = 0; i < 4; ++i)
+        m_transport->push(
+            u"egress.event"_s,
+            liveEvent(u"stale"_s, ++seq, false, u"host_not_allowed"_s, u"evil.test"_s));
+    EgressView *egress = m_window->egressView();
+    QTRY_COMPARE(egress->events()->rowCount(), 9);
+    QTRY_COMPARE(egress->summary(), u"Decisions: 9, denied: 6"_s);
+
+    // The reasons in words in the table, never the codes.
+    QTableView *table = egress->eventTable();
+    QStringList reasons;
+    for (int row = 0; row < table->model()->rowCount(); ++row)
+        reasons << table->model()->index(row, EgressEventModel::ReasonColumn).data().toString();
+    QVERIFY2(reasons.contains(u"Resolves to a private address"_s), qPrintable(reasons.join(u", ")));
+    QVERIFY2(reasons.contains(u"IP address instead of a name"_s), qPrintable(reasons.join(u", ")));
+    for (const QString &reason : std::as_const(reasons))
+        QVERIFY2(!reason.contains(u'_'), qPrintable(reason));
+
+    // The footer counts what the filters show, and says of how many.
+    egress->setSandbox(u"fresh"_s);
+    QTRY_COMPARE(egress->summary(), u"Decisions shown: 5 of 9, denied: 2"_s);
+    QComboBox *verdict = nullptr;
+    for (QComboBox *box : egress->findChildren<QComboBox *>()) {
+        if (box->accessibleName() == u"Verdict filter"_s)
+            verdict = box;
+    }
+    QVERIFY(verdict);
+    verdict->setCurrentIndex(verdict->findText(u"Denied"_s));
+    QTRY_COMPARE(egress->summary(), u"Decisions shown: 2 of 9, denied: 2"_s);
+    QLineEdit *text = nullptr;
+    for (QLineEdit *edit : egress->findChildren<QLineEdit *>()) {
+        if (edit->accessibleName() == u"Text filter"_s)
+            text = edit;
+    }
+    QVERIFY(text);
+    QTest::keyClicks(text, u"private address"_s); // the words are searched too
+    QTRY_COMPARE(egress->summary(), u"Decisions shown: 1 of 9, denied: 1"_s);
+    QCOMPARE(table->model()->rowCount(), 1);
+    text->clear();
+    verdict->setCurrentIndex(0);
+    egress->setSandbox(QString());
+    QTRY_COMPARE(egress->summary(), u"Decisions: 9, denied: 6"_s);
+    // A live decision while filtered counts at once.
+    egress->setSandbox(u"stale"_s);
+    QTRY_COMPARE(egress->summary(), u"Decisions shown: 4 of 9, denied: 4"_s);
+    m_transport->push(u"egress.event"_s,
+                      liveEvent(u"stale"_s, ++seq, true, u"allowed"_s, u"pkg.test"_s));
+    QTRY_COMPARE(egress->summary(), u"Decisions shown: 5 of 10, denied: 4"_s);
 }
 
 QTEST_MAIN(TestSandboxDetails)

@@ -40,6 +40,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
 
@@ -105,6 +106,43 @@ QJsonObject ownList()
              QDateTime::currentDateTimeUtc().addDays(-7).toString(Qt::ISODateWithMs)}};
 }
 
+/// Two snapshots 40 and 20 s old: a short axis, where a second of "now" moves every marker
+/// by several pixels.
+QJsonObject recentList()
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QJsonObject first = snapshotJson(kA, kName, {}, 0);
+    first.insert(QStringLiteral("createdAt"), now.addSecs(-40).toString(Qt::ISODateWithMs));
+    QJsonObject second = snapshotJson(kB, kName, kA, 0);
+    second.insert(QStringLiteral("createdAt"), now.addSecs(-20).toString(Qt::ISODateWithMs));
+    return {{QStringLiteral("snapshots"), QJsonArray {first, second}},
+            {QStringLiteral("head"), kB},
+            {QStringLiteral("schedule"), QJsonObject {{QStringLiteral("intervalMinutes"), 0}}}};
+}
+
+/// A point of the plot no marker covers, on `y`.
+QPoint emptySpot(const SnapshotTimelineView &view, int y)
+{
+    for (int x = view.width() / 2; x < view.width() - 4; x += 3) {
+        bool clear = true;
+        for (int dx = -20; dx <= 20 && clear; dx += 2)
+            clear = !view.indexAt(QPoint(x + dx, y)).isValid();
+        if (clear)
+            return {x, y};
+    }
+    return {};
+}
+
+QStringList menuTexts(const QMenu *menu)
+{
+    QStringList texts;
+    for (QAction *action : menu->actions()) {
+        if (!action->isSeparator())
+            texts.append(action->text());
+    }
+    return texts;
+}
+
 QJsonObject allList()
 {
     QJsonArray all = ownList().value(QStringLiteral("snapshots")).toArray();
@@ -161,6 +199,9 @@ private Q_SLOTS:
     void modelRejectsMalformedSnapshots();
     void modelShowsFreshForks();
     void viewPaintsAndNavigates();
+    void viewKeepsItsAxisUnderThePointer();
+    void contextMenuOnlyForTheMarkerUnderThePointer();
+    void listColumnsFitTheirCells();
 
     // A real helper and guest, in this order (they build on each other's snapshots).
     void windowShowsTheSandboxTimeline();
@@ -516,8 +557,144 @@ void TestSnapshotTimeline::viewPaintsAndNavigates()
     QApplication::sendEvent(&view, &mouseMenu);
     QCOMPARE(menu.count(), 2);
     QCOMPARE(idAt(view.currentIndex()), kB);
+    QCOMPARE(menu.last().at(1).value<QModelIndex>(), model.indexOf(kB));
+    // On empty space: a menu for no snapshot, and the current one stays what it was.
+    const QPoint empty = emptySpot(view, onB.y());
+    QVERIFY(!empty.isNull());
+    QContextMenuEvent emptyMenu(QContextMenuEvent::Mouse, empty, view.mapToGlobal(empty));
+    QApplication::sendEvent(&view, &emptyMenu);
+    QCOMPARE(menu.count(), 3);
+    QVERIFY(!menu.last().at(1).value<QModelIndex>().isValid());
+    QCOMPARE(idAt(view.currentIndex()), kB);
     QTest::keyClick(&view, Qt::Key_Return);
     QCOMPARE(activated.count(), 1);
+}
+
+void TestSnapshotTimeline::viewKeepsItsAxisUnderThePointer()
+{
+    SnapshotTimelineModel model;
+    model.setSandbox(kName);
+    QVERIFY(model.setLists(recentList(), recentList()));
+    QItemSelectionModel selection(&model);
+    SnapshotTimelineView view;
+    view.setModel(&model, &selection);
+    view.resize(900, view.sizeHint().height());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto *clock = view.findChild<QTimer *>(QStringLiteral("clock"));
+    QVERIFY(clock);
+    clock->setInterval(200);
+
+    // The pointer comes in: repaints, a second of time, the clock and a click move nothing.
+    const QRect a = view.markerRect(model.indexOf(kA));
+    const QRect b = view.markerRect(model.indexOf(kB));
+    QEnterEvent enter(b.center(), b.center(), view.mapToGlobal(b.center()));
+    QApplication::sendEvent(&view, &enter);
+    QTest::qWait(1200); // the clock ticks several times
+    view.repaint();
+    QCOMPARE(view.markerRect(model.indexOf(kA)), a);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, b.center());
+    QCOMPARE(view.currentIndex(), model.indexOf(kB));
+    view.repaint();
+    QCOMPARE(view.markerRect(model.indexOf(kA)), a);
+    QCOMPARE(view.markerRect(model.indexOf(kB)), b);
+    QCOMPARE(view.indexAt(b.center()), model.indexOf(kB));
+
+    // It leaves: the axis catches up with now, so the old snapshots move left.
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(&view, &leave);
+    QTRY_VERIFY(view.markerRect(model.indexOf(kA)).center().x() < a.center().x());
+    // New data rescales at once, also under the pointer.
+    const QRect moved = view.markerRect(model.indexOf(kA));
+    QApplication::sendEvent(&view, &enter);
+    QTest::qWait(1100);
+    QCOMPARE(view.markerRect(model.indexOf(kA)), moved);
+    QJsonObject longer = recentList();
+    QJsonArray snapshots = longer.value(QStringLiteral("snapshots")).toArray();
+    snapshots.prepend(snapshotJson(kD, kName, {}, 30));
+    longer.insert(QStringLiteral("snapshots"), snapshots);
+    QVERIFY(model.setLists(longer, longer));
+    QVERIFY(view.markerRect(model.indexOf(kA)).center().x() > moved.center().x());
+}
+
+void TestSnapshotTimeline::contextMenuOnlyForTheMarkerUnderThePointer()
+{
+    SnapshotsView view(nullptr, nullptr);
+    view.resize(1000, 600);
+    view.model()->setSandbox(kName);
+    QVERIFY(view.model()->setLists(ownList(), allList()));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    SnapshotTimelineView *timeline = view.timeline();
+    auto openMenu = [&](QContextMenuEvent::Reason reason, const QPoint &at) -> QMenu * {
+        for (QMenu *old : view.findChildren<QMenu *>())
+            delete old;
+        QContextMenuEvent event(reason, at, timeline->mapToGlobal(at));
+        QApplication::sendEvent(timeline, &event);
+        QMenu *menu = view.findChild<QMenu *>();
+        return menu && menu->isVisible() ? menu : nullptr;
+    };
+    const QStringList full {QStringLiteral("&Restore…"),
+                            QStringLiteral("&Fork…"),
+                            QStringLiteral("Re&name…"),
+                            QStringLiteral("&Pin"),
+                            QStringLiteral("&Delete…"),
+                            QStringLiteral("&Take Snapshot…"),
+                            QStringLiteral("&Automatic Snapshots…")};
+    const QStringList general {QStringLiteral("&Take Snapshot…"),
+                               QStringLiteral("&Automatic Snapshots…")};
+
+    // On a marker: that snapshot's actions, and it becomes current.
+    const QRect onC = timeline->markerRect(view.model()->indexOf(kC));
+    QMenu *menu = openMenu(QContextMenuEvent::Mouse, onC.center());
+    QVERIFY(menu);
+    QCOMPARE(menuTexts(menu), full);
+    QCOMPARE(view.currentSnapshot(), kC);
+    menu->close();
+
+    // On empty space, with kC still current: nothing that acts on a snapshot.
+    const QPoint empty = emptySpot(*timeline, onC.center().y());
+    QVERIFY(!empty.isNull());
+    menu = openMenu(QContextMenuEvent::Mouse, empty);
+    QVERIFY(menu);
+    QCOMPARE(menuTexts(menu), general);
+    QCOMPARE(view.currentSnapshot(), kC);
+    QVERIFY(!menu->actions().contains(view.deleteAction()));
+    menu->close();
+
+    // The keyboard's menu is the current snapshot's.
+    menu = openMenu(QContextMenuEvent::Keyboard, {});
+    QVERIFY(menu);
+    QCOMPARE(menuTexts(menu), full);
+    menu->close();
+}
+
+void TestSnapshotTimeline::listColumnsFitTheirCells()
+{
+    // Sizes like "20.0 MiB (1.0 MiB stored)" and times are shown whole, also in a large font
+    // (fixed widths cut them off there); the label column keeps its width (long labels elide,
+    // the tooltip has them).
+    SnapshotsView view(nullptr, nullptr);
+    QFont large = view.font();
+    large.setPointSizeF(large.pointSizeF() * 1.6);
+    view.setFont(large);
+    view.resize(1400, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.model()->setSandbox(kName);
+    QVERIFY(view.model()->setLists(ownList(), allList()));
+    QAbstractItemView *tree = view.findChild<QTreeView *>();
+    QVERIFY(tree);
+    auto *treeView = static_cast<QTreeView *>(tree);
+    for (int column = 1; column < SnapshotTimelineModel::ColumnCount; ++column) {
+        // What the view's delegate needs for the widest cell (text, margins).
+        const int needed = tree->sizeHintForColumn(column);
+        QVERIFY2(treeView->columnWidth(column) >= needed,
+                 qPrintable(QStringLiteral("column %1: %2 px of %3")
+                                .arg(column)
+                                .arg(treeView->columnWidth(column))
+                                .arg(needed)));
+    }
 }
 
 void TestSnapshotTimeline::windowShowsTheSandboxTimeline()

@@ -38,15 +38,20 @@ void TestNames::invalid_data()
     QTest::addColumn<QString>("messagePart");
     QTest::newRow("empty") << QString() << QStringLiteral("empty");
     QTest::newRow("64 characters") << QString(64, u'x') << QStringLiteral("64 characters");
-    QTest::newRow("upper case") << QStringLiteral("Demo") << QStringLiteral("U+0044");
+    QTest::newRow("upper case") << QStringLiteral("Demo")
+                                << QStringLiteral("'D' at position 1 (upper case is not allowed)");
     QTest::newRow("leading hyphen") << QStringLiteral("-demo") << QStringLiteral("must start");
-    QTest::newRow("space") << QStringLiteral("a b") << QStringLiteral("position 2");
-    QTest::newRow("dot") << QStringLiteral("a.b") << QStringLiteral("U+002e");
-    QTest::newRow("slash (path)") << QStringLiteral("../etc") << QStringLiteral("U+002e");
-    QTest::newRow("underscore") << QStringLiteral("a_b") << QStringLiteral("U+005f");
-    QTest::newRow("non-ASCII") << QStringLiteral("caf\u00e9") << QStringLiteral("U+00e9");
-    QTest::newRow("newline") << QStringLiteral("a\nb") << QStringLiteral("U+000a");
-    QTest::newRow("NUL") << QString(QChar(0)) << QStringLiteral("U+0000");
+    QTest::newRow("space") << QStringLiteral("a b") << QStringLiteral("a space at position 2");
+    QTest::newRow("dot") << QStringLiteral("a.b") << QStringLiteral("'.' at position 2");
+    QTest::newRow("slash (path)") << QStringLiteral("../etc")
+                                  << QStringLiteral("'.' at position 1");
+    QTest::newRow("underscore") << QStringLiteral("a_b") << QStringLiteral("'_' at position 2");
+    QTest::newRow("non-ASCII") << QStringLiteral("caf\u00e9")
+                               << QStringLiteral("'\u00e9' (U+00E9) at position 4");
+    QTest::newRow("newline") << QStringLiteral("a\nb") << QStringLiteral("U+000A at position 2");
+    QTest::newRow("right-to-left override")
+        << QStringLiteral("a\u202eb") << QStringLiteral("U+202E at position 2");
+    QTest::newRow("NUL") << QString(QChar(0)) << QStringLiteral("U+0000 at position 1");
 }
 
 void TestNames::invalid()
