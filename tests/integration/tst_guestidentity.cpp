@@ -294,7 +294,7 @@ void TestGuestIdentity::forkCopiesBindingsOnlyWhenAsked()
         GuestConsole bound(m_helper->socketPath(), kForkWithBindings);
         const QString env = QString::fromLatin1(bound.run("cat /run/airlock/env", 30000).trimmed());
         static const QRegularExpression line(
-            QStringLiteral("^AIRLOCK_SECRET_MEMBER_TOKEN=airlock-placeholder-[0-9a-f]{32}\n"
+            QStringLiteral("^AIRLOCK_SECRET_MEMBER_TOKEN=airlock-placeholder-[0-9a-f]{32}\r?\n"
                            "AIRLOCK_SECRET_TOKEN=airlock-placeholder-[0-9a-f]{32}$"));
         QVERIFY2(line.match(env).hasMatch(), qPrintable(env));
         QCOMPARE(m_console->run("wc -c </run/airlock/env").trimmed(), QByteArray("0"));
