@@ -15,7 +15,6 @@
 #include "helperprocess.h"
 #include "netns.h"
 #include "rpctestclient.h"
-#include "testuser.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -38,14 +37,12 @@ using airlock::test::NetworkNamespace;
 using airlock::test::RpcTestClient;
 using airlock::test::runIp;
 using airlock::test::TestDnsServer;
-using airlock::test::TestUser;
 
 namespace {
 
 const QString kOriginal = QStringLiteral("ident");
 const QString kFork = QStringLiteral("ident-fork");
 const QString kForkWithBindings = QStringLiteral("ident-bound");
-const QString kForkByMember = QStringLiteral("ident-member");
 const QString kFromTemplate = QStringLiteral("ident-tpl");
 const QHostAddress kDnsAddress(QStringLiteral("203.0.113.53"));
 constexpr int kBootTimeoutMs = 120000;
@@ -92,7 +89,6 @@ private Q_SLOTS:
 
     void forkHasItsOwnIdentity();
     void forkCopiesBindingsOnlyWhenAsked();
-    void forkByMemberCopiesOnlyItsOwnBindings();
     void refreshThatFailsIsNotSilent();
     void restoreInPlaceKeepsItsNetwork();
     void templateStartIsAWorkingSandbox();
@@ -114,7 +110,6 @@ private:
     std::unique_ptr<GuestConsole> m_console;
     GuestView m_original;
     QJsonObject m_snapshot;
-    std::unique_ptr<TestUser> m_member; ///< a second user in group airlock
 };
 
 void TestGuestIdentity::initTestCase()
@@ -178,7 +173,6 @@ void TestGuestIdentity::cleanupTestCase()
 {
     m_console.reset();
     m_helper.reset(); // stops airlockd and kills its QEMUs
-    m_member.reset(); // userdel
     m_dns.stop();
     if (m_upstream)
         m_upstream->remove();
@@ -246,56 +240,33 @@ void TestGuestIdentity::forkCopiesBindingsOnlyWhenAsked()
                   {QStringLiteral("secret"), QStringLiteral("token")},
                   {QStringLiteral("host"), QStringLiteral("pkg.test")}})
                 .contains(QStringLiteral("result")));
-    // A second user in group airlock binds a secret of its own to the same (shared) sandbox.
-    m_member = std::make_unique<TestUser>();
-    QVERIFY2(m_member->isValid(), qPrintable(m_member->lastError()));
-    {
-        const auto member = m_member->connect(m_helper->socketPath());
-        QVERIFY(member && member->isConnected());
-        QVERIFY(member
-                    ->call(QStringLiteral("secret.set"),
-                           {{QStringLiteral("name"), QStringLiteral("member-token")},
-                            {QStringLiteral("value"), QStringLiteral("member-value-for-tests")}})
-                    .contains(QStringLiteral("result")));
-        QVERIFY(member
-                    ->call(QStringLiteral("binding.add"),
-                           {{QStringLiteral("sandbox"), kOriginal},
-                            {QStringLiteral("secret"), QStringLiteral("member-token")},
-                            {QStringLiteral("host"), QStringLiteral("member.test")}})
-                    .contains(QStringLiteral("result")));
-    }
     const auto bindingsOf = [this](const QString &sandbox) {
         return RpcTestClient::result(
                    call(QStringLiteral("binding.list"), {{QStringLiteral("sandbox"), sandbox}}))
             .value(QStringLiteral("bindings"))
             .toArray();
     };
-    // kFork (made before the binding existed) has none; a fork made now copies only on request,
-    // and root's copies every binding, whoever owns the secret.
+    // kFork (made before the binding existed) has none; a fork made now copies only on request.
     QCOMPARE(bindingsOf(kFork).size(), 0);
     const QJsonObject bound = RpcTestClient::result(
         call(QStringLiteral("snapshot.fork"),
              {{QStringLiteral("snapshot"), m_snapshot.value(QStringLiteral("id"))},
               {QStringLiteral("name"), kForkWithBindings},
               {QStringLiteral("bindings"), true}}));
-    QCOMPARE(bound.value(QStringLiteral("bindingsCopied")).toInt(), 2);
-    QCOMPARE(bound.value(QStringLiteral("bindingsLeftOut")).toInt(-1), 0);
+    QCOMPARE(bound.value(QStringLiteral("bindingsCopied")).toInt(), 1);
     const QJsonArray copied = bindingsOf(kForkWithBindings);
-    QCOMPARE(copied.size(), 2);
+    QCOMPARE(copied.size(), 1);
     QCOMPARE(copied.at(0).toObject().value(QStringLiteral("host")).toString(),
              QStringLiteral("pkg.test"));
-    QCOMPARE(copied.at(1).toObject().value(QStringLiteral("host")).toString(),
-             QStringLiteral("member.test"));
     QVERIFY(copied.at(0).toObject().value(QStringLiteral("id"))
             != bindingsOf(kOriginal).at(0).toObject().value(QStringLiteral("id")));
     {
-        // The agent delivered the fork's own seed files: its placeholders for the copied
-        // bindings (the original's guest booted before they existed, so it has none to carry).
+        // The agent delivered the fork's own seed files: its placeholder for the copied binding
+        // (the original's guest booted before the binding existed, so it has none to carry).
         GuestConsole bound(m_helper->socketPath(), kForkWithBindings);
         const QString env = QString::fromLatin1(bound.run("cat /run/airlock/env", 30000).trimmed());
         static const QRegularExpression line(
-            QStringLiteral("^AIRLOCK_SECRET_MEMBER_TOKEN=airlock-placeholder-[0-9a-f]{32}\r?\n"
-                           "AIRLOCK_SECRET_TOKEN=airlock-placeholder-[0-9a-f]{32}$"));
+            QStringLiteral("^AIRLOCK_SECRET_TOKEN=airlock-placeholder-[0-9a-f]{32}$"));
         QVERIFY2(line.match(env).hasMatch(), qPrintable(env));
         QCOMPARE(m_console->run("wc -c </run/airlock/env").trimmed(), QByteArray("0"));
     }
@@ -311,61 +282,6 @@ void TestGuestIdentity::forkCopiesBindingsOnlyWhenAsked()
     QCOMPARE(unbound.value(QStringLiteral("bindingsCopied")).toInt(-1), 0);
     QCOMPARE(bindingsOf(kFork).size(), 0);
     QVERIFY(call(QStringLiteral("sandbox.kill"), named(kFork)).contains(QStringLiteral("result")));
-}
-
-void TestGuestIdentity::forkByMemberCopiesOnlyItsOwnBindings()
-{
-    // The member forks the shared sandbox with bindings: only the binding of its own secret
-    // comes along; root's stays behind and the answer says so (docs/credentials.md, "Trust
-    // model"). Copying root's would bind root's secret to a sandbox of the member's choosing.
-    QVERIFY(m_member && m_member->isValid());
-    const auto member = m_member->connect(m_helper->socketPath());
-    QVERIFY(member && member->isConnected());
-    const QJsonObject answer =
-        member->call(QStringLiteral("snapshot.fork"),
-                     {{QStringLiteral("snapshot"), m_snapshot.value(QStringLiteral("id"))},
-                      {QStringLiteral("name"), kForkByMember},
-                      {QStringLiteral("bindings"), true}},
-                     120000);
-    const QJsonObject forked = RpcTestClient::result(answer);
-    QVERIFY2(!forked.isEmpty(), QJsonDocument(answer).toJson().constData());
-    QCOMPARE(forked.value(QStringLiteral("bindingsCopied")).toInt(-1), 1);
-    QCOMPARE(forked.value(QStringLiteral("bindingsLeftOut")).toInt(-1), 1);
-    const QString reason = forked.value(QStringLiteral("bindingsLeftOutReason")).toString();
-    QVERIFY2(reason.contains(QStringLiteral("secret 'token' belongs to root (uid 0)")),
-             qPrintable(reason));
-    const QJsonArray copied =
-        RpcTestClient::result(
-            call(QStringLiteral("binding.list"), {{QStringLiteral("sandbox"), kForkByMember}}))
-            .value(QStringLiteral("bindings"))
-            .toArray();
-    QCOMPARE(copied.size(), 1);
-    QCOMPARE(copied.at(0).toObject().value(QStringLiteral("secret")).toString(),
-             QStringLiteral("member-token"));
-
-    // Each copy is in the audit trail, by the member, with the fork's name; no value.
-    QFile audit(m_helper->stateDir() + QStringLiteral("/audit/credentials.jsonl"));
-    QVERIFY(audit.open(QIODevice::ReadOnly));
-    const QByteArray trail = audit.readAll();
-    int copies = 0;
-    for (const QByteArray &line : trail.split('\n')) {
-        const QJsonObject entry = QJsonDocument::fromJson(line).object();
-        if (entry.value(QStringLiteral("method")).toString() != QStringLiteral("snapshot.fork"))
-            continue;
-        if (entry.value(QStringLiteral("sandbox")).toString() == kForkByMember) {
-            QCOMPARE(entry.value(QStringLiteral("uid")).toInteger(-1), qint64(m_member->uid()));
-            QCOMPARE(entry.value(QStringLiteral("secret")).toString(),
-                     QStringLiteral("member-token"));
-            QCOMPARE(entry.value(QStringLiteral("host")).toString(), QStringLiteral("member.test"));
-            ++copies;
-        }
-    }
-    QCOMPARE(copies, 1);
-    QVERIFY(!trail.contains("member-value-for-tests") && !trail.contains("s3cret-value-for-tests"));
-    QVERIFY(call(QStringLiteral("sandbox.kill"), named(kForkByMember))
-                .contains(QStringLiteral("result")));
-    QVERIFY(call(QStringLiteral("sandbox.delete"), named(kForkByMember))
-                .contains(QStringLiteral("result")));
 }
 
 void TestGuestIdentity::refreshThatFailsIsNotSilent()

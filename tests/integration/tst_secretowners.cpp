@@ -4,8 +4,9 @@
 // root's secret to a host of their own with a header template of their own, so the gateway
 // would send root's token there; or replaces or deletes it. Refused with permission_denied
 // naming the owner; the member manages their own secrets; root may do everything; every change
-// and every refused attempt is a line of STATE/audit/credentials.jsonl holding no value.
-// (Forks with bindings are tested where a guest runs: tst_guestidentity.)
+// and every refused attempt is a line of STATE/audit/credentials.jsonl holding no value. A fork
+// of a real TCG guest with `bindings: true` copies only the caller's bindings (root: all).
+#include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 #include "testuser.h"
@@ -20,6 +21,7 @@
 
 #include <unistd.h>
 
+using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
 using airlock::test::TestUser;
@@ -194,8 +196,8 @@ private Q_SLOTS:
             "AIRLOCK_AIRLOCKCTL", QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlockctl/airlockctl"));
         m_helper = std::make_unique<HelperProcess>(
             QStringList {QStringLiteral("--log-level"), QStringLiteral("trace")});
-        QVERIFY(!m_helper->useUnbootableImageStore().isEmpty());
-        m_helper->useHostNetwork(); // no sandbox starts here
+        QVERIFY2(QFileInfo::exists(m_helper->imageStore() + QStringLiteral("/default/image.json")),
+                 "no guest image (the guest_image fixture builds it)");
         QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
         // After the helper: it creates group airlock.
         m_user = std::make_unique<TestUser>();
@@ -416,6 +418,105 @@ private Q_SLOTS:
                             headerBinding(QStringLiteral("users"), QStringLiteral("root-token"),
                                           QStringLiteral("attacker.test")))),
                  QStringLiteral("permission_denied"));
+    }
+
+    // Copying a binding into a fork binds its secret to the fork: the owner's right too.
+    void forkCopiesOnlyTheCallersBindings()
+    {
+        QVERIFY(asUser(QStringLiteral("binding.add"),
+                       headerBinding(QStringLiteral("shared"), QStringLiteral("kept-token"),
+                                     QStringLiteral("member.test")))
+                    .contains(QStringLiteral("result")));
+        QCOMPARE(bindingsOf(QStringLiteral("shared")).size(), 2);
+        // The member starts root's sandbox and snapshots it (sandboxes are shared).
+        QCOMPARE(
+            RpcTestClient::result(
+                m_userClient->call(QStringLiteral("sandbox.start"),
+                                   {{QStringLiteral("name"), QStringLiteral("shared")}}, 120000))
+                .value(QStringLiteral("state"))
+                .toString(),
+            QStringLiteral("running"));
+        {
+            GuestConsole console(m_helper->socketPath(), QStringLiteral("shared"));
+            QVERIFY(console.waitFor("airlock-guest ready", 0, 120000) >= 0);
+        }
+        const QJsonObject snapshot = RpcTestClient::result(
+            m_userClient->call(QStringLiteral("snapshot.create"),
+                               {{QStringLiteral("name"), QStringLiteral("shared")}}, 120000));
+        const QString id = snapshot.value(QStringLiteral("id")).toString();
+        QVERIFY2(!id.isEmpty(), compact(snapshot).constData());
+        const auto fork = [&](RpcTestClient &client, const QString &name) {
+            const QJsonObject answer = client.call(QStringLiteral("snapshot.fork"),
+                                                   {{QStringLiteral("snapshot"), id},
+                                                    {QStringLiteral("name"), name},
+                                                    {QStringLiteral("bindings"), true}},
+                                                   120000);
+            m_transcript += compact(answer);
+            return answer;
+        };
+        const auto secretsOf = [this](const QString &sandbox) {
+            QStringList secrets;
+            for (const QJsonValue &binding : bindingsOf(sandbox))
+                secrets.append(binding.toObject().value(QStringLiteral("secret")).toString());
+            return secrets;
+        };
+
+        const QJsonObject byMember = fork(*m_userClient, QStringLiteral("fork-member"));
+        QVERIFY2(byMember.contains(QStringLiteral("result")), compact(byMember).constData());
+        const QJsonObject memberFork = RpcTestClient::result(byMember);
+        QCOMPARE(memberFork.value(QStringLiteral("bindingsCopied")).toInt(-1), 1);
+        QCOMPARE(memberFork.value(QStringLiteral("bindingsLeftOut")).toInt(-1), 1);
+        const QString reason = memberFork.value(QStringLiteral("bindingsLeftOutReason")).toString();
+        QVERIFY2(reason.contains(QStringLiteral("binding %1: secret 'root-token' belongs to root "
+                                                "(uid 0)")
+                                     .arg(m_rootBinding)),
+                 qPrintable(reason));
+        QCOMPARE(secretsOf(QStringLiteral("fork-member")),
+                 QStringList {QStringLiteral("kept-token")});
+
+        const QJsonObject byRoot = fork(*m_root, QStringLiteral("fork-root"));
+        QVERIFY2(byRoot.contains(QStringLiteral("result")), compact(byRoot).constData());
+        QCOMPARE(RpcTestClient::result(byRoot).value(QStringLiteral("bindingsCopied")).toInt(-1),
+                 2);
+        QCOMPARE(RpcTestClient::result(byRoot).value(QStringLiteral("bindingsLeftOut")).toInt(-1),
+                 0);
+        QVERIFY(!RpcTestClient::result(byRoot).contains(QStringLiteral("bindingsLeftOutReason")));
+        QCOMPARE(secretsOf(QStringLiteral("fork-root")),
+                 (QStringList {QStringLiteral("root-token"), QStringLiteral("kept-token")}));
+
+        // Each copy is an audit line by whoever forked.
+        QCOMPARE(audited({{QStringLiteral("method"), QStringLiteral("snapshot.fork")},
+                          {QStringLiteral("uid"), qint64(m_user->uid())},
+                          {QStringLiteral("sandbox"), QStringLiteral("fork-member")},
+                          {QStringLiteral("secret"), QStringLiteral("kept-token")},
+                          {QStringLiteral("host"), QStringLiteral("member.test")},
+                          {QStringLiteral("snapshot"), id}})
+                     .size(),
+                 1);
+        QCOMPARE(audited({{QStringLiteral("method"), QStringLiteral("snapshot.fork")},
+                          {QStringLiteral("sandbox"), QStringLiteral("fork-member")}})
+                     .size(),
+                 1);
+        QCOMPARE(audited({{QStringLiteral("method"), QStringLiteral("snapshot.fork")},
+                          {QStringLiteral("uid"), 0},
+                          {QStringLiteral("sandbox"), QStringLiteral("fork-root")}})
+                     .size(),
+                 2);
+
+        // airlockctl names what stayed behind.
+        const Run cli = ctl(m_user.get(),
+                            {QStringLiteral("snapshot"), QStringLiteral("fork"), id,
+                             QStringLiteral("fork-cli"), QStringLiteral("--with-bindings")});
+        QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+        QVERIFY2(cli.out.contains(QStringLiteral("1 credential binding copied")),
+                 qPrintable(cli.out));
+        QVERIFY2(cli.err.contains(QStringLiteral("secrets you do not own were not copied"))
+                     && cli.err.contains(QStringLiteral("belongs to root")),
+                 qPrintable(cli.err));
+        for (const char *name : {"fork-member", "fork-root", "fork-cli", "shared"})
+            QVERIFY(asRoot(QStringLiteral("sandbox.kill"),
+                           {{QStringLiteral("name"), QString::fromLatin1(name)}})
+                        .contains(QStringLiteral("result")));
     }
 
     void auditTrailNamesWhoAndWhat()
