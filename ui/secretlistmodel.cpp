@@ -21,6 +21,8 @@ SecretListModel::Secret fromInfo(const QJsonObject &info)
     SecretListModel::Secret secret;
     secret.name = info.value(QStringLiteral("name")).toString();
     secret.fingerprint = info.value(QStringLiteral("fingerprint")).toString();
+    secret.owner = info.value(QStringLiteral("owner")).toString();
+    secret.ownerUid = info.value(QStringLiteral("ownerUid")).toInteger(-1);
     secret.updated = readTime(info.value(QStringLiteral("updated")));
     secret.lastUsed = readTime(info.value(QStringLiteral("lastUsed")));
     secret.useCount = info.value(QStringLiteral("useCount")).toInteger();
@@ -118,6 +120,10 @@ QVariant SecretListModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case NameColumn:
             return secret.name;
+        case OwnerColumn:
+            if (!secret.owner.isEmpty())
+                return secret.owner;
+            return secret.ownerUid >= 0 ? tr("uid %1").arg(secret.ownerUid) : QString();
         case FingerprintColumn:
             return secret.problem.isEmpty() ? secret.fingerprint : tr("damaged");
         case LastUsedColumn:
@@ -133,6 +139,10 @@ QVariant SecretListModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (!secret.problem.isEmpty())
             return secret.problem;
+        if (index.column() == OwnerColumn && secret.ownerUid >= 0)
+            return tr("Stored by uid %1. Only its owner or root may replace, delete or bind "
+                      "it.")
+                .arg(secret.ownerUid);
         if (index.column() == FingerprintColumn)
             return tr("First 16 hex digits of the value's SHA-256: tells secrets apart, never "
                       "shows the value.");
@@ -155,6 +165,8 @@ QVariant SecretListModel::headerData(int section, Qt::Orientation orientation, i
     switch (section) {
     case NameColumn:
         return tr("Name");
+    case OwnerColumn:
+        return tr("Owner");
     case FingerprintColumn:
         return tr("Fingerprint");
     case LastUsedColumn:

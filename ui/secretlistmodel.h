@@ -9,15 +9,17 @@
 
 namespace airlock {
 
-/// The helper's secrets as `secret.list` reports them: Name, Fingerprint, Last use, Uses,
-/// Bindings. Holds no value (no method returns one, CASES.md principle 7): only the metadata
-/// of SecretInfo.
+/// The helper's secrets as `secret.list` reports them: Name, Owner, Fingerprint, Last use,
+/// Uses, Bindings. Owner is the user who stored the secret (`owner`, or "uid N" for a uid
+/// without a name on the helper's host): only they or root may replace, delete or bind it. Holds no
+/// value (no method returns one, CASES.md principle 7): only the metadata of SecretInfo.
 class SecretListModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
     enum Column {
         NameColumn,
+        OwnerColumn,
         FingerprintColumn,
         LastUsedColumn,
         UseCountColumn,
@@ -30,6 +32,8 @@ public:
     {
         QString name;
         QString fingerprint;
+        QString owner; ///< user name; empty when the helper knows none (see ownerUid)
+        qint64 ownerUid = -1; ///< -1: a helper that does not report owners
         QDateTime updated;
         QDateTime lastUsed;
         qint64 useCount = 0;

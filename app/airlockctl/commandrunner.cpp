@@ -962,6 +962,11 @@ int CommandRunner::cmdSnapshot(QCommandLineParser &parser)
                       : QStringLiteral("no credential bindings copied (--with-bindings copies "
                                        "them)"))
               << Qt::endl;
+        // Bindings of other users' secrets stay behind (docs/credentials.md, "Trust model").
+        if (const QString leftOut =
+                result->toObject().value(QStringLiteral("bindingsLeftOutReason")).toString();
+            !leftOut.isEmpty())
+            m_err << "airlockctl: " << leftOut << Qt::endl;
         warnIdentity(result->toObject());
         return ExitOk;
     }

@@ -129,16 +129,23 @@ QString formatImageTable(const QJsonArray &images)
 
 QString formatSecretTable(const QJsonArray &secrets)
 {
-    QList<QStringList> rows {{QStringLiteral("NAME"), QStringLiteral("FINGERPRINT"),
-                              QStringLiteral("CREATED"), QStringLiteral("LAST USED"),
-                              QStringLiteral("USES"), QStringLiteral("BINDINGS")}};
+    QList<QStringList> rows {{QStringLiteral("NAME"), QStringLiteral("OWNER"),
+                              QStringLiteral("FINGERPRINT"), QStringLiteral("CREATED"),
+                              QStringLiteral("LAST USED"), QStringLiteral("USES"),
+                              QStringLiteral("BINDINGS")}};
     for (const QJsonValue &value : secrets) {
         const QJsonObject secret = value.toObject();
         QStringList ids;
         for (const QJsonValue &id : secret.value(QStringLiteral("bindings")).toArray())
             ids.append(QString::number(id.toInteger()));
         const QString problem = field(secret, "problem");
-        rows.append({field(secret, "name"),
+        // A uid without a passwd entry on the helper's host has no name to show.
+        const QString owner = field(secret, "owner").isEmpty()
+            ? (secret.contains(QStringLiteral("ownerUid"))
+                   ? QStringLiteral("uid %1").arg(field(secret, "ownerUid"))
+                   : QStringLiteral("-"))
+            : field(secret, "owner");
+        rows.append({field(secret, "name"), owner,
                      problem.isEmpty() ? orDash(field(secret, "fingerprint"))
                                        : QStringLiteral("DAMAGED: ") + problem,
                      orDash(field(secret, "created")), orDash(field(secret, "lastUsed")),

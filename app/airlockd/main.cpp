@@ -5,6 +5,7 @@
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/consolehub.h"
 #include "core/daemon/credentialapi.h"
+#include "core/daemon/credentialaudit.h"
 #include "core/daemon/credentialbroker.h"
 #include "core/daemon/egressaudit.h"
 #include "core/daemon/helperapi.h"
@@ -13,6 +14,7 @@
 #include "core/daemon/registry.h"
 #include "core/daemon/rpcserver.h"
 #include "core/daemon/sandboxservice.h"
+#include "core/daemon/secretowners.h"
 #include "core/daemon/snapshotapi.h"
 #include "core/daemon/snapshotservice.h"
 #include "core/daemon/socketactivation.h"
@@ -324,7 +326,10 @@ int main(int argc, char *argv[])
     if (!vault)
         qCWarning(lcMain, "vault unavailable: %s", qPrintable(vault.error().message));
     airlock::BindingStore bindings(**registry);
-    airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes);
+    airlock::SecretOwners secretOwners(**registry);
+    airlock::CredentialAudit credentialAudit(QDir(stateDir).filePath(QStringLiteral("audit")));
+    airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes, secretOwners,
+                                       credentialAudit);
     // Before restore(): the gateways of re-adopted guests need their credentials too.
     airlock::CredentialBroker broker([&credentials] { return credentials.secretVault(); }, bindings,
                                      sandboxes);
@@ -351,6 +356,7 @@ int main(int argc, char *argv[])
 
     airlock::HelperApi api(server, sandboxes, consoles, images);
     airlock::SnapshotApi snapshotApi(server, api, sandboxes, snapshots);
+    snapshotApi.setCredentialControls(&secretOwners, &credentialAudit);
     const int inheritedSocket = airlock::takeInheritedListenSocket();
     if (auto listening = inheritedSocket >= 0
             ? server.listen(inheritedSocket, parser.value(socketOption))

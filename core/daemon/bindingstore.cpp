@@ -135,7 +135,7 @@ Result<QList<CredentialBinding>> BindingStore::usingSecret(const QString &secret
     return collect(query, QStringLiteral("list by secret"));
 }
 
-Result<CredentialBinding> BindingStore::remove(qint64 id)
+Result<CredentialBinding> BindingStore::get(qint64 id) const
 {
     QSqlQuery query(QSqlDatabase::database(m_connection));
     query.prepare(
@@ -146,12 +146,20 @@ Result<CredentialBinding> BindingStore::remove(qint64 id)
         return std::unexpected(found.error());
     if (found->isEmpty())
         return fail(ErrorKind::NotFound, QStringLiteral("no binding with id %1").arg(id));
+    return found->first();
+}
+
+Result<CredentialBinding> BindingStore::remove(qint64 id)
+{
+    auto found = get(id);
+    if (!found)
+        return std::unexpected(found.error());
     QSqlQuery remove(QSqlDatabase::database(m_connection));
     remove.prepare(QStringLiteral("DELETE FROM credential_bindings WHERE id = :id"));
     remove.bindValue(QStringLiteral(":id"), id);
     if (!remove.exec())
         return sqlError(QStringLiteral("remove"), remove);
-    return found->first();
+    return *found;
 }
 
 Result<QString> BindingStore::placeholder(const QString &sandbox, const QString &secret)

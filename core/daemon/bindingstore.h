@@ -27,6 +27,8 @@ public:
     Result<QList<CredentialBinding>> list(const QString &sandbox = {}) const;
     /// Bindings that use `secret`, in any sandbox.
     Result<QList<CredentialBinding>> usingSecret(const QString &secret) const;
+    /// The binding with that id; NotFound when there is none.
+    Result<CredentialBinding> get(qint64 id) const;
     /// NotFound when there is no binding with that id.
     Result<CredentialBinding> remove(qint64 id);
 

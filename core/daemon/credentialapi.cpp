@@ -1,12 +1,15 @@
 #include "core/daemon/credentialapi.h"
 
 #include "core/daemon/bindingstore.h"
+#include "core/daemon/hostaccounts.h"
 #include "core/daemon/sandboxservice.h"
+#include "core/daemon/secretowners.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
 #include "core/protocol/methods.h"
 
 #include <QJsonArray>
+#include <QLoggingCategory>
 
 #include <openssl/crypto.h>
 
@@ -16,9 +19,12 @@ namespace {
 
 namespace method = protocol::method;
 
+Q_LOGGING_CATEGORY(lcCredentials, "airlock.daemon.credentials")
+
 const QString kName = QStringLiteral("name");
 
-QJsonObject secretJson(const vault::SecretInfo &info, const QList<CredentialBinding> &bindings)
+QJsonObject secretJson(const vault::SecretInfo &info, const QList<CredentialBinding> &bindings,
+                       uid_t owner)
 {
     quint64 uses = 0;
     QDateTime lastUsed;
@@ -39,7 +45,10 @@ QJsonObject secretJson(const vault::SecretInfo &info, const QList<CredentialBind
         {QStringLiteral("lastUsed"),
          lastUsed.isValid() ? QJsonValue(lastUsed.toString(Qt::ISODateWithMs)) : QJsonValue()},
         {QStringLiteral("bindings"), ids},
+        {QStringLiteral("ownerUid"), qint64(owner)},
     };
+    if (const QString user = HostAccounts::userName(owner); !user.isEmpty())
+        object.insert(QStringLiteral("owner"), user);
     if (info.created.isValid())
         object.insert(QStringLiteral("created"), info.created.toString(Qt::ISODateWithMs));
     if (info.updated.isValid())
@@ -52,8 +61,13 @@ QJsonObject secretJson(const vault::SecretInfo &info, const QList<CredentialBind
 } // namespace
 
 CredentialApi::CredentialApi(RpcServer &server, Result<vault::SecretVault> vault,
-                             BindingStore &bindings, SandboxService &sandboxes, QObject *parent)
-    : QObject(parent), m_bindings(bindings), m_sandboxes(sandboxes)
+                             BindingStore &bindings, SandboxService &sandboxes,
+                             SecretOwners &owners, CredentialAudit &audit, QObject *parent)
+    : QObject(parent)
+    , m_bindings(bindings)
+    , m_sandboxes(sandboxes)
+    , m_owners(owners)
+    , m_audit(audit)
 {
     if (vault)
         m_vault.emplace(std::move(*vault));
@@ -62,18 +76,19 @@ CredentialApi::CredentialApi(RpcServer &server, Result<vault::SecretVault> vault
     auto add = [&server](const char *name, RpcServer::Handler handler) {
         server.addMethod(QString::fromLatin1(name), std::move(handler));
     };
+    // The caller is the kernel's peer uid of the connection (SO_PEERCRED), never a field.
     add(method::SecretSet,
-        [this](const RpcContext &, const QJsonObject &p) { return secretSet(p); });
+        [this](const RpcContext &c, const QJsonObject &p) { return secretSet(c.peer.uid, p); });
     add(method::SecretList,
         [this](const RpcContext &, const QJsonObject &) { return secretList(); });
     add(method::SecretDelete,
-        [this](const RpcContext &, const QJsonObject &p) { return secretDelete(p); });
+        [this](const RpcContext &c, const QJsonObject &p) { return secretDelete(c.peer.uid, p); });
     add(method::BindingAdd,
-        [this](const RpcContext &, const QJsonObject &p) { return bindingAdd(p); });
+        [this](const RpcContext &c, const QJsonObject &p) { return bindingAdd(c.peer.uid, p); });
     add(method::BindingList,
         [this](const RpcContext &, const QJsonObject &p) { return bindingList(p); });
     add(method::BindingRemove,
-        [this](const RpcContext &, const QJsonObject &p) { return bindingRemove(p); });
+        [this](const RpcContext &c, const QJsonObject &p) { return bindingRemove(c.peer.uid, p); });
 }
 
 Result<vault::SecretVault *> CredentialApi::requireVault()
@@ -84,7 +99,17 @@ Result<vault::SecretVault *> CredentialApi::requireVault()
     return &*m_vault;
 }
 
-Result<QJsonValue> CredentialApi::secretSet(const QJsonObject &params)
+Result<void> CredentialApi::permit(CredentialAudit::Entry attempt, const QString &action)
+{
+    auto allowed = m_owners.check(attempt.uid, attempt.secret, action);
+    if (!allowed && allowed.error().kind == ErrorKind::PermissionDenied) {
+        attempt.outcome = errorKindName(ErrorKind::PermissionDenied);
+        m_audit.record(attempt);
+    }
+    return allowed;
+}
+
+Result<QJsonValue> CredentialApi::secretSet(uid_t caller, const QJsonObject &params)
 {
     auto vault = requireVault();
     if (!vault)
@@ -97,15 +122,35 @@ Result<QJsonValue> CredentialApi::secretSet(const QJsonObject &params)
     const QJsonValue value = params.value(QStringLiteral("value"));
     if (!value.isString())
         return fail(ErrorKind::InvalidParams, QStringLiteral("field 'value' must be a string"));
+    auto exists = (*vault)->contains(*name);
+    if (!exists)
+        return std::unexpected(exists.error());
+    CredentialAudit::Entry entry {caller, QString::fromLatin1(method::SecretSet)};
+    entry.secret = *name;
+    entry.extra.insert(QStringLiteral("replaced"), *exists);
+    if (*exists) {
+        if (auto allowed = permit(entry, QStringLiteral("replace it")); !allowed)
+            return std::unexpected(allowed.error());
+    } else if (auto owned = m_owners.setOwner(*name, caller); !owned) {
+        // Before the value is stored: a secret must never exist without the owner it was
+        // stored by (it would fall to root).
+        return std::unexpected(owned.error());
+    }
     QByteArray bytes = value.toString().toUtf8();
     const vault::SecretValue secret(bytes);
     OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
     auto info = (*vault)->set(*name, secret);
-    if (!info)
+    if (!info) {
+        if (!*exists)
+            m_owners.forget(*name);
         return std::unexpected(info.error());
+    }
+    m_audit.record(entry);
     auto bindings = m_bindings.usingSecret(*name);
+    auto owner = m_owners.ownerOf(*name);
     Q_EMIT secretChanged(*name);
-    return secretJson(*info, bindings ? *bindings : QList<CredentialBinding>());
+    return secretJson(*info, bindings ? *bindings : QList<CredentialBinding>(),
+                      owner.value_or(caller));
 }
 
 Result<QJsonValue> CredentialApi::secretList()
@@ -119,13 +164,16 @@ Result<QJsonValue> CredentialApi::secretList()
     auto bindings = m_bindings.list();
     if (!bindings)
         return std::unexpected(bindings.error());
+    auto owners = m_owners.all();
+    if (!owners)
+        return std::unexpected(owners.error());
     QJsonArray array;
     for (const vault::SecretInfo &info : *secrets)
-        array.append(secretJson(info, *bindings));
+        array.append(secretJson(info, *bindings, owners->value(info.name, 0)));
     return QJsonObject {{QStringLiteral("secrets"), array}};
 }
 
-Result<QJsonValue> CredentialApi::secretDelete(const QJsonObject &params)
+Result<QJsonValue> CredentialApi::secretDelete(uid_t caller, const QJsonObject &params)
 {
     auto vault = requireVault();
     if (!vault)
@@ -133,6 +181,16 @@ Result<QJsonValue> CredentialApi::secretDelete(const QJsonObject &params)
     auto name = json::readString(params, kName);
     if (!name)
         return std::unexpected(name.error());
+    // Known first, so nobody is told that a missing secret belongs to root.
+    auto exists = (*vault)->contains(*name);
+    if (!exists)
+        return std::unexpected(exists.error());
+    if (!*exists)
+        return fail(ErrorKind::NotFound, QStringLiteral("no secret named %1").arg(*name));
+    CredentialAudit::Entry entry {caller, QString::fromLatin1(method::SecretDelete)};
+    entry.secret = *name;
+    if (auto allowed = permit(entry, QStringLiteral("delete it")); !allowed)
+        return std::unexpected(allowed.error());
     auto bindings = m_bindings.usingSecret(*name);
     if (!bindings)
         return std::unexpected(bindings.error());
@@ -149,11 +207,14 @@ Result<QJsonValue> CredentialApi::secretDelete(const QJsonObject &params)
     }
     if (auto removed = (*vault)->remove(*name); !removed)
         return std::unexpected(removed.error());
+    if (auto forgotten = m_owners.forget(*name); !forgotten)
+        qCWarning(lcCredentials, "%s", qPrintable(forgotten.error().message));
+    m_audit.record(entry);
     Q_EMIT secretChanged(*name);
     return QJsonObject();
 }
 
-Result<QJsonValue> CredentialApi::bindingAdd(const QJsonObject &params)
+Result<QJsonValue> CredentialApi::bindingAdd(uid_t caller, const QJsonObject &params)
 {
     auto vault = requireVault();
     if (!vault)
@@ -170,11 +231,21 @@ Result<QJsonValue> CredentialApi::bindingAdd(const QJsonObject &params)
         return std::unexpected(sandbox.error());
     if (auto info = (*vault)->info(binding->secret); !info)
         return std::unexpected(info.error());
+    CredentialAudit::Entry entry {caller, QString::fromLatin1(method::BindingAdd)};
+    entry.secret = binding->secret;
+    entry.sandbox = binding->sandbox;
+    entry.host = binding->host;
+    // Binding is how a value is used: whoever may bind a secret to a host of their choosing
+    // can read it back there (ARCHITECTURE.md boundary 4).
+    if (auto allowed = permit(entry, QStringLiteral("bind it")); !allowed)
+        return std::unexpected(allowed.error());
     auto stored = m_bindings.add(*binding);
     if (!stored)
         return std::unexpected(stored.error());
     if (auto placeholder = m_bindings.placeholder(stored->sandbox, stored->secret); !placeholder)
         return std::unexpected(placeholder.error());
+    entry.binding = stored->id;
+    m_audit.record(entry);
     Q_EMIT bindingsChanged(stored->sandbox);
     return stored->toJson();
 }
@@ -197,17 +268,28 @@ Result<QJsonValue> CredentialApi::bindingList(const QJsonObject &params)
     return QJsonObject {{QStringLiteral("bindings"), array}};
 }
 
-Result<QJsonValue> CredentialApi::bindingRemove(const QJsonObject &params)
+Result<QJsonValue> CredentialApi::bindingRemove(uid_t caller, const QJsonObject &params)
 {
     auto id =
         json::readInteger(params, QStringLiteral("id"), 1, std::numeric_limits<qint64>::max());
     if (!id)
         return std::unexpected(id.error());
+    auto found = m_bindings.get(*id);
+    if (!found)
+        return std::unexpected(found.error());
+    CredentialAudit::Entry entry {caller, QString::fromLatin1(method::BindingRemove)};
+    entry.secret = found->secret;
+    entry.sandbox = found->sandbox;
+    entry.host = found->host;
+    entry.binding = found->id;
+    if (auto allowed = permit(entry, QStringLiteral("remove its bindings")); !allowed)
+        return std::unexpected(allowed.error());
     auto removed = m_bindings.remove(*id);
     if (!removed)
         return std::unexpected(removed.error());
     if (auto pruned = m_bindings.prunePlaceholders(removed->sandbox); !pruned)
         return std::unexpected(pruned.error());
+    m_audit.record(entry);
     Q_EMIT bindingsChanged(removed->sandbox);
     return removed->toJson();
 }

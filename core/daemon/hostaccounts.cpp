@@ -84,4 +84,14 @@ Result<SystemAccount> HostAccounts::ensureSystemUser(const QString &name)
                 QStringLiteral("cannot create user %1: %2").arg(name, error));
 }
 
+QString HostAccounts::userName(uid_t uid)
+{
+    std::vector<char> buffer(16384);
+    passwd entry {};
+    passwd *found = nullptr;
+    if (getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || !found)
+        return {};
+    return QString::fromLocal8Bit(found->pw_name);
+}
+
 } // namespace airlock

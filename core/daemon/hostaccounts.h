@@ -26,6 +26,8 @@ public:
     static Result<gid_t> ensureGroup(const QString &name);
     /// uid and primary gid of `name`, created as a system user without home or shell if missing.
     static Result<SystemAccount> ensureSystemUser(const QString &name);
+    /// The passwd name of `uid` (getpwuid_r), or an empty string when it has no entry.
+    static QString userName(uid_t uid);
 };
 
 } // namespace airlock

@@ -150,6 +150,13 @@ QList<Registry::Migration> Registry::migrations()
          QStringLiteral(
              "ALTER TABLE sandboxes ADD COLUMN identity_warning TEXT NOT NULL DEFAULT ''"),
          QStringLiteral("ALTER TABLE snapshots ADD COLUMN template_key TEXT NOT NULL DEFAULT ''")},
+        // 7 → 8: who owns each secret of the vault (docs/credentials.md, "Trust model"): the
+        // peer uid that first stored it. Secrets stored before have no row and belong to root,
+        // so an upgrade takes nothing from root and gives nothing to anyone else.
+        {QStringLiteral("CREATE TABLE secret_owners ("
+                        " name TEXT PRIMARY KEY NOT NULL,"
+                        " uid INTEGER NOT NULL,"
+                        " since TEXT NOT NULL)")},
     };
 }
 

@@ -1,7 +1,9 @@
 #include "core/daemon/snapshotapi.h"
 
+#include "core/daemon/credentialaudit.h"
 #include "core/daemon/helperapi.h"
 #include "core/daemon/sandboxservice.h"
+#include "core/daemon/secretowners.h"
 #include "core/daemon/snapshotservice.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
@@ -109,9 +111,11 @@ void SnapshotApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
             restore(params, std::move(reply));
         });
-    m_server.addDeferredMethod(QString::fromLatin1(method::SnapshotFork),
-                               [this](const RpcContext &, const QJsonObject &params,
-                                      RpcServer::Reply reply) { fork(params, std::move(reply)); });
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::SnapshotFork),
+        [this](const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply) {
+            fork(context.peer.uid, params, std::move(reply));
+        });
     add(method::SnapshotDelete, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto id = snapshotParam(params);
         if (!id)
@@ -197,7 +201,7 @@ void SnapshotApi::restore(const QJsonObject &params, RpcServer::Reply reply)
         });
 }
 
-void SnapshotApi::fork(const QJsonObject &params, RpcServer::Reply reply)
+void SnapshotApi::fork(uid_t caller, const QJsonObject &params, RpcServer::Reply reply)
 {
     auto id = snapshotParam(params);
     auto name = nameParam(params);
@@ -208,18 +212,48 @@ void SnapshotApi::fork(const QJsonObject &params, RpcServer::Reply reply)
     auto bindings = json::readBool(params, QStringLiteral("bindings"), false);
     if (!bindings)
         return reply(std::unexpected(bindings.error()));
-    int copied = 0;
-    auto forked = m_snapshots.fork(*id, *name, *bindings, &copied);
+    SnapshotService::ForkBindings forkBindings;
+    forkBindings.copy = *bindings;
+    if (m_owners) {
+        // Copying a binding binds the secret to the fork: the same right as binding.add.
+        forkBindings.refuse = [owners = m_owners, caller](const CredentialBinding &binding) {
+            auto allowed = owners->check(caller, binding.secret, QStringLiteral("bind it"));
+            return allowed
+                ? QString()
+                : QStringLiteral("binding %1: %2").arg(binding.id).arg(allowed.error().message);
+        };
+    }
+    auto forked = m_snapshots.fork(*id, *name, &forkBindings);
     if (!forked)
         return reply(std::unexpected(forked.error()));
+    if (m_audit) {
+        for (const CredentialBinding &copy : forkBindings.copied) {
+            CredentialAudit::Entry entry {caller, QString::fromLatin1(method::SnapshotFork)};
+            entry.secret = copy.secret;
+            entry.sandbox = copy.sandbox;
+            entry.host = copy.host;
+            entry.binding = copy.id;
+            entry.extra.insert(QStringLiteral("snapshot"), *id);
+            m_audit->record(entry);
+        }
+    }
+    const int copied = int(forkBindings.copied.size());
+    const QStringList leftOut = forkBindings.leftOut;
     // Once the fork's guest answered its identity refresh.
-    m_sandboxes.whenSettled(*forked, [this, name = *forked, copied, reply] {
+    m_sandboxes.whenSettled(*forked, [this, name = *forked, copied, leftOut, reply] {
         auto sandbox = m_sandboxes.get(name);
         if (!sandbox)
             return reply(std::unexpected(sandbox.error()));
         // The Sandbox, plus what was done with the original's credential bindings.
         QJsonObject result = sandbox->toJson();
         result.insert(QStringLiteral("bindingsCopied"), copied);
+        result.insert(QStringLiteral("bindingsLeftOut"), int(leftOut.size()));
+        if (!leftOut.isEmpty())
+            result.insert(QStringLiteral("bindingsLeftOutReason"),
+                          QStringLiteral("%1 binding(s) of secrets you do not own were not "
+                                         "copied: %2")
+                              .arg(leftOut.size())
+                              .arg(leftOut.join(QStringLiteral("; "))));
         reply(result);
     });
 }

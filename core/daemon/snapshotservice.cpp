@@ -920,11 +920,14 @@ void SnapshotService::restoreSnapshot(
     restore(std::nullopt);
 }
 
-Result<QString> SnapshotService::fork(const QString &id, const QString &name, bool copyBindings,
-                                      int *copied)
+Result<QString> SnapshotService::fork(const QString &id, const QString &name,
+                                      ForkBindings *forkBindings)
 {
-    if (copied)
-        *copied = 0;
+    if (forkBindings) {
+        forkBindings->copied.clear();
+        forkBindings->leftOut.clear();
+    }
+    const bool copyBindings = forkBindings && forkBindings->copy;
     auto snapshot = get(id);
     if (!snapshot)
         return std::unexpected(snapshot.error());
@@ -969,14 +972,20 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name, bo
         if (!bindings)
             return undo(bindings.error());
         for (CredentialBinding binding : *bindings) {
+            if (forkBindings->refuse) {
+                if (const QString why = forkBindings->refuse(binding); !why.isEmpty()) {
+                    forkBindings->leftOut.append(why);
+                    continue;
+                }
+            }
             // Placeholders are per sandbox and made on first use: the fork gets its own.
             binding.id = 0;
             binding.sandbox = name;
             binding.stats = {};
-            if (auto added = m_bindings->add(binding); !added)
+            auto added = m_bindings->add(binding);
+            if (!added)
                 return undo(added.error());
-            if (copied)
-                ++*copied;
+            forkBindings->copied.append(*added);
         }
     }
     if (auto started = startFrom(name, *snapshot); !started)

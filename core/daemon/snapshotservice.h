@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/daemon/operationjournal.h"
+#include "core/model/credentialbinding.h"
 #include "core/model/error.h"
 #include "core/model/snapshot.h"
 #include "core/snapshot/snapshotarchive.h"
@@ -9,6 +10,7 @@
 #include <QList>
 #include <QObject>
 #include <QSet>
+#include <QStringList>
 #include <QTimer>
 
 #include <functional>
@@ -90,12 +92,21 @@ public:
     /// sandbox simply starts from the snapshot), or the error, on this object's thread.
     void restoreSnapshot(const QString &sandbox, const QString &id,
                          std::function<void(const Result<std::optional<Snapshot>> &)> done);
+    /// What a fork does with the credential bindings of the snapshot's sandbox.
+    struct ForkBindings
+    {
+        bool copy = false; ///< snapshot.fork `bindings`
+        /// Why a binding may not be copied (a secret the caller does not own: docs/credentials.md
+        /// "Trust model"), or an empty string to copy it. Unset: every binding is copied.
+        std::function<QString(const CredentialBinding &)> refuse;
+        QList<CredentialBinding> copied; ///< out: as stored for the fork (new ids)
+        QStringList leftOut; ///< out: refuse()'s reason for each binding not copied
+    };
     /// A new sandbox `name` started from snapshot `id` while the original runs on. The egress
     /// policy of the snapshot's sandbox is copied; its credential bindings only with
-    /// `copyBindings` (then with new placeholders; `copied` says how many). The guest gets the
-    /// fork's own name, addresses, CA and seed files through its agent.
-    Result<QString> fork(const QString &id, const QString &name, bool copyBindings = false,
-                         int *copied = nullptr);
+    /// `bindings->copy` (then with new placeholders), those refuse() lets through. The guest
+    /// gets the fork's own name, addresses, CA and seed files through its agent.
+    Result<QString> fork(const QString &id, const QString &name, ForkBindings *bindings = nullptr);
 
     /// Identifies what a template is made of: SHA-256 over the image (id, kernel arguments,
     /// kernel and initrd size and mtime), the QEMU binary (path, size, mtime), the device

@@ -276,6 +276,16 @@ Result<SecretInfo> SecretVault::info(const QString &name) const
     return std::move(decoded->info);
 }
 
+Result<bool> SecretVault::contains(const QString &name) const
+{
+    if (auto valid = validateName(name, u"secret name"); !valid)
+        return std::unexpected(valid.error());
+    struct stat status
+    {
+    };
+    return ::lstat(QFile::encodeName(pathOf(name)).constData(), &status) == 0;
+}
+
 Result<SecretValue> SecretVault::read(const QString &name) const
 {
     auto decoded = decode(name);

@@ -71,6 +71,9 @@ public:
     Result<QList<SecretInfo>> list() const;
     /// The metadata of one secret. Errors: InvalidName, NotFound, OperationFailed (damaged).
     Result<SecretInfo> info(const QString &name) const;
+    /// Whether `name` has a file, healthy or damaged (what remove() would delete).
+    /// Errors: InvalidName.
+    Result<bool> contains(const QString &name) const;
     /// The value of `name`, for the helper's own use (gateway configuration). Errors as info().
     Result<SecretValue> read(const QString &name) const;
 

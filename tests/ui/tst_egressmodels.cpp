@@ -516,12 +516,29 @@ void TestEgressModels::secretAndBindingModels()
               QJsonObject {{QStringLiteral("name"), QStringLiteral("tok")},
                            {QStringLiteral("fingerprint"), QStringLiteral("0123456789abcdef")},
                            {QStringLiteral("useCount"), 2},
+                           {QStringLiteral("ownerUid"), 1001},
+                           {QStringLiteral("owner"), QStringLiteral("alice")},
                            {QStringLiteral("bindings"), QJsonArray {1}}}}}}));
     QCOMPARE(secrets.rowCount(), 1);
     QCOMPARE(secrets.index(0, SecretListModel::LastUsedColumn).data().toString(),
              QStringLiteral("never"));
-    secrets.upsert({{QStringLiteral("name"), QStringLiteral("a-first")}});
+    QCOMPARE(secrets.headerData(SecretListModel::OwnerColumn, Qt::Horizontal).toString(),
+             QStringLiteral("Owner"));
+    QCOMPARE(secrets.index(0, SecretListModel::OwnerColumn).data().toString(),
+             QStringLiteral("alice"));
+    QVERIFY(secrets.index(0, SecretListModel::OwnerColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("1001")));
+    // A uid the helper's host has no name for is shown as such; an older helper's row
+    // (no owner fields) has an empty cell.
+    secrets.upsert(
+        {{QStringLiteral("name"), QStringLiteral("a-first")}, {QStringLiteral("ownerUid"), 4242}});
     QCOMPARE(secrets.rowOf(QStringLiteral("a-first")), 0);
+    QCOMPARE(secrets.index(0, SecretListModel::OwnerColumn).data().toString(),
+             QStringLiteral("uid 4242"));
+    secrets.upsert({{QStringLiteral("name"), QStringLiteral("a-first")}});
+    QCOMPARE(secrets.index(0, SecretListModel::OwnerColumn).data().toString(), QString());
     secrets.remove(QStringLiteral("a-first"));
     QCOMPARE(secrets.rowCount(), 1);
 

@@ -1,5 +1,7 @@
 #include "core/daemon/registry.h"
 
+#include "core/daemon/secretowners.h"
+
 #include "core/model/egresspolicy.h"
 
 #include <QElapsedTimer>
@@ -62,6 +64,7 @@ private Q_SLOTS:
     void egressHistoryIsBoundedPerSandbox();
     void egressBatchIsOneTransaction();
     void linkIndexRoundTrip();
+    void secretOwnersAfterUpgrade();
 
 private:
     QString path() const { return m_dir->filePath(QStringLiteral("registry.sqlite")); }
@@ -353,6 +356,45 @@ void TestRegistry::linkIndexRoundTrip()
     record.linkIndex = 42;
     QVERIFY((*registry)->update(record));
     QCOMPARE((*registry)->load()->first().linkIndex, 42);
+}
+
+void TestRegistry::secretOwnersAfterUpgrade()
+{
+    // A registry at schema 7 (before owners): its secrets have no row and belong to root.
+    {
+        auto old = Registry::open(path(), Registry::migrations().mid(0, 7));
+        QVERIFY(old);
+        QCOMPARE((*old)->schemaVersion(), 7);
+    }
+    auto registry = Registry::open(path());
+    QVERIFY2(registry, qPrintable(registry ? QString() : registry.error().message));
+    QCOMPARE((*registry)->schemaVersion(), 8);
+    airlock::SecretOwners owners(**registry);
+    QCOMPARE(owners.ownerOf(QStringLiteral("old-token")).value_or(99), uid_t(0));
+    QVERIFY(owners.check(0, QStringLiteral("old-token"), QStringLiteral("bind it")));
+    auto refused = owners.check(1001, QStringLiteral("old-token"), QStringLiteral("bind it"));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().kind, airlock::ErrorKind::PermissionDenied);
+    QVERIFY2(refused.error().message.contains(QStringLiteral("belongs to root (uid 0)")),
+             qPrintable(refused.error().message));
+    QVERIFY(refused.error().message.contains(QStringLiteral("bind it")));
+
+    // The first one to store a secret owns it; root may still do everything with it.
+    QVERIFY(owners.setOwner(QStringLiteral("mine"), 1001));
+    QCOMPARE(owners.ownerOf(QStringLiteral("mine")).value_or(99), uid_t(1001));
+    QVERIFY(owners.check(1001, QStringLiteral("mine"), QStringLiteral("delete it")));
+    QVERIFY(owners.check(0, QStringLiteral("mine"), QStringLiteral("delete it")));
+    auto other = owners.check(1002, QStringLiteral("mine"), QStringLiteral("delete it"));
+    QVERIFY(!other);
+    QVERIFY2(other.error().message.contains(QStringLiteral("uid 1001")),
+             qPrintable(other.error().message));
+    QCOMPARE(owners.all()->value(QStringLiteral("mine")), uid_t(1001));
+    // Deleted: the name is free again (a stale row is replaced by the next owner).
+    QVERIFY(owners.forget(QStringLiteral("mine")));
+    QCOMPARE(owners.ownerOf(QStringLiteral("mine")).value_or(99), uid_t(0));
+    QVERIFY(owners.setOwner(QStringLiteral("mine"), 1002));
+    QVERIFY(owners.setOwner(QStringLiteral("mine"), 1003));
+    QCOMPARE(owners.ownerOf(QStringLiteral("mine")).value_or(99), uid_t(1003));
 }
 
 QTEST_GUILESS_MAIN(TestRegistry)
