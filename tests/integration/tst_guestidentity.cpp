@@ -315,8 +315,8 @@ void TestGuestIdentity::restoreInPlaceKeepsItsNetwork()
                QStringLiteral("nft"), QStringLiteral("list"), QStringLiteral("tables")});
     QVERIFY(nft.waitForFinished(10000));
     tables = QString::fromUtf8(nft.readAllStandardOutput());
-    const QString table =
-        airlock::NftablesTable::tableName(kOriginal, HelperInstance::tagFor(m_net->helper().stateDir()));
+    const QString table = airlock::NftablesTable::tableName(
+        kOriginal, HelperInstance::tagFor(m_net->helper().stateDir()));
     QVERIFY2(tables.contains(QStringLiteral("inet ") + table), qPrintable(tables));
     QVERIFY2(tables.contains(QStringLiteral("netdev ") + table), qPrintable(tables));
     m_console = std::make_unique<GuestConsole>(m_net->helper().socketPath(), kOriginal);

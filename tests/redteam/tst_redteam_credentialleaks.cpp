@@ -273,7 +273,7 @@ private Q_SLOTS:
         QVERIFY(run(u"ip"_s,
                     {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
                      airlock::TapDevice::interfaceName(
-                         kName, airlock::HelperInstance::tagFor(m_helper->stateDir()))},
+                         kName, airlock::HelperInstance::tagFor(m_net->helper().stateDir()))},
                     {}, &addresses));
         const auto match = QRegularExpression(u"inet (\\d+\\.\\d+\\.\\d+\\.\\d+)/"_s)
                                .match(QString::fromLatin1(addresses));
