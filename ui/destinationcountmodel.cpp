@@ -24,7 +24,7 @@ void DestinationCountModel::add(const EgressEntry &entry)
         row = *found;
     }
     Destination &destination = m_rows[row];
-    (entry.allowed ? destination.allowed : destination.denied) += 1;
+    (entry.allowed ? destination.allowed : destination.denied) += entry.count;
     if (!destination.last.isValid() || entry.time >= destination.last) {
         destination.last = entry.time;
         destination.lastReason = entry.reason;

@@ -34,8 +34,8 @@ public:
     {
         QString sandbox;
         QString name;
-        int allowed = 0;
-        int denied = 0;
+        qint64 allowed = 0;
+        qint64 denied = 0;
         QDateTime last;
         QString lastReason; ///< reason of the newest decision
     };

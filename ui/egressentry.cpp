@@ -52,6 +52,7 @@ std::optional<EgressEntry> EgressEntry::fromJson(const QJsonObject &event, const
         entry.binding = binding.toInteger();
     entry.scrubbed = std::max<qint64>(0, event.value(QStringLiteral("scrubbed")).toInteger());
     entry.alert = event.value(QStringLiteral("alert")).toBool();
+    entry.count = std::max<qint64>(1, event.value(QStringLiteral("count")).toInteger(1));
     entry.json = event;
     if (!entry.path.isEmpty())
         entry.json.insert(QStringLiteral("path"), entry.path);

@@ -32,6 +32,9 @@ struct EgressEntry
     qint64 scrubbed = 0; ///< secret forms replaced in the response (0 when none)
     /// Someone should look: `credential_exfil`, or a response that carried a secret.
     bool alert = false;
+    /// Decisions this entry stands for: more than 1 for a summary the gateway's event rate
+    /// limit made (docs/gateway.md, "Event rate"), which counters and rates add in full.
+    qint64 count = 1;
     QJsonObject json; ///< the event as received (path redacted)
 
     /// Reads an event; std::nullopt when time, verdict or reason are missing or mistyped.

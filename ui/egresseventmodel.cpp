@@ -3,6 +3,9 @@
 #include "core/protocol/methods.h"
 #include "ui/policytext.h"
 
+#include <algorithm>
+#include <climits>
+
 #include <QBrush>
 #include <QColor>
 #include <QJsonArray>
@@ -11,6 +14,15 @@
 namespace airlock {
 
 EgressEventModel::EgressEventModel(QObject *parent) : QAbstractTableModel(parent) { }
+
+QString EgressEventModel::reasonText(const EgressEntry &entry)
+{
+    const QString reason = PolicyText::reasonText(entry.reason);
+    if (entry.count <= 1)
+        return reason;
+    return tr("%1 (%n times in a second)", nullptr, int(std::min<qint64>(entry.count, INT_MAX)))
+        .arg(reason);
+}
 
 std::optional<EgressEntry> EgressEventModel::handleNotification(const QString &method,
                                                                 const QJsonObject &params)
@@ -122,7 +134,7 @@ QVariant EgressEventModel::data(const QModelIndex &index, int role) const
         case VerdictColumn:
             return entry.allowed ? tr("Allowed") : tr("Denied");
         case ReasonColumn:
-            return PolicyText::reasonText(entry.reason);
+            return reasonText(entry);
         }
         return {};
     case Qt::ToolTipRole:
@@ -130,9 +142,8 @@ QVariant EgressEventModel::data(const QModelIndex &index, int role) const
             return QLocale().toString(entry.time.toLocalTime(), QLocale::LongFormat);
         // The reason in full (the column is often narrow), then the gateway's detail.
         if (index.column() == ReasonColumn || index.column() == VerdictColumn)
-            return entry.detail.isEmpty()
-                ? PolicyText::reasonText(entry.reason)
-                : tr("%1: %2").arg(PolicyText::reasonText(entry.reason), entry.detail);
+            return entry.detail.isEmpty() ? reasonText(entry)
+                                          : tr("%1: %2").arg(reasonText(entry), entry.detail);
         return entry.detail.isEmpty() ? QVariant() : QVariant(entry.detail);
     case Qt::ForegroundRole:
         if (index.column() == VerdictColumn)

@@ -63,6 +63,9 @@ Q_SIGNALS:
     void entryAdded(const airlock::EgressEntry &entry, bool live);
 
 private:
+    /// The reason in words; a summary adds how many decisions it stands for.
+    static QString reasonText(const EgressEntry &entry);
+
     QList<EgressEntry> m_entries;
     QSet<qint64> m_seqs;
 };

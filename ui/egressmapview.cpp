@@ -109,8 +109,8 @@ void EgressMapView::paintEvent(QPaintEvent *)
         const qreal angle = -std::numbers::pi / 2 + 2 * std::numbers::pi * i / std::max(1, count);
         const QPointF end(center.x() + radiusX * std::cos(angle),
                           center.y() + radiusY * std::sin(angle));
-        const int hits = destination.allowed + destination.denied;
-        QPen pen(edgeColor(destination), 1.5 + std::min(4.0, std::log2(1.0 + hits)));
+        const qint64 hits = destination.allowed + destination.denied;
+        QPen pen(edgeColor(destination), 1.5 + std::min(4.0, std::log2(1.0 + double(hits))));
         if (destination.allowed == 0)
             pen.setStyle(Qt::DashLine);
         painter.setPen(pen);

@@ -1,5 +1,8 @@
 #include "ui/probingmonitor.h"
 
+#include <algorithm>
+#include <climits>
+
 namespace airlock {
 
 ProbingMonitor::ProbingMonitor(QObject *parent) : QObject(parent)
@@ -21,7 +24,9 @@ void ProbingMonitor::record(const EgressEntry &entry)
         return;
     // Arrival time, not the event's: a sandbox whose clock or gateway lags still alerts now.
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    m_denials[entry.sandbox].append(now);
+    Window &window = m_denials[entry.sandbox];
+    window.denials.append({now, entry.count});
+    window.total += entry.count;
     if (!m_timer.isActive())
         m_timer.start();
     evaluate(now);
@@ -31,11 +36,11 @@ void ProbingMonitor::evaluate(const QDateTime &now)
 {
     const QDateTime cutoff = now.addSecs(-60);
     for (auto it = m_denials.begin(); it != m_denials.end();) {
-        QList<QDateTime> &times = it.value();
-        while (!times.isEmpty() && times.constFirst() < cutoff)
-            times.removeFirst();
+        Window &window = it.value();
+        while (!window.denials.isEmpty() && window.denials.constFirst().arrived < cutoff)
+            window.total -= window.denials.takeFirst().count;
         const QString sandbox = it.key();
-        const int count = int(times.size());
+        const int count = int(std::min<qint64>(window.total, INT_MAX));
         if (count >= m_threshold && !m_probing.contains(sandbox)) {
             m_probing.insert(sandbox);
             Q_EMIT probingStarted(sandbox, count);
@@ -43,7 +48,7 @@ void ProbingMonitor::evaluate(const QDateTime &now)
             m_probing.remove(sandbox);
             Q_EMIT probingEnded(sandbox);
         }
-        if (times.isEmpty())
+        if (window.denials.isEmpty())
             it = m_denials.erase(it);
         else
             ++it;
@@ -54,7 +59,7 @@ void ProbingMonitor::evaluate(const QDateTime &now)
 
 int ProbingMonitor::deniedLastMinute(const QString &sandbox) const
 {
-    return int(m_denials.value(sandbox).size());
+    return int(std::min<qint64>(m_denials.value(sandbox).total, INT_MAX));
 }
 
 } // namespace airlock

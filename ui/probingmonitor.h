@@ -37,7 +37,19 @@ Q_SIGNALS:
     void probingEnded(const QString &sandbox);
 
 private:
-    QHash<QString, QList<QDateTime>> m_denials;
+    /// A live denial's arrival time and how many decisions it stands for (a summary's count).
+    struct Denial
+    {
+        QDateTime arrived;
+        qint64 count = 1;
+    };
+    /// Denials per sandbox, oldest first, with their sum.
+    struct Window
+    {
+        QList<Denial> denials;
+        qint64 total = 0;
+    };
+    QHash<QString, Window> m_denials;
     QSet<QString> m_probing;
     QTimer m_timer;
     int m_threshold = kDefaultThreshold;

@@ -91,6 +91,7 @@ private Q_SLOTS:
     void eventTableHeadersFitInGerman();
     void destinationsAndMap();
     void probingAlert();
+    void summariesCountInFull();
     void learnModeCollectsDeniedOnly();
     void allowThisHostProposesRule();
     void dryRunModel();
@@ -406,6 +407,51 @@ void TestEgressModels::probingAlert()
     monitor.evaluate(QDateTime::currentDateTimeUtc().addSecs(61));
     QCOMPARE(ended.count(), 1);
     QVERIFY(!monitor.isProbing(QStringLiteral("agent")));
+}
+
+// A flood of denials reaches the window as summaries (`count`, the gateway's event rate limit):
+// the probing alert, the destination counters and the table must see every decision, or the
+// flood that should raise the alert would be the one that hides.
+void TestEgressModels::summariesCountInFull()
+{
+    QJsonObject summary = makeEvent(QStringLiteral("agent"), QStringLiteral("x.test"), false,
+                                    QStringLiteral("host_not_allowed"));
+    summary.insert(QStringLiteral("count"), 250);
+    const auto entry = *EgressEntry::fromJson(summary, {});
+    QCOMPARE(entry.count, 250);
+    // Garbage counts are one decision, never zero or negative.
+    const QJsonArray garbage {0, -5, QStringLiteral("9")};
+    for (const QJsonValue &bad : garbage) {
+        QJsonObject odd = summary;
+        odd.insert(QStringLiteral("count"), bad);
+        QCOMPARE(EgressEntry::fromJson(odd, {})->count, 1);
+    }
+
+    ProbingMonitor monitor;
+    monitor.setThreshold(ProbingMonitor::kDefaultThreshold);
+    QSignalSpy started(&monitor, &ProbingMonitor::probingStarted);
+    monitor.record(entry);
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(started.first().at(1).toInt(), 250);
+    QCOMPARE(monitor.deniedLastMinute(QStringLiteral("agent")), 250);
+    monitor.evaluate(QDateTime::currentDateTimeUtc().addSecs(61));
+    QCOMPARE(monitor.deniedLastMinute(QStringLiteral("agent")), 0);
+    QVERIFY(!monitor.isProbing(QStringLiteral("agent")));
+
+    DestinationCountModel destinations;
+    destinations.add(entry);
+    destinations.add(
+        *EgressEntry::fromJson(makeEvent(QStringLiteral("agent"), QStringLiteral("x.test"), false,
+                                         QStringLiteral("host_not_allowed")),
+                               {}));
+    QCOMPARE(destinations.index(0, DestinationCountModel::DeniedColumn).data().toInt(), 251);
+
+    EgressEventModel events;
+    events.handleNotification(QStringLiteral("egress.event"), notification(1, summary));
+    const QString reason = events.index(0, EgressEventModel::ReasonColumn).data().toString();
+    QVERIFY2(reason.contains(QStringLiteral("250")), qPrintable(reason));
+    QVERIFY2(reason.startsWith(PolicyText::reasonText(QStringLiteral("host_not_allowed"))),
+             qPrintable(reason));
 }
 
 void TestEgressModels::learnModeCollectsDeniedOnly()
