@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds, checks formatting, builds the
-# guest image once (the guest_image_build test) and runs every test with ctest.
+# guest images once (the guest_image_build and guest_image_debian_build tests) and runs every
+# test with ctest.
 # Extra arguments go to ctest (e.g. -L unit). Needs root: tests start airlockd, QEMU guests as
 # an unprivileged user, and network namespaces.
 set -euo pipefail
