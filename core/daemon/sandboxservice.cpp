@@ -605,14 +605,10 @@ Result<Sandbox> SandboxService::start(const QString &name, int incomingStateFd, 
 Result<Sandbox> SandboxService::startOnce(const QString &name, int incomingStateFd,
                                           StartSource source, bool *usedTemplate)
 {
-    auto found = find(name);
+    auto found = findStopped(name);
     if (!found)
         return std::unexpected(found.error());
     Entry *entry = *found;
-    if (entry->sandbox.state != SandboxState::Stopped)
-        return fail(ErrorKind::InvalidState,
-                    QStringLiteral("sandbox '%1' is %2, not stopped")
-                        .arg(name, sandboxStateName(entry->sandbox.state)));
     auto image = m_images.find(entry->sandbox.spec.image);
     if (!image)
         return fail(ErrorKind::BackendUnavailable,
@@ -837,14 +833,10 @@ Result<Sandbox> SandboxService::kill(const QString &name)
 
 Result<void> SandboxService::setStateReason(const QString &name, const QString &reason)
 {
-    auto found = find(name);
+    auto found = findStopped(name);
     if (!found)
         return std::unexpected(found.error());
     Entry *entry = *found;
-    if (entry->sandbox.state != SandboxState::Stopped)
-        return fail(ErrorKind::InvalidState,
-                    QStringLiteral("sandbox '%1' is %2, not stopped")
-                        .arg(name, sandboxStateName(entry->sandbox.state)));
     entry->sandbox.stateReason = reason;
     commit(*entry);
     return {};
@@ -1362,6 +1354,18 @@ Result<SandboxService::Entry *> SandboxService::find(const QString &name)
     if (it == m_entries.end())
         return notFound(name);
     return &it->second;
+}
+
+Result<SandboxService::Entry *> SandboxService::findStopped(const QString &name)
+{
+    auto found = find(name);
+    if (!found)
+        return found;
+    if ((*found)->sandbox.state != SandboxState::Stopped)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not stopped")
+                        .arg(name, sandboxStateName((*found)->sandbox.state)));
+    return found;
 }
 
 Result<const SandboxService::Entry *> SandboxService::find(const QString &name) const

@@ -230,6 +230,8 @@ private:
 
     Result<Entry *> find(const QString &name);
     Result<const Entry *> find(const QString &name) const;
+    /// find(), and `invalid_state` unless the sandbox is stopped.
+    Result<Entry *> findStopped(const QString &name);
     QString runtimeDirFor(const QString &name) const;
     /// BackendUnavailable, with a message saying what is missing, when the RAM directory's free
     /// space or the host's MemAvailable (/proc/meminfo) is below `memoryMib`.

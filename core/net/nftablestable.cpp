@@ -195,6 +195,22 @@ QJsonArray outputItems(const QByteArray &output)
     return QJsonDocument::fromJson(output).object().value(u"nftables"_s).toArray();
 }
 
+/// The items of table `table` in `family`; std::nullopt when that table does not exist (one
+/// command per family, so a missing table fails only its own listing).
+Result<std::optional<QJsonArray>> listTable(const QString &family, const QString &table)
+{
+    const QJsonArray list {QJsonObject {
+        {u"list"_s,
+         QJsonObject {{u"table"_s, QJsonObject {{u"family"_s, family}, {u"name"_s, table}}}}}}};
+    auto output = run(wrap(list));
+    if (!output) {
+        if (output.error().message.contains(u"No such file or directory"_s))
+            return std::optional<QJsonArray>();
+        return std::unexpected(output.error());
+    }
+    return std::optional<QJsonArray>(outputItems(*output));
+}
+
 } // namespace
 
 Result<void> NftablesSpec::validate() const
@@ -381,18 +397,13 @@ Result<QMap<QString, NftCounter>> NftablesTable::counters(const QString &sandbox
     QMap<QString, NftCounter> values;
     bool found = false;
     for (const QString &family : {Netdev, Inet}) {
-        // One command per family: a missing table fails only its own command.
-        const QJsonArray list {QJsonObject {
-            {u"list"_s,
-             QJsonObject {{u"table"_s, QJsonObject {{u"family"_s, family}, {u"name"_s, table}}}}}}};
-        auto output = run(wrap(list));
-        if (!output) {
-            if (output.error().message.contains(u"No such file or directory"_s))
-                continue;
-            return std::unexpected(output.error());
-        }
+        auto listed = listTable(family, table);
+        if (!listed)
+            return std::unexpected(listed.error());
+        if (!*listed)
+            continue;
         found = true;
-        for (const QJsonValue &item : outputItems(*output)) {
+        for (const QJsonValue &item : **listed) {
             const QJsonObject counter = item.toObject().value(u"counter"_s).toObject();
             const QString name = counter.value(u"name"_s).toString();
             if (counter.isEmpty() || !CounterNames.contains(name))
@@ -464,19 +475,16 @@ Result<QByteArray> NftablesTable::fingerprint(const QString &sandbox, const QStr
     QCryptographicHash hash(QCryptographicHash::Sha256);
     int missing = 0;
     for (const QString &family : {Netdev, Inet}) {
-        const QJsonArray list {QJsonObject {
-            {u"list"_s,
-             QJsonObject {{u"table"_s, QJsonObject {{u"family"_s, family}, {u"name"_s, table}}}}}}};
-        auto output = run(wrap(list));
-        if (!output) {
-            if (!output.error().message.contains(u"No such file or directory"_s))
-                return std::unexpected(output.error());
+        auto listed = listTable(family, table);
+        if (!listed)
+            return std::unexpected(listed.error());
+        if (!*listed) {
             ++missing;
             hash.addData(QByteArrayView("missing\n"));
             continue;
         }
         QJsonArray items;
-        for (const QJsonValue &item : outputItems(*output)) {
+        for (const QJsonValue &item : **listed) {
             if (!item.toObject().contains(u"metainfo"_s))
                 items.append(withoutVolatileFields(item));
         }

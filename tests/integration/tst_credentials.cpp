@@ -4,6 +4,7 @@
 // URL-encoded forms are searched).
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "secretforms.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -13,6 +14,7 @@
 #include <QProcess>
 #include <QTest>
 
+using airlock::test::containsAnySecretForm;
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
 
@@ -20,22 +22,6 @@ namespace {
 
 const QByteArray kSecret = QByteArrayLiteral("sk-live-canary-5e1f0c7a9b2d4e68");
 const QByteArray kCliSecret = QByteArrayLiteral("cli-canary-83d1a0f4c6b2e975");
-
-// The forms a careless log line or encoder would produce.
-QList<QByteArray> forms(const QByteArray &secret)
-{
-    return {secret, secret.toBase64(), secret.toBase64(QByteArray::Base64UrlEncoding),
-            secret.toPercentEncoding(), secret.toHex()};
-}
-
-bool containsAnyForm(const QByteArray &haystack, const QByteArray &secret)
-{
-    for (const QByteArray &form : forms(secret)) {
-        if (haystack.contains(form))
-            return true;
-    }
-    return false;
-}
 
 bool succeeded(const QJsonObject &answer)
 {
@@ -435,7 +421,7 @@ private Q_SLOTS:
         m_helper->stop();
         // I4: no stored value in any answer, CLI output, log file or the state dir's files.
         for (const QByteArray &secret : {kSecret, kCliSecret}) {
-            QVERIFY2(!containsAnyForm(m_transcript, secret), "a value reached a client");
+            QVERIFY2(!containsAnySecretForm(m_transcript, secret), "a value reached a client");
             QDirIterator files(m_helper->stateDir(), QDir::Files | QDir::Hidden | QDir::System,
                                QDirIterator::Subdirectories);
             while (files.hasNext()) {
@@ -443,7 +429,7 @@ private Q_SLOTS:
                 QFile file(path);
                 if (!file.open(QIODevice::ReadOnly))
                     continue;
-                QVERIFY2(!containsAnyForm(file.readAll(), secret), qPrintable(path));
+                QVERIFY2(!containsAnySecretForm(file.readAll(), secret), qPrintable(path));
             }
         }
     }

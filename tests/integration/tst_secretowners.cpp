@@ -9,6 +9,7 @@
 #include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "secretforms.h"
 #include "testuser.h"
 
 #include <QDir>
@@ -21,6 +22,7 @@
 
 #include <unistd.h>
 
+using airlock::test::containsAnySecretForm;
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
@@ -32,21 +34,6 @@ const QByteArray kRootSecret = QByteArrayLiteral("root-canary-7f3a91c0d2b84e65")
 const QByteArray kRootRotated = QByteArrayLiteral("root-rotated-0c9d8e7f6a5b4c3d");
 const QByteArray kUserSecret = QByteArrayLiteral("user-canary-19e4b7a2c6d05f83");
 const QByteArray kAttackerValue = QByteArrayLiteral("attacker-chosen-5d6e7f8091a2b3c4");
-
-QList<QByteArray> forms(const QByteArray &secret)
-{
-    return {secret, secret.toBase64(), secret.toBase64(QByteArray::Base64UrlEncoding),
-            secret.toPercentEncoding(), secret.toHex()};
-}
-
-bool containsAnyForm(const QByteArray &haystack, const QByteArray &secret)
-{
-    for (const QByteArray &form : forms(secret)) {
-        if (haystack.contains(form))
-            return true;
-    }
-    return false;
-}
 
 QByteArray compact(const QJsonObject &object)
 {
@@ -608,7 +595,7 @@ private Q_SLOTS:
         // No value in any answer, CLI output, audit line, log file or other file of the state
         // dir (the vault files hold ciphertext).
         for (const QByteArray &secret : {kRootSecret, kRootRotated, kUserSecret, kAttackerValue}) {
-            QVERIFY2(!containsAnyForm(m_transcript, secret), "a value reached a client");
+            QVERIFY2(!containsAnySecretForm(m_transcript, secret), "a value reached a client");
             QDirIterator files(m_helper->stateDir(), QDir::Files | QDir::Hidden | QDir::System,
                                QDirIterator::Subdirectories);
             int searched = 0;
@@ -618,7 +605,7 @@ private Q_SLOTS:
                 if (!file.open(QIODevice::ReadOnly))
                     continue;
                 ++searched;
-                QVERIFY2(!containsAnyForm(file.readAll(), secret), qPrintable(path));
+                QVERIFY2(!containsAnySecretForm(file.readAll(), secret), qPrintable(path));
             }
             QVERIFY(searched > 0);
         }
