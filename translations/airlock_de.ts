@@ -1111,6 +1111,13 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message numerus="yes">
+        <source>%1 (%n times in a second)</source>
+        <translation>
+            <numerusform>%1 (%n-mal in einer Sekunde)</numerusform>
+            <numerusform>%1 (%n-mal in einer Sekunde)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>airlock::EgressMapView</name>
@@ -2586,6 +2593,18 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Bindings</source>
         <translation>Bindungen</translation>
+    </message>
+    <message>
+        <source>uid %1</source>
+        <translation>UID %1</translation>
+    </message>
+    <message>
+        <source>Stored by uid %1. Only its owner or root may replace, delete or bind it.</source>
+        <translation>Gespeichert von UID %1. Nur der Besitzer oder root darf es ersetzen, löschen oder binden.</translation>
+    </message>
+    <message>
+        <source>Owner</source>
+        <translation>Besitzer</translation>
     </message>
 </context>
 <context>

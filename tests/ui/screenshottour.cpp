@@ -217,6 +217,12 @@ QList<QJsonObject> history(const QString &sandbox, qint64 agentBinding)
                                 QStringLiteral("/packages/requests-2.32.3-py3-none-any.whl")));
         events.append(event(at(), sandbox, QStringLiteral("dns"), QStringLiteral("pastebin.com"),
                             false, QStringLiteral("host_not_allowed")));
+        // A retry loop beyond the gateway's event rate: one summary stands for 48 denials.
+        QJsonObject flood =
+            event(at(), sandbox, QStringLiteral("dns"), QStringLiteral("pastebin.com"), false,
+                  QStringLiteral("host_not_allowed"));
+        flood.insert(QStringLiteral("count"), 48);
+        events.append(flood);
         // Decisions of the gateway's own rules: a name resolving into the host's network, an
         // IP address typed as the Host (their reasons in words, not codes).
         QJsonObject intranet = event(at(), sandbox, http, QStringLiteral("wiki.corp.example"),
