@@ -157,6 +157,8 @@ QVariant EgressEventModel::data(const QModelIndex &index, int role) const
         return entry.destination();
     case ReasonRole:
         return entry.reason;
+    case CountRole:
+        return entry.count;
     case SearchTextRole:
         return QStringList {
             entry.sandbox, entry.destination(), entry.sni,    entry.host,

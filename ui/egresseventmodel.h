@@ -35,6 +35,7 @@ public:
         DestinationRole, ///< QString: EgressEntry::destination()
         ReasonRole, ///< QString: the stable reason name
         SearchTextRole, ///< QString: every shown field, for the text filter
+        CountRole, ///< qint64: the decisions the row stands for (EgressEntry::count)
     };
 
     explicit EgressEventModel(QObject *parent = nullptr);

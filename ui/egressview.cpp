@@ -346,13 +346,20 @@ QString EgressView::summary() const
 void EgressView::updateSummary()
 {
     m_summaryUpdate->stop();
-    const int shown = m_filter->rowCount();
-    const int total = m_events->rowCount();
-    int denied = 0;
-    for (int row = 0; row < shown; ++row)
-        denied += m_filter->index(row, 0).data(EgressEventModel::AllowedRole).toBool() ? 0 : 1;
+    // Decisions, not rows: a summary row stands for `count` of them.
+    qint64 shown = 0;
+    qint64 denied = 0;
+    for (int row = 0; row < m_filter->rowCount(); ++row) {
+        const QModelIndex index = m_filter->index(row, 0);
+        const qint64 count = index.data(EgressEventModel::CountRole).toLongLong();
+        shown += count;
+        denied += index.data(EgressEventModel::AllowedRole).toBool() ? 0 : count;
+    }
+    qint64 total = 0;
+    for (const EgressEntry &entry : m_events->entries())
+        total += entry.count;
     m_summary->setText(
-        shown == total
+        m_filter->rowCount() == m_events->rowCount()
             ? tr("Decisions: %1, denied: %2").arg(total).arg(denied)
             : tr("Decisions shown: %1 of %2, denied: %3").arg(shown).arg(total).arg(denied));
 }

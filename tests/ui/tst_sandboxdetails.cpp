@@ -642,6 +642,13 @@ void TestSandboxDetails::egressReasonsInWordsAndCountsWhatIsShown()
     m_transport->push(u"egress.event"_s,
                       liveEvent(u"stale"_s, ++seq, true, u"allowed"_s, u"pkg.test"_s));
     QTRY_COMPARE(egress->summary(), u"Decisions shown: 5 of 10, denied: 4"_s);
+    // A summary of the gateway's event rate limit counts as the decisions it stands for.
+    QJsonObject flood = liveEvent(u"stale"_s, ++seq, false, u"host_not_allowed"_s, u"evil.test"_s);
+    QJsonObject summarized = flood.value(u"event"_s).toObject();
+    summarized.insert(u"count"_s, 30);
+    flood.insert(u"event"_s, summarized);
+    m_transport->push(u"egress.event"_s, flood);
+    QTRY_COMPARE(egress->summary(), u"Decisions shown: 35 of 40, denied: 34"_s);
 }
 
 QTEST_MAIN(TestSandboxDetails)
