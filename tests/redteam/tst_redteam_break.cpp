@@ -4,6 +4,9 @@
 #include "redteamtestbase.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QScopeGuard>
 #include <QTest>
 
 using namespace airlock::redteam;
@@ -52,6 +55,10 @@ class TestRedteamBreak : public RedteamTestBase
     Q_OBJECT
 private Q_SLOTS:
     void dnsTcpPipelineNeverReadStaysBounded();
+    void E6_hostOwnAddress_data();
+    void E6_hostOwnAddress();
+    void dnsTcpRefusalsHaveEvents_data();
+    void dnsTcpRefusalsHaveEvents();
 };
 
 // Finding: the HTTP side stops reading a guest that pipelines and never reads (2026-12-01
@@ -86,6 +93,100 @@ void TestRedteamBreak::dnsTcpPipelineNeverReadStaysBounded()
              qPrintable(u"the gateway's memory grew by %1 KiB with answers the guest never read"_s
                             .arg(after - before)));
     QVERIFY2(sentBatches < 300, "the gateway kept reading a DNS client that never reads");
+}
+
+// Finding: RefusedRanges (dns.md) holds special-purpose ranges and the sandbox link, but not
+// the addresses of the host the gateway runs on. airlockd passes no refusedRanges, so an
+// allowed wildcard name whose authority answers the host's own (public) address makes the
+// gateway dial the host itself: a host service on a rule's port (here the trap on the host's
+// uplink address, 198.51.100.1:443) gets the connection that F4 drops when the guest tries it
+// directly. With a port-80 rule the request itself arrives; with TLS the 502's reason tells
+// open from closed host ports.
+void TestRedteamBreak::E6_hostOwnAddress_data()
+{
+    QTest::addColumn<bool>("plainHttp");
+    QTest::newRow("TLS, rule *.wild.test:443") << false;
+    QTest::newRow("plain HTTP, rule *.wild.test:80") << true;
+}
+
+void TestRedteamBreak::E6_hostOwnAddress()
+{
+    QFETCH(bool, plainHttp);
+    const QString name = u"host.wild.test"_s;
+    m_topo.dns().setRecords(name, {u"A "_s + topo::HostUplink.toString()});
+    if (plainHttp) {
+        QJsonObject policy = RedteamTopology::basePolicy();
+        QJsonArray rules = policy.value(u"rules"_s).toArray();
+        rules.append(QJsonObject {{u"host"_s, u"*.wild.test"_s}, {u"ports"_s, QJsonArray {80}}});
+        policy.insert(u"rules"_s, rules);
+        QVERIFY(m_topo.setPolicy(policy));
+        QVERIFY(m_topo.gateway().waitForMessage(u"applied"_s, 3000));
+    }
+    const auto restore = qScopeGuard([&] {
+        if (plainHttp)
+            m_topo.setPolicy(RedteamTopology::basePolicy());
+    });
+    const DnsResult result = m_topo.resolve(name);
+    QVERIFY2(result.answered, "no DNS answer");
+    HttpResponse response;
+    const QByteArray request = "GET /admin HTTP/1.1\r\nHost: " + name.toLatin1() + "\r\n\r\n";
+    if (plainHttp) {
+        auto connection = m_topo.connect(topo::EvilServer, 80);
+        QVERIFY(connection);
+        QVERIFY(connection->send(request));
+        response = connection->readResponse(3000);
+    } else {
+        bool handshake = true;
+        auto connection = openTls(topo::EvilServer, name.toLatin1(), &handshake);
+        QVERIFY(connection);
+        if (handshake) {
+            connection->send(request);
+            response = connection->readResponse(3000);
+        }
+    }
+    qInfo("DNS rcode %d, %lld addresses; status %d %s", result.rcode,
+          qlonglong(result.addresses.size()), response.status, response.body.constData());
+    REDTEAM_CHECK(recordedTraffic(m_topo.hostTraps()));
+    QVERIFY2(result.rcode != 0 && result.addresses.isEmpty(),
+             "the host's own address was handed out as an upstream for an allowed name");
+    REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {u"private_destination"_s}));
+}
+
+// Finding: two refusals of the DNS TCP listener make no egress event (CASES.md: every denial
+// produces an egress.event with a typed reason): a frame length under 12 or over 4096 aborts
+// the connection silently, and so does a connection beyond the 32 DNS TCP connections.
+void TestRedteamBreak::dnsTcpRefusalsHaveEvents_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::newRow("frame over 4096 bytes") << 0;
+    QTest::newRow("frame under 12 bytes") << 1;
+    QTest::newRow("33rd TCP connection") << 2;
+}
+
+void TestRedteamBreak::dnsTcpRefusalsHaveEvents()
+{
+    QFETCH(int, mode);
+    std::vector<std::unique_ptr<GuestConnection>> held;
+    std::unique_ptr<GuestConnection> connection;
+    if (mode == 2) {
+        for (int i = 0; i < 32; ++i) {
+            auto c = m_topo.connect(topo::Gateway, 53);
+            QVERIFY(c);
+            held.push_back(std::move(c));
+        }
+        QTest::qWait(300);
+        connection = m_topo.connect(topo::Gateway, 53);
+        QVERIFY(connection);
+        connection->send(tcpDnsQuery(7, "pkg.test", 28));
+    } else {
+        connection = m_topo.connect(topo::Gateway, 53);
+        QVERIFY(connection);
+        connection->send(mode == 0 ? "\x20\x00"_ba + QByteArray(64, 'x') : "\x00\x05hello"_ba);
+    }
+    QByteArray got;
+    QVERIFY2(connection->closedByPeer(3000, &got), "the DNS listener kept the connection");
+    QVERIFY2(got.isEmpty(), "an answer came back");
+    REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {}, 2000));
 }
 
 QTEST_GUILESS_MAIN(TestRedteamBreak)
