@@ -59,6 +59,8 @@ private Q_SLOTS:
     void E6_hostOwnAddress();
     void dnsTcpRefusalsHaveEvents_data();
     void dnsTcpRefusalsHaveEvents();
+    void strippedFieldsUnderscoreSpelling_data();
+    void strippedFieldsUnderscoreSpelling();
 };
 
 // Finding: the HTTP side stops reading a guest that pipelines and never reads (2026-12-01
@@ -187,6 +189,51 @@ void TestRedteamBreak::dnsTcpRefusalsHaveEvents()
     QVERIFY2(connection->closedByPeer(3000, &got), "the DNS listener kept the connection");
     QVERIFY2(got.isEmpty(), "an answer came back");
     REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {}, 2000));
+}
+
+// Finding: the guard strips hop-by-hop, routing and framing fields by exact name
+// (httprequestguard.cpp isStrippedField), but CGI/WSGI/Rack-style upstreams (and proxies that
+// normalize names the same way) read `X_Forwarded_For`, `X_Forwarded_Host` or
+// `Transfer_Encoding` as HTTP_X_FORWARDED_FOR / HTTP_X_FORWARDED_HOST / HTTP_TRANSFER_ENCODING,
+// the very fields the guard removes so that "the guest must not speak for the gateway"
+// (http.md, "The forwarded head"). The underscore spelling reaches the upstream unchanged,
+// beside the gateway's own Content-Length: a second framing for such an upstream.
+void TestRedteamBreak::strippedFieldsUnderscoreSpelling_data()
+{
+    QTest::addColumn<QByteArray>("field");
+    QTest::newRow("X_Forwarded_For") << "X_Forwarded_For: 127.0.0.1"_ba;
+    QTest::newRow("X_Forwarded_Host") << "X_Forwarded_Host: tenant.test"_ba;
+    QTest::newRow("Transfer_Encoding beside the gateway's Content-Length")
+        << "Transfer_Encoding: chunked"_ba;
+    QTest::newRow("Proxy_Authorization") << "Proxy_Authorization: Basic Zm9vOmJhcg=="_ba;
+}
+
+void TestRedteamBreak::strippedFieldsUnderscoreSpelling()
+{
+    QFETCH(QByteArray, field);
+    const QHostAddress pkg = m_topo.resolveAddress(u"pkg.test"_s);
+    QVERIFY(!pkg.isNull());
+    bool handshake = false;
+    auto connection = openTls(pkg, "pkg.test"_ba, &handshake);
+    QVERIFY(connection && handshake);
+    QVERIFY(connection->send("POST /upload HTTP/1.1\r\nHost: pkg.test\r\n" + field
+                             + "\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"));
+    const HttpResponse response = connection->readResponse();
+    QTest::qWait(300);
+    const auto pkgConnections = m_topo.upstream().connections(u"pkg"_s);
+    QStringList leaked;
+    for (const auto &c : pkgConnections) {
+        for (const auto &request : c.requests) {
+            for (const auto &[name, value] : request.headers) {
+                if (name.contains('_'))
+                    leaked << QString::fromLatin1(name + ": " + value);
+            }
+        }
+    }
+    qInfo("status %d; upstream requests on %lld connections", response.status,
+          qlonglong(pkgConnections.size()));
+    QVERIFY2(leaked.isEmpty(),
+             qPrintable(u"the upstream received: "_s + leaked.join(u"; "_s)));
 }
 
 QTEST_GUILESS_MAIN(TestRedteamBreak)
