@@ -1,10 +1,13 @@
 // Breaker round 3 (2026-12-01): attacks not covered by the other red-team binaries, each run
 // from the guest namespace through the real table and the real gateway (docs/redteam.md).
 // Every function here failed against the gateway it was written for; see findings-break3.md.
+#include "netns.h"
+#include "rawpackets.h"
 #include "redteamtestbase.h"
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QScopeGuard>
 #include <QTest>
@@ -61,6 +64,9 @@ private Q_SLOTS:
     void dnsTcpRefusalsHaveEvents();
     void strippedFieldsUnderscoreSpelling_data();
     void strippedFieldsUnderscoreSpelling();
+    void badSniEventHasNoControlBytes();
+    void vlanTaggedFrames_data();
+    void vlanTaggedFrames();
 };
 
 // Finding: the HTTP side stops reading a guest that pipelines and never reads (2026-12-01
@@ -234,6 +240,77 @@ void TestRedteamBreak::strippedFieldsUnderscoreSpelling()
           qlonglong(pkgConnections.size()));
     QVERIFY2(leaked.isEmpty(),
              qPrintable(u"the upstream received: "_s + leaked.join(u"; "_s)));
+}
+
+// Finding: a refused SNI goes into the egress event's `sni` and `name` as raw Latin-1
+// (tlsservercontext.cpp onClientHello: requestedName = fromLatin1(raw)), control bytes
+// included, while DNS names are escaped (dns.md). `airlockctl events` prints `name` as is
+// (sandboxformat.cpp formatEgressRow): the guest writes escape sequences and whole fake rows
+// ("... tls allowed allowed pkg.test:443") into the operator's terminal and logs.
+void TestRedteamBreak::badSniEventHasNoControlBytes()
+{
+    const QByteArray sni = "x\x1b[2K\r2026-12-01 11:00:00.000 tls    allowed allowed "
+                           "evil.test:443\nq"_ba;
+    bool handshake = true;
+    auto connection = openTls(topo::EvilServer, sni, &handshake);
+    QVERIFY(connection);
+    QVERIFY(!handshake);
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) { return e.value(u"layer"_s) == u"tls"_s; }, 3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    for (const QString &key : {u"name"_s, u"sni"_s, u"detail"_s}) {
+        const QString value = event->value(key).toString();
+        for (const QChar c : value)
+            QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f,
+                     qPrintable(u"event field %1 holds control byte 0x%2: %3"_s.arg(key)
+                                    .arg(c.unicode(), 2, 16, QLatin1Char('0'))
+                                    .arg(QString::fromLatin1(QJsonDocument(*event).toJson(
+                                        QJsonDocument::Compact)))));
+    }
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s, 0));
+}
+
+// Probe (held when it passes): 802.1Q / 802.1ad tagged frames, priority-tagged (VID 0, which
+// the kernel handles as untagged) and with a VID, carrying IPv4 from a spoofed source and from
+// the guest to a host service; must be dropped (nothing reaches the host traps).
+void TestRedteamBreak::vlanTaggedFrames_data()
+{
+    QTest::addColumn<quint16>("tpid");
+    QTest::addColumn<quint16>("vid");
+    QTest::addColumn<QString>("source");
+    const QString gw = topo::Gateway.toString();
+    const QString guest = topo::Guest.toString();
+    QTest::newRow("802.1Q VID 0, source GW") << quint16(0x8100) << quint16(0) << gw;
+    QTest::newRow("802.1Q VID 0, source guest") << quint16(0x8100) << quint16(0) << guest;
+    QTest::newRow("802.1Q VID 5, source guest") << quint16(0x8100) << quint16(5) << guest;
+    QTest::newRow("802.1ad VID 0, source GW") << quint16(0x88a8) << quint16(0) << gw;
+}
+
+void TestRedteamBreak::vlanTaggedFrames()
+{
+    QFETCH(quint16, tpid);
+    QFETCH(quint16, vid);
+    QFETCH(QString, source);
+    const QByteArray guestMac = airlock::test::macBytes(topo::GuestMac);
+    QByteArray frame = m_topo.hostMac() + guestMac;
+    frame += char(tpid >> 8);
+    frame += char(tpid & 0xff);
+    frame += char(vid >> 8);
+    frame += char(vid & 0xff);
+    frame += "\x08\x00"_ba;
+    frame += airlock::test::udpPacket(source, topo::HostUplink.toString(), 40000, 5353,
+                                      "vlan-probe");
+    QByteArray syn = m_topo.hostMac() + guestMac;
+    syn += char(tpid >> 8);
+    syn += char(tpid & 0xff);
+    syn += char(vid >> 8);
+    syn += char(vid & 0xff);
+    syn += "\x08\x00"_ba;
+    syn += airlock::test::tcpSynPacket(source, topo::Gateway.toString(), 40001, 22);
+    const quint64 before = m_topo.counter(u"drop_ethertype"_s);
+    QVERIFY(airlock::test::sendFrames(m_topo.guestNs(), topo::GuestIf, {frame, syn}));
+    QTRY_VERIFY_WITH_TIMEOUT(m_topo.counter(u"drop_ethertype"_s) >= before + 2, 3000);
+    REDTEAM_CHECK(recordedTraffic(m_topo.hostTraps()));
 }
 
 QTEST_GUILESS_MAIN(TestRedteamBreak)
