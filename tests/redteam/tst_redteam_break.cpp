@@ -65,6 +65,8 @@ private Q_SLOTS:
     void strippedFieldsUnderscoreSpelling_data();
     void strippedFieldsUnderscoreSpelling();
     void badSniEventHasNoControlBytes();
+    void overrideFieldsDefeatMethodAndPathRules_data();
+    void overrideFieldsDefeatMethodAndPathRules();
     void vlanTaggedFrames_data();
     void vlanTaggedFrames();
 };
@@ -268,6 +270,72 @@ void TestRedteamBreak::badSniEventHasNoControlBytes()
                                         QJsonDocument::Compact)))));
     }
     REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s, 0));
+}
+
+// Finding: a rule's `methods` and `pathPrefixes` (and a binding's methods / path prefix) are
+// checked on the request line only; fields that widely used stacks honour as the "real" method
+// or path are forwarded untouched: X-HTTP-Method-Override / X-HTTP-Method / X-Method-Override
+// (Google APIs, Symfony, Laravel, ASP.NET, Express method-override, ...) and X-Original-URL /
+// X-Rewrite-URL (Symfony's IIS support, IIS URL Rewrite). With a rule `pkg.test` GET only,
+// `/public` only, `GET /public` + `X-HTTP-Method-Override: DELETE` or `X-Original-URL: /admin`
+// passes and reaches the upstream as is.
+void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules_data()
+{
+    QTest::addColumn<QByteArray>("field");
+    QTest::newRow("X-HTTP-Method-Override: DELETE") << "X-HTTP-Method-Override: DELETE"_ba;
+    QTest::newRow("X-HTTP-Method: PUT") << "X-HTTP-Method: PUT"_ba;
+    QTest::newRow("X-Method-Override: DELETE") << "X-Method-Override: DELETE"_ba;
+    QTest::newRow("X-Original-URL: /admin") << "X-Original-URL: /admin/delete-all"_ba;
+    QTest::newRow("X-Rewrite-URL: /admin") << "X-Rewrite-URL: /admin/delete-all"_ba;
+}
+
+void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules()
+{
+    QFETCH(QByteArray, field);
+    QJsonObject policy = RedteamTopology::basePolicy();
+    QJsonArray rules;
+    for (const QJsonValue &rule : policy.value(u"rules"_s).toArray()) {
+        if (rule.toObject().value(u"host"_s) != u"pkg.test"_s)
+            rules.append(rule);
+    }
+    rules.append(QJsonObject {{u"host"_s, u"pkg.test"_s},
+                              {u"ports"_s, QJsonArray {443}},
+                              {u"methods"_s, QJsonArray {u"GET"_s}},
+                              {u"pathPrefixes"_s, QJsonArray {u"/public"_s}}});
+    policy.insert(u"rules"_s, rules);
+    QVERIFY(m_topo.setPolicy(policy));
+    QVERIFY(m_topo.gateway().waitForMessage(u"applied"_s, 3000));
+    const auto restore = qScopeGuard([&] { m_topo.setPolicy(RedteamTopology::basePolicy()); });
+    const QHostAddress pkg = m_topo.resolveAddress(u"pkg.test"_s);
+    QVERIFY(!pkg.isNull());
+    // The rule holds for the request line itself.
+    {
+        bool handshake = false;
+        auto direct = openTls(pkg, "pkg.test"_ba, &handshake);
+        QVERIFY(direct && handshake);
+        QVERIFY(direct->send("DELETE /admin/delete-all HTTP/1.1\r\nHost: pkg.test\r\n\r\n"));
+        const HttpResponse denied = direct->readResponse();
+        QCOMPARE(denied.status, 403);
+    }
+    m_topo.resetObservations();
+    bool handshake = false;
+    auto connection = openTls(pkg, "pkg.test"_ba, &handshake);
+    QVERIFY(connection && handshake);
+    QVERIFY(connection->send("GET /public HTTP/1.1\r\nHost: pkg.test\r\n" + field + "\r\n\r\n"));
+    const HttpResponse response = connection->readResponse();
+    QTest::qWait(300);
+    QStringList forwarded;
+    const QByteArray name = field.left(field.indexOf(':'));
+    for (const auto &c : m_topo.upstream().connections(u"pkg"_s)) {
+        for (const auto &request : c.requests) {
+            for (const QByteArray &value : request.values(name))
+                forwarded << QString::fromLatin1(request.method + ' ' + request.target + " with "
+                                                 + name + ": " + value);
+        }
+    }
+    qInfo("status %d", response.status);
+    QVERIFY2(forwarded.isEmpty(),
+             qPrintable(u"a GET-/public-only rule let through: "_s + forwarded.join(u"; "_s)));
 }
 
 // Probe (held when it passes): 802.1Q / 802.1ad tagged frames, priority-tagged (VID 0, which
