@@ -11,7 +11,25 @@
 #include <QUdpSocket>
 #include <QtEndian>
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+
 namespace airlock::gateway {
+
+namespace {
+
+/// Answers written and not yet taken by the peer: Qt's write buffer plus the kernel's send queue
+/// (SIOCOUTQ, tcp(7): sent and unacknowledged or not yet sent; a peer that does not read closes
+/// its window, so the queue grows).
+qint64 unreadAnswerBytes(QTcpSocket *socket)
+{
+    int queued = 0;
+    if (::ioctl(int(socket->socketDescriptor()), SIOCOUTQ, &queued) != 0)
+        queued = 0;
+    return socket->bytesToWrite() + queued;
+}
+
+} // namespace
 
 DnsServer::DnsServer(DnsResponder *responder, DnsUpstreamResolver *resolver, QObject *parent)
     : QObject(parent), m_responder(responder), m_resolver(resolver)
@@ -217,7 +235,10 @@ void DnsServer::onTcpReadyRead(QTcpSocket *socket)
             return;
         const QByteArray message = it->mid(2, length);
         it->remove(0, 2 + length);
-        if (auto idle = socket->findChild<QTimer *>(QStringLiteral("idle")))
+        // A message is progress only from a peer that takes its answers; one that does not stops
+        // refreshing the timer long before the write bound is reached.
+        if (auto idle = socket->findChild<QTimer *>(QStringLiteral("idle"));
+            idle && unreadAnswerBytes(socket) < kMaxTcpPendingBytes)
             idle->start(m_tcpIdleMs);
         handle(message, [guard](const QByteArray &response) {
             if (!guard || response.size() > 0xffff)

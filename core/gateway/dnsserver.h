@@ -27,11 +27,12 @@ class DnsUpstreamResolver;
 ///
 /// Limits (RFC 7766 §6.2.3 lets a server close idle or slow connections): at most
 /// kMaxTcpConnections TCP connections (more are closed at once), each closed after
-/// tcpIdleTimeout() ms without reading a complete message, or on a frame length under 12 or over
-/// DnsResponder::kMaxQueryBytes. While more than kMaxTcpPendingBytes of answers wait to be
-/// written, the connection is not read: the guest's input stays in the kernel (TCP flow control
-/// stalls its send), and a peer that never reads is idle and closed. Every refusal is emitted
-/// as decided() too. TCP answers may come out of order (RFC 7766 §7).
+/// tcpIdleTimeout() ms without reading a complete message while the peer has fewer than
+/// kMaxTcpPendingBytes of answers unread (in Qt's buffer or the kernel's send queue), or on a
+/// frame length under 12 or over DnsResponder::kMaxQueryBytes. While more than kMaxTcpPendingBytes
+/// of answers wait to be written, the connection is not read: the guest's input stays in the kernel
+/// (TCP flow control stalls its send), and a peer that never reads is idle and closed. Every
+/// refusal is emitted as decided() too. TCP answers may come out of order (RFC 7766 §7).
 class DnsServer final : public QObject
 {
     Q_OBJECT

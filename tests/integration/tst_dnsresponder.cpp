@@ -205,6 +205,7 @@ private Q_SLOTS:
     void upstreamTimeout();
     void tcpQueries();
     void tcpPeerThatNeverReadsIsNotRead();
+    void tcpPeerThatTricklesAndNeverReadsIsClosed();
     void tcpBacklogIsAnsweredWhenTheyRead();
     void tcpRefusalsAreDecided_data();
     void tcpRefusalsAreDecided();
@@ -528,6 +529,35 @@ void TestDnsResponderIntegration::tcpPeerThatNeverReadsIsNotRead()
     // No complete message read, so the idle timer is not restarted: closed.
     QTRY_COMPARE_WITH_TIMEOUT(m_server->tcpConnectionCount(), 0, 3000);
     QCOMPARE(spy.size(), decided);
+}
+
+// A peer that never reads and sends at a pace its send never stalls on: once 64 KiB of answers
+// wait unread (Qt's buffer plus the kernel's send queue) its queries no longer refresh the idle
+// timer, and it is closed. Before, every query restarted the timer: open for ever.
+void TestDnsResponderIntegration::tcpPeerThatTricklesAndNeverReadsIsClosed()
+{
+    m_server->setTcpIdleTimeout(1500);
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    RawTcpClient client;
+    QVERIFY(client.connectTo(kGateway, m_server->tcpPort()));
+    QTRY_COMPARE(m_server->tcpConnectionCount(), 1);
+    QByteArray burst;
+    for (int i = 0; i < 50; ++i)
+        burst += framed(longDeniedQuery(quint16(i)));
+    QElapsedTimer timer;
+    timer.start();
+    qint64 sent = 0;
+    while (m_server->tcpConnectionCount() == 1 && timer.elapsed() < 8000) {
+        const qint64 n = client.trySend(burst);
+        if (n < 0)
+            break;
+        sent += n;
+        QTest::qWait(100); // ~12 KB per 100 ms, never more than the kernel takes
+    }
+    qInfo("closed after %lld ms, %lld bytes sent, %lld queries decided", qlonglong(timer.elapsed()),
+          qlonglong(sent), qlonglong(spy.size()));
+    QCOMPARE(m_server->tcpConnectionCount(), 0);
+    QVERIFY(timer.elapsed() < 6000);
 }
 
 // The other side of the bound: a client that sends far more than the bound and reads only
