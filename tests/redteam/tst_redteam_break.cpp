@@ -85,8 +85,8 @@ void TestRedteamBreak::dnsTcpPipelineNeverReadStaysBounded()
     QVERIFY2(connection, "no TCP connection to GW:53");
     // A long denied name: ~250-byte queries, each answered REFUSED with the question echoed.
     QByteArray label(60, 'a');
-    const QByteArray name = label + '.' + label + '.' + label + '.' + QByteArray(40, 'b')
-        + ".x.evil.test";
+    const QByteArray name =
+        label + '.' + label + '.' + label + '.' + QByteArray(40, 'b') + ".x.evil.test";
     QByteArray batch;
     for (int i = 0; i < 1000; ++i)
         batch += tcpDnsQuery(quint16(i), name, 1);
@@ -99,9 +99,10 @@ void TestRedteamBreak::dnsTcpPipelineNeverReadStaysBounded()
     qInfo("sent %d000 DNS queries (%lld bytes each) without reading; gateway RSS %lld -> %lld KiB",
           sentBatches, qlonglong(batch.size() / 1000), qlonglong(before), qlonglong(after));
     connection.reset();
-    QVERIFY2(after - before < 24 * 1024,
-             qPrintable(u"the gateway's memory grew by %1 KiB with answers the guest never read"_s
-                            .arg(after - before)));
+    QVERIFY2(
+        after - before < 24 * 1024,
+        qPrintable(u"the gateway's memory grew by %1 KiB with answers the guest never read"_s.arg(
+            after - before)));
     QVERIFY2(sentBatches < 300, "the gateway kept reading a DNS client that never reads");
 }
 
@@ -240,8 +241,7 @@ void TestRedteamBreak::strippedFieldsUnderscoreSpelling()
     }
     qInfo("status %d; upstream requests on %lld connections", response.status,
           qlonglong(pkgConnections.size()));
-    QVERIFY2(leaked.isEmpty(),
-             qPrintable(u"the upstream received: "_s + leaked.join(u"; "_s)));
+    QVERIFY2(leaked.isEmpty(), qPrintable(u"the upstream received: "_s + leaked.join(u"; "_s)));
 }
 
 // Finding: a refused SNI goes into the egress event's `sni` and `name` as raw Latin-1
@@ -266,8 +266,8 @@ void TestRedteamBreak::badSniEventHasNoControlBytes()
             QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f,
                      qPrintable(u"event field %1 holds control byte 0x%2: %3"_s.arg(key)
                                     .arg(c.unicode(), 2, 16, QLatin1Char('0'))
-                                    .arg(QString::fromLatin1(QJsonDocument(*event).toJson(
-                                        QJsonDocument::Compact)))));
+                                    .arg(QString::fromLatin1(
+                                        QJsonDocument(*event).toJson(QJsonDocument::Compact)))));
     }
     REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s, 0));
 }
@@ -366,8 +366,8 @@ void TestRedteamBreak::vlanTaggedFrames()
     frame += char(vid >> 8);
     frame += char(vid & 0xff);
     frame += "\x08\x00"_ba;
-    frame += airlock::test::udpPacket(source, topo::HostUplink.toString(), 40000, 5353,
-                                      "vlan-probe");
+    frame +=
+        airlock::test::udpPacket(source, topo::HostUplink.toString(), 40000, 5353, "vlan-probe");
     QByteArray syn = m_topo.hostMac() + guestMac;
     syn += char(tpid >> 8);
     syn += char(tpid & 0xff);
