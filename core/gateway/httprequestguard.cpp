@@ -136,7 +136,8 @@ QByteArray foldedFieldName(QByteArrayView name)
 }
 
 // True when the query of `target` ("/path?query") has a parameter named `_method` (any letter
-// case, percent-encoded or not): Rails' Rack::MethodOverride and Laravel read it as the method.
+// case, percent-encoded or not): Symfony and Laravel (httpMethodParameterOverride) read it from
+// the query of a POST as the method (Rails' Rack::MethodOverride from the form body only).
 bool hasMethodOverrideParameter(QStringView target)
 {
     const qsizetype question = target.indexOf(u'?');

@@ -240,8 +240,7 @@ void TestRedteamBreak::strippedFieldsUnderscoreSpelling()
     }
     qInfo("status %d; upstream requests on %lld connections", response.status,
           qlonglong(pkgConnections.size()));
-    QVERIFY2(leaked.isEmpty(),
-             qPrintable(u"the upstream received: "_s + leaked.join(u"; "_s)));
+    QVERIFY2(leaked.isEmpty(), qPrintable(u"the upstream received: "_s + leaked.join(u"; "_s)));
 }
 
 // Finding: a refused SNI goes into the egress event's `sni` and `name` as raw Latin-1
