@@ -266,7 +266,7 @@ void TestEgressModels::everyReasonHasWords_data()
         reasons.insert(gateway::dnsReasonName(gateway::DnsReason(i)));
     for (int i = 1; i <= int(gateway::TlsRejectReason::ConnectSniMismatch); ++i) // not "none"
         reasons.insert(gateway::tlsRejectReasonName(gateway::TlsRejectReason(i)));
-    for (int i = 0; i <= int(gateway::HttpReason::PlainHttpPort); ++i)
+    for (int i = 0; i <= int(gateway::HttpReason::RequestOverride); ++i)
         reasons.insert(gateway::httpReasonName(gateway::HttpReason(i)));
     for (int i = 1; i <= int(gateway::AuthorityReason::BadSni); ++i) // not "ok"
         reasons.insert(gateway::authorityReasonName(gateway::AuthorityReason(i)));
