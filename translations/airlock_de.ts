@@ -337,6 +337,14 @@
         <translation>Unverschlüsseltes HTTP nur an Port 80</translation>
     </message>
     <message>
+        <source>Header name disguises a gateway header</source>
+        <translation>Header-Name tarnt einen Gateway-Header</translation>
+    </message>
+    <message>
+        <source>Method or path override</source>
+        <translation>Überschreiben von Methode oder Pfad</translation>
+    </message>
+    <message>
         <source>DNS query type not allowed</source>
         <translation>DNS-Abfragetyp nicht erlaubt</translation>
     </message>

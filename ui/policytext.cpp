@@ -196,6 +196,8 @@ QString PolicyText::reasonText(const QString &reason)
         {"bad_target", QT_TR_NOOP("Bad request target")},
         {"method_forbidden", QT_TR_NOOP("Method forbidden")},
         {"plain_http_port", QT_TR_NOOP("Plain HTTP only to port 80")},
+        {"ambiguous_field_name", QT_TR_NOOP("Header name disguises a gateway header")},
+        {"request_override", QT_TR_NOOP("Method or path override")},
         // The request's authority (policy.md, http.md).
         {"missing_host", QT_TR_NOOP("Host header missing")},
         {"userinfo", QT_TR_NOOP("User name in the address")},

@@ -1,14 +1,18 @@
 #include "app/airlockctl/sandboxformat.h"
 
+#include "core/model/printabletext.h"
+
 #include <QStringList>
 
 namespace airlock::ctl {
 
 namespace {
 
+/// The field as text a terminal shows as it is (a helper of another version may send a
+/// guest's control bytes unescaped).
 QString field(const QJsonObject &object, const char *key)
 {
-    return object.value(QLatin1String(key)).toVariant().toString();
+    return printableText(object.value(QLatin1String(key)).toVariant().toString());
 }
 
 QString orDash(const QString &text)

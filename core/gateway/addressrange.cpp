@@ -1,5 +1,7 @@
 #include "core/gateway/addressrange.h"
 
+#include "core/gateway/hostaddresses.h"
+
 #include <arpa/inet.h>
 
 #include <cstring>
@@ -253,6 +255,12 @@ std::optional<AddressRange> RefusedRanges::match(const QHostAddress &address) co
             if (range.contains(*v4))
                 return range;
         }
+    }
+    if (m_refuseHostAddresses) {
+        if (const auto own = HostAddresses::match(address))
+            return AddressRange::fromAddress(
+                       *own, own->protocol() == QAbstractSocket::IPv4Protocol ? 32 : 128)
+                .value_or(must(AddressRange::parse(QStringLiteral("0.0.0.0/0"))));
     }
     return std::nullopt;
 }

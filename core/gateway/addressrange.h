@@ -71,6 +71,12 @@ public:
 
     /// Adds a range, e.g. the sandbox link prefix once the helper has allocated it.
     void add(const AddressRange &range);
+    /// Also refuse the addresses of the namespace's own interfaces (HostAddresses), as the
+    /// single-address range of the one matched. Off in a fresh list; the gateway turns it on
+    /// unless its configuration says `refuseHostAddresses: false` (tests with loopback
+    /// upstreams).
+    void setRefuseHostAddresses(bool refuse) { m_refuseHostAddresses = refuse; }
+    bool refusesHostAddresses() const { return m_refuseHostAddresses; }
     const QList<AddressRange> &ranges() const { return m_ranges; }
 
     /// The first range that refuses `address`, or std::nullopt. An IPv6 address that embeds an
@@ -88,6 +94,7 @@ public:
 
 private:
     QList<AddressRange> m_ranges;
+    bool m_refuseHostAddresses = false;
 };
 
 } // namespace airlock::gateway

@@ -60,6 +60,8 @@ QString dnsReasonName(DnsReason reason)
         return QStringLiteral("mapping_exhausted");
     case DnsReason::Overloaded:
         return QStringLiteral("overloaded");
+    case DnsReason::TooManyConnections:
+        return QStringLiteral("too_many_connections");
     }
     return QStringLiteral("malformed_query");
 }

@@ -41,6 +41,7 @@ enum class DnsReason {
     UpstreamTimeout, ///< "upstream_timeout": no acceptable answer in time
     MappingExhausted, ///< "mapping_exhausted": the synthetic address pool is full
     Overloaded, ///< "overloaded": too many queries waiting for the upstream
+    TooManyConnections, ///< "too_many_connections": a DNS TCP connection beyond the cap
 };
 
 /// Stable name of a verdict, e.g. "refused".

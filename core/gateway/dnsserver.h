@@ -25,15 +25,25 @@ class DnsUpstreamResolver;
 /// with DnsResponder::finish; nothing the guest sends is ever forwarded (CASES.md E1). Each
 /// final decision (not Resolve) is emitted as decided() for the gateway's egress events.
 ///
-/// Limits: at most kMaxTcpConnections TCP connections (more are closed at once), each closed
-/// after kTcpIdleMs without a complete message or when a frame is shorter than 12 bytes; TCP
-/// answers may come out of order (RFC 7766 §7).
+/// Limits (RFC 7766 §6.2.3 lets a server close idle or slow connections): at most
+/// kMaxTcpConnections TCP connections (more are closed at once), each closed after
+/// tcpIdleTimeout() ms without reading a complete message while the peer has fewer than
+/// kMaxTcpPendingBytes of answers unread (in Qt's buffer or the kernel's send queue), or on a
+/// frame length under 12 or over DnsResponder::kMaxQueryBytes. While more than kMaxTcpPendingBytes
+/// of answers wait to be written, the connection is not read: the guest's input stays in the kernel
+/// (TCP flow control stalls its send), and a peer that never reads is idle and closed. Every
+/// refusal is emitted as decided() too. TCP answers may come out of order (RFC 7766 §7).
 class DnsServer final : public QObject
 {
     Q_OBJECT
 public:
     static constexpr int kMaxTcpConnections = 32;
     static constexpr int kTcpIdleMs = 10000;
+    /// Bytes of answers a TCP connection may have waiting in user space before it is not read.
+    static constexpr qint64 kMaxTcpPendingBytes = 64 * 1024;
+    /// Bytes of a TCP connection's input Qt reads ahead of the server (QAbstractSocket's read
+    /// buffer; its default, 0, would read all the kernel holds).
+    static constexpr qint64 kTcpReadBufferBytes = 16 * 1024;
 
     /// `responder` and `resolver` must outlive the server.
     DnsServer(DnsResponder *responder, DnsUpstreamResolver *resolver, QObject *parent = nullptr);
@@ -51,6 +61,13 @@ public:
     quint16 udpPort() const;
     /// The bound TCP port, 0 when not listening.
     quint16 tcpPort() const;
+    /// The open TCP connections (at most kMaxTcpConnections).
+    int tcpConnectionCount() const;
+
+    /// Idle time in ms after which a TCP connection is closed; kTcpIdleMs unless set. Applies to
+    /// connections accepted afterwards.
+    int tcpIdleTimeout() const;
+    void setTcpIdleTimeout(int ms);
 
 Q_SIGNALS:
     /// One per final decision: name (canonical, or escaped as received), type, verdict, reason.
@@ -64,12 +81,17 @@ private:
     void onUdpReadyRead();
     void onNewTcpConnection();
     void onTcpReadyRead(QTcpSocket *socket);
+    /// Emits decided() for a refusal of the transport (no question was read).
+    void refuse(DnsReason reason, const QString &detail);
 
     DnsResponder *m_responder;
     DnsUpstreamResolver *m_resolver;
     QUdpSocket *m_udp = nullptr;
     QTcpServer *m_tcp = nullptr;
+    /// Per TCP connection: input read from the socket and not yet framed (under one frame plus
+    /// kTcpReadBufferBytes).
     QHash<QTcpSocket *, QByteArray> m_tcpBuffers;
+    int m_tcpIdleMs = kTcpIdleMs;
 };
 
 } // namespace airlock::gateway

@@ -95,6 +95,7 @@ EgressGateway::EgressGateway(const GatewayConfig &config, SandboxCa ca, PolicyMa
 
     RefusedRanges refused = config.refusedRanges;
     refused.add(config.linkRange());
+    refused.setRefuseHostAddresses(config.refuseHostAddresses);
     DnsUpstreamConfig dns;
     dns.address = config.upstreamDnsAddress;
     dns.port = config.upstreamDnsPort;

@@ -169,10 +169,11 @@ AddressRange GatewayConfig::linkRange() const
 Result<GatewayConfig> GatewayConfig::fromJson(const QJsonObject &object)
 {
     FieldReader r(object, QString());
-    AIRLOCK_TRY(keys,
-                r.onlyKeys({u"type", u"version", u"sandbox", u"listen", u"link",
-                            u"explicitProxyPort", u"syntheticPool", u"upstreamDns",
-                            u"refusedRanges", u"trustStore", u"ca", u"policy", u"limits"}));
+    AIRLOCK_TRY(
+        keys,
+        r.onlyKeys({u"type", u"version", u"sandbox", u"listen", u"link", u"explicitProxyPort",
+                    u"syntheticPool", u"upstreamDns", u"refusedRanges", u"refuseHostAddresses",
+                    u"trustStore", u"ca", u"policy", u"limits"}));
     GatewayConfig config;
     AIRLOCK_TRY(version, r.integer(QStringLiteral("version"), 0, 1 << 30));
     if (*version != kVersion)
@@ -238,6 +239,14 @@ Result<GatewayConfig> GatewayConfig::fromJson(const QJsonObject &object)
         if (!refused)
             return fieldError(QStringLiteral("refusedRanges"), refused.error().message);
         config.refusedRanges = *refused;
+    }
+
+    if (r.has(QStringLiteral("refuseHostAddresses"))) {
+        const QJsonValue value = object.value(QStringLiteral("refuseHostAddresses"));
+        if (!value.isBool())
+            return fieldError(QStringLiteral("refuseHostAddresses"),
+                              QStringLiteral("must be true or false"));
+        config.refuseHostAddresses = value.toBool();
     }
 
     AIRLOCK_TRY(trustObject, r.object(QStringLiteral("trustStore"), false));

@@ -69,6 +69,9 @@ struct GatewayConfig
     quint16 upstreamDnsPort = 53;
     int upstreamDnsTimeoutMs = 2000;
     RefusedRanges refusedRanges = RefusedRanges::defaults(); ///< without the link (added later)
+    /// Refuse the addresses of the host's own interfaces too (HostAddresses); false only for
+    /// tests whose upstream servers listen on the gateway's own host.
+    bool refuseHostAddresses = true;
     TlsTrustStore trustStore; ///< empty: the system store
     QByteArray caCertificatePem;
     QByteArray caKeyPem; ///< secret: never logged, cleansed after use

@@ -63,9 +63,11 @@ QByteArrayView trimmedOws(QByteArrayView v)
 // clients, Proxy-Authorization: meant for the gateway, never the origin) and routing fields
 // (RFC 7239 Forwarded, X-Forwarded-*, RFC 9110 §7.6.3 Via): the guest must not speak for the
 // gateway. Host and the framing fields are rewritten by the guard itself.
+// Client-address fields (X-Real-IP, True-Client-IP, X-Client-IP, CF-Connecting-IP) are the same
+// family as X-Forwarded-For: set by a front proxy, trusted by the origin (red-team break3 F6).
 bool isStrippedField(QByteArrayView name)
 {
-    static constexpr std::array<const char *, 13> names {"connection",
+    static constexpr std::array<const char *, 17> names {"connection",
                                                          "keep-alive",
                                                          "proxy-connection",
                                                          "proxy-authorization",
@@ -77,12 +79,80 @@ bool isStrippedField(QByteArrayView name)
                                                          "host",
                                                          "content-length",
                                                          "transfer-encoding",
-                                                         "proxy-authenticate"};
+                                                         "proxy-authenticate",
+                                                         "x-real-ip",
+                                                         "true-client-ip",
+                                                         "x-client-ip",
+                                                         "cf-connecting-ip"};
     for (const char *n : names) {
         if (iequals(name, QByteArrayView(n)))
             return true;
     }
     return name.size() >= 12 && iequals(name.first(12), "x-forwarded-");
+}
+
+// Fields that stacks honour as the "real" method or target of a request: X-HTTP-Method-Override,
+// X-HTTP-Method, X-Method-Override (Google APIs, Symfony, Laravel, ASP.NET, Express
+// method-override) and X-Original-URL, X-Rewrite-URL (IIS URL Rewrite, Symfony's IIS support).
+// An upstream that honours them acts on another method or path than the request line the policy
+// and the credential bindings checked (red-team break3 F6): refused, not stripped, so a client
+// that relies on one learns it instead of having its request silently turned into another.
+bool isOverrideField(QByteArrayView name)
+{
+    static constexpr std::array<const char *, 5> names {"x-http-method-override", "x-http-method",
+                                                        "x-method-override", "x-original-url",
+                                                        "x-rewrite-url"};
+    for (const char *n : names) {
+        if (iequals(name, QByteArrayView(n)))
+            return true;
+    }
+    return false;
+}
+
+// A field name of letters, digits and '-' only: what CGI (RFC 3875 §4.1.18), WSGI, Rack, PHP and
+// lighttpd-style stacks map to HTTP_* variables without folding another name onto it. They turn
+// '-' (and, lighttpd, every other non-alphanumeric byte) into '_', so `X_Forwarded_For` and
+// `X.Forwarded.For` become the X-Forwarded-For the gateway strips (red-team break3 F4).
+bool isPlainFieldName(QByteArrayView name)
+{
+    for (char c : name) {
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+              || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+// The name such a stack sees, spelled with '-': lower case, every other byte but letters and
+// digits turned into '-'.
+QByteArray foldedFieldName(QByteArrayView name)
+{
+    QByteArray folded = name.toByteArray().toLower();
+    for (char &c : folded) {
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+            c = '-';
+    }
+    return folded;
+}
+
+// True when the query of `target` ("/path?query") has a parameter named `_method` (any letter
+// case, percent-encoded or not): Symfony and Laravel (httpMethodParameterOverride) read it from
+// the query of a POST as the method (Rails' Rack::MethodOverride from the form body only).
+bool hasMethodOverrideParameter(QStringView target)
+{
+    const qsizetype question = target.indexOf(u'?');
+    if (question < 0)
+        return false;
+    // '&' and ';' both separate parameters for some parsers (HTML 4.01 §B.2.2, Rack before 3).
+    const QByteArray query = target.sliced(question + 1).toLatin1().replace(';', '&');
+    for (const QByteArray &pair : query.split('&')) {
+        const qsizetype equals = pair.indexOf('=');
+        const QByteArray key = QByteArray::fromPercentEncoding(
+            QByteArray(equals < 0 ? pair : pair.first(equals)).replace('+', ' '));
+        if (iequals(key.trimmed(), "_method"))
+            return true;
+    }
+    return false;
 }
 
 // What the raw scan of one head found (copies: the guard's buffer may move while it grows).
@@ -314,6 +384,10 @@ QString httpReasonName(HttpReason reason)
         return QStringLiteral("method_forbidden");
     case HttpReason::PlainHttpPort:
         return QStringLiteral("plain_http_port");
+    case HttpReason::AmbiguousFieldName:
+        return QStringLiteral("ambiguous_field_name");
+    case HttpReason::RequestOverride:
+        return QStringLiteral("request_override");
     }
     return QStringLiteral("malformed_request");
 }
@@ -329,6 +403,7 @@ int httpReasonStatus(HttpReason reason)
         return 413;
     case HttpReason::MethodForbidden:
     case HttpReason::PlainHttpPort:
+    case HttpReason::RequestOverride:
         return 403;
     default:
         return 400;
@@ -589,6 +664,30 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         return std::unexpected(Refusal {authorityReasonStatus(check.reason),
                                         authorityReasonName(check.reason), check.detail});
 
+    // Before the policy: what it checks must be the method and path the upstream acts on.
+    for (const auto &field : request) {
+        const auto nameText = field.name_string();
+        const QByteArrayView name(nameText.data(), qsizetype(nameText.size()));
+        if (!isPlainFieldName(name)) {
+            const QByteArray folded = foldedFieldName(name);
+            if (isStrippedField(folded) || isOverrideField(folded))
+                return std::unexpected(
+                    httpRefusal(HttpReason::AmbiguousFieldName,
+                                QStringLiteral("field name %1 reads as %2 on CGI-style upstreams")
+                                    .arg(QString::fromLatin1(name.toByteArray()),
+                                         QString::fromLatin1(folded))));
+        } else if (isOverrideField(name)) {
+            return std::unexpected(
+                httpRefusal(HttpReason::RequestOverride,
+                            QStringLiteral("%1 would override the checked method or path")
+                                .arg(QString::fromLatin1(name.toByteArray()))));
+        }
+    }
+    if (hasMethodOverrideParameter(split->path))
+        return std::unexpected(
+            httpRefusal(HttpReason::RequestOverride,
+                        QStringLiteral("a _method query parameter would override the method")));
+
     if (m_context.explicitProxy && !m_context.tls && check.authority.port != 80)
         return std::unexpected(httpRefusal(
             HttpReason::PlainHttpPort,
@@ -647,7 +746,10 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
     for (const auto &field : request) {
         const auto nameText = field.name_string();
         const QByteArrayView name(nameText.data(), qsizetype(nameText.size()));
-        if (isStrippedField(name))
+        // Other names outside letters, digits and '-' are dropped (as nginx and Apache do by
+        // default): the names the upstream sees are then exactly those the gateway reasons
+        // about, also for the credential placement's field (credentialinjector.h).
+        if (isStrippedField(name) || !isPlainFieldName(name))
             continue;
         bool named = false;
         for (const QByteArray &option : connectionOptions)

@@ -38,6 +38,14 @@ enum class HttpReason {
     PlainHttpPort, ///< "plain_http_port" (403): a plain-HTTP proxy request for a port other
                    ///< than 80 (cleartext goes only to 80, as on the transparent path;
                    ///< docs/policy.md, red-team finding 4)
+    AmbiguousFieldName, ///< "ambiguous_field_name" (400): a field name with a byte other than
+                        ///< letters, digits and '-' that CGI-style upstreams fold onto a field
+                        ///< the gateway strips, rewrites or refuses (`X_Forwarded_For`,
+                        ///< `Transfer_Encoding`; red-team break3 F4)
+    RequestOverride, ///< "request_override" (403): X-HTTP-Method-Override, X-HTTP-Method,
+                     ///< X-Method-Override, X-Original-URL, X-Rewrite-URL or a `_method` query
+                     ///< parameter: the upstream could act on another method or path than the
+                     ///< one checked (red-team break3 F6)
 };
 
 /// Stable name, e.g. "conflicting_framing".
@@ -69,8 +77,9 @@ enum class HttpFraming {
 
 /// A request that passed every check. `head` is re-serialized by the guard (never the guest's
 /// bytes): request line with an origin-form target, `Host` with the canonical name, the
-/// remaining fields without hop-by-hop (RFC 9110 §7.6.1) and routing (RFC 7239, X-Forwarded-*,
-/// Via) fields, then the framing field of `framing`.
+/// remaining fields without hop-by-hop (RFC 9110 §7.6.1), routing (RFC 7239, X-Forwarded-*,
+/// Via) and client-address (X-Real-IP, ...) fields and without names holding a byte other than
+/// letters, digits and '-', then the framing field of `framing` (docs/http.md).
 struct HttpForward
 {
     QString method;

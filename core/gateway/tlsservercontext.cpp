@@ -1,6 +1,7 @@
 #include "core/gateway/tlsservercontext.h"
 
 #include "core/model/hostname.h"
+#include "core/model/printabletext.h"
 
 #include <openssl/tls1.h>
 
@@ -132,8 +133,9 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
         return reject(TlsRejectReason::BadSni,
                       QStringLiteral("malformed server_name extension (RFC 6066 §3)"),
                       SSL_AD_DECODE_ERROR);
-    // Latin-1 is lossless for bytes; anything above 0x7f is then rejected as non_ascii.
-    state->requestedName = QString::fromLatin1(*raw).left(255);
+    // Latin-1 is lossless for bytes; anything above 0x7f is then rejected as non_ascii. The
+    // name goes into the refusal's event, escaped: people read it (round 3, F5).
+    state->requestedName = printableText(QString::fromLatin1(*raw).left(255), true);
     const auto name = canonicalizeHostname(QString::fromLatin1(*raw));
     if (!name)
         return reject(TlsRejectReason::BadSni, name.error().toError().message,

@@ -1,5 +1,7 @@
 #include "core/model/egressevent.h"
 
+#include "core/model/printabletext.h"
+
 #include "core/model/jsonfields.h"
 
 #include <QJsonValue>
@@ -144,7 +146,11 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
         const auto value = optionalString(object, key);
         if (!value)
             return std::unexpected(value.error());
-        *target = *value;
+        // A refused name comes from the guest as it sent it; what people read must not carry
+        // its control bytes (red-team 2026-12-01 round 3, F5).
+        const bool isName = key == u"name" || key == u"sni" || key == u"host"
+            || key == u"destination" || key == u"sandbox";
+        *target = printableText(*value, isName);
     }
     if (event.path.contains(u'?'))
         return fail(ErrorKind::InvalidParams, QStringLiteral("field 'path': holds a query string"));

@@ -16,6 +16,12 @@
 #include <QUdpSocket>
 #include <QtEndian>
 
+#include <arpa/inet.h>
+#include <cerrno>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 using namespace airlock::gateway;
 using namespace Qt::StringLiterals;
 using airlock::EgressPolicy;
@@ -107,6 +113,81 @@ QByteArray query(const QString &name, quint16 type, quint16 id)
     return toWire(pkt.get());
 }
 
+QByteArray framed(const QByteArray &message)
+{
+    QByteArray length(2, Qt::Uninitialized);
+    qToBigEndian<quint16>(quint16(message.size()), length.data());
+    return length + message;
+}
+
+// A denied query of ~250 bytes (its REFUSED answer echoes the question): answers pile up fast.
+QByteArray longDeniedQuery(quint16 id)
+{
+    const QString label(60, u'a');
+    return query(label + u'.' + label + u'.' + label + u'.' + QString(40, u'b') + u".evil.test"_s,
+                 LDNS_RR_TYPE_A, id);
+}
+
+// A plain non-blocking TCP client (no Qt buffering of its own, so "never reads" means the
+// kernel's receive buffer fills), on 127.0.0.4, with a small receive buffer.
+class RawTcpClient
+{
+public:
+    ~RawTcpClient()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    bool connectTo(const QHostAddress &address, quint16 port)
+    {
+        m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (m_fd < 0)
+            return false;
+        const int rcvbuf = 4096;
+        ::setsockopt(m_fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+        sockaddr_in local {};
+        local.sin_family = AF_INET;
+        local.sin_addr.s_addr = htonl(QHostAddress(u"127.0.0.4"_s).toIPv4Address());
+        if (::bind(m_fd, reinterpret_cast<sockaddr *>(&local), sizeof local) != 0)
+            return false;
+        sockaddr_in to {};
+        to.sin_family = AF_INET;
+        to.sin_port = htons(port);
+        to.sin_addr.s_addr = htonl(address.toIPv4Address());
+        if (::connect(m_fd, reinterpret_cast<sockaddr *>(&to), sizeof to) != 0
+            && errno != EINPROGRESS)
+            return false;
+        return true;
+    }
+    /// Bytes accepted by the kernel now (0 when full), -1 on an error (peer gone).
+    qint64 trySend(QByteArrayView bytes)
+    {
+        const ssize_t n = ::send(m_fd, bytes.data(), size_t(bytes.size()), MSG_NOSIGNAL);
+        if (n < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN ? 0 : -1;
+        return n;
+    }
+    /// What has arrived, without waiting; sets `closed` on EOF or an error.
+    QByteArray tryRead(bool *closed)
+    {
+        QByteArray out;
+        char chunk[16384];
+        for (;;) {
+            const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
+            if (n > 0) {
+                out.append(chunk, n);
+                continue;
+            }
+            if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+                *closed = true;
+            return out;
+        }
+    }
+
+private:
+    int m_fd = -1;
+};
+
 } // namespace
 
 class TestDnsResponderIntegration : public QObject
@@ -123,6 +204,11 @@ private Q_SLOTS:
     void forgedAnswersIgnored();
     void upstreamTimeout();
     void tcpQueries();
+    void tcpPeerThatNeverReadsIsNotRead();
+    void tcpPeerThatTricklesAndNeverReadsIsClosed();
+    void tcpBacklogIsAnsweredWhenTheyRead();
+    void tcpRefusalsAreDecided_data();
+    void tcpRefusalsAreDecided();
 
 private:
     // Sends `wire` over UDP to the server and returns the parsed response (nullptr on timeout).
@@ -396,6 +482,181 @@ void TestDnsResponderIntegration::tcpQueries()
     QCOMPARE(rcodes.value(0x0101, -1), int(LDNS_RCODE_NOERROR));
     QCOMPARE(rcodes.value(0x0202, -1), int(LDNS_RCODE_REFUSED));
     QCOMPARE(m_authority->log, QStringList {u"pkg.test."_s});
+}
+
+// findings-break3 F2: a client that pipelines and never reads. The server stops reading it once
+// kMaxTcpPendingBytes of answers wait, so the client's send stalls (the old server read and
+// answered all 64 MB), decides nothing more while paused, and closes it when idle.
+void TestDnsResponderIntegration::tcpPeerThatNeverReadsIsNotRead()
+{
+    m_server->setTcpIdleTimeout(1500);
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    RawTcpClient client;
+    QVERIFY(client.connectTo(kGateway, m_server->tcpPort()));
+    QByteArray batch;
+    for (int i = 0; i < 1000; ++i)
+        batch += framed(longDeniedQuery(quint16(i)));
+    constexpr qint64 kCap = 64LL * 1024 * 1024;
+    qint64 sent = 0;
+    qsizetype offset = 0;
+    QElapsedTimer stalled;
+    stalled.start();
+    bool failed = false;
+    while (sent < kCap && stalled.elapsed() < 500) {
+        const qint64 n = client.trySend(QByteArrayView(batch).sliced(offset));
+        if (n < 0) {
+            failed = true;
+            break;
+        }
+        if (n > 0) {
+            sent += n;
+            offset = (offset + n) % batch.size();
+            stalled.restart();
+        } else {
+            QTest::qWait(2);
+        }
+    }
+    const qint64 decided = spy.size();
+    qInfo("sent %lld bytes before the send stalled; %lld queries decided", qlonglong(sent),
+          qlonglong(decided));
+    QVERIFY2(!failed, "the server closed the connection while it was being fed");
+    QVERIFY2(sent < kCap, "the server kept reading a client that never reads");
+    QVERIFY(decided > 0);
+    QVERIFY(decided * qint64(batch.size() / 1000) < sent);
+    QTest::qWait(300);
+    QCOMPARE(spy.size(), decided); // paused: nothing more read while the answers wait
+    QCOMPARE(m_server->tcpConnectionCount(), 1);
+    // No complete message read, so the idle timer is not restarted: closed.
+    QTRY_COMPARE_WITH_TIMEOUT(m_server->tcpConnectionCount(), 0, 3000);
+    QCOMPARE(spy.size(), decided);
+}
+
+// A peer that never reads and sends at a pace its send never stalls on: once 64 KiB of answers
+// wait unread (Qt's buffer plus the kernel's send queue) its queries no longer refresh the idle
+// timer, and it is closed. Before, every query restarted the timer: open for ever.
+void TestDnsResponderIntegration::tcpPeerThatTricklesAndNeverReadsIsClosed()
+{
+    m_server->setTcpIdleTimeout(1500);
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    RawTcpClient client;
+    QVERIFY(client.connectTo(kGateway, m_server->tcpPort()));
+    QTRY_COMPARE(m_server->tcpConnectionCount(), 1);
+    QByteArray burst;
+    for (int i = 0; i < 50; ++i)
+        burst += framed(longDeniedQuery(quint16(i)));
+    QElapsedTimer timer;
+    timer.start();
+    qint64 sent = 0;
+    while (m_server->tcpConnectionCount() == 1 && timer.elapsed() < 8000) {
+        const qint64 n = client.trySend(burst);
+        if (n < 0)
+            break;
+        sent += n;
+        QTest::qWait(100); // ~12 KB per 100 ms, never more than the kernel takes
+    }
+    qInfo("closed after %lld ms, %lld bytes sent, %lld queries decided", qlonglong(timer.elapsed()),
+          qlonglong(sent), qlonglong(spy.size()));
+    QCOMPARE(m_server->tcpConnectionCount(), 0);
+    QVERIFY(timer.elapsed() < 6000);
+}
+
+// The other side of the bound: a client that sends far more than the bound and reads only
+// afterwards gets every answer (reading resumes on bytesWritten, from Qt's buffer and the
+// kernel's).
+void TestDnsResponderIntegration::tcpBacklogIsAnsweredWhenTheyRead()
+{
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    RawTcpClient client;
+    QVERIFY(client.connectTo(kGateway, m_server->tcpPort()));
+    constexpr int kQueries = 20000; // ~5 MB of answers: more than the kernel buffers hold
+    QByteArray all;
+    for (int i = 0; i < kQueries; ++i)
+        all += framed(longDeniedQuery(quint16(i)));
+    qsizetype offset = 0;
+    QByteArray received;
+    QSet<quint16> ids;
+    bool closed = false;
+    QElapsedTimer timer;
+    timer.start();
+    // Feed everything first (reading nothing) until the send stalls, then read while sending.
+    bool reading = false;
+    QElapsedTimer stalled;
+    stalled.start();
+    while (ids.size() < kQueries && !closed && timer.elapsed() < 30000) {
+        if (offset < all.size()) {
+            const qint64 n = client.trySend(QByteArrayView(all).sliced(offset));
+            QVERIFY(n >= 0);
+            offset += n;
+            if (n > 0)
+                stalled.restart();
+        }
+        if (!reading && stalled.elapsed() > 200)
+            reading = true;
+        if (reading) {
+            received += client.tryRead(&closed);
+            while (received.size() >= 2) {
+                const quint16 length = qFromBigEndian<quint16>(received.constData());
+                if (received.size() < 2 + length)
+                    break;
+                const Pkt response = parse(QByteArrayView(received).sliced(2, length));
+                received.remove(0, 2 + length);
+                QVERIFY(response);
+                QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_REFUSED));
+                ids.insert(ldns_pkt_id(response.get()));
+            }
+        }
+        QTest::qWait(1);
+    }
+    qInfo("%lld answers in %lld ms", qlonglong(ids.size()), qlonglong(timer.elapsed()));
+    QVERIFY(reading);
+    QVERIFY(!closed);
+    QCOMPARE(ids.size(), kQueries);
+    QCOMPARE(spy.size(), kQueries);
+}
+
+// findings-break3 F3: every refusal of the TCP transport is a decision (an egress event).
+void TestDnsResponderIntegration::tcpRefusalsAreDecided_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("held");
+    QTest::addColumn<int>("reason");
+    QTest::newRow("frame over 4096")
+        << "\x20\x00"_ba + QByteArray(64, 'x') << 0 << int(DnsReason::MalformedQuery);
+    QTest::newRow("frame of 4097")
+        << "\x10\x01"_ba + QByteArray(64, 'x') << 0 << int(DnsReason::MalformedQuery);
+    QTest::newRow("frame under 12") << "\x00\x05hello"_ba << 0 << int(DnsReason::NotAQuery);
+    QTest::newRow("frame of 0") << "\x00\x00"_ba << 0 << int(DnsReason::NotAQuery);
+    QTest::newRow("33rd connection")
+        << framed(query(u"pkg.test"_s, LDNS_RR_TYPE_A, 7)) << DnsServer::kMaxTcpConnections
+        << int(DnsReason::TooManyConnections);
+}
+
+void TestDnsResponderIntegration::tcpRefusalsAreDecided()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, held);
+    QFETCH(int, reason);
+    std::vector<std::unique_ptr<QTcpSocket>> holders;
+    for (int i = 0; i < held; ++i) {
+        auto socket = std::make_unique<QTcpSocket>();
+        socket->connectToHost(kGateway, m_server->tcpPort());
+        QVERIFY(socket->waitForConnected(2000));
+        holders.push_back(std::move(socket));
+    }
+    QTRY_COMPARE(m_server->tcpConnectionCount(), held);
+    QSignalSpy spy(m_server.get(), &DnsServer::decided);
+    QTcpSocket tcp;
+    tcp.connectToHost(kGateway, m_server->tcpPort());
+    QVERIFY(tcp.waitForConnected(2000));
+    tcp.write(bytes);
+    QTRY_COMPARE(tcp.state(), QAbstractSocket::UnconnectedState);
+    QCOMPARE(tcp.readAll(), QByteArray());
+    QTRY_COMPARE(spy.size(), 1);
+    const auto event = spy.at(0).at(0).value<DnsEvent>();
+    QCOMPARE(int(event.reason), reason);
+    QCOMPARE(int(event.verdict), int(DnsVerdict::Drop));
+    QVERIFY(!event.detail.isEmpty());
+    QCOMPARE(m_server->tcpConnectionCount(), held);
 }
 
 QTEST_GUILESS_MAIN(TestDnsResponderIntegration)

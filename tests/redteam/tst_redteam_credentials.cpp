@@ -180,6 +180,8 @@ private Q_SLOTS:
     void I4_secretInNoLogOrEvent();
     void I4_crashedGatewayLeavesNoCore();
     void logAndMemoryAreBounded();
+    void break3_bindingMethodAndPathOverridden_data();
+    void break3_bindingMethodAndPathOverridden();
 
 private:
     /// TLS to api.test's synthetic address (port `port`) with `sni`, one request, the response;
@@ -953,6 +955,40 @@ void TestRedteamCredentials::logAndMemoryAreBounded()
     QVERIFY2(QFileInfo(log).size() <= kLogCap, qPrintable(QString::number(QFileInfo(log).size())));
     QVERIFY(QFileInfo(log).size() > kLogCap / 2);
     gateway.stop();
+}
+
+// Breaker round 3 (findings-break3.md F6): the binding allows GET/POST under /v1; a DELETE or
+// a path outside /v1 is refused (I1 near misses). The same intent spelled as a GET/POST under
+// /v1 with X-HTTP-Method-Override / X-Original-URL gets the secret injected and the override
+// forwarded: an upstream that honours the field (Google APIs, Symfony, ASP.NET, IIS, ...) runs
+// DELETE, or serves /admin, with the credential.
+void TestRedteamCredentials::break3_bindingMethodAndPathOverridden_data()
+{
+    QTest::addColumn<QByteArray>("field");
+    QTest::newRow("X-HTTP-Method-Override: DELETE") << "X-HTTP-Method-Override: DELETE"_ba;
+    QTest::newRow("X-Original-URL: /v2/admin") << "X-Original-URL: /v2/admin"_ba;
+}
+
+void TestRedteamCredentials::break3_bindingMethodAndPathOverridden()
+{
+    QFETCH(QByteArray, field);
+    m_topo.resetObservations();
+    const QByteArray request = "POST /v1/echo HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
+        + kPlaceholder + "\r\n" + field + "\r\nContent-Length: 0\r\n\r\n";
+    const HttpResponse response = viaTls("api.test"_ba, request);
+    QTest::qWait(300);
+    const QByteArray name = field.left(field.indexOf(':'));
+    QStringList seen;
+    for (const auto &c : m_topo.upstream().connections(u"api"_s)) {
+        for (const auto &r : c.requests) {
+            const bool injected = r.values("Authorization").contains("Bearer " + kSecret);
+            if (injected && !r.values(name).isEmpty())
+                seen << QString::fromLatin1(r.method + ' ' + r.target + " + " + name + ": "
+                                            + r.values(name).first() + " with the secret");
+        }
+    }
+    qInfo("status %d", response.status);
+    QVERIFY2(seen.isEmpty(), qPrintable(u"api.test received: "_s + seen.join(u"; "_s)));
 }
 
 QTEST_GUILESS_MAIN(TestRedteamCredentials)

@@ -557,6 +557,7 @@ QJsonObject gatewayTestConfig(const QString &caCertPath, const QString &caKeyPat
         {u"refusedRanges"_s,
          QJsonArray {u"0.0.0.0/8"_s, u"10.0.0.0/8"_s, u"100.64.0.0/10"_s, u"169.254.0.0/16"_s,
                      u"172.16.0.0/12"_s, u"192.168.0.0/16"_s, u"224.0.0.0/4"_s}},
+        {u"refuseHostAddresses"_s, false},
         {u"trustStore"_s, QJsonObject {{u"caFile"_s, trustCaFile}}},
         {u"ca"_s,
          QJsonObject {{u"certificatePem"_s, QString::fromLatin1(cert.readAll())},

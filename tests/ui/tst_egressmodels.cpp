@@ -262,11 +262,11 @@ void TestEgressModels::everyReasonHasWords_data()
     QSet<QString> reasons;
     for (int i = 0; i <= int(gateway::EgressReason::MalformedPath); ++i)
         reasons.insert(gateway::egressReasonName(gateway::EgressReason(i)));
-    for (int i = 0; i <= int(gateway::DnsReason::Overloaded); ++i)
+    for (int i = 0; i <= int(gateway::DnsReason::TooManyConnections); ++i)
         reasons.insert(gateway::dnsReasonName(gateway::DnsReason(i)));
     for (int i = 1; i <= int(gateway::TlsRejectReason::ConnectSniMismatch); ++i) // not "none"
         reasons.insert(gateway::tlsRejectReasonName(gateway::TlsRejectReason(i)));
-    for (int i = 0; i <= int(gateway::HttpReason::PlainHttpPort); ++i)
+    for (int i = 0; i <= int(gateway::HttpReason::RequestOverride); ++i)
         reasons.insert(gateway::httpReasonName(gateway::HttpReason(i)));
     for (int i = 1; i <= int(gateway::AuthorityReason::BadSni); ++i) // not "ok"
         reasons.insert(gateway::authorityReasonName(gateway::AuthorityReason(i)));

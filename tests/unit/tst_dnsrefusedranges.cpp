@@ -4,7 +4,9 @@
 #include "core/gateway/dnsldns.h"
 #include "core/gateway/dnsnamemapping.h"
 #include "core/gateway/dnsupstreamresolver.h"
+#include "core/gateway/hostaddresses.h"
 
+#include <QNetworkInterface>
 #include <QTest>
 
 using namespace airlock::gateway;
@@ -46,6 +48,7 @@ private Q_SLOTS:
     void refused_data();
     void refused();
     void runTimeRange();
+    void hostAddresses();
     void fromStrings();
     void mapping();
     void mappingExhausted();
@@ -169,6 +172,37 @@ void TestDnsRefusedRanges::runTimeRange()
     QCOMPARE(ranges.match(link)->toString(), u"203.0.113.0/29"_s);
     QVERIFY(ranges.contains(QHostAddress()));
     QVERIFY(!RefusedRanges::none().contains(QHostAddress(u"127.0.0.1"_s)));
+}
+
+// The addresses of this namespace's interfaces are refused once the gateway asks for it, as
+// single addresses, also in their IPv4-embedding IPv6 forms (round 3, F1).
+void TestDnsRefusedRanges::hostAddresses()
+{
+    RefusedRanges ranges = RefusedRanges::none();
+    QVERIFY(!ranges.refusesHostAddresses());
+    const QList<QHostAddress> own = QNetworkInterface::allAddresses();
+    QVERIFY(!own.isEmpty());
+    for (const QHostAddress &address : own)
+        QVERIFY2(!ranges.contains(address), qPrintable(address.toString()));
+    ranges.setRefuseHostAddresses(true);
+    for (QHostAddress address : own) {
+        address.setScopeId(QString());
+        const auto match = ranges.match(address);
+        QVERIFY2(match, qPrintable(address.toString()));
+        QCOMPARE(match->network(), address);
+        QCOMPARE(match->prefixLength(),
+                 address.protocol() == QAbstractSocket::IPv4Protocol ? 32 : 128);
+        QCOMPARE(HostAddresses::match(address), std::optional<QHostAddress>(address));
+    }
+    QVERIFY(ranges.contains(QHostAddress(u"::ffff:127.0.0.1"_s)));
+    QVERIFY(ranges.contains(QHostAddress(u"64:ff9b::7f00:1"_s)));
+    // An address no interface of this namespace has stays allowed.
+    const QHostAddress elsewhere(u"192.0.2.77"_s);
+    if (own.contains(elsewhere))
+        QSKIP("this host has 192.0.2.77 (TEST-NET-1) on an interface");
+    QVERIFY(!ranges.contains(elsewhere));
+    QVERIFY(!ranges.contains(QHostAddress(u"::ffff:192.0.2.77"_s)));
+    QVERIFY(!HostAddresses::match(elsewhere));
 }
 
 void TestDnsRefusedRanges::fromStrings()

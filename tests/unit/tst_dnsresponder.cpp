@@ -4,6 +4,7 @@
 #include "core/gateway/dnsresponder.h"
 
 #include <QRandomGenerator>
+#include <QSet>
 #include <QTest>
 
 using namespace airlock::gateway;
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void finishFailures_data();
     void finishFailures();
     void finishPolicyChanged();
+    void reasonNamesAreDistinct();
 
 private:
     std::optional<DnsNameMapping> m_mapping;
@@ -378,6 +380,21 @@ void TestDnsResponder::finishPolicyChanged()
     const DnsDecision refused = responder.decide(query(u"evil.test"_s, 1));
     QCOMPARE(responder.finish(refused, QList<QHostAddress> {QHostAddress(u"192.0.2.1"_s)}).verdict,
              DnsVerdict::Drop);
+}
+
+// Egress events carry these names (dns.md, the window's reason words): each value has its own
+// snake_case name, including the transport's too_many_connections (findings-break3 F3).
+void TestDnsResponder::reasonNamesAreDistinct()
+{
+    QSet<QString> names;
+    for (int i = 0; i <= int(DnsReason::TooManyConnections); ++i) {
+        const QString name = dnsReasonName(DnsReason(i));
+        QVERIFY2(!name.isEmpty() && name == name.toLower() && !name.contains(u' '),
+                 qPrintable(name));
+        QVERIFY2(!names.contains(name), qPrintable(name));
+        names.insert(name);
+    }
+    QVERIFY(names.contains(QStringLiteral("too_many_connections")));
 }
 
 QTEST_GUILESS_MAIN(TestDnsResponder)

@@ -17,7 +17,45 @@ private Q_SLOTS:
     void redactPath();
     void rejects_data();
     void rejects();
+    void guestTextIsPrintable_data();
+    void guestTextIsPrintable();
 };
+
+void TestEgressEvent::guestTextIsPrintable_data()
+{
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("received");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("SNI with a terminal escape and line ends")
+        << u"sni"_s << u"x\x1b[2K\r2026 tls allowed evil.test\nq"_s
+        << u"x\\027[2K\\0132026 tls allowed evil.test\\010q"_s;
+    QTest::newRow("name with DEL and C1") << u"name"_s << u"a\x7f\u0085b"_s << u"a\\127\\133b"_s;
+    QTest::newRow("host with a right-to-left override")
+        << u"host"_s << u"evil\u202Etset.gkp"_s << u"evil\\u{202e}tset.gkp"_s;
+    QTest::newRow("non-ASCII host")
+        << u"host"_s << u"b\u00FCcher.test"_s << u"b\\u{00fc}cher.test"_s;
+    QTest::newRow("detail keeps non-ASCII letters but not controls")
+        << u"detail"_s << u"b\u00FCcher\tx\u2028y"_s << u"b\u00FCcher\\009x\\u{2028}y"_s;
+    QTest::newRow("DNS presentation escapes stay")
+        << u"name"_s << u"a\\.b\\000.test"_s << u"a\\.b\\000.test"_s;
+}
+
+// A guest chooses the bytes of a refused name; what reaches people (window, airlockctl, logs)
+// has no control, separator or bidi characters (red-team 2026-12-01 round 3, F5).
+void TestEgressEvent::guestTextIsPrintable()
+{
+    QFETCH(QString, field);
+    QFETCH(QString, received);
+    QFETCH(QString, shown);
+    QJsonObject json {{u"time"_s, u"2026-11-30T07:00:00.123Z"_s},
+                      {u"layer"_s, u"tls"_s},
+                      {u"verdict"_s, u"denied"_s},
+                      {u"reason"_s, u"bad_sni"_s}};
+    json.insert(field, received);
+    const auto event = EgressEvent::fromJson(json);
+    QVERIFY(event);
+    QCOMPARE(event->toJson().value(field).toString(), shown);
+}
 
 void TestEgressEvent::roundTrip()
 {

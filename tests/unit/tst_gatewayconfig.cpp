@@ -97,6 +97,9 @@ void TestGatewayConfig::defaults()
     QCOMPARE(config->explicitProxyPort, quint16(3128));
     QCOMPARE(config->upstreamDnsPort, quint16(53));
     QVERIFY(config->refusedRanges.contains(QHostAddress(u"127.0.0.1"_s)));
+    QVERIFY(config->refuseHostAddresses);
+    json.insert(u"refuseHostAddresses"_s, false);
+    QVERIFY(!GatewayConfig::fromJson(json)->refuseHostAddresses);
 }
 
 void TestGatewayConfig::invalid_data()
@@ -131,6 +134,8 @@ void TestGatewayConfig::invalid_data()
         << u"refusedRanges"_s << QJsonValue(u"10.0.0.0/8"_s) << u"refusedRanges"_s;
     QTest::newRow("refused bad range")
         << u"refusedRanges"_s << QJsonValue(QJsonArray {u"10.0.0.1/8"_s}) << u"refusedRanges"_s;
+    QTest::newRow("refuse host addresses not a bool")
+        << u"refuseHostAddresses"_s << QJsonValue(u"yes"_s) << u"refuseHostAddresses"_s;
     QTest::newRow("no ca key") << u"ca.keyPem"_s << removed << u"ca.keyPem"_s;
     QTest::newRow("policy wildcard too broad")
         << u"policy"_s

@@ -20,6 +20,8 @@ using airlock::gateway::HttpRequestGuard;
 using airlock::gateway::HttpTunnel;
 using airlock::gateway::PolicyMatcher;
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
 using airlock::test::rule;
@@ -491,6 +493,86 @@ void TestHttpRequestGuard::verdicts_data()
            "10000000000000000\r\nx\r\n"
             + smuggled
         << 400 << "bad_chunk" << 1 << QByteArray("tenant");
+
+    // Red-team break3 F4: a field name with a byte other than letters, digits and '-' is what
+    // CGI-style upstreams fold onto the dashed name ('_' and, lighttpd, any other byte become
+    // '_'). Folded onto a field the guard strips, rewrites or refuses: refused, in every
+    // spelling; anything else: dropped.
+    const QByteArrayList guarded {
+        "Keep-Alive",         "Proxy-Connection",       "Proxy-Authorization",
+        "Proxy-Authenticate", "Content-Length",         "Transfer-Encoding",
+        "X-Forwarded-For",    "X-Forwarded-Host",       "X-Forwarded-Proto",
+        "X-Real-IP",          "True-Client-IP",         "X-Client-IP",
+        "CF-Connecting-IP",   "X-HTTP-Method-Override", "X-HTTP-Method",
+        "X-Method-Override",  "X-Original-URL",         "X-Rewrite-URL"};
+    for (const QByteArray &name : guarded) {
+        QByteArray underscores = name;
+        underscores.replace('-', '_');
+        QByteArray mixed = name;
+        mixed[mixed.indexOf('-')] = '_';
+        QByteArray dots = name;
+        dots.replace('-', '.');
+        QByteArrayList spellings {underscores, underscores.toLower(), underscores.toUpper(), dots};
+        if (mixed != underscores)
+            spellings.append(mixed);
+        for (const QByteArray &spelling : std::as_const(spellings)) {
+            QTest::addRow("F4 %s", spelling.constData())
+                << pkg << get("/", "Host: pkg.test\r\n" + spelling + ": 1\r\n") << 400
+                << "ambiguous_field_name" << 0 << none;
+        }
+    }
+    QTest::newRow("F4 Transfer_Encoding beside Content-Length")
+        << pkg
+        << "POST / HTTP/1.1\r\nHost: pkg.test\r\nTransfer_Encoding: chunked\r\n"
+           "Content-Length: 5\r\n\r\n0\r\n\r\n"_ba
+        << 400 << "ambiguous_field_name" << 0 << none;
+    QTest::newRow("F4 other underscore name dropped")
+        << pkg << get("/", "Host: pkg.test\r\nX_Custom: 1\r\nAccept_Language: de\r\n") << 0
+        << QString() << 1 << QByteArray("_");
+    QTest::newRow("F4 other dotted name dropped")
+        << pkg << get("/", "Host: pkg.test\r\nX.Trace: 1\r\n") << 0 << QString() << 1
+        << QByteArray("Trace");
+    QTest::newRow("F4 other symbols dropped")
+        << pkg << get("/", "Host: pkg.test\r\nX~Y: 1\r\nX+Forwarded: 1\r\n") << 0 << QString() << 1
+        << QByteArray(": 1");
+
+    // Red-team break3 F6: fields that override the method or target are refused, in any letter
+    // case and with any value, on every rule; client-address fields are stripped.
+    const QString api = QStringLiteral("https:api.test");
+    for (const QByteArray &field :
+         {"X-HTTP-Method-Override: DELETE"_ba, "x-http-method-override: GET"_ba,
+          "X-HTTP-Method: PUT"_ba, "X-METHOD-OVERRIDE: DELETE"_ba, "X-Original-URL: /v2/admin"_ba,
+          "x-rewrite-url: /v1/x"_ba}) {
+        QTest::addRow("F6 %s", field.constData())
+            << api << get("/v1/x", "Host: api.test\r\n" + field + "\r\n") << 403
+            << "request_override" << 0 << none;
+        QTest::addRow("F6 %s, rule without methods", field.constData())
+            << pkg << get("/", "Host: pkg.test\r\n" + field + "\r\n") << 403 << "request_override"
+            << 0 << none;
+    }
+    QTest::newRow("F6 override in a second request")
+        << api
+        << get("/v1/a", "Host: api.test\r\n")
+            + get("/v1/b", "Host: api.test\r\nX-HTTP-Method-Override: DELETE\r\n")
+        << 403 << "request_override" << 1 << QByteArray("/v1/b");
+    for (const QByteArray &target :
+         {"/v1/x?_method=DELETE"_ba, "/v1/x?a=1&_method=DELETE"_ba, "/v1/x?a=1;_method=put"_ba,
+          "/v1/x?%5Fmethod=DELETE"_ba, "/v1/x?%5fMETHOD=DELETE"_ba, "/v1/x?_method"_ba,
+          "/v1/x?_method=&a=1"_ba, "/v1/x?_method+=DELETE"_ba}) {
+        QTest::addRow("F6 query %s", target.constData())
+            << api << get(target, "Host: api.test\r\n") << 403 << "request_override" << 0 << none;
+    }
+    for (const QByteArray &target : {"/v1/x?x_method=DELETE"_ba, "/v1/x?method=DELETE"_ba,
+                                     "/v1/x?a=_method"_ba, "/v1/_method?a=1"_ba}) {
+        QTest::addRow("F6 query %s forwarded", target.constData())
+            << api << get(target, "Host: api.test\r\n") << 0 << QString() << 1 << none;
+    }
+    for (const QByteArray &name : {"X-Real-IP"_ba, "True-Client-IP"_ba, "X-Client-IP"_ba,
+                                   "CF-Connecting-IP"_ba, "x-real-ip"_ba}) {
+        QTest::addRow("F6 %s stripped", name.constData())
+            << pkg << get("/", "Host: pkg.test\r\n" + name + ": 127.0.0.1\r\n") << 0 << QString()
+            << 1 << QByteArray("127.0.0.1");
+    }
 }
 
 void TestHttpRequestGuard::verdicts()
