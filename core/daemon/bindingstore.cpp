@@ -3,6 +3,7 @@
 #include "core/daemon/registry.h"
 
 #include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -10,6 +11,8 @@
 namespace airlock {
 
 namespace {
+
+Q_LOGGING_CATEGORY(lcBindings, "airlock.daemon.bindings")
 
 const QString kColumns = QStringLiteral(
     "id, sandbox, secret, host, path_prefix, methods, placement, created_at, injections, "
@@ -38,11 +41,14 @@ CredentialBinding bindingFrom(const QSqlQuery &query)
     const QString methods = query.value(5).toString();
     if (!methods.isEmpty())
         binding.methods = methods.split(QLatin1Char(' '));
-    // Written by add() from a validated placement; a row edited by hand falls back to the
-    // default placement rather than failing every list.
+    // Written by add() from a validated placement; a row edited by hand (or stored before a
+    // rule got stricter) falls back to the default placement rather than failing every list.
     if (auto placement = CredentialPlacement::fromJson(
             QJsonDocument::fromJson(query.value(6).toString().toUtf8()).object()))
         binding.placement = *placement;
+    else
+        qCWarning(lcBindings, "binding %lld: stored placement refused (%s); using the default",
+                  binding.id, qPrintable(placement.error().message));
     binding.createdAt = QDateTime::fromString(query.value(7).toString(), Qt::ISODateWithMs);
     binding.stats.injections = query.value(8).toULongLong();
     binding.stats.lastUsed = QDateTime::fromString(query.value(9).toString(), Qt::ISODateWithMs);

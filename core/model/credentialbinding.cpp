@@ -62,6 +62,17 @@ bool isForbiddenHeader(const QString &name)
         QStringLiteral("forwarded"),
         QStringLiteral("via"),
         QStringLiteral("expect"),
+        // The request the policy checked must be the one the upstream acts on, and the
+        // client address is the gateway's (http.md, "Unusual field names and overrides").
+        QStringLiteral("x-http-method-override"),
+        QStringLiteral("x-http-method"),
+        QStringLiteral("x-method-override"),
+        QStringLiteral("x-original-url"),
+        QStringLiteral("x-rewrite-url"),
+        QStringLiteral("x-real-ip"),
+        QStringLiteral("true-client-ip"),
+        QStringLiteral("x-client-ip"),
+        QStringLiteral("cf-connecting-ip"),
     };
     const QString lower = name.toLower();
     return forbidden.contains(lower) || lower.startsWith(QStringLiteral("proxy-"))
@@ -87,6 +98,15 @@ Result<void> CredentialPlacement::validate() const
         return fieldError(
             headerField,
             QStringLiteral("'%1' is not an HTTP field name (RFC 9110 §5.1)").arg(header));
+    // The gateway drops or refuses every other name a guest sends (CGI-style stacks read
+    // `X_Api_Key` as `X-Api-Key`), so the placeholder could never arrive in such a field.
+    if (!std::all_of(header.begin(), header.end(), [](QChar c) {
+            return (c.isLetterOrNumber() && c.unicode() < 0x80) || c == u'-';
+        }))
+        return fieldError(headerField,
+                          QStringLiteral("'%1': use letters, digits and '-' only (the gateway "
+                                         "drops other field names a sandbox sends)")
+                              .arg(header));
     if (isForbiddenHeader(header))
         return fieldError(headerField,
                           QStringLiteral("'%1' frames or routes the request and cannot carry a "

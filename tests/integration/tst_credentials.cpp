@@ -272,6 +272,31 @@ private Q_SLOTS:
                                  {QStringLiteral("header"), QStringLiteral("Host")},
                                  {QStringLiteral("template"), QStringLiteral("{secret}")}})
             << QStringLiteral("invalid_params") << QStringLiteral("placement.header");
+        QTest::newRow("underscore header")
+            << base(QStringLiteral("placement"),
+                    QJsonObject {{QStringLiteral("type"), QStringLiteral("header")},
+                                 {QStringLiteral("header"), QStringLiteral("X_Api_Key")},
+                                 {QStringLiteral("template"), QStringLiteral("{secret}")}})
+            << QStringLiteral("invalid_params") << QStringLiteral("placement.header");
+        QTest::newRow("dotted header")
+            << base(QStringLiteral("placement"),
+                    QJsonObject {{QStringLiteral("type"), QStringLiteral("header")},
+                                 {QStringLiteral("header"), QStringLiteral("X.Api.Key")},
+                                 {QStringLiteral("template"), QStringLiteral("{secret}")}})
+            << QStringLiteral("invalid_params") << QStringLiteral("placement.header");
+        QTest::newRow("method override header") << base(
+            QStringLiteral("placement"),
+            QJsonObject {{QStringLiteral("type"), QStringLiteral("header")},
+                         {QStringLiteral("header"), QStringLiteral("X-HTTP-Method-Override")},
+                         {QStringLiteral("template"), QStringLiteral("{secret}")}})
+                                                << QStringLiteral("invalid_params")
+                                                << QStringLiteral("placement.header");
+        QTest::newRow("client address header")
+            << base(QStringLiteral("placement"),
+                    QJsonObject {{QStringLiteral("type"), QStringLiteral("header")},
+                                 {QStringLiteral("header"), QStringLiteral("X-Real-IP")},
+                                 {QStringLiteral("template"), QStringLiteral("{secret}")}})
+            << QStringLiteral("invalid_params") << QStringLiteral("placement.header");
         QTest::newRow("template without token")
             << base(QStringLiteral("placement"),
                     QJsonObject {{QStringLiteral("type"), QStringLiteral("header")},
