@@ -12,6 +12,10 @@ private Q_SLOTS:
     void filter();
     void splitAtEveryOffset_data();
     void splitAtEveryOffset();
+    // Breaker 4: sequences a real terminal (xterm, VTE) parses as OSC/DCS/XTWINOPS that the
+    // filter passes on.
+    void break4_terminalStillSeesControlString_data();
+    void break4_terminalStillSeesControlString();
 };
 
 void TestEscapeFilter::filter_data()
@@ -75,6 +79,43 @@ void TestEscapeFilter::splitAtEveryOffset()
         out += filter.feed(input.mid(cut));
         QVERIFY2(out == expected, qPrintable(QStringLiteral("split at %1").arg(cut)));
     }
+}
+
+void TestEscapeFilter::break4_terminalStillSeesControlString_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QByteArray>("forbidden");
+    // A terminal abandons a CSI at ESC and starts the new sequence (ECMA-48, xterm's parser):
+    // the filter instead takes ']' as the CSI's final byte and leaves the OSC's body as text.
+    QTest::newRow("esc inside csi opens osc 52")
+        << QByteArray("\x1b[1\x1b]52;c;cm0gLXJmIH4K\x07z") << QByteArray("\x1b]");
+    QTest::newRow("esc inside csi opens dcs")
+        << QByteArray("\x1b[\x1bP$q\x1b\\x") << QByteArray("\x1bP");
+    QTest::newRow("esc inside csi opens osc 8")
+        << QByteArray("\x1b[\x1b]8;;http://evil.test\x07link") << QByteArray("\x1b]8");
+    QTest::newRow("esc inside csi opens csi t")
+        << QByteArray("\x1b[\x1b[21tx") << QByteArray("\x1b[21t");
+    // The overlong-CSI escape hatch: leading zeros make any XTWINOPS longer than 64 bytes.
+    QTest::newRow("overlong csi t")
+        << (QByteArray("\x1b[") + QByteArray(70, '0') + "8;100;300tx") << QByteArray("8;100;300t");
+    // C1 controls: 8-bit OSC/DCS/CSI, and the same code points UTF-8 encoded (xterm and VTE act
+    // on U+0090/U+009B/U+009D in UTF-8 mode).
+    QTest::newRow("8-bit osc 52") << QByteArray("\x9d" "52;c;cm0gLXJmIH4K\x07z")
+                                  << QByteArray("52;c;");
+    QTest::newRow("utf-8 c1 osc 52") << QByteArray("\xc2\x9d" "52;c;cm0gLXJmIH4K\x07z")
+                                     << QByteArray("52;c;");
+    QTest::newRow("utf-8 c1 csi 21t") << QByteArray("\xc2\x9b" "21tx") << QByteArray("21t");
+    QTest::newRow("utf-8 c1 dcs") << QByteArray("\xc2\x90$q\xc2\x9cx") << QByteArray("$q");
+}
+
+void TestEscapeFilter::break4_terminalStillSeesControlString()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QByteArray, forbidden);
+    EscapeFilter filter;
+    const QByteArray out = filter.feed(input);
+    QVERIFY2(!out.contains(forbidden),
+             qPrintable(QStringLiteral("passed on: %1").arg(QString::fromLatin1(out.toHex(' ')))));
 }
 
 QTEST_APPLESS_MAIN(TestEscapeFilter)
