@@ -9,6 +9,8 @@
 #include <QTest>
 
 #include <sys/socket.h>
+#include <atomic>
+#include <chrono>
 #include <thread>
 #include <unistd.h>
 
@@ -98,6 +100,7 @@ private Q_SLOTS:
     void closedChannelFailsAtOnce();
     void readyLineIsSignalledOnce();
     void refreshAnswersFromTheEventLoop();
+    void break4_restoredGuestIsReadForever();
 
 private:
     std::unique_ptr<GuestAgent> m_agent;
@@ -275,6 +278,46 @@ void TestGuestAgent::refreshAnswersFromTheEventLoop()
     m_agent.reset();
     QTest::qWait(50);
     QVERIFY(!called);
+}
+
+// Breaker 4. A restored or forked guest's agent is already running: it never says `ready 1` on
+// the new connection, so m_ready stays false and readPending() reads (and parses) every line
+// the guest sends for the rest of its life, on airlockd's event loop, although no refresh
+// waits. The header promises the opposite: "it is only read while an answer is expected ...
+// otherwise its bytes wait in a bounded buffer" (a chatty guest blocks on its own writes).
+void TestGuestAgent::break4_restoredGuestIsReadForever()
+{
+    m_guest->answer([](const QByteArray &nonce) { return "ack " + nonce + '\n'; });
+    QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
+    QVERIFY(!m_agent->isReady()); // what a restored guest looks like
+    const qint64 rejectedBefore = m_agent->rejectedLines();
+    (void)m_guest->received(); // joins the answering thread
+
+    // The guest floods its port with short lines nobody waits for.
+    std::atomic<qint64> written {0};
+    std::atomic<bool> stop {false};
+    const int fd = m_guest->fd();
+    std::thread flood([&] {
+        const QByteArray lines = QByteArray("x\n").repeated(32 * 1024);
+        while (!stop && written < 64LL * 1024 * 1024) {
+            const ssize_t n = ::send(fd, lines.constData(), size_t(lines.size()), MSG_DONTWAIT);
+            if (n > 0)
+                written += n;
+            else
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    });
+    QTest::qWait(2000);
+    stop = true;
+    flood.join();
+    qInfo("guest wrote %lld bytes, the helper parsed %lld lines", static_cast<long long>(written),
+          static_cast<long long>(m_agent->rejectedLines() - rejectedBefore));
+    // Not read: the guest's writes stall once the socket buffers and the 64 KiB read buffer are
+    // full, and nothing is parsed.
+    QVERIFY2(written < 2 * 1024 * 1024,
+             qPrintable(QStringLiteral("the guest wrote %1 bytes that nobody waited for")
+                            .arg(written.load())));
+    QCOMPARE(m_agent->rejectedLines(), rejectedBefore);
 }
 
 QTEST_GUILESS_MAIN(TestGuestAgent)

@@ -1,5 +1,6 @@
 #include "core/terminal/terminalsession.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -47,6 +48,8 @@ private Q_SLOTS:
     void pastePlainAndBracketed();
     void answersCursorReport();
     void resetClears();
+    void break4_oneConsoleChunkFreezesTheWindow_data();
+    void break4_oneConsoleChunkFreezesTheWindow();
 };
 
 void TestTerminalSession::screenText_data()
@@ -388,6 +391,38 @@ void TestTerminalSession::resetClears()
     QCOMPARE(session.cursorPosition(), QPoint(0, 0));
     session.feed("x");
     QCOMPARE(hex(session.cell(0, 0).foreground), hex(session.defaultForeground()));
+}
+
+// Breaker 4. The window feeds every console.output notification (up to ConsoleHub's
+// kMaxChunkBytes = 64 KiB of guest bytes) to TerminalSession on its GUI thread. Some cheap
+// sequences cost libvterm a whole-screen operation each: DECALN (ESC # 8) fills the screen,
+// reverse index at the top (ESC M) and a line feed at the bottom scroll all of it. A guest
+// printing them keeps the window's event loop busy for seconds per notification (every tab,
+// every dialog, every host), and the helper, whose notifications then pile up unread, drops
+// the window's connection at 16 MiB (RpcConnection::kMaxPendingOutputBytes). A 60x200 console
+// (a maximised window) is assumed; the budget is 250 ms per notification.
+void TestTerminalSession::break4_oneConsoleChunkFreezesTheWindow_data()
+{
+    QTest::addColumn<QByteArray>("op");
+    QTest::newRow("DECALN") << esc("#8");
+    QTest::newRow("reverse index at the top") << esc("M");
+    QTest::newRow("line feeds") << QByteArray("\n");
+    QTest::newRow("insert line") << esc("[L");
+}
+
+void TestTerminalSession::break4_oneConsoleChunkFreezesTheWindow()
+{
+    QFETCH(QByteArray, op);
+    TerminalSession session(60, 200);
+    QByteArray chunk;
+    while (chunk.size() + op.size() <= 64 * 1024)
+        chunk += op;
+    QElapsedTimer timer;
+    timer.start();
+    session.feed(chunk);
+    const qint64 ms = timer.elapsed();
+    qInfo("64 KiB of %s: %lld ms", op.toHex().constData(), static_cast<long long>(ms));
+    QVERIFY2(ms < 250, qPrintable(QStringLiteral("one notification took %1 ms").arg(ms)));
 }
 
 QTEST_GUILESS_MAIN(TestTerminalSession)
