@@ -2,6 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/protocol/methods.h"
+#include "core/terminal/terminalfeeder.h"
 #include "core/terminal/terminalsession.h"
 
 #include <QJsonObject>
@@ -13,8 +14,10 @@ ConsoleController::ConsoleController(HelperClient *client, const QString &sandbo
     , m_client(client)
     , m_sandbox(sandbox)
     , m_session(new TerminalSession(24, 80, this))
+    , m_feeder(new TerminalFeeder(m_session, this))
 {
     connect(m_session, &TerminalSession::outputReady, this, &ConsoleController::write);
+    connect(m_feeder, &TerminalFeeder::skipped, this, &ConsoleController::outputSkipped);
     if (!client)
         return;
     connect(client, &HelperClient::notificationReceived, this, &ConsoleController::onNotification);
@@ -59,9 +62,11 @@ void ConsoleController::attach()
             // counts from zero again and only has what the guest wrote since; keep our screen
             // and append that.
             const bool helperRestarted = self->m_everAttached && seq < self->m_lastSeq;
-            if (!helperRestarted)
+            if (!helperRestarted) {
+                self->m_feeder->clear();
                 self->m_session->reset();
-            self->m_session->feed(replay);
+            }
+            self->m_feeder->enqueue(replay);
             self->m_lastSeq = seq;
             self->m_everAttached = true;
             self->m_attached = true;
@@ -88,7 +93,7 @@ void ConsoleController::onNotification(const QString &method, const QJsonObject 
     if (seq <= m_lastSeq)
         return; // already part of the replay
     m_lastSeq = seq;
-    m_session->feed(
+    m_feeder->enqueue(
         QByteArray::fromBase64(params.value(QStringLiteral("data")).toString().toLatin1()));
 }
 

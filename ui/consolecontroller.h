@@ -8,6 +8,7 @@
 namespace airlock {
 
 class HelperClient;
+class TerminalFeeder;
 class TerminalSession;
 
 /// Connects one sandbox's console on the helper to a TerminalSession: `console.attach` with
@@ -15,6 +16,8 @@ class TerminalSession;
 /// out as `console.write`. Attaches again every time the client becomes ready, so the console
 /// survives a helper restart: a replay from the same helper replaces the screen, one from a
 /// restarted helper (sequence numbers start again) is appended to what is already shown.
+/// Output reaches the session through a TerminalFeeder, a slice per event-loop turn, so a
+/// guest cannot freeze the window with output that is slow to draw.
 class ConsoleController final : public QObject
 {
     Q_OBJECT
@@ -25,6 +28,7 @@ public:
 
     QString sandbox() const { return m_sandbox; }
     TerminalSession *session() const { return m_session; }
+    TerminalFeeder *feeder() const { return m_feeder; }
     bool isAttached() const { return m_attached; }
 
     /// Attaches (or re-attaches) now; the screen is reset and the replay fed in.
@@ -39,6 +43,9 @@ Q_SIGNALS:
     void writeFailed(const airlock::Error &error);
     /// The connection dropped; attach() runs again on the next ready().
     void detached();
+    /// The guest wrote faster than the console could draw; `bytes` of its oldest output
+    /// were dropped (TerminalFeeder::kMaxBacklog).
+    void outputSkipped(qint64 bytes);
 
 private:
     void onNotification(const QString &method, const QJsonObject &params);
@@ -47,6 +54,7 @@ private:
     QPointer<HelperClient> m_client;
     QString m_sandbox;
     TerminalSession *m_session;
+    TerminalFeeder *m_feeder;
     qint64 m_lastSeq = 0;
     bool m_attached = false;
     bool m_everAttached = false;

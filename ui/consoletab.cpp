@@ -5,6 +5,7 @@
 #include "ui/terminalview.h"
 
 #include <QLabel>
+#include <QLocale>
 #include <QVBoxLayout>
 
 namespace airlock {
@@ -34,6 +35,11 @@ ConsoleTab::ConsoleTab(HelperClient *client, const QString &sandbox, QWidget *pa
     connect(m_controller, &ConsoleController::attached, this, [this] { setNotice({}); });
     connect(m_controller, &ConsoleController::attachFailed, this, &ConsoleTab::showError);
     connect(m_controller, &ConsoleController::writeFailed, this, &ConsoleTab::showError);
+    connect(m_controller, &ConsoleController::outputSkipped, this, [this](qint64 bytes) {
+        setNotice(tr("%1 wrote faster than this console can draw; %2 of its output were "
+                     "skipped.")
+                      .arg(this->sandbox(), QLocale().formattedDataSize(bytes)));
+    });
     connect(m_controller, &ConsoleController::detached, this, [this] {
         setNotice(tr("The connection to the helper was lost; the console reattaches when it "
                      "is back."));
