@@ -223,14 +223,14 @@ void GuestAgent::readPending()
     const QPointer<GuestAgent> self(this);
     while (m_done && m_budgetBytes > 0 && m_device->bytesAvailable() > 0) {
         char chunk[4096];
-        const qint64 n = m_device->read(chunk, std::min<qint64>(sizeof chunk, m_budgetBytes));
+        // Peeked, and only what was parsed is consumed: when the window closes after a line,
+        // the rest waits for the next window, which starts at a line boundary.
+        const qint64 n = m_device->peek(chunk, std::min<qint64>(sizeof chunk, m_budgetBytes));
         if (n <= 0)
             break;
-        m_budgetBytes -= n;
         QByteArrayView data(chunk, n);
-        // Ends when the window closes (an answer, or the budget spent): the rest of the chunk
-        // is not parsed; a new window starts at a line boundary again.
-        while (!data.isEmpty() && m_done) {
+        bool closed = false;
+        while (!data.isEmpty() && !closed) {
             const qsizetype newline = data.indexOf('\n');
             const QByteArrayView piece = newline < 0 ? data : data.first(newline);
             if (!m_discarding) {
@@ -242,24 +242,24 @@ void GuestAgent::readPending()
                     m_buffer.append(piece);
                 }
             }
-            if (newline < 0)
+            if (newline < 0) {
+                data = {};
                 break;
+            }
             data = data.sliced(newline + 1);
             const QByteArray line = std::exchange(m_buffer, {});
             const bool complete = !std::exchange(m_discarding, false);
             --m_budgetLines;
             if (complete)
                 handleLine(line);
-            // `done` may have destroyed this agent (a template guest that gets killed).
-            if (!self)
-                return;
-            if (m_done && m_budgetLines <= 0) {
-                overBudget();
-                if (!self)
-                    return;
-            }
+            closed = !m_done || m_budgetLines <= 0;
         }
-        if (m_done && m_budgetBytes <= 0) {
+        const qint64 consumed = n - data.size();
+        if (!self) // `done` destroyed this agent (a template guest that gets killed)
+            return;
+        m_device->skip(consumed);
+        m_budgetBytes -= consumed;
+        if (m_done && (m_budgetLines <= 0 || m_budgetBytes <= 0)) {
             overBudget();
             if (!self)
                 return;
