@@ -99,7 +99,7 @@ public:
     Result<void> refreshAndWait(const GuestIdentity &identity,
                                 int timeoutMs = kDefaultRefreshTimeoutMs);
 
-    /// True once the agent said `ready` on this connection.
+    /// True once the agent's `ready` on this connection was read (only awaitReady() reads it).
     bool isReady() const { return m_ready; }
     /// Lines from the guest that were dropped (malformed, oversized, unexpected).
     qint64 rejectedLines() const { return m_rejected; }
