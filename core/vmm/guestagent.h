@@ -49,8 +49,9 @@ struct GuestIdentity
 /// expected: during a refresh (the `ack`/`fail`), or during awaitReady() (the `ready` line
 /// after a cold boot; a restored or forked agent is already running and never says it again).
 /// Each such window reads at most kMaxAnswerLines lines / kMaxAnswerBytes bytes and ends at
-/// its timeout. Outside a window nothing is read: the guest's bytes wait in the socket's
-/// kReadBufferBytes buffer, then in the kernel's and QEMU's, and its writes block.
+/// its timeout; one spent without its answer fails as a timeout would. Outside a window
+/// nothing is read: the guest's bytes wait in the socket's kReadBufferBytes buffer, then in
+/// the kernel's and QEMU's, and its writes block.
 class GuestAgent : public QObject
 {
     Q_OBJECT
