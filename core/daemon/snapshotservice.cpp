@@ -729,19 +729,22 @@ Result<std::optional<Snapshot>> SnapshotService::prepareTemplate(const SandboxSp
                                    captureTemplate(id, guest, shape);
                            });
     };
-    connect(agent, &GuestAgent::ready, this, onReady);
-    if (agent->isReady())
-        onReady();
     connect(vmm, &Vmm::exited, this, [this, id, guest, stillPreparing](const QString &reason) {
         if (stillPreparing())
             endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
     });
-    QTimer::singleShot(m_templateOptions.readyTimeoutMs, this, [this, id, guest, stillPreparing] {
-        if (stillPreparing())
-            endTemplateGuest(id, guest,
-                             QStringLiteral("its guest agent did not start within %1 ms")
-                                 .arg(m_templateOptions.readyTimeoutMs));
-    });
+    // The agent channel is read only for this wait, and only so much (GuestAgent::awaitReady):
+    // a guest that floods it instead of saying `ready` fails like one that never starts.
+    agent->awaitReady(
+        m_templateOptions.readyTimeoutMs,
+        [self = QPointer(this), id, guest, onReady, stillPreparing](const Result<void> &ready) {
+            if (!self || !stillPreparing())
+                return;
+            if (ready)
+                onReady();
+            else
+                self->endTemplateGuest(id, guest, ready.error().message);
+        });
     return std::optional<Snapshot>();
 }
 

@@ -4,6 +4,7 @@
 #include <QIODevice>
 #include <QLocalSocket>
 #include <QLoggingCategory>
+#include <QPointer>
 #include <QRandomGenerator>
 #include <QRegularExpression>
 
@@ -134,12 +135,34 @@ void GuestAgent::refresh(const GuestIdentity &identity, int timeoutMs, Done done
         return;
     }
     m_waitingFor = nonce;
+    expect(timeoutMs, std::move(done));
+    m_device->write(*lines);
+}
+
+void GuestAgent::awaitReady(int timeoutMs, Done done)
+{
+    if (m_done) {
+        done(fail(ErrorKind::Busy, QStringLiteral("a refresh of this guest is under way")));
+        return;
+    }
+    if (m_ready) {
+        done({});
+        return;
+    }
+    m_awaitingReady = true;
+    expect(timeoutMs, std::move(done));
+}
+
+void GuestAgent::expect(int timeoutMs, Done done)
+{
     m_done = std::move(done);
+    m_budgetLines = kMaxAnswerLines;
+    m_budgetBytes = kMaxAnswerBytes;
     m_timeoutMs = timeoutMs;
     m_timer.start(timeoutMs);
-    m_device->write(*lines);
-    // Whatever the guest had sent before waits unread in the buffer (see readPending).
-    readPending();
+    // What the guest sent before waits unread in the buffer (readyRead will not repeat for it);
+    // read it from the event loop, so that `done` is never called from inside the caller.
+    QMetaObject::invokeMethod(this, &GuestAgent::readPending, Qt::QueuedConnection);
 }
 
 Result<void> GuestAgent::refreshAndWait(const GuestIdentity &identity, int timeoutMs)
@@ -165,36 +188,49 @@ void GuestAgent::finish(const Result<void> &result)
 {
     m_timer.stop();
     m_waitingFor.clear();
+    m_awaitingReady = false;
+    m_budgetLines = 0;
+    m_budgetBytes = 0;
     if (Done done = std::exchange(m_done, nullptr))
         done(result);
 }
 
 void GuestAgent::onTimeout()
 {
-    if (m_done)
-        finish(
-            fail(ErrorKind::Timeout,
-                 QStringLiteral("the guest agent did not answer within %1 ms").arg(m_timeoutMs)));
+    if (!m_done)
+        return;
+    finish(fail(ErrorKind::Timeout,
+                (m_awaitingReady ? QStringLiteral("the guest agent did not start within %1 ms")
+                                 : QStringLiteral("the guest agent did not answer within %1 ms"))
+                    .arg(m_timeoutMs)));
 }
 
 void GuestAgent::onDisconnected()
 {
-    if (m_done)
-        finish(fail(ErrorKind::OperationFailed,
-                    QStringLiteral("the guest agent channel closed during the refresh")));
+    if (!m_done)
+        return;
+    finish(fail(ErrorKind::OperationFailed,
+                m_awaitingReady
+                    ? QStringLiteral("the guest agent channel closed before the agent started")
+                    : QStringLiteral("the guest agent channel closed during the refresh")));
 }
 
 void GuestAgent::readPending()
 {
-    // Only while we expect something (the agent's ready line, the answer to a refresh): the
-    // guest cannot make the helper spend time on lines nobody waits for.
-    while ((!m_ready || !m_waitingFor.isEmpty()) && m_device->bytesAvailable() > 0) {
+    // Only while we expect something, and only so much per expected answer: a guest cannot
+    // make the helper spend time on lines nobody waits for. What is not read stays in the
+    // bounded socket buffer, and a chatty guest blocks on its own writes.
+    const QPointer<GuestAgent> self(this);
+    while (m_done && m_budgetBytes > 0 && m_device->bytesAvailable() > 0) {
         char chunk[4096];
-        const qint64 n = m_device->read(chunk, sizeof chunk);
+        // Peeked, and only what was parsed is consumed: when the window closes after a line,
+        // the rest waits for the next window, which starts at a line boundary.
+        const qint64 n = m_device->peek(chunk, std::min<qint64>(sizeof chunk, m_budgetBytes));
         if (n <= 0)
             break;
         QByteArrayView data(chunk, n);
-        while (!data.isEmpty()) {
+        bool closed = false;
+        while (!data.isEmpty() && !closed) {
             const qsizetype newline = data.indexOf('\n');
             const QByteArrayView piece = newline < 0 ? data : data.first(newline);
             if (!m_discarding) {
@@ -206,15 +242,39 @@ void GuestAgent::readPending()
                     m_buffer.append(piece);
                 }
             }
-            if (newline < 0)
+            if (newline < 0) {
+                data = {};
                 break;
-            if (!m_discarding)
-                handleLine(m_buffer);
-            m_buffer.clear();
-            m_discarding = false;
+            }
             data = data.sliced(newline + 1);
+            const QByteArray line = std::exchange(m_buffer, {});
+            const bool complete = !std::exchange(m_discarding, false);
+            --m_budgetLines;
+            if (complete)
+                handleLine(line);
+            closed = !m_done || m_budgetLines <= 0;
+        }
+        const qint64 consumed = n - data.size();
+        if (!self) // `done` destroyed this agent (a template guest that gets killed)
+            return;
+        m_device->skip(consumed);
+        m_budgetBytes -= consumed;
+        if (m_done && (m_budgetLines <= 0 || m_budgetBytes <= 0)) {
+            overBudget();
+            if (!self)
+                return;
         }
     }
+}
+
+void GuestAgent::overBudget()
+{
+    finish(
+        fail(ErrorKind::OperationFailed,
+             QStringLiteral("the guest agent sent over %1 lines or %2 bytes without %3")
+                 .arg(kMaxAnswerLines)
+                 .arg(kMaxAnswerBytes)
+                 .arg(m_awaitingReady ? QStringLiteral("starting") : QStringLiteral("answering"))));
 }
 
 void GuestAgent::handleLine(QByteArrayView line)
@@ -222,7 +282,8 @@ void GuestAgent::handleLine(QByteArrayView line)
     if (line == "ready 1") {
         if (!m_ready) {
             m_ready = true;
-            Q_EMIT ready();
+            if (m_awaitingReady)
+                finish({});
         }
         return;
     }

@@ -1,6 +1,7 @@
 // GuestAgent against a scripted "guest" on the other end of a socketpair: the refresh lines it
 // sends, and how strictly it reads what a hostile guest answers (oversized lines, garbage,
-// acknowledgements of other nonces, a failure, silence, a closed channel).
+// acknowledgements of other nonces, a failure, silence, a closed channel, a flood), and that it
+// reads nothing while it expects nothing.
 
 #include "core/vmm/guestagent.h"
 
@@ -8,9 +9,9 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include <sys/socket.h>
 #include <atomic>
 #include <chrono>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -63,8 +64,9 @@ public:
             const qsizetype at = m_received.indexOf("commit ") + 7;
             const QByteArray nonce = m_received.mid(at, m_received.indexOf('\n', at) - at);
             const QByteArray bytes = reply(nonce);
+            // MSG_NOSIGNAL: the helper's end may be gone by then (a test that ends early).
             if (!bytes.isEmpty()) [[maybe_unused]]
-                auto written = ::write(m_fd, bytes.constData(), bytes.size());
+                auto written = ::send(m_fd, bytes.constData(), bytes.size(), MSG_NOSIGNAL);
         });
     }
     QByteArray received()
@@ -80,6 +82,29 @@ private:
     std::thread m_thread;
     QByteArray m_received;
 };
+
+/// Writes short lines to `fd` for `ms` (running the event loop meanwhile), at most 64 MiB;
+/// returns the bytes written.
+qint64 flood(int fd, int ms)
+{
+    std::atomic<qint64> written {0};
+    std::atomic<bool> stop {false};
+    std::thread writer([&] {
+        const QByteArray lines = QByteArray("x\n").repeated(32 * 1024);
+        while (!stop && written < 64LL * 1024 * 1024) {
+            const ssize_t n =
+                ::send(fd, lines.constData(), size_t(lines.size()), MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n > 0)
+                written += n;
+            else
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    });
+    QTest::qWait(ms);
+    stop = true;
+    writer.join();
+    return written;
+}
 
 } // namespace
 
@@ -98,8 +123,13 @@ private Q_SLOTS:
     void failureNamesTheStep();
     void silenceTimesOut();
     void closedChannelFailsAtOnce();
-    void readyLineIsSignalledOnce();
+    void awaitReadyReadsOnlyUpToTheReadyLine();
+    void awaitReadyTimesOut();
+    void floodInsteadOfReadyEndsTheWait();
+    void floodDuringARefreshEndsIt();
+    void endlessLineDuringARefreshEndsIt();
     void refreshAnswersFromTheEventLoop();
+    void freshChannelIsNotRead();
     void break4_restoredGuestIsReadForever();
 
 private:
@@ -194,7 +224,9 @@ void TestGuestAgent::hostileLinesAreDroppedAndOnlyTheRightNonceCounts()
 {
     m_guest->answer([](const QByteArray &nonce) {
         QByteArray hostile;
-        hostile += QByteArray(100000, 'A') + '\n'; // far over the line limit
+        // Far over the line limit (all of it within the refresh's byte budget: more ends the
+        // refresh, floodDuringARefreshEndsIt).
+        hostile += QByteArray(1000, 'A') + '\n';
         hostile += "ack " + nonce + "x\n"; // not exactly the nonce
         hostile += "ack ffffffffffffffff\n"; // another refresh's nonce
         hostile += "ACK " + nonce + '\n';
@@ -246,14 +278,94 @@ void TestGuestAgent::closedChannelFailsAtOnce()
     QVERIFY(timer.elapsed() < 4000);
 }
 
-void TestGuestAgent::readyLineIsSignalledOnce()
+void TestGuestAgent::awaitReadyReadsOnlyUpToTheReadyLine()
 {
-    QSignalSpy ready(m_agent.get(), &GuestAgent::ready);
-    const QByteArray lines = "ready 1\nready 1\nready 2\n";
+    // Sent before anyone waits (the agent starts before airlockd asks): read once a wait opens.
+    const QByteArray lines = "noise\nready 1\nready 2\nmore noise\n";
     QCOMPARE(::write(m_guest->fd(), lines.constData(), size_t(lines.size())), lines.size());
-    QTRY_COMPARE(ready.count(), 1);
+    QTest::qWait(100);
+    QVERIFY(!m_agent->isReady());
+    QCOMPARE(m_agent->rejectedLines(), 0);
+    std::optional<airlock::Result<void>> outcome;
+    m_agent->awaitReady(5000, [&outcome](const airlock::Result<void> &done) { outcome = done; });
+    QVERIFY(!outcome); // from the event loop, not inside the call
+    QTRY_VERIFY(outcome.has_value());
+    QVERIFY(*outcome);
     QVERIFY(m_agent->isReady());
-    QTRY_COMPARE(m_agent->rejectedLines(), 1);
+    // The lines after `ready 1` are nobody's business: not read.
+    QTest::qWait(100);
+    QCOMPARE(m_agent->rejectedLines(), 1);
+    // Already ready on this connection: at once.
+    std::optional<airlock::Result<void>> again;
+    m_agent->awaitReady(5000, [&again](const airlock::Result<void> &done) { again = done; });
+    QVERIFY(again && *again);
+    QCOMPARE(m_agent->rejectedLines(), 1);
+    // The next window starts where the last one stopped, at a line boundary: the two stale
+    // lines are dropped (within the refresh's budget), then comes the ack.
+    m_guest->answer([](const QByteArray &nonce) { return "ack " + nonce + '\n'; });
+    QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
+    QCOMPARE(m_agent->rejectedLines(), 3);
+}
+
+void TestGuestAgent::awaitReadyTimesOut()
+{
+    std::optional<airlock::Result<void>> outcome;
+    QElapsedTimer timer;
+    timer.start();
+    m_agent->awaitReady(300, [&outcome](const airlock::Result<void> &done) { outcome = done; });
+    QTRY_VERIFY(outcome.has_value());
+    QVERIFY(!*outcome);
+    QCOMPARE(outcome->error().kind, ErrorKind::Timeout);
+    QVERIFY(timer.elapsed() >= 250);
+    QVERIFY(!m_agent->isReady());
+}
+
+void TestGuestAgent::floodInsteadOfReadyEndsTheWait()
+{
+    // More than the wait's budget, then the ready line: the wait ends at the budget, at once.
+    const QByteArray lines = QByteArray("x\n").repeated(16 * 1024) + "ready 1\n";
+    QCOMPARE(::send(m_guest->fd(), lines.constData(), size_t(lines.size()), MSG_DONTWAIT),
+             lines.size());
+    std::optional<airlock::Result<void>> outcome;
+    QElapsedTimer timer;
+    timer.start();
+    m_agent->awaitReady(10000, [&outcome](const airlock::Result<void> &done) { outcome = done; });
+    QTRY_VERIFY(outcome.has_value());
+    QVERIFY(timer.elapsed() < 5000);
+    QVERIFY(!*outcome);
+    QCOMPARE(outcome->error().kind, ErrorKind::OperationFailed);
+    QVERIFY(!m_agent->isReady());
+    QCOMPARE(m_agent->rejectedLines(), GuestAgent::kMaxAnswerLines);
+    QTest::qWait(100);
+    QCOMPARE(m_agent->rejectedLines(), GuestAgent::kMaxAnswerLines);
+}
+
+void TestGuestAgent::floodDuringARefreshEndsIt()
+{
+    m_guest->answer([](const QByteArray &nonce) {
+        return QByteArray("x\n").repeated(16 * 1024) + "ack " + nonce + '\n';
+    });
+    QElapsedTimer timer;
+    timer.start();
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 10000);
+    QVERIFY(!refreshed);
+    QCOMPARE(refreshed.error().kind, ErrorKind::OperationFailed);
+    QVERIFY2(refreshed.error().message.contains(QStringLiteral("without answering")),
+             qPrintable(refreshed.error().message));
+    QVERIFY(timer.elapsed() < 5000);
+    QCOMPARE(m_agent->rejectedLines(), GuestAgent::kMaxAnswerLines);
+    QTest::qWait(100);
+    QCOMPARE(m_agent->rejectedLines(), GuestAgent::kMaxAnswerLines);
+}
+
+void TestGuestAgent::endlessLineDuringARefreshEndsIt()
+{
+    // One line without an end: the byte budget, not the line budget, ends the refresh.
+    m_guest->answer([](const QByteArray &) { return QByteArray(64 * 1024, 'A'); });
+    auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 10000);
+    QVERIFY(!refreshed);
+    QCOMPARE(refreshed.error().kind, ErrorKind::OperationFailed);
+    QCOMPARE(m_agent->rejectedLines(), 1);
 }
 
 void TestGuestAgent::refreshAnswersFromTheEventLoop()
@@ -280,6 +392,16 @@ void TestGuestAgent::refreshAnswersFromTheEventLoop()
     QVERIFY(!called);
 }
 
+void TestGuestAgent::freshChannelIsNotRead()
+{
+    // A cold-booted guest nobody waits for (no template being prepared): its agent's channel
+    // is not read at all.
+    const qint64 written = flood(m_guest->fd(), 1000);
+    QVERIFY2(written < 2 * 1024 * 1024, qPrintable(QString::number(written)));
+    QCOMPARE(m_agent->rejectedLines(), 0);
+    QVERIFY(!m_agent->isReady());
+}
+
 // Breaker 4. A restored or forked guest's agent is already running: it never says `ready 1` on
 // the new connection, so m_ready stays false and readPending() reads (and parses) every line
 // the guest sends for the rest of its life, on airlockd's event loop, although no refresh
@@ -294,29 +416,14 @@ void TestGuestAgent::break4_restoredGuestIsReadForever()
     (void)m_guest->received(); // joins the answering thread
 
     // The guest floods its port with short lines nobody waits for.
-    std::atomic<qint64> written {0};
-    std::atomic<bool> stop {false};
-    const int fd = m_guest->fd();
-    std::thread flood([&] {
-        const QByteArray lines = QByteArray("x\n").repeated(32 * 1024);
-        while (!stop && written < 64LL * 1024 * 1024) {
-            const ssize_t n = ::send(fd, lines.constData(), size_t(lines.size()), MSG_DONTWAIT);
-            if (n > 0)
-                written += n;
-            else
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
-    });
-    QTest::qWait(2000);
-    stop = true;
-    flood.join();
+    const qint64 written = flood(m_guest->fd(), 2000);
     qInfo("guest wrote %lld bytes, the helper parsed %lld lines", static_cast<long long>(written),
           static_cast<long long>(m_agent->rejectedLines() - rejectedBefore));
     // Not read: the guest's writes stall once the socket buffers and the 64 KiB read buffer are
     // full, and nothing is parsed.
-    QVERIFY2(written < 2 * 1024 * 1024,
-             qPrintable(QStringLiteral("the guest wrote %1 bytes that nobody waited for")
-                            .arg(written.load())));
+    QVERIFY2(
+        written < 2 * 1024 * 1024,
+        qPrintable(QStringLiteral("the guest wrote %1 bytes that nobody waited for").arg(written)));
     QCOMPARE(m_agent->rejectedLines(), rejectedBefore);
 }
 
