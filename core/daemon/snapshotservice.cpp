@@ -3,6 +3,7 @@
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/model/names.h"
+#include "core/snapshot/diskcopy.h"
 #include "core/snapshot/retention.h"
 #include "core/snapshot/sparsecopy.h"
 #include "core/vmm/guestagent.h"
@@ -266,7 +267,7 @@ struct SnapshotService::Capture
     Snapshot meta;
     std::optional<SparseCopy> memory;
     QByteArray deviceState;
-    std::optional<SparseCopy> disk; ///< the root disk's overlay, for images with a disk
+    std::optional<DiskCopy> disk; ///< the root disk's overlay, for images with a disk
     QByteArray diskIdentity; ///< the base the overlay was made on (disk:vda:base)
     qint64 savedMs = 0;
     qint64 copiedMs = 0;
@@ -333,7 +334,8 @@ std::vector<SnapshotArchive::Object> SnapshotService::objectsOf(const Capture &c
          std::span<const char>(capture.deviceState.constData(),
                                size_t(capture.deviceState.size()))}};
     if (capture.disk) {
-        objects.push_back({kDisk, capture.disk->bytes()});
+        // Read from the copy's file in bounded windows: the overlay's size is the guest's.
+        objects.push_back({kDisk, {}, capture.disk->fd()});
         objects.push_back({kDiskBase,
                            std::span<const char>(capture.diskIdentity.constData(),
                                                  size_t(capture.diskIdentity.size()))});
@@ -409,10 +411,14 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
                         : Result<SparseCopy>(std::unexpected(saved.error()));
     // The disk overlay too: QMP stop drained and flushed every block device, and the migration
     // that saved the device state inactivated them (qcow2 caches written back), so the file is
-    // complete and unchanging until `cont`. Copied like the RAM so the guest can run on.
-    std::optional<Result<SparseCopy>> disk;
-    if (hasDisk && memory)
-        disk.emplace(SparseCopy::of(m_sandboxes.diskPathFor(name)));
+    // complete and unchanging until `cont`. Copied so the guest can run on, but into an unnamed
+    // file beside the overlay, not into memory: the guest decides how much of its disk holds
+    // data (finding break4 F3). Refused when the state file system lacks the room.
+    std::optional<Result<DiskCopy>> disk;
+    if (hasDisk && memory) {
+        const QString overlay = m_sandboxes.diskPathFor(name);
+        disk.emplace(DiskCopy::of(overlay, QFileInfo(overlay).absolutePath()));
+    }
     capture->copiedMs = paused.elapsed() - capture->savedMs;
     // Resumed also after a failure: a snapshot that did not work must not stop the guest.
     const Result<void> resumed = running ? vmm->resume() : vmm->pause();
