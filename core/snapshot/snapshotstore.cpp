@@ -429,7 +429,7 @@ SnapshotStore::Writer::addObjectFromFile(const QString &name, int fd, quint32 ch
     stats.logicalBytes = size;
     // A whole number of chunks per window, so chunk boundaries match addObject()'s.
     const qint64 window = kReadWindowBytes / chunkSize * chunkSize;
-    QByteArray buffer(window, Qt::Uninitialized);
+    QByteArray buffer(qsizetype(qMin(window, size)), Qt::Uninitialized);
     for (qint64 offset = 0; offset < size; offset += window) {
         const qint64 wanted = qMin(window, size - offset);
         qint64 got = 0;
