@@ -465,7 +465,8 @@ bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
 void SandboxService::removeLeftovers()
 {
     // Disks of sandboxes the registry no longer has (a helper killed inside remove()), and
-    // half-written ones (a restore or fork that was interrupted).
+    // half-written ones (a restore or fork that was interrupted), and a snapshot's overlay copy
+    // on a file system without O_TMPFILE that a kill caught before its unlink (DiskCopy).
     const QStringList disks = QDir(disksDir()).entryList(QDir::Files | QDir::System);
     for (const QString &file : disks) {
         const QString sandbox = file.section(u'.', 0, 0);

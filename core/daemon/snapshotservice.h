@@ -13,6 +13,9 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <atomic>
+#include <memory>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -36,6 +39,10 @@ class SnapshotService : public QObject
 public:
     /// Largest device state accepted from a VMM (which is not trusted): 64 MiB.
     static constexpr qint64 kMaxDeviceStateBytes = 64LL * 1024 * 1024;
+    /// Disk overlays copied into the helper's memory by all captures not yet stored, together
+    /// (finding break4 F3: the guest decides an overlay's size). An overlay that does not fit
+    /// is copied into an unnamed file on the state file system instead (DiskCopy).
+    static constexpr qint64 kDiskBytesInMemory = 64LL * 1024 * 1024;
 
     /// How templates are made (docs/snapshots.md, "Templates").
     struct TemplateOptions
@@ -188,6 +195,10 @@ private:
     TemplateOptions m_templateOptions;
     QHash<QString, QString> m_preparing; ///< template key → internal guest preparing it
     QSet<QString> m_storing; ///< sandboxes whose snapshot a worker is storing
+    /// Bytes of disk overlays now copied into memory by captures not yet stored, shared with
+    /// them (a capture gives its share back when it goes, on whichever thread).
+    std::shared_ptr<std::atomic<qint64>> m_diskBytesInMemory =
+        std::make_shared<std::atomic<qint64>>(0);
     QSet<QString> m_failedKeys; ///< template keys whose preparation failed in this run
     QList<QThread *> m_workers;
     OperationJournal m_journal;

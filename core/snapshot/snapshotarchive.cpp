@@ -46,7 +46,8 @@ Result<Snapshot> SnapshotArchive::stage(Snapshot meta, const std::vector<Object>
     meta.logicalBytes = meta.newBytes = meta.newStoredBytes = 0;
     QStringList perObject;
     for (const Object &object : objects) {
-        auto stats = (*writer)->addObject(object.name, object.data);
+        auto stats = object.fd >= 0 ? (*writer)->addObjectFromFile(object.name, object.fd)
+                                    : (*writer)->addObject(object.name, object.data);
         if (!stats)
             return std::unexpected(stats.error());
         perObject.append(QStringLiteral("%1 %2 new").arg(object.name).arg(stats->newBytes));

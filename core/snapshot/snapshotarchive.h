@@ -19,11 +19,14 @@ namespace airlock {
 class SnapshotArchive
 {
 public:
-    /// One object of a snapshot: a name and its bytes (e.g. guest memory mapped from its file).
+    /// One object of a snapshot: a name and its bytes (e.g. guest memory mapped from its
+    /// file), or, when `fd` is set, the whole regular file it names, read in bounded windows
+    /// (SnapshotStore::Writer::addObjectFromFile; the caller keeps it open).
     struct Object
     {
         QString name;
         std::span<const char> data;
+        int fd = -1;
     };
 
     struct ReconcileReport

@@ -15,6 +15,7 @@
 #include <set>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace airlock {
@@ -330,6 +331,68 @@ void SnapshotStore::Writer::discard()
     m_done = true;
 }
 
+Result<void> SnapshotStore::Writer::checkFreeSpace()
+{
+    struct statvfs room
+    {
+    };
+    if (::statvfs(QFile::encodeName(m_store.m_root).constData(), &room) != 0)
+        return errnoFailure(QStringLiteral("cannot read the free space of %1").arg(m_store.m_root));
+    const qint64 free = qint64(room.f_bavail) * qint64(room.f_frsize);
+    // One more window of chunks may follow before the next check.
+    if (free < m_store.m_minimumFreeBytes + kFreeSpaceCheckBytes)
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("the snapshot store's file system (%1) has %2 MiB free; a "
+                                   "snapshot leaves at least %3 MiB free, so none is stored (free "
+                                   "space, or delete snapshots)")
+                        .arg(m_store.m_root)
+                        .arg(free / (1024 * 1024))
+                        .arg((m_store.m_minimumFreeBytes + kFreeSpaceCheckBytes) / (1024 * 1024)));
+    return {};
+}
+
+Result<void> SnapshotStore::Writer::addChunk(std::span<const char> chunk, Manifest::Object &object,
+                                             ObjectStats &stats)
+{
+    if (isAllZero(chunk)) {
+        object.chunks.push_back(ChunkDigest::zero());
+        stats.zeroBytes += qint64(chunk.size());
+        return {};
+    }
+    const ChunkDigest digest = ChunkDigest::of(chunk);
+    object.chunks.push_back(digest);
+    if (m_staged.contains(digest) || m_store.m_chunks.contains(digest))
+        return {};
+    // Checked before the first new chunk, then once per kFreeSpaceCheckBytes staged.
+    if (!m_checkedOnce || m_stagedSinceCheck >= kFreeSpaceCheckBytes) {
+        if (auto room = checkFreeSpace(); !room)
+            return room;
+        m_checkedOnce = true;
+        m_stagedSinceCheck = 0;
+    }
+    const QString staged = QStringLiteral("%1.%2").arg(m_id).arg(m_staged.size());
+    auto written = m_store.m_chunks.stage(digest, chunk, staged);
+    if (!written)
+        return std::unexpected(written.error());
+    m_staged.emplace(digest, staged);
+    stats.newBytes += qint64(chunk.size());
+    stats.newStoredBytes += *written;
+    m_stagedSinceCheck += qint64(chunk.size());
+    m_store.step(Step::ChunkStaged);
+    return {};
+}
+
+Result<SnapshotStore::ObjectStats> SnapshotStore::Writer::finishObject(Manifest::Object object,
+                                                                       const ObjectStats &stats)
+{
+    Manifest candidate = m_manifest;
+    candidate.objects.push_back(std::move(object));
+    if (auto ok = candidate.validate(); !ok)
+        return std::unexpected(ok.error());
+    m_manifest = std::move(candidate);
+    return stats;
+}
+
 Result<SnapshotStore::ObjectStats>
 SnapshotStore::Writer::addObject(const QString &name, std::span<const char> data, quint32 chunkSize)
 {
@@ -342,30 +405,55 @@ SnapshotStore::Writer::addObject(const QString &name, std::span<const char> data
     for (size_t offset = 0; offset < data.size(); offset += chunkSize) {
         const std::span<const char> chunk =
             data.subspan(offset, qMin<size_t>(chunkSize, data.size() - offset));
-        if (isAllZero(chunk)) {
-            object.chunks.push_back(ChunkDigest::zero());
-            stats.zeroBytes += qint64(chunk.size());
-            continue;
-        }
-        const ChunkDigest digest = ChunkDigest::of(chunk);
-        object.chunks.push_back(digest);
-        if (m_staged.contains(digest) || m_store.m_chunks.contains(digest))
-            continue;
-        const QString staged = QStringLiteral("%1.%2").arg(m_id).arg(m_staged.size());
-        auto written = m_store.m_chunks.stage(digest, chunk, staged);
-        if (!written)
-            return std::unexpected(written.error());
-        m_staged.emplace(digest, staged);
-        stats.newBytes += qint64(chunk.size());
-        stats.newStoredBytes += *written;
-        m_store.step(Step::ChunkStaged);
+        if (auto added = addChunk(chunk, object, stats); !added)
+            return std::unexpected(added.error());
     }
-    Manifest candidate = m_manifest;
-    candidate.objects.push_back(object);
-    if (auto ok = candidate.validate(); !ok)
-        return std::unexpected(ok.error());
-    m_manifest = std::move(candidate);
-    return stats;
+    return finishObject(std::move(object), stats);
+}
+
+Result<SnapshotStore::ObjectStats>
+SnapshotStore::Writer::addObjectFromFile(const QString &name, int fd, quint32 chunkSize)
+{
+    if (m_done)
+        return fail(ErrorKind::InvalidState, QStringLiteral("snapshot already committed"));
+    struct stat info;
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("object %1 is not read from a regular file").arg(name));
+    if (chunkSize == 0 || chunkSize > kReadWindowBytes)
+        return fail(ErrorKind::InvalidParams, QStringLiteral("bad chunk size %1").arg(chunkSize));
+    const qint64 size = info.st_size;
+    Manifest::Object object {name, size, chunkSize, {}};
+    object.chunks.reserve(size_t((size + chunkSize - 1) / chunkSize));
+    ObjectStats stats;
+    stats.logicalBytes = size;
+    // A whole number of chunks per window, so chunk boundaries match addObject()'s.
+    const qint64 window = kReadWindowBytes / chunkSize * chunkSize;
+    QByteArray buffer(qsizetype(qMin(window, size)), Qt::Uninitialized);
+    for (qint64 offset = 0; offset < size; offset += window) {
+        const qint64 wanted = qMin(window, size - offset);
+        qint64 got = 0;
+        while (got < wanted) {
+            const ssize_t n = ::pread(fd, buffer.data() + got, size_t(wanted - got), offset + got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) // the file shrank under us, or an I/O error
+                return fail(ErrorKind::OperationFailed,
+                            QStringLiteral("cannot read object %1 at %2: %3")
+                                .arg(name)
+                                .arg(offset + got)
+                                .arg(QString::fromLocal8Bit(n < 0 ? std::strerror(errno)
+                                                                  : "unexpected end of file")));
+            got += n;
+        }
+        const std::span<const char> bytes(buffer.constData(), size_t(wanted));
+        for (size_t at = 0; at < bytes.size(); at += chunkSize) {
+            const auto chunk = bytes.subspan(at, qMin<size_t>(chunkSize, bytes.size() - at));
+            if (auto added = addChunk(chunk, object, stats); !added)
+                return std::unexpected(added.error());
+        }
+    }
+    return finishObject(std::move(object), stats);
 }
 
 Result<Manifest> SnapshotStore::Writer::commit()

@@ -35,6 +35,10 @@ public:
     /// chunks multiply what a few dirty pages cost (measured: 8 MiB dirtied in a guest changed
     /// 10.8 MiB of 16 KiB chunks but 13.6 MiB of 64 KiB ones), smaller ones multiply files.
     static constexpr quint32 kDefaultChunkSize = 16 * 1024;
+    /// A writer stages no chunk that would leave its file system with less free space than
+    /// this (finding break4 F3: the store shares the state file system with every sandbox's
+    /// overlay and the registry, and a guest decides how much new data a snapshot holds).
+    static constexpr qint64 kDefaultMinimumFreeBytes = 256LL * 1024 * 1024;
 
     /// Points of the commit protocol, reported to the step hook (crash tests kill the writer
     /// at each of them; a progress display could count them).
@@ -84,6 +88,10 @@ public:
     SnapshotStore &operator=(const SnapshotStore &) = delete;
 
     void setStepHook(StepHook hook) { m_hook = std::move(hook); }
+    /// Free bytes (statvfs f_bavail) a writer leaves on the store's file system; a chunk that
+    /// would take it below fails addObject() with BackendUnavailable. kDefaultMinimumFreeBytes.
+    void setMinimumFreeBytes(qint64 bytes) { m_minimumFreeBytes = bytes; }
+    qint64 minimumFreeBytes() const { return m_minimumFreeBytes; }
     QString root() const { return m_root; }
 
     /// Starts snapshot `id` ([a-z0-9-]{1,64}): takes the lock shared and writes the pending
@@ -125,6 +133,7 @@ private:
     QString m_root;
     ChunkStore m_chunks;
     StepHook m_hook;
+    qint64 m_minimumFreeBytes = kDefaultMinimumFreeBytes;
 };
 
 /// One snapshot being written. Destroying it without commit() removes what it staged and its
@@ -137,8 +146,17 @@ public:
     Writer &operator=(const Writer &) = delete;
 
     /// Cuts `data` into `chunkSize` chunks; stages those the store does not hold yet.
+    /// BackendUnavailable when the file system would keep less than minimumFreeBytes().
     Result<ObjectStats> addObject(const QString &name, std::span<const char> data,
                                   quint32 chunkSize = kDefaultChunkSize);
+    /// addObject() of the whole regular file `fd` (from offset 0 to its size), read with
+    /// pread(2) in windows of kReadWindowBytes: the writer's memory stays bounded whatever the
+    /// file's size (a guest's disk overlay: docs/snapshots.md).
+    Result<ObjectStats> addObjectFromFile(const QString &name, int fd,
+                                          quint32 chunkSize = kDefaultChunkSize);
+    static constexpr qint64 kReadWindowBytes = 4LL * 1024 * 1024;
+    /// New chunk bytes staged between two free-space checks (statvfs(3) per chunk would cost).
+    static constexpr qint64 kFreeSpaceCheckBytes = 32LL * 1024 * 1024;
     /// Publishes the staged chunks, then the manifest (see the class comment of the store).
     Result<Manifest> commit();
 
@@ -146,6 +164,10 @@ private:
     friend class SnapshotStore;
     Writer(SnapshotStore &store, QString id, int lockFd);
     void discard();
+    Result<void> addChunk(std::span<const char> chunk, Manifest::Object &object,
+                          ObjectStats &stats);
+    Result<void> checkFreeSpace();
+    Result<ObjectStats> finishObject(Manifest::Object object, const ObjectStats &stats);
 
     SnapshotStore &m_store;
     QString m_id;
@@ -153,6 +175,8 @@ private:
     Manifest m_manifest;
     std::map<ChunkDigest, QString> m_staged; ///< digest → temporary file name
     bool m_done = false;
+    qint64 m_stagedSinceCheck = 0; ///< new chunk bytes since the last free-space check
+    bool m_checkedOnce = false;
 };
 
 } // namespace airlock

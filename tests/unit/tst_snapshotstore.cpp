@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <fcntl.h>
+#include <limits>
 #include <unistd.h>
 
 using namespace airlock;
@@ -64,6 +65,8 @@ private Q_SLOTS:
     void garbageCollectionKeepsSharedChunks();
     void garbageCollectionWaitsForWriters();
     void abandonedWriterLeavesNoManifest();
+    void objectFromFileMatchesObjectFromMemory();
+    void writerRefusesToFillTheFileSystem();
     void manifestRejectsDamage_data();
     void manifestRejectsDamage();
     void catalogReparentsChildrenOnDelete();
@@ -252,6 +255,63 @@ void TestSnapshotStore::abandonedWriterLeavesNoManifest()
     QVERIFY(QDir(m_store->root() + QStringLiteral("/pending")).isEmpty());
     // The id is free again.
     QVERIFY(m_store->begin(QStringLiteral("g1")));
+}
+
+void TestSnapshotStore::objectFromFileMatchesObjectFromMemory()
+{
+    // Over two read windows and not a multiple of the chunk size: the windows' boundaries
+    // must not move the chunks' (the disk overlay is read from a file, docs/snapshots.md).
+    constexpr qint64 kWindows = 2 * SnapshotStore::Writer::kReadWindowBytes;
+    const QByteArray data = memoryImage(kWindows + 4 * kChunk, 4).left(kWindows + 3 * kChunk + 77);
+    QTemporaryFile file;
+    QVERIFY(file.open());
+    QCOMPARE(file.write(data), data.size());
+    QVERIFY(file.flush());
+    auto fromMemory = m_store->begin(QStringLiteral("m1"));
+    QVERIFY(fromMemory);
+    QVERIFY((*fromMemory)->addObject(QStringLiteral("disk"), data));
+    auto memoryManifest = (*fromMemory)->commit();
+    QVERIFY(memoryManifest);
+    auto fromFile = m_store->begin(QStringLiteral("f1"));
+    QVERIFY(fromFile);
+    auto stats = (*fromFile)->addObjectFromFile(QStringLiteral("disk"), file.handle());
+    QVERIFY2(stats, qPrintable(stats ? QString() : stats.error().message));
+    QCOMPARE(stats->logicalBytes, data.size());
+    QCOMPARE(stats->newBytes, 0); // every chunk already stored by m1
+    auto fileManifest = (*fromFile)->commit();
+    QVERIFY(fileManifest);
+    const Manifest::Object *a = memoryManifest->find(QStringLiteral("disk"));
+    const Manifest::Object *b = fileManifest->find(QStringLiteral("disk"));
+    QVERIFY(a && b);
+    QCOMPARE(b->size, a->size);
+    QVERIFY(b->chunks == a->chunks);
+    QCOMPARE(restoreToBytes(*m_store, *b), data);
+}
+
+void TestSnapshotStore::writerRefusesToFillTheFileSystem()
+{
+    // Finding break4 F3, related: the store shares its file system with every overlay and the
+    // registry. A margin above the free space stands in for a full file system.
+    m_store->setMinimumFreeBytes(std::numeric_limits<qint64>::max() / 2);
+    {
+        auto writer = m_store->begin(QStringLiteral("n1"));
+        QVERIFY(writer);
+        auto stats = (*writer)->addObject(QStringLiteral("memory"), memoryImage(256 * 1024, 3));
+        QVERIFY(!stats);
+        QCOMPARE(stats.error().kind, ErrorKind::BackendUnavailable);
+        QVERIFY2(stats.error().message.contains(QStringLiteral("free")),
+                 qPrintable(stats.error().message));
+    }
+    // Nothing half-written: no manifest, no staged chunk, no marker.
+    QVERIFY(m_store->manifestIds().isEmpty());
+    QVERIFY(QDir(m_store->root() + QStringLiteral("/tmp")).isEmpty());
+    QVERIFY(QDir(m_store->root() + QStringLiteral("/pending")).isEmpty());
+    QCOMPARE(m_store->storedBytes(), 0);
+    // With room again the same snapshot stores; all-zero data never needs room.
+    m_store->setMinimumFreeBytes(SnapshotStore::kDefaultMinimumFreeBytes);
+    auto writer = m_store->begin(QStringLiteral("n1"));
+    QVERIFY((*writer)->addObject(QStringLiteral("memory"), memoryImage(256 * 1024, 3)));
+    QVERIFY((*writer)->commit());
 }
 
 void TestSnapshotStore::manifestRejectsDamage_data()
