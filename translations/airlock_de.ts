@@ -871,6 +871,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>Console notice</source>
         <translation>Konsolenhinweis</translation>
     </message>
+    <message>
+        <source>%1 wrote faster than this console can draw; %2 of its output were skipped.</source>
+        <translation>%1 hat schneller geschrieben, als diese Konsole zeichnen kann; %2 der Ausgabe wurden übersprungen.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::CredentialsView</name>
