@@ -46,6 +46,15 @@ const QString kImage = QStringLiteral("debian");
 const QByteArray kWriteInPlace = "dd if=/dev/urandom of=/root/inplace bs=64k count=16 "
                                  "oflag=direct conv=notrunc 2>/dev/null; ";
 const QByteArray kSumInPlace = "dd if=/root/inplace iflag=direct bs=64k 2>/dev/null | md5sum";
+// The trust bundle: its certificates, and the sandbox CA between the init's markers (rcS).
+const QByteArray kCertificateCount =
+    "grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt";
+const QByteArray kMarkedCa = "sed -n '/^# airlock sandbox CA {$/,/^# }$/p' "
+                             "/etc/ssl/certs/ca-certificates.crt | md5sum";
+const QByteArray kMarkedCaIsTheSeeds =
+    "sed -n '/^# airlock sandbox CA {$/,/^# }$/{/^#/d;p}' /etc/ssl/certs/ca-certificates.crt "
+    "| cmp -s - /run/airlock/ca.pem && printf 'same '; "
+    "cmp -s /run/airlock/ca.pem /usr/local/share/ca-certificates/airlock-sandbox.crt && echo same";
 const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
 const QHostAddress kEvilAddress(QStringLiteral("203.0.113.12"));
 constexpr int kBootTimeoutMs = 120000;
@@ -402,6 +411,11 @@ void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
     const qsizetype beforePrompt = fork.text().size();
     QVERIFY(!fork.run("true").isNull());
     QVERIFY(fork.waitFor(kFork.toLatin1() + ":~# ", beforePrompt, 10000) >= 0);
+    // The agent put the fork's CA between the markers in place of the snapshot's: the bundle
+    // holds as many certificates as the original's, and no CA of another sandbox.
+    QCOMPARE(fork.run(kCertificateCount).trimmed(), m_console->run(kCertificateCount).trimmed());
+    QCOMPARE(fork.run(kMarkedCaIsTheSeeds).trimmed(), QByteArray("same same"));
+    QVERIFY(fork.run(kMarkedCa).trimmed() != m_console->run(kMarkedCa).trimmed());
     const QByteArray dropAndRead = "echo 3 > /proc/sys/vm/drop_caches; cat /root/disk.txt";
     const QByteArray dirty = "test -e /root/dirty && echo dirty || echo clean";
     // The snapshot's state: "two" in memory and on disk, with the dirty file; the original
@@ -446,10 +460,13 @@ void TestDebianGuest::diskOutlivesAColdRebootAndGoesWithTheSandbox()
     GuestConsole fork(m_net->helper().socketPath(), kFork);
     QVERIFY(fork.waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
     QCOMPARE(fork.run("cat /root/disk.txt").trimmed(), QByteArray("forked"));
-    // The sandbox's CA is in the bundle once, after two boots of the same disk.
+    // The sandbox's CA is in the bundle once, after two boots of the same disk and the agent's
+    // refresh between them.
     QCOMPARE(
         fork.run("grep -c 'airlock sandbox CA {' /etc/ssl/certs/ca-certificates.crt").trimmed(),
         QByteArray("1"));
+    QCOMPARE(fork.run(kCertificateCount).trimmed(), m_console->run(kCertificateCount).trimmed());
+    QCOMPARE(fork.run(kMarkedCaIsTheSeeds).trimmed(), QByteArray("same same"));
     QVERIFY(call(QStringLiteral("sandbox.kill"), named(kFork)).contains(QStringLiteral("result")));
     QVERIFY(
         call(QStringLiteral("sandbox.delete"), named(kFork)).contains(QStringLiteral("result")));
