@@ -1,5 +1,7 @@
 #include "core/model/error.h"
 
+#include <cstring>
+
 #include <array>
 
 namespace airlock {
@@ -68,6 +70,13 @@ ErrorKind errorKindFromCode(int code)
             return info.kind;
     }
     return ErrorKind::Internal;
+}
+
+std::unexpected<Error> failSystem(const QString &what, const QString &path, int error)
+{
+    return fail(
+        ErrorKind::OperationFailed,
+        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(error))));
 }
 
 } // namespace airlock

@@ -45,6 +45,10 @@ inline std::unexpected<Error> fail(ErrorKind kind, QString message)
     return std::unexpected(Error {kind, std::move(message)});
 }
 
+/// `operation_failed` for a system call on `path` that set errno `error`:
+/// "WHAT PATH: strerror(error)", e.g. "cannot open /var/lib/airlock/x: No such file or directory".
+std::unexpected<Error> failSystem(const QString &what, const QString &path, int error);
+
 /// The symbolic name sent as `data.kind`, e.g. "not_found".
 QString errorKindName(ErrorKind kind);
 /// Parses a symbolic name; std::nullopt for unknown names.

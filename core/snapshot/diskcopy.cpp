@@ -19,13 +19,6 @@ namespace airlock {
 
 namespace {
 
-std::unexpected<Error> failure(const QString &what, const QString &path, int error)
-{
-    return fail(
-        ErrorKind::OperationFailed,
-        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(error))));
-}
-
 /// An unnamed file in `directory`, or a named one unlinked at once.
 int openUnnamed(const QString &directory)
 {
@@ -65,7 +58,7 @@ Result<DiskCopy> DiskCopy::of(const QString &path, const QString &directory, qin
     const int source =
         ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (source < 0)
-        return failure(QStringLiteral("cannot open"), path, errno);
+        return failSystem(QStringLiteral("cannot open"), path, errno);
     const auto closeSource = [source] { ::close(source); };
     struct stat info;
     if (::fstat(source, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -82,7 +75,7 @@ Result<DiskCopy> DiskCopy::of(const QString &path, const QString &directory, qin
     if (::statvfs(QFile::encodeName(directory).constData(), &room) != 0) {
         const int error = errno;
         closeSource();
-        return failure(QStringLiteral("cannot read the free space of"), directory, error);
+        return failSystem(QStringLiteral("cannot read the free space of"), directory, error);
     }
     const qint64 free = qint64(room.f_bavail) * qint64(room.f_frsize);
     const auto mib = [](qint64 bytes) { return bytes / (1024 * 1024); };
@@ -102,7 +95,7 @@ Result<DiskCopy> DiskCopy::of(const QString &path, const QString &directory, qin
     if (copy.m_fd < 0) {
         const int error = errno;
         closeSource();
-        return failure(QStringLiteral("cannot create a private file in"), directory, error);
+        return failSystem(QStringLiteral("cannot create a private file in"), directory, error);
     }
     copy.m_size = info.st_size;
     if (::ioctl(copy.m_fd, FICLONE, source) == 0) {

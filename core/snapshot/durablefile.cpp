@@ -12,13 +12,6 @@ namespace airlock {
 
 namespace {
 
-std::unexpected<Error> failure(const QString &what, const QString &path, int error)
-{
-    return fail(
-        ErrorKind::OperationFailed,
-        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(error))));
-}
-
 bool writeAll(int fd, std::span<const char> data)
 {
     size_t done = 0;
@@ -42,12 +35,12 @@ Result<void> DurableFile::writeTemporary(const QString &tempPath, std::span<cons
     const int fd =
         ::open(name.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
-        return failure(QStringLiteral("cannot create"), tempPath, errno);
+        return failSystem(QStringLiteral("cannot create"), tempPath, errno);
     if (!writeAll(fd, data)) {
         const int error = errno;
         ::close(fd);
         ::unlink(name.constData());
-        return failure(QStringLiteral("cannot write"), tempPath, error);
+        return failSystem(QStringLiteral("cannot write"), tempPath, error);
     }
     ::close(fd);
     return {};
@@ -60,12 +53,12 @@ Result<void> DurableFile::write(const QString &tempPath, const QString &finalPat
     const int fd =
         ::open(name.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
-        return failure(QStringLiteral("cannot create"), tempPath, errno);
+        return failSystem(QStringLiteral("cannot create"), tempPath, errno);
     if (!writeAll(fd, data) || (sync && ::fsync(fd) != 0)) {
         const int error = errno;
         ::close(fd);
         ::unlink(name.constData());
-        return failure(QStringLiteral("cannot write"), tempPath, error);
+        return failSystem(QStringLiteral("cannot write"), tempPath, error);
     }
     ::close(fd);
     if (auto renamed = rename(tempPath, finalPath); !renamed) {
@@ -78,7 +71,7 @@ Result<void> DurableFile::write(const QString &tempPath, const QString &finalPat
 Result<void> DurableFile::rename(const QString &from, const QString &to)
 {
     if (::rename(QFile::encodeName(from).constData(), QFile::encodeName(to).constData()) != 0)
-        return failure(QStringLiteral("cannot rename %1 to").arg(from), to, errno);
+        return failSystem(QStringLiteral("cannot rename %1 to").arg(from), to, errno);
     return {};
 }
 
@@ -86,12 +79,12 @@ Result<void> DurableFile::syncDirectory(const QString &dir)
 {
     const int fd = ::open(QFile::encodeName(dir).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return failure(QStringLiteral("cannot open directory"), dir, errno);
+        return failSystem(QStringLiteral("cannot open directory"), dir, errno);
     const int result = ::fsync(fd);
     const int error = errno;
     ::close(fd);
     if (result != 0)
-        return failure(QStringLiteral("cannot fsync directory"), dir, error);
+        return failSystem(QStringLiteral("cannot fsync directory"), dir, error);
     return {};
 }
 
@@ -99,12 +92,12 @@ Result<void> DurableFile::syncFilesystem(const QString &path)
 {
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return failure(QStringLiteral("cannot open"), path, errno);
+        return failSystem(QStringLiteral("cannot open"), path, errno);
     const int result = ::syncfs(fd);
     const int error = errno;
     ::close(fd);
     if (result != 0)
-        return failure(QStringLiteral("syncfs failed for"), path, error);
+        return failSystem(QStringLiteral("syncfs failed for"), path, error);
     return {};
 }
 
@@ -114,7 +107,7 @@ Result<QByteArray> DurableFile::read(const QString &path, qint64 maxBytes)
     if (fd < 0) {
         if (errno == ENOENT)
             return fail(ErrorKind::NotFound, QStringLiteral("%1 does not exist").arg(path));
-        return failure(QStringLiteral("cannot open"), path, errno);
+        return failSystem(QStringLiteral("cannot open"), path, errno);
     }
     struct stat info;
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size > maxBytes) {
@@ -132,7 +125,7 @@ Result<QByteArray> DurableFile::read(const QString &path, qint64 maxBytes)
         if (n <= 0) {
             const int error = n < 0 ? errno : EIO;
             ::close(fd);
-            return failure(QStringLiteral("cannot read"), path, error);
+            return failSystem(QStringLiteral("cannot read"), path, error);
         }
         done += n;
     }
@@ -143,7 +136,7 @@ Result<QByteArray> DurableFile::read(const QString &path, qint64 maxBytes)
 Result<void> DurableFile::remove(const QString &path)
 {
     if (::unlink(QFile::encodeName(path).constData()) != 0 && errno != ENOENT)
-        return failure(QStringLiteral("cannot remove"), path, errno);
+        return failSystem(QStringLiteral("cannot remove"), path, errno);
     return {};
 }
 

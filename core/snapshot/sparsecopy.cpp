@@ -11,20 +11,11 @@
 
 namespace airlock {
 
-namespace {
-std::unexpected<Error> failure(const QString &what, const QString &path, int error)
-{
-    return fail(
-        ErrorKind::OperationFailed,
-        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(error))));
-}
-} // namespace
-
 Result<SparseCopy> SparseCopy::of(const QString &path)
 {
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return failure(QStringLiteral("cannot open"), path, errno);
+        return failSystem(QStringLiteral("cannot open"), path, errno);
     struct stat info;
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         ::close(fd);
@@ -39,7 +30,7 @@ Result<SparseCopy> SparseCopy::of(const QString &path)
         if (mapping == MAP_FAILED) {
             const int error = errno;
             ::close(fd);
-            return failure(QStringLiteral("cannot map memory for a copy of"), path, error);
+            return failSystem(QStringLiteral("cannot map memory for a copy of"), path, error);
         }
         copy.m_data = static_cast<char *>(mapping);
         // 2 MiB pages where the kernel allows: one fault per 512 pages of the copy (faults
@@ -54,7 +45,7 @@ Result<SparseCopy> SparseCopy::of(const QString &path)
                 break; // only a hole remains
             const int error = errno;
             ::close(fd);
-            return failure(QStringLiteral("cannot seek in"), path, error);
+            return failSystem(QStringLiteral("cannot seek in"), path, error);
         }
         off_t hole = ::lseek(fd, data, SEEK_HOLE);
         if (hole < 0)
@@ -66,7 +57,7 @@ Result<SparseCopy> SparseCopy::of(const QString &path)
             if (n <= 0) {
                 const int error = n < 0 ? errno : EIO;
                 ::close(fd);
-                return failure(QStringLiteral("cannot read"), path, error);
+                return failSystem(QStringLiteral("cannot read"), path, error);
             }
             at += n;
             copy.m_dataBytes += n;
