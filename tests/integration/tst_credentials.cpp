@@ -2,6 +2,7 @@
 // binding.add|list|remove over the socket and through the real airlockctl, and the promise that
 // no answer, log line or file ever holds a stored value (CASES.md I4: raw, base64 and
 // URL-encoded forms are searched).
+#include "airlockctlrun.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 #include "secretforms.h"
@@ -17,6 +18,7 @@
 using airlock::test::containsAnySecretForm;
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
+using airlock::test::runAirlockctl;
 
 namespace {
 
@@ -40,31 +42,11 @@ class TestCredentials : public QObject
     Q_OBJECT
 
 private:
-    struct Run
-    {
-        int exitCode = -1;
-        QString out;
-        QString err;
-    };
+    using Run = airlock::test::CtlRun;
 
     Run ctl(const QStringList &arguments, const QByteArray &input = {})
     {
-        QProcess process;
-        process.start(m_ctl,
-                      QStringList {QStringLiteral("--socket"), m_helper->socketPath()} + arguments);
-        if (!process.waitForStarted())
-            return {};
-        process.write(input);
-        process.closeWriteChannel();
-        if (!process.waitForFinished(60000)) {
-            process.kill();
-            process.waitForFinished();
-            return {};
-        }
-        Run run;
-        run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-        run.out = QString::fromUtf8(process.readAllStandardOutput());
-        run.err = QString::fromUtf8(process.readAllStandardError());
+        const Run run = runAirlockctl(m_ctl, m_helper->socketPath(), arguments, input);
         m_transcript += run.out.toUtf8() + run.err.toUtf8();
         return run;
     }

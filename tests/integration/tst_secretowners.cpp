@@ -6,6 +6,7 @@
 // naming the owner; the member manages their own secrets; root may do everything; every change
 // and every refused attempt is a line of STATE/audit/credentials.jsonl holding no value. A fork
 // of a real TCG guest with `bindings: true` copies only the caller's bindings (root: all).
+#include "airlockctlrun.h"
 #include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
@@ -26,6 +27,7 @@ using airlock::test::containsAnySecretForm;
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
+using airlock::test::runAirlockctl;
 using airlock::test::TestUser;
 
 namespace {
@@ -66,34 +68,12 @@ class TestSecretOwners : public QObject
     Q_OBJECT
 
 private:
-    struct Run
-    {
-        int exitCode = -1;
-        QString out;
-        QString err;
-    };
+    using Run = airlock::test::CtlRun;
 
     /// airlockctl as `user` (null: root).
     Run ctl(const TestUser *user, const QStringList &arguments, const QByteArray &input = {})
     {
-        QProcess process;
-        if (user)
-            user->runAs(process);
-        process.start(m_ctl,
-                      QStringList {QStringLiteral("--socket"), m_helper->socketPath()} + arguments);
-        if (!process.waitForStarted())
-            return {};
-        process.write(input);
-        process.closeWriteChannel();
-        if (!process.waitForFinished(60000)) {
-            process.kill();
-            process.waitForFinished();
-            return {};
-        }
-        Run run;
-        run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-        run.out = QString::fromUtf8(process.readAllStandardOutput());
-        run.err = QString::fromUtf8(process.readAllStandardError());
+        const Run run = runAirlockctl(m_ctl, m_helper->socketPath(), arguments, input, user);
         m_transcript += run.out.toUtf8() + run.err.toUtf8();
         return run;
     }
