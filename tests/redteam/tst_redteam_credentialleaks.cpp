@@ -22,6 +22,7 @@
 #include "core/net/tapdevice.h"
 #include "egresstopology.h"
 #include "guestclient.h"
+#include "programrun.h"
 #include "recordingserver.h"
 #include "rpctestclient.h"
 #include "testca.h"
@@ -53,6 +54,7 @@ using airlock::redteam::ServerEndpoint;
 using airlock::redteam::TestCa;
 using airlock::test::EgressTopology;
 using airlock::test::RpcTestClient;
+using airlock::test::runProgram;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -63,23 +65,6 @@ const QByteArray kSecond = "ghp_Second/Value+7y=Rt~13!pQ"_ba; ///< secret.set wh
 const QHostAddress kApiAddress(u"203.0.113.20"_s);
 const QHostAddress kPkgAddress(u"203.0.113.10"_s);
 constexpr int kBootTimeoutMs = 120000;
-
-bool run(const QString &program, const QStringList &arguments, const QByteArray &input = {},
-         QByteArray *output = nullptr)
-{
-    QProcess process;
-    process.setProcessChannelMode(output ? QProcess::MergedChannels : QProcess::ForwardedChannels);
-    process.start(program, arguments);
-    if (!process.waitForStarted(10000))
-        return false;
-    if (!input.isEmpty())
-        process.write(input);
-    process.closeWriteChannel();
-    const bool finished = process.waitForFinished(10000);
-    if (output)
-        *output = process.readAll();
-    return finished && process.exitCode() == 0;
-}
 
 QString leakedForms(const QByteArray &haystack, const QString &where)
 {
@@ -270,11 +255,12 @@ private Q_SLOTS:
 
         // The gateway's address (the tap's), and the test's own redirect to its listener.
         QByteArray addresses;
-        QVERIFY(run(u"ip"_s,
-                    {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
-                     airlock::TapDevice::interfaceName(
-                         kName, airlock::HelperInstance::tagFor(m_net->helper().stateDir()))},
-                    {}, &addresses));
+        QVERIFY(
+            runProgram(u"ip"_s,
+                       {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
+                        airlock::TapDevice::interfaceName(
+                            kName, airlock::HelperInstance::tagFor(m_net->helper().stateDir()))},
+                       {}, &addresses));
         const auto match = QRegularExpression(u"inet (\\d+\\.\\d+\\.\\d+\\.\\d+)/"_s)
                                .match(QString::fromLatin1(addresses));
         QVERIFY2(match.hasMatch(), addresses.constData());
@@ -283,7 +269,8 @@ private Q_SLOTS:
                                  "priority -100; policy accept;\n  ip daddr "
             + m_gateway.toString().toLatin1() + " tcp dport 443 dnat to "
             + m_gateway.toString().toLatin1() + ":15001\n }\n}\n";
-        QVERIFY(run(u"ip"_s, {u"netns"_s, u"exec"_s, helperNs, u"nft"_s, u"-f"_s, u"-"_s}, rules));
+        QVERIFY(runProgram(u"ip"_s, {u"netns"_s, u"exec"_s, helperNs, u"nft"_s, u"-f"_s, u"-"_s},
+                           rules));
         QFile sandboxCa(QDir(m_net->helper().stateDir()).filePath(u"ca/%1/ca.pem"_s.arg(kName)));
         QVERIFY(sandboxCa.open(QIODevice::ReadOnly));
         m_sandboxCaPem = sandboxCa.readAll();

@@ -25,6 +25,7 @@
 #include "guestconsole.h"
 #include "helperprocess.h"
 #include "netns.h"
+#include "programrun.h"
 #include "recordingserver.h"
 #include "rpctestclient.h"
 #include "testca.h"
@@ -84,6 +85,7 @@ using airlock::test::HelperProcess;
 using airlock::test::NetworkNamespace;
 using airlock::test::RpcTestClient;
 using airlock::test::runIp;
+using airlock::test::runProgram;
 using airlock::test::TestDnsServer;
 using namespace Qt::StringLiterals;
 
@@ -96,23 +98,6 @@ const QByteArray kSecret = "ghp_Window/Canary+8x=Zq~31!kWm"_ba;
 const QHostAddress kApiAddress(u"203.0.113.20"_s);
 const QHostAddress kDnsAddress(u"203.0.113.53"_s);
 constexpr int kBootTimeoutMs = 120000;
-
-bool run(const QString &program, const QStringList &arguments, const QByteArray &input = {},
-         QByteArray *output = nullptr)
-{
-    QProcess process;
-    process.setProcessChannelMode(output ? QProcess::MergedChannels : QProcess::ForwardedChannels);
-    process.start(program, arguments);
-    if (!process.waitForStarted(10000))
-        return false;
-    if (!input.isEmpty())
-        process.write(input);
-    process.closeWriteChannel();
-    const bool finished = process.waitForFinished(10000);
-    if (output)
-        *output = process.readAll();
-    return finished && process.exitCode() == 0;
-}
 
 /// Every form of the secret that must not appear: the gateway's own list (raw, percent-encoded,
 /// base64 and base64url at the three alignments) and, independently of it, Qt's percent and
@@ -477,10 +462,11 @@ void TestCredentialWindow::bindingAddedThroughTheDialog()
     // The gateway's address (the tap's), and the test's own redirect to its listener.
     const QString helperNs = m_helper->networkNamespace();
     QByteArray addresses;
-    QVERIFY(run(u"ip"_s,
-                {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
-                 TapDevice::interfaceName(kName, HelperInstance::tagFor(m_helper->stateDir()))},
-                {}, &addresses));
+    QVERIFY(
+        runProgram(u"ip"_s,
+                   {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
+                    TapDevice::interfaceName(kName, HelperInstance::tagFor(m_helper->stateDir()))},
+                   {}, &addresses));
     const auto match = QRegularExpression(u"inet (\\d+\\.\\d+\\.\\d+\\.\\d+)/"_s)
                            .match(QString::fromLatin1(addresses));
     QVERIFY2(match.hasMatch(), addresses.constData());
@@ -489,7 +475,8 @@ void TestCredentialWindow::bindingAddedThroughTheDialog()
                              "priority -100; policy accept;\n  ip daddr "
         + m_gateway.toString().toLatin1() + " tcp dport 443 dnat to "
         + m_gateway.toString().toLatin1() + ":15001\n }\n}\n";
-    QVERIFY(run(u"ip"_s, {u"netns"_s, u"exec"_s, helperNs, u"nft"_s, u"-f"_s, u"-"_s}, rules));
+    QVERIFY(
+        runProgram(u"ip"_s, {u"netns"_s, u"exec"_s, helperNs, u"nft"_s, u"-f"_s, u"-"_s}, rules));
     QFile sandboxCa(QDir(m_helper->stateDir()).filePath(u"ca/%1/ca.pem"_s.arg(kName)));
     QVERIFY(sandboxCa.open(QIODevice::ReadOnly));
     m_sandboxCaPem = sandboxCa.readAll();
