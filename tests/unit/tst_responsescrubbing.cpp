@@ -1,4 +1,6 @@
 // HttpResponseTracker's rewrite mode (docs/credentials.md, "Responses"; CASES.md I3): every
+
+#include "zlibcompressed.h"
 // form of a secret in a response becomes the placeholder, in the head and over the whole body,
 // and the rewritten response still frames correctly (chunked for HTTP/1.1, close-delimited for
 // HTTP/1.0, bodiless responses untouched), whatever the split of the upstream's bytes. The
@@ -143,22 +145,6 @@ QByteArray chunked(const QByteArray &body, qsizetype chunk)
         out += QByteArray::number(piece.size(), 16) + ";ext=1\r\n" + piece + "\r\n";
     }
     return out + "0\r\nX-Trailer: " + kSecret + "\r\n\r\n";
-}
-
-// `data` compressed by zlib (windowBits 31: gzip, 15: zlib, -15: raw deflate).
-QByteArray compressed(const QByteArray &data, int windowBits)
-{
-    z_stream stream {};
-    deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, windowBits, 9, Z_DEFAULT_STRATEGY);
-    QByteArray out(qsizetype(deflateBound(&stream, uLong(data.size()))) + 64, '\0');
-    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
-    stream.avail_in = uInt(data.size());
-    stream.next_out = reinterpret_cast<Bytef *>(out.data());
-    stream.avail_out = uInt(out.size());
-    deflate(&stream, Z_FINISH);
-    out.truncate(qsizetype(stream.total_out));
-    deflateEnd(&stream);
-    return out;
 }
 
 bool leaks(const QByteArray &bytes)
@@ -342,7 +328,7 @@ void TestResponseScrubbing::codedBodiesAreDecodedThenScrubbed_data()
     QTest::addColumn<qsizetype>("step");
     const QByteArray plain =
         "{\"echo\":\"Bearer " + kSecret + "\",\"pad\":\"" + QByteArray(3000, 'p') + "\"}\n";
-    const QByteArray gz = compressed(plain, 31);
+    const QByteArray gz = airlock::test::zlibCompressed(plain, 31);
     const struct
     {
         const char *name;
@@ -351,14 +337,18 @@ void TestResponseScrubbing::codedBodiesAreDecodedThenScrubbed_data()
         {"gzip", withLength("200 OK", "Content-Encoding: gzip\r\n", gz)},
         {"x-gzip", withLength("200 OK", "Content-Encoding: x-gzip\r\n", gz)},
         {"deflate (zlib)",
-         withLength("200 OK", "Content-Encoding: deflate\r\n", compressed(plain, 15))},
+         withLength("200 OK", "Content-Encoding: deflate\r\n",
+                    airlock::test::zlibCompressed(plain, 15))},
         {"deflate (raw)",
-         withLength("200 OK", "Content-Encoding: deflate\r\n", compressed(plain, -15))},
+         withLength("200 OK", "Content-Encoding: deflate\r\n",
+                    airlock::test::zlibCompressed(plain, -15))},
         {"two gzip members",
          withLength("200 OK", "Content-Encoding: gzip\r\n",
-                    compressed(plain.left(1000), 31) + compressed(plain.mid(1000), 31))},
+                    airlock::test::zlibCompressed(plain.left(1000), 31)
+                        + airlock::test::zlibCompressed(plain.mid(1000), 31))},
         {"gzip twice",
-         withLength("200 OK", "Content-Encoding: gzip, gzip\r\n", compressed(gz, 31))},
+         withLength("200 OK", "Content-Encoding: gzip, gzip\r\n",
+                    airlock::test::zlibCompressed(gz, 31))},
         {"transfer-coding gzip, chunked",
          "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
              + QByteArray::number(gz.size(), 16) + "\r\n" + gz + "\r\n0\r\n\r\n"},
@@ -423,7 +413,7 @@ void TestResponseScrubbing::unscrubbableResponsesAreRefused()
 // (plus 1 MiB), never decoded whole into memory.
 void TestResponseScrubbing::decompressionBombIsCut()
 {
-    const QByteArray bomb = compressed(QByteArray(64 * 1024 * 1024, '\0'), 31);
+    const QByteArray bomb = airlock::test::zlibCompressed(QByteArray(64 * 1024 * 1024, '\0'), 31);
     const Rewritten result =
         rewrite(withLength("200 OK", "Content-Encoding: gzip\r\n", bomb), 64 * 1024);
     QVERIFY(result.error && !result.refused);

@@ -1,5 +1,7 @@
 #include "recordingserver.h"
 
+#include "zlibcompressed.h"
+
 #include "testca.h"
 
 #include "netns.h"
@@ -116,25 +118,6 @@ QByteArray response(int status, const QByteArray &reason, const QByteArray &body
     out += extraHeaders;
     out += close ? "Connection: close\r\n" : "Connection: keep-alive\r\n";
     return out + "\r\n" + body;
-}
-
-// `data` compressed with zlib: windowBits 15 + 16 is gzip (RFC 1952), 15 zlib (RFC 1950, the
-// "deflate" content-coding), -15 a raw RFC 1951 stream.
-QByteArray compressed(const QByteArray &data, int windowBits)
-{
-    z_stream stream {};
-    if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY)
-        != Z_OK)
-        return {};
-    QByteArray out(qsizetype(deflateBound(&stream, uLong(data.size()))) + 64, '\0');
-    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
-    stream.avail_in = uInt(data.size());
-    stream.next_out = reinterpret_cast<Bytef *>(out.data());
-    stream.avail_out = uInt(out.size());
-    deflate(&stream, Z_FINISH);
-    out.truncate(qsizetype(stream.total_out));
-    deflateEnd(&stream);
-    return out;
 }
 
 // The credential of an Authorization field: what follows "Bearer ", or the whole value.
@@ -506,19 +489,19 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             if (coding == "gzip"
                 || (coding == "gzip-if-asked"
                     && request.values("Accept-Encoding").value(0).contains("gzip"))) {
-                body = compressed(echo, 15 + 16);
+                body = airlock::test::zlibCompressed(echo, 15 + 16);
                 extra = "Content-Encoding: gzip\r\n";
             } else if (coding == "deflate") {
-                body = compressed(echo, 15);
+                body = airlock::test::zlibCompressed(echo, 15);
                 extra = "Content-Encoding: deflate\r\n";
             } else if (coding == "raw-deflate") {
-                body = compressed(echo, -15);
+                body = airlock::test::zlibCompressed(echo, -15);
                 extra = "Content-Encoding: deflate\r\n";
             } else if (coding == "br") {
                 extra = "Content-Encoding: br\r\n"; // not brotli at all: must never pass
             } else if (coding == "te-gzip") {
                 // A transfer-coding under chunked (RFC 9112 §7): gzip, then chunked.
-                const QByteArray gz = compressed(echo, 15 + 16);
+                const QByteArray gz = airlock::test::zlibCompressed(echo, 15 + 16);
                 reply = QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n")
                     + (close ? "Connection: close\r\n\r\n" : "Connection: keep-alive\r\n\r\n")
                     + QByteArray::number(gz.size(), 16) + "\r\n" + gz + "\r\n0\r\n\r\n";
