@@ -36,6 +36,13 @@ void TestEgressEvent::guestTextIsPrintable_data()
         << u"host"_s << u"b\u00FCcher.test"_s << u"b\\u{00fc}cher.test"_s;
     QTest::newRow("detail keeps non-ASCII letters but not controls")
         << u"detail"_s << u"b\u00FCcher\tx\u2028y"_s << u"b\u00FCcher\\009x\\u{2028}y"_s;
+    QTest::newRow("astral character in a host is one escape")
+        << u"host"_s << QString::fromUcs4(U"a\U0001F600b") << u"a\\u{1f600}b"_s;
+    QTest::newRow("astral character in a detail stays")
+        << u"detail"_s << QString::fromUcs4(U"ok \U0001F600")
+        << QString::fromUcs4(U"ok \U0001F600");
+    QTest::newRow("plain text is unchanged") << u"detail"_s << u"forwarded to pkg.test port 443"_s
+                                             << u"forwarded to pkg.test port 443"_s;
     QTest::newRow("DNS presentation escapes stay")
         << u"name"_s << u"a\\.b\\000.test"_s << u"a\\.b\\000.test"_s;
 }
