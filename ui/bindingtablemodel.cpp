@@ -1,6 +1,6 @@
 #include "ui/bindingtablemodel.h"
 
-#include "core/gateway/policymatcher.h"
+#include "core/policy/policymatcher.h"
 #include "ui/policytext.h"
 
 #include <QBrush>
@@ -105,20 +105,20 @@ QString BindingTableModel::warning(const CredentialBinding &binding) const
     const auto policy = m_policies.constFind(binding.sandbox);
     if (policy == m_policies.constEnd())
         return {};
-    auto matcher = gateway::PolicyMatcher::create(*policy);
+    auto matcher = policy::PolicyMatcher::create(*policy);
     if (!matcher)
         return {};
     const QStringList methods =
         binding.methods.isEmpty() ? QStringList {QStringLiteral("GET")} : binding.methods;
     const QString path = binding.pathPrefix.isEmpty() ? QStringLiteral("/") : binding.pathPrefix;
     for (const QString &method : methods) {
-        const gateway::Verdict verdict =
+        const policy::Verdict verdict =
             matcher->checkRequest(binding.host, EgressRule::kDefaultPort, method, path);
         if (!verdict.allowed())
             return tr("The policy of %1 does not allow %2 %3%4 on port 443 (%5): the gateway "
                       "denies these requests before the secret is injected.")
                 .arg(binding.sandbox, method, binding.host, path,
-                     PolicyText::reasonText(gateway::egressReasonName(verdict.reason)));
+                     PolicyText::reasonText(policy::egressReasonName(verdict.reason)));
     }
     return {};
 }

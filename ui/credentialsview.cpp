@@ -255,7 +255,7 @@ void CredentialsView::storeSecret(SetSecretDialog *dialog)
     if (!m_client)
         return;
     const QString name = dialog->name();
-    vault::SecretValue value = dialog->takeValue();
+    SecretValue value = dialog->takeValue();
     QJsonObject params {{QStringLiteral("name"), name}};
     {
         // The one place the value leaves the SecretValue: the JSON string of secret.set

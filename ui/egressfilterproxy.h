@@ -10,13 +10,13 @@ class EgressFilterProxy final : public QSortFilterProxyModel
 {
     Q_OBJECT
 public:
-    enum class Verdict { Any, Allowed, Denied };
+    enum class policy::Verdict { Any, Allowed, Denied };
 
     explicit EgressFilterProxy(QObject *parent = nullptr);
 
     /// Empty: every sandbox.
     void setSandbox(const QString &sandbox);
-    void setVerdict(Verdict verdict);
+    void setVerdict(policy::Verdict verdict);
     void setText(const QString &text);
     QString sandbox() const { return m_sandbox; }
 
@@ -25,7 +25,7 @@ protected:
 
 private:
     QString m_sandbox;
-    Verdict m_verdict = Verdict::Any;
+    policy::Verdict m_verdict = policy::Verdict::Any;
     QString m_text;
 };
 

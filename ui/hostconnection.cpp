@@ -1,7 +1,7 @@
 #include "ui/hostconnection.h"
 
 #include "core/client/helperclient.h"
-#include "core/client/sshtransport.h"
+#include "core/ssh/sshtransport.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/sshdialogprompter.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/client/sshendpoint.h"
+#include "core/ssh/sshendpoint.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 

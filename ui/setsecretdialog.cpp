@@ -24,7 +24,7 @@ SetSecretDialog::SetSecretDialog(const QString &name, QWidget *parent)
     m_name->setMaxLength(63);
     m_name->setAccessibleName(tr("Secret name"));
     m_value->setEchoMode(QLineEdit::Password);
-    m_value->setMaxLength(int(vault::SecretValue::kMaxBytes));
+    m_value->setMaxLength(int(SecretValue::kMaxBytes));
     m_value->setPlaceholderText(tr("paste the token or password"));
     m_value->setAccessibleName(tr("Secret value"));
     m_value->setContextMenuPolicy(Qt::NoContextMenu);
@@ -67,10 +67,10 @@ QString SetSecretDialog::name() const
     return m_name->text();
 }
 
-vault::SecretValue SetSecretDialog::takeValue()
+SecretValue SetSecretDialog::takeValue()
 {
     QByteArray bytes = m_value->text().toUtf8();
-    vault::SecretValue value(bytes);
+    SecretValue value(bytes);
     bytes.fill('\0');
     m_value->clear();
     return value;
@@ -91,7 +91,7 @@ void SetSecretDialog::validate()
         if (auto ok = validateName(m_name->text(), u"secret name"); !ok)
             problem = tr("Names use a-z, 0-9 and '-' and start with a letter or digit.");
     }
-    if (problem.isEmpty() && m_value->text().toUtf8().size() > vault::SecretValue::kMaxBytes)
+    if (problem.isEmpty() && m_value->text().toUtf8().size() > SecretValue::kMaxBytes)
         problem = tr("The value may have at most 64 KiB.");
     m_problem->setText(problem);
     m_problem->setVisible(!problem.isEmpty());

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/vault/secretvalue.h"
+#include "core/model/secretvalue.h"
 
 #include <QDialog>
 
@@ -25,7 +25,7 @@ public:
 
     QString name() const;
     /// The typed value; clears the field. Call once, after accept.
-    vault::SecretValue takeValue();
+    SecretValue takeValue();
     QLineEdit *valueField() const { return m_value; }
     QLineEdit *nameField() const { return m_name; }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/client/sshprompter.h"
+#include "core/ssh/sshprompter.h"
 
 #include <QCoreApplication>
 #include <QPointer>

@@ -2,7 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
-#include "core/client/sshtransport.h"
+#include "core/ssh/sshtransport.h"
 #include "ui/hoststore.h"
 #include "ui/mainwindow.h"
 #include "ui/resources.h"

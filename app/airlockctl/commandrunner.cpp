@@ -7,7 +7,7 @@
 #include "app/airlockctl/terminalprompter.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
-#include "core/client/sshtransport.h"
+#include "core/ssh/sshtransport.h"
 #include "core/model/egresspolicy.h"
 #include "core/protocol/methods.h"
 

@@ -2,7 +2,7 @@
 #include "app/airlockctl/commandrunner.h"
 #include "app/airlockctl/sandboxformat.h"
 #include "core/protocol/methods.h"
-#include "core/vault/secretvalue.h"
+#include "core/model/secretvalue.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -18,7 +18,7 @@ namespace airlock::ctl {
 namespace {
 
 // One byte over the helper's limit, so an oversized value is told apart from a full one.
-constexpr qsizetype kReadLimit = vault::SecretValue::kMaxBytes + 1;
+constexpr qsizetype kReadLimit = SecretValue::kMaxBytes + 1;
 
 // Reads a secret from `fd` until EOF (a pipe) or the end of one line (a terminal), and drops
 // one trailing newline. Never from argv: argv is visible in /proc/PID/cmdline and shell history.
@@ -97,9 +97,9 @@ int CommandRunner::cmdSecret(QCommandLineParser &parser)
             m_err << "airlockctl: cannot read the secret from standard input" << Qt::endl;
             return ExitFailed;
         }
-        if (value->isEmpty() || value->size() > vault::SecretValue::kMaxBytes) {
+        if (value->isEmpty() || value->size() > SecretValue::kMaxBytes) {
             OPENSSL_cleanse(value->data(), std::size_t(value->size()));
-            m_err << "airlockctl: a secret value must hold 1 to " << vault::SecretValue::kMaxBytes
+            m_err << "airlockctl: a secret value must hold 1 to " << SecretValue::kMaxBytes
                   << " bytes (read from standard input)" << Qt::endl;
             return ExitFailed;
         }

@@ -2,7 +2,7 @@
 // provides the application object and the standard streams.
 
 #include "app/airlockctl/commandrunner.h"
-#include "core/client/sshtransport.h"
+#include "core/ssh/sshtransport.h"
 
 #include <QCoreApplication>
 #include <QTextStream>

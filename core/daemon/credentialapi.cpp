@@ -137,7 +137,7 @@ Result<QJsonValue> CredentialApi::secretSet(uid_t caller, const QJsonObject &par
         return std::unexpected(owned.error());
     }
     QByteArray bytes = value.toString().toUtf8();
-    const vault::SecretValue secret(bytes);
+    const SecretValue secret(bytes);
     OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
     auto info = (*vault)->set(*name, secret);
     if (!info) {

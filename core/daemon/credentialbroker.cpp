@@ -45,7 +45,7 @@ QList<GatewayCredentialGrant> CredentialBroker::grants(const QString &sandbox) c
     }
     vault::SecretVault *vault = m_vault ? m_vault() : nullptr;
     // One read (and one locked copy) per secret, shared by its bindings.
-    QHash<QString, std::shared_ptr<const vault::SecretValue>> values;
+    QHash<QString, std::shared_ptr<const SecretValue>> values;
     for (const CredentialBinding &binding : std::as_const(*bindings)) {
         auto placeholder = m_bindings.placeholder(sandbox, binding.secret);
         if (!placeholder) {
@@ -57,7 +57,7 @@ QList<GatewayCredentialGrant> CredentialBroker::grants(const QString &sandbox) c
         grant.binding = binding;
         grant.placeholder = *placeholder;
         if (!values.contains(binding.secret)) {
-            std::shared_ptr<const vault::SecretValue> value;
+            std::shared_ptr<const SecretValue> value;
             if (!vault) {
                 qCWarning(lcBroker,
                           "%s: secret '%s' handed over without its value: the vault is "
@@ -68,7 +68,7 @@ QList<GatewayCredentialGrant> CredentialBroker::grants(const QString &sandbox) c
                           qPrintable(sandbox), qPrintable(binding.secret),
                           qPrintable(read.error().message));
             } else {
-                value = std::make_shared<const vault::SecretValue>(std::move(*read));
+                value = std::make_shared<const SecretValue>(std::move(*read));
             }
             values.insert(binding.secret, value);
         }

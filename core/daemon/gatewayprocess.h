@@ -4,7 +4,7 @@
 #include "core/model/egresspolicy.h"
 #include "core/model/error.h"
 #include "core/protocol/lineframer.h"
-#include "core/vault/secretvalue.h"
+#include "core/model/secretvalue.h"
 #include "core/vmm/vmmprocess.h"
 
 #include <QByteArray>
@@ -38,7 +38,7 @@ struct GatewayConfig
     QString syntheticPool; ///< "100.112.0.0/16": addresses of the gateway's DNS answers
     /// CA file the gateway verifies upstream servers against; empty: the system store.
     QString trustStoreCaFile;
-    QByteArray caCertificatePem; ///< the sandbox CA (SandboxCa::certificatePem)
+    QByteArray caCertificatePem; ///< the sandbox CA (pki::SandboxCa::certificatePem)
     QByteArray caKeyPem; ///< its PKCS#8 key; goes only over the control socket
     EgressPolicy policy;
     VmmCredentials credentials; ///< unprivileged identity of the gateway process
@@ -60,7 +60,7 @@ struct GatewayCredentialGrant
 {
     CredentialBinding binding; ///< id, secret, host, pathPrefix, methods, placement
     QString placeholder;
-    std::shared_ptr<const vault::SecretValue> value;
+    std::shared_ptr<const SecretValue> value;
 };
 
 /// One running airlock-gateway (docs/gateway.md): airlockd binds its listening sockets (as

@@ -1,6 +1,6 @@
 #include "core/daemon/policydryrun.h"
 
-#include "core/gateway/policymatcher.h"
+#include "core/policy/policymatcher.h"
 #include "core/model/egressevent.h"
 
 #include <QJsonArray>
@@ -10,8 +10,8 @@ namespace airlock {
 
 namespace {
 
-using gateway::PolicyMatcher;
-using gateway::Verdict;
+using policy::PolicyMatcher;
+using policy::Verdict;
 
 bool isPolicyReason(const QString &reason)
 {
@@ -28,7 +28,7 @@ QString firstOf(const QString &a, const QString &b)
 }
 
 /// The stage check the gateway made for `event`, or std::nullopt when it cannot be replayed.
-std::optional<Verdict> judge(const PolicyMatcher &matcher, const EgressEvent &event)
+std::optional<policy::Verdict> judge(const policy::PolicyMatcher &matcher, const EgressEvent &event)
 {
     const quint16 port = event.port.value_or(EgressRule::kDefaultPort);
     switch (event.layer) {
@@ -54,11 +54,11 @@ std::optional<Verdict> judge(const PolicyMatcher &matcher, const EgressEvent &ev
     return std::nullopt;
 }
 
-QJsonObject verdictJson(const Verdict &verdict)
+QJsonObject verdictJson(const policy::Verdict &verdict)
 {
     return {{QStringLiteral("verdict"),
              verdict.allowed() ? QStringLiteral("allowed") : QStringLiteral("denied")},
-            {QStringLiteral("reason"), gateway::egressReasonName(verdict.reason)},
+            {QStringLiteral("reason"), policy::egressReasonName(verdict.reason)},
             {QStringLiteral("rule"), verdict.rule >= 0 ? QJsonValue(verdict.rule) : QJsonValue()},
             {QStringLiteral("detail"), verdict.detail}};
 }
@@ -68,10 +68,10 @@ QJsonObject verdictJson(const Verdict &verdict)
 Result<QJsonObject> PolicyDryRun::evaluate(const EgressPolicy &applied, const EgressPolicy &edited,
                                            const QList<EgressRecord> &records, const Window &window)
 {
-    auto before = PolicyMatcher::create(applied);
+    auto before = policy::PolicyMatcher::create(applied);
     if (!before)
         return std::unexpected(before.error());
-    auto after = PolicyMatcher::create(edited);
+    auto after = policy::PolicyMatcher::create(edited);
     if (!after)
         return std::unexpected(after.error());
 
@@ -93,8 +93,8 @@ Result<QJsonObject> PolicyDryRun::evaluate(const EgressPolicy &applied, const Eg
             ++skipped;
             continue;
         }
-        const std::optional<Verdict> was = judge(*before, *event);
-        const std::optional<Verdict> would = judge(*after, *event);
+        const std::optional<policy::Verdict> was = judge(*before, *event);
+        const std::optional<policy::Verdict> would = judge(*after, *event);
         if (!was || !would) {
             ++skipped;
             continue;

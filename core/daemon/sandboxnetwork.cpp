@@ -1,6 +1,6 @@
 #include "core/daemon/sandboxnetwork.h"
 
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
 #include "core/vmm/vmmprocess.h"
@@ -209,9 +209,9 @@ Result<void> SandboxNetwork::loadCa()
         return std::unexpected(dir.error());
     const QString certificatePath = QDir(*dir).filePath(QStringLiteral("ca.pem"));
     const QString keyPath = QDir(*dir).filePath(QStringLiteral("ca.key"));
-    auto ca = gateway::SandboxCa::load(certificatePath, keyPath);
+    auto ca = pki::SandboxCa::load(certificatePath, keyPath);
     if (!ca && ca.error().kind == ErrorKind::NotFound) {
-        ca = gateway::SandboxCa::generate(m_sandbox.left(40));
+        ca = pki::SandboxCa::generate(m_sandbox.left(40));
         if (ca) {
             if (auto saved = ca->save(certificatePath, keyPath); !saved)
                 return std::unexpected(saved.error());

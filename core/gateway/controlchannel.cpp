@@ -103,7 +103,7 @@ void ControlChannel::onReadable()
         if (n <= 0) {
             m_readNotifier->setEnabled(false);
             m_awaiting.reset();
-            m_payload = vault::SecretValue();
+            m_payload = SecretValue();
             Q_EMIT closed();
             return;
         }
@@ -161,7 +161,7 @@ void ControlChannel::processLines()
             || bytes > double(kMaxPayloadBytes))
             return failProtocol(
                 QStringLiteral("'payloadBytes' must be an integer 1..%1").arg(kMaxPayloadBytes));
-        m_payload = vault::SecretValue::allocate(qsizetype(bytes));
+        m_payload = SecretValue::allocate(qsizetype(bytes));
         m_payloadFilled = m_framer.takeRaw(m_payload.writableBytes(), m_payload.size());
         if (m_payloadFilled < m_payload.size()) {
             m_awaiting = message;
@@ -175,7 +175,7 @@ void ControlChannel::deliver(const QJsonObject &message)
 {
     Q_EMIT messageReceived(message);
     // Not taken by the slot: wiped now, not when the next payload arrives.
-    m_payload = vault::SecretValue();
+    m_payload = SecretValue();
     m_payloadFilled = 0;
 }
 
@@ -183,7 +183,7 @@ void ControlChannel::failProtocol(const QString &error)
 {
     m_readFailed = true;
     m_readNotifier->setEnabled(false);
-    m_payload = vault::SecretValue();
+    m_payload = SecretValue();
     Q_EMIT protocolError(error);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/protocol/lineframer.h"
-#include "core/vault/secretvalue.h"
+#include "core/model/secretvalue.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -22,7 +22,7 @@ namespace airlock::gateway {
 /// A line whose object has an integer "payloadBytes" N (1..kMaxPayloadBytes) is followed on the
 /// stream by exactly N raw bytes (the credentials message: secret values must not pass through
 /// the JSON parser, whose copies cannot be wiped). The channel reads them straight into locked
-/// memory (vault::SecretValue), wiping every other place they passed through, and emits
+/// memory (SecretValue), wiping every other place they passed through, and emits
 /// messageReceived() once all N arrived; the slot takes them with takePayload().
 class ControlChannel final : public QObject
 {
@@ -48,7 +48,7 @@ public:
     quint64 droppedMessages() const { return m_dropped; }
     /// The payload of the message being delivered by messageReceived() (empty when it has
     /// none, or once taken).
-    vault::SecretValue takePayload() { return std::move(m_payload); }
+    SecretValue takePayload() { return std::move(m_payload); }
 
 Q_SIGNALS:
     /// One complete line that parsed as a JSON object.
@@ -78,7 +78,7 @@ private:
     bool m_readFailed = false;
     // A message whose payload is still arriving.
     std::optional<QJsonObject> m_awaiting;
-    vault::SecretValue m_payload;
+    SecretValue m_payload;
     qsizetype m_payloadFilled = 0;
 };
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/gateway/dnsserver.h"
-#include "core/gateway/dnsupstreamresolver.h"
+#include "core/gateway/dns/dnsserver.h"
+#include "core/gateway/dns/dnsupstreamresolver.h"
 #include "core/gateway/transparentlistener.h"
 
 #include <openssl/crypto.h>
@@ -48,11 +48,11 @@ QString dnsTypeName(quint16 type)
 Result<std::unique_ptr<EgressGateway>> EgressGateway::create(const GatewayConfig &config)
 {
     QByteArray keyPem = config.caKeyPem;
-    auto ca = SandboxCa::fromPem(config.caCertificatePem, keyPem);
+    auto ca = pki::SandboxCa::fromPem(config.caCertificatePem, keyPem);
     OPENSSL_cleanse(keyPem.data(), size_t(keyPem.size()));
     if (!ca)
         return fail(ca.error().kind, QStringLiteral("ca: %1").arg(ca.error().message));
-    auto policy = PolicyMatcher::create(config.policy);
+    auto policy = policy::PolicyMatcher::create(config.policy);
     if (!policy)
         return fail(policy.error().kind, QStringLiteral("policy: %1").arg(policy.error().message));
     auto mapping = DnsNameMapping::create(config.syntheticPool);
@@ -81,7 +81,7 @@ Result<std::unique_ptr<EgressGateway>> EgressGateway::create(const GatewayConfig
     return gateway;
 }
 
-EgressGateway::EgressGateway(const GatewayConfig &config, SandboxCa ca, PolicyMatcher policy,
+EgressGateway::EgressGateway(const GatewayConfig &config, pki::SandboxCa ca, policy::PolicyMatcher policy,
                              DnsNameMapping mapping, TlsUpstreamContext upstream)
     : m_config(config)
     , m_ca(std::move(ca))
@@ -164,7 +164,7 @@ quint16 EgressGateway::dnsPort() const
 
 Result<void> EgressGateway::setPolicy(const EgressPolicy &policy)
 {
-    auto matcher = PolicyMatcher::create(policy);
+    auto matcher = policy::PolicyMatcher::create(policy);
     if (!matcher)
         return std::unexpected(matcher.error());
     m_policy = *matcher;

@@ -1,13 +1,13 @@
 #pragma once
 
-#include "core/gateway/dnsnamemapping.h"
-#include "core/gateway/dnsresponder.h"
+#include "core/gateway/dns/dnsnamemapping.h"
+#include "core/gateway/dns/dnsresponder.h"
 #include "core/gateway/gatewayconfig.h"
 #include "core/gateway/gatewayconnection.h"
-#include "core/gateway/policymatcher.h"
-#include "core/gateway/sandboxca.h"
-#include "core/gateway/tlsservercontext.h"
-#include "core/gateway/tlsupstreamcontext.h"
+#include "core/policy/policymatcher.h"
+#include "core/pki/sandboxca.h"
+#include "core/gateway/tls/tlsservercontext.h"
+#include "core/gateway/tls/tlsupstreamcontext.h"
 #include "core/model/egressevent.h"
 #include "core/model/error.h"
 
@@ -45,7 +45,7 @@ public:
     /// connections keep the policy they started with. The error is the validation error; the
     /// old policy then stays.
     Result<void> setPolicy(const EgressPolicy &policy);
-    const PolicyMatcher &policy() const { return m_policy; }
+    const policy::PolicyMatcher &policy() const { return m_policy; }
     /// Values a gateway keeps scrubbing after they left its credentials.
     static constexpr int kMaxRetiredValues = 32;
 
@@ -65,14 +65,14 @@ Q_SIGNALS:
     void egress(const airlock::EgressEvent &event);
 
 private:
-    EgressGateway(const GatewayConfig &config, SandboxCa ca, PolicyMatcher policy,
+    EgressGateway(const GatewayConfig &config, pki::SandboxCa ca, policy::PolicyMatcher policy,
                   DnsNameMapping mapping, TlsUpstreamContext upstream);
     void onAccepted(int fd, const OriginalDestination &destination);
     void onDnsDecided(const DnsEvent &event);
 
     GatewayConfig m_config;
-    SandboxCa m_ca;
-    PolicyMatcher m_policy;
+    pki::SandboxCa m_ca;
+    policy::PolicyMatcher m_policy;
     DnsNameMapping m_mapping;
     TlsUpstreamContext m_tlsUpstream;
     std::optional<TlsServerContext> m_tlsServer;

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/gateway/addressrange.h"
-#include "core/gateway/tlsupstreamcontext.h"
+#include "core/gateway/dns/addressrange.h"
+#include "core/gateway/tls/tlsupstreamcontext.h"
 #include "core/model/egresspolicy.h"
 #include "core/model/error.h"
 

@@ -1,9 +1,9 @@
 #include "core/gateway/gatewayconnection.h"
 
-#include "core/gateway/dnsnamemapping.h"
-#include "core/gateway/dnsupstreamresolver.h"
+#include "core/gateway/dns/dnsnamemapping.h"
+#include "core/gateway/dns/dnsupstreamresolver.h"
 #include "core/gateway/streamsocket.h"
-#include "core/gateway/tlsupstreamcontext.h"
+#include "core/gateway/tls/tlsupstreamcontext.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>
@@ -48,7 +48,7 @@ void addCredentialFields(EgressEvent &event, qint64 binding, qint64 scrubbed)
 
 } // namespace
 
-GatewayConnection::GatewayConnection(const GatewayEnvironment *environment, PolicyMatcher policy,
+GatewayConnection::GatewayConnection(const GatewayEnvironment *environment, policy::PolicyMatcher policy,
                                      int fd, const OriginalDestination &destination,
                                      QObject *parent)
     : QObject(parent)

@@ -1,13 +1,13 @@
 #pragma once
 
-#include "core/gateway/addressrange.h"
-#include "core/gateway/credentialinjector.h"
+#include "core/gateway/dns/addressrange.h"
+#include "core/gateway/credentials/credentialinjector.h"
 #include "core/gateway/gatewayconfig.h"
-#include "core/gateway/httprequestguard.h"
-#include "core/gateway/httpresponsetracker.h"
-#include "core/gateway/policymatcher.h"
-#include "core/gateway/tlsmemorystream.h"
-#include "core/gateway/tlsservercontext.h"
+#include "core/gateway/http/httprequestguard.h"
+#include "core/gateway/http/httpresponsetracker.h"
+#include "core/policy/policymatcher.h"
+#include "core/gateway/tls/tlsmemorystream.h"
+#include "core/gateway/tls/tlsservercontext.h"
 #include "core/gateway/transparentlistener.h"
 #include "core/model/egressevent.h"
 
@@ -83,7 +83,7 @@ public:
 
     /// Takes ownership of the accepted socket `fd`. `policy` is this connection's snapshot
     /// (a policy change applies to new connections).
-    GatewayConnection(const GatewayEnvironment *environment, PolicyMatcher policy, int fd,
+    GatewayConnection(const GatewayEnvironment *environment, policy::PolicyMatcher policy, int fd,
                       const OriginalDestination &destination, QObject *parent = nullptr);
     ~GatewayConnection() override;
 
@@ -187,7 +187,7 @@ private:
     void emitEvent(const EgressEvent &event);
 
     const GatewayEnvironment *m_env;
-    PolicyMatcher m_policy;
+    policy::PolicyMatcher m_policy;
     OriginalDestination m_destination;
     QString m_expectedName; ///< the name of the synthetic address the guest dialed, if any
     StreamSocket *m_guest = nullptr;

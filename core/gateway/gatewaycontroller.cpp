@@ -1,7 +1,7 @@
 #include "core/gateway/gatewaycontroller.h"
 
 #include "core/gateway/controlchannel.h"
-#include "core/gateway/gatewaycredentials.h"
+#include "core/gateway/credentials/gatewaycredentials.h"
 
 #include <QJsonValue>
 #include <QLoggingCategory>
@@ -108,7 +108,7 @@ void GatewayController::onPolicy(const QJsonObject &object)
 void GatewayController::onCredentials(const QJsonObject &object)
 {
     // Taken first, so the values are wiped on every path out of here.
-    const vault::SecretValue payload = m_channel->takePayload();
+    const SecretValue payload = m_channel->takePayload();
     if (!m_gateway)
         return fatal(QStringLiteral("a credentials message before the config message"));
     auto credentials = credentialsFromMessage(object, m_gateway->sandbox(), payload);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/model/error.h"
-#include "core/vault/secretvalue.h"
+#include "core/model/secretvalue.h"
 
 #include <QDateTime>
 #include <QList>

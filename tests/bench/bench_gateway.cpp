@@ -3,7 +3,7 @@
 // the same run, with 1 and 32 concurrent keep-alive connections (issue 3 "Benchmark";
 // docs/gateway.md). Runs in a private network namespace (root); prints medians and ratios.
 // Targets: throughput through the gateway >= 0.7 of direct; added median latency < 1 ms.
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 #include "gatewaytestbed.h"
 
 #include <QCoreApplication>
@@ -20,6 +20,7 @@
 
 using namespace airlock;
 using namespace airlock::gateway;
+using namespace airlock::policy;
 using namespace airlock::test;
 using namespace Qt::StringLiterals;
 
@@ -144,8 +145,8 @@ int main(int argc, char *argv[])
         return 1;
     }
     QTemporaryDir dir;
-    auto sandboxCa = SandboxCa::generate(u"bench"_s);
-    auto upstreamCa = SandboxCa::generate(u"bench-upstream"_s);
+    auto sandboxCa = airlock::pki::SandboxCa::generate(u"bench"_s);
+    auto upstreamCa = airlock::pki::SandboxCa::generate(u"bench-upstream"_s);
     if (!dir.isValid() || !sandboxCa || !upstreamCa
         || !sandboxCa->save(dir.filePath(u"sandbox.crt"_s), dir.filePath(u"sandbox.key"_s))
         || !upstreamCa->save(dir.filePath(u"upstream.crt"_s), dir.filePath(u"upstream.key"_s)))

@@ -6,7 +6,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
-#include "core/client/sshtransport.h"
+#include "core/ssh/sshtransport.h"
 #include "core/vmm/imagestore.h"
 #include "helperprocess.h"
 #include "sshserver.h"

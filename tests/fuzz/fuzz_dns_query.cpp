@@ -1,14 +1,15 @@
 // libFuzzer target: DnsResponder::decide and finish (docs/dns.md; CASES.md E1, principle 4).
 // Any datagram from the guest: a response, when there is one, must parse, echo the query id and
 // never carry data for a name the policy does not allow.
-#include "core/gateway/dnsldns.h"
-#include "core/gateway/dnsresponder.h"
+#include "core/gateway/dns/dnsldns.h"
+#include "core/gateway/dns/dnsresponder.h"
 
 #include <cstdint>
 #include <cstdlib>
 
 using namespace airlock;
 using namespace airlock::gateway;
+using namespace airlock::policy;
 
 namespace {
 

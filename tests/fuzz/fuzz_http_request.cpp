@@ -3,13 +3,14 @@
 // are split; the rest is what a guest sends. Checks the guard's promises, not just "no crash":
 // every forwarded head is the guard's own serialization for an allowed host, nothing follows a
 // denial or a tunnel, and a denial carries a ready response.
-#include "core/gateway/httprequestguard.h"
+#include "core/gateway/http/httprequestguard.h"
 
 #include <cstdint>
 #include <cstdlib>
 
 using namespace airlock;
 using namespace airlock::gateway;
+using namespace airlock::policy;
 
 namespace {
 

@@ -3,10 +3,10 @@
 // names never reach the upstream), E5 (forged answers from another port or address are never
 // learned) and E6 (answers into refused ranges are refused as private_destination).
 // Network safety: every socket here is bound to and sends to 127.0.0.0/8 only.
-#include "core/gateway/dnsldns.h"
-#include "core/gateway/dnsresponder.h"
-#include "core/gateway/dnsserver.h"
-#include "core/gateway/dnsupstreamresolver.h"
+#include "core/gateway/dns/dnsldns.h"
+#include "core/gateway/dns/dnsresponder.h"
+#include "core/gateway/dns/dnsserver.h"
+#include "core/gateway/dns/dnsupstreamresolver.h"
 
 #include <QNetworkDatagram>
 #include <QSignalSpy>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 using namespace airlock::gateway;
+using namespace airlock::policy;
 using namespace Qt::StringLiterals;
 using airlock::EgressPolicy;
 using airlock::EgressRule;

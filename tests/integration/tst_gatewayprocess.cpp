@@ -2,9 +2,9 @@
 // nftables rule redirects the "guest's" TCP to the gateway exactly like a sandbox table does,
 // with local HTTPS/HTTP upstreams under a test CA and a local DNS authority (loopback inside
 // the namespace only). CASES.md A1-A6, D3, D4, G1, H1, E6, and the control protocol.
-#include "core/gateway/addressrange.h"
-#include "core/gateway/dnsldns.h"
-#include "core/gateway/sandboxca.h"
+#include "core/gateway/dns/addressrange.h"
+#include "core/gateway/dns/dnsldns.h"
+#include "core/pki/sandboxca.h"
 #include "gatewaytestbed.h"
 
 #include <QJsonArray>
@@ -23,6 +23,7 @@
 
 using namespace airlock;
 using namespace airlock::gateway;
+using namespace airlock::policy;
 using namespace airlock::test;
 using namespace Qt::StringLiterals;
 
@@ -126,8 +127,8 @@ private:
                            const QByteArray &request, int *alert = nullptr);
 
     QTemporaryDir m_dir;
-    std::optional<SandboxCa> m_sandboxCa;
-    std::optional<SandboxCa> m_upstreamCa;
+    std::optional<airlock::pki::SandboxCa> m_sandboxCa;
+    std::optional<airlock::pki::SandboxCa> m_upstreamCa;
     TestUpstream m_pkg;
     TestUpstream m_pkgPlain;
     TestUpstream m_evil;
@@ -141,8 +142,8 @@ private:
 void TestGatewayProcess::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    auto sandboxCa = SandboxCa::generate(u"tst-gateway"_s);
-    auto upstreamCa = SandboxCa::generate(u"upstream-test"_s);
+    auto sandboxCa = airlock::pki::SandboxCa::generate(u"tst-gateway"_s);
+    auto upstreamCa = airlock::pki::SandboxCa::generate(u"upstream-test"_s);
     QVERIFY(sandboxCa && upstreamCa);
     m_sandboxCa.emplace(std::move(*sandboxCa));
     m_upstreamCa.emplace(std::move(*upstreamCa));

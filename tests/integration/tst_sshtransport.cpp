@@ -3,7 +3,7 @@
 // fallback, disconnection and reconnection. HelperClient runs unchanged on top.
 
 #include "core/client/helperclient.h"
-#include "core/client/sshtransport.h"
+#include "core/ssh/sshtransport.h"
 #include "helperprocess.h"
 #include "scriptedprompter.h"
 #include "sshserver.h"

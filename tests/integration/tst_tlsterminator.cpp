@@ -2,10 +2,10 @@
 // around TlsServerContext, an OpenSSL "guest" client that trusts only the sandbox CA, and a
 // local HTTPS "upstream" under a test CA for TlsUpstreamContext. CASES.md A3, A4, A5, B1, B2,
 // C1, D2 and D3. Loopback only; every certificate is generated in the test.
-#include "core/gateway/policymatcher.h"
-#include "core/gateway/sandboxca.h"
-#include "core/gateway/tlsservercontext.h"
-#include "core/gateway/tlsupstreamcontext.h"
+#include "core/policy/policymatcher.h"
+#include "core/pki/sandboxca.h"
+#include "core/gateway/tls/tlsservercontext.h"
+#include "core/gateway/tls/tlsupstreamcontext.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 using namespace airlock::gateway;
+using namespace airlock::policy;
 
 namespace {
 
@@ -122,7 +123,7 @@ struct GuestOutcome
 class TlsTerminator
 {
 public:
-    TlsTerminator(SandboxCa *ca, TlsConnectionCheck check)
+    TlsTerminator(airlock::pki::SandboxCa *ca, TlsConnectionCheck check)
     {
         auto context = TlsServerContext::create(ca, [this, check](const QString &h, quint16 p) {
             ++m_policyChecks;
@@ -356,9 +357,9 @@ private Q_SLOTS:
     void upstreamRejectsBadTrustStoreAndNames();
 
 private:
-    std::optional<SandboxCa> m_ca;
-    std::optional<SandboxCa> m_upstreamCa;
-    std::optional<SandboxCa> m_strangerCa;
+    std::optional<airlock::pki::SandboxCa> m_ca;
+    std::optional<airlock::pki::SandboxCa> m_upstreamCa;
+    std::optional<airlock::pki::SandboxCa> m_strangerCa;
     QTemporaryDir m_dir;
 };
 
@@ -366,9 +367,9 @@ void TestTlsTerminator::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     ::signal(SIGPIPE, SIG_IGN); // a peer that gave up must not kill the test
-    auto ca = SandboxCa::generate(QStringLiteral("tst-tls"));
-    auto upstream = SandboxCa::generate(QStringLiteral("upstream-test"));
-    auto stranger = SandboxCa::generate(QStringLiteral("stranger-test"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("tst-tls"));
+    auto upstream = airlock::pki::SandboxCa::generate(QStringLiteral("upstream-test"));
+    auto stranger = airlock::pki::SandboxCa::generate(QStringLiteral("stranger-test"));
     QVERIFY(ca && upstream && stranger);
     m_ca.emplace(std::move(*ca));
     m_upstreamCa.emplace(std::move(*upstream));

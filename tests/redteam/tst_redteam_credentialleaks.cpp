@@ -17,7 +17,7 @@
 // to GW:443 to the gateway's listener (dnat, so SO_ORIGINAL_DST is GW:443), as the sandbox's
 // table does for the guest's.
 
-#include "core/gateway/credentialpatterns.h"
+#include "core/gateway/credentials/credentialpatterns.h"
 #include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
 #include "egresstopology.h"

@@ -4,9 +4,9 @@
 // credential_exfil with an alert, reflections are scrubbed, and the secret is in no log, event
 // or core file. The gateway runs with every debug category on (QT_LOGGING_RULES). docs/redteam.md.
 #include "core/daemon/gatewayprocess.h"
-#include "core/gateway/credentialpatterns.h"
+#include "core/gateway/credentials/credentialpatterns.h"
 #include "core/gateway/eventratelimiter.h"
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 #include "redteamtestbase.h"
 
 #include <QDir>
@@ -108,7 +108,7 @@ QByteArray inflated(const QByteArray &data)
 QJsonObject standaloneConfig(const QString &directory)
 {
     const QDir dir(directory);
-    auto ca = airlock::gateway::SandboxCa::generate(u"core-test"_s);
+    auto ca = airlock::pki::SandboxCa::generate(u"core-test"_s);
     if (!ca)
         return {};
     const QString keyPath = dir.filePath(u"ca.key"_s);

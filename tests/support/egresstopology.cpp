@@ -57,7 +57,7 @@ bool EgressTopology::start()
     if (!m_dir.isValid())
         return fail(QStringLiteral("cannot create a temporary directory"));
     if (m_options.generateUpstreamCa) {
-        auto ca = gateway::SandboxCa::generate(QStringLiteral("upstream-test"));
+        auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("upstream-test"));
         if (!ca)
             return fail(QStringLiteral("upstream CA: ") + ca.error().message);
         m_upstreamCa.emplace(std::move(*ca));

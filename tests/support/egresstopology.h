@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 #include "gatewaytestbed.h"
 #include "helperprocess.h"
 #include "netns.h"
@@ -85,7 +85,7 @@ public:
     HelperProcess &helper() { return *m_helper; }
     TestDnsServer &dns() { return m_dns; }
     /// The generated upstream CA; nullptr without Options::generateUpstreamCa (or before start()).
-    const gateway::SandboxCa *upstreamCa() const { return m_upstreamCa ? &*m_upstreamCa : nullptr; }
+    const airlock::pki::SandboxCa *upstreamCa() const { return m_upstreamCa ? &*m_upstreamCa : nullptr; }
     /// What airlockd got as --upstream-ca ("" for none).
     QString upstreamCaPath() const { return m_upstreamCaPath; }
     /// The upstream namespace (name() and an fd for setns(2), e.g. for inNamespace() or the
@@ -100,7 +100,7 @@ private:
     Options m_options;
     QTemporaryDir m_dir; ///< the generated CA; outlives the helper (declared before it)
     QString m_upstreamCaPath;
-    std::optional<gateway::SandboxCa> m_upstreamCa;
+    std::optional<airlock::pki::SandboxCa> m_upstreamCa;
     std::unique_ptr<HelperProcess> m_helper;
     NetworkNamespace m_upstream;
     TestDnsServer m_dns;

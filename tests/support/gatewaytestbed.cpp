@@ -1,6 +1,6 @@
 #include "gatewaytestbed.h"
 
-#include "core/gateway/dnsldns.h"
+#include "core/gateway/dns/dnsldns.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
@@ -26,6 +26,7 @@ using namespace Qt::StringLiterals;
 namespace airlock::test {
 
 using namespace airlock::gateway;
+using namespace airlock::policy;
 
 namespace {
 

@@ -6,7 +6,7 @@
 // control channel, and a blocking "guest" client. Nothing leaves the namespace, and the
 // namespace dies with the test process.
 
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -50,7 +50,7 @@ public:
         QHostAddress address;
         quint16 port = 443;
         bool tls = true;
-        gateway::SandboxCa *ca = nullptr; ///< signs the server's leaves (tls)
+        airlock::pki::SandboxCa *ca = nullptr; ///< signs the server's leaves (tls)
         QStringList names; ///< leaves minted up front; chosen by SNI
         QString forcedName; ///< if set: always present the leaf of this name (wrong-cert tests)
     };

@@ -1,6 +1,6 @@
 #include "sshsocketforwarder.h"
 
-#include "core/client/sshtransport.h"
+#include "core/ssh/sshtransport.h"
 
 #include <QLocalServer>
 #include <QLocalSocket>

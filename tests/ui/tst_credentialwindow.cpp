@@ -17,7 +17,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
-#include "core/gateway/credentialpatterns.h"
+#include "core/gateway/credentials/credentialpatterns.h"
 #include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
 #include "gatewaytestbed.h"

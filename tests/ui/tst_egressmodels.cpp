@@ -1,8 +1,8 @@
-#include "core/gateway/dnsdecision.h"
-#include "core/gateway/hostheader.h"
-#include "core/gateway/httprequestguard.h"
-#include "core/gateway/policymatcher.h"
-#include "core/gateway/tlsservercontext.h"
+#include "core/gateway/dns/dnsdecision.h"
+#include "core/gateway/http/hostheader.h"
+#include "core/gateway/http/httprequestguard.h"
+#include "core/policy/policymatcher.h"
+#include "core/gateway/tls/tlsservercontext.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/destinationcountmodel.h"
 #include "ui/dryrunmodel.h"
@@ -146,7 +146,7 @@ void TestEgressModels::ruleModelValidatesLikeTheGateway()
         auto policy = model.policy();
         QVERIFY(policy);
         // The same verdict as the gateway's own check of the built rule.
-        QVERIFY(gateway::PolicyMatcher::create(*policy).has_value());
+        QVERIFY(airlock::policy::PolicyMatcher::create(*policy).has_value());
         if (column == PolicyRuleModel::HostColumn)
             QCOMPARE(policy->rules.first().host, QStringLiteral("pypi.org"));
     } else {
@@ -157,7 +157,7 @@ void TestEgressModels::ruleModelValidatesLikeTheGateway()
         EgressRule rule;
         rule.host = model.draftAt(0).host;
         QVERIFY(column != PolicyRuleModel::HostColumn
-                || !gateway::PolicyMatcher::create(EgressPolicy {{rule}}).has_value());
+                || !airlock::policy::PolicyMatcher::create(EgressPolicy {{rule}}).has_value());
     }
 }
 
@@ -260,8 +260,8 @@ void TestEgressModels::everyReasonHasWords_data()
     // (docs/gateway.md "Events", protocol.md EgressEvent).
     QTest::addColumn<QString>("reason");
     QSet<QString> reasons;
-    for (int i = 0; i <= int(gateway::EgressReason::MalformedPath); ++i)
-        reasons.insert(gateway::egressReasonName(gateway::EgressReason(i)));
+    for (int i = 0; i <= int(airlock::policy::EgressReason::MalformedPath); ++i)
+        reasons.insert(airlock::policy::egressReasonName(airlock::policy::EgressReason(i)));
     for (int i = 0; i <= int(gateway::DnsReason::TooManyConnections); ++i)
         reasons.insert(gateway::dnsReasonName(gateway::DnsReason(i)));
     for (int i = 1; i <= int(gateway::TlsRejectReason::ConnectSniMismatch); ++i) // not "none"

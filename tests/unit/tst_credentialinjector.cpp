@@ -1,9 +1,9 @@
 // The gateway's credential decisions without sockets (issue 4, CASES.md principle 7, I1-I4):
 // value and placeholder forms, streaming replacement across piece boundaries, exact-match
 // injection and every near miss.
-#include "core/gateway/credentialinjector.h"
-#include "core/gateway/credentialpatterns.h"
-#include "core/gateway/streamreplacer.h"
+#include "core/gateway/credentials/credentialinjector.h"
+#include "core/gateway/credentials/credentialpatterns.h"
+#include "core/gateway/credentials/streamreplacer.h"
 
 #include <QTest>
 
@@ -33,7 +33,7 @@ GatewayCredential credential(CredentialPlacement::Kind kind = CredentialPlacemen
     c.placement.kind = kind;
     c.placement.username = QStringLiteral("bot");
     c.placeholder = kPlaceholder;
-    c.value = std::make_shared<const airlock::vault::SecretValue>(kSecret);
+    c.value = std::make_shared<const airlock::SecretValue>(kSecret);
     return c;
 }
 
@@ -146,7 +146,7 @@ private Q_SLOTS:
     void trimmedValueIsScrubbed()
     {
         GatewayCredential padded = credential();
-        padded.value = std::make_shared<const airlock::vault::SecretValue>(
+        padded.value = std::make_shared<const airlock::SecretValue>(
             QByteArrayLiteral("trail-secret-value-0042\t"));
         const CredentialInjector injector({padded});
         StreamReplacer replacer(injector.allScrubRules());
@@ -380,7 +380,7 @@ private Q_SLOTS:
         other.placement.valueTemplate = QStringLiteral("{secret}");
         other.placeholder = "airlock-placeholder-ffffffffffffffffffffffffffffffff";
         const QByteArray otherValue = "second-Value/9876";
-        other.value = std::make_shared<const airlock::vault::SecretValue>(otherValue);
+        other.value = std::make_shared<const airlock::SecretValue>(otherValue);
         const CredentialInjector injector({key, other});
         const QByteArray guestHead = "GET /v1/a HTTP/1.1\r\nHost: api.test\r\nX-Api-Key: "
             + kPlaceholder + "\r\nX-Api-Secret: " + other.placeholder + "\r\n\r\n";

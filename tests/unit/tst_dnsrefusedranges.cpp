@@ -1,15 +1,16 @@
 // AddressRange parsing, RefusedRanges (the default list, embedded IPv4, run-time additions),
 // DnsNameMapping, and DnsUpstreamResolver's pure answer checks (CASES.md principle 4, E5, E6).
-#include "core/gateway/addressrange.h"
-#include "core/gateway/dnsldns.h"
-#include "core/gateway/dnsnamemapping.h"
-#include "core/gateway/dnsupstreamresolver.h"
-#include "core/gateway/hostaddresses.h"
+#include "core/gateway/dns/addressrange.h"
+#include "core/gateway/dns/dnsldns.h"
+#include "core/gateway/dns/dnsnamemapping.h"
+#include "core/gateway/dns/dnsupstreamresolver.h"
+#include "core/gateway/dns/hostaddresses.h"
 
 #include <QNetworkInterface>
 #include <QTest>
 
 using namespace airlock::gateway;
+using namespace airlock::policy;
 using namespace Qt::StringLiterals;
 
 namespace {

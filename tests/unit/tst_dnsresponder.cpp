@@ -1,13 +1,14 @@
 // DnsResponder::decide/finish without sockets: one row per query shape of docs/dns.md and of
 // CASES.md principles 2-4 and E1 (names outside the policy are refused and never resolved).
-#include "core/gateway/dnsldns.h"
-#include "core/gateway/dnsresponder.h"
+#include "core/gateway/dns/dnsldns.h"
+#include "core/gateway/dns/dnsresponder.h"
 
 #include <QRandomGenerator>
 #include <QSet>
 #include <QTest>
 
 using namespace airlock::gateway;
+using namespace airlock::policy;
 using namespace Qt::StringLiterals;
 using airlock::EgressPolicy;
 using airlock::EgressRule;

@@ -8,6 +8,7 @@
 
 using namespace airlock;
 using namespace airlock::gateway;
+using namespace airlock::policy;
 using namespace Qt::StringLiterals;
 
 namespace {

@@ -3,10 +3,10 @@
 // stream splits; the message is validated like binding.add; the injector keeps the value forms
 // in locked memory and treats a value with control bytes as unavailable.
 #include "core/gateway/controlchannel.h"
-#include "core/gateway/credentialinjector.h"
-#include "core/gateway/gatewaycredentials.h"
+#include "core/gateway/credentials/credentialinjector.h"
+#include "core/gateway/credentials/gatewaycredentials.h"
 #include "core/protocol/lineframer.h"
-#include "core/vault/secretvalue.h"
+#include "core/model/secretvalue.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,7 +20,7 @@ using airlock::gateway::ControlChannel;
 using airlock::gateway::CredentialInjector;
 using airlock::gateway::credentialsFromMessage;
 using airlock::gateway::GatewayCredential;
-using airlock::vault::SecretValue;
+using airlock::SecretValue;
 using namespace Qt::StringLiterals;
 
 namespace {

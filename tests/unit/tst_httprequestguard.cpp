@@ -1,7 +1,7 @@
-// HttpRequestGuard (core/gateway/httprequestguard.h): one row per CASES.md input of classes A1,
+// HttpRequestGuard (core/gateway/http/httprequestguard.h): one row per CASES.md input of classes A1,
 // A6-A8, B1-B4, C3, D1, D4 and G1 that the HTTP layer decides, plus variants of each class. Every
 // row is also fed split at every byte offset and byte by byte, and must give the same result.
-#include "core/gateway/httprequestguard.h"
+#include "core/gateway/http/httprequestguard.h"
 #include "egressrules.h"
 
 #include <QRandomGenerator>
@@ -18,7 +18,7 @@ using airlock::gateway::HttpFraming;
 using airlock::gateway::HttpRequestEnd;
 using airlock::gateway::HttpRequestGuard;
 using airlock::gateway::HttpTunnel;
-using airlock::gateway::PolicyMatcher;
+using airlock::policy::PolicyMatcher;
 
 using namespace Qt::StringLiterals;
 

@@ -1,10 +1,11 @@
 // HttpResponseTracker (docs/gateway.md, "Responses"): where each upstream response ends and
 // its status, whatever the split; interim 1xx, HEAD, chunked, close-delimited, garbage.
-#include "core/gateway/httpresponsetracker.h"
+#include "core/gateway/http/httpresponsetracker.h"
 
 #include <QTest>
 
 using namespace airlock::gateway;
+using namespace airlock::policy;
 
 namespace {
 

@@ -1,8 +1,8 @@
 // PolicyMatcher (wildcard truth table, ports, methods, paths) and the request-authority checks
-// of core/gateway/hostheader.h, one row per CASES.md case of classes A1, A5-A8, B1-B4, C1-C3, D1,
+// of core/gateway/http/hostheader.h, one row per CASES.md case of classes A1, A5-A8, B1-B4, C1-C3, D1,
 // D2 and D4 that can be decided without I/O.
-#include "core/gateway/hostheader.h"
-#include "core/gateway/policymatcher.h"
+#include "core/gateway/http/hostheader.h"
+#include "core/policy/policymatcher.h"
 #include "egressrules.h"
 
 #include <QTest>
@@ -10,8 +10,8 @@
 using airlock::EgressPolicy;
 using airlock::EgressRule;
 using airlock::gateway::AuthorityReason;
-using airlock::gateway::EgressReason;
-using airlock::gateway::PolicyMatcher;
+using airlock::policy::EgressReason;
+using airlock::policy::PolicyMatcher;
 
 namespace {
 
@@ -226,8 +226,8 @@ void TestPolicyMatcher::checkHost()
     QFETCH(EgressReason, reason);
     QFETCH(int, rule);
     const auto verdict = casesMatcher().checkHost(host);
-    QCOMPARE(airlock::gateway::egressReasonName(verdict.reason),
-             airlock::gateway::egressReasonName(reason));
+    QCOMPARE(airlock::policy::egressReasonName(verdict.reason),
+             airlock::policy::egressReasonName(reason));
     QCOMPARE(verdict.rule, rule);
     QCOMPARE(verdict.allowed(), reason == EgressReason::Allowed);
 }
@@ -258,8 +258,8 @@ void TestPolicyMatcher::checkConnection()
     QFETCH(EgressReason, reason);
     QFETCH(int, rule);
     const auto verdict = casesMatcher().checkConnection(host, quint16(port));
-    QCOMPARE(airlock::gateway::egressReasonName(verdict.reason),
-             airlock::gateway::egressReasonName(reason));
+    QCOMPARE(airlock::policy::egressReasonName(verdict.reason),
+             airlock::policy::egressReasonName(reason));
     QCOMPARE(verdict.rule, rule);
 }
 
@@ -334,8 +334,8 @@ void TestPolicyMatcher::checkRequest()
     QFETCH(EgressReason, reason);
     QFETCH(int, rule);
     const auto verdict = casesMatcher().checkRequest(host, quint16(port), method, target);
-    QCOMPARE(airlock::gateway::egressReasonName(verdict.reason),
-             airlock::gateway::egressReasonName(reason));
+    QCOMPARE(airlock::policy::egressReasonName(verdict.reason),
+             airlock::policy::egressReasonName(reason));
     QCOMPARE(verdict.rule, rule);
     QCOMPARE(verdict.detail.isEmpty(), reason == EgressReason::Allowed);
 }
@@ -362,7 +362,7 @@ void TestPolicyMatcher::createRejectsInvalidPolicy()
 
 void TestPolicyMatcher::reasonNames()
 {
-    using airlock::gateway::egressReasonName;
+    using airlock::policy::egressReasonName;
     QCOMPARE(egressReasonName(EgressReason::Allowed), QStringLiteral("allowed"));
     QCOMPARE(egressReasonName(EgressReason::HostNotAllowed), QStringLiteral("host_not_allowed"));
     QCOMPARE(egressReasonName(EgressReason::PortNotAllowed), QStringLiteral("port_not_allowed"));

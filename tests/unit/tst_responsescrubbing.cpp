@@ -5,8 +5,8 @@
 // and the rewritten response still frames correctly (chunked for HTTP/1.1, close-delimited for
 // HTTP/1.0, bodiless responses untouched), whatever the split of the upstream's bytes. The
 // output is parsed again by Boost.Beast here, so a framing mistake fails the test.
-#include "core/gateway/credentialpatterns.h"
-#include "core/gateway/httpresponsetracker.h"
+#include "core/gateway/credentials/credentialpatterns.h"
+#include "core/gateway/http/httpresponsetracker.h"
 
 #include <QTest>
 
@@ -18,6 +18,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 using namespace airlock::gateway;
+using namespace airlock::policy;
 namespace http = boost::beast::http;
 using namespace Qt::StringLiterals;
 

@@ -1,6 +1,6 @@
 // SandboxCa (docs/tls.md "The sandbox CA"): CA and leaf certificate properties (RFC 5280),
 // the leaf cache, the key file's mode, reload from disk, and names canonicalizeHostname rejects.
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,7 +13,7 @@ using airlock::ErrorKind;
 using airlock::gateway::BasicConstraintsPtr;
 using airlock::gateway::GeneralNamesPtr;
 using airlock::gateway::NameConstraintsPtr;
-using airlock::gateway::SandboxCa;
+using airlock::pki::SandboxCa;
 using airlock::gateway::TlsLeaf;
 using airlock::gateway::X509StoreCtxPtr;
 using airlock::gateway::X509StorePtr;
@@ -101,7 +101,7 @@ private Q_SLOTS:
 
 void TestSandboxCa::caProperties()
 {
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
     QVERIFY2(ca, qPrintable(ca ? QString() : ca.error().message));
     X509 *cert = ca->certificate();
 
@@ -143,7 +143,7 @@ void TestSandboxCa::caProperties()
 
     // Validity: about one year.
     const qint64 validity = secondsBetween(X509_get0_notBefore(cert), X509_get0_notAfter(cert));
-    QCOMPARE(validity, SandboxCa::kCaValidityDays * 86400);
+    QCOMPARE(validity, airlock::pki::SandboxCa::kCaValidityDays * 86400);
     QVERIFY(X509_cmp_current_time(X509_get0_notBefore(cert)) < 0);
 
     // The exported PEM is the certificate only.
@@ -155,8 +155,8 @@ void TestSandboxCa::caProperties()
 
 void TestSandboxCa::serialsAreRandom()
 {
-    auto a = SandboxCa::generate(QStringLiteral("a"));
-    auto b = SandboxCa::generate(QStringLiteral("a"));
+    auto a = airlock::pki::SandboxCa::generate(QStringLiteral("a"));
+    auto b = airlock::pki::SandboxCa::generate(QStringLiteral("a"));
     QVERIFY(a && b);
     const QByteArray sa = serialHex(a->certificate());
     QVERIFY(sa != serialHex(b->certificate()));
@@ -171,7 +171,7 @@ void TestSandboxCa::serialsAreRandom()
 
 void TestSandboxCa::leafProperties()
 {
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
     QVERIFY(ca);
     auto leaf = ca->mintLeaf(QStringLiteral("pkg.test"));
     QVERIFY2(leaf, qPrintable(leaf ? QString() : leaf.error().message));
@@ -193,7 +193,7 @@ void TestSandboxCa::leafProperties()
 
     const qint64 validity = secondsBetween(X509_get0_notBefore(cert), X509_get0_notAfter(cert));
     QVERIFY(validity > 0);
-    QVERIFY(validity <= SandboxCa::kLeafValidityDays * 86400);
+    QVERIFY(validity <= airlock::pki::SandboxCa::kLeafValidityDays * 86400);
     QVERIFY(X509_cmp_current_time(X509_get0_notBefore(cert)) < 0);
     QVERIFY(X509_cmp_current_time(X509_get0_notAfter(cert)) > 0);
     QVERIFY((*leaf)->notAfter > QDateTime::currentDateTimeUtc().addDays(6));
@@ -202,8 +202,8 @@ void TestSandboxCa::leafProperties()
 
 void TestSandboxCa::leafVerifiesOnlyForItsName()
 {
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
-    auto other = SandboxCa::generate(QStringLiteral("sb2"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
+    auto other = airlock::pki::SandboxCa::generate(QStringLiteral("sb2"));
     QVERIFY(ca && other);
     auto leaf = ca->mintLeaf(QStringLiteral("pkg.test"));
     QVERIFY(leaf);
@@ -216,7 +216,7 @@ void TestSandboxCa::leafVerifiesOnlyForItsName()
 
 void TestSandboxCa::leafCacheHitAndCanonicalSpelling()
 {
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
     QVERIFY(ca);
     auto first = ca->mintLeaf(QStringLiteral("pkg.test"));
     auto second = ca->mintLeaf(QStringLiteral("pkg.test"));
@@ -233,7 +233,7 @@ void TestSandboxCa::leafCacheHitAndCanonicalSpelling()
 
 void TestSandboxCa::leafCacheIsBoundedLru()
 {
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
     QVERIFY(ca);
     ca->setLeafCacheCapacity(2);
     auto a = ca->mintLeaf(QStringLiteral("a.test"));
@@ -256,7 +256,7 @@ void TestSandboxCa::saveWritesKey0600AndReloadGivesSameCa()
     QVERIFY(dir.isValid());
     const QString certPath = dir.filePath(QStringLiteral("ca.crt"));
     const QString keyPath = dir.filePath(QStringLiteral("ca.key"));
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
     QVERIFY(ca);
     const mode_t oldMask = ::umask(0);
     auto saved = ca->save(certPath, keyPath);
@@ -274,7 +274,7 @@ void TestSandboxCa::saveWritesKey0600AndReloadGivesSameCa()
     QVERIFY(!certText.contains("PRIVATE KEY"));
     QCOMPARE(certText, ca->certificatePem());
 
-    auto loaded = SandboxCa::load(certPath, keyPath);
+    auto loaded = airlock::pki::SandboxCa::load(certPath, keyPath);
     QVERIFY2(loaded, qPrintable(loaded ? QString() : loaded.error().message));
     QCOMPARE(loaded->fingerprint(), ca->fingerprint());
     QCOMPARE(X509_cmp(loaded->certificate(), ca->certificate()), 0);
@@ -295,31 +295,31 @@ void TestSandboxCa::loadRejectsWideKeyModeAndMismatch()
     QVERIFY(dir.isValid());
     const QString certPath = dir.filePath(QStringLiteral("ca.crt"));
     const QString keyPath = dir.filePath(QStringLiteral("ca.key"));
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
-    auto other = SandboxCa::generate(QStringLiteral("sb2"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
+    auto other = airlock::pki::SandboxCa::generate(QStringLiteral("sb2"));
     QVERIFY(ca && other);
     QVERIFY(ca->save(certPath, keyPath));
 
     QCOMPARE(::chmod(QFile::encodeName(keyPath).constData(), 0640), 0);
-    auto wide = SandboxCa::load(certPath, keyPath);
+    auto wide = airlock::pki::SandboxCa::load(certPath, keyPath);
     QVERIFY(!wide);
     QCOMPARE(wide.error().kind, ErrorKind::PermissionDenied);
     QCOMPARE(::chmod(QFile::encodeName(keyPath).constData(), 0600), 0);
 
     const QString linkPath = dir.filePath(QStringLiteral("link.key"));
     QVERIFY(QFile::link(keyPath, linkPath));
-    auto linked = SandboxCa::load(certPath, linkPath);
+    auto linked = airlock::pki::SandboxCa::load(certPath, linkPath);
     QVERIFY(!linked);
     QCOMPARE(linked.error().kind, ErrorKind::PermissionDenied);
 
-    auto missing = SandboxCa::load(certPath, dir.filePath(QStringLiteral("nope.key")));
+    auto missing = airlock::pki::SandboxCa::load(certPath, dir.filePath(QStringLiteral("nope.key")));
     QVERIFY(!missing);
     QCOMPARE(missing.error().kind, ErrorKind::NotFound);
 
     const QString otherCert = dir.filePath(QStringLiteral("other.crt"));
     const QString otherKey = dir.filePath(QStringLiteral("other.key"));
     QVERIFY(other->save(otherCert, otherKey));
-    auto mismatch = SandboxCa::load(certPath, otherKey);
+    auto mismatch = airlock::pki::SandboxCa::load(certPath, otherKey);
     QVERIFY(!mismatch);
     QCOMPARE(mismatch.error().kind, ErrorKind::OperationFailed);
 }
@@ -345,7 +345,7 @@ void TestSandboxCa::invalidNamesRejected_data()
 void TestSandboxCa::invalidNamesRejected()
 {
     QFETCH(QString, name);
-    auto ca = SandboxCa::generate(QStringLiteral("sb1"));
+    auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
     QVERIFY(ca);
     auto leaf = ca->mintLeaf(name);
     QVERIFY(!leaf);
@@ -355,9 +355,9 @@ void TestSandboxCa::invalidNamesRejected()
 
 void TestSandboxCa::invalidLabelRejected()
 {
-    QVERIFY(!SandboxCa::generate(QString()));
-    QVERIFY(!SandboxCa::generate(QStringLiteral("a\nb")));
-    QVERIFY(!SandboxCa::generate(QString(41, u'x')));
+    QVERIFY(!airlock::pki::SandboxCa::generate(QString()));
+    QVERIFY(!airlock::pki::SandboxCa::generate(QStringLiteral("a\nb")));
+    QVERIFY(!airlock::pki::SandboxCa::generate(QString(41, u'x')));
 }
 
 QTEST_APPLESS_MAIN(TestSandboxCa)

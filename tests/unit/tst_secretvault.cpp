@@ -17,7 +17,7 @@
 #include <type_traits>
 
 using airlock::ErrorKind;
-using airlock::vault::SecretValue;
+using airlock::SecretValue;
 using airlock::vault::SecretVault;
 
 // A secret can never be streamed into a log or turned into a string by accident.

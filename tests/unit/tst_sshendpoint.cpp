@@ -1,6 +1,6 @@
 // SshEndpoint: parsing `[USER@]HOST[:PORT]` (airlockctl --host) and the remote bridge command.
 
-#include "core/client/sshendpoint.h"
+#include "core/ssh/sshendpoint.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 #include "redteamtopology.h"
 
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 #include "core/net/nftablestable.h"
 
 #include <QFile>
@@ -245,7 +245,7 @@ bool RedteamTopology::startServers(QString *error)
 
 bool RedteamTopology::startGateway(QString *error)
 {
-    auto sandboxCa = gateway::SandboxCa::generate(topo::Sandbox);
+    auto sandboxCa = airlock::pki::SandboxCa::generate(topo::Sandbox);
     if (!sandboxCa) {
         *error = sandboxCa.error().message;
         return false;

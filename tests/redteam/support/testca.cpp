@@ -4,7 +4,7 @@ namespace airlock::redteam {
 
 std::unique_ptr<TestCa> TestCa::generate(const QString &label)
 {
-    auto ca = gateway::SandboxCa::generate(label);
+    auto ca = airlock::pki::SandboxCa::generate(label);
     if (!ca) {
         qWarning("test CA: %s", qPrintable(ca.error().message));
         return nullptr;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/gateway/sandboxca.h"
+#include "core/pki/sandboxca.h"
 
 #include <QByteArray>
 #include <QString>
@@ -25,10 +25,10 @@ public:
     std::shared_ptr<const gateway::TlsLeaf> leaf(const QString &name);
 
 private:
-    explicit TestCa(gateway::SandboxCa ca) : m_ca(std::move(ca)) { }
+    explicit TestCa(airlock::pki::SandboxCa ca) : m_ca(std::move(ca)) { }
 
     mutable std::mutex m_mutex;
-    gateway::SandboxCa m_ca;
+    airlock::pki::SandboxCa m_ca;
 };
 
 } // namespace airlock::redteam
