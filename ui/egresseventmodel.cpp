@@ -188,7 +188,7 @@ QVariant EgressEventModel::headerData(int section, Qt::Orientation orientation, 
     case PathColumn:
         return tr("Path");
     case VerdictColumn:
-        return tr("policy::Verdict");
+        return tr("Verdict");
     case ReasonColumn:
         return tr("Reason");
     default:

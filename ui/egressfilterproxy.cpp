@@ -12,7 +12,7 @@ void EgressFilterProxy::setSandbox(const QString &sandbox)
     invalidateRowsFilter();
 }
 
-void EgressFilterProxy::setVerdict(policy::Verdict verdict)
+void EgressFilterProxy::setVerdict(Verdict verdict)
 {
     m_verdict = verdict;
     invalidateRowsFilter();
@@ -29,8 +29,8 @@ bool EgressFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourc
     const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
     if (!m_sandbox.isEmpty() && index.data(EgressEventModel::SandboxRole).toString() != m_sandbox)
         return false;
-    if (m_verdict != policy::Verdict::Any
-        && index.data(EgressEventModel::AllowedRole).toBool() != (m_verdict == policy::Verdict::Allowed))
+    if (m_verdict != Verdict::Any
+        && index.data(EgressEventModel::AllowedRole).toBool() != (m_verdict == Verdict::Allowed))
         return false;
     if (!m_text.isEmpty()
         && !index.data(EgressEventModel::SearchTextRole)

@@ -10,13 +10,13 @@ class EgressFilterProxy final : public QSortFilterProxyModel
 {
     Q_OBJECT
 public:
-    enum class policy::Verdict { Any, Allowed, Denied };
+    enum class Verdict { Any, Allowed, Denied };
 
     explicit EgressFilterProxy(QObject *parent = nullptr);
 
     /// Empty: every sandbox.
     void setSandbox(const QString &sandbox);
-    void setVerdict(policy::Verdict verdict);
+    void setVerdict(Verdict verdict);
     void setText(const QString &text);
     QString sandbox() const { return m_sandbox; }
 
@@ -25,7 +25,7 @@ protected:
 
 private:
     QString m_sandbox;
-    policy::Verdict m_verdict = policy::Verdict::Any;
+    Verdict m_verdict = Verdict::Any;
     QString m_text;
 };
 

@@ -91,7 +91,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     m_verdict->addItem(tr("All verdicts"), int(EgressFilterProxy::Verdict::Any));
     m_verdict->addItem(tr("Denied"), int(EgressFilterProxy::Verdict::Denied));
     m_verdict->addItem(tr("Allowed"), int(EgressFilterProxy::Verdict::Allowed));
-    m_verdict->setAccessibleName(tr("policy::Verdict filter"));
+    m_verdict->setAccessibleName(tr("Verdict filter"));
     m_text->setPlaceholderText(tr("Filter by name, path, reason…"));
     m_text->setClearButtonEnabled(true);
     m_text->setAccessibleName(tr("Text filter"));
@@ -107,7 +107,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     auto *filterRow = new QHBoxLayout;
     auto *sandboxLabel = new QLabel(tr("&Sandbox:"), this);
     sandboxLabel->setBuddy(m_sandbox);
-    auto *verdictLabel = new QLabel(tr("&policy::Verdict:"), this);
+    auto *verdictLabel = new QLabel(tr("&Verdict:"), this);
     verdictLabel->setBuddy(m_verdict);
     auto *thresholdLabel = new QLabel(tr("Probing &alert at:"), this);
     thresholdLabel->setBuddy(m_threshold);

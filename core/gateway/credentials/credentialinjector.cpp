@@ -169,7 +169,7 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
 {
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         if (containsAny(head, m_valueForms.at(i)))
-            return {policy::Verdict::Kind::Exfiltration,
+            return {Verdict::Kind::Exfiltration,
                     int(i),
                     {},
                     QStringLiteral("the request carries the value of %1, which the guest must "
@@ -178,7 +178,7 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
     }
     for (qsizetype i = 0; i < m_retired.size(); ++i) {
         if (containsAny(head, m_retiredForms.at(i)))
-            return {policy::Verdict::Kind::Exfiltration,
+            return {Verdict::Kind::Exfiltration,
                     -1,
                     {},
                     QStringLiteral("the request carries a former value of binding %1 (secret "
@@ -186,7 +186,7 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
                         .arg(m_retired.at(i).binding)
                         .arg(m_retired.at(i).secret)};
     }
-    policy::Verdict verdict;
+    Verdict verdict;
     for (qsizetype i = 0; i < m_credentials.size(); ++i) {
         if (!containsAny(head, m_placeholderForms.at(i)))
             continue;
@@ -195,7 +195,7 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
             continue;
         const int match = matchingWithPlaceholder(int(i), request);
         if (match < 0)
-            return {policy::Verdict::Kind::Exfiltration,
+            return {Verdict::Kind::Exfiltration,
                     int(i),
                     {},
                     QStringLiteral("the placeholder of %1 was sent to %2://%3:%4 %5 %6, which the "
@@ -205,8 +205,8 @@ CredentialInjector::Verdict CredentialInjector::inspect(const Request &request,
                              request.host)
                         .arg(request.port)
                         .arg(request.method, request.target.section(QLatin1Char('?'), 0, 0))};
-        if (verdict.kind == policy::Verdict::Kind::Pass) {
-            verdict.kind = policy::Verdict::Kind::Inject;
+        if (verdict.kind == Verdict::Kind::Pass) {
+            verdict.kind = Verdict::Kind::Inject;
             verdict.credential = match;
             verdict.detail = QStringLiteral("injected %1").arg(describe(m_credentials.at(match)));
         }

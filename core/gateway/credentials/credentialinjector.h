@@ -56,7 +56,7 @@ public:
         QString target; ///< origin-form, "/path?query"
     };
 
-    struct policy::Verdict
+    struct Verdict
     {
         enum class Kind {
             Pass, ///< forward unchanged
@@ -99,7 +99,7 @@ public:
     /// True when `request` is exactly what credential `index` may be injected into.
     bool matches(int index, const Request &request) const;
     /// Decides on the request head the gateway is about to forward.
-    policy::Verdict inspect(const Request &request, QByteArrayView head) const;
+    Verdict inspect(const Request &request, QByteArrayView head) const;
     /// `head` with every field named like the placement's header removed and the placement's
     /// field (template with the value, or Basic) added last. `head` ends with CRLF CRLF.
     QByteArray inject(QByteArrayView head, int index) const;
