@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/ssh/sshendpoint.h"
 #include "core/model/error.h"
+#include "core/ssh/sshendpoint.h"
 
 #include <QObject>
 #include <QPointer>

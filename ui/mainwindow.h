@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/ssh/sshendpoint.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
+#include "core/ssh/sshendpoint.h"
 
 #include <QHash>
 #include <QMainWindow>

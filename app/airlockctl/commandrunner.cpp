@@ -7,9 +7,9 @@
 #include "app/airlockctl/terminalprompter.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
-#include "core/ssh/sshtransport.h"
 #include "core/model/egresspolicy.h"
 #include "core/protocol/methods.h"
+#include "core/ssh/sshtransport.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>

@@ -1,8 +1,8 @@
 // `airlockctl secret ...` and `airlockctl binding ...` (docs/airlockctl.md, docs/credentials.md).
 #include "app/airlockctl/commandrunner.h"
 #include "app/airlockctl/sandboxformat.h"
-#include "core/protocol/methods.h"
 #include "core/model/secretvalue.h"
+#include "core/protocol/methods.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

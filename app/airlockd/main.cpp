@@ -1,110 +1,28 @@
-// airlockd: the privileged helper. Only wiring; everything it runs lives in core/daemon and
-// core/vmm (see docs/protocol.md for what clients may ask of it).
+// airlockd: the privileged helper. main() parses and checks the command line; the helper itself
+// is composed in core/daemon/helperdaemon.cpp (see docs/architecture.md and docs/protocol.md).
 
-#include "core/daemon/accesspolicy.h"
-#include "core/daemon/bindingstore.h"
 #include "core/daemon/consolehub.h"
-#include "core/daemon/credentialapi.h"
-#include "core/daemon/credentialaudit.h"
-#include "core/daemon/credentialbroker.h"
-#include "core/daemon/egressaudit.h"
-#include "core/daemon/helperapi.h"
-#include "core/daemon/hostaccounts.h"
+#include "core/daemon/gatewayprogram.h"
+#include "core/daemon/helperdaemon.h"
 #include "core/daemon/logging.h"
-#include "core/daemon/registry.h"
-#include "core/daemon/rpcserver.h"
-#include "core/daemon/sandboxservice.h"
-#include "core/daemon/secretowners.h"
-#include "core/daemon/snapshotapi.h"
-#include "core/daemon/snapshotservice.h"
-#include "core/daemon/socketactivation.h"
-#include "core/daemon/statedirlock.h"
 #include "core/daemon/unixsignalwatcher.h"
-#include "core/snapshot/snapshotarchive.h"
-#include "core/vmm/imagestore.h"
-#include "core/vmm/kvmprobe.h"
-#include "core/vmm/qemumicrovm.h"
-#include "core/vmm/vmmprocess.h"
+#include "core/daemon/upstreamdns.h"
+#include "core/net/addresspool.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QHostAddress>
-#include <QJsonObject>
 #include <QLoggingCategory>
 
 #include <csignal>
 #include <cstdio>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
 
 Q_LOGGING_CATEGORY(lcMain, "airlock.daemon")
-
-const QString kGroup = QStringLiteral("airlock");
-const QString kVmmUser = QStringLiteral("airlock-vmm");
-const QString kGatewayGroup = QStringLiteral("airlock-gateway");
-
-/// The installed gateway, or the one beside this airlockd (a build tree or a relocated
-/// install).
-QString defaultGatewayProgram()
-{
-    // Beside airlockd (an install tree), then the build tree's layout (build/app/airlockd and
-    // build/app/airlock-gateway: review finding 8), then the installed libexec dir.
-    const QDir here(QCoreApplication::applicationDirPath());
-    for (const QString &candidate :
-         {here.filePath(QStringLiteral("airlock-gateway")),
-          here.filePath(QStringLiteral("../airlock-gateway/airlock-gateway"))}) {
-        if (QFileInfo(candidate).isExecutable() && QFileInfo(candidate).isFile())
-            return QFileInfo(candidate).canonicalFilePath();
-    }
-    return QStringLiteral(AIRLOCK_LIBEXEC_DIR "/airlock-gateway");
-}
-
-/// "ADDRESS" or "ADDRESS:PORT" (IPv4) → the gateway's upstreamDns object; empty on error.
-QJsonObject upstreamDnsFrom(const QString &text)
-{
-    QString address = text;
-    int port = 53;
-    if (const qsizetype colon = text.lastIndexOf(u':');
-        colon > 0 && !text.contains(u'[') && text.count(u':') == 1) {
-        bool ok = false;
-        port = text.mid(colon + 1).toInt(&ok);
-        if (!ok || port < 1 || port > 65535)
-            return {};
-        address = text.left(colon);
-    }
-    const QHostAddress host(address);
-    if (host.isNull())
-        return {};
-    return QJsonObject {{QStringLiteral("address"), host.toString()},
-                        {QStringLiteral("port"), port},
-                        {QStringLiteral("timeoutMs"), 2000}};
-}
-
-/// The first `nameserver` of /etc/resolv.conf: the host's resolver (resolv.conf(5)).
-QString hostResolver()
-{
-    QFile file(QStringLiteral("/etc/resolv.conf"));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    while (!file.atEnd()) {
-        const QList<QByteArray> fields = file.readLine().simplified().split(' ');
-        if (fields.size() >= 2 && fields[0] == "nameserver")
-            return QString::fromLatin1(fields[1]);
-    }
-    return {};
-}
-
-int failStartup(const QString &message)
-{
-    qCCritical(lcMain, "%s", qPrintable(message));
-    return 1;
-}
 
 } // namespace
 
@@ -112,7 +30,7 @@ int main(int argc, char *argv[])
 {
     // Secret values pass through airlockd (secret.set, the credentials sent to gateways) in
     // copies Qt's JSON parser keeps: no core file may carry them (prctl(2) PR_SET_DUMPABLE;
-    // red-team 2026-12-01 finding 11).
+    // docs/reviews/2026-12-01-credentials-redteam.md#11).
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("airlockd"));
@@ -198,13 +116,10 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "airlockd: --scrollback must be 1024..268435456 bytes\n");
         return 2;
     }
-    QString upstreamText =
-        parser.isSet(upstreamOption) ? parser.value(upstreamOption) : hostResolver();
-    // No usable host resolver (none, or IPv6 only): the gateways get loopback, which answers
-    // nothing, so every lookup fails closed; --upstream-dns fixes it.
-    if (!parser.isSet(upstreamOption) && upstreamDnsFrom(upstreamText).isEmpty())
-        upstreamText = QStringLiteral("127.0.0.1");
-    const QJsonObject upstreamDns = upstreamDnsFrom(upstreamText);
+    const QString upstreamText =
+        airlock::upstreamdns::choose(parser.value(upstreamOption), parser.isSet(upstreamOption),
+                                     airlock::upstreamdns::hostResolver());
+    const QJsonObject upstreamDns = airlock::upstreamdns::fromText(upstreamText);
     if (upstreamDns.isEmpty()) {
         std::fprintf(stderr, "airlockd: --upstream-dns needs an IPv4 ADDRESS[:PORT] (got '%s')\n",
                      qPrintable(upstreamText));
@@ -230,140 +145,33 @@ int main(int argc, char *argv[])
         return 1;
     }
 
-    // Nothing the helper writes is for other users unless it says so (socket, runtime dirs).
-    ::umask(0077);
-    const QString stateDir = QDir(parser.value(stateOption)).absolutePath();
-    const QString imageDir = parser.isSet(imagesOption)
+    airlock::HelperDaemonConfig config;
+    config.socketPath = parser.value(socketOption);
+    config.stateDir = QDir(parser.value(stateOption)).absolutePath();
+    config.imageDir = parser.isSet(imagesOption)
         ? QDir(parser.value(imagesOption)).absolutePath()
-        : QDir(stateDir).filePath(QStringLiteral("images"));
-    if (!QDir().mkpath(stateDir)) {
-        std::fprintf(stderr, "airlockd: cannot create state dir %s\n", qPrintable(stateDir));
-        return 1;
-    }
-    // Before anything reads the registry or touches a guest: one helper per state dir.
-    auto stateLock = airlock::StateDirLock::acquire(stateDir);
-    if (!stateLock) {
-        std::fprintf(stderr, "airlockd: %s\n", qPrintable(stateLock.error().message));
-        return 1;
-    }
-    // Traversable but not listable by the unprivileged VMM user, which needs its runtime dir.
-    ::chmod(QFile::encodeName(stateDir).constData(), 0711);
-    airlock::installLogHandler(QDir(stateDir).filePath(QStringLiteral("log")),
-                               QStringLiteral("airlockd"), logLevel);
-    // Clients, guests' sockets and log files all take descriptors; the soft limit of a shell
-    // (often 1024) is far below what the kernel allows us.
-    rlimit files {};
-    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-        files.rlim_cur = files.rlim_max;
-        ::setrlimit(RLIMIT_NOFILE, &files);
-    }
-    // A client that vanishes must cost us an error code, not the process.
-    std::signal(SIGPIPE, SIG_IGN);
-
-    auto group = airlock::HostAccounts::ensureGroup(kGroup);
-    if (!group)
-        return failStartup(group.error().message);
-    auto vmmUser = airlock::HostAccounts::ensureSystemUser(kVmmUser);
-    if (!vmmUser)
-        return failStartup(vmmUser.error().message);
-    auto gatewayGroup = airlock::HostAccounts::ensureGroup(kGatewayGroup);
-    if (!gatewayGroup)
-        return failStartup(gatewayGroup.error().message);
-
-    airlock::ImageStore images(imageDir);
-    airlock::KvmProbe::Config probeConfig;
-    // The probe boots the default image's kernel; without one it cannot prove KVM works.
-    if (auto image = images.find(QStringLiteral("default")))
-        probeConfig.kernelPath = image->kernelPath;
-    probeConfig.vmmUid = vmmUser->uid;
-    probeConfig.vmmGid = vmmUser->gid;
-    const airlock::KvmProbeResult probe = airlock::KvmProbe::run(probeConfig);
-    if (!probe.warning.isEmpty())
-        qCWarning(lcMain, "%s", qPrintable(probe.warning));
-    qCInfo(lcMain, "acceleration: %s", qPrintable(airlock::accelerationName(probe.acceleration)));
-
-    auto registry =
-        airlock::Registry::open(QDir(stateDir).filePath(QStringLiteral("registry.sqlite")));
-    if (!registry)
-        return failStartup(registry.error().message);
-
-    airlock::ConsoleHub consoles(scrollback);
-    airlock::SandboxServiceConfig config;
-    config.stateDir = stateDir;
-    config.acceleration = probe.acceleration;
-    config.accelerationWarning = probe.warning;
-    config.vmmUid = vmmUser->uid;
-    config.vmmGid = vmmUser->gid;
-    config.vmmGroups = airlock::VmmCredentials::forUser(vmmUser->uid, vmmUser->gid).groups;
-    config.vmmUidBase = airlock::SandboxServiceConfig::kDefaultVmmUidBase;
-    config.gatewayUidBase = airlock::SandboxServiceConfig::kDefaultGatewayUidBase;
-    config.addressPool = parser.value(poolOption);
-    config.network.gatewayProgram = parser.isSet(gatewayOption)
+        : QDir(config.stateDir).filePath(QStringLiteral("images"));
+    config.scrollbackBytes = scrollback;
+    config.logLevel = logLevel;
+    config.gatewayProgram = parser.isSet(gatewayOption)
         ? QFileInfo(parser.value(gatewayOption)).absoluteFilePath()
-        : defaultGatewayProgram();
-    config.network.stateDir = stateDir;
-    config.network.upstreamDns = upstreamDns;
-    config.network.trustStoreCaFile = trustStore;
-    config.network.gatewayGid = *gatewayGroup;
-    config.network.gatewayLogLevel = logLevel;
-    if (!QFileInfo(config.network.gatewayProgram).isExecutable())
-        qCWarning(lcMain, "no airlock-gateway at %s: sandboxes cannot start",
-                  qPrintable(config.network.gatewayProgram));
-    airlock::SandboxService sandboxes(
-        **registry, consoles, images, [] { return std::make_unique<airlock::QemuMicrovm>(); },
-        config);
-    airlock::EgressAudit audit(QDir(stateDir).filePath(QStringLiteral("audit")));
-    QObject::connect(&sandboxes, &airlock::SandboxService::egressEvent, &app,
-                     [&audit](const QString &, qint64 seq, const QJsonObject &event) {
-                         audit.write(seq, event);
-                     });
-    airlock::RpcServer server(airlock::AccessPolicy(*group, kGroup));
-    // A vault that cannot open (lost key, wrong mode) must not stop the helper from serving
-    // sandboxes: the secret methods report it instead.
-    auto vault =
-        airlock::vault::SecretVault::open(QDir(stateDir).filePath(QStringLiteral("vault")),
-                                          QDir(stateDir).filePath(QStringLiteral("vault.key")));
-    if (!vault)
-        qCWarning(lcMain, "vault unavailable: %s", qPrintable(vault.error().message));
-    airlock::BindingStore bindings(**registry);
-    airlock::SecretOwners secretOwners(**registry);
-    airlock::CredentialAudit credentialAudit(QDir(stateDir).filePath(QStringLiteral("audit")));
-    airlock::CredentialApi credentials(server, std::move(vault), bindings, sandboxes, secretOwners,
-                                       credentialAudit);
-    // Before restore(): the gateways of re-adopted guests need their credentials too.
-    airlock::CredentialBroker broker([&credentials] { return credentials.secretVault(); }, bindings,
-                                     sandboxes);
-    broker.watch(credentials);
-    if (auto restored = sandboxes.restore(); !restored)
-        return failStartup(restored.error().message);
+        : airlock::locateGatewayProgram(QCoreApplication::applicationDirPath(),
+                                        QStringLiteral(AIRLOCK_LIBEXEC_DIR));
+    config.addressPool = parser.value(poolOption);
+    config.upstreamDns = upstreamDns;
+    config.trustStoreCaFile = trustStore;
+    config.automaticTemplates = templateMode == QLatin1String("auto");
+    config.templatesMax = templatesMax;
 
-    auto snapshotStore =
-        airlock::SnapshotStore::open(QDir(stateDir).filePath(QStringLiteral("snapshots")));
-    if (!snapshotStore)
-        return failStartup(snapshotStore.error().message);
-    airlock::SnapshotCatalog snapshotCatalog((*registry)->connectionName());
-    airlock::SnapshotArchive archive(**snapshotStore, snapshotCatalog);
-    airlock::SnapshotService snapshots(sandboxes, archive);
-    airlock::SnapshotService::TemplateOptions templateOptions;
-    templateOptions.automatic = templateMode == QLatin1String("auto");
-    templateOptions.maxTemplates = templatesMax;
-    snapshots.setTemplateOptions(templateOptions);
-    snapshots.setBindings(&bindings);
-    // Before serving: a crash may have left a manifest without its registry row.
-    if (auto reconciled = snapshots.restore(); !reconciled)
-        return failStartup(reconciled.error().message);
-    snapshots.startSchedules();
-
-    airlock::HelperApi api(server, sandboxes, consoles, images);
-    airlock::SnapshotApi snapshotApi(server, api, sandboxes, snapshots);
-    snapshotApi.setCredentialControls(&secretOwners, &credentialAudit);
-    const int inheritedSocket = airlock::takeInheritedListenSocket();
-    if (auto listening = inheritedSocket >= 0
-            ? server.listen(inheritedSocket, parser.value(socketOption))
-            : server.listen(parser.value(socketOption));
-        !listening)
-        return failStartup(listening.error().message);
-
+    airlock::HelperDaemon daemon;
+    if (auto prepared = daemon.prepare(config); !prepared) {
+        std::fprintf(stderr, "airlockd: %s\n", qPrintable(prepared.error().message));
+        return 1;
+    }
+    if (auto started = daemon.start(config); !started) {
+        qCCritical(lcMain, "%s", qPrintable(started.error().message));
+        return 1;
+    }
     airlock::UnixSignalWatcher signalWatcher({SIGTERM, SIGINT});
     QObject::connect(&signalWatcher, &airlock::UnixSignalWatcher::signalReceived, &app,
                      [](int number) {
@@ -371,10 +179,8 @@ int main(int argc, char *argv[])
                          qCInfo(lcMain, "signal %d: shutting down, leaving guests running", number);
                          QCoreApplication::quit();
                      });
-    qCInfo(lcMain, "airlockd %s ready (state %s, images %s)", AIRLOCK_VERSION, qPrintable(stateDir),
-           qPrintable(imageDir));
     const int status = app.exec();
-    server.close();
+    daemon.close();
     qCInfo(lcMain, "airlockd stopped");
     return status;
 }

@@ -3,8 +3,8 @@
 #include "core/model/credentialbinding.h"
 #include "core/model/egresspolicy.h"
 #include "core/model/error.h"
-#include "core/protocol/lineframer.h"
 #include "core/model/secretvalue.h"
+#include "core/protocol/lineframer.h"
 #include "core/vmm/vmmprocess.h"
 
 #include <QByteArray>

@@ -1,7 +1,7 @@
 #include "core/daemon/policydryrun.h"
 
-#include "core/policy/policymatcher.h"
 #include "core/model/egressevent.h"
+#include "core/policy/policymatcher.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,8 +1,8 @@
 #include "core/daemon/sandboxnetwork.h"
 
-#include "core/pki/sandboxca.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
+#include "core/pki/sandboxca.h"
 #include "core/vmm/vmmprocess.h"
 
 #include <QDateTime>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/protocol/lineframer.h"
 #include "core/model/secretvalue.h"
+#include "core/protocol/lineframer.h"
 
 #include <QByteArray>
 #include <QJsonObject>

@@ -81,8 +81,9 @@ Result<std::unique_ptr<EgressGateway>> EgressGateway::create(const GatewayConfig
     return gateway;
 }
 
-EgressGateway::EgressGateway(const GatewayConfig &config, pki::SandboxCa ca, policy::PolicyMatcher policy,
-                             DnsNameMapping mapping, TlsUpstreamContext upstream)
+EgressGateway::EgressGateway(const GatewayConfig &config, pki::SandboxCa ca,
+                             policy::PolicyMatcher policy, DnsNameMapping mapping,
+                             TlsUpstreamContext upstream)
     : m_config(config)
     , m_ca(std::move(ca))
     , m_policy(std::move(policy))

@@ -4,12 +4,12 @@
 #include "core/gateway/dns/dnsresponder.h"
 #include "core/gateway/gatewayconfig.h"
 #include "core/gateway/gatewayconnection.h"
-#include "core/policy/policymatcher.h"
-#include "core/pki/sandboxca.h"
 #include "core/gateway/tls/tlsservercontext.h"
 #include "core/gateway/tls/tlsupstreamcontext.h"
 #include "core/model/egressevent.h"
 #include "core/model/error.h"
+#include "core/pki/sandboxca.h"
+#include "core/policy/policymatcher.h"
 
 #include <QObject>
 #include <QSet>

@@ -48,9 +48,9 @@ void addCredentialFields(EgressEvent &event, qint64 binding, qint64 scrubbed)
 
 } // namespace
 
-GatewayConnection::GatewayConnection(const GatewayEnvironment *environment, policy::PolicyMatcher policy,
-                                     int fd, const OriginalDestination &destination,
-                                     QObject *parent)
+GatewayConnection::GatewayConnection(const GatewayEnvironment *environment,
+                                     policy::PolicyMatcher policy, int fd,
+                                     const OriginalDestination &destination, QObject *parent)
     : QObject(parent)
     , m_env(environment)
     , m_policy(std::move(policy))

@@ -1,15 +1,15 @@
 #pragma once
 
-#include "core/gateway/dns/addressrange.h"
 #include "core/gateway/credentials/credentialinjector.h"
+#include "core/gateway/dns/addressrange.h"
 #include "core/gateway/gatewayconfig.h"
 #include "core/gateway/http/httprequestguard.h"
 #include "core/gateway/http/httpresponsetracker.h"
-#include "core/policy/policymatcher.h"
 #include "core/gateway/tls/tlsmemorystream.h"
 #include "core/gateway/tls/tlsservercontext.h"
 #include "core/gateway/transparentlistener.h"
 #include "core/model/egressevent.h"
+#include "core/policy/policymatcher.h"
 
 #include <QHostAddress>
 #include <QList>

@@ -14,8 +14,8 @@
 
 namespace airlock::pki {
 
-/// RAII owners for the OpenSSL 3 objects the sandbox CA and the gateway's TLS code hold. Each frees with the
-/// matching *_free function; none of them is ever shared without an explicit *_up_ref.
+/// RAII owners for the OpenSSL 3 objects the sandbox CA and the gateway's TLS code hold. Each frees
+/// with the matching *_free function; none of them is ever shared without an explicit *_up_ref.
 template<typename T, void (*Free)(T *)>
 struct OpenSslDeleter
 {

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/pki/openssl.h"
 #include "core/model/error.h"
+#include "core/pki/openssl.h"
 
 #include <QByteArray>
 #include <QDateTime>

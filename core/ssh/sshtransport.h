@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/ssh/sshendpoint.h"
 #include "core/client/transport.h"
+#include "core/ssh/sshendpoint.h"
 
 #include <memory>
 

@@ -2,10 +2,10 @@
 // around TlsServerContext, an OpenSSL "guest" client that trusts only the sandbox CA, and a
 // local HTTPS "upstream" under a test CA for TlsUpstreamContext. CASES.md A3, A4, A5, B1, B2,
 // C1, D2 and D3. Loopback only; every certificate is generated in the test.
-#include "core/policy/policymatcher.h"
-#include "core/pki/sandboxca.h"
 #include "core/gateway/tls/tlsservercontext.h"
 #include "core/gateway/tls/tlsupstreamcontext.h"
+#include "core/pki/sandboxca.h"
+#include "core/policy/policymatcher.h"
 
 #include <QTemporaryDir>
 #include <QTest>

@@ -85,7 +85,10 @@ public:
     HelperProcess &helper() { return *m_helper; }
     TestDnsServer &dns() { return m_dns; }
     /// The generated upstream CA; nullptr without Options::generateUpstreamCa (or before start()).
-    const airlock::pki::SandboxCa *upstreamCa() const { return m_upstreamCa ? &*m_upstreamCa : nullptr; }
+    const airlock::pki::SandboxCa *upstreamCa() const
+    {
+        return m_upstreamCa ? &*m_upstreamCa : nullptr;
+    }
     /// What airlockd got as --upstream-ca ("" for none).
     QString upstreamCaPath() const { return m_upstreamCaPath; }
     /// The upstream namespace (name() and an fd for setns(2), e.g. for inNamespace() or the

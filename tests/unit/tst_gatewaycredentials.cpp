@@ -5,8 +5,8 @@
 #include "core/gateway/controlchannel.h"
 #include "core/gateway/credentials/credentialinjector.h"
 #include "core/gateway/credentials/gatewaycredentials.h"
-#include "core/protocol/lineframer.h"
 #include "core/model/secretvalue.h"
+#include "core/protocol/lineframer.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,11 +16,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+using airlock::SecretValue;
 using airlock::gateway::ControlChannel;
 using airlock::gateway::CredentialInjector;
 using airlock::gateway::credentialsFromMessage;
 using airlock::gateway::GatewayCredential;
-using airlock::SecretValue;
 using namespace Qt::StringLiterals;
 
 namespace {

@@ -1,6 +1,6 @@
-// HttpRequestGuard (core/gateway/http/httprequestguard.h): one row per CASES.md input of classes A1,
-// A6-A8, B1-B4, C3, D1, D4 and G1 that the HTTP layer decides, plus variants of each class. Every
-// row is also fed split at every byte offset and byte by byte, and must give the same result.
+// HttpRequestGuard (core/gateway/http/httprequestguard.h): one row per CASES.md input of classes
+// A1, A6-A8, B1-B4, C3, D1, D4 and G1 that the HTTP layer decides, plus variants of each class.
+// Every row is also fed split at every byte offset and byte by byte, and must give the same result.
 #include "core/gateway/http/httprequestguard.h"
 #include "egressrules.h"
 

@@ -13,10 +13,10 @@ using airlock::ErrorKind;
 using airlock::gateway::BasicConstraintsPtr;
 using airlock::gateway::GeneralNamesPtr;
 using airlock::gateway::NameConstraintsPtr;
-using airlock::pki::SandboxCa;
 using airlock::gateway::TlsLeaf;
 using airlock::gateway::X509StoreCtxPtr;
 using airlock::gateway::X509StorePtr;
+using airlock::pki::SandboxCa;
 
 namespace {
 
@@ -312,7 +312,8 @@ void TestSandboxCa::loadRejectsWideKeyModeAndMismatch()
     QVERIFY(!linked);
     QCOMPARE(linked.error().kind, ErrorKind::PermissionDenied);
 
-    auto missing = airlock::pki::SandboxCa::load(certPath, dir.filePath(QStringLiteral("nope.key")));
+    auto missing =
+        airlock::pki::SandboxCa::load(certPath, dir.filePath(QStringLiteral("nope.key")));
     QVERIFY(!missing);
     QCOMPARE(missing.error().kind, ErrorKind::NotFound);
 

@@ -74,9 +74,9 @@ Result<QList<GatewayCredential>> credentialsFromMessage(const QJsonObject &messa
         const auto valueBytes =
             integerOf(entry.value(QStringLiteral("valueBytes")), 0, SecretValue::kMaxBytes);
         if (!valueBytes)
-            return entryError(i,
-                              QStringLiteral("valueBytes: must be an integer 0..%1")
-                                  .arg(SecretValue::kMaxBytes));
+            return entryError(
+                i,
+                QStringLiteral("valueBytes: must be an integer 0..%1").arg(SecretValue::kMaxBytes));
         if (*valueBytes > 0 && *valueBytes < 8)
             return entryError(i, QStringLiteral("valueBytes: a value has at least 8 bytes"));
         if (offset + *valueBytes > payload.size())

@@ -635,7 +635,8 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         const policy::Verdict verdict =
             m_matcher.checkConnection(connect.authority.host, connect.authority.port);
         if (!verdict.allowed())
-            return std::unexpected(Refusal {403, policy::egressReasonName(verdict.reason), verdict.detail});
+            return std::unexpected(
+                Refusal {403, policy::egressReasonName(verdict.reason), verdict.detail});
         return HttpTunnel {connect.authority, verdict.rule, {}};
     }
 
@@ -700,8 +701,8 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         const bool malformed = verdict.reason == policy::EgressReason::MalformedHost
             || verdict.reason == policy::EgressReason::MalformedMethod
             || verdict.reason == policy::EgressReason::MalformedPath;
-        return std::unexpected(
-            Refusal {malformed ? 400 : 403, policy::egressReasonName(verdict.reason), verdict.detail});
+        return std::unexpected(Refusal {malformed ? 400 : 403,
+                                        policy::egressReasonName(verdict.reason), verdict.detail});
     }
 
     HttpForward forward;

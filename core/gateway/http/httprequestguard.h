@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/policy/policymatcher.h"
 #include "core/model/hostname.h"
+#include "core/policy/policymatcher.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -116,7 +116,8 @@ struct HttpRequestEnd
 struct HttpDeny
 {
     int status = 400;
-    QString reason; ///< a stable name: httpReasonName, authorityReasonName or policy::egressReasonName
+    QString
+        reason; ///< a stable name: httpReasonName, authorityReasonName or policy::egressReasonName
     QString detail; ///< English, for logs and the GUI
     QByteArray response; ///< status line, JSON body {"error":"<reason>"}, Connection: close
     /// When the refused request's head parsed: its method, target (with the query: redact

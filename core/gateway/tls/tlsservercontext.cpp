@@ -152,8 +152,9 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
     if (!verdict.allowed()) {
         const TlsRejectReason reason = verdict.reason == policy::EgressReason::PortNotAllowed
             ? TlsRejectReason::PortNotAllowed
-            : verdict.reason == policy::EgressReason::MalformedHost ? TlsRejectReason::BadSni
-                                                            : TlsRejectReason::HostNotAllowed;
+            : verdict.reason == policy::EgressReason::MalformedHost
+            ? TlsRejectReason::BadSni
+            : TlsRejectReason::HostNotAllowed;
         return reject(reason, verdict.detail, SSL_AD_ACCESS_DENIED);
     }
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/policy/policymatcher.h"
-#include "core/pki/sandboxca.h"
 #include "core/gateway/tls/tlsopenssl.h"
 #include "core/model/error.h"
+#include "core/pki/sandboxca.h"
+#include "core/policy/policymatcher.h"
 
 #include <QByteArrayView>
 #include <QString>

@@ -1,7 +1,7 @@
 #include "redteamtopology.h"
 
-#include "core/pki/sandboxca.h"
 #include "core/net/nftablestable.h"
+#include "core/pki/sandboxca.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,0 +1,226 @@
+#include "core/daemon/helperdaemon.h"
+
+#include "core/daemon/accesspolicy.h"
+#include "core/daemon/bindingstore.h"
+#include "core/daemon/consolehub.h"
+#include "core/daemon/credentialapi.h"
+#include "core/daemon/credentialaudit.h"
+#include "core/daemon/credentialbroker.h"
+#include "core/daemon/egressaudit.h"
+#include "core/daemon/helperapi.h"
+#include "core/daemon/hostaccounts.h"
+#include "core/daemon/logging.h"
+#include "core/daemon/registry.h"
+#include "core/daemon/rpcserver.h"
+#include "core/daemon/sandboxservice.h"
+#include "core/daemon/secretowners.h"
+#include "core/daemon/snapshotapi.h"
+#include "core/daemon/snapshotservice.h"
+#include "core/daemon/socketactivation.h"
+#include "core/daemon/statedirlock.h"
+#include "core/snapshot/snapshotarchive.h"
+#include "core/snapshot/snapshotcatalog.h"
+#include "core/snapshot/snapshotstore.h"
+#include "core/vault/secretvault.h"
+#include "core/vmm/imagestore.h"
+#include "core/vmm/kvmprobe.h"
+#include "core/vmm/qemumicrovm.h"
+#include "core/vmm/vmmprocess.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLoggingCategory>
+
+#include <csignal>
+#include <optional>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcDaemon, "airlock.daemon")
+
+const QString kGroup = QStringLiteral("airlock");
+const QString kVmmUser = QStringLiteral("airlock-vmm");
+const QString kGatewayGroup = QStringLiteral("airlock-gateway");
+
+} // namespace
+
+// Declared in construction order: members are destroyed in reverse, so every service goes
+// before what it holds a reference to.
+struct HelperDaemon::Parts
+{
+    std::optional<StateDirLock> stateLock;
+    std::unique_ptr<ImageStore> images;
+    std::unique_ptr<Registry> registry;
+    std::unique_ptr<ConsoleHub> consoles;
+    std::unique_ptr<SandboxService> sandboxes;
+    std::unique_ptr<EgressAudit> egressAudit;
+    std::unique_ptr<RpcServer> server;
+    std::unique_ptr<BindingStore> bindings;
+    std::unique_ptr<SecretOwners> secretOwners;
+    std::unique_ptr<CredentialAudit> credentialAudit;
+    std::unique_ptr<CredentialApi> credentials;
+    std::unique_ptr<CredentialBroker> broker;
+    std::unique_ptr<SnapshotStore> snapshotStore;
+    std::unique_ptr<SnapshotCatalog> snapshotCatalog;
+    std::unique_ptr<SnapshotArchive> archive;
+    std::unique_ptr<SnapshotService> snapshots;
+    std::unique_ptr<HelperApi> api;
+    std::unique_ptr<SnapshotApi> snapshotApi;
+};
+
+HelperDaemon::HelperDaemon() : m_parts(std::make_unique<Parts>()) { }
+
+HelperDaemon::~HelperDaemon() = default;
+
+Result<void> HelperDaemon::prepare(const HelperDaemonConfig &config)
+{
+    Parts &p = *m_parts;
+    // Nothing the helper writes is for other users unless it says so (socket, runtime dirs).
+    ::umask(0077);
+    if (!QDir().mkpath(config.stateDir))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot create state dir %1").arg(config.stateDir));
+    // Before anything reads the registry or touches a guest: one helper per state dir.
+    auto stateLock = StateDirLock::acquire(config.stateDir);
+    if (!stateLock)
+        return std::unexpected(stateLock.error());
+    p.stateLock.emplace(std::move(*stateLock));
+    // Traversable but not listable by the unprivileged VMM user, which needs its runtime dir.
+    ::chmod(QFile::encodeName(config.stateDir).constData(), 0711);
+    installLogHandler(QDir(config.stateDir).filePath(QStringLiteral("log")),
+                      QStringLiteral("airlockd"), config.logLevel);
+    return {};
+}
+
+Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
+{
+    Parts &p = *m_parts;
+    const QDir state(config.stateDir);
+    // Clients, guests' sockets and log files all take descriptors; the soft limit of a shell
+    // (often 1024) is far below what the kernel allows us.
+    rlimit files {};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+    }
+    // A client that vanishes must cost us an error code, not the process.
+    std::signal(SIGPIPE, SIG_IGN);
+
+    auto group = HostAccounts::ensureGroup(kGroup);
+    if (!group)
+        return std::unexpected(group.error());
+    auto vmmUser = HostAccounts::ensureSystemUser(kVmmUser);
+    if (!vmmUser)
+        return std::unexpected(vmmUser.error());
+    auto gatewayGroup = HostAccounts::ensureGroup(kGatewayGroup);
+    if (!gatewayGroup)
+        return std::unexpected(gatewayGroup.error());
+
+    p.images = std::make_unique<ImageStore>(config.imageDir);
+    KvmProbe::Config probeConfig;
+    // The probe boots the default image's kernel; without one it cannot prove KVM works.
+    if (auto image = p.images->find(QStringLiteral("default")))
+        probeConfig.kernelPath = image->kernelPath;
+    probeConfig.vmmUid = vmmUser->uid;
+    probeConfig.vmmGid = vmmUser->gid;
+    const KvmProbeResult probe = KvmProbe::run(probeConfig);
+    if (!probe.warning.isEmpty())
+        qCWarning(lcDaemon, "%s", qPrintable(probe.warning));
+    qCInfo(lcDaemon, "acceleration: %s", qPrintable(accelerationName(probe.acceleration)));
+
+    auto registry = Registry::open(state.filePath(QStringLiteral("registry.sqlite")));
+    if (!registry)
+        return std::unexpected(registry.error());
+    p.registry = std::move(*registry);
+
+    p.consoles = std::make_unique<ConsoleHub>(config.scrollbackBytes);
+    SandboxServiceConfig sandboxConfig;
+    sandboxConfig.stateDir = config.stateDir;
+    sandboxConfig.acceleration = probe.acceleration;
+    sandboxConfig.accelerationWarning = probe.warning;
+    sandboxConfig.vmmUid = vmmUser->uid;
+    sandboxConfig.vmmGid = vmmUser->gid;
+    sandboxConfig.vmmGroups = VmmCredentials::forUser(vmmUser->uid, vmmUser->gid).groups;
+    sandboxConfig.vmmUidBase = SandboxServiceConfig::kDefaultVmmUidBase;
+    sandboxConfig.gatewayUidBase = SandboxServiceConfig::kDefaultGatewayUidBase;
+    sandboxConfig.addressPool = config.addressPool;
+    sandboxConfig.network.gatewayProgram = config.gatewayProgram;
+    sandboxConfig.network.stateDir = config.stateDir;
+    sandboxConfig.network.upstreamDns = config.upstreamDns;
+    sandboxConfig.network.trustStoreCaFile = config.trustStoreCaFile;
+    sandboxConfig.network.gatewayGid = *gatewayGroup;
+    sandboxConfig.network.gatewayLogLevel = config.logLevel;
+    if (!QFileInfo(config.gatewayProgram).isExecutable())
+        qCWarning(lcDaemon, "no airlock-gateway at %s: sandboxes cannot start",
+                  qPrintable(config.gatewayProgram));
+    p.sandboxes = std::make_unique<SandboxService>(
+        *p.registry, *p.consoles, *p.images, [] { return std::make_unique<QemuMicrovm>(); },
+        sandboxConfig);
+    p.egressAudit = std::make_unique<EgressAudit>(state.filePath(QStringLiteral("audit")));
+    QObject::connect(
+        p.sandboxes.get(), &SandboxService::egressEvent, p.sandboxes.get(),
+        [audit = p.egressAudit.get()](const QString &, qint64 seq, const QJsonObject &event) {
+            audit->write(seq, event);
+        });
+    p.server = std::make_unique<RpcServer>(AccessPolicy(*group, kGroup));
+    // A vault that cannot open (lost key, wrong mode) must not stop the helper from serving
+    // sandboxes: the secret methods report it instead.
+    auto vault = vault::SecretVault::open(state.filePath(QStringLiteral("vault")),
+                                          state.filePath(QStringLiteral("vault.key")));
+    if (!vault)
+        qCWarning(lcDaemon, "vault unavailable: %s", qPrintable(vault.error().message));
+    p.bindings = std::make_unique<BindingStore>(*p.registry);
+    p.secretOwners = std::make_unique<SecretOwners>(*p.registry);
+    p.credentialAudit = std::make_unique<CredentialAudit>(state.filePath(QStringLiteral("audit")));
+    p.credentials =
+        std::make_unique<CredentialApi>(*p.server, std::move(vault), *p.bindings, *p.sandboxes,
+                                        *p.secretOwners, *p.credentialAudit);
+    // Before restore(): the gateways of re-adopted guests need their credentials too.
+    p.broker = std::make_unique<CredentialBroker>(
+        [credentials = p.credentials.get()] { return credentials->secretVault(); }, *p.bindings,
+        *p.sandboxes);
+    p.broker->watch(*p.credentials);
+    if (auto restored = p.sandboxes->restore(); !restored)
+        return std::unexpected(restored.error());
+
+    auto snapshotStore = SnapshotStore::open(state.filePath(QStringLiteral("snapshots")));
+    if (!snapshotStore)
+        return std::unexpected(snapshotStore.error());
+    p.snapshotStore = std::move(*snapshotStore);
+    p.snapshotCatalog = std::make_unique<SnapshotCatalog>(p.registry->connectionName());
+    p.archive = std::make_unique<SnapshotArchive>(*p.snapshotStore, *p.snapshotCatalog);
+    p.snapshots = std::make_unique<SnapshotService>(*p.sandboxes, *p.archive);
+    SnapshotService::TemplateOptions templateOptions;
+    templateOptions.automatic = config.automaticTemplates;
+    templateOptions.maxTemplates = config.templatesMax;
+    p.snapshots->setTemplateOptions(templateOptions);
+    p.snapshots->setBindings(p.bindings.get());
+    // Before serving: a crash may have left a manifest without its registry row.
+    if (auto reconciled = p.snapshots->restore(); !reconciled)
+        return std::unexpected(reconciled.error());
+    p.snapshots->startSchedules();
+
+    p.api = std::make_unique<HelperApi>(*p.server, *p.sandboxes, *p.consoles, *p.images);
+    p.snapshotApi = std::make_unique<SnapshotApi>(*p.server, *p.api, *p.sandboxes, *p.snapshots);
+    p.snapshotApi->setCredentialControls(p.secretOwners.get(), p.credentialAudit.get());
+    const int inheritedSocket = takeInheritedListenSocket();
+    if (auto listening = inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)
+                                              : p.server->listen(config.socketPath);
+        !listening)
+        return std::unexpected(listening.error());
+    qCInfo(lcDaemon, "airlockd %s ready (state %s, images %s)", AIRLOCK_VERSION,
+           qPrintable(config.stateDir), qPrintable(config.imageDir));
+    return {};
+}
+
+void HelperDaemon::close()
+{
+    if (m_parts->server)
+        m_parts->server->close();
+}
+
+} // namespace airlock

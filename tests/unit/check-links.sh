@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Each process links only what it does (docs/architecture.md, "Libraries"): reads the dynamic
+# section (readelf -d: NEEDED) and the symbol table of the built executables and fails when
+# airlock-gateway, which parses hostile guest traffic, carries SQL, nftables, libarchive or
+# zstd, or when airlockd carries a DNS wire-format or HTTP parser, libssl or libssh, or when
+# either carries Qt Widgets.
+# Usage: check-links.sh AIRLOCKD AIRLOCK_GATEWAY AIRLOCKCTL
+set -euo pipefail
+airlockd=$1 gateway=$2 airlockctl=$3
+status=0
+
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+symbols() { nm -C "$1" 2>/dev/null; }
+
+# refuse BINARY WHAT REGEX: NEEDED entries matching REGEX are forbidden.
+refuse_library() {
+    local binary=$1 what=$2 regex=$3 hits
+    hits=$(needed "$binary" | grep -E "$regex" || true)
+    if [[ -n $hits ]]; then
+        echo "FAIL: $(basename "$binary") links $what: $hits"
+        status=1
+    else
+        echo "ok: $(basename "$binary") links no $what"
+    fi
+}
+# refuse_symbols BINARY WHAT REGEX: defined or referenced symbols matching REGEX are forbidden
+# (catches static and header-only code such as Boost.Beast, which NEEDED cannot show).
+refuse_symbols() {
+    local binary=$1 what=$2 regex=$3 count
+    count=$(symbols "$binary" | grep -cE "$regex" || true)
+    if [[ $count -gt 0 ]]; then
+        echo "FAIL: $(basename "$binary") has $count symbols of $what, e.g.:"
+        symbols "$binary" | grep -E "$regex" | head -3
+        status=1
+    else
+        echo "ok: $(basename "$binary") has no symbols of $what"
+    fi
+}
+# require_library BINARY WHAT REGEX: the check itself must see what it looks for.
+require_library() {
+    local binary=$1 what=$2 regex=$3
+    if ! needed "$binary" | grep -qE "$regex"; then
+        echo "FAIL: $(basename "$binary") does not link $what: the check reads the wrong thing"
+        status=1
+    fi
+}
+
+require_library "$airlockd" "Qt Sql" '^libQt6Sql\.so'
+require_library "$airlockd" "libnftables" '^libnftables\.so'
+require_library "$gateway" "libssl" '^libssl\.so'
+require_library "$gateway" "ldns" '^libldns\.so'
+
+refuse_library "$gateway" "Qt Sql" '^libQt6Sql\.so'
+refuse_library "$gateway" "libnftables" '^libnftables\.so'
+refuse_library "$gateway" "libarchive" '^libarchive\.so'
+refuse_library "$gateway" "zstd" '^libzstd\.so'
+refuse_library "$gateway" "spdlog" '^libspdlog\.so'
+refuse_library "$gateway" "libssh" '^libssh\.so'
+refuse_symbols "$gateway" "the registry (QSql)" 'QSql(Database|Query)'
+
+refuse_library "$airlockd" "ldns" '^libldns\.so'
+refuse_library "$airlockd" "libssl" '^libssl\.so'
+refuse_library "$airlockd" "libssh" '^libssh\.so'
+refuse_symbols "$airlockd" "Boost.Beast" 'boost::beast'
+refuse_symbols "$airlockd" "ldns" '\bldns_'
+refuse_symbols "$airlockd" "libssl" '\bSSL_(CTX_)?(new|free|read|write|accept|connect)\b'
+
+for binary in "$airlockd" "$gateway" "$airlockctl"; do
+    refuse_library "$binary" "Qt Widgets" '^libQt6(Widgets|Gui)\.so'
+done
+refuse_library "$airlockctl" "Qt Sql" '^libQt6Sql\.so'
+exit $status
