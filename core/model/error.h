@@ -45,6 +45,19 @@ inline std::unexpected<Error> fail(ErrorKind kind, QString message)
     return std::unexpected(Error {kind, std::move(message)});
 }
 
+/// Returns the Error of `result` (a Result<T> expression or variable) from the enclosing
+/// function when it holds one; otherwise does nothing and `result`, when a variable, keeps its
+/// value for the caller. The enclosing function returns a Result of any value type:
+///
+///     auto spec = SandboxSpec::fromJson(params);
+///     AIRLOCK_TRY(spec);
+///     AIRLOCK_TRY(validateName(spec->name));
+#define AIRLOCK_TRY(result)                                                                        \
+    do {                                                                                           \
+        if (auto &&airlockTried = (result); !airlockTried)                                         \
+            return std::unexpected(airlockTried.error());                                          \
+    } while (false)
+
 /// `operation_failed` for a system call on `path` that set errno `error`:
 /// "WHAT PATH: strerror(error)", e.g. "cannot open /var/lib/airlock/x: No such file or directory".
 std::unexpected<Error> failSystem(const QString &what, const QString &path, int error);
