@@ -23,7 +23,6 @@
 
 using namespace airlock;
 using namespace airlock::gateway;
-using namespace airlock::policy;
 using namespace airlock::test;
 using namespace Qt::StringLiterals;
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 using namespace airlock::gateway;
+using namespace airlock::pki;
 using namespace airlock::policy;
 
 namespace {

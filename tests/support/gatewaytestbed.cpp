@@ -26,7 +26,7 @@ using namespace Qt::StringLiterals;
 namespace airlock::test {
 
 using namespace airlock::gateway;
-using namespace airlock::policy;
+using namespace airlock::pki;
 
 namespace {
 

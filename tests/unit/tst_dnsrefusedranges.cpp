@@ -10,7 +10,6 @@
 #include <QTest>
 
 using namespace airlock::gateway;
-using namespace airlock::policy;
 using namespace Qt::StringLiterals;
 
 namespace {

@@ -8,7 +8,6 @@
 
 using namespace airlock;
 using namespace airlock::gateway;
-using namespace airlock::policy;
 using namespace Qt::StringLiterals;
 
 namespace {

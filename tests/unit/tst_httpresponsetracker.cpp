@@ -5,7 +5,6 @@
 #include <QTest>
 
 using namespace airlock::gateway;
-using namespace airlock::policy;
 
 namespace {
 

@@ -18,7 +18,6 @@
 #include <boost/beast/http/string_body.hpp>
 
 using namespace airlock::gateway;
-using namespace airlock::policy;
 namespace http = boost::beast::http;
 using namespace Qt::StringLiterals;
 

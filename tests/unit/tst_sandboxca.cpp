@@ -13,7 +13,7 @@ using airlock::ErrorKind;
 using airlock::gateway::BasicConstraintsPtr;
 using airlock::gateway::GeneralNamesPtr;
 using airlock::gateway::NameConstraintsPtr;
-using airlock::gateway::TlsLeaf;
+using airlock::pki::TlsLeaf;
 using airlock::gateway::X509StoreCtxPtr;
 using airlock::gateway::X509StorePtr;
 using airlock::pki::SandboxCa;

@@ -18,7 +18,7 @@ QByteArray TestCa::certificatePem() const
     return m_ca.certificatePem();
 }
 
-std::shared_ptr<const gateway::TlsLeaf> TestCa::leaf(const QString &name)
+std::shared_ptr<const pki::TlsLeaf> TestCa::leaf(const QString &name)
 {
     std::lock_guard lock(m_mutex);
     auto leaf = m_ca.mintLeaf(name);

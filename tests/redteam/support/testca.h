@@ -22,7 +22,7 @@ public:
     /// The CA certificate (PEM), what a trust store needs.
     QByteArray certificatePem() const;
     /// A leaf for `name` (canonicalized by SandboxCa), or nullptr when the name is refused.
-    std::shared_ptr<const gateway::TlsLeaf> leaf(const QString &name);
+    std::shared_ptr<const pki::TlsLeaf> leaf(const QString &name);
 
 private:
     explicit TestCa(airlock::pki::SandboxCa ca) : m_ca(std::move(ca)) { }
