@@ -100,15 +100,10 @@ private:
     QString m_prefix;
 };
 
-#define AIRLOCK_TRY(var, expr)                                                                     \
-    auto var = (expr);                                                                             \
-    if (!var)                                                                                      \
-        return std::unexpected(var.error());
-
 Result<GatewayListen> readListen(const QJsonObject &object)
 {
     FieldReader r(object, QStringLiteral("listen"));
-    AIRLOCK_TRY(keys, r.onlyKeys({u"tcpFd", u"dnsUdpFd", u"dnsTcpFd", u"tcp", u"dns"}));
+    AIRLOCK_TRY_INIT(keys, r.onlyKeys({u"tcpFd", u"dnsUdpFd", u"dnsTcpFd", u"tcp", u"dns"}));
     GatewayListen listen;
     const bool fds = r.has(QStringLiteral("tcpFd")) || r.has(QStringLiteral("dnsUdpFd"))
         || r.has(QStringLiteral("dnsTcpFd"));
@@ -122,15 +117,15 @@ Result<GatewayListen> readListen(const QJsonObject &object)
              {std::pair {QStringLiteral("tcpFd"), &listen.tcpFd},
               std::pair {QStringLiteral("dnsUdpFd"), &listen.dnsUdpFd},
               std::pair {QStringLiteral("dnsTcpFd"), &listen.dnsTcpFd}}) {
-            AIRLOCK_TRY(fd, r.integer(key, 3, 1 << 20));
+            AIRLOCK_TRY_INIT(fd, r.integer(key, 3, 1 << 20));
             *target = int(*fd);
         }
         return listen;
     }
-    AIRLOCK_TRY(tcp, r.string(QStringLiteral("tcp")));
-    AIRLOCK_TRY(tcpAddress, SocketAddress::parse(*tcp, r.path(QStringLiteral("tcp"))));
-    AIRLOCK_TRY(dns, r.string(QStringLiteral("dns")));
-    AIRLOCK_TRY(dnsAddress, SocketAddress::parse(*dns, r.path(QStringLiteral("dns"))));
+    AIRLOCK_TRY_INIT(tcp, r.string(QStringLiteral("tcp")));
+    AIRLOCK_TRY_INIT(tcpAddress, SocketAddress::parse(*tcp, r.path(QStringLiteral("tcp"))));
+    AIRLOCK_TRY_INIT(dns, r.string(QStringLiteral("dns")));
+    AIRLOCK_TRY_INIT(dnsAddress, SocketAddress::parse(*dns, r.path(QStringLiteral("dns"))));
     listen.tcp = *tcpAddress;
     listen.dns = *dnsAddress;
     return listen;
@@ -169,42 +164,42 @@ AddressRange GatewayConfig::linkRange() const
 Result<GatewayConfig> GatewayConfig::fromJson(const QJsonObject &object)
 {
     FieldReader r(object, QString());
-    AIRLOCK_TRY(
+    AIRLOCK_TRY_INIT(
         keys,
         r.onlyKeys({u"type", u"version", u"sandbox", u"listen", u"link", u"explicitProxyPort",
                     u"syntheticPool", u"upstreamDns", u"refusedRanges", u"refuseHostAddresses",
                     u"trustStore", u"ca", u"policy", u"limits"}));
     GatewayConfig config;
-    AIRLOCK_TRY(version, r.integer(QStringLiteral("version"), 0, 1 << 30));
+    AIRLOCK_TRY_INIT(version, r.integer(QStringLiteral("version"), 0, 1 << 30));
     if (*version != kVersion)
         return fieldError(QStringLiteral("version"),
                           QStringLiteral("version %1 is not supported (this gateway speaks %2)")
                               .arg(*version)
                               .arg(kVersion));
-    AIRLOCK_TRY(sandbox, r.string(QStringLiteral("sandbox")));
+    AIRLOCK_TRY_INIT(sandbox, r.string(QStringLiteral("sandbox")));
     if (sandbox->isEmpty() || sandbox->size() > 63)
         return fieldError(QStringLiteral("sandbox"), QStringLiteral("must be 1..63 characters"));
     config.sandbox = *sandbox;
 
-    AIRLOCK_TRY(listenObject, r.object(QStringLiteral("listen"), true));
-    AIRLOCK_TRY(listen, readListen(*listenObject));
+    AIRLOCK_TRY_INIT(listenObject, r.object(QStringLiteral("listen"), true));
+    AIRLOCK_TRY_INIT(listen, readListen(*listenObject));
     config.listen = *listen;
 
-    AIRLOCK_TRY(linkObject, r.object(QStringLiteral("link"), true));
+    AIRLOCK_TRY_INIT(linkObject, r.object(QStringLiteral("link"), true));
     FieldReader link(*linkObject, QStringLiteral("link"));
-    AIRLOCK_TRY(linkKeys, link.onlyKeys({u"gateway", u"guest", u"prefixLength"}));
-    AIRLOCK_TRY(gateway, link.ipv4(QStringLiteral("gateway")));
-    AIRLOCK_TRY(guest, link.ipv4(QStringLiteral("guest")));
-    AIRLOCK_TRY(prefix, link.integer(QStringLiteral("prefixLength"), 8, 31));
+    AIRLOCK_TRY_INIT(linkKeys, link.onlyKeys({u"gateway", u"guest", u"prefixLength"}));
+    AIRLOCK_TRY_INIT(gateway, link.ipv4(QStringLiteral("gateway")));
+    AIRLOCK_TRY_INIT(guest, link.ipv4(QStringLiteral("guest")));
+    AIRLOCK_TRY_INIT(prefix, link.integer(QStringLiteral("prefixLength"), 8, 31));
     config.link = GatewayLink {*gateway, *guest, int(*prefix)};
     if (!config.linkRange().contains(*guest))
         return fieldError(QStringLiteral("link.guest"),
                           QStringLiteral("not inside %1").arg(config.linkRange().toString()));
 
-    AIRLOCK_TRY(proxyPort, r.integer(QStringLiteral("explicitProxyPort"), 1, 65535, 3128));
+    AIRLOCK_TRY_INIT(proxyPort, r.integer(QStringLiteral("explicitProxyPort"), 1, 65535, 3128));
     config.explicitProxyPort = quint16(*proxyPort);
 
-    AIRLOCK_TRY(poolText, r.string(QStringLiteral("syntheticPool")));
+    AIRLOCK_TRY_INIT(poolText, r.string(QStringLiteral("syntheticPool")));
     const auto pool = AddressRange::parse(*poolText);
     if (!pool)
         return fieldError(QStringLiteral("syntheticPool"), pool.error().message);
@@ -213,12 +208,12 @@ Result<GatewayConfig> GatewayConfig::fromJson(const QJsonObject &object)
                           QStringLiteral("must be an IPv4 prefix of length 8..30"));
     config.syntheticPool = *pool;
 
-    AIRLOCK_TRY(dnsObject, r.object(QStringLiteral("upstreamDns"), true));
+    AIRLOCK_TRY_INIT(dnsObject, r.object(QStringLiteral("upstreamDns"), true));
     FieldReader dns(*dnsObject, QStringLiteral("upstreamDns"));
-    AIRLOCK_TRY(dnsKeys, dns.onlyKeys({u"address", u"port", u"timeoutMs"}));
-    AIRLOCK_TRY(dnsAddress, dns.ipv4(QStringLiteral("address")));
-    AIRLOCK_TRY(dnsPort, dns.integer(QStringLiteral("port"), 1, 65535, 53));
-    AIRLOCK_TRY(dnsTimeout, dns.integer(QStringLiteral("timeoutMs"), 100, 60000, 2000));
+    AIRLOCK_TRY_INIT(dnsKeys, dns.onlyKeys({u"address", u"port", u"timeoutMs"}));
+    AIRLOCK_TRY_INIT(dnsAddress, dns.ipv4(QStringLiteral("address")));
+    AIRLOCK_TRY_INIT(dnsPort, dns.integer(QStringLiteral("port"), 1, 65535, 53));
+    AIRLOCK_TRY_INIT(dnsTimeout, dns.integer(QStringLiteral("timeoutMs"), 100, 60000, 2000));
     config.upstreamDnsAddress = *dnsAddress;
     config.upstreamDnsPort = quint16(*dnsPort);
     config.upstreamDnsTimeoutMs = int(*dnsTimeout);
@@ -249,35 +244,36 @@ Result<GatewayConfig> GatewayConfig::fromJson(const QJsonObject &object)
         config.refuseHostAddresses = value.toBool();
     }
 
-    AIRLOCK_TRY(trustObject, r.object(QStringLiteral("trustStore"), false));
+    AIRLOCK_TRY_INIT(trustObject, r.object(QStringLiteral("trustStore"), false));
     FieldReader trust(*trustObject, QStringLiteral("trustStore"));
-    AIRLOCK_TRY(trustKeys, trust.onlyKeys({u"caFile", u"caDirectory"}));
-    AIRLOCK_TRY(caFile, trust.string(QStringLiteral("caFile"), QString()));
-    AIRLOCK_TRY(caDirectory, trust.string(QStringLiteral("caDirectory"), QString()));
+    AIRLOCK_TRY_INIT(trustKeys, trust.onlyKeys({u"caFile", u"caDirectory"}));
+    AIRLOCK_TRY_INIT(caFile, trust.string(QStringLiteral("caFile"), QString()));
+    AIRLOCK_TRY_INIT(caDirectory, trust.string(QStringLiteral("caDirectory"), QString()));
     config.trustStore = TlsTrustStore {*caFile, *caDirectory};
 
-    AIRLOCK_TRY(caObject, r.object(QStringLiteral("ca"), true));
+    AIRLOCK_TRY_INIT(caObject, r.object(QStringLiteral("ca"), true));
     FieldReader ca(*caObject, QStringLiteral("ca"));
-    AIRLOCK_TRY(caKeys, ca.onlyKeys({u"certificatePem", u"keyPem"}));
-    AIRLOCK_TRY(certificatePem, ca.string(QStringLiteral("certificatePem")));
-    AIRLOCK_TRY(keyPem, ca.string(QStringLiteral("keyPem")));
+    AIRLOCK_TRY_INIT(caKeys, ca.onlyKeys({u"certificatePem", u"keyPem"}));
+    AIRLOCK_TRY_INIT(certificatePem, ca.string(QStringLiteral("certificatePem")));
+    AIRLOCK_TRY_INIT(keyPem, ca.string(QStringLiteral("keyPem")));
     config.caCertificatePem = certificatePem->toLatin1();
     config.caKeyPem = keyPem->toLatin1();
 
-    AIRLOCK_TRY(policyObject, r.object(QStringLiteral("policy"), true));
+    AIRLOCK_TRY_INIT(policyObject, r.object(QStringLiteral("policy"), true));
     auto policy = EgressPolicy::fromJson(*policyObject);
     if (!policy)
         return fieldError(QStringLiteral("policy"), policy.error().message);
     config.policy = *policy;
 
-    AIRLOCK_TRY(limitsObject, r.object(QStringLiteral("limits"), false));
+    AIRLOCK_TRY_INIT(limitsObject, r.object(QStringLiteral("limits"), false));
     FieldReader limits(*limitsObject, QStringLiteral("limits"));
-    AIRLOCK_TRY(limitKeys,
-                limits.onlyKeys({u"maxConnections", u"idleTimeoutMs", u"maxHeaderBytes"}));
-    AIRLOCK_TRY(maxConnections, limits.integer(QStringLiteral("maxConnections"), 1, 65536, 1024));
-    AIRLOCK_TRY(idle, limits.integer(QStringLiteral("idleTimeoutMs"), 100, 3600000, 60000));
-    AIRLOCK_TRY(header,
-                limits.integer(QStringLiteral("maxHeaderBytes"), 1024, 1024 * 1024, 64 * 1024));
+    AIRLOCK_TRY_INIT(limitKeys,
+                     limits.onlyKeys({u"maxConnections", u"idleTimeoutMs", u"maxHeaderBytes"}));
+    AIRLOCK_TRY_INIT(maxConnections,
+                     limits.integer(QStringLiteral("maxConnections"), 1, 65536, 1024));
+    AIRLOCK_TRY_INIT(idle, limits.integer(QStringLiteral("idleTimeoutMs"), 100, 3600000, 60000));
+    AIRLOCK_TRY_INIT(
+        header, limits.integer(QStringLiteral("maxHeaderBytes"), 1024, 1024 * 1024, 64 * 1024));
     config.limits = GatewayLimits {int(*maxConnections), int(*idle), int(*header)};
     return config;
 }

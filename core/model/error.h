@@ -58,6 +58,12 @@ inline std::unexpected<Error> fail(ErrorKind kind, QString message)
             return std::unexpected(airlockTried.error());                                          \
     } while (false)
 
+/// Declares `auto var = (expr);` (a Result) and returns its Error from the enclosing function
+/// when it holds one; after it, `*var` is the value.
+#define AIRLOCK_TRY_INIT(var, expr)                                                                \
+    auto var = (expr);                                                                             \
+    AIRLOCK_TRY(var)
+
 /// `operation_failed` for a system call on `path` that set errno `error`:
 /// "WHAT PATH: strerror(error)", e.g. "cannot open /var/lib/airlock/x: No such file or directory".
 std::unexpected<Error> failSystem(const QString &what, const QString &path, int error);

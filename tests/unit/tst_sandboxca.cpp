@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 
 using airlock::ErrorKind;
-using airlock::gateway::BasicConstraintsPtr;
-using airlock::gateway::GeneralNamesPtr;
-using airlock::gateway::NameConstraintsPtr;
+using airlock::pki::BasicConstraintsPtr;
+using airlock::pki::GeneralNamesPtr;
+using airlock::pki::NameConstraintsPtr;
 using airlock::pki::TlsLeaf;
-using airlock::gateway::X509StoreCtxPtr;
-using airlock::gateway::X509StorePtr;
+using airlock::pki::X509StoreCtxPtr;
+using airlock::pki::X509StorePtr;
 using airlock::pki::SandboxCa;
 
 namespace {
