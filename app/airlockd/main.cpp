@@ -30,7 +30,7 @@ int main(int argc, char *argv[])
 {
     // Secret values pass through airlockd (secret.set, the credentials sent to gateways) in
     // copies Qt's JSON parser keeps: no core file may carry them (prctl(2) PR_SET_DUMPABLE;
-    // docs/reviews/2026-12-01-credentials-redteam.md#11).
+    // docs/reviews/2026-12-01-credentials-redteam.md#f11).
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("airlockd"));

@@ -6,7 +6,7 @@ namespace airlock {
 
 /// Where airlockd finds airlock-gateway when --gateway does not say: beside airlockd (an
 /// install tree or a relocated install), then a build tree's layout (build/app/airlockd and
-/// build/app/airlock-gateway, docs/reviews/2026-11-30-redteam-pass.md#finding-8), else
+/// build/app/airlock-gateway, docs/reviews/2026-11-30-redteam-pass.md#f8), else
 /// `libexecDir`/airlock-gateway (the package's /usr/lib/airlock). A candidate counts only when it
 /// is an executable regular file; the result is canonical for the first two.
 QString locateGatewayProgram(const QString &helperDir, const QString &libexecDir);

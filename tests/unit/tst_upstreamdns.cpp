@@ -106,7 +106,7 @@ void TestUpstreamDns::choose_data()
     QTest::newRow("no host resolver fails closed")
         << QString() << false << QString() << u"127.0.0.1"_s;
     QTest::newRow("unusable host resolver fails closed")
-        << QString() << false << u"fe80::1%eth0"_s << u"127.0.0.1"_s;
+        << QString() << false << u"resolver.lan"_s << u"127.0.0.1"_s;
 }
 
 void TestUpstreamDns::choose()
