@@ -54,8 +54,7 @@ const QString kGatewayGroup = QStringLiteral("airlock-gateway");
 QString defaultGatewayProgram()
 {
     // Beside airlockd (an install tree), then the build tree's layout (build/app/airlockd and
-    // build/app/airlock-gateway: docs/reviews/2026-11-30-redteam-pass.md#f8), then the installed
-    // libexec dir.
+    // build/app/airlock-gateway: review finding 8), then the installed libexec dir.
     const QDir here(QCoreApplication::applicationDirPath());
     for (const QString &candidate :
          {here.filePath(QStringLiteral("airlock-gateway")),
@@ -113,7 +112,7 @@ int main(int argc, char *argv[])
 {
     // Secret values pass through airlockd (secret.set, the credentials sent to gateways) in
     // copies Qt's JSON parser keeps: no core file may carry them (prctl(2) PR_SET_DUMPABLE;
-    // docs/reviews/2026-12-01-credentials-redteam.md#f11).
+    // red-team 2026-12-01 finding 11).
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("airlockd"));

@@ -1,7 +1,7 @@
 // libFuzzer target: policy files and host names (docs/policy.md; docs/redteam-cases.md
-// principle 2, C). Checks the canonicalization's promises: canonical names are fixed points, a
-// loaded policy round-trips through its JSON form unchanged, and the matcher accepts every valid
-// policy.
+// principle 2 and class C).
+// Checks the canonicalization's promises: canonical names are fixed points, a loaded policy
+// round-trips through its JSON form unchanged, and the matcher accepts every valid policy.
 #include "core/policy/policymatcher.h"
 #include "core/model/egresspolicy.h"
 #include "core/model/hostname.h"

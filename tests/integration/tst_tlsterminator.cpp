@@ -1,7 +1,8 @@
 // The gateway's TLS termination on 127.0.0.1 (docs/tls.md): a blocking TlsTerminator harness
 // around TlsServerContext, an OpenSSL "guest" client that trusts only the sandbox CA, and a
-// local HTTPS "upstream" under a test CA for TlsUpstreamContext. docs/redteam-cases.md A3, A4, A5,
-// B1, B2, C1, D2 and D3. Loopback only; every certificate is generated in the test.
+// local HTTPS "upstream" under a test CA for TlsUpstreamContext. Cases of
+// docs/redteam-cases.md: A3, A4, A5, B1, B2,
+// C1, D2 and D3. Loopback only; every certificate is generated in the test.
 #include "core/policy/policymatcher.h"
 #include "core/pki/sandboxca.h"
 #include "core/gateway/tls/tlsservercontext.h"
