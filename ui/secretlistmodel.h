@@ -12,7 +12,8 @@ namespace airlock {
 /// The helper's secrets as `secret.list` reports them: Name, Owner, Fingerprint, Last use,
 /// Uses, Bindings. Owner is the user who stored the secret (`owner`, or "uid N" for a uid
 /// without a name on the helper's host): only they or root may replace, delete or bind it. Holds no
-/// value (no method returns one, CASES.md principle 7): only the metadata of SecretInfo.
+/// value (no method returns one, docs/redteam-cases.md principle 7): only the metadata of
+/// SecretInfo.
 class SecretListModel final : public QAbstractTableModel
 {
     Q_OBJECT

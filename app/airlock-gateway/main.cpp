@@ -62,10 +62,11 @@ int main(int argc, char *argv[])
         QStringLiteral("BYTES"), QStringLiteral("0"));
     parser.addOption(maxLogOption);
     parser.process(app);
-    // Limits the guest cannot talk the gateway out of (red-team 2026-12-01 findings 5 and 11):
-    // memory, and the log at trace level. Soft = hard, so they cannot be raised again.
-    // Beyond RLIMIT_FSIZE a write fails with EFBIG instead of raising SIGXFSZ (which would kill
-    // the gateway, and the sandbox's network with it).
+    // Limits the guest cannot talk the gateway out of
+    // (docs/reviews/2026-12-01-credentials-redteam.md#f5 and #f11): memory, and the log at trace
+    // level. Soft = hard, so they cannot be raised again. Beyond RLIMIT_FSIZE a write fails with
+    // EFBIG instead of raising SIGXFSZ (which would kill the gateway, and the sandbox's network
+    // with it).
     std::signal(SIGXFSZ, SIG_IGN);
     for (const auto &[option, resource] :
          {std::pair {&maxDataOption, RLIMIT_DATA}, std::pair {&maxLogOption, RLIMIT_FSIZE}}) {

@@ -50,7 +50,7 @@ private:
     bool connectHelper();
     /// Calls the helper and prints its error; std::nullopt when the call failed. In the error,
     /// protocol field names are replaced by the options the user typed (`fieldOptions`:
-    /// field → option, e.g. memoryMib → --memory; review 2026-12-01, L5).
+    /// field → option, e.g. memoryMib → --memory; docs/reviews/2026-12-01-newuser-pass.md#l5).
     std::optional<QJsonValue> call(const char *method, const QJsonObject &params,
                                    int timeoutMs = 30000,
                                    const QList<std::pair<QString, QString>> &fieldOptions = {});

@@ -15,7 +15,8 @@ int main(int argc, char *argv[])
     // A closed stdout or socket is an error we report, not a reason to die silently.
     std::signal(SIGPIPE, SIG_IGN);
     // Library warnings reach a terminal user: in airlockctl's own words, without the Qt
-    // logging category (review 2026-12-01, L5: "airlock.client: helper error without id").
+    // logging category (docs/reviews/2026-12-01-newuser-pass.md#l5: "airlock.client: helper error
+    // without id").
     qSetMessagePattern(QStringLiteral("airlockctl: %{message}"));
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("airlockctl"));

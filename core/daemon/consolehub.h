@@ -10,7 +10,7 @@
 
 namespace airlock {
 
-/// Fan-out of guest console bytes (ARCHITECTURE.md, "Create → boot → console"). Per sandbox it
+/// Fan-out of guest console bytes (docs/architecture.md, "Create → boot → console"). Per sandbox it
 /// keeps a scrollback ring of at most `scrollbackBytes` (the newest bytes win; an old chunk is
 /// cut at the front when only part of it still fits) and the set of attached clients, named by
 /// the RPC server's client ids. Every appended chunk gets the next sequence number of its

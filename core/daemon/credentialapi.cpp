@@ -223,7 +223,7 @@ Result<QJsonValue> CredentialApi::bindingAdd(uid_t caller, const QJsonObject &pa
     if (!binding)
         return std::unexpected(binding.error());
     // The helper's own guests exist only in memory: nobody's to bind (and the registry's
-    // foreign key would refuse them with an SQL error; review 2026-12-01, L5).
+    // foreign key would refuse them with an SQL error; docs/reviews/2026-12-01-newuser-pass.md#l5).
     if (binding->sandbox.startsWith(SandboxService::kInternalPrefix))
         return fail(ErrorKind::NotFound,
                     QStringLiteral("no sandbox named '%1'").arg(binding->sandbox));
@@ -236,7 +236,7 @@ Result<QJsonValue> CredentialApi::bindingAdd(uid_t caller, const QJsonObject &pa
     entry.sandbox = binding->sandbox;
     entry.host = binding->host;
     // Binding is how a value is used: whoever may bind a secret to a host of their choosing
-    // can read it back there (ARCHITECTURE.md boundary 4).
+    // can read it back there (docs/architecture.md boundary 4).
     if (auto allowed = permit(entry, QStringLiteral("bind it")); !allowed)
         return std::unexpected(allowed.error());
     auto stored = m_bindings.add(*binding);

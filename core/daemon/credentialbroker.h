@@ -16,8 +16,9 @@ namespace vault {
 class SecretVault;
 }
 
-/// Hands each sandbox's gateway exactly the secrets its bindings need (issue 4; ARCHITECTURE.md
-/// boundary 4) and keeps the per-binding counters from what the gateways report:
+/// Hands each sandbox's gateway exactly the secrets its bindings need (issue 4;
+/// docs/architecture.md boundary 4) and keeps the per-binding counters from what the gateways
+/// report:
 ///  - grants(): the sandbox's bindings, their placeholders and the values, read from the vault
 ///    at that moment (nothing is cached: airlockd holds a value only while it is sent);
 ///  - a binding added or removed, or a secret replaced or deleted → the running gateways

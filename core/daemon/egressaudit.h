@@ -16,8 +16,9 @@ namespace airlock {
 /// 10 files kept: egress.1.jsonl is the newest rotated one). One file per host, every sandbox
 /// in it; flushed after each line so a crash loses nothing already decided. The directory is
 /// root-only (0700). Events with `alert` go to STATE/audit/alerts.jsonl as well (same
-/// rotation), so a flood of ordinary decisions cannot rotate them away (red-team 2026-12-01
-/// finding 6; the gateways' alert rate is bounded, docs/gateway.md "Event rate").
+/// rotation), so a flood of ordinary decisions cannot rotate them away
+/// (docs/reviews/2026-12-01-credentials-redteam.md#f6; the gateways' alert rate is bounded,
+/// docs/gateway.md "Event rate").
 class EgressAudit
 {
 public:

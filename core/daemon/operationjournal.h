@@ -9,9 +9,9 @@
 namespace airlock {
 
 /// Steps of a snapshot.fork or snapshot.restore that a helper killed in the middle must know
-/// about at its next start (review 2026-12-01, M2 and M3): one small JSON file per operation in
-/// STATE/journal (root's, mode 0700), written durably before the step that can be interrupted
-/// and removed once the operation ended either way.
+/// about at its next start (docs/reviews/2026-12-01-newuser-pass.md#m2 and #m3): one small JSON
+/// file per operation in STATE/journal (root's, mode 0700), written durably before the step that
+/// can be interrupted and removed once the operation ended either way.
 class OperationJournal
 {
 public:

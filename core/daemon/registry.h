@@ -75,9 +75,10 @@ public:
     Result<qint64> appendEgress(const QString &sandbox, const QJsonObject &event,
                                 int keep = kDefaultEgressHistory);
     /// Stores `events` ((sandbox, event) pairs, in order) in one transaction and trims each
-    /// sandbox once: what airlockd does per event-loop turn (red-team 2026-12-01 finding 6: one
-    /// transaction, INSERT and trim per event ran at ~5.6k events/s). Returns the seqs in the
-    /// same order; OperationFailed (nothing stored) when the transaction fails.
+    /// sandbox once: what airlockd does per event-loop turn
+    /// (docs/reviews/2026-12-01-credentials-redteam.md#f6: one transaction, INSERT and trim per
+    /// event ran at ~5.6k events/s). Returns the seqs in the same order; OperationFailed (nothing
+    /// stored) when the transaction fails.
     Result<QList<qint64>> appendEgressBatch(const QList<std::pair<QString, QJsonObject>> &events,
                                             int keep = kDefaultEgressHistory);
     /// The sandbox's stored events in order of seq. With `since`, those after it (oldest

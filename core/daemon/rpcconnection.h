@@ -27,9 +27,9 @@ class RpcConnection : public QObject
 public:
     static constexpr qint64 kMaxPendingOutputBytes = 16 * 1024 * 1024;
     /// A message must be complete this long after its first byte arrived; a client that
-    /// leaves one unfinished is answered `invalid_request` and closed (review 2026-12-01, M4:
-    /// half lines held connections forever). 1 MiB in 10 s is 100 KiB/s, far below any local
-    /// or SSH link.
+    /// leaves one unfinished is answered `invalid_request` and closed
+    /// (docs/reviews/2026-12-01-newuser-pass.md#m4: half lines held connections forever). 1 MiB in
+    /// 10 s is 100 KiB/s, far below any local or SSH link.
     static constexpr int kFrameTimeoutMs = 10000;
 
     using Dispatcher = std::function<void(RpcConnection &, const protocol::Message &)>;

@@ -44,8 +44,9 @@ public:
     /// so clients cannot use up the helper's file descriptors (each also holds up to 17 MiB of
     /// buffers).
     static constexpr int kMaxClients = 256;
-    /// Connections one unprivileged uid may hold at once (review 2026-12-01, M4: one group
-    /// member's idle sockets locked everyone out, root included).
+    /// Connections one unprivileged uid may hold at once
+    /// (docs/reviews/2026-12-01-newuser-pass.md#m4: one group member's idle sockets locked everyone
+    /// out, root included).
     static constexpr int kMaxClientsPerUid = 32;
     /// Root's connections are counted apart (root always gets in while others fill their
     /// share), with a bound of their own.

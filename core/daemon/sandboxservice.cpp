@@ -114,7 +114,8 @@ SandboxService::~SandboxService()
         if (entry.vmm)
             QObject::disconnect(entry.vmm.get(), nullptr, this, nullptr);
     }
-    // Only when no guest's RAM file is left in it (review finding 7: one empty dir per run).
+    // Only when no guest's RAM file is left in it (docs/reviews/2026-11-30-redteam-pass.md#f7: one
+    // empty dir per run).
     if (m_pool)
         ::rmdir(QFile::encodeName(memoryDir()).constData());
 }
@@ -147,7 +148,8 @@ Result<void> SandboxService::restore()
         SandboxNetwork::killLeftoverGateway(m_config.stateDir, record.sandbox.spec.name);
         if (entry.sandbox.state == SandboxState::Stopped) {
             killOrphanVmm(entry.sandbox.spec.name);
-            // Also what a helper before review M1 left with a VMM's uid.
+            // Also what a helper without the fix of docs/reviews/2026-12-01-newuser-pass.md#m1 left
+            // with a VMM's uid.
             returnFilesToRoot(entry.sandbox.spec.name);
             continue;
         }
@@ -184,8 +186,8 @@ void SandboxService::removeStaleMemoryFiles()
 {
     // A guest's RAM file lives as long as its guest. One whose guest does not run (a helper
     // killed between filling it and starting the VMM: a fork, a restore, a template start)
-    // would keep host RAM in tmpfs forever (review 2026-12-01, M2). Names starting with '.'
-    // are the snapshot service's template caches.
+    // would keep host RAM in tmpfs forever (docs/reviews/2026-12-01-newuser-pass.md#m2). Names
+    // starting with '.' are the snapshot service's template caches.
     const QDir dir(memoryDir());
     for (const QString &file : dir.entryList(QDir::Files | QDir::System)) {
         if (file.startsWith(u'.'))
@@ -220,7 +222,7 @@ void SandboxService::checkTables()
         const auto intact = entry.network->verifyTable();
         if (intact)
             continue;
-        // ARCHITECTURE.md: a VM never runs without its table. Whoever removed or edited it
+        // docs/architecture.md: a VM never runs without its table. Whoever removed or edited it
         // (another helper's cleanup, an administrator's `nft flush ruleset`), the guest must
         // not run on unfiltered: the table is loaded again at once, or the guest goes.
         const QString table = NftablesTable::tableName(name, instance());
@@ -298,7 +300,8 @@ void SandboxService::reconcileRunState(Entry &entry)
     if (entry.sandbox.state == SandboxState::Paused)
         return;
     // Recorded running, CPUs stopped: the helper died between a snapshot's pause and its
-    // resume (review finding 1). Nobody asked for the pause, so the guest runs on.
+    // resume (docs/reviews/2026-11-30-redteam-pass.md#f1). Nobody asked for the pause, so the guest
+    // runs on.
     if (auto resumed = entry.vmm->resume(); resumed) {
         qCWarning(lcSandbox, "%s: resumed a guest left paused by an interrupted snapshot",
                   qPrintable(name));
@@ -484,7 +487,7 @@ void SandboxService::removeLeftovers()
         }
     }
     // Only this helper's (its instance tag): another helper in the same namespace keeps its
-    // tables and taps (review 2026-12-01, H1).
+    // tables and taps (docs/reviews/2026-12-01-newuser-pass.md#h1).
     if (auto leftovers = NftablesTable::listLeftoverTables(instance()); leftovers) {
         for (const QString &sandbox : *leftovers) {
             if (tables.contains(sandbox))
@@ -681,7 +684,8 @@ Result<Sandbox> SandboxService::startOnce(const QString &name, int incomingState
         return std::unexpected(error);
     };
 
-    // Two long names may still share a hashed tap name: say who has it (review L1).
+    // Two long names may still share a hashed tap name: say who has it
+    // (docs/reviews/2026-12-01-newuser-pass.md#l1).
     const QString tap = TapDevice::interfaceName(name, instance());
     if (const QString holder = tapHolder(tap, name); !holder.isEmpty())
         return failStart(Error {ErrorKind::AlreadyExists,
@@ -865,7 +869,8 @@ Result<void> SandboxService::remove(const QString &name)
     for (const QString &suffix : {QString(), kDiskIdentitySuffix, QStringLiteral(".tmp")})
         QFile::remove(diskPathFor(name) + suffix);
     SandboxNetwork::removeCa(m_config.stateDir, name);
-    // Normally gone with its guest; one a crash left would hold RAM forever (review M2).
+    // Normally gone with its guest; one a crash left would hold RAM forever
+    // (docs/reviews/2026-12-01-newuser-pass.md#m2).
     ::unlink(QFile::encodeName(memoryPathFor(name)).constData());
     m_entries.erase(name);
     m_consoles.remove(name);
@@ -994,9 +999,9 @@ Result<int> SandboxService::createMemoryFile(const QString &name)
 
 Result<void> SandboxService::checkMemoryCapacity(const QString &name, int memoryMib) const
 {
-    // Review 2026-12-01, M4: a 64 GiB guest was accepted on a 24 GiB host; a guest that touched
-    // its memory would have filled tmpfs and host RAM. The file is sparse, so this is what the
-    // host could back right now, not a reservation.
+    // docs/reviews/2026-12-01-newuser-pass.md#m4: a 64 GiB guest was accepted on a 24 GiB host; a
+    // guest that touched its memory would have filled tmpfs and host RAM. The file is sparse, so
+    // this is what the host could back right now, not a reservation.
     const qint64 needed = qint64(memoryMib) * 1024 * 1024;
     // Our own file of this sandbox (none for a stopped one, normally) is replaced.
     struct stat own
@@ -1400,7 +1405,8 @@ Result<uid_t> SandboxService::allocateVmmUid() const
             take(entry.vmmUid, m_config.vmmUidBase);
     }
     // Another helper on this host (another state dir) uses the same ranges: a uid that any
-    // process has (a VMM or gateway of that helper) is not handed out again (review M1).
+    // process has (a VMM or gateway of that helper) is not handed out again
+    // (docs/reviews/2026-12-01-newuser-pass.md#m1).
     for (uid_t uid : uidsInUse()) {
         take(uid, m_config.vmmUidBase);
         take(uid, m_config.gatewayUidBase);
@@ -1445,8 +1451,9 @@ std::vector<uid_t> SandboxService::uidsInUse()
 
 void SandboxService::returnFilesToRoot(const QString &name) const
 {
-    // Review M1: VMM uids are reused. A stopped sandbox's files owned by its last VMM's uid
-    // would be open to whichever VMM gets that uid next; start() hands them over again.
+    // docs/reviews/2026-12-01-newuser-pass.md#m1: VMM uids are reused. A stopped sandbox's files
+    // owned by its last VMM's uid would be open to whichever VMM gets that uid next; start() hands
+    // them over again.
     const QByteArray dir = QFile::encodeName(runtimeDirFor(name));
     struct stat info
     {

@@ -128,7 +128,7 @@ public:
     /// The guest RAM file of a sandbox (VmmLaunchConfig::memoryPath).
     QString memoryPathFor(const QString &name) const;
     /// Makes the directory of the RAM files (root's, mode 0711) if it is gone: it is removed
-    /// with its last file (review finding 7).
+    /// with its last file (docs/reviews/2026-11-30-redteam-pass.md#f7).
     Result<void> ensureMemoryDir() const;
     /// Replaces the sandbox's RAM file by a fresh, empty (sparse) one of its memory size,
     /// owned by root until start() hands it to the VMM user. Returns its descriptor (the
@@ -248,7 +248,7 @@ private:
     /// Every uid (real, effective, saved, fs) of every process in /proc.
     static std::vector<uid_t> uidsInUse();
     /// Hands the runtime dir (and its entries) and the root disk overlay back to root once
-    /// the sandbox's VMM is gone (review 2026-12-01, M1).
+    /// the sandbox's VMM is gone (docs/reviews/2026-12-01-newuser-pass.md#m1).
     void returnFilesToRoot(const QString &name) const;
     /// The runtime dir's owner: the uid a (re-adopted) VMM runs as.
     uid_t runtimeDirOwner(const QString &name) const;
@@ -285,7 +285,8 @@ private:
     void refreshIdentity(Entry &entry, StartSource from);
     void identityRefreshed(Entry &entry, StartSource from, const Result<void> &done);
     void settle(Entry &entry);
-    /// Brings a re-adopted VMM's recorded run state in line with QEMU's (review finding 1).
+    /// Brings a re-adopted VMM's recorded run state in line with QEMU's
+    /// (docs/reviews/2026-11-30-redteam-pass.md#f1).
     void reconcileRunState(Entry &entry);
     /// Kills and forgets what a crashed helper's internal guests left (runtime dirs, VMMs).
     void removeInternalLeftovers();

@@ -16,7 +16,7 @@ class Registry;
 /// (SO_PEERCRED) of the client that first stored it, in the registry table `secret_owners`
 /// (migration 8). A secret without a row (stored before owners existed, or by hand) belongs to
 /// root. Only the owner or root may replace, delete or bind a secret, or remove its bindings;
-/// everyone in the access group may list its metadata. This closes ARCHITECTURE.md boundary 4
+/// everyone in the access group may list its metadata. This closes docs/architecture.md boundary 4
 /// between users of one helper: binding a secret is how its value is used, so a user who could
 /// bind another's secret to a host of their own could read it back through the gateway.
 class SecretOwners

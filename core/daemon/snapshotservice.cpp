@@ -191,7 +191,8 @@ void SnapshotService::finishInterruptedOperations()
 void SnapshotService::removeStaleTemplateCaches()
 {
     // Kept in tmpfs across a helper killed with -9 (the destructor drops them otherwise): a
-    // cache whose template is gone would hold RAM forever (review 2026-12-01, M2).
+    // cache whose template is gone would hold RAM forever
+    // (docs/reviews/2026-12-01-newuser-pass.md#m2).
     QSet<QString> templates;
     if (auto all = m_archive.catalog().list()) {
         for (const Snapshot &snapshot : *all) {
@@ -268,7 +269,8 @@ struct SnapshotService::Capture
     std::optional<SparseCopy> memory;
     QByteArray deviceState;
     /// The root disk's overlay, for images with a disk: in memory while the helper's budget
-    /// for that allows (kDiskBytesInMemory), else in an unnamed file (break4 F3).
+    /// for that allows (kDiskBytesInMemory), else in an unnamed file
+    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3).
     std::optional<SparseCopy> diskInMemory;
     std::optional<DiskCopy> disk;
     std::shared_ptr<std::atomic<qint64>> budget; ///< where diskInMemory's bytes are counted
@@ -429,10 +431,10 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
     // that saved the device state inactivated them (qcow2 caches written back), so the file is
     // complete and unchanging until `cont`. Copied so the guest can run on, but into an unnamed
     // file beside the overlay, not into memory: the guest decides how much of its disk holds
-    // data (finding break4 F3). Refused when the state file system lacks the room.
-    // Small overlays (the usual case) still go to memory, within a budget shared by every
-    // capture not yet stored: a copy to disk dirties the page cache, which cost a loaded host
-    // 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
+    // data (docs/reviews/2026-12-01-guest-channels-round4.md#f3). Refused when the state file
+    // system lacks the room. Small overlays (the usual case) still go to memory, within a budget
+    // shared by every capture not yet stored: a copy to disk dirties the page cache, which cost a
+    // loaded host 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
     std::optional<Result<DiskCopy>> disk;
     std::optional<Result<SparseCopy>> diskInMemory;
     if (hasDisk && memory) {
@@ -882,7 +884,8 @@ void SnapshotService::restoreSnapshot(
     auto snapshot = get(id);
     if (!snapshot)
         return answer(std::unexpected(snapshot.error()));
-    // Held until the answer: snapshot.delete of it is busy meanwhile (review M6).
+    // Held until the answer: snapshot.delete of it is busy meanwhile
+    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
     hold(id);
     const auto done = [this, id, answer](const Result<std::optional<Snapshot>> &result) {
         release(id);
@@ -918,7 +921,7 @@ void SnapshotService::restoreSnapshot(
                                                 "state is also in safety snapshot %1): %2")
                                      .arg(safety->id, still.error().message)));
             // A helper killed from here on leaves the sandbox stopped: the next one says why
-            // and where the state went (review M3).
+            // and where the state went (docs/reviews/2026-12-01-newuser-pass.md#m3).
             if (auto noted = m_journal.begin(QStringLiteral("restore"), name,
                                              {{QStringLiteral("snapshot"), target.id},
                                               {QStringLiteral("safety"), safety->id}});
@@ -986,11 +989,13 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
     if (m_sandboxes.get(name))
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("a sandbox named '%1' already exists").arg(name));
-    // Held while the fork is made: snapshot.delete of it is busy meanwhile (review M6).
+    // Held while the fork is made: snapshot.delete of it is busy meanwhile
+    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
     hold(id);
     const auto unhold = qScopeGuard([this, id] { release(id); });
     // Before the sandbox exists: a helper killed before the fork's guest runs leaves this
-    // entry, and the next helper removes the half-made fork (review M2).
+    // entry, and the next helper removes the half-made fork
+    // (docs/reviews/2026-12-01-newuser-pass.md#m2).
     if (auto noted =
             m_journal.begin(QStringLiteral("fork"), name, {{QStringLiteral("snapshot"), id}});
         !noted)
@@ -1046,7 +1051,8 @@ Result<void> SnapshotService::remove(const QString &id)
     if (!snapshot)
         return std::unexpected(snapshot.error());
     // Deleting it under a restore or fork would kill the running guest for a restore that can
-    // no longer happen, and leave the safety snapshot with a parent that is gone (review M6).
+    // no longer happen, and leave the safety snapshot with a parent that is gone
+    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
     if (m_inUse.contains(id))
         return fail(ErrorKind::Busy,
                     QStringLiteral("snapshot %1 is being restored or forked; delete it once that "

@@ -40,8 +40,9 @@ public:
     /// Largest device state accepted from a VMM (which is not trusted): 64 MiB.
     static constexpr qint64 kMaxDeviceStateBytes = 64LL * 1024 * 1024;
     /// Disk overlays copied into the helper's memory by all captures not yet stored, together
-    /// (finding break4 F3: the guest decides an overlay's size). An overlay that does not fit
-    /// is copied into an unnamed file on the state file system instead (DiskCopy).
+    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3: the guest decides an overlay's size).
+    /// An overlay that does not fit is copied into an unnamed file on the state file system instead
+    /// (DiskCopy).
     static constexpr qint64 kDiskBytesInMemory = 64LL * 1024 * 1024;
 
     /// How templates are made (docs/snapshots.md, "Templates").
@@ -54,8 +55,8 @@ public:
         int readyTimeoutMs = 180000; ///< cold boot to the agent's `ready` (TCG on a busy host)
         int settleMs = 1000; ///< after `ready`: the init starts the console shell
         /// Templates kept at most (airlockd --templates-max); when a new one is made beyond
-        /// it, the least recently used go (review 2026-12-01, M4: each one holds its memory
-        /// in tmpfs, and any group member can ask for new shapes). At least 1.
+        /// it, the least recently used go (docs/reviews/2026-12-01-newuser-pass.md#m4: each one
+        /// holds its memory in tmpfs, and any group member can ask for new shapes). At least 1.
         int maxTemplates = 4;
     };
 
@@ -131,7 +132,8 @@ public:
                                                     bool automatic = false);
     /// True while a template for `shape` is being prepared.
     bool isPreparing(const SandboxSpec &shape) const;
-    /// Deletes a snapshot. Busy while a restore or fork reads it (review 2026-12-01, M6).
+    /// Deletes a snapshot. Busy while a restore or fork reads it
+    /// (docs/reviews/2026-12-01-newuser-pass.md#m6).
     Result<void> remove(const QString &id);
     Result<Snapshot> setPinned(const QString &id, bool pinned);
     Result<Snapshot> rename(const QString &id, const QString &label);

@@ -53,8 +53,9 @@ public:
     /// connection is decided with the new set; requests already decided keep theirs until
     /// their response ends. An empty list removes every credential. Values that were in the
     /// previous set and are not in the new one (rotated, binding removed) are kept scrub-only
-    /// for the gateway's lifetime, the newest kMaxRetiredValues (red-team 2026-12-01 finding
-    /// 7: an upstream may still return them, and the provider may still accept them).
+    /// for the gateway's lifetime, the newest kMaxRetiredValues
+    /// (docs/reviews/2026-12-01-credentials-redteam.md#f7: an upstream may still return them, and
+    /// the provider may still accept them).
     void setCredentials(QList<GatewayCredential> credentials);
     qsizetype credentialCount() const;
     const QString &sandbox() const { return m_config.sandbox; }

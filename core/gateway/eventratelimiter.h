@@ -15,8 +15,8 @@ class QTimer;
 namespace airlock::gateway {
 
 /// Bounds the egress events one gateway (one sandbox) sends to airlockd (docs/gateway.md,
-/// "Event rate"; red-team 2026-12-01 finding 6: one guest connection made ~23k events/s, more
-/// than airlockd stores, so alerts were dropped and the history and audit flushed).
+/// "Event rate"; docs/reviews/2026-12-01-credentials-redteam.md#f6: one guest connection made ~23k
+/// events/s, more than airlockd stores, so alerts were dropped and the history and audit flushed).
 ///
 /// Two token buckets: one for ordinary events (kRate per second, kBurst at once) and one for
 /// alerts (kAlertRate, kAlertBurst), so a flood of ordinary decisions never takes an alert's

@@ -17,7 +17,7 @@ namespace airlock::gateway {
 namespace {
 
 // Every decision at debug level (the events as they leave): what an operator turns on first,
-// so it must never carry a secret (CASES.md I4; tst_redteam_credentials searches it).
+// so it must never carry a secret (docs/redteam-cases.md I4; tst_redteam_credentials searches it).
 Q_LOGGING_CATEGORY(lcHttp, "airlock.gateway.http")
 
 const QString kAllowed = QStringLiteral("allowed");
@@ -431,7 +431,7 @@ void GatewayConnection::onForward(HttpForward &forward)
     request.uploadDone = false;
     request.framing = forward.framing;
 
-    // Credentials last, after every other check passed (CASES.md principle 7).
+    // Credentials last, after every other check passed (docs/redteam-cases.md principle 7).
     QByteArray head = std::move(forward.head);
     if (m_env->credentials && !m_env->credentials->isEmpty()) {
         request.credentials = m_env->credentials;
@@ -602,7 +602,7 @@ void GatewayConnection::onTunnel(HttpTunnel &tunnel)
     if (m_pinnedHost || m_upstream || !m_inflight.isEmpty())
         return denyHttp(400, QStringLiteral("bad_target"),
                         QStringLiteral("CONNECT after other requests on the same connection"));
-    // The tunnel carries TLS for exactly this name and port (CASES.md A5).
+    // The tunnel carries TLS for exactly this name and port (docs/redteam-cases.md A5).
     m_guard.reset();
     m_port = tunnel.authority.port;
     m_required = TlsRequiredName {tunnel.authority.host, TlsRejectReason::ConnectSniMismatch};

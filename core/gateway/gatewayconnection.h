@@ -47,9 +47,9 @@ struct GatewayEnvironment
 };
 
 /// One guest TCP connection through the gateway (docs/gateway.md, "Connection handling";
-/// CASES.md principles 1, 5, 6). The original destination picks the mode: the gateway's
-/// explicit proxy port → plain HTTP proxy (absolute-form, CONNECT); port 80 → plain HTTP by
-/// Host; anything else → TLS (sniffed; not TLS is closed with `not_tls`). TLS is terminated
+/// docs/redteam-cases.md principles 1, 5, 6). The original destination picks the mode: the
+/// gateway's explicit proxy port → plain HTTP proxy (absolute-form, CONNECT); port 80 → plain HTTP
+/// by Host; anything else → TLS (sniffed; not TLS is closed with `not_tls`). TLS is terminated
 /// with the sandbox CA over memory BIOs; if the guest dialed a synthetic address, the SNI (or
 /// Host) must be that address's name (`destination_mismatch`). Every request goes through one
 /// HttpRequestGuard; the first request that passes opens the only upstream connection of this
@@ -74,8 +74,9 @@ public:
     static constexpr int kConnectTimeoutMs = 10000;
     static constexpr int kLingerMs = 2000; ///< waiting for the guest's FIN after ours
     /// Requests forwarded and not yet answered, per connection: above it the gateway stops
-    /// reading the guest until responses complete (red-team 2026-12-01 finding 5: pipelined
-    /// requests that are never read grew the bookkeeping without bound).
+    /// reading the guest until responses complete
+    /// (docs/reviews/2026-12-01-credentials-redteam.md#f5: pipelined requests that are never read
+    /// grew the bookkeeping without bound).
     static constexpr int kMaxPipeline = 32;
     /// The guest's plaintext is handed to the guard in slices of this size, so one read adds
     /// at most a slice's worth of requests beyond kMaxPipeline.

@@ -47,7 +47,7 @@ bool isVisibleAsciiOrSpace(QStringView text)
 }
 
 // Fields that decide how a request is framed, where it goes, or what the connection does:
-// a credential there could smuggle or reroute (CASES.md G1, principle 1).
+// a credential there could smuggle or reroute (docs/redteam-cases.md G1, principle 1).
 bool isForbiddenHeader(const QString &name)
 {
     static const QSet<QString> forbidden {

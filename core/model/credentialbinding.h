@@ -45,8 +45,8 @@ struct CredentialBindingStats
     QJsonObject toJson() const;
 };
 
-/// One credential binding (issue 4, CASES.md principle 7): the gateway of `sandbox` injects
-/// `secret` only into https requests on port 443 whose canonical SNI and Host both equal
+/// One credential binding (issue 4, docs/redteam-cases.md principle 7): the gateway of `sandbox`
+/// injects `secret` only into https requests on port 443 whose canonical SNI and Host both equal
 /// `host`, whose path starts with `pathPrefix` (segment boundary, as policy paths) when set and
 /// whose method is in `methods` when set, after every other check passed.
 ///

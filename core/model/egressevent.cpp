@@ -147,7 +147,7 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
         if (!value)
             return std::unexpected(value.error());
         // A refused name comes from the guest as it sent it; what people read must not carry
-        // its control bytes (red-team 2026-12-01 round 3, F5).
+        // its control bytes (docs/reviews/2026-12-01-gateway-round3.md#f5).
         const bool isName = key == u"name" || key == u"sni" || key == u"host"
             || key == u"destination" || key == u"sandbox";
         *target = printableText(*value, isName);

@@ -51,7 +51,7 @@ struct EgressEvent
     /// `credential_unavailable`). The helper counts both per binding (docs/credentials.md).
     std::optional<qint64> binding;
     /// http: the secret's value (raw, base64 or percent-encoded) in the response was replaced
-    /// by the placeholder this many times before the guest saw it (CASES.md I3).
+    /// by the placeholder this many times before the guest saw it (docs/redteam-cases.md I3).
     std::optional<qint64> scrubbed;
     /// A summary: this event stands for `count` decisions alike (same layer, verdict, reason,
     /// name, port, method, binding and alert) that the gateway's event rate limit aggregated
@@ -59,7 +59,8 @@ struct EgressEvent
     /// common ones (left out when they differ). Absent: one decision (docs/gateway.md).
     std::optional<qint64> count;
     /// Someone should look: a credential was sent where its binding does not allow it, or a
-    /// response carried the secret (CASES.md I2, I3). The GUI shows it as a probing alert.
+    /// response carried the secret (docs/redteam-cases.md I2, I3). The GUI shows it as a
+    /// probing alert.
     bool alert = false;
 
     /// The contract's JSON object (docs/gateway.md); absent fields are left out.

@@ -16,8 +16,8 @@ struct EgressRule
     static constexpr quint16 kDefaultPort = 443;
 
     /// Canonical exact name ("pkg.test") or wildcard pattern ("*.pkg.test"), as returned by
-    /// canonicalHostPattern. CASES.md C1/C2: exact names match only themselves; "*.suffix"
-    /// matches names with one or more labels in front of suffix, never suffix itself.
+    /// canonicalHostPattern. docs/redteam-cases.md C1/C2: exact names match only themselves;
+    /// "*.suffix" matches names with one or more labels in front of suffix, never suffix itself.
     QString host;
     QList<quint16> ports {kDefaultPort}; ///< 1..65535, no duplicates, at least one
     QStringList methods; ///< upper-case RFC 9110 §9.1 method tokens; empty = any method
@@ -42,8 +42,8 @@ struct EgressRule
 };
 
 /// A sandbox's egress allowlist: `{"version": 1, "rules": [...]}`. Anything no rule allows is
-/// denied (CASES.md principle 3); a policy with no rules (the default for new sandboxes) denies
-/// everything.
+/// denied (docs/redteam-cases.md principle 3); a policy with no rules (the default for new
+/// sandboxes) denies everything.
 struct EgressPolicy
 {
     static constexpr int kVersion = 1;

@@ -78,7 +78,7 @@ HostnameResult<void> checkCharacters(QStringView input)
         return reject(HostnameReason::Userinfo,
                       QStringLiteral("'@' (userinfo) is not allowed in a host name"));
     // Brackets enclose IPv6 literals only (RFC 3986 §3.2.2): "[pkg.test]" is a malformed name,
-    // not an address (red-team pass, section 8).
+    // not an address (docs/reviews/2026-11-30-redteam-pass.md#f8).
     if (input.startsWith(u'[') || input.contains(u']')) {
         const qsizetype close = input.indexOf(u']');
         const QStringView inside =

@@ -11,7 +11,8 @@ namespace airlock {
 
 /// Why a host name (or an authority holding one) was rejected. Each value has a stable
 /// snake_case name (hostnameReasonName) that travels in egress events and policy errors;
-/// docs/policy.md lists them. Names are rejected, never repaired (CASES.md principle 2).
+/// docs/policy.md lists them. Names are rejected, never repaired
+/// (docs/redteam-cases.md principle 2).
 enum class HostnameReason {
     Empty, ///< "empty": nothing, or only the root "."
     NonAscii, ///< "non_ascii": a code point above U+007F; no IDNA mapping is attempted
@@ -51,8 +52,8 @@ struct HostnameError
 template<typename T>
 using HostnameResult = std::expected<T, HostnameError>;
 
-/// THE canonicalization of a DNS host name (CASES.md principle 2). Every name the gateway
-/// sees (SNI, Host, absolute-form and CONNECT authorities, DNS questions) and every policy
+/// THE canonicalization of a DNS host name (docs/redteam-cases.md principle 2). Every name the
+/// gateway sees (SNI, Host, absolute-form and CONNECT authorities, DNS questions) and every policy
 /// entry goes through this one function, so that equal names compare equal as QStrings.
 ///
 /// Accepts a name made of LDH labels (letters, digits, hyphen; RFC 1035 §2.3.1 as relaxed by
@@ -89,9 +90,9 @@ struct Authority
 /// `defaultPort`: the port to use when none is written (443 for https, 80 for http); pass
 /// std::nullopt where a port is required (CONNECT authority-form) to get [missing_port].
 /// The port is 1..65535 written in decimal digits without a leading zero: "pkg.test:",
-/// "pkg.test:0443", "pkg.test:+443", "pkg.test:0" and "pkg.test:65536" are [bad_port] (CASES.md
-/// B3: malformed, not repaired). '@' anywhere is [userinfo] (B4); "[...]" or two or more ':'
-/// are [ip_literal] (D1); the host part then goes through canonicalizeHostname.
+/// "pkg.test:0443", "pkg.test:+443", "pkg.test:0" and "pkg.test:65536" are [bad_port]
+/// (docs/redteam-cases.md B3: malformed, not repaired). '@' anywhere is [userinfo] (B4); "[...]" or
+/// two or more ':' are [ip_literal] (D1); the host part then goes through canonicalizeHostname.
 HostnameResult<Authority> parseAuthority(QStringView input, std::optional<quint16> defaultPort);
 
 /// Canonicalizes a policy host pattern: an exact name (canonicalizeHostname) or "*.suffix"
@@ -100,8 +101,9 @@ HostnameResult<Authority> parseAuthority(QStringView input, std::optional<quint1
 /// "**.a.b", "a*.b.c", "a.*.c" [bad_pattern]; "*.test" [pattern_too_broad]; any reason of
 /// canonicalizeHostname for the suffix; a suffix that is itself a public suffix, or whose
 /// children are ("*.co.uk", "*.github.io", "*.compute.amazonaws.com": the Public Suffix List
-/// through libpsl, ICANN and private sections) [pattern_too_broad] (red-team finding 6). CASES.md
-/// C2; the truth table is in docs/policy.md.
+/// through libpsl, ICANN and private sections) [pattern_too_broad]
+/// (docs/reviews/2026-11-30-redteam-pass.md#f6). docs/redteam-cases.md C2; the truth table is in
+/// docs/policy.md.
 HostnameResult<QString> canonicalHostPattern(QStringView pattern);
 
 /// True when the canonical `name` is a public suffix of the Public Suffix List

@@ -155,7 +155,7 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
     if (!name)
         return std::unexpected(name.error());
     // The real ranges (validate() checks them again): a message naming INT_MIN..INT_MAX for
-    // 1e30 vCPUs helped nobody (review 2026-12-01, L5).
+    // 1e30 vCPUs helped nobody (docs/reviews/2026-12-01-newuser-pass.md#l5).
     auto vcpus = json::readInteger(object, QStringLiteral("vcpus"), 1, kMaxVcpus, kDefaultVcpus);
     if (!vcpus)
         return std::unexpected(vcpus.error());

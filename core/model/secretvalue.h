@@ -10,7 +10,7 @@ class QDebug;
 namespace airlock {
 
 /// The bytes of one secret (an API token, a password). Built so that a value cannot reach a
-/// log, an event or a reply by accident (issue 4, CASES.md I4):
+/// log, an event or a reply by accident (issue 4, docs/redteam-cases.md I4):
 ///  - no conversion to QString/QByteArray, no QDebug or std::format support (the QDebug
 ///    operator is deleted, so `qDebug() << secret` does not compile);
 ///  - move-only: no silent copies that outlive their use;
@@ -51,8 +51,8 @@ public:
     bool equals(QByteArrayView other) const;
     /// The first 16 hex digits of HMAC-SHA256(`key`, value) (RFC 2104, OpenSSL EVP_MAC): enough
     /// to tell secrets apart in a list; without the key it allows no offline guessing of a
-    /// low-entropy value (red-team 2026-12-01 finding 10). SecretVault passes a key derived
-    /// from the vault key (fingerprintKey()). Empty for an empty value or key.
+    /// low-entropy value (docs/reviews/2026-12-01-credentials-redteam.md#f10). SecretVault passes a
+    /// key derived from the vault key (fingerprintKey()). Empty for an empty value or key.
     QString fingerprint(QByteArrayView key) const;
     /// HKDF-SHA256 (RFC 5869, OpenSSL EVP_KDF) of `vaultKey` with info
     /// "airlock vault fingerprint v1": the fingerprint key, independent of the encryption key.

@@ -18,7 +18,7 @@ struct Range
 };
 
 /// Ranges a pool may not touch (RFC 6890 special-purpose blocks a link must never use, and
-/// the metadata address of CASES.md F3).
+/// the metadata address of docs/redteam-cases.md F3).
 constexpr Range Forbidden[] = {
     {0x00000000u, 8, u"0.0.0.0/8 (this network, RFC 6890)"},
     {0x7f000000u, 8, u"127.0.0.0/8 (loopback)"},

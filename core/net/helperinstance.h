@@ -7,7 +7,7 @@ namespace airlock {
 /// Which airlockd a tap device or nftables table belongs to. Several helpers may share one
 /// network namespace (a packaged helper and a developer's, or a test's): each one names its
 /// objects with its own tag, lists only objects carrying that tag, and so never takes another
-/// helper's live table or tap for a crash's leftover (review 2026-12-01, H1).
+/// helper's live table or tap for a crash's leftover (docs/reviews/2026-12-01-newuser-pass.md#h1).
 class HelperInstance
 {
 public:

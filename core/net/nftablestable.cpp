@@ -38,9 +38,9 @@ const QStringList CounterNames = {
     u"redirect_tcp"_s,   u"redirect_dns"_s,
 };
 
-/// Destinations that are never redirected to the gateway (CASES.md F3): "this network",
-/// loopback, link-local with the metadata addresses 169.254.169.254 and 169.254.170.2, the
-/// metadata address 100.100.100.200, multicast, reserved and limited broadcast.
+/// Destinations that are never redirected to the gateway (docs/redteam-cases.md F3): "this
+/// network", loopback, link-local with the metadata addresses 169.254.169.254 and 169.254.170.2,
+/// the metadata address 100.100.100.200, multicast, reserved and limited broadcast.
 QJsonArray specialDestinations()
 {
     auto prefix = [](const char16_t *address, int length) {

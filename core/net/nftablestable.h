@@ -53,8 +53,8 @@ struct NftCounter
 /// tables of the same name, airlock_<instance>_<sandbox> (tableName()): one in family `netdev` (an
 /// ingress chain bound to the tap: Ethernet source, ARP, EtherType and IPv4 source checks, because
 /// the `inet` ingress hook never shows ARP to its chains) and one in family `inet` (prerouting
-/// guard, redirection, prerouting filter, input, forward). CASES.md principle 8: the source checks
-/// are repeated in every hook the guest's packets reach. Principle 3: everything not
+/// guard, redirection, prerouting filter, input, forward). docs/redteam-cases.md principle 8: the
+/// source checks are repeated in every hook the guest's packets reach. Principle 3: everything not
 /// redirected to the gateway is dropped and counted per reason (counterNames()). See
 /// docs/network.md for the rendered ruleset.
 ///
@@ -86,7 +86,7 @@ public:
                                                       const QString &instance = {});
     /// Sandbox names that have a table of helper `instance` (tableName()) in family netdev or
     /// inet, sorted and unique: what a crashed helper left behind. Never another instance's
-    /// tables (review 2026-12-01, H1). Errors: OperationFailed.
+    /// tables (docs/reviews/2026-12-01-newuser-pass.md#h1). Errors: OperationFailed.
     static Result<QStringList> listLeftoverTables(const QString &instance = {});
     /// SHA-256 over both tables as the kernel lists them, without handles and counter values:
     /// equal as long as nobody removed, replaced or changed a chain or rule. What a running

@@ -34,7 +34,8 @@ public:
     /// "al" + instance + "-" + the sandbox name when that fits in 15 bytes (7 characters with a
     /// tag, 12 untagged); longer names become "al" + instance + "_" + as many hex digits of
     /// their SHA-256 as fit (28 bits with a tag, 48 untagged). '_' is in no sandbox name, so a
-    /// hashed name never equals a literal one (review 2026-12-01, L1: 16 bits collided).
+    /// hashed name never equals a literal one (docs/reviews/2026-12-01-newuser-pass.md#l1: 16 bits
+    /// collided).
     static QString interfaceName(const QString &sandboxName, const QString &instance);
     /// True for names interfaceName() can produce: "al" + 2..13 of [a-z0-9_-].
     static bool isValidInterfaceName(QStringView ifname);

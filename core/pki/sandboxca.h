@@ -30,10 +30,10 @@ struct TlsLeaf
 /// positive 128-bit serial, subject and issuer "CN=Airlock sandbox CA <label>, O=Airlock",
 /// valid from one hour ago for 365 days; extensions basicConstraints CA:TRUE, pathlen:0
 /// (critical), keyUsage keyCertSign|cRLSign (critical), nameConstraints (critical) excluding
-/// every IPv4 and IPv6 address (so no certificate it signs is valid for an IP literal, CASES.md
-/// A4), subjectKeyIdentifier. DNS names are not constrained: the allowlist changes while the
-/// sandbox runs (policy.set) but the CA is fixed at boot; the gateway mints leaves only for
-/// names the policy allows at ClientHello time.
+/// every IPv4 and IPv6 address (so no certificate it signs is valid for an IP literal,
+/// docs/redteam-cases.md A4), subjectKeyIdentifier. DNS names are not constrained: the allowlist
+/// changes while the sandbox runs (policy.set) but the CA is fixed at boot; the gateway mints
+/// leaves only for names the policy allows at ClientHello time.
 ///
 /// Leaves (mintLeaf): fresh EC P-256 key, subject "O=Airlock sandbox", SAN exactly one dNSName
 /// (the canonical name), basicConstraints CA:FALSE (critical), keyUsage digitalSignature

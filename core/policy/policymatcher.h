@@ -11,7 +11,8 @@ namespace airlock::policy {
 /// `egress.event` notifications; docs/policy.md lists them.
 enum class EgressReason {
     Allowed, ///< "allowed": a rule matched on every axis
-    HostNotAllowed, ///< "host_not_allowed": no rule's host pattern matches (CASES.md C1-C3)
+    HostNotAllowed, ///< "host_not_allowed": no rule's host pattern matches
+                    ///< (docs/redteam-cases.md C1-C3)
     PortNotAllowed, ///< "port_not_allowed": a rule matches the host, none also the port (D2)
     MethodNotAllowed, ///< "method_not_allowed": host and port match, the method does not
     PathNotAllowed, ///< "path_not_allowed": host, port and method match, no path prefix does
@@ -37,8 +38,8 @@ struct Verdict
 
 /// Decides requests against one sandbox's EgressPolicy. Pure: no I/O, no state after
 /// construction, safe to share read-only between threads. Every host passed in goes through
-/// canonicalizeHostname (CASES.md principle 2), so callers may pass SNI or Host values as they
-/// are; anything that does not canonicalize is MalformedHost. Rules are tried in order; the
+/// canonicalizeHostname (docs/redteam-cases.md principle 2), so callers may pass SNI or Host values
+/// as they are; anything that does not canonicalize is MalformedHost. Rules are tried in order; the
 /// first rule that matches on every axis allows (docs/policy.md, "Matching").
 class PolicyMatcher final
 {
@@ -61,7 +62,7 @@ public:
     Verdict checkRequest(QStringView host, quint16 port, QStringView method,
                          QStringView target) const;
 
-    /// The wildcard truth table (CASES.md C2; docs/policy.md): `pattern` is canonical
+    /// The wildcard truth table (docs/redteam-cases.md C2; docs/policy.md): `pattern` is canonical
     /// ("pkg.test" or "*.pkg.test"), `host` canonical. Exact patterns match only the same name;
     /// "*.pkg.test" matches "a.pkg.test" and "a.b.pkg.test", never "pkg.test" or
     /// "evilpkg.test".

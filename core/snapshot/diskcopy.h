@@ -8,8 +8,9 @@ namespace airlock {
 
 /// A private copy of a (sparse) file kept on disk, not in memory: e.g. a guest's root-disk
 /// overlay taken while the guest is paused, so that it can run on while the copy is chunked
-/// and stored (docs/snapshots.md). The guest decides how much of its disk holds data (finding
-/// break4 F3: a copy in the helper's memory grew with it, up to the disk's size).
+/// and stored (docs/snapshots.md). The guest decides how much of its disk holds data
+/// (docs/reviews/2026-12-01-guest-channels-round4.md#f3: a copy in the helper's memory grew with
+/// it, up to the disk's size).
 ///
 /// The copy is an unnamed file (open(2) O_TMPFILE) in the given directory: it has no name to
 /// leave behind, and its blocks are freed when the object goes, also when the process is

@@ -36,8 +36,9 @@ public:
     /// 10.8 MiB of 16 KiB chunks but 13.6 MiB of 64 KiB ones), smaller ones multiply files.
     static constexpr quint32 kDefaultChunkSize = 16 * 1024;
     /// A writer stages no chunk that would leave its file system with less free space than
-    /// this (finding break4 F3: the store shares the state file system with every sandbox's
-    /// overlay and the registry, and a guest decides how much new data a snapshot holds).
+    /// this (docs/reviews/2026-12-01-guest-channels-round4.md#f3: the store shares the state file
+    /// system with every sandbox's overlay and the registry, and a guest decides how much new data
+    /// a snapshot holds).
     static constexpr qint64 kDefaultMinimumFreeBytes = 256LL * 1024 * 1024;
 
     /// Points of the commit protocol, reported to the step hook (crash tests kill the writer

@@ -11,7 +11,8 @@ class TerminalSession;
 /// Feeds a guest's console bytes into a TerminalSession a slice at a time from the event loop,
 /// so a guest that writes what is expensive to draw (DECALN `ESC # 8` fills the screen, every
 /// line feed at the bottom scrolls it: about 1.6 s for 64 KiB of DECALN at 60×200 with
-/// libvterm 0.1.4) cannot freeze the window's thread (red-team 2026-12-01 round 4, F4).
+/// libvterm 0.1.4) cannot freeze the window's thread
+/// (docs/reviews/2026-12-01-guest-channels-round4.md#f4).
 ///
 /// Each turn feeds slices of kSliceBytes until the turn's budget (16 ms by default) is spent,
 /// then yields to the event loop. What waits is bounded by kMaxBacklog: beyond it the oldest

@@ -136,8 +136,9 @@ Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &valu
                     QStringLiteral("a secret value may not contain control characters (CR, LF, "
                                    "NUL, ...): it is sent in an HTTP header field"));
     // Upstreams strip optional whitespace around a field value (RFC 9110 §5.5), so the secret
-    // they check would be the trimmed one, which no scrub form matches (red-team 2026-12-01
-    // finding 4). Refused rather than trimmed: the user sees what is stored.
+    // they check would be the trimmed one, which no scrub form matches
+    // (docs/reviews/2026-12-01-credentials-redteam.md#f4). Refused rather than trimmed: the user
+    // sees what is stored.
     const auto isOws = [](char c) { return c == ' ' || c == '\t'; };
     if (isOws(bytes.front()) || isOws(bytes.back()))
         return fail(ErrorKind::InvalidParams,

@@ -1,6 +1,6 @@
-// libFuzzer target: DnsResponder::decide and finish (docs/dns.md; CASES.md E1, principle 4).
-// Any datagram from the guest: a response, when there is one, must parse, echo the query id and
-// never carry data for a name the policy does not allow.
+// libFuzzer target: DnsResponder::decide and finish (docs/dns.md; docs/redteam-cases.md E1,
+// principle 4). Any datagram from the guest: a response, when there is one, must parse, echo the
+// query id and never carry data for a name the policy does not allow.
 #include "core/gateway/dns/dnsldns.h"
 #include "core/gateway/dns/dnsresponder.h"
 

@@ -1,8 +1,8 @@
-// libFuzzer target: HttpRequestGuard::feed (CASES.md principle 5, A, B, G). The first input byte
-// picks the connection (https to pkg.test, plain port 80, explicit proxy) and where the bytes
-// are split; the rest is what a guest sends. Checks the guard's promises, not just "no crash":
-// every forwarded head is the guard's own serialization for an allowed host, nothing follows a
-// denial or a tunnel, and a denial carries a ready response.
+// libFuzzer target: HttpRequestGuard::feed (docs/redteam-cases.md principle 5, A, B, G). The first
+// input byte picks the connection (https to pkg.test, plain port 80, explicit proxy) and where the
+// bytes are split; the rest is what a guest sends. Checks the guard's promises, not just "no
+// crash": every forwarded head is the guard's own serialization for an allowed host, nothing
+// follows a denial or a tunnel, and a denial carries a ready response.
 #include "core/gateway/http/httprequestguard.h"
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// libFuzzer target: policy files and host names (docs/policy.md; CASES.md principle 2, C).
+// libFuzzer target: policy files and host names (docs/policy.md; docs/redteam-cases.md
+// principle 2 and class C).
 // Checks the canonicalization's promises: canonical names are fixed points, a loaded policy
 // round-trips through its JSON form unchanged, and the matcher accepts every valid policy.
 #include "core/model/egresspolicy.h"

@@ -144,7 +144,8 @@ private Q_SLOTS:
         QTest::newRow("invalid name")
             << QStringList {QStringLiteral("create"), QStringLiteral("Bad")}
             << QStringLiteral("airlockctl: sandbox name may only contain a-z, 0-9 and '-'");
-        // The options the user typed, not the protocol's fields (review 2026-12-01, L5).
+        // The options the user typed, not the protocol's fields
+        // (docs/reviews/2026-12-01-newuser-pass.md#l5).
         QTest::newRow("vcpus out of range")
             << QStringList {QStringLiteral("create"), QStringLiteral("x"),
                             QStringLiteral("--vcpus"), QStringLiteral("99")}
@@ -179,8 +180,8 @@ private Q_SLOTS:
 
     void busyHelperIsExplained()
     {
-        // Review L5: a full helper printed a Qt logging category ("airlock.client: helper error
-        // without id: ...") and then only "closed the connection".
+        // docs/reviews/2026-12-01-newuser-pass.md#l5: a full helper printed a Qt logging category
+        // ("airlock.client: helper error without id: ...") and then only "closed the connection".
         std::vector<std::unique_ptr<QLocalSocket>> held;
         for (int i = 0; i < 64; ++i) {
             held.push_back(std::make_unique<QLocalSocket>());

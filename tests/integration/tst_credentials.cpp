@@ -1,6 +1,6 @@
 // Credentials through a real airlockd (issue 4, docs/credentials.md): secret.set|list|delete and
 // binding.add|list|remove over the socket and through the real airlockctl, and the promise that
-// no answer, log line or file ever holds a stored value (CASES.md I4: raw, base64 and
+// no answer, log line or file ever holds a stored value (docs/redteam-cases.md I4: raw, base64 and
 // URL-encoded forms are searched).
 #include "airlockctlrun.h"
 #include "helperprocess.h"

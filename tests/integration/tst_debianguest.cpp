@@ -406,8 +406,8 @@ void TestDebianGuest::forkHasTheSnapshotsDiskAndDivergesFromTheOriginal()
     QCOMPARE(forked.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     QVERIFY(overlaySize(kFork) > 0);
     GuestConsole fork(m_net->helper().socketPath(), kFork);
-    // The shell's prompt names the fork too (review 2026-12-01, L6: bash kept the name it read
-    // at start, the original's).
+    // The shell's prompt names the fork too (docs/reviews/2026-12-01-newuser-pass.md#l6: bash kept
+    // the name it read at start, the original's).
     const qsizetype beforePrompt = fork.text().size();
     QVERIFY(!fork.run("true").isNull());
     QVERIFY(fork.waitFor(kFork.toLatin1() + ":~# ", beforePrompt, 10000) >= 0);

@@ -1,7 +1,7 @@
 // The gateway's DNS end to end on loopback: a real DnsServer on 127.0.0.3 whose upstream is a
-// local authoritative test server on 127.0.0.1 (written here with ldns). CASES.md E1 (denied
-// names never reach the upstream), E5 (forged answers from another port or address are never
-// learned) and E6 (answers into refused ranges are refused as private_destination).
+// local authoritative test server on 127.0.0.1 (written here with ldns). docs/redteam-cases.md E1
+// (denied names never reach the upstream), E5 (forged answers from another port or address are
+// never learned) and E6 (answers into refused ranges are refused as private_destination).
 // Network safety: every socket here is bound to and sends to 127.0.0.0/8 only.
 #include "core/gateway/dns/dnsldns.h"
 #include "core/gateway/dns/dnsresponder.h"
@@ -485,9 +485,9 @@ void TestDnsResponderIntegration::tcpQueries()
     QCOMPARE(m_authority->log, QStringList {u"pkg.test."_s});
 }
 
-// findings-break3 F2: a client that pipelines and never reads. The server stops reading it once
-// kMaxTcpPendingBytes of answers wait, so the client's send stalls (the old server read and
-// answered all 64 MB), decides nothing more while paused, and closes it when idle.
+// docs/reviews/2026-12-01-gateway-round3.md#f2: a client that pipelines and never reads. The server
+// stops reading it once kMaxTcpPendingBytes of answers wait, so the client's send stalls (the old
+// server read and answered all 64 MB), decides nothing more while paused, and closes it when idle.
 void TestDnsResponderIntegration::tcpPeerThatNeverReadsIsNotRead()
 {
     m_server->setTcpIdleTimeout(1500);
@@ -615,7 +615,8 @@ void TestDnsResponderIntegration::tcpBacklogIsAnsweredWhenTheyRead()
     QCOMPARE(spy.size(), kQueries);
 }
 
-// findings-break3 F3: every refusal of the TCP transport is a decision (an egress event).
+// docs/reviews/2026-12-01-gateway-round3.md#f3: every refusal of the TCP transport is a decision
+// (an egress event).
 void TestDnsResponderIntegration::tcpRefusalsAreDecided_data()
 {
     QTest::addColumn<QByteArray>("bytes");

@@ -1,7 +1,7 @@
 // The real airlock-gateway process (docs/gateway.md) in a private network namespace whose
 // nftables rule redirects the "guest's" TCP to the gateway exactly like a sandbox table does,
 // with local HTTPS/HTTP upstreams under a test CA and a local DNS authority (loopback inside
-// the namespace only). CASES.md A1-A6, D3, D4, G1, H1, E6, and the control protocol.
+// the namespace only). docs/redteam-cases.md A1-A6, D3, D4, G1, H1, E6, and the control protocol.
 #include "core/gateway/dns/addressrange.h"
 #include "core/gateway/dns/dnsldns.h"
 #include "core/pki/sandboxca.h"

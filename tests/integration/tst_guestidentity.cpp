@@ -1,9 +1,9 @@
 // A guest that did not boot gets its own identity through the guest agent (docs/snapshots.md,
 // "Guest agent"): a fork and a template start show their own hostname, MAC, address and CA, and
 // their gateway answers DNS for an allowed name; credential bindings reach a fork only when
-// asked. And a helper killed while a guest stands still (review finding 1) resumes it when it
-// comes back. Real airlockd, real gateways, TCG guests; the upstream resolver is a test DNS
-// server in a namespace of its own:
+// asked. And a helper killed while a guest stands still
+// (docs/reviews/2026-11-30-redteam-pass.md#f1) resumes it when it comes back. Real airlockd, real
+// gateways, TCG guests; the upstream resolver is a test DNS server in a namespace of its own:
 //
 //   guests ──taps── [helper ns: airlockd, gateways, tables] ──veth 203.0.113.0/24── [upstream
 //   ns: DNS 203.0.113.53 answering pkg.test]
@@ -427,8 +427,8 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
                                                {{QStringLiteral("name"), guest},
                                                 {QStringLiteral("data"), QStringLiteral("eA==")}})),
                  QStringLiteral("not_found"));
-    // binding.add too, with a secret that exists (review L5: it leaked an SQL foreign-key
-    // error, because the guest exists in memory but not in the registry).
+    // binding.add too, with a secret that exists (docs/reviews/2026-12-01-newuser-pass.md#l5: it
+    // leaked an SQL foreign-key error, because the guest exists in memory but not in the registry).
     QVERIFY(call(QStringLiteral("secret.set"),
                  {{QStringLiteral("name"), QStringLiteral("probe")},
                   {QStringLiteral("value"), QStringLiteral("probe-value-for-tests")}})

@@ -1,6 +1,6 @@
-// Two airlockd on one host (review 2026-12-01, H1 and M1): a second helper in the same network
-// namespace must not take the first one's tables and taps for a crash's leftovers, nor hand
-// its VMMs the same uids; and a running helper notices when a sandbox's nftables table is
+// Two airlockd on one host (docs/reviews/2026-12-01-newuser-pass.md#h1 and #m1): a second helper in
+// the same network namespace must not take the first one's tables and taps for a crash's leftovers,
+// nor hand its VMMs the same uids; and a running helper notices when a sandbox's nftables table is
 // deleted behind its back: it loads it again, or kills the guest when it cannot (a VM never
 // runs without its table). Real airlockds, real QEMU (TCG), real nftables, all inside one test
 // network namespace that the first helper makes.
@@ -217,8 +217,9 @@ void TestHelperIsolation::secondHelperKeepsTheFirstOnesTables()
 
 void TestHelperIsolation::helpersHandOutDifferentVmmUids()
 {
-    // Review M1: both helpers used to start counting at the same uid, so the second helper's
-    // VMM ran as the first one's and could signal it and open its files.
+    // docs/reviews/2026-12-01-newuser-pass.md#m1: both helpers used to start counting at the same
+    // uid, so the second helper's VMM ran as the first one's and could signal it and open its
+    // files.
     const qint64 firstUid = processUid(m_firstPid);
     const qint64 secondUid =
         processUid(get(*m_second, kName).value(QStringLiteral("vmmPid")).toInteger());
@@ -229,8 +230,9 @@ void TestHelperIsolation::helpersHandOutDifferentVmmUids()
 
 void TestHelperIsolation::stoppedSandboxFilesGoBackToRoot()
 {
-    // Review M1: a stopped sandbox's overlay, runtime dir and RAM file kept its VMM's uid, which
-    // the next VMM to start got again. The second helper's guest is stopped here.
+    // docs/reviews/2026-12-01-newuser-pass.md#m1: a stopped sandbox's overlay, runtime dir and RAM
+    // file kept its VMM's uid, which the next VMM to start got again. The second helper's guest is
+    // stopped here.
     const QString runDir = m_second->stateDir() + QStringLiteral("/run/") + kName;
     QVERIFY(ownerOf(runDir) > 0);
     RpcTestClient client(m_second->socketPath());
@@ -252,9 +254,9 @@ void TestHelperIsolation::stoppedSandboxFilesGoBackToRoot()
 
 void TestHelperIsolation::tapNameCollisionNamesTheHolder()
 {
-    // Review L1: long names share a tap name when their hashes do (28 bits now; these two were
-    // found by search: the first 7 hex digits of SHA-256 are fe7613b for both). The second
-    // start names the sandbox that has the device.
+    // docs/reviews/2026-12-01-newuser-pass.md#l1: long names share a tap name when their hashes do
+    // (28 bits now; these two were found by search: the first 7 hex digits of SHA-256 are fe7613b
+    // for both). The second start names the sandbox that has the device.
     const QString holder = QStringLiteral("coll-000178");
     const QString other = QStringLiteral("coll-004539");
     const QString tag = HelperInstance::tagFor(m_first->stateDir());

@@ -477,8 +477,8 @@ void TestHelperLifecycle::deleteRemovesEverything()
                 .toArray()
                 .isEmpty());
     QCOMPARE(m_helper->killLeftoverProcesses(), 0);
-    // No guest left: a helper that stops leaves no RAM file directory on /dev/shm (review
-    // finding 7: one empty directory was left per run).
+    // No guest left: a helper that stops leaves no RAM file directory on /dev/shm
+    // (docs/reviews/2026-11-30-redteam-pass.md#f7: one empty directory was left per run).
     const QByteArray hash = QCryptographicHash::hash(
         QFile::encodeName(QDir(m_helper->stateDir()).absolutePath()), QCryptographicHash::Sha256);
     const QString memoryDir =

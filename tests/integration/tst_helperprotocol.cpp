@@ -919,8 +919,8 @@ void TestHelperProtocol::tooManyClientsRefusedThenServedAgain()
 void TestHelperProtocol::oneUserCannotLockOutTheOthers()
 {
     LOCAL_SOCKET_ONLY("SO_PEERCRED of forked unprivileged clients")
-    // Review 2026-12-01, M4: 256 idle connections of one group member locked out everyone,
-    // root included. A uid gets 32; the 33rd is busy, and root is served meanwhile.
+    // docs/reviews/2026-12-01-newuser-pass.md#m4: 256 idle connections of one group member locked
+    // out everyone, root included. A uid gets 32; the 33rd is busy, and root is served meanwhile.
     const group *airlockGroup = ::getgrnam("airlock");
     QVERIFY(airlockGroup);
     int lines = -1;
@@ -959,8 +959,8 @@ void TestHelperProtocol::oneUserCannotLockOutTheOthers()
 void TestHelperProtocol::unfinishedMessageIsClosed()
 {
     LOCAL_SOCKET_ONLY("the SSH channel frames nothing, but its timing would add to the wait")
-    // Review M4: half a line held a connection (and a client slot) for as long as the client
-    // liked. It must be finished within 10 s of its first byte.
+    // docs/reviews/2026-12-01-newuser-pass.md#m4: half a line held a connection (and a client slot)
+    // for as long as the client liked. It must be finished within 10 s of its first byte.
     RpcTestClient client(clientSocket());
     QVERIFY(client.hello());
     QElapsedTimer timer;
@@ -979,8 +979,9 @@ void TestHelperProtocol::unfinishedMessageIsClosed()
 
 void TestHelperProtocol::memoryTheHostCannotBackIsRefused()
 {
-    // Review M4: a 64 GiB guest was accepted on a 24 GiB host (a sparse RAM file that the guest
-    // could fill). The check comes before anything boots, so the unbootable image is enough.
+    // docs/reviews/2026-12-01-newuser-pass.md#m4: a 64 GiB guest was accepted on a 24 GiB host (a
+    // sparse RAM file that the guest could fill). The check comes before anything boots, so the
+    // unbootable image is enough.
     QFile meminfo(QStringLiteral("/proc/meminfo"));
     QVERIFY(meminfo.open(QIODevice::ReadOnly));
     const QByteArray info = meminfo.readAll();

@@ -31,7 +31,7 @@ using airlock::NftablesTable;
 using airlock::TapDevice;
 using namespace airlock::test;
 
-// NETWORK SAFETY (ARCHITECTURE.md): everything below happens inside two network namespaces
+// NETWORK SAFETY (docs/architecture.md): everything below happens inside two network namespaces
 // this test creates, "host" (no route off the machine: only lo, the sandbox link and a
 // veth pair standing in for a host uplink) and "guest". The main thread enters "host"; guest
 // traffic is generated from threads that enter "guest". Deleting the namespaces removes every
@@ -497,7 +497,7 @@ void TestNftablesTable::dropsAreCounted_data()
 {
     QTest::addColumn<Probe>("probe");
     QTest::addColumn<QString>("counter");
-    // CASES.md principle 3 and D2, E3, F1, F3, F4.
+    // docs/redteam-cases.md principle 3 and D2, E3, F1, F3, F4.
     QTest::newRow("UDP, not DNS (NTP)") << Probe::Udp << QStringLiteral("drop_udp");
     QTest::newRow("UDP to a host port") << Probe::UdpToHost << QStringLiteral("drop_udp");
     QTest::newRow("ICMP echo to the gateway") << Probe::Icmp << QStringLiteral("drop_icmp");
@@ -604,7 +604,8 @@ void TestNftablesTable::spoofingIsDropped_data()
     // Control: the same crafted datagram from the real guest reaches the DNS stand-in.
     QTest::newRow("control: guest's own MAC and address")
         << ethernetHeader(QByteArray(6, '\0'), guestMac, 0x0800) + dns(GuestIp) << QString();
-    // CASES.md E5/F4: the guest takes GW's address, another sandbox's, changes its MAC.
+    // docs/redteam-cases.md E5/F4: the guest takes GW's address, another sandbox's, changes
+    // its MAC.
     QTest::newRow("source = gateway address (E5)")
         << ethernetHeader(QByteArray(6, '\0'), guestMac, 0x0800) + dns(GatewayIp)
         << QStringLiteral("drop_spoof_ipv4");

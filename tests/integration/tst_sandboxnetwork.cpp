@@ -231,7 +231,8 @@ private Q_SLOTS:
         QCOMPARE(procEntry.st_uid, uid_t(0));
         QVERIFY(uids.first().toUInt() != 0);
         // Bounded by airlockd (docs/gateway.md, "Resource bounds"): memory and its log file,
-        // as hard limits it cannot raise (red-team 2026-12-01 findings 5 and 11).
+        // as hard limits it cannot raise
+        // (docs/reviews/2026-12-01-credentials-redteam.md#f5 and #f11).
         QFile limits(QStringLiteral("/proc/%1/limits").arg(gateways.first()));
         QVERIFY(limits.open(QIODevice::ReadOnly));
         const QByteArray table = limits.readAll();

@@ -1,8 +1,8 @@
 // Secrets have owners (docs/credentials.md, "Trust model"): a real airlockd, root and a real
 // second host user in group airlock (TestUser), each on its own connection, so the helper sees
-// two uids through SO_PEERCRED. The breaker's attack (2026-12-01, HIGH): a group member binds
-// root's secret to a host of their own with a header template of their own, so the gateway
-// would send root's token there; or replaces or deletes it. Refused with permission_denied
+// two uids through SO_PEERCRED. The attack of docs/reviews/2026-12-01-newuser-pass.md#h2: a group
+// member binds root's secret to a host of their own with a header template of their own, so the
+// gateway would send root's token there; or replaces or deletes it. Refused with permission_denied
 // naming the owner; the member manages their own secrets; root may do everything; every change
 // and every refused attempt is a line of STATE/audit/credentials.jsonl holding no value. A fork
 // of a real TCG guest with `bindings: true` copies only the caller's bindings (root: all).
@@ -208,7 +208,8 @@ private Q_SLOTS:
         QCOMPARE(bindingsOf(QStringLiteral("shared")).size(), 1);
     }
 
-    // The breaker's case: root's token to the attacker's host, with the attacker's template.
+    // docs/reviews/2026-12-01-newuser-pass.md#h2: root's token to the attacker's host, with the
+    // attacker's template.
     void memberCannotBindRootsSecret()
     {
         for (const QString &sandbox : {QStringLiteral("shared"), QStringLiteral("users")}) {

@@ -1,8 +1,8 @@
 // A helper killed (SIGKILL) in the middle of snapshot.fork and snapshot.restore, and a
-// snapshot.delete racing a restore (review 2026-12-01, M2, M3, M6): the next helper removes a
-// fork that never ran and every RAM file whose guest does not run, names the safety snapshot of
-// an interrupted restore in the sandbox's state reason, and a snapshot in use cannot be deleted.
-// Real airlockd, real QEMU (TCG), one guest shared by the functions in order.
+// snapshot.delete racing a restore (docs/reviews/2026-12-01-newuser-pass.md#m2, #m3, #m6): the next
+// helper removes a fork that never ran and every RAM file whose guest does not run, names the
+// safety snapshot of an interrupted restore in the sandbox's state reason, and a snapshot in use
+// cannot be deleted. Real airlockd, real QEMU (TCG), one guest shared by the functions in order.
 
 #include "guestconsole.h"
 #include "helperprocess.h"

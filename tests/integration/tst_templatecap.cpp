@@ -1,6 +1,6 @@
 // At most --templates-max templates are kept; beyond that the least recently used goes, with
-// its memory cache in tmpfs (review 2026-12-01, M4: any group member could make the helper keep
-// one template per shape). Real airlockd, real template guests (TCG).
+// its memory cache in tmpfs (docs/reviews/2026-12-01-newuser-pass.md#m4: any group member could
+// make the helper keep one template per shape). Real airlockd, real template guests (TCG).
 
 #include "helperprocess.h"
 #include "rpctestclient.h"

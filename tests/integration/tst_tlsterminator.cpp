@@ -1,6 +1,7 @@
 // The gateway's TLS termination on 127.0.0.1 (docs/tls.md): a blocking TlsTerminator harness
 // around TlsServerContext, an OpenSSL "guest" client that trusts only the sandbox CA, and a
-// local HTTPS "upstream" under a test CA for TlsUpstreamContext. CASES.md A3, A4, A5, B1, B2,
+// local HTTPS "upstream" under a test CA for TlsUpstreamContext. Cases of
+// docs/redteam-cases.md: A3, A4, A5, B1, B2,
 // C1, D2 and D3. Loopback only; every certificate is generated in the test.
 #include "core/gateway/tls/tlsservercontext.h"
 #include "core/gateway/tls/tlsupstreamcontext.h"
@@ -282,7 +283,7 @@ ClientOutcome guestConnect(quint16 port, const QByteArray &caPem, const QString 
     return outcome;
 }
 
-// The CASES.md policy: pkg.test on 443 only.
+// The policy of docs/redteam-cases.md: pkg.test on 443 only.
 PolicyMatcher casesMatcher()
 {
     airlock::EgressRule rule;
@@ -546,8 +547,8 @@ void TestTlsTerminator::guestHandshake()
     }
 }
 
-// CASES.md A5: `CONNECT pkg.test:443`, then a ClientHello with SNI evil.test. The connection
-// check binds the SNI to the CONNECT name before asking the policy.
+// docs/redteam-cases.md A5: `CONNECT pkg.test:443`, then a ClientHello with SNI evil.test. The
+// connection check binds the SNI to the CONNECT name before asking the policy.
 void TestTlsTerminator::connectNameBindsSni()
 {
     const PolicyMatcher matcher = casesMatcher();

@@ -1,6 +1,7 @@
-// Breaker round 3 (2026-12-01): attacks not covered by the other red-team binaries, each run
+// Review round 3 (2026-12-01): attacks not covered by the other red-team binaries, each run
 // from the guest namespace through the real table and the real gateway (docs/redteam.md).
-// Every function here failed against the gateway it was written for; see findings-break3.md.
+// Every function here failed against the gateway it was written for; see
+// docs/reviews/2026-12-01-gateway-round3.md.
 #include "netns.h"
 #include "rawpackets.h"
 #include "redteamtestbase.h"
@@ -71,12 +72,12 @@ private Q_SLOTS:
     void vlanTaggedFrames();
 };
 
-// Finding: the HTTP side stops reading a guest that pipelines and never reads (2026-12-01
-// finding 5), the DNS-over-TCP side does not: DnsServer::onTcpReadyRead answers every framed
-// query with QTcpSocket::write, whose buffer has no bound, and keeps reading. A guest that
-// streams queries (REFUSED at once, nothing upstream) into GW:53/TCP and never reads makes the
-// gateway hold every answer in memory, up to RLIMIT_DATA: the gateway dies, and with it every
-// connection and DNS answer of the sandbox.
+// Finding: the HTTP side stops reading a guest that pipelines and never reads
+// (docs/reviews/2026-12-01-credentials-redteam.md#f5), the DNS-over-TCP side does not:
+// DnsServer::onTcpReadyRead answers every framed query with QTcpSocket::write, whose buffer has no
+// bound, and keeps reading. A guest that streams queries (REFUSED at once, nothing upstream) into
+// GW:53/TCP and never reads makes the gateway hold every answer in memory, up to RLIMIT_DATA: the
+// gateway dies, and with it every connection and DNS answer of the sandbox.
 void TestRedteamBreak::dnsTcpPipelineNeverReadStaysBounded()
 {
     const qint64 before = gatewayRssKiB(m_topo.gateway());
@@ -163,8 +164,8 @@ void TestRedteamBreak::E6_hostOwnAddress()
     REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {u"private_destination"_s}));
 }
 
-// Finding: two refusals of the DNS TCP listener make no egress event (CASES.md: every denial
-// produces an egress.event with a typed reason): a frame length under 12 or over 4096 aborts
+// Finding: two refusals of the DNS TCP listener make no egress event (docs/redteam-cases.md: every
+// denial produces an egress.event with a typed reason): a frame length under 12 or over 4096 aborts
 // the connection silently, and so does a connection beyond the 32 DNS TCP connections.
 void TestRedteamBreak::dnsTcpRefusalsHaveEvents_data()
 {

@@ -1,5 +1,5 @@
-// CASES.md I4 through the whole helper: a real airlockd (its own network namespace, the most
-// verbose logging: --log-level trace and QT_LOGGING_RULES="*.debug=true", passed on to its
+// docs/redteam-cases.md I4 through the whole helper: a real airlockd (its own network namespace,
+// the most verbose logging: --log-level trace and QT_LOGGING_RULES="*.debug=true", passed on to its
 // gateway), a vault secret bound to api.test, a real TCG guest (the busybox image) and local
 // upstream servers. The guest sees only the placeholder (/run/airlock/env, exported by its
 // profile); its cleartext request with the placeholder is refused as credential_exfil; an HTTPS
@@ -319,7 +319,7 @@ private Q_SLOTS:
         QVERIFY(denied->value(u"alert"_s).toBool());
         QVERIFY(m_servers->connections(u"pkg"_s).isEmpty());
         // Alerts are also audited on their own, where floods of ordinary events cannot rotate
-        // them away (red-team 2026-12-01 finding 6).
+        // them away (docs/reviews/2026-12-01-credentials-redteam.md#f6).
         QFile alerts(QDir(m_net->helper().stateDir()).filePath(u"audit/alerts.jsonl"_s));
         QTRY_VERIFY_WITH_TIMEOUT(alerts.exists() && alerts.size() > 0, 5000);
         QVERIFY(alerts.open(QIODevice::ReadOnly));

@@ -1,6 +1,6 @@
-// CASES.md class I (credentials, issue 4), from the guest namespace through the real nftables
-// table and airlock-gateway to the recording api.test upstream: the injected value is exactly
-// right, near misses get no injection, a placeholder (or the value) anywhere else is
+// docs/redteam-cases.md class I (credentials, issue 4), from the guest namespace through the real
+// nftables table and airlock-gateway to the recording api.test upstream: the injected value is
+// exactly right, near misses get no injection, a placeholder (or the value) anywhere else is
 // credential_exfil with an alert, reflections are scrubbed, and the secret is in no log, event
 // or core file. The gateway runs with every debug category on (QT_LOGGING_RULES). docs/redteam.md.
 #include "core/daemon/gatewayprocess.h"
@@ -27,7 +27,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// The canary (CASES.md SECRET): characters that change under percent-encoding and give
+// The canary (docs/redteam-cases.md SECRET): characters that change under percent-encoding and give
 // distinct base64 forms at every alignment.
 const QByteArray kSecret = "sk-live_4f9a/Zq+8w=Tr~ue!xY"_ba;
 const QByteArray kPlaceholder = "airlock-placeholder-5e1f0c2b9a7d4e6f8a1b3c5d7e9f0a2b"_ba;
@@ -248,7 +248,8 @@ HttpResponse TestRedteamCredentials::via(const QString &mode, const QByteArray &
 }
 
 // I1: the exact match gets the value, exactly: one Authorization field, the template filled
-// with the secret's bytes; a trailing dot on SNI and Host is the same name (CASES.md B1).
+// with the secret's bytes; a trailing dot on SNI and Host is the same name
+// (docs/redteam-cases.md B1).
 void TestRedteamCredentials::I1_exactMatchGetsTheExactValue_data()
 {
     QTest::addColumn<QByteArray>("name");
@@ -546,10 +547,11 @@ void TestRedteamCredentials::I3_http10ResponseIsCloseDelimited()
     QCOMPARE(response.body, "invalid token " + kPlaceholder + "\n");
 }
 
-// Red-team 2026-12-01 finding 1: the guest asks for gzip, the upstream compresses (a front end
-// that always does, or one that honours the ask). The gateway asks for identity instead; a
-// body that still arrives in gzip or deflate (content- or transfer-coding) is decoded, scrubbed
-// and sent without its coding; any other coding is refused (502 unscrubbable_response, alert).
+// docs/reviews/2026-12-01-credentials-redteam.md#f1: the guest asks for gzip, the upstream
+// compresses (a front end that always does, or one that honours the ask). The gateway asks for
+// identity instead; a body that still arrives in gzip or deflate (content- or transfer-coding) is
+// decoded, scrubbed and sent without its coding; any other coding is refused (502
+// unscrubbable_response, alert).
 void TestRedteamCredentials::I3_compressedResponseIsDecodedOrRefused_data()
 {
     QTest::addColumn<QByteArray>("path");
@@ -598,9 +600,9 @@ void TestRedteamCredentials::I3_compressedResponseIsDecodedOrRefused()
              response.body.constData());
 }
 
-// Red-team 2026-12-01 finding 3: with Range the guest fetches a reflected secret in slices,
-// none of which is a whole form. Range and If-Range never reach the upstream while the gateway
-// scrubs; a 206 that comes anyway is refused.
+// docs/reviews/2026-12-01-credentials-redteam.md#f3: with Range the guest fetches a reflected
+// secret in slices, none of which is a whole form. Range and If-Range never reach the upstream
+// while the gateway scrubs; a 206 that comes anyway is refused.
 void TestRedteamCredentials::I3_rangeIsNotForwarded_data()
 {
     QTest::addColumn<QByteArray>("path");
@@ -659,9 +661,9 @@ void TestRedteamCredentials::upstreamErrorAfterInjection()
     REDTEAM_CHECK(leakedForms(response.head + response.body, u"what the guest got"_s));
 }
 
-// Red-team 2026-12-01 finding 5: a guest pipelines requests and never reads a byte. The
-// gateway stops reading it once kMaxPipeline requests are in flight, so the guest's sends stall
-// (kernel buffers fill) and the gateway's memory stays flat; before, every request became
+// docs/reviews/2026-12-01-credentials-redteam.md#f5: a guest pipelines requests and never reads a
+// byte. The gateway stops reading it once kMaxPipeline requests are in flight, so the guest's sends
+// stall (kernel buffers fill) and the gateway's memory stays flat; before, every request became
 // bookkeeping (+100 MB per connection in the report).
 void TestRedteamCredentials::pipelinedRequestsStayBounded()
 {
@@ -730,11 +732,11 @@ void TestRedteamCredentials::connectFollowedByMoreThanASlice()
     QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
 }
 
-// Red-team 2026-12-01 finding 6: one connection's pipelined requests made ~23k events/s, more
-// than airlockd stores; queued events were then dropped, alerts included. The gateway passes
-// at most its event rate (EventRateLimiter: a burst, then 200/s) and reports the rest as
-// summaries with `count`, so every decision is counted; an alert right after the flood has a
-// bucket of its own and arrives at once, alone.
+// docs/reviews/2026-12-01-credentials-redteam.md#f6: one connection's pipelined requests made ~23k
+// events/s, more than airlockd stores; queued events were then dropped, alerts included. The
+// gateway passes at most its event rate (EventRateLimiter: a burst, then 200/s) and reports the
+// rest as summaries with `count`, so every decision is counted; an alert right after the flood has
+// a bucket of its own and arrives at once, alone.
 void TestRedteamCredentials::eventFloodIsSummarized()
 {
     m_topo.resetObservations();
@@ -822,8 +824,8 @@ void TestRedteamCredentials::credentialsChangeWhileRunning()
     REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"api"_s));
 
     QVERIFY2(sendCredentials(kSecret.size(), kSecret, &answer), qPrintable(answer));
-    // A value with a control byte (header injection, red-team finding 5) is refused whole:
-    // the previous set stays.
+    // A value with a control byte (header injection, docs/reviews/2026-11-30-redteam-pass.md#f5) is
+    // refused whole: the previous set stays.
     QVERIFY(m_topo.gateway().send(credentialsMessage(9), "abc\r\nX-y:"_ba));
     const auto refused = m_topo.gateway().waitForMessage(u"error"_s, 3000);
     QVERIFY2(refused && refused->value(u"error"_s).toString().contains(u"control character"_s),
@@ -837,9 +839,9 @@ void TestRedteamCredentials::credentialsChangeWhileRunning()
              QList<QByteArray> {"Bearer " + kSecret});
 }
 
-// Red-team 2026-12-01 finding 7: after a rotation, and after the binding is removed, an
-// upstream that kept the old value hands it back. The gateway keeps scrubbing retired values
-// (to their old placeholder) for its lifetime; the provider may still accept them.
+// docs/reviews/2026-12-01-credentials-redteam.md#f7: after a rotation, and after the binding is
+// removed, an upstream that kept the old value hands it back. The gateway keeps scrubbing retired
+// values (to their old placeholder) for its lifetime; the provider may still accept them.
 void TestRedteamCredentials::I3_retiredValuesAreStillScrubbed()
 {
     const QByteArray rotated = "rotated-Value_77/x+y=z~Q"_ba;
@@ -923,7 +925,7 @@ void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
     QVERIFY2(coreFiles().isEmpty(), qPrintable(coreFiles().join(u", "_s)));
 }
 
-// Red-team 2026-12-01 findings 5 and 11: airlockd starts every gateway with
+// docs/reviews/2026-12-01-credentials-redteam.md#f5 and #f11: airlockd starts every gateway with
 // --max-data-bytes and --max-log-bytes (GatewayConfig). They become hard limits (RLIMIT_DATA,
 // RLIMIT_FSIZE) the gateway cannot raise again, and a log at its cap stops growing while the
 // gateway keeps working (EFBIG, not SIGXFSZ).
@@ -963,7 +965,7 @@ void TestRedteamCredentials::logAndMemoryAreBounded()
     gateway.stop();
 }
 
-// Breaker round 3 (findings-break3.md F6): the binding allows GET/POST under /v1; a DELETE or
+// docs/reviews/2026-12-01-gateway-round3.md#f6: the binding allows GET/POST under /v1; a DELETE or
 // a path outside /v1 is refused (I1 near misses). The same intent spelled as a GET/POST under
 // /v1 with X-HTTP-Method-Override / X-Original-URL gets the secret injected and the override
 // forwarded: an upstream that honours the field (Google APIs, Symfony, ASP.NET, IIS, ...) runs

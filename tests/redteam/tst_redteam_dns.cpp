@@ -1,5 +1,5 @@
-// CASES.md class E (DNS), from the guest namespace through the sandbox's nftables table and
-// the real gateway's resolver, against the test authority in the upstream namespace.
+// docs/redteam-cases.md class E (DNS), from the guest namespace through the sandbox's nftables
+// table and the real gateway's resolver, against the test authority in the upstream namespace.
 // docs/redteam.md.
 #include "rawpackets.h"
 #include "redteamtestbase.h"

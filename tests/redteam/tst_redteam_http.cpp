@@ -1,5 +1,5 @@
-// CASES.md classes G (HTTP framing) and H (redirects), from the guest namespace through the
-// real gateway to the recording upstream servers. docs/redteam.md.
+// docs/redteam-cases.md classes G (HTTP framing) and H (redirects), from the guest namespace
+// through the real gateway to the recording upstream servers. docs/redteam.md.
 #include "redteamtestbase.h"
 
 #include <QTest>

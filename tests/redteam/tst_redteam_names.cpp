@@ -1,4 +1,4 @@
-// CASES.md classes A (which name is this connection for?), B (spelling of names) and C
+// docs/redteam-cases.md classes A (which name is this connection for?), B (spelling of names) and C
 // (matching rules), from the guest namespace through the real gateway. docs/redteam.md.
 #include "redteamtestbase.h"
 
@@ -266,7 +266,8 @@ void TestRedteamNames::A8_data()
     QTest::newRow("list in one line") << "Host: pkg.test, evil.test\r\n"_ba << malformed;
     QTest::newRow("folded Host line") << "Host: pkg.test\r\n evil.test\r\n"_ba
                                       << QStringList {u"malformed_host"_s, u"malformed_header"_s};
-    // Red-team pass, section 8: brackets around a name are malformed, not an IP literal.
+    // docs/reviews/2026-11-30-redteam-pass.md#f8: brackets around a name are malformed, not an IP
+    // literal.
     QTest::newRow("Host: [pkg.test]") << "Host: [pkg.test]\r\n"_ba << malformed;
 }
 
@@ -500,9 +501,9 @@ void TestRedteamNames::C2()
     QCOMPARE(records.first().sni, QString::fromLatin1(sni));
 }
 
-// Red-team finding 6: a wildcard on a public suffix (Public Suffix List) would allow every
-// domain registered under it, and DNS exfiltration to anyone owning one. The gateway refuses
-// such a policy (pattern_too_broad); the policy in force stays.
+// docs/reviews/2026-11-30-redteam-pass.md#f6: a wildcard on a public suffix (Public Suffix List)
+// would allow every domain registered under it, and DNS exfiltration to anyone owning one. The
+// gateway refuses such a policy (pattern_too_broad); the policy in force stays.
 void TestRedteamNames::C2_publicSuffixWildcardRefused_data()
 {
     QTest::addColumn<QString>("pattern");

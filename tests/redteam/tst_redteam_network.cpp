@@ -1,6 +1,6 @@
-// CASES.md class F (addresses, families, metadata, spoofing): what the sandbox's nftables
-// table must drop on the host side of the link, from a guest namespace, with real sockets and
-// hand-built frames, checked by the table's counters and by trap servers in the host
+// docs/redteam-cases.md class F (addresses, families, metadata, spoofing): what the sandbox's
+// nftables table must drop on the host side of the link, from a guest namespace, with real sockets
+// and hand-built frames, checked by the table's counters and by trap servers in the host
 // namespace. docs/redteam.md.
 #include "rawpackets.h"
 #include "redteamtestbase.h"

@@ -1,5 +1,5 @@
-// CASES.md class D (ports and protocols), from the guest namespace through the real gateway
-// and the sandbox's nftables table. docs/redteam.md.
+// docs/redteam-cases.md class D (ports and protocols), from the guest namespace through the real
+// gateway and the sandbox's nftables table. docs/redteam.md.
 #include "redteamtestbase.h"
 
 #include <QJsonDocument>
@@ -163,15 +163,16 @@ void TestRedteamPorts::D4()
     }
     REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {u"host_not_allowed"_s}));
     REDTEAM_CHECK(recordedTraffic(m_topo.upstream()));
-    // The query is redacted from events (CONTRACT-gateway.md).
+    // The query is redacted from events (docs/gateway.md, "Events").
     for (const QJsonObject &event : m_topo.gateway().eventsSinceMark())
         QVERIFY2(!QJsonDocument(event).toJson().contains(data),
                  QJsonDocument(event).toJson().constData());
 }
 
-// Red-team finding 4: the explicit proxy sent cleartext HTTP to a TLS port (pkg.test:443) that
-// the transparent path refuses. Plain HTTP goes only to port 80, whatever the rule's ports
-// (docs/policy.md); other ports are reached with CONNECT and TLS. A CONNECT needs Host too.
+// docs/reviews/2026-11-30-redteam-pass.md#f4: the explicit proxy sent cleartext HTTP to a TLS port
+// (pkg.test:443) that the transparent path refuses. Plain HTTP goes only to port 80, whatever the
+// rule's ports (docs/policy.md); other ports are reached with CONNECT and TLS. A CONNECT needs Host
+// too.
 void TestRedteamPorts::D4_proxyCleartextOnlyToPort80_data()
 {
     QTest::addColumn<QByteArray>("request");

@@ -75,7 +75,8 @@ public:
         m_ownsNamespace = false;
     }
     /// The namespace airlockd runs in ("" before start()). Never the host's: a helper there
-    /// meets the tables and taps of the host's own helper (review 2026-12-01, H1).
+    /// meets the tables and taps of the host's own helper
+    /// (docs/reviews/2026-12-01-newuser-pass.md#h1).
     QString networkNamespace() const { return m_namespace; }
     /// A directory the test may use for its own files; removed with the helper.
     QString tempPath() const;

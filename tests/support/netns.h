@@ -11,7 +11,7 @@
 
 namespace airlock::test {
 
-// NETWORK SAFETY (ARCHITECTURE.md): the helpers below only create, enter and delete network
+// NETWORK SAFETY (docs/architecture.md): the helpers below only create, enter and delete network
 // namespaces the calling test names itself (a prefix plus its pid), so a test's packets stay
 // inside namespaces it created, and a crashed run's leftovers can be told apart and removed.
 

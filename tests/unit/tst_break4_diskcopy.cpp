@@ -1,4 +1,5 @@
-// Breaker 4, finding F3: what a guest's disk costs the helper when its sandbox is snapshotted.
+// docs/reviews/2026-12-01-guest-channels-round4.md#f3: what a guest's disk costs the helper when
+// its sandbox is snapshotted.
 //
 // SnapshotService::captureState (core/daemon/snapshotservice.cpp, "The disk overlay too") takes
 // a copy of the root-disk overlay during the pause, so the guest can run on while the copy is

@@ -1,5 +1,5 @@
-// The gateway's credential decisions without sockets (issue 4, CASES.md principle 7, I1-I4):
-// value and placeholder forms, streaming replacement across piece boundaries, exact-match
+// The gateway's credential decisions without sockets (issue 4, docs/redteam-cases.md principle 7,
+// I1-I4): value and placeholder forms, streaming replacement across piece boundaries, exact-match
 // injection and every near miss.
 #include "core/gateway/credentials/credentialinjector.h"
 #include "core/gateway/credentials/credentialpatterns.h"
@@ -91,9 +91,10 @@ private Q_SLOTS:
             QVERIFY(!QByteArray("harmless body with s3cr3t words").contains(form));
     }
 
-    // What real encoders make of a reflected token (red-team 2026-12-01 finding 2; the carriers
-    // are the output of Python's json, urllib.parse and html modules, and of the PHP, Go and
-    // Java conventions applied by hand).
+    // What real encoders make of a reflected token
+    // (docs/reviews/2026-12-01-credentials-redteam.md#f2; the carriers are the output of Python's
+    // json, urllib.parse and html modules, and of the PHP, Go and Java conventions applied by
+    // hand).
     void formsOfServerEncoders_data()
     {
         const QByteArray kAws = QByteArrayLiteral("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
@@ -142,7 +143,8 @@ private Q_SLOTS:
     }
 
     // A value stored with surrounding whitespace before the vault refused it: the upstream
-    // checks and reflects it trimmed, so the trimmed value is scrubbed too (finding 4).
+    // checks and reflects it trimmed, so the trimmed value is scrubbed too
+    // (docs/reviews/2026-12-01-credentials-redteam.md#f4).
     void trimmedValueIsScrubbed()
     {
         GatewayCredential padded = credential();
@@ -155,9 +157,9 @@ private Q_SLOTS:
         QCOMPARE(out, "X-Echo: " + kPlaceholder + "\r\n");
     }
 
-    // While responses are scrubbed the upstream must neither compress nor slice them (red-team
-    // 2026-12-01 findings 1 and 3): every Accept-Encoding, Range and If-Range goes, in any
-    // case, and identity is asked for; everything else stays in order.
+    // While responses are scrubbed the upstream must neither compress nor slice them
+    // (docs/reviews/2026-12-01-credentials-redteam.md#f1 and #f3): every Accept-Encoding, Range and
+    // If-Range goes, in any case, and identity is asked for; everything else stays in order.
     void requestsForScrubbedResponses()
     {
         const QByteArray head = "GET /v1/x HTTP/1.1\r\nHost: api.test\r\naccept-encoding: gzip\r\n"

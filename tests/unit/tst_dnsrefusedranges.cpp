@@ -1,5 +1,6 @@
 // AddressRange parsing, RefusedRanges (the default list, embedded IPv4, run-time additions),
-// DnsNameMapping, and DnsUpstreamResolver's pure answer checks (CASES.md principle 4, E5, E6).
+// DnsNameMapping, and DnsUpstreamResolver's pure answer checks
+// (docs/redteam-cases.md principle 4, E5, E6).
 #include "core/gateway/dns/addressrange.h"
 #include "core/gateway/dns/dnsldns.h"
 #include "core/gateway/dns/dnsnamemapping.h"
@@ -175,7 +176,8 @@ void TestDnsRefusedRanges::runTimeRange()
 }
 
 // The addresses of this namespace's interfaces are refused once the gateway asks for it, as
-// single addresses, also in their IPv4-embedding IPv6 forms (round 3, F1).
+// single addresses, also in their IPv4-embedding IPv6 forms
+// (docs/reviews/2026-12-01-gateway-round3.md#f1).
 void TestDnsRefusedRanges::hostAddresses()
 {
     RefusedRanges ranges = RefusedRanges::none();

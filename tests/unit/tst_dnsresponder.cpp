@@ -1,5 +1,6 @@
 // DnsResponder::decide/finish without sockets: one row per query shape of docs/dns.md and of
-// CASES.md principles 2-4 and E1 (names outside the policy are refused and never resolved).
+// docs/redteam-cases.md principles 2-4 and E1 (names outside the policy are refused and never
+// resolved).
 #include "core/gateway/dns/dnsldns.h"
 #include "core/gateway/dns/dnsresponder.h"
 
@@ -384,7 +385,8 @@ void TestDnsResponder::finishPolicyChanged()
 }
 
 // Egress events carry these names (dns.md, the window's reason words): each value has its own
-// snake_case name, including the transport's too_many_connections (findings-break3 F3).
+// snake_case name, including the transport's too_many_connections
+// (docs/reviews/2026-12-01-gateway-round3.md#f3).
 void TestDnsResponder::reasonNamesAreDistinct()
 {
     QSet<QString> names;

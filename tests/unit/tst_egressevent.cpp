@@ -48,7 +48,7 @@ void TestEgressEvent::guestTextIsPrintable_data()
 }
 
 // A guest chooses the bytes of a refused name; what reaches people (window, airlockctl, logs)
-// has no control, separator or bidi characters (red-team 2026-12-01 round 3, F5).
+// has no control, separator or bidi characters (docs/reviews/2026-12-01-gateway-round3.md#f5).
 void TestEgressEvent::guestTextIsPrintable()
 {
     QFETCH(QString, field);

@@ -16,8 +16,8 @@ private Q_SLOTS:
     void filter();
     void splitAtEveryOffset_data();
     void splitAtEveryOffset();
-    // Breaker 4: sequences a real terminal (xterm, VTE) parses as OSC/DCS/XTWINOPS that the
-    // filter passes on.
+    // docs/reviews/2026-12-01-guest-channels-round4.md#f1: sequences a real terminal (xterm, VTE)
+    // parses as OSC/DCS/XTWINOPS that the filter passes on.
     void break4_terminalStillSeesControlString_data();
     void break4_terminalStillSeesControlString();
     void break4_libvtermParsesTheFilteredOsc();

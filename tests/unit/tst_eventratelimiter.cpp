@@ -1,6 +1,7 @@
-// The gateway's event rate limit (docs/gateway.md, "Event rate"; red-team 2026-12-01 finding
-// 6) with a test clock: a burst passes, the rest is summarized with counts that add up to
-// every decision, alerts have their own bucket, and the number of kinds kept apart is bounded.
+// The gateway's event rate limit (docs/gateway.md, "Event rate";
+// docs/reviews/2026-12-01-credentials-redteam.md#f6) with a test clock: a burst passes, the rest is
+// summarized with counts that add up to every decision, alerts have their own bucket, and the
+// number of kinds kept apart is bounded.
 #include "core/gateway/eventratelimiter.h"
 
 #include <QTest>

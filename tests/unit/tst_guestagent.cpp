@@ -402,11 +402,12 @@ void TestGuestAgent::freshChannelIsNotRead()
     QVERIFY(!m_agent->isReady());
 }
 
-// Breaker 4. A restored or forked guest's agent is already running: it never says `ready 1` on
-// the new connection, so m_ready stays false and readPending() reads (and parses) every line
-// the guest sends for the rest of its life, on airlockd's event loop, although no refresh
-// waits. The header promises the opposite: "it is only read while an answer is expected ...
-// otherwise its bytes wait in a bounded buffer" (a chatty guest blocks on its own writes).
+// docs/reviews/2026-12-01-guest-channels-round4.md#f2: a restored or forked guest's agent is
+// already running: it never says `ready 1` on the new connection, so m_ready stays false and
+// readPending() reads (and parses) every line the guest sends for the rest of its life, on
+// airlockd's event loop, although no refresh waits. The header promises the opposite: "it is only
+// read while an answer is expected ... otherwise its bytes wait in a bounded buffer" (a chatty
+// guest blocks on its own writes).
 void TestGuestAgent::break4_restoredGuestIsReadForever()
 {
     m_guest->answer([](const QByteArray &nonce) { return "ack " + nonce + '\n'; });

@@ -1,5 +1,5 @@
 // canonicalizeHostname, parseAuthority and canonicalHostPattern: every name spelling from
-// CASES.md classes A8, B1-B4, C1-C3 and D1, one row each.
+// docs/redteam-cases.md classes A8, B1-B4, C1-C3 and D1, one row each.
 #include "core/model/hostname.h"
 
 #include <QTest>
@@ -143,7 +143,8 @@ void TestHostname::rejected_data()
     QTest::newRow("D1 IPv6") << QStringLiteral("2001:db8::7") << HostnameReason::IpLiteral;
     QTest::newRow("D1 IPv6 bracketed")
         << QStringLiteral("[2001:db8::7]") << HostnameReason::IpLiteral;
-    // Brackets around a name are a malformed name, not an address (red-team pass, section 8).
+    // Brackets around a name are a malformed name, not an address
+    // (docs/reviews/2026-11-30-redteam-pass.md#f8).
     QTest::newRow("name in brackets")
         << QStringLiteral("[pkg.test]") << HostnameReason::BadCharacter;
     QTest::newRow("closing bracket only")
@@ -340,8 +341,8 @@ void TestHostname::patternRejected_data()
     QTest::newRow("whole TLD") << QStringLiteral("*.test") << HostnameReason::PatternTooBroad;
     QTest::newRow("whole TLD with dot")
         << QStringLiteral("*.com.") << HostnameReason::PatternTooBroad;
-    // Red-team finding 6: public suffixes (the Public Suffix List, ICANN and private sections),
-    // and suffixes whose children are public suffixes (wildcard rules).
+    // docs/reviews/2026-11-30-redteam-pass.md#f6: public suffixes (the Public Suffix List, ICANN
+    // and private sections), and suffixes whose children are public suffixes (wildcard rules).
     QTest::newRow("ICANN suffix co.uk")
         << QStringLiteral("*.co.uk") << HostnameReason::PatternTooBroad;
     QTest::newRow("private suffix github.io")

@@ -1,6 +1,7 @@
-// HttpRequestGuard (core/gateway/http/httprequestguard.h): one row per CASES.md input of classes
-// A1, A6-A8, B1-B4, C3, D1, D4 and G1 that the HTTP layer decides, plus variants of each class.
-// Every row is also fed split at every byte offset and byte by byte, and must give the same result.
+// HttpRequestGuard (core/gateway/http/httprequestguard.h): one row per docs/redteam-cases.md input
+// of classes A1, A6-A8, B1-B4, C3, D1, D4 and G1 that the HTTP layer decides, plus variants of each
+// class. Every row is also fed split at every byte offset and byte by byte, and must give the same
+// result.
 #include "core/gateway/http/httprequestguard.h"
 #include "egressrules.h"
 
@@ -26,8 +27,8 @@ namespace {
 
 using airlock::test::rule;
 
-// The CASES.md placeholders: pkg.test (443 only), api.test with methods and paths, plain.test
-// on port 80 for cleartext cases. tenant.test and evil.test are not allowed.
+// The docs/redteam-cases.md placeholders: pkg.test (443 only), api.test with methods and paths,
+// plain.test on port 80 for cleartext cases. tenant.test and evil.test are not allowed.
 PolicyMatcher casesMatcher()
 {
     EgressPolicy policy;
@@ -310,7 +311,8 @@ void TestHttpRequestGuard::verdicts_data()
     QTest::newRow("D2 CONNECT other port")
         << proxy << QByteArray("CONNECT pkg.test:22 HTTP/1.1\r\nHost: pkg.test:22\r\n\r\n") << 403
         << "port_not_allowed" << 0 << none;
-    // HTTP/1.1 requires Host on CONNECT too (RFC 9112 §3.2; red-team pass, section 8).
+    // HTTP/1.1 requires Host on CONNECT too (RFC 9112 §3.2;
+    // docs/reviews/2026-11-30-redteam-pass.md#f8).
     QTest::newRow("CONNECT without Host")
         << proxy << QByteArray("CONNECT pkg.test:443 HTTP/1.1\r\n\r\n") << 400 << "missing_host"
         << 0 << none;
@@ -362,8 +364,8 @@ void TestHttpRequestGuard::verdicts_data()
     QTest::newRow("obs-text in target")
         << pkg << QByteArray("GET /\xc3\xa9 HTTP/1.1\r\nHost: pkg.test\r\n\r\n") << 400
         << "malformed_path" << 0 << none;
-    // Cleartext through the proxy goes only to port 80 (red-team finding 4; docs/policy.md),
-    // whatever ports the rule lists: pkg.test's 443 is for TLS.
+    // Cleartext through the proxy goes only to port 80 (docs/reviews/2026-11-30-redteam-pass.md#f4;
+    // docs/policy.md), whatever ports the rule lists: pkg.test's 443 is for TLS.
     QTest::newRow("proxy explicit port")
         << proxy << get("http://plain.test:8080/", "Host: plain.test:8080\r\n") << 403
         << "plain_http_port" << 0 << none;
@@ -494,10 +496,10 @@ void TestHttpRequestGuard::verdicts_data()
             + smuggled
         << 400 << "bad_chunk" << 1 << QByteArray("tenant");
 
-    // Red-team break3 F4: a field name with a byte other than letters, digits and '-' is what
-    // CGI-style upstreams fold onto the dashed name ('_' and, lighttpd, any other byte become
-    // '_'). Folded onto a field the guard strips, rewrites or refuses: refused, in every
-    // spelling; anything else: dropped.
+    // docs/reviews/2026-12-01-gateway-round3.md#f4: a field name with a byte other than letters,
+    // digits and '-' is what CGI-style upstreams fold onto the dashed name ('_' and, lighttpd, any
+    // other byte become '_'). Folded onto a field the guard strips, rewrites or refuses: refused,
+    // in every spelling; anything else: dropped.
     const QByteArrayList guarded {
         "Keep-Alive",         "Proxy-Connection",       "Proxy-Authorization",
         "Proxy-Authenticate", "Content-Length",         "Transfer-Encoding",
@@ -536,8 +538,9 @@ void TestHttpRequestGuard::verdicts_data()
         << pkg << get("/", "Host: pkg.test\r\nX~Y: 1\r\nX+Forwarded: 1\r\n") << 0 << QString() << 1
         << QByteArray(": 1");
 
-    // Red-team break3 F6: fields that override the method or target are refused, in any letter
-    // case and with any value, on every rule; client-address fields are stripped.
+    // docs/reviews/2026-12-01-gateway-round3.md#f6: fields that override the method or target are
+    // refused, in any letter case and with any value, on every rule; client-address fields are
+    // stripped.
     const QString api = QStringLiteral("https:api.test");
     for (const QByteArray &field :
          {"X-HTTP-Method-Override: DELETE"_ba, "x-http-method-override: GET"_ba,

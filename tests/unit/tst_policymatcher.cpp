@@ -1,6 +1,6 @@
 // PolicyMatcher (wildcard truth table, ports, methods, paths) and the request-authority checks
-// of core/gateway/http/hostheader.h, one row per CASES.md case of classes A1, A5-A8, B1-B4, C1-C3,
-// D1, D2 and D4 that can be decided without I/O.
+// of core/gateway/http/hostheader.h, one row per docs/redteam-cases.md case of classes A1, A5-A8,
+// B1-B4, C1-C3, D1, D2 and D4 that can be decided without I/O.
 #include "core/gateway/http/hostheader.h"
 #include "core/policy/policymatcher.h"
 #include "egressrules.h"
@@ -17,7 +17,7 @@ namespace {
 
 using airlock::test::rule;
 
-// The CASES.md placeholders: pkg.test (443 only), api.test, and a wildcard for C2.
+// The docs/redteam-cases.md placeholders: pkg.test (443 only), api.test, and a wildcard for C2.
 PolicyMatcher casesMatcher()
 {
     EgressPolicy policy;

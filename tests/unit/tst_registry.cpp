@@ -276,8 +276,9 @@ void TestRegistry::unreadablePolicyFallsBackToDenyAll()
     QCOMPARE((*registry)->load()->first().policy, airlock::EgressPolicy::denyAll());
 }
 
-// airlockd stores the events of one event-loop turn together (red-team 2026-12-01 finding 6):
-// seqs in order, the bound applied per sandbox, and far faster than one transaction each.
+// airlockd stores the events of one event-loop turn together
+// (docs/reviews/2026-12-01-credentials-redteam.md#f6): seqs in order, the bound applied per
+// sandbox, and far faster than one transaction each.
 void TestRegistry::egressBatchIsOneTransaction()
 {
     auto registry = Registry::open(path());

@@ -1,12 +1,11 @@
-// HttpResponseTracker's rewrite mode (docs/credentials.md, "Responses"; CASES.md I3): every
-
-#include "zlibcompressed.h"
-// form of a secret in a response becomes the placeholder, in the head and over the whole body,
-// and the rewritten response still frames correctly (chunked for HTTP/1.1, close-delimited for
-// HTTP/1.0, bodiless responses untouched), whatever the split of the upstream's bytes. The
+// HttpResponseTracker's rewrite mode (docs/credentials.md, "Responses"; docs/redteam-cases.md I3):
+// every form of a secret in a response becomes the placeholder, in the head and over the whole
+// body, and the rewritten response still frames correctly (chunked for HTTP/1.1, close-delimited
+// for HTTP/1.0, bodiless responses untouched), whatever the split of the upstream's bytes. The
 // output is parsed again by Boost.Beast here, so a framing mistake fails the test.
 #include "core/gateway/credentials/credentialpatterns.h"
 #include "core/gateway/http/httpresponsetracker.h"
+#include "zlibcompressed.h"
 
 #include <QTest>
 
@@ -320,8 +319,9 @@ void TestResponseScrubbing::oversizedHeadIsAnError()
     QVERIFY(!leaks(result.output));
 }
 
-// Red-team 2026-12-01 finding 1: a body in gzip or deflate (content- or transfer-coding) is
-// decoded, scrubbed and sent without its coding, whatever the split of the upstream's bytes.
+// docs/reviews/2026-12-01-credentials-redteam.md#f1: a body in gzip or deflate (content- or
+// transfer-coding) is decoded, scrubbed and sent without its coding, whatever the split of the
+// upstream's bytes.
 void TestResponseScrubbing::codedBodiesAreDecodedThenScrubbed_data()
 {
     QTest::addColumn<QByteArray>("response");
@@ -377,7 +377,8 @@ void TestResponseScrubbing::codedBodiesAreDecodedThenScrubbed()
 }
 
 // Codings zlib does not undo, chunked before another coding, and partial content: refused
-// before a byte of them is output (finding 1 and 3); the caller answers 502.
+// before a byte of them is output (docs/reviews/2026-12-01-credentials-redteam.md#f1 and #f3); the
+// caller answers 502.
 void TestResponseScrubbing::unscrubbableResponsesAreRefused_data()
 {
     QTest::addColumn<QByteArray>("response");

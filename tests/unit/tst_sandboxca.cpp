@@ -220,7 +220,7 @@ void TestSandboxCa::leafCacheHitAndCanonicalSpelling()
     QVERIFY(ca);
     auto first = ca->mintLeaf(QStringLiteral("pkg.test"));
     auto second = ca->mintLeaf(QStringLiteral("pkg.test"));
-    auto spelled = ca->mintLeaf(QStringLiteral("Pkg.TEST.")); // CASES.md B1, B2
+    auto spelled = ca->mintLeaf(QStringLiteral("Pkg.TEST.")); // docs/redteam-cases.md B1, B2
     QVERIFY(first && second && spelled);
     QCOMPARE(first->get(), second->get());
     QCOMPARE(first->get(), spelled->get());

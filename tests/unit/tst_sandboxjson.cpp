@@ -94,7 +94,7 @@ void TestSandboxJson::wrongTypes_data()
         << with("vcpus", QStringLiteral("2")) << QStringLiteral("vcpus");
     QTest::newRow("vcpus fractional") << with("vcpus", 1.5) << QStringLiteral("vcpus");
     QTest::newRow("memory a bool") << with("memoryMib", true) << QStringLiteral("memoryMib");
-    // The real ranges, not INT_MIN..INT_MAX (review 2026-12-01, L5).
+    // The real ranges, not INT_MIN..INT_MAX (docs/reviews/2026-12-01-newuser-pass.md#l5).
     QTest::newRow("vcpus 1e30") << with("vcpus", 1e30) << QStringLiteral("between 1 and 32");
     QTest::newRow("memory 1e12") << with("memoryMib", 1e12)
                                  << QStringLiteral("between 64 and 65536");

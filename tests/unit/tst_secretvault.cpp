@@ -300,7 +300,7 @@ private Q_SLOTS:
         QVERIFY(
             vault->set(QStringLiteral("tab"), SecretValue(QByteArrayLiteral("token\twith-tab"))));
         // Leading or trailing SP/HTAB: the upstream would check the trimmed value, which no
-        // scrub form matches (red-team 2026-12-01 finding 4).
+        // scrub form matches (docs/reviews/2026-12-01-credentials-redteam.md#f4).
         for (const QByteArray &padded : {QByteArrayLiteral("trail-secret-value-0042\t"),
                                          QByteArrayLiteral(" lead-secret-value"),
                                          QByteArrayLiteral("CanarySecret-Zq9/+x~!\tend ")}) {
@@ -345,9 +345,10 @@ private Q_SLOTS:
         QVERIFY(copy.fingerprint({}).isEmpty());
     }
 
-    // Red-team 2026-12-01 finding 10: a listed fingerprint must not let anyone confirm a guess
-    // offline. It is an HMAC (RFC 4231 test case 2 below) keyed with a key derived from the
-    // vault key: stable across reopening, different for another vault, not the plain SHA-256.
+    // docs/reviews/2026-12-01-credentials-redteam.md#f10: a listed fingerprint must not let anyone
+    // confirm a guess offline. It is an HMAC (RFC 4231 test case 2 below) keyed with a key derived
+    // from the vault key: stable across reopening, different for another vault, not the plain
+    // SHA-256.
     void fingerprintsAreKeyed()
     {
         QCOMPARE(SecretValue(QByteArrayLiteral("what do ya want for nothing?"))

@@ -290,8 +290,9 @@ void TestSnapshotStore::objectFromFileMatchesObjectFromMemory()
 
 void TestSnapshotStore::writerRefusesToFillTheFileSystem()
 {
-    // Finding break4 F3, related: the store shares its file system with every overlay and the
-    // registry. A margin above the free space stands in for a full file system.
+    // docs/reviews/2026-12-01-guest-channels-round4.md#f3, related: the store shares its file
+    // system with every overlay and the registry. A margin above the free space stands in for a
+    // full file system.
     m_store->setMinimumFreeBytes(std::numeric_limits<qint64>::max() / 2);
     {
         auto writer = m_store->begin(QStringLiteral("n1"));

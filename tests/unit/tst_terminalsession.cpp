@@ -396,18 +396,18 @@ void TestTerminalSession::resetClears()
     QCOMPARE(hex(session.cell(0, 0).foreground), hex(session.defaultForeground()));
 }
 
-// Breaker 4. The window feeds every console.output notification (up to ConsoleHub's
-// kMaxChunkBytes = 64 KiB of guest bytes) to TerminalSession on its GUI thread. Some cheap
-// sequences cost libvterm a whole-screen operation each: DECALN (ESC # 8) fills the screen,
-// reverse index at the top (ESC M) and a line feed at the bottom scroll all of it. A guest
-// printing them keeps the window's event loop busy for seconds per notification (every tab,
-// every dialog, every host), and the helper, whose notifications then pile up unread, drops
+// docs/reviews/2026-12-01-guest-channels-round4.md#f4: the window feeds every console.output
+// notification (up to ConsoleHub's kMaxChunkBytes = 64 KiB of guest bytes) to TerminalSession on
+// its GUI thread. Some cheap sequences cost libvterm a whole-screen operation each: DECALN (ESC #
+// 8) fills the screen, reverse index at the top (ESC M) and a line feed at the bottom scroll all of
+// it. A guest printing them keeps the window's event loop busy for seconds per notification (every
+// tab, every dialog, every host), and the helper, whose notifications then pile up unread, drops
 // the window's connection at 16 MiB (RpcConnection::kMaxPendingOutputBytes). A 60x200 console
 // (a maximised window) is assumed; the budget is 250 ms per notification.
 // Output that is slow to draw (DECALN fills the 60×200 screen: about 1.6 s for 64 KiB here,
 // line feeds at the bottom scroll it) reaches the session a slice per event-loop turn, so the
-// window's thread stays free (red-team 2026-12-01 round 4, F4); the screen ends up as if fed
-// at once, whatever the slices split.
+// window's thread stays free (docs/reviews/2026-12-01-guest-channels-round4.md#f4); the screen ends
+// up as if fed at once, whatever the slices split.
 void TestTerminalSession::feederSlicesAndYields_data()
 {
     QTest::addColumn<QByteArray>("op");

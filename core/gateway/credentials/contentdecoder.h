@@ -11,13 +11,13 @@
 namespace airlock::gateway {
 
 /// Undoes the content- and transfer-codings of a response body that the gateway must scrub
-/// (docs/credentials.md, "Compressed and partial responses"; red-team 2026-12-01 finding 1):
-/// a secret inside a gzip stream matches no form, and the guest would gunzip it. The gateway
-/// asks for `Accept-Encoding: identity` whenever it scrubs, so this only runs for an upstream
-/// that compresses anyway. Codings are zlib's: `gzip`/`x-gzip` (RFC 1952, several members
-/// too) and `deflate` (RFC 9110 §8.4.1.2: the zlib format of RFC 1950; a raw RFC 1951 stream,
-/// which some servers send instead, is accepted as well). Anything else is refused by
-/// forCodings(), never passed through.
+/// (docs/credentials.md, "Compressed and partial responses";
+/// docs/reviews/2026-12-01-credentials-redteam.md#f1): a secret inside a gzip stream matches no
+/// form, and the guest would gunzip it. The gateway asks for `Accept-Encoding: identity` whenever
+/// it scrubs, so this only runs for an upstream that compresses anyway. Codings are zlib's:
+/// `gzip`/`x-gzip` (RFC 1952, several members too) and `deflate` (RFC 9110 §8.4.1.2: the zlib
+/// format of RFC 1950; a raw RFC 1951 stream, which some servers send instead, is accepted as
+/// well). Anything else is refused by forCodings(), never passed through.
 ///
 /// The output is bounded against decompression bombs: at most kSlackBytes plus kMaxRatio times
 /// the compressed bytes fed so far; beyond that feed() fails. Not thread-safe.

@@ -88,7 +88,7 @@ CredentialInjector::CredentialInjector(QList<GatewayCredential> credentials,
         QByteArray raw = credential.value->reveal().toByteArray();
         values = credentialForms(raw);
         // A value stored before the vault refused surrounding whitespace: servers check (and
-        // reflect) it trimmed (RFC 9110 §5.5; red-team 2026-12-01 finding 4).
+        // reflect) it trimmed (RFC 9110 §5.5; docs/reviews/2026-12-01-credentials-redteam.md#f4).
         QByteArray trimmed = trimmedOws(raw);
         if (trimmed.size() != raw.size())
             values += credentialForms(trimmed);

@@ -26,8 +26,9 @@ struct GatewayCredential
     std::shared_ptr<const SecretValue> value;
 };
 
-/// The gateway's credential decisions for one sandbox (issue 4; CASES.md principle 7 and class
-/// I). Pure: no I/O, no logging, nothing it returns holds a secret except inject()'s head.
+/// The gateway's credential decisions for one sandbox (issue 4; docs/redteam-cases.md principle 7
+/// and class I). Pure: no I/O, no logging, nothing it returns holds a secret except inject()'s
+/// head.
 ///
 /// For each request that passed every other check (policy, framing, SNI = Host):
 ///  1. any form (credentialForms: raw, percent-encoded, base64/base64url) of any secret value in
@@ -73,14 +74,14 @@ public:
 
     CredentialInjector() = default;
     /// A value that is not a valid HTTP field value (a control byte other than tab, RFC 9110
-    /// §5.5; the vault refuses those already, red-team finding 5) is treated as unavailable:
-    /// hasValue() is false and nothing is ever injected from it.
+    /// §5.5; the vault refuses those already, docs/reviews/2026-11-30-redteam-pass.md#f5) is
+    /// treated as unavailable: hasValue() is false and nothing is ever injected from it.
     explicit CredentialInjector(QList<GatewayCredential> credentials);
     /// The same, with `retired`: values the sandbox's bindings held before (rotated, or the
-    /// binding removed) that an upstream may still hand back (red-team 2026-12-01 finding 7).
-    /// They are scrub-only: their forms are scrubbed to their old placeholder and refused in
-    /// requests like current values, but nothing is injected from them and their placeholders
-    /// are not guarded.
+    /// binding removed) that an upstream may still hand back
+    /// (docs/reviews/2026-12-01-credentials-redteam.md#f7). They are scrub-only: their forms are
+    /// scrubbed to their old placeholder and refused in requests like current values, but nothing
+    /// is injected from them and their placeholders are not guarded.
     CredentialInjector(QList<GatewayCredential> credentials, QList<GatewayCredential> retired);
     CredentialInjector(CredentialInjector &&) noexcept = default;
     CredentialInjector &operator=(CredentialInjector &&) noexcept = default;
@@ -106,8 +107,8 @@ public:
     /// `head` (ending with CRLF CRLF) made for a response the gateway scrubs: every
     /// Accept-Encoding, Range and If-Range field removed and `Accept-Encoding: identity` added
     /// last, so the upstream neither compresses (a secret inside gzip matches no form) nor
-    /// slices the body (a slice matches no form; red-team 2026-12-01 findings 1 and 3).
-    /// TE is hop-by-hop and never forwarded (HttpRequestGuard). docs/credentials.md.
+    /// slices the body (a slice matches no form; docs/reviews/2026-12-01-credentials-redteam.md#f1
+    /// and #f3). TE is hop-by-hop and never forwarded (HttpRequestGuard). docs/credentials.md.
     static QByteArray prepareForScrubbing(QByteArrayView head);
     /// A detector for the request body of `request`: it matches() whenever the body carries a
     /// value form or a placeholder form of a binding the request is not an exact match for.

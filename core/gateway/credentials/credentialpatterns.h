@@ -5,9 +5,10 @@
 
 namespace airlock::gateway {
 
-/// The byte strings under which a credential can appear in HTTP traffic (CASES.md I2-I4), for
-/// detection and replacement: the encodings common server stacks produce when they reflect a
-/// token (red-team 2026-12-01 finding 2), each generated from the value:
+/// The byte strings under which a credential can appear in HTTP traffic (docs/redteam-cases.md
+/// I2-I4), for detection and replacement: the encodings common server stacks produce when they
+/// reflect a token (docs/reviews/2026-12-01-credentials-redteam.md#f2), each generated from the
+/// value:
 ///  - the raw bytes;
 ///  - percent-encoded (RFC 3986 §2.1) in six styles, each with upper- and lower-case hex:
 ///    everything but unreserved encoded (Qt, Python `quote(safe="")`), `/` left alone (Python

@@ -92,7 +92,8 @@ Result<QList<GatewayCredential>> credentialsFromMessage(const QJsonObject &messa
         if (*valueBytes > 0) {
             const QByteArrayView value = payload.reveal().sliced(offset, *valueBytes);
             // It goes into a header field: a CR, LF or NUL would end the field or the request
-            // (RFC 9110 §5.5; the vault refuses these already, red-team finding 5).
+            // (RFC 9110 §5.5; the vault refuses these already,
+            // docs/reviews/2026-11-30-redteam-pass.md#f5).
             for (const char c : value) {
                 const auto byte = static_cast<unsigned char>(c);
                 if ((byte < 0x20 && byte != '\t') || byte == 0x7f)

@@ -9,8 +9,8 @@ namespace airlock::gateway {
 /// Finds byte patterns in a stream that arrives in arbitrary pieces and replaces each match,
 /// also across piece boundaries: feed() holds back the last (longest pattern - 1) bytes, which
 /// could be the start of a match, until more bytes or finish() decide. Used to scrub
-/// credentials from responses (CASES.md I3) and to detect placeholders in request bodies (I2).
-/// Patterns are tried longest first at each position; matches do not overlap.
+/// credentials from responses (docs/redteam-cases.md I3) and to detect placeholders in request
+/// bodies (I2). Patterns are tried longest first at each position; matches do not overlap.
 class StreamReplacer final
 {
 public:
@@ -45,8 +45,9 @@ private:
     QList<Rule> m_rules; ///< longest pattern first
     bool m_first[256] = {}; ///< bytes that start some pattern: other positions are skipped fast
     /// The rules (indices into m_rules, longest first) whose pattern starts with each byte: a
-    /// position is compared only with those, second byte first (red-team 2026-12-01 finding 9:
-    /// a body made of bytes that start patterns cost every rule at every byte).
+    /// position is compared only with those, second byte first
+    /// (docs/reviews/2026-12-01-credentials-redteam.md#f9: a body made of bytes that start patterns
+    /// cost every rule at every byte).
     QList<int> m_byStart[256];
     qsizetype m_hold = 0;
     QByteArray m_pending;

@@ -170,7 +170,8 @@ RefusedRanges RefusedRanges::defaults()
         "224.0.0.0/4",
         "240.0.0.0/4",
         "255.255.255.255/32",
-        // Cloud metadata endpoints (CASES.md F3); the link-local ones are also in 169.254/16.
+        // Cloud metadata endpoints (docs/redteam-cases.md F3); the link-local ones are also in
+        // 169.254/16.
         "169.254.169.254/32",
         "169.254.170.2/32",
         "100.100.100.200/32",

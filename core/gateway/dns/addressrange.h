@@ -50,9 +50,9 @@ private:
     bool m_ipv4 = true;
 };
 
-/// The destination ranges the gateway's DNS refuses to hand out or dial (CASES.md principle 4,
-/// E6; F3 for the metadata addresses). Configuration with a safe default (defaults()); the
-/// sandbox link prefix is added at run time with add(). docs/dns.md lists the default.
+/// The destination ranges the gateway's DNS refuses to hand out or dial (docs/redteam-cases.md
+/// principle 4, E6; F3 for the metadata addresses). Configuration with a safe default (defaults());
+/// the sandbox link prefix is added at run time with add(). docs/dns.md lists the default.
 class RefusedRanges final
 {
 public:

@@ -27,7 +27,8 @@ enum class DnsVerdict {
 /// Why. Stable snake_case names (dnsReasonName); docs/dns.md lists them.
 enum class DnsReason {
     Allowed, ///< "allowed": the name is allowed and answered (or being resolved)
-    HostNotAllowed, ///< "host_not_allowed": no policy rule matches the name (CASES.md E1)
+    HostNotAllowed, ///< "host_not_allowed": no policy rule matches the name
+                    ///< (docs/redteam-cases.md E1)
     MalformedHost, ///< "malformed_host": the name fails canonicalizeHostname (principle 2)
     TypeNotAllowed, ///< "type_not_allowed": a query type other than A/AAAA/HTTPS/SVCB (principle 3)
     ClassNotAllowed, ///< "class_not_allowed": a class other than IN

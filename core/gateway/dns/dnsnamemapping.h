@@ -11,11 +11,11 @@
 
 namespace airlock::gateway {
 
-/// One sandbox's name→address mapping (ARCHITECTURE.md "Egress"; CASES.md principle 1): every
-/// allowed name the guest resolves gets a stable synthetic IPv4 address from a pool, so the
-/// guest never learns or chooses an upstream address. When the guest connects, the gateway
-/// recovers the original destination and maps it back to the name with nameFor(), then dials
-/// its own resolution of that name.
+/// One sandbox's name→address mapping (docs/architecture.md "Egress"; docs/redteam-cases.md
+/// principle 1): every allowed name the guest resolves gets a stable synthetic IPv4 address from a
+/// pool, so the guest never learns or chooses an upstream address. When the guest connects, the
+/// gateway recovers the original destination and maps it back to the name with nameFor(), then
+/// dials its own resolution of that name.
 ///
 /// Addresses are handed out in order from the pool's first usable address (network + 1) to
 /// the last (broadcast - 1) and are never reused while the mapping lives, so an address always

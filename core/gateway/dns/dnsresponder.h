@@ -8,10 +8,10 @@
 
 namespace airlock::gateway {
 
-/// The gateway's DNS logic for one sandbox, without sockets (CASES.md principles 2, 3, 4; E1).
-/// Queries are parsed with ldns; only A for allowed names is answered with data, from the
-/// sandbox's DnsNameMapping, after the upstream resolver has vouched for the name (so names
-/// pointing at refused ranges are REFUSED, E6). The decision table is in docs/dns.md:
+/// The gateway's DNS logic for one sandbox, without sockets (docs/redteam-cases.md principles
+/// 2, 3, 4; E1). Queries are parsed with ldns; only A for allowed names is answered with data,
+/// from the sandbox's DnsNameMapping, after the upstream resolver has vouched for the name (so
+/// names pointing at refused ranges are REFUSED, E6). The decision table is in docs/dns.md:
 ///
 /// | query | verdict |
 /// |---|---|

@@ -22,8 +22,8 @@ class DnsUpstreamResolver;
 /// The gateway's DNS listener for one sandbox: UDP, and TCP with the 2-byte length framing of
 /// RFC 1035 §4.2.2 / RFC 7766, on the gateway's address. Every message goes through
 /// DnsResponder::decide; allowed A queries are resolved with DnsUpstreamResolver and completed
-/// with DnsResponder::finish; nothing the guest sends is ever forwarded (CASES.md E1). Each
-/// final decision (not Resolve) is emitted as decided() for the gateway's egress events.
+/// with DnsResponder::finish; nothing the guest sends is ever forwarded (docs/redteam-cases.md E1).
+/// Each final decision (not Resolve) is emitted as decided() for the gateway's egress events.
 ///
 /// Limits (RFC 7766 §6.2.3 lets a server close idle or slow connections): at most
 /// kMaxTcpConnections TCP connections (more are closed at once), each closed after

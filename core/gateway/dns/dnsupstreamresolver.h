@@ -45,8 +45,8 @@ struct DnsUpstreamAnswer
 };
 
 /// Resolves allowed names through one configured resolver over UDP, with TCP fallback when
-/// the answer is truncated (CASES.md principle 4, E5, E6). Asynchronous on the Qt event loop:
-/// the gateway keeps serving while resolutions are in flight.
+/// the answer is truncated (docs/redteam-cases.md principle 4, E5, E6). Asynchronous on the Qt
+/// event loop: the gateway keeps serving while resolutions are in flight.
 ///
 /// Each resolution builds its query with ldns (RD set, type A, class IN), a random 16-bit id
 /// from QRandomGenerator::system() and a fresh UDP socket on a kernel-chosen ephemeral port.

@@ -10,8 +10,8 @@ namespace airlock::gateway {
 /// address of its interfaces, read with getifaddrs(3) on each call (so a tap or address added
 /// a moment ago counts at once). The gateway refuses them as upstream destinations: a name
 /// whose DNS answers the host's own address would otherwise reach the host's services, which
-/// the sandbox's table keeps from the guest (CASES.md F4 and E6; red-team 2026-12-01 round 3,
-/// F1).
+/// the sandbox's table keeps from the guest (docs/redteam-cases.md F4 and E6;
+/// docs/reviews/2026-12-01-gateway-round3.md#f1).
 class HostAddresses final
 {
 public:

@@ -27,7 +27,8 @@ enum class AuthorityReason {
 
 /// Stable name, e.g. "sni_host_mismatch".
 QString authorityReasonName(AuthorityReason reason);
-/// The HTTP status the gateway answers with: 400, 403 or 421 (0 for Ok). CASES.md verdicts.
+/// The HTTP status the gateway answers with: 400, 403 or 421 (0 for Ok): the verdicts of
+/// docs/redteam-cases.md.
 int authorityReasonStatus(AuthorityReason reason);
 
 /// The result of an authority check: on Ok the one canonical authority of the request.
@@ -54,9 +55,9 @@ struct RequestAuthority
     std::optional<QString> absoluteAuthority;
 };
 
-/// Enforces CASES.md principle 1 for one request: exactly one Host field whose value is one
-/// authority (A8), canonicalized with parseAuthority (B1-B4, D1; the default port is 443 with
-/// tls, else 80); an absolute-form target must name the same scheme ("https" with tls, "http"
+/// Enforces docs/redteam-cases.md principle 1 for one request: exactly one Host field whose value
+/// is one authority (A8), canonicalized with parseAuthority (B1-B4, D1; the default port is 443
+/// with tls, else 80); an absolute-form target must name the same scheme ("https" with tls, "http"
 /// without), host and port as Host (A7); Host's port must be the connection's port (B3); with
 /// tls the canonical SNI must equal Host's canonical name (A1, A6). Checked in that order; the
 /// first failure is returned.

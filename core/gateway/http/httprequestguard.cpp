@@ -64,7 +64,8 @@ QByteArrayView trimmedOws(QByteArrayView v)
 // (RFC 7239 Forwarded, X-Forwarded-*, RFC 9110 §7.6.3 Via): the guest must not speak for the
 // gateway. Host and the framing fields are rewritten by the guard itself.
 // Client-address fields (X-Real-IP, True-Client-IP, X-Client-IP, CF-Connecting-IP) are the same
-// family as X-Forwarded-For: set by a front proxy, trusted by the origin (red-team break3 F6).
+// family as X-Forwarded-For: set by a front proxy, trusted by the origin
+// (docs/reviews/2026-12-01-gateway-round3.md#f6).
 bool isStrippedField(QByteArrayView name)
 {
     static constexpr std::array<const char *, 17> names {"connection",
@@ -95,8 +96,9 @@ bool isStrippedField(QByteArrayView name)
 // X-HTTP-Method, X-Method-Override (Google APIs, Symfony, Laravel, ASP.NET, Express
 // method-override) and X-Original-URL, X-Rewrite-URL (IIS URL Rewrite, Symfony's IIS support).
 // An upstream that honours them acts on another method or path than the request line the policy
-// and the credential bindings checked (red-team break3 F6): refused, not stripped, so a client
-// that relies on one learns it instead of having its request silently turned into another.
+// and the credential bindings checked (docs/reviews/2026-12-01-gateway-round3.md#f6): refused, not
+// stripped, so a client that relies on one learns it instead of having its request silently turned
+// into another.
 bool isOverrideField(QByteArrayView name)
 {
     static constexpr std::array<const char *, 5> names {"x-http-method-override", "x-http-method",
@@ -112,7 +114,8 @@ bool isOverrideField(QByteArrayView name)
 // A field name of letters, digits and '-' only: what CGI (RFC 3875 §4.1.18), WSGI, Rack, PHP and
 // lighttpd-style stacks map to HTTP_* variables without folding another name onto it. They turn
 // '-' (and, lighttpd, every other non-alphanumeric byte) into '_', so `X_Forwarded_For` and
-// `X.Forwarded.For` become the X-Forwarded-For the gateway strips (red-team break3 F4).
+// `X.Forwarded.For` become the X-Forwarded-For the gateway strips
+// (docs/reviews/2026-12-01-gateway-round3.md#f4).
 bool isPlainFieldName(QByteArrayView name)
 {
     for (char c : name) {
@@ -193,7 +196,7 @@ Refusal httpRefusal(HttpReason reason, QString detail)
 
 // The stricter checks of one line of the head, before Beast sees it: RFC 9112 §5.1 (no
 // whitespace between a field name and ':'), §5.2 (obs-fold refused), RFC 9110 §5.5 (no CTL in
-// field values but HTAB). Faults on a Host line are malformed_host (CASES.md A8).
+// field values but HTAB). Faults on a Host line are malformed_host (docs/redteam-cases.md A8).
 std::optional<Refusal> scanLine(QByteArrayView line, HeadScan &scan)
 {
     if (line.isEmpty()) {
@@ -271,7 +274,7 @@ std::optional<Refusal> scanLines(QByteArrayView window, HeadScan &scan)
     return std::nullopt;
 }
 
-// RFC 9112 §6.1-§6.3 and CASES.md G1: exactly one way to find the end of the body.
+// RFC 9112 §6.1-§6.3 and docs/redteam-cases.md G1: exactly one way to find the end of the body.
 std::optional<Refusal> checkFraming(const RawHead &raw)
 {
     if (!raw.contentLengths.isEmpty() && !raw.transferEncodings.isEmpty())
@@ -618,7 +621,8 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
             return std::unexpected(Refusal {authorityReasonStatus(connect.reason),
                                             authorityReasonName(connect.reason), connect.detail});
         // HTTP/1.1 requires Host on every request, CONNECT included (RFC 9112 §3.2); the
-        // gateway refuses a missing Host everywhere else too (red-team pass, section 8).
+        // gateway refuses a missing Host everywhere else too
+        // (docs/reviews/2026-11-30-redteam-pass.md#f8).
         if (hostFields.isEmpty())
             return std::unexpected(Refusal {authorityReasonStatus(AuthorityReason::MissingHost),
                                             authorityReasonName(AuthorityReason::MissingHost),

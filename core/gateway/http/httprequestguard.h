@@ -21,11 +21,12 @@ enum class HttpReason {
     MalformedRequest, ///< "malformed_request" (400): request line not RFC 9112 §3
     MalformedHeader, ///< "malformed_header" (400): obs-fold, whitespace before ':', bare CR/LF,
                      ///< control bytes (RFC 9112 §2.2, §5.1, §5.2)
-    MalformedHost, ///< "malformed_host" (400): the same faults on a Host line (CASES.md A8)
+    MalformedHost, ///< "malformed_host" (400): the same faults on a Host line
+                   ///< (docs/redteam-cases.md A8)
     HeaderTooLarge, ///< "header_too_large" (431): the head exceeds the header limit (RFC 6585 §5)
     UnsupportedVersion, ///< "unsupported_version" (505): not HTTP/1.0 or HTTP/1.1
     ConflictingFraming, ///< "conflicting_framing" (400): both Content-Length and
-                        ///< Transfer-Encoding (RFC 9112 §6.1, CASES.md G1)
+                        ///< Transfer-Encoding (RFC 9112 §6.1, docs/redteam-cases.md G1)
     BadContentLength, ///< "bad_content_length" (400): not one field of 1*DIGIT without leading
                       ///< zeros (RFC 9110 §8.6, RFC 9112 §6.3, G1)
     BadTransferEncoding, ///< "bad_transfer_encoding" (400): not one field of exactly "chunked",
@@ -37,15 +38,15 @@ enum class HttpReason {
                      ///< reflects headers, principle 7); CONNECT unless on an explicit proxy
     PlainHttpPort, ///< "plain_http_port" (403): a plain-HTTP proxy request for a port other
                    ///< than 80 (cleartext goes only to 80, as on the transparent path;
-                   ///< docs/policy.md, red-team finding 4)
+                   ///< docs/policy.md, docs/reviews/2026-11-30-redteam-pass.md#f4)
     AmbiguousFieldName, ///< "ambiguous_field_name" (400): a field name with a byte other than
                         ///< letters, digits and '-' that CGI-style upstreams fold onto a field
                         ///< the gateway strips, rewrites or refuses (`X_Forwarded_For`,
-                        ///< `Transfer_Encoding`; red-team break3 F4)
+                        ///< `Transfer_Encoding`; docs/reviews/2026-12-01-gateway-round3.md#f4)
     RequestOverride, ///< "request_override" (403): X-HTTP-Method-Override, X-HTTP-Method,
                      ///< X-Method-Override, X-Original-URL, X-Rewrite-URL or a `_method` query
                      ///< parameter: the upstream could act on another method or path than the
-                     ///< one checked (red-team break3 F6)
+                     ///< one checked (docs/reviews/2026-12-01-gateway-round3.md#f6)
 };
 
 /// Stable name, e.g. "conflicting_framing".
@@ -53,7 +54,7 @@ QString httpReasonName(HttpReason reason);
 /// The status the gateway answers with for an HTTP-layer reason.
 int httpReasonStatus(HttpReason reason);
 
-/// The connection one guard checks: fixed for its lifetime (CASES.md principle 1).
+/// The connection one guard checks: fixed for its lifetime (docs/redteam-cases.md principle 1).
 struct HttpConnectionContext
 {
     /// https: TLS terminated by the gateway; `sni` is the ClientHello's server name. http: plain
@@ -110,9 +111,9 @@ struct HttpRequestEnd
 };
 
 /// The request is refused. The connection is finished: nothing after it is forwarded
-/// (CASES.md A6, G1). `response` is ready to send to the guest. When it follows an HttpForward
-/// without its HttpRequestEnd (a bad chunk, a body over the limit), the request in progress
-/// must also be aborted upstream (close that upstream connection).
+/// (docs/redteam-cases.md A6, G1). `response` is ready to send to the guest. When it follows an
+/// HttpForward without its HttpRequestEnd (a bad chunk, a body over the limit), the request in
+/// progress must also be aborted upstream (close that upstream connection).
 struct HttpDeny
 {
     int status = 400;
@@ -129,8 +130,9 @@ struct HttpDeny
 
 /// An explicit proxy's CONNECT that passed checkConnectTarget and the policy's connection check.
 /// The caller answers "200" (connectEstablishedResponse), then runs TLS over the tunnel and must
-/// require the ClientHello's SNI to equal authority.host (CASES.md A5). `leftover` is what the
-/// guest sent after the CONNECT head; it belongs to the tunnel's TLS layer, not to the upstream.
+/// require the ClientHello's SNI to equal authority.host (docs/redteam-cases.md A5). `leftover` is
+/// what the guest sent after the CONNECT head; it belongs to the tunnel's TLS layer, not to the
+/// upstream.
 struct HttpTunnel
 {
     Authority authority;
@@ -140,8 +142,8 @@ struct HttpTunnel
 
 using HttpEvent = std::variant<HttpForward, HttpBody, HttpRequestEnd, HttpDeny, HttpTunnel>;
 
-/// Strict request-by-request checker for one guest connection (CASES.md principles 1 and 5;
-/// classes A1, A6-A8, B3, B4, C3, D1, D4, G1). Feed it the guest's bytes, split anywhere; it
+/// Strict request-by-request checker for one guest connection (docs/redteam-cases.md principles 1
+/// and 5; classes A1, A6-A8, B3, B4, C3, D1, D4, G1). Feed it the guest's bytes, split anywhere; it
 /// returns, in order, for each request either HttpForward, HttpBody*, HttpRequestEnd, or one
 /// HttpDeny (or HttpTunnel) after which it is finished and ignores further input.
 ///

@@ -75,8 +75,9 @@ struct HttpResponseTracker::Private
         framing = !hasBody || !sized ? Framing::Unchanged
             : http10                 ? Framing::Close
                                      : Framing::Chunked;
-        // A body the replacer cannot see whole is refused or decoded (red-team 2026-12-01
-        // findings 1 and 3): a slice of a secret matches no form, neither does a gzip stream.
+        // A body the replacer cannot see whole is refused or decoded
+        // (docs/reviews/2026-12-01-credentials-redteam.md#f1 and #f3): a slice of a secret matches
+        // no form, neither does a gzip stream.
         decoder.reset();
         bool decoding = false;
         if (hasBody) {

@@ -11,15 +11,15 @@
 
 namespace airlock::gateway {
 
-/// Follows the upstream's responses on one connection without changing a byte (CASES.md
-/// principle 6: responses, redirects included, go to the guest as they are), to learn each
-/// response's status and where it ends (RFC 9112 §6.3), so the gateway can finish a request's
-/// egress event, keep-alive stays in step with the requests, and a response that ends the
+/// Follows the upstream's responses on one connection without changing a byte
+/// (docs/redteam-cases.md principle 6: responses, redirects included, go to the guest as they are),
+/// to learn each response's status and where it ends (RFC 9112 §6.3), so the gateway can finish a
+/// request's egress event, keep-alive stays in step with the requests, and a response that ends the
 /// connection (close-delimited, Connection: close) closes the guest's connection too.
 /// Parsed with Boost.Beast's response parser. Not thread-safe.
 ///
-/// Scrubbing (issue 4, CASES.md I3): expect() with replacement rules rewrites the response
-/// instead of passing it through. The head is held until complete (at most 256 KiB), then
+/// Scrubbing (issue 4, docs/redteam-cases.md I3): expect() with replacement rules rewrites the
+/// response instead of passing it through. The head is held until complete (at most 256 KiB), then
 /// re-serialized from the parsed fields with every rule applied to it; the body's data (after
 /// de-chunking) runs through a StreamReplacer, so memory stays bounded by the longest pattern
 /// and the whole body is scrubbed however long it is. Because replacements change lengths the
@@ -31,7 +31,7 @@ namespace airlock::gateway {
 /// A body whose codings (Transfer-Encoding other than chunked, Content-Encoding) are gzip or
 /// deflate is decoded with ContentDecoder before scrubbing and sent without them; any other
 /// coding, and a 206 partial response, is refused (Progress::refused): a secret inside either
-/// would match no form (red-team 2026-12-01 findings 1 and 3).
+/// would match no form (docs/reviews/2026-12-01-credentials-redteam.md#f1 and #f3).
 class HttpResponseTracker final
 {
 public:

@@ -134,7 +134,8 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
                       QStringLiteral("malformed server_name extension (RFC 6066 §3)"),
                       SSL_AD_DECODE_ERROR);
     // Latin-1 is lossless for bytes; anything above 0x7f is then rejected as non_ascii. The
-    // name goes into the refusal's event, escaped: people read it (round 3, F5).
+    // name goes into the refusal's event, escaped: people read it
+    // (docs/reviews/2026-12-01-gateway-round3.md#f5).
     state->requestedName = printableText(QString::fromLatin1(*raw).left(255), true);
     const auto name = canonicalizeHostname(QString::fromLatin1(*raw));
     if (!name)

@@ -14,7 +14,7 @@
 namespace airlock::redteam {
 
 /// The real airlock-gateway binary, started inside a network namespace with one end of a
-/// socketpair(AF_UNIX, SOCK_STREAM) as its control fd (CONTRACT-gateway.md / docs/gateway.md):
+/// socketpair(AF_UNIX, SOCK_STREAM) as its control fd (docs/gateway.md):
 /// the test writes `config` and `policy` messages and collects `ready`, `fatal` and `egress`
 /// messages on a reader thread. stdout/stderr go to a log file the test can print on failure.
 class GatewayProcess final

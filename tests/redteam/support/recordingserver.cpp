@@ -452,7 +452,8 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             // An upstream error after the request arrived: no answer, the connection closes.
             return;
         } else if (request.target.startsWith("/v1/unauthorized")) {
-            // An API that reflects the token it refuses (CASES.md I3), in a header and the body.
+            // An API that reflects the token it refuses (docs/redteam-cases.md I3), in a header and
+            // the body.
             const QByteArray token = bearerToken(request);
             reply = response(401, "Unauthorized", "invalid token " + token + "\n",
                              "WWW-Authenticate: Bearer error=\"invalid_token\", token=\"" + token
@@ -475,13 +476,15 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             reply = chunked + "0\r\n\r\n";
         } else if (request.target.startsWith("/v1/recall")) {
             // An upstream that keeps what it saw ("recent requests", audit pages): the
-            // credential of the request before this one (red-team 2026-12-01 finding 7).
+            // credential of the request before this one
+            // (docs/reviews/2026-12-01-credentials-redteam.md#f7).
             std::lock_guard lock(m_recordsMutex);
             reply = response(200, "OK", "previous credential: " + m_lastToken + "\n", QByteArray(),
                              close);
         } else if (request.target.startsWith("/v1/coded-")) {
-            // A compressing front end (red-team 2026-12-01 finding 1): the echo, coded whatever
-            // the request's Accept-Encoding says ("-if-asked": only when it asks for gzip).
+            // A compressing front end (docs/reviews/2026-12-01-credentials-redteam.md#f1): the
+            // echo, coded whatever the request's Accept-Encoding says ("-if-asked": only when it
+            // asks for gzip).
             const QByteArray echo = "label=" + endpoint.label.toLatin1() + "\n" + headBytes;
             const QByteArray coding = request.target.mid(10).split('?').value(0);
             QByteArray extra;
@@ -509,8 +512,9 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             if (reply.isEmpty())
                 reply = response(200, "OK", body, extra, close);
         } else if (request.target.startsWith("/v1/range")) {
-            // The echo with "Range: bytes=a-b" honoured (finding 3); "/v1/range-always": 206
-            // whatever the request asked for.
+            // The echo with "Range: bytes=a-b" honoured
+            // (docs/reviews/2026-12-01-credentials-redteam.md#f3); "/v1/range-always": 206 whatever
+            // the request asked for.
             const QByteArray echo = "label=" + endpoint.label.toLatin1() + "\n" + headBytes;
             QByteArray range = request.values("Range").value(0);
             if (range.isEmpty() && request.target.startsWith("/v1/range-always"))

@@ -61,7 +61,7 @@ struct ConnectionRecord
 /// and byte, running on threads inside one network namespace. Used for the upstream servers
 /// (pkg.test, api.test, tenant.test sharing pkg.test's address, evil.test) and as traps in
 /// the host namespace (a service the guest must never reach). HTTP answers:
-/// - `/redirect-metadata`: 302 with `Location: http://169.254.169.254/` (CASES.md H1),
+/// - `/redirect-metadata`: 302 with `Location: http://169.254.169.254/` (docs/redteam-cases.md H1),
 /// - `/redirect-evil`: 307 with `Location: https://evil.test/c` (H1),
 /// - `/v1/hangup...`: no answer, the connection is closed (an upstream error),
 /// - `/v1/unauthorized...`: 401 `invalid token <token>` with the token also in

@@ -10,7 +10,8 @@ namespace airlock::redteam {
 /// Base of every red-team test class: one RedteamTopology per test binary, built in
 /// initTestCase and torn down in cleanupTestCase (and by the destructor when a test aborts);
 /// init() opens a fresh observation window for each test function (and each data row).
-/// Derived classes declare their cases as private slots named after the CASES.md id.
+/// Derived classes declare their cases as private slots named after their case id
+/// (docs/redteam-cases.md).
 class RedteamTestBase : public QObject
 {
     Q_OBJECT
@@ -48,7 +49,7 @@ QString recordedTraffic(RecordingServer &server, const QString &label = QString(
 QString expectEgress(GatewayProcess &gateway, const QString &verdict, const QStringList &reasons,
                      int timeoutMs = 3000);
 /// deny-http: the gateway's own answer with a status in `statuses` and `reason` in the body
-/// (machine-readable reason, CASES.md verdict words); any of `reasons` will do.
+/// (machine-readable reason, docs/redteam-cases.md verdict words); any of `reasons` will do.
 QString expectDenyHttp(const HttpResponse &response, const QList<int> &statuses,
                        const QStringList &reasons);
 /// One line per event since the mark, for failure messages.

@@ -39,7 +39,8 @@ constexpr quint16 ExplicitProxyPort = 3128;
 } // namespace topo
 
 /// One red-team topology per test binary (initTestCase/cleanupTestCase), built from real
-/// parts (CASES.md "run from a guest network namespace against real local upstream servers"):
+/// parts (docs/redteam-cases.md: every case runs from a guest network namespace against real local
+/// servers):
 ///
 /// - "host" namespace (`alt-rt-h-<pid>`): lo, the sandbox link's host end `al-redteam`
 ///   (GW 100.96.0.1/30, 2001:db8:1::1/64, fe80::1) with the sandbox's real nftables tables

@@ -14,9 +14,9 @@ namespace airlock::redteam {
 /// The test's authoritative DNS server for *.test (ldns wire format), listening on UDP and TCP
 /// inside a network namespace: the gateway's `upstreamDns` in the red-team topology. A hostile
 /// authority on purpose: every record of a name is put in the answer section whatever type
-/// was asked (so an A question may come back with AAAA ::1, CASES.md E6). Names without
-/// records get NXDOMAIN. Every question is logged (CASES.md E1: "the test DNS server for
-/// evil.test receives nothing").
+/// was asked (so an A question may come back with AAAA ::1, docs/redteam-cases.md E6). Names
+/// without records get NXDOMAIN. Every question is logged (docs/redteam-cases.md E1: "the test DNS
+/// server for evil.test receives nothing").
 class TestDnsAuthority final
 {
 public:
