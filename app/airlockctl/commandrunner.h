@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/model/error.h"
+#include "app/airlockctl/commandgroup.h"
 #include "core/ssh/sshendpoint.h"
 
 #include <QJsonObject>
@@ -10,8 +10,7 @@
 
 #include <memory>
 #include <optional>
-
-class QCommandLineParser;
+#include <vector>
 
 namespace airlock {
 class HelperClient;
@@ -28,8 +27,10 @@ enum ExitCode : int {
     ExitUsage = 2, ///< the command line is wrong
 };
 
-/// Everything airlockctl does, behind one run(arguments) so main() only wires it up: parses the
-/// global options and the command, talks to the helper, prints, returns the exit code.
+/// airlockctl behind one run(arguments) so main() only wires it up: parses the global options,
+/// picks the command from the tables of the command groups (SandboxCommands, ...), checks its
+/// arguments and runs it. The groups share its plumbing: the connection to the helper, the
+/// output streams, the exit codes.
 class CommandRunner
 {
 public:
@@ -39,15 +40,23 @@ public:
 
     /// `arguments` as from QCoreApplication::arguments() (program name first).
     int run(const QStringList &arguments);
+    /// Every command of every group, in the order of `airlockctl --help`.
+    const QList<Command> &commands() const { return m_commands; }
 
-private:
-    struct Command;
-    static const QList<Command> &commands();
+    // The plumbing the command groups share.
 
-    int usageError(const QString &message, const QString &command = {});
-    void printGlobalHelp(QTextStream &stream) const;
-    int runCommand(const Command &command, const QStringList &arguments);
+    QTextStream &out() { return m_out; }
+    QTextStream &err() { return m_err; }
+    /// --json was given, before or after the command.
+    bool json() const { return m_json; }
+    /// --host was given: the helper is on another machine.
+    bool remote() const { return !m_host.isEmpty(); }
+    /// The local helper socket (--socket, else $AIRLOCK_SOCKET, else the default).
+    const QString &socketPath() const { return m_socketPath; }
+    /// Connects to the helper once; false after printing why it cannot.
     bool connectHelper();
+    /// The connection; nullptr until connectHelper() (or call()) succeeded.
+    HelperClient *client() const { return m_client.get(); }
     /// Calls the helper and prints its error; std::nullopt when the call failed. In the error,
     /// protocol field names are replaced by the options the user typed (`fieldOptions`:
     /// field → option, e.g. memoryMib → --memory; docs/reviews/2026-12-01-newuser-pass.md#l5).
@@ -55,39 +64,12 @@ private:
                                    int timeoutMs = 30000,
                                    const QList<std::pair<QString, QString>> &fieldOptions = {});
     void printJson(const QJsonValue &value);
+    /// Prints "airlockctl: MESSAGE" and "Try 'airlockctl [COMMAND ]--help'."; returns ExitUsage.
+    int usageError(const QString &message, const QString &command = {});
 
-    int cmdCreate(QCommandLineParser &parser);
-    int cmdList(QCommandLineParser &parser);
-    int cmdInfo(QCommandLineParser &parser);
-    int cmdStart(QCommandLineParser &parser);
-    int cmdStop(QCommandLineParser &parser);
-    /// Calls `method` with the sandbox named on the command line; prints "<done> sandbox 'x'".
-    int nameCommand(QCommandLineParser &parser, const char *method, const char *done);
-    int cmdKill(QCommandLineParser &parser);
-    int cmdRemove(QCommandLineParser &parser);
-    int cmdImages(QCommandLineParser &parser);
-    int cmdConsole(QCommandLineParser &parser);
-    int cmdBridge(QCommandLineParser &parser);
-    /// `policy get NAME`, `policy set NAME FILE|-`, `policy validate FILE|-`.
-    int cmdPolicy(QCommandLineParser &parser);
-    /// `secret set NAME` (value from stdin), `secret ls`, `secret rm NAME`.
-    int cmdSecret(QCommandLineParser &parser);
-    /// `binding add SANDBOX SECRET HOST [options]`, `binding ls [SANDBOX]`, `binding rm ID`.
-    int cmdBinding(QCommandLineParser &parser);
-    /// `egress NAME [--follow] [--limit N]`: the stored events, then (--follow) new ones.
-    int cmdEgress(QCommandLineParser &parser);
-    /// Prints one event as a table row, or with --json as one compact JSON line.
-    void printEgress(qint64 seq, const QJsonObject &event);
-    int cmdPause(QCommandLineParser &parser);
-    int cmdResume(QCommandLineParser &parser);
-    /// `snapshot create|ls|restore|fork|rm|pin|unpin|rename|schedule ...` (docs/snapshots.md).
-    int cmdSnapshot(QCommandLineParser &parser);
-    int cmdTemplate(QCommandLineParser &parser);
-    /// Prints the sandbox's identityWarning (a guest that did not confirm its new identity).
-    void warnIdentity(const QJsonObject &sandbox);
-    /// Reads a policy file (`-` is stdin) as a JSON object; prints why not and returns
-    /// std::nullopt when it cannot be read or is not a JSON object.
-    std::optional<QJsonObject> readPolicyFile(const QString &path);
+private:
+    void printGlobalHelp(QTextStream &stream) const;
+    int runCommand(const Command &command, const QStringList &arguments);
 
     QTextStream &m_out;
     QTextStream &m_err;
@@ -102,6 +84,8 @@ private:
     std::unique_ptr<TerminalPrompter> m_prompter;
     bool m_json = false;
     std::unique_ptr<HelperClient> m_client;
+    std::vector<std::unique_ptr<CommandGroup>> m_groups;
+    QList<Command> m_commands; ///< every group's table, in the order of `airlockctl --help`
 };
 
 } // namespace airlock::ctl

@@ -1,10 +1,10 @@
-// `airlockctl secret ...` and `airlockctl binding ...` (docs/airlockctl.md, docs/credentials.md).
+#include "app/airlockctl/credentialcommands.h"
+
 #include "app/airlockctl/commandrunner.h"
 #include "app/airlockctl/sandboxformat.h"
 #include "core/model/secretvalue.h"
 #include "core/protocol/methods.h"
 
-#include <QCommandLineParser>
 #include <QJsonArray>
 
 #include <openssl/crypto.h>
@@ -76,158 +76,216 @@ private:
 
 } // namespace
 
-int CommandRunner::cmdSecret(QCommandLineParser &parser)
+QList<Command> CredentialCommands::commands()
 {
-    const QStringList args = parser.positionalArguments();
-    const QString command = QStringLiteral("secret");
-    const QString action = args.value(0);
-    const QString nameKey = QStringLiteral("name");
-    if (action == QStringLiteral("set") && args.size() == 2) {
-        const bool terminal = ::isatty(STDIN_FILENO) == 1;
-        std::optional<QByteArray> value;
-        if (terminal) {
-            m_err << "Value for secret '" << args.at(1) << "' (input hidden): " << Qt::flush;
-            EchoOff echoOff(STDIN_FILENO);
-            value = readSecretFrom(STDIN_FILENO, true);
-            m_err << Qt::endl;
-        } else {
-            value = readSecretFrom(STDIN_FILENO, false);
-        }
-        if (!value) {
-            m_err << "airlockctl: cannot read the secret from standard input" << Qt::endl;
-            return ExitFailed;
-        }
-        if (value->isEmpty() || value->size() > SecretValue::kMaxBytes) {
-            OPENSSL_cleanse(value->data(), std::size_t(value->size()));
-            m_err << "airlockctl: a secret value must hold 1 to " << SecretValue::kMaxBytes
-                  << " bytes (read from standard input)" << Qt::endl;
-            return ExitFailed;
-        }
-        const auto result =
-            call(protocol::method::SecretSet,
-                 {{nameKey, args.at(1)}, {QStringLiteral("value"), QString::fromUtf8(*value)}});
-        OPENSSL_cleanse(value->data(), std::size_t(value->size()));
-        if (!result)
-            return ExitFailed;
-        if (m_json)
-            printJson(*result);
-        else
-            m_out << "stored secret '" << args.at(1) << "' (fingerprint "
-                  << result->toObject().value(QStringLiteral("fingerprint")).toString() << ")"
-                  << Qt::endl;
-        return ExitOk;
-    }
-    if ((action == QStringLiteral("ls") || action == QStringLiteral("list")) && args.size() == 1) {
-        const auto result = call(protocol::method::SecretList, {});
-        if (!result)
-            return ExitFailed;
-        const QJsonArray secrets = result->toObject().value(QStringLiteral("secrets")).toArray();
-        if (m_json)
-            printJson(*result);
-        else if (secrets.isEmpty())
-            m_out << "no secrets (store one with: airlockctl secret set NAME < file)" << Qt::endl;
-        else
-            m_out << formatSecretTable(secrets) << Qt::flush;
-        return ExitOk;
-    }
-    if ((action == QStringLiteral("rm") || action == QStringLiteral("delete"))
-        && args.size() == 2) {
-        const auto result = call(protocol::method::SecretDelete, {{nameKey, args.at(1)}});
-        if (!result)
-            return ExitFailed;
-        if (m_json)
-            printJson(*result);
-        else
-            m_out << "deleted secret '" << args.at(1) << "'" << Qt::endl;
-        return ExitOk;
-    }
-    return usageError(QStringLiteral("usage: airlockctl secret set NAME | ls | rm NAME"), command);
+    return {
+        {.name = QStringLiteral("secret"),
+         .summary = QStringLiteral("Store a secret in the helper's vault (set reads the value "
+                                   "from standard input, never from the command line), list "
+                                   "secrets without their values, or delete one that no binding "
+                                   "uses (docs/credentials.md)."),
+         .actions = {{.name = QStringLiteral("set"),
+                      .arguments = QStringLiteral("NAME"),
+                      .minArguments = 1,
+                      .maxArguments = 1,
+                      .handler = handler(&CredentialCommands::setSecret)},
+                     {.name = QStringLiteral("ls"),
+                      .handler = handler(&CredentialCommands::listSecrets),
+                      .aliases = {QStringLiteral("list")}},
+                     {.name = QStringLiteral("rm"),
+                      .arguments = QStringLiteral("NAME"),
+                      .minArguments = 1,
+                      .maxArguments = 1,
+                      .handler = handler(&CredentialCommands::removeSecret),
+                      .aliases = {QStringLiteral("delete")}}}},
+        {.name = QStringLiteral("binding"),
+         .summary = QStringLiteral("Let a sandbox's gateway inject a secret into https requests "
+                                   "to exactly HOST (port 443), by default as 'Authorization: "
+                                   "Bearer {secret}'; the guest only holds a placeholder."),
+         .options = {QCommandLineOption(QStringLiteral("path"),
+                                        QStringLiteral("Only requests whose path starts with "
+                                                       "PREFIX."),
+                                        QStringLiteral("PREFIX")),
+                     QCommandLineOption(QStringLiteral("method"),
+                                        QStringLiteral("Only this method (repeatable), e.g. GET."),
+                                        QStringLiteral("M")),
+                     QCommandLineOption(QStringLiteral("header"),
+                                        QStringLiteral("Header to set (default Authorization)."),
+                                        QStringLiteral("NAME")),
+                     QCommandLineOption(QStringLiteral("template"),
+                                        QStringLiteral("Header value with {secret} once (default "
+                                                       "'Bearer {secret}')."),
+                                        QStringLiteral("T")),
+                     QCommandLineOption(QStringLiteral("basic"),
+                                        QStringLiteral("HTTP basic authentication as USER (RFC "
+                                                       "7617)."),
+                                        QStringLiteral("USER"))},
+         .actions = {{.name = QStringLiteral("add"),
+                      .arguments = QStringLiteral("SANDBOX SECRET HOST [--path PREFIX] [--method "
+                                                  "M]... [--header NAME] [--template T | --basic "
+                                                  "USER]"),
+                      .minArguments = 3,
+                      .maxArguments = 3,
+                      .handler = handler(&CredentialCommands::addBinding)},
+                     {.name = QStringLiteral("ls"),
+                      .arguments = QStringLiteral("[SANDBOX]"),
+                      .minArguments = 0,
+                      .maxArguments = 1,
+                      .handler = handler(&CredentialCommands::listBindings),
+                      .aliases = {QStringLiteral("list")}},
+                     {.name = QStringLiteral("rm"),
+                      .arguments = QStringLiteral("ID"),
+                      .minArguments = 1,
+                      .maxArguments = 1,
+                      .handler = handler(&CredentialCommands::removeBinding),
+                      .aliases = {QStringLiteral("remove")}}}},
+    };
 }
 
-int CommandRunner::cmdBinding(QCommandLineParser &parser)
+int CredentialCommands::setSecret(const Invocation &invocation)
 {
-    const QStringList args = parser.positionalArguments();
-    const QString command = QStringLiteral("binding");
-    const QString action = args.value(0);
-    if (action == QStringLiteral("add") && args.size() == 4) {
-        QJsonObject params {{QStringLiteral("sandbox"), args.at(1)},
-                            {QStringLiteral("secret"), args.at(2)},
-                            {QStringLiteral("host"), args.at(3)}};
-        if (parser.isSet(QStringLiteral("path")))
-            params.insert(QStringLiteral("pathPrefix"), parser.value(QStringLiteral("path")));
-        if (parser.isSet(QStringLiteral("method")))
-            params.insert(QStringLiteral("methods"),
-                          QJsonArray::fromStringList(parser.values(QStringLiteral("method"))));
-        const bool basic = parser.isSet(QStringLiteral("basic"));
-        if (basic
-            && (parser.isSet(QStringLiteral("header")) || parser.isSet(QStringLiteral("template"))))
-            return usageError(QStringLiteral("--basic and --header/--template exclude each other"),
-                              command);
-        if (basic) {
-            params.insert(
-                QStringLiteral("placement"),
-                QJsonObject {{QStringLiteral("type"), QStringLiteral("basic")},
-                             {QStringLiteral("username"), parser.value(QStringLiteral("basic"))}});
-        } else {
-            QJsonObject placement {{QStringLiteral("type"), QStringLiteral("header")}};
-            if (parser.isSet(QStringLiteral("header")))
-                placement.insert(QStringLiteral("header"), parser.value(QStringLiteral("header")));
-            if (parser.isSet(QStringLiteral("template")))
-                placement.insert(QStringLiteral("template"),
-                                 parser.value(QStringLiteral("template")));
-            params.insert(QStringLiteral("placement"), placement);
-        }
-        const auto result = call(protocol::method::BindingAdd, params);
-        if (!result)
-            return ExitFailed;
-        const QJsonObject binding = result->toObject();
-        if (m_json)
-            printJson(*result);
-        else
-            m_out << "added binding " << binding.value(QStringLiteral("id")).toInteger()
-                  << ": sandbox '" << args.at(1) << "' gets secret '" << args.at(2)
-                  << "' injected for https://" << binding.value(QStringLiteral("host")).toString()
-                  << "; the guest holds a placeholder in $"
-                  << binding.value(QStringLiteral("placeholderVariable")).toString() << Qt::endl;
-        return ExitOk;
+    const QString name = invocation.arguments.at(0);
+    const bool terminal = ::isatty(STDIN_FILENO) == 1;
+    std::optional<QByteArray> value;
+    if (terminal) {
+        m_err << "Value for secret '" << name << "' (input hidden): " << Qt::flush;
+        EchoOff echoOff(STDIN_FILENO);
+        value = readSecretFrom(STDIN_FILENO, true);
+        m_err << Qt::endl;
+    } else {
+        value = readSecretFrom(STDIN_FILENO, false);
     }
-    if ((action == QStringLiteral("ls") || action == QStringLiteral("list")) && args.size() <= 2) {
-        QJsonObject params;
-        if (args.size() == 2)
-            params.insert(QStringLiteral("sandbox"), args.at(1));
-        const auto result = call(protocol::method::BindingList, params);
-        if (!result)
-            return ExitFailed;
-        const QJsonArray bindings = result->toObject().value(QStringLiteral("bindings")).toArray();
-        if (m_json)
-            printJson(*result);
-        else if (bindings.isEmpty())
-            m_out << "no bindings" << Qt::endl;
-        else
-            m_out << formatBindingTable(bindings) << Qt::flush;
-        return ExitOk;
+    if (!value) {
+        m_err << "airlockctl: cannot read the secret from standard input" << Qt::endl;
+        return ExitFailed;
     }
-    if ((action == QStringLiteral("rm") || action == QStringLiteral("remove"))
-        && args.size() == 2) {
-        bool ok = false;
-        const qint64 id = args.at(1).toLongLong(&ok);
-        if (!ok || id <= 0)
-            return usageError(QStringLiteral("'%1' is not a binding id (see airlockctl binding ls)")
-                                  .arg(args.at(1)),
-                              command);
-        const auto result = call(protocol::method::BindingRemove, {{QStringLiteral("id"), id}});
-        if (!result)
-            return ExitFailed;
-        if (m_json)
-            printJson(*result);
-        else
-            m_out << "removed binding " << id << Qt::endl;
-        return ExitOk;
+    if (value->isEmpty() || value->size() > SecretValue::kMaxBytes) {
+        OPENSSL_cleanse(value->data(), std::size_t(value->size()));
+        m_err << "airlockctl: a secret value must hold 1 to " << SecretValue::kMaxBytes
+              << " bytes (read from standard input)" << Qt::endl;
+        return ExitFailed;
     }
-    return usageError(
-        QStringLiteral("usage: airlockctl binding add SANDBOX SECRET HOST [options] | "
-                       "ls [SANDBOX] | rm ID"),
-        command);
+    const auto result = call(protocol::method::SecretSet,
+                             {{kName, name}, {QStringLiteral("value"), QString::fromUtf8(*value)}});
+    OPENSSL_cleanse(value->data(), std::size_t(value->size()));
+    if (!result)
+        return ExitFailed;
+    if (json())
+        printJson(*result);
+    else
+        m_out << "stored secret '" << name << "' (fingerprint "
+              << result->toObject().value(QStringLiteral("fingerprint")).toString() << ")"
+              << Qt::endl;
+    return ExitOk;
+}
+
+int CredentialCommands::listSecrets(const Invocation &)
+{
+    const auto result = call(protocol::method::SecretList, {});
+    if (!result)
+        return ExitFailed;
+    const QJsonArray secrets = result->toObject().value(QStringLiteral("secrets")).toArray();
+    if (json())
+        printJson(*result);
+    else if (secrets.isEmpty())
+        m_out << "no secrets (store one with: airlockctl secret set NAME < file)" << Qt::endl;
+    else
+        m_out << formatSecretTable(secrets) << Qt::flush;
+    return ExitOk;
+}
+
+int CredentialCommands::removeSecret(const Invocation &invocation)
+{
+    const QString name = invocation.arguments.at(0);
+    const auto result = call(protocol::method::SecretDelete, {{kName, name}});
+    if (!result)
+        return ExitFailed;
+    if (json())
+        printJson(*result);
+    else
+        m_out << "deleted secret '" << name << "'" << Qt::endl;
+    return ExitOk;
+}
+
+int CredentialCommands::addBinding(const Invocation &invocation)
+{
+    const QStringList &args = invocation.arguments;
+    const QCommandLineParser &options = invocation.options;
+    QJsonObject params {{QStringLiteral("sandbox"), args.at(0)},
+                        {QStringLiteral("secret"), args.at(1)},
+                        {QStringLiteral("host"), args.at(2)}};
+    if (options.isSet(QStringLiteral("path")))
+        params.insert(QStringLiteral("pathPrefix"), options.value(QStringLiteral("path")));
+    if (options.isSet(QStringLiteral("method")))
+        params.insert(QStringLiteral("methods"),
+                      QJsonArray::fromStringList(options.values(QStringLiteral("method"))));
+    const bool basic = options.isSet(QStringLiteral("basic"));
+    if (basic
+        && (options.isSet(QStringLiteral("header")) || options.isSet(QStringLiteral("template"))))
+        return usageError(invocation,
+                          QStringLiteral("--basic and --header/--template exclude each other"));
+    if (basic) {
+        params.insert(
+            QStringLiteral("placement"),
+            QJsonObject {{QStringLiteral("type"), QStringLiteral("basic")},
+                         {QStringLiteral("username"), options.value(QStringLiteral("basic"))}});
+    } else {
+        QJsonObject placement {{QStringLiteral("type"), QStringLiteral("header")}};
+        if (options.isSet(QStringLiteral("header")))
+            placement.insert(QStringLiteral("header"), options.value(QStringLiteral("header")));
+        if (options.isSet(QStringLiteral("template")))
+            placement.insert(QStringLiteral("template"), options.value(QStringLiteral("template")));
+        params.insert(QStringLiteral("placement"), placement);
+    }
+    const auto result = call(protocol::method::BindingAdd, params);
+    if (!result)
+        return ExitFailed;
+    const QJsonObject binding = result->toObject();
+    if (json())
+        printJson(*result);
+    else
+        m_out << "added binding " << binding.value(QStringLiteral("id")).toInteger()
+              << ": sandbox '" << args.at(0) << "' gets secret '" << args.at(1)
+              << "' injected for https://" << binding.value(QStringLiteral("host")).toString()
+              << "; the guest holds a placeholder in $"
+              << binding.value(QStringLiteral("placeholderVariable")).toString() << Qt::endl;
+    return ExitOk;
+}
+
+int CredentialCommands::listBindings(const Invocation &invocation)
+{
+    QJsonObject params;
+    if (!invocation.arguments.isEmpty())
+        params.insert(QStringLiteral("sandbox"), invocation.arguments.at(0));
+    const auto result = call(protocol::method::BindingList, params);
+    if (!result)
+        return ExitFailed;
+    const QJsonArray bindings = result->toObject().value(QStringLiteral("bindings")).toArray();
+    if (json())
+        printJson(*result);
+    else if (bindings.isEmpty())
+        m_out << "no bindings" << Qt::endl;
+    else
+        m_out << formatBindingTable(bindings) << Qt::flush;
+    return ExitOk;
+}
+
+int CredentialCommands::removeBinding(const Invocation &invocation)
+{
+    bool ok = false;
+    const qint64 id = invocation.arguments.at(0).toLongLong(&ok);
+    if (!ok || id <= 0)
+        return usageError(invocation,
+                          QStringLiteral("'%1' is not a binding id (see airlockctl binding ls)")
+                              .arg(invocation.arguments.at(0)));
+    const auto result = call(protocol::method::BindingRemove, {{QStringLiteral("id"), id}});
+    if (!result)
+        return ExitFailed;
+    if (json())
+        printJson(*result);
+    else
+        m_out << "removed binding " << id << Qt::endl;
+    return ExitOk;
 }
 
 } // namespace airlock::ctl

@@ -1,5 +1,5 @@
-// airlockctl: the command-line client of airlockd. Everything lives in CommandRunner; this only
-// provides the application object and the standard streams.
+// airlockctl: the command-line client of airlockd. CommandRunner and its command groups do the
+// work; this only provides the application object and the standard streams.
 
 #include "app/airlockctl/commandrunner.h"
 #include "core/ssh/sshtransport.h"
