@@ -7,11 +7,12 @@
 #include "core/daemon/credentialaudit.h"
 #include "core/daemon/credentialbroker.h"
 #include "core/daemon/egressaudit.h"
-#include "core/daemon/helperapi.h"
+#include "core/daemon/eventbus.h"
 #include "core/daemon/hostaccounts.h"
 #include "core/daemon/logging.h"
 #include "core/daemon/registry.h"
 #include "core/daemon/rpcserver.h"
+#include "core/daemon/sandboxapi.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/daemon/secretowners.h"
 #include "core/daemon/snapshotapi.h"
@@ -68,7 +69,8 @@ struct HelperDaemon::Parts
     std::unique_ptr<SnapshotCatalog> snapshotCatalog;
     std::unique_ptr<SnapshotArchive> archive;
     std::unique_ptr<SnapshotService> snapshots;
-    std::unique_ptr<HelperApi> api;
+    std::unique_ptr<EventBus> events;
+    std::unique_ptr<SandboxApi> api;
     std::unique_ptr<SnapshotApi> snapshotApi;
 };
 
@@ -204,8 +206,9 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         return std::unexpected(reconciled.error());
     p.snapshots->startSchedules();
 
-    p.api = std::make_unique<HelperApi>(*p.server, *p.sandboxes, *p.consoles, *p.images);
-    p.snapshotApi = std::make_unique<SnapshotApi>(*p.server, *p.api, *p.sandboxes, *p.snapshots);
+    p.events = std::make_unique<EventBus>(*p.server, *p.sandboxes, *p.consoles, *p.snapshots);
+    p.api = std::make_unique<SandboxApi>(*p.server, *p.sandboxes, *p.consoles, *p.images);
+    p.snapshotApi = std::make_unique<SnapshotApi>(*p.server, *p.sandboxes, *p.snapshots);
     p.snapshotApi->setCredentialControls(p.secretOwners.get(), p.credentialAudit.get());
     const int inheritedSocket = takeInheritedListenSocket();
     if (auto listening = inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)

@@ -1,7 +1,6 @@
 #include "core/daemon/snapshotapi.h"
 
 #include "core/daemon/credentialaudit.h"
-#include "core/daemon/helperapi.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/daemon/secretowners.h"
 #include "core/daemon/snapshotservice.h"
@@ -49,26 +48,11 @@ Result<QJsonValue> asJson(const Result<T> &result)
 
 } // namespace
 
-SnapshotApi::SnapshotApi(RpcServer &server, HelperApi &api, SandboxService &sandboxes,
-                         SnapshotService &snapshots, QObject *parent)
-    : QObject(parent), m_server(server), m_api(api), m_sandboxes(sandboxes), m_snapshots(snapshots)
+SnapshotApi::SnapshotApi(RpcServer &server, SandboxService &sandboxes, SnapshotService &snapshots,
+                         QObject *parent)
+    : QObject(parent), m_server(server), m_sandboxes(sandboxes), m_snapshots(snapshots)
 {
     registerMethods();
-    const QString changed = QString::fromLatin1(protocol::notification::SnapshotChanged);
-    connect(&m_snapshots, &SnapshotService::snapshotChanged, this,
-            [this, changed](const QString &sandbox, const Snapshot &snapshot) {
-                m_api.notifySubscribers(protocol::encodeNotification(
-                    changed,
-                    QJsonObject {{QStringLiteral("sandbox"), sandbox},
-                                 {QStringLiteral("snapshot"), snapshot.toJson()}}));
-            });
-    connect(&m_snapshots, &SnapshotService::snapshotRemoved, this,
-            [this, changed](const QString &sandbox, const QString &id) {
-                m_api.notifySubscribers(
-                    protocol::encodeNotification(changed,
-                                                 QJsonObject {{QStringLiteral("sandbox"), sandbox},
-                                                              {QStringLiteral("removed"), id}}));
-            });
 }
 
 void SnapshotApi::registerMethods()
