@@ -3,7 +3,9 @@
 #include "core/daemon/credentialaudit.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/daemon/secretowners.h"
+#include "core/daemon/snapshotscheduler.h"
 #include "core/daemon/snapshotservice.h"
+#include "core/daemon/templateservice.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
 #include "core/protocol/message.h"
@@ -49,8 +51,13 @@ Result<QJsonValue> asJson(const Result<T> &result)
 } // namespace
 
 SnapshotApi::SnapshotApi(RpcServer &server, SandboxService &sandboxes, SnapshotService &snapshots,
-                         QObject *parent)
-    : QObject(parent), m_server(server), m_sandboxes(sandboxes), m_snapshots(snapshots)
+                         TemplateService &templates, SnapshotScheduler &schedules, QObject *parent)
+    : QObject(parent)
+    , m_server(server)
+    , m_sandboxes(sandboxes)
+    , m_snapshots(snapshots)
+    , m_templates(templates)
+    , m_schedules(schedules)
 {
     registerMethods();
 }
@@ -149,7 +156,7 @@ Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
     QJsonObject result {{QStringLiteral("snapshots"), array}};
     if (!name.isEmpty()) {
         const QString head = m_snapshots.head(name);
-        const auto schedule = m_snapshots.schedule(name);
+        const auto schedule = m_schedules.schedule(name);
         result.insert(QStringLiteral("head"), head.isEmpty() ? QJsonValue() : QJsonValue(head));
         if (schedule) {
             result.insert(QStringLiteral("schedule"), schedule->toJson());
@@ -255,7 +262,7 @@ Result<QJsonValue> SnapshotApi::templates()
         shape.image = snapshot.image;
         shape.vcpus = snapshot.vcpus;
         shape.memoryMib = snapshot.memoryMib;
-        const auto key = m_snapshots.templateKey(shape);
+        const auto key = m_templates.templateKey(shape);
         QJsonObject object = snapshot.toJson();
         object.insert(QStringLiteral("current"), key && *key == snapshot.templateKey);
         templates.append(object);
@@ -272,12 +279,12 @@ Result<QJsonValue> SnapshotApi::prepareTemplate(const QJsonObject &params)
         return std::unexpected(shape.error());
     if (auto valid = shape->validate(); !valid)
         return std::unexpected(valid.error());
-    auto prepared = m_snapshots.prepareTemplate(*shape);
+    auto prepared = m_templates.prepareTemplate(*shape);
     if (!prepared)
         return std::unexpected(prepared.error());
     return QJsonObject {
         {QStringLiteral("template"), *prepared ? QJsonValue((*prepared)->toJson()) : QJsonValue()},
-        {QStringLiteral("preparing"), !*prepared && m_snapshots.isPreparing(*shape)}};
+        {QStringLiteral("preparing"), !*prepared && m_templates.isPreparing(*shape)}};
 }
 
 Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)
@@ -287,13 +294,13 @@ Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)
         return std::unexpected(name.error());
     const QJsonValue value = params.value(QStringLiteral("schedule"));
     if (value.isUndefined())
-        return asJson(m_snapshots.schedule(*name));
+        return asJson(m_schedules.schedule(*name));
     if (!value.isObject())
         return fail(ErrorKind::InvalidParams, QStringLiteral("field 'schedule' must be an object"));
     auto schedule = SnapshotSchedule::fromJson(value.toObject());
     if (!schedule)
         return std::unexpected(schedule.error());
-    return asJson(m_snapshots.setSchedule(*name, *schedule));
+    return asJson(m_schedules.setSchedule(*name, *schedule));
 }
 
 } // namespace airlock

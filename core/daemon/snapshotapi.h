@@ -9,16 +9,19 @@ namespace airlock {
 class CredentialAudit;
 class SandboxService;
 class SecretOwners;
+class SnapshotScheduler;
 class SnapshotService;
+class TemplateService;
 
-/// Binds `vm.pause|resume`, `snapshot.*` and `template.*` (docs/protocol.md) to SandboxService
-/// and SnapshotService. Kept apart from SandboxApi so each area's methods live together; the
-/// `snapshot.changed` notifications are the EventBus's.
+/// Binds `vm.pause|resume`, `snapshot.*` and `template.*` (docs/protocol.md) to SandboxService,
+/// SnapshotService, TemplateService and SnapshotScheduler. Kept apart from SandboxApi so each
+/// area's methods live together; the `snapshot.changed` notifications are the EventBus's.
 class SnapshotApi : public QObject
 {
     Q_OBJECT
 public:
     SnapshotApi(RpcServer &server, SandboxService &sandboxes, SnapshotService &snapshots,
+                TemplateService &templates, SnapshotScheduler &schedules,
                 QObject *parent = nullptr);
 
     /// Who may copy which bindings in `snapshot.fork` with `bindings: true`: only those of
@@ -42,6 +45,8 @@ private:
     RpcServer &m_server;
     SandboxService &m_sandboxes;
     SnapshotService &m_snapshots;
+    TemplateService &m_templates;
+    SnapshotScheduler &m_schedules;
     SecretOwners *m_owners = nullptr;
     CredentialAudit *m_audit = nullptr;
 };
