@@ -7,17 +7,20 @@
 #include "core/daemon/credentialaudit.h"
 #include "core/daemon/credentialbroker.h"
 #include "core/daemon/egressaudit.h"
-#include "core/daemon/helperapi.h"
+#include "core/daemon/eventbus.h"
 #include "core/daemon/hostaccounts.h"
 #include "core/daemon/logging.h"
 #include "core/daemon/registry.h"
 #include "core/daemon/rpcserver.h"
+#include "core/daemon/sandboxapi.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/daemon/secretowners.h"
 #include "core/daemon/snapshotapi.h"
+#include "core/daemon/snapshotscheduler.h"
 #include "core/daemon/snapshotservice.h"
 #include "core/daemon/socketactivation.h"
 #include "core/daemon/statedirlock.h"
+#include "core/daemon/templateservice.h"
 #include "core/snapshot/snapshotarchive.h"
 #include "core/snapshot/snapshotcatalog.h"
 #include "core/snapshot/snapshotstore.h"
@@ -68,7 +71,10 @@ struct HelperDaemon::Parts
     std::unique_ptr<SnapshotCatalog> snapshotCatalog;
     std::unique_ptr<SnapshotArchive> archive;
     std::unique_ptr<SnapshotService> snapshots;
-    std::unique_ptr<HelperApi> api;
+    std::unique_ptr<TemplateService> templates;
+    std::unique_ptr<SnapshotScheduler> snapshotScheduler;
+    std::unique_ptr<EventBus> events;
+    std::unique_ptr<SandboxApi> api;
     std::unique_ptr<SnapshotApi> snapshotApi;
 };
 
@@ -194,18 +200,24 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     p.snapshotCatalog = std::make_unique<SnapshotCatalog>(p.registry->connectionName());
     p.archive = std::make_unique<SnapshotArchive>(*p.snapshotStore, *p.snapshotCatalog);
     p.snapshots = std::make_unique<SnapshotService>(*p.sandboxes, *p.archive);
-    SnapshotService::TemplateOptions templateOptions;
+    TemplateService::Options templateOptions;
     templateOptions.automatic = config.automaticTemplates;
     templateOptions.maxTemplates = config.templatesMax;
-    p.snapshots->setTemplateOptions(templateOptions);
+    p.templates =
+        std::make_unique<TemplateService>(*p.sandboxes, *p.snapshots, *p.archive, templateOptions);
+    p.snapshotScheduler =
+        std::make_unique<SnapshotScheduler>(*p.sandboxes, *p.snapshots, *p.archive);
     p.snapshots->setBindings(p.bindings.get());
     // Before serving: a crash may have left a manifest without its registry row.
     if (auto reconciled = p.snapshots->restore(); !reconciled)
         return std::unexpected(reconciled.error());
-    p.snapshots->startSchedules();
+    p.templates->start();
+    p.snapshotScheduler->start();
 
-    p.api = std::make_unique<HelperApi>(*p.server, *p.sandboxes, *p.consoles, *p.images);
-    p.snapshotApi = std::make_unique<SnapshotApi>(*p.server, *p.api, *p.sandboxes, *p.snapshots);
+    p.events = std::make_unique<EventBus>(*p.server, *p.sandboxes, *p.consoles, *p.snapshots);
+    p.api = std::make_unique<SandboxApi>(*p.server, *p.sandboxes, *p.consoles, *p.images);
+    p.snapshotApi = std::make_unique<SnapshotApi>(*p.server, *p.sandboxes, *p.snapshots,
+                                                  *p.templates, *p.snapshotScheduler);
     p.snapshotApi->setCredentialControls(p.secretOwners.get(), p.credentialAudit.get());
     const int inheritedSocket = takeInheritedListenSocket();
     if (auto listening = inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)

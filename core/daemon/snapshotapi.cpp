@@ -1,10 +1,11 @@
 #include "core/daemon/snapshotapi.h"
 
 #include "core/daemon/credentialaudit.h"
-#include "core/daemon/helperapi.h"
 #include "core/daemon/sandboxservice.h"
 #include "core/daemon/secretowners.h"
+#include "core/daemon/snapshotscheduler.h"
 #include "core/daemon/snapshotservice.h"
+#include "core/daemon/templateservice.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
 #include "core/protocol/message.h"
@@ -49,26 +50,16 @@ Result<QJsonValue> asJson(const Result<T> &result)
 
 } // namespace
 
-SnapshotApi::SnapshotApi(RpcServer &server, HelperApi &api, SandboxService &sandboxes,
-                         SnapshotService &snapshots, QObject *parent)
-    : QObject(parent), m_server(server), m_api(api), m_sandboxes(sandboxes), m_snapshots(snapshots)
+SnapshotApi::SnapshotApi(RpcServer &server, SandboxService &sandboxes, SnapshotService &snapshots,
+                         TemplateService &templates, SnapshotScheduler &schedules, QObject *parent)
+    : QObject(parent)
+    , m_server(server)
+    , m_sandboxes(sandboxes)
+    , m_snapshots(snapshots)
+    , m_templates(templates)
+    , m_schedules(schedules)
 {
     registerMethods();
-    const QString changed = QString::fromLatin1(protocol::notification::SnapshotChanged);
-    connect(&m_snapshots, &SnapshotService::snapshotChanged, this,
-            [this, changed](const QString &sandbox, const Snapshot &snapshot) {
-                m_api.notifySubscribers(protocol::encodeNotification(
-                    changed,
-                    QJsonObject {{QStringLiteral("sandbox"), sandbox},
-                                 {QStringLiteral("snapshot"), snapshot.toJson()}}));
-            });
-    connect(&m_snapshots, &SnapshotService::snapshotRemoved, this,
-            [this, changed](const QString &sandbox, const QString &id) {
-                m_api.notifySubscribers(
-                    protocol::encodeNotification(changed,
-                                                 QJsonObject {{QStringLiteral("sandbox"), sandbox},
-                                                              {QStringLiteral("removed"), id}}));
-            });
 }
 
 void SnapshotApi::registerMethods()
@@ -165,7 +156,7 @@ Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
     QJsonObject result {{QStringLiteral("snapshots"), array}};
     if (!name.isEmpty()) {
         const QString head = m_snapshots.head(name);
-        const auto schedule = m_snapshots.schedule(name);
+        const auto schedule = m_schedules.schedule(name);
         result.insert(QStringLiteral("head"), head.isEmpty() ? QJsonValue() : QJsonValue(head));
         if (schedule) {
             result.insert(QStringLiteral("schedule"), schedule->toJson());
@@ -271,7 +262,7 @@ Result<QJsonValue> SnapshotApi::templates()
         shape.image = snapshot.image;
         shape.vcpus = snapshot.vcpus;
         shape.memoryMib = snapshot.memoryMib;
-        const auto key = m_snapshots.templateKey(shape);
+        const auto key = m_templates.templateKey(shape);
         QJsonObject object = snapshot.toJson();
         object.insert(QStringLiteral("current"), key && *key == snapshot.templateKey);
         templates.append(object);
@@ -288,12 +279,12 @@ Result<QJsonValue> SnapshotApi::prepareTemplate(const QJsonObject &params)
         return std::unexpected(shape.error());
     if (auto valid = shape->validate(); !valid)
         return std::unexpected(valid.error());
-    auto prepared = m_snapshots.prepareTemplate(*shape);
+    auto prepared = m_templates.prepareTemplate(*shape);
     if (!prepared)
         return std::unexpected(prepared.error());
     return QJsonObject {
         {QStringLiteral("template"), *prepared ? QJsonValue((*prepared)->toJson()) : QJsonValue()},
-        {QStringLiteral("preparing"), !*prepared && m_snapshots.isPreparing(*shape)}};
+        {QStringLiteral("preparing"), !*prepared && m_templates.isPreparing(*shape)}};
 }
 
 Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)
@@ -303,13 +294,13 @@ Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)
         return std::unexpected(name.error());
     const QJsonValue value = params.value(QStringLiteral("schedule"));
     if (value.isUndefined())
-        return asJson(m_snapshots.schedule(*name));
+        return asJson(m_schedules.schedule(*name));
     if (!value.isObject())
         return fail(ErrorKind::InvalidParams, QStringLiteral("field 'schedule' must be an object"));
     auto schedule = SnapshotSchedule::fromJson(value.toObject());
     if (!schedule)
         return std::unexpected(schedule.error());
-    return asJson(m_snapshots.setSchedule(*name, *schedule));
+    return asJson(m_schedules.setSchedule(*name, *schedule));
 }
 
 } // namespace airlock

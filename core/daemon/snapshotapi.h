@@ -7,20 +7,22 @@
 namespace airlock {
 
 class CredentialAudit;
-class HelperApi;
 class SandboxService;
 class SecretOwners;
+class SnapshotScheduler;
 class SnapshotService;
+class TemplateService;
 
-/// Binds `vm.pause|resume` and `snapshot.*` (docs/protocol.md) to SandboxService and
-/// SnapshotService, and sends `snapshot.changed` (plus `sandbox.changed` through the sandbox
-/// service) to subscribers. Kept apart from HelperApi so each area's methods live together.
+/// Binds `vm.pause|resume`, `snapshot.*` and `template.*` (docs/protocol.md) to SandboxService,
+/// SnapshotService, TemplateService and SnapshotScheduler. Kept apart from SandboxApi so each
+/// area's methods live together; the `snapshot.changed` notifications are the EventBus's.
 class SnapshotApi : public QObject
 {
     Q_OBJECT
 public:
-    SnapshotApi(RpcServer &server, HelperApi &api, SandboxService &sandboxes,
-                SnapshotService &snapshots, QObject *parent = nullptr);
+    SnapshotApi(RpcServer &server, SandboxService &sandboxes, SnapshotService &snapshots,
+                TemplateService &templates, SnapshotScheduler &schedules,
+                QObject *parent = nullptr);
 
     /// Who may copy which bindings in `snapshot.fork` with `bindings: true`: only those of
     /// secrets the caller owns (root: all), each copy written to `audit`. Without it (unit
@@ -41,9 +43,10 @@ private:
     Result<QJsonValue> prepareTemplate(const QJsonObject &params);
 
     RpcServer &m_server;
-    HelperApi &m_api;
     SandboxService &m_sandboxes;
     SnapshotService &m_snapshots;
+    TemplateService &m_templates;
+    SnapshotScheduler &m_schedules;
     SecretOwners *m_owners = nullptr;
     CredentialAudit *m_audit = nullptr;
 };

@@ -4,28 +4,20 @@
 #include "core/daemon/sandboxservice.h"
 #include "core/model/names.h"
 #include "core/snapshot/diskcopy.h"
-#include "core/snapshot/retention.h"
 #include "core/snapshot/sparsecopy.h"
-#include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
-#include "core/vmm/qemucommand.h"
 #include "core/vmm/vmm.h"
 
-#include <QCryptographicHash>
-#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QRandomGenerator>
 #include <QScopeGuard>
 #include <QThread>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <optional>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -37,7 +29,6 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcSnapshots, "airlock.daemon.snapshot")
 
-const QString kMemory = QStringLiteral("memory");
 const QString kDeviceState = QStringLiteral("device-state");
 /// The root disk's overlay file, and the identity of the image disk it was made on
 /// (GuestImage::diskIdentity): an overlay is only meaningful on that base.
@@ -105,9 +96,6 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
 {
     connect(&m_sandboxes, &SandboxService::sandboxRemoved, this,
             &SnapshotService::onSandboxRemoved);
-    connect(&m_timer, &QTimer::timeout, this, &SnapshotService::runSchedules);
-    m_sandboxes.setTemplateSource(
-        [this](const QString &name, const SandboxSpec &spec) { return templateState(name, spec); });
 }
 
 SnapshotService::~SnapshotService()
@@ -116,17 +104,6 @@ SnapshotService::~SnapshotService()
     // posted to this object), so the next helper's reconcile() removes it.
     for (QThread *worker : std::as_const(m_workers))
         worker->wait();
-    m_sandboxes.setTemplateSource({});
-    // Unlike sandboxes, a half-prepared template guest is of no use to the next helper.
-    for (const QString &guest : std::as_const(m_preparing))
-        m_sandboxes.kill(guest);
-    // The caches live in tmpfs (RAM): they go with the helper and come back on demand.
-    if (auto all = m_archive.catalog().list()) {
-        for (const Snapshot &snapshot : *all) {
-            if (snapshot.kind == SnapshotKind::Template)
-                dropTemplateCache(snapshot.id);
-        }
-    }
 }
 
 Result<void> SnapshotService::restore()
@@ -142,18 +119,6 @@ Result<void> SnapshotService::restore()
            static_cast<long long>(report->garbage.bytesFreed),
            static_cast<long long>(report->garbage.leftoversRemoved));
     finishInterruptedOperations();
-    removeStaleTemplateCaches();
-    if (m_templateOptions.automatic) {
-        // The default image's template, unless it has a current one (docs/snapshots.md).
-        QTimer::singleShot(0, this, [this] {
-            const SandboxSpec shape;
-            if (!m_sandboxes.images().find(shape.image))
-                return;
-            if (auto prepared = prepareTemplate(shape, /*automatic=*/true); !prepared)
-                qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(shape.image),
-                          qPrintable(prepared.error().message));
-        });
-    }
     return {};
 }
 
@@ -188,71 +153,6 @@ void SnapshotService::finishInterruptedOperations()
     }
 }
 
-void SnapshotService::removeStaleTemplateCaches()
-{
-    // Kept in tmpfs across a helper killed with -9 (the destructor drops them otherwise): a
-    // cache whose template is gone would hold RAM forever
-    // (docs/reviews/2026-12-01-newuser-pass.md#m2).
-    QSet<QString> templates;
-    if (auto all = m_archive.catalog().list()) {
-        for (const Snapshot &snapshot : *all) {
-            if (snapshot.kind == SnapshotKind::Template)
-                templates.insert(snapshot.id);
-        }
-    }
-    const QFileInfo probe(templateCachePath(QStringLiteral("x")));
-    const QDir dir = probe.dir();
-    const QString prefix = QStringLiteral(".template-");
-    for (const QString &file : dir.entryList(QDir::Files | QDir::Hidden | QDir::System)) {
-        if (!file.startsWith(prefix))
-            continue;
-        const QString id = file.mid(prefix.size()).section(u'.', 0, 0);
-        if (!templates.contains(id) || !file.endsWith(QStringLiteral(".ram"))) {
-            qCInfo(lcSnapshots, "removing the stale template cache %s", qPrintable(file));
-            QFile::remove(dir.filePath(file));
-        }
-    }
-}
-
-void SnapshotService::enforceTemplateCap(const QString &keep)
-{
-    auto all = m_archive.catalog().list();
-    if (!all)
-        return;
-    QList<Snapshot> templates;
-    for (const Snapshot &snapshot : *all) {
-        if (snapshot.kind == SnapshotKind::Template)
-            templates.append(snapshot);
-    }
-    const auto lastUse = [this](const Snapshot &snapshot) {
-        return std::max(snapshot.createdAt, m_templateUsed.value(snapshot.id));
-    };
-    // Oldest use first.
-    std::sort(templates.begin(), templates.end(),
-              [&](const Snapshot &a, const Snapshot &b) { return lastUse(a) < lastUse(b); });
-    const qsizetype cap = std::max(1, m_templateOptions.maxTemplates);
-    for (qsizetype i = 0; i < templates.size() && templates.size() - i > cap; ++i) {
-        const Snapshot &old = templates.at(i);
-        if (old.id == keep || m_inUse.contains(old.id))
-            continue;
-        if (m_archive.remove(old.id)) {
-            qCInfo(lcSnapshots,
-                   "removed template %s (%s, %d vCPU, %d MiB): more than %lld templates, and it "
-                   "was used least recently",
-                   qPrintable(old.id), qPrintable(old.image), old.vcpus, old.memoryMib,
-                   static_cast<long long>(cap));
-            dropTemplateCache(old.id);
-            m_templateUsed.remove(old.id);
-            Q_EMIT snapshotRemoved(QString(), old.id);
-        }
-    }
-}
-
-void SnapshotService::startSchedules(int checkIntervalMs)
-{
-    m_timer.start(checkIntervalMs);
-}
-
 Result<Snapshot> SnapshotService::create(const QString &name, const QString &label,
                                          SnapshotKind kind)
 {
@@ -262,6 +162,12 @@ Result<Snapshot> SnapshotService::create(const QString &name, const QString &lab
     return capture(name, label, kind, QString());
 }
 
+Result<Snapshot> SnapshotService::createTemplate(const QString &guest, const QString &label,
+                                                 const QString &templateKey)
+{
+    return capture(guest, label, SnapshotKind::Template, templateKey);
+}
+
 /// A guest's state taken while it stood still, waiting to be stored.
 struct SnapshotService::Capture
 {
@@ -269,8 +175,7 @@ struct SnapshotService::Capture
     std::optional<SparseCopy> memory;
     QByteArray deviceState;
     /// The root disk's overlay, for images with a disk: in memory while the helper's budget
-    /// for that allows (kDiskBytesInMemory), else in an unnamed file
-    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3).
+    /// for that allows (kDiskBytesInMemory), else in an unnamed file (break4 F3).
     std::optional<SparseCopy> diskInMemory;
     std::optional<DiskCopy> disk;
     std::shared_ptr<std::atomic<qint64>> budget; ///< where diskInMemory's bytes are counted
@@ -341,7 +246,7 @@ void SnapshotService::createAsync(const QString &name, const QString &label, Sna
 std::vector<SnapshotArchive::Object> SnapshotService::objectsOf(const Capture &capture)
 {
     std::vector<SnapshotArchive::Object> objects {
-        {kMemory, capture.memory->bytes()},
+        {kMemoryObject, capture.memory->bytes()},
         {kDeviceState,
          std::span<const char>(capture.deviceState.constData(),
                                size_t(capture.deviceState.size()))}};
@@ -431,10 +336,10 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
     // that saved the device state inactivated them (qcow2 caches written back), so the file is
     // complete and unchanging until `cont`. Copied so the guest can run on, but into an unnamed
     // file beside the overlay, not into memory: the guest decides how much of its disk holds
-    // data (docs/reviews/2026-12-01-guest-channels-round4.md#f3). Refused when the state file
-    // system lacks the room. Small overlays (the usual case) still go to memory, within a budget
-    // shared by every capture not yet stored: a copy to disk dirties the page cache, which cost a
-    // loaded host 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
+    // data (finding break4 F3). Refused when the state file system lacks the room.
+    // Small overlays (the usual case) still go to memory, within a budget shared by every
+    // capture not yet stored: a copy to disk dirties the page cache, which cost a loaded host
+    // 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
     std::optional<Result<DiskCopy>> disk;
     std::optional<Result<SparseCopy>> diskInMemory;
     if (hasDisk && memory) {
@@ -522,7 +427,7 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
     auto manifest = m_archive.store().manifest(snapshot.id);
     if (!manifest)
         return std::unexpected(manifest.error());
-    const Manifest::Object *memory = manifest->find(kMemory);
+    const Manifest::Object *memory = manifest->find(kMemoryObject);
     const Manifest::Object *device = manifest->find(kDeviceState);
     if (!memory || !device)
         return fail(
@@ -564,52 +469,6 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
     if (!written)
         return std::unexpected(written.error());
     return state->release();
-}
-
-QString SnapshotService::templateCachePath(const QString &id) const
-{
-    // Beside the guests' RAM files (tmpfs, root's directory); no sandbox name starts with '.'.
-    return m_sandboxes.memoryPathFor(QStringLiteral(".template-") + id);
-}
-
-Result<void> SnapshotService::cacheTemplate(const Snapshot &snapshot)
-{
-    const QByteArray path = QFile::encodeName(templateCachePath(snapshot.id));
-    struct stat info;
-    if (::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode))
-        return {};
-    auto manifest = m_archive.store().manifest(snapshot.id);
-    if (!manifest)
-        return std::unexpected(manifest.error());
-    const Manifest::Object *memory = manifest->find(kMemory);
-    if (!memory)
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("template %1 holds no memory").arg(snapshot.id));
-    if (auto ready = m_sandboxes.ensureMemoryDir(); !ready)
-        return ready;
-    const QByteArray temporary = path + ".tmp";
-    ::unlink(temporary.constData());
-    const int fd =
-        ::open(temporary.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return fail(
-            ErrorKind::OperationFailed,
-            QStringLiteral("cannot create %1: %2")
-                .arg(QFile::decodeName(temporary), QString::fromLocal8Bit(std::strerror(errno))));
-    const Result<void> written = m_archive.store().writeObjectTo(*memory, fd);
-    ::close(fd);
-    if (!written || ::rename(temporary.constData(), path.constData()) != 0) {
-        ::unlink(temporary.constData());
-        return written ? fail(ErrorKind::OperationFailed,
-                              QStringLiteral("cannot rename %1").arg(QFile::decodeName(temporary)))
-                       : written;
-    }
-    return {};
-}
-
-void SnapshotService::dropTemplateCache(const QString &id)
-{
-    ::unlink(QFile::encodeName(templateCachePath(id)).constData());
 }
 
 Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
@@ -671,212 +530,6 @@ Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &man
     });
 }
 
-Result<QString> SnapshotService::templateKey(const SandboxSpec &shape) const
-{
-    auto image = m_sandboxes.images().find(shape.image);
-    if (!image)
-        return std::unexpected(image.error());
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    const auto add = [&hash](const QString &text) {
-        hash.addData(text.toUtf8());
-        hash.addData(QByteArrayView("\n", 1));
-    };
-    add(QStringLiteral("airlock-template-%1").arg(QemuCommand::kDeviceLayoutVersion));
-    add(image->id);
-    add(image->kernelArgs);
-    for (const QString &path : {image->kernelPath, image->initrdPath, QemuCommand::findQemu()}) {
-        const QFileInfo file(path);
-        add(path);
-        add(QString::number(file.size()));
-        add(QString::number(file.lastModified().toMSecsSinceEpoch()));
-    }
-    add(accelerationName(m_sandboxes.config().acceleration));
-    add(QString::number(shape.vcpus));
-    add(QString::number(shape.memoryMib));
-    return QString::fromLatin1(hash.result().toHex().left(32));
-}
-
-std::optional<Snapshot> SnapshotService::currentTemplate(const SandboxSpec &shape) const
-{
-    auto key = templateKey(shape);
-    auto all = m_archive.catalog().list();
-    if (!key || !all)
-        return std::nullopt;
-    std::optional<Snapshot> newest;
-    for (const Snapshot &snapshot : *all) {
-        if (snapshot.kind == SnapshotKind::Template && snapshot.templateKey == *key
-            && (!newest || snapshot.createdAt > newest->createdAt))
-            newest = snapshot;
-    }
-    return newest;
-}
-
-bool SnapshotService::isPreparing(const SandboxSpec &shape) const
-{
-    auto key = templateKey(shape);
-    return key && m_preparing.contains(*key);
-}
-
-Result<std::optional<Snapshot>> SnapshotService::prepareTemplate(const SandboxSpec &shape,
-                                                                 bool automatic)
-{
-    SandboxSpec spec = shape;
-    spec.name = QStringLiteral("x"); // validated below with the guest's own name
-    if (auto valid = spec.validate(); !valid)
-        return std::unexpected(valid.error());
-    auto key = templateKey(shape);
-    if (!key)
-        return std::unexpected(key.error());
-    // Its memory would hold the template guest's page cache and mounted root filesystem, which
-    // no new sandbox's fresh overlay matches (SandboxService boots those cold).
-    if (auto image = m_sandboxes.images().find(shape.image); image && !image->diskPath.isEmpty())
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("image '%1' has a root disk; its sandboxes always boot cold")
-                        .arg(shape.image));
-    if (auto existing = currentTemplate(shape))
-        return existing;
-    if (m_preparing.contains(*key))
-        return std::optional<Snapshot>();
-    // An image whose guest never gets ready (no agent, a broken init) is not booted again and
-    // again by every start that misses its template; a request (template.prepare) still is.
-    if (automatic && m_failedKeys.contains(*key))
-        return std::optional<Snapshot>();
-    m_failedKeys.remove(*key);
-    const QString guest = QString(SandboxService::kInternalPrefix)
-        + QString::number(QRandomGenerator::system()->generate(), 16).rightJustified(8, u'0');
-    spec.name = guest;
-    spec.boot = BootMode::Cold;
-    if (auto created = m_sandboxes.create(spec, /*internal=*/true); !created)
-        return std::unexpected(created.error());
-    if (auto started = m_sandboxes.start(guest); !started) {
-        m_sandboxes.remove(guest);
-        return std::unexpected(started.error());
-    }
-    Vmm *vmm = m_sandboxes.vmmOf(guest);
-    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
-    if (!agent) {
-        m_sandboxes.kill(guest);
-        m_sandboxes.remove(guest);
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("the template guest has no agent channel"));
-    }
-    m_preparing.insert(*key, guest);
-    qCInfo(lcSnapshots, "preparing a template of image %s (%d vCPU, %d MiB) in %s",
-           qPrintable(shape.image), shape.vcpus, shape.memoryMib, qPrintable(guest));
-    const QString id = *key;
-    const auto stillPreparing = [this, id, guest] { return m_preparing.value(id) == guest; };
-    const auto onReady = [this, id, guest, shape, stillPreparing] {
-        // The init goes on to start the console shell; let it, so a template start has one.
-        QTimer::singleShot(m_templateOptions.settleMs, this,
-                           [this, id, guest, shape, stillPreparing] {
-                               if (stillPreparing())
-                                   captureTemplate(id, guest, shape);
-                           });
-    };
-    connect(vmm, &Vmm::exited, this, [this, id, guest, stillPreparing](const QString &reason) {
-        if (stillPreparing())
-            endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
-    });
-    // The agent channel is read only for this wait, and only so much (GuestAgent::awaitReady):
-    // a guest that floods it instead of saying `ready` fails like one that never starts.
-    agent->awaitReady(
-        m_templateOptions.readyTimeoutMs,
-        [self = QPointer(this), id, guest, onReady, stillPreparing](const Result<void> &ready) {
-            if (!self || !stillPreparing())
-                return;
-            if (ready)
-                onReady();
-            else
-                self->endTemplateGuest(id, guest, ready.error().message);
-        });
-    return std::optional<Snapshot>();
-}
-
-void SnapshotService::captureTemplate(const QString &key, const QString &guest,
-                                      const SandboxSpec &shape)
-{
-    auto made = capture(guest,
-                        QStringLiteral("template of image %1 (%2 vCPU, %3 MiB)")
-                            .arg(shape.image)
-                            .arg(shape.vcpus)
-                            .arg(shape.memoryMib),
-                        SnapshotKind::Template, key);
-    endTemplateGuest(key, guest, made ? QString() : made.error().message);
-    if (!made)
-        return;
-    // One template per image and shape: older ones (a rebuilt image, another QEMU) go.
-    if (auto all = m_archive.catalog().list()) {
-        for (const Snapshot &old : *all) {
-            if (old.kind == SnapshotKind::Template && old.id != made->id && old.image == shape.image
-                && old.vcpus == shape.vcpus && old.memoryMib == shape.memoryMib
-                && m_archive.remove(old.id)) {
-                qCInfo(lcSnapshots, "removed the stale template %s", qPrintable(old.id));
-                Q_EMIT snapshotRemoved(QString(), old.id);
-            }
-        }
-        enforceTemplateCap(made->id);
-        m_archive.collectGarbage();
-    }
-    if (auto cached = cacheTemplate(*made); !cached)
-        qCWarning(lcSnapshots, "template %s: %s", qPrintable(made->id),
-                  qPrintable(cached.error().message));
-    qCInfo(lcSnapshots, "template %s of image %s ready", qPrintable(made->id),
-           qPrintable(shape.image));
-}
-
-void SnapshotService::endTemplateGuest(const QString &key, const QString &guest,
-                                       const QString &failure)
-{
-    m_preparing.remove(key);
-    if (!failure.isEmpty())
-        m_failedKeys.insert(key);
-    m_sandboxes.kill(guest);
-    if (auto removed = m_sandboxes.remove(guest); !removed)
-        qCWarning(lcSnapshots, "%s: %s", qPrintable(guest), qPrintable(removed.error().message));
-    if (!failure.isEmpty()) {
-        qCWarning(lcSnapshots, "no template from %s: %s", qPrintable(guest), qPrintable(failure));
-        Q_EMIT templateFailed(key, failure);
-    }
-}
-
-Result<int> SnapshotService::templateState(const QString &name, const SandboxSpec &spec)
-{
-    auto current = currentTemplate(spec);
-    if (!current) {
-        if (m_templateOptions.automatic && !isPreparing(spec)) {
-            // After this start (which boots cold): the next one of this shape is fast.
-            QTimer::singleShot(0, this, [this, spec] {
-                if (auto prepared = prepareTemplate(spec, /*automatic=*/true); !prepared)
-                    qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(spec.image),
-                              qPrintable(prepared.error().message));
-            });
-        }
-        return fail(ErrorKind::NotFound,
-                    QStringLiteral("no template of image %1 with %2 vCPU and %3 MiB")
-                        .arg(spec.image)
-                        .arg(spec.vcpus)
-                        .arg(spec.memoryMib));
-    }
-    m_templateUsed.insert(current->id, m_clock());
-    // The template's memory, decompressed once into tmpfs: a start then copies only its data
-    // extents in the kernel instead of reading thousands of chunks.
-    if (auto cached = cacheTemplate(*current); cached) {
-        const int source = ::open(QFile::encodeName(templateCachePath(current->id)).constData(),
-                                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (source >= 0) {
-            auto staged = stageState(name, *current, source);
-            ::close(source);
-            if (staged)
-                return staged;
-            qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(staged.error().message));
-        }
-    } else {
-        qCWarning(lcSnapshots, "template %s: %s", qPrintable(current->id),
-                  qPrintable(cached.error().message));
-    }
-    return stageState(name, *current);
-}
-
 void SnapshotService::restoreSnapshot(
     const QString &name, const QString &id,
     std::function<void(const Result<std::optional<Snapshot>> &)> answer)
@@ -884,8 +537,7 @@ void SnapshotService::restoreSnapshot(
     auto snapshot = get(id);
     if (!snapshot)
         return answer(std::unexpected(snapshot.error()));
-    // Held until the answer: snapshot.delete of it is busy meanwhile
-    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
+    // Held until the answer: snapshot.delete of it is busy meanwhile (review M6).
     hold(id);
     const auto done = [this, id, answer](const Result<std::optional<Snapshot>> &result) {
         release(id);
@@ -921,7 +573,7 @@ void SnapshotService::restoreSnapshot(
                                                 "state is also in safety snapshot %1): %2")
                                      .arg(safety->id, still.error().message)));
             // A helper killed from here on leaves the sandbox stopped: the next one says why
-            // and where the state went (docs/reviews/2026-12-01-newuser-pass.md#m3).
+            // and where the state went (review M3).
             if (auto noted = m_journal.begin(QStringLiteral("restore"), name,
                                              {{QStringLiteral("snapshot"), target.id},
                                               {QStringLiteral("safety"), safety->id}});
@@ -989,13 +641,11 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
     if (m_sandboxes.get(name))
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("a sandbox named '%1' already exists").arg(name));
-    // Held while the fork is made: snapshot.delete of it is busy meanwhile
-    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
+    // Held while the fork is made: snapshot.delete of it is busy meanwhile (review M6).
     hold(id);
     const auto unhold = qScopeGuard([this, id] { release(id); });
     // Before the sandbox exists: a helper killed before the fork's guest runs leaves this
-    // entry, and the next helper removes the half-made fork
-    // (docs/reviews/2026-12-01-newuser-pass.md#m2).
+    // entry, and the next helper removes the half-made fork (review M2).
     if (auto noted =
             m_journal.begin(QStringLiteral("fork"), name, {{QStringLiteral("snapshot"), id}});
         !noted)
@@ -1051,8 +701,7 @@ Result<void> SnapshotService::remove(const QString &id)
     if (!snapshot)
         return std::unexpected(snapshot.error());
     // Deleting it under a restore or fork would kill the running guest for a restore that can
-    // no longer happen, and leave the safety snapshot with a parent that is gone
-    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
+    // no longer happen, and leave the safety snapshot with a parent that is gone (review M6).
     if (m_inUse.contains(id))
         return fail(ErrorKind::Busy,
                     QStringLiteral("snapshot %1 is being restored or forked; delete it once that "
@@ -1060,8 +709,6 @@ Result<void> SnapshotService::remove(const QString &id)
                         .arg(id));
     if (auto removed = m_archive.remove(id); !removed)
         return removed;
-    if (snapshot->kind == SnapshotKind::Template)
-        dropTemplateCache(id);
     if (auto collected = m_archive.collectGarbage(); !collected)
         qCWarning(lcSnapshots, "garbage collection: %s", qPrintable(collected.error().message));
     Q_EMIT snapshotRemoved(snapshot->sandbox, id);
@@ -1094,86 +741,23 @@ Result<Snapshot> SnapshotService::rename(const QString &id, const QString &label
     return snapshot;
 }
 
-Result<SnapshotSchedule> SnapshotService::schedule(const QString &sandbox) const
-{
-    if (auto known = m_sandboxes.get(sandbox); !known)
-        return std::unexpected(known.error());
-    return m_archive.catalog().schedule(sandbox);
-}
-
-Result<SnapshotSchedule> SnapshotService::setSchedule(const QString &sandbox,
-                                                      const SnapshotSchedule &schedule)
-{
-    if (auto known = m_sandboxes.get(sandbox); !known)
-        return std::unexpected(known.error());
-    if (auto ok = m_archive.catalog().setSchedule(sandbox, schedule); !ok)
-        return std::unexpected(ok.error());
-    return schedule;
-}
-
-void SnapshotService::runSchedules()
-{
-    const QDateTime now = m_clock();
-    for (const Sandbox &sandbox : m_sandboxes.list()) {
-        const QString &name = sandbox.spec.name;
-        const SnapshotSchedule schedule = m_archive.catalog().schedule(name);
-        if (schedule.intervalMinutes <= 0)
-            continue;
-        auto snapshots = m_archive.catalog().list(name);
-        if (!snapshots)
-            continue;
-        QDateTime last;
-        for (const Snapshot &snapshot : *snapshots) {
-            if (snapshot.kind == SnapshotKind::Automatic && snapshot.createdAt > last)
-                last = snapshot.createdAt;
-        }
-        const bool due = !last.isValid() || last.secsTo(now) >= schedule.intervalMinutes * 60LL;
-        if (due && sandbox.state == SandboxState::Running && !m_storing.contains(name)) {
-            // Retention once the new snapshot is stored (it counts as the newest).
-            createAsync(name, QString(), SnapshotKind::Automatic,
-                        [this, name, now](const Result<Snapshot> &taken) {
-                            if (!taken)
-                                qCWarning(lcSnapshots, "%s: automatic snapshot failed: %s",
-                                          qPrintable(name), qPrintable(taken.error().message));
-                            applyRetention(name, now);
-                        });
-            continue;
-        }
-        applyRetention(name, now);
-    }
-}
-
-void SnapshotService::applyRetention(const QString &name, const QDateTime &now)
-{
-    auto snapshots = m_archive.catalog().list(name);
-    if (!snapshots)
-        return;
-    const SnapshotSchedule schedule = m_archive.catalog().schedule(name);
-    bool removedAny = false;
-    for (const QString &id : Retention::expired(*snapshots, schedule, now)) {
-        if (m_inUse.contains(id))
-            continue; // the next pass
-        if (auto removed = m_archive.remove(id); removed) {
-            removedAny = true;
-            Q_EMIT snapshotRemoved(name, id);
-        }
-    }
-    // Collecting reads every manifest: only when retention freed something.
-    if (removedAny)
-        m_archive.collectGarbage();
-}
-
 void SnapshotService::onSandboxRemoved(const QString &sandbox)
 {
     // A sandbox's history goes with it; forks of it keep their own snapshots.
     if (auto snapshots = m_archive.catalog().list(sandbox)) {
-        for (const Snapshot &snapshot : *snapshots) {
-            if (m_archive.remove(snapshot.id))
-                Q_EMIT snapshotRemoved(sandbox, snapshot.id);
-        }
+        for (const Snapshot &snapshot : *snapshots)
+            discard(sandbox, snapshot.id);
     }
     m_archive.catalog().forgetSandbox(sandbox);
     m_archive.collectGarbage();
+}
+
+bool SnapshotService::discard(const QString &sandbox, const QString &id)
+{
+    if (!m_archive.remove(id))
+        return false;
+    Q_EMIT snapshotRemoved(sandbox, id);
+    return true;
 }
 
 } // namespace airlock

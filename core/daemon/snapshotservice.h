@@ -6,16 +6,14 @@
 #include "core/model/snapshot.h"
 #include "core/snapshot/snapshotarchive.h"
 
+#include <QDateTime>
 #include <QHash>
 #include <QList>
 #include <QObject>
 #include <QSet>
 #include <QStringList>
-#include <QTimer>
 
 #include <atomic>
-#include <memory>
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -26,13 +24,13 @@ namespace airlock {
 
 class BindingStore;
 class SandboxService;
-struct SandboxSpec;
 
 /// Snapshots of running guests (docs/snapshots.md): create (pause, device state through QMP
 /// migration into a memfd, copy of the RAM file, resume, then store), restore in place (after
-/// a safety snapshot), fork into a new sandbox, delete, pin, rename, automatic snapshots with
-/// rolling retention. Everything is recorded through the SnapshotArchive, so the store and the
-/// registry agree whenever the helper stops.
+/// a safety snapshot), fork into a new sandbox, delete, pin, rename. Everything is recorded
+/// through the SnapshotArchive, so the store and the registry agree whenever the helper stops.
+/// Templates are TemplateService's, automatic snapshots and retention SnapshotScheduler's; both
+/// take and remove snapshots through this class.
 class SnapshotService : public QObject
 {
     Q_OBJECT
@@ -40,30 +38,15 @@ public:
     /// Largest device state accepted from a VMM (which is not trusted): 64 MiB.
     static constexpr qint64 kMaxDeviceStateBytes = 64LL * 1024 * 1024;
     /// Disk overlays copied into the helper's memory by all captures not yet stored, together
-    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3: the guest decides an overlay's size).
-    /// An overlay that does not fit is copied into an unnamed file on the state file system instead
-    /// (DiskCopy).
+    /// (finding break4 F3: the guest decides an overlay's size). An overlay that does not fit
+    /// is copied into an unnamed file on the state file system instead (DiskCopy).
     static constexpr qint64 kDiskBytesInMemory = 64LL * 1024 * 1024;
-
-    /// How templates are made (docs/snapshots.md, "Templates").
-    struct TemplateOptions
-    {
-        /// Prepare a missing or stale template in the background: for the default image at
-        /// start-up, and for any image and shape a template start missed. Off: only on
-        /// request (template.prepare).
-        bool automatic = true;
-        int readyTimeoutMs = 180000; ///< cold boot to the agent's `ready` (TCG on a busy host)
-        int settleMs = 1000; ///< after `ready`: the init starts the console shell
-        /// Templates kept at most (airlockd --templates-max); when a new one is made beyond
-        /// it, the least recently used go (docs/reviews/2026-12-01-newuser-pass.md#m4: each one
-        /// holds its memory in tmpfs, and any group member can ask for new shapes). At least 1.
-        int maxTemplates = 4;
-    };
+    /// The manifest object that holds a snapshot's RAM (TemplateService caches it).
+    static inline const QString kMemoryObject = QStringLiteral("memory");
 
     SnapshotService(SandboxService &sandboxes, SnapshotArchive &archive, QObject *parent = nullptr);
     ~SnapshotService() override;
 
-    void setTemplateOptions(const TemplateOptions &options) { m_templateOptions = options; }
     /// Credential bindings, for forks that copy them; none: forks never copy bindings.
     void setBindings(BindingStore *bindings) { m_bindings = bindings; }
 
@@ -71,14 +54,12 @@ public:
     /// (after SandboxService::restore()). Finishes what a killed helper's fork or restore left
     /// (OperationJournal): a fork whose guest never ran is removed again (with its copied
     /// bindings), a sandbox whose restore was cut short gets a state reason naming the safety
-    /// snapshot; template caches of templates that are gone are deleted.
-    /// With automatic templates, then starts preparing the default image's template (default
-    /// shape) if it has no current one.
+    /// snapshot.
     Result<void> restore();
-    /// Starts the automatic snapshot timer, checking every `checkIntervalMs`.
-    void startSchedules(int checkIntervalMs = 30000);
     /// Replaces the clock (tests of automatic snapshots and retention).
     void setClock(std::function<QDateTime()> clock) { m_clock = std::move(clock); }
+    /// The clock's time (UTC): snapshots' `createdAt`, the scheduler's and templates' "now".
+    QDateTime now() const { return m_clock(); }
 
     /// Snapshot of a running or paused sandbox. InvalidState otherwise; Busy while another
     /// snapshot of it is being stored.
@@ -116,42 +97,35 @@ public:
     /// gets the fork's own name, addresses, CA and seed files through its agent.
     Result<QString> fork(const QString &id, const QString &name, ForkBindings *bindings = nullptr);
 
-    /// Identifies what a template is made of: SHA-256 over the image (id, kernel arguments,
-    /// kernel and initrd size and mtime), the QEMU binary (path, size, mtime), the device
-    /// layout, acceleration, vCPUs and memory. A rebuilt image or upgraded QEMU changes it.
-    Result<QString> templateKey(const SandboxSpec &shape) const;
-    /// The current template for `shape`'s image, vCPUs and memory; nullopt when none.
-    std::optional<Snapshot> currentTemplate(const SandboxSpec &shape) const;
-    /// Makes a template for `shape` unless a current one exists (returned): boots the image in
-    /// an internal guest, waits for its agent, snapshots it (kind `template`, no sandbox),
-    /// removes the guest and any stale template of the same image and shape. Returns at once
-    /// (nullopt) while that runs; snapshotChanged("", template) reports the result.
-    /// With `automatic` (the helper's own background preparations), a shape whose last
-    /// preparation failed in this helper run is not tried again.
-    Result<std::optional<Snapshot>> prepareTemplate(const SandboxSpec &shape,
-                                                    bool automatic = false);
-    /// True while a template for `shape` is being prepared.
-    bool isPreparing(const SandboxSpec &shape) const;
-    /// Deletes a snapshot. Busy while a restore or fork reads it
-    /// (docs/reviews/2026-12-01-newuser-pass.md#m6).
+    /// Deletes a snapshot. Busy while a restore or fork reads it (review 2026-12-01, M6).
     Result<void> remove(const QString &id);
     Result<Snapshot> setPinned(const QString &id, bool pinned);
     Result<Snapshot> rename(const QString &id, const QString &label);
-    Result<SnapshotSchedule> schedule(const QString &sandbox) const;
-    Result<SnapshotSchedule> setSchedule(const QString &sandbox, const SnapshotSchedule &schedule);
-    /// One pass of the scheduler at the clock's time: automatic snapshots that are due (stored
-    /// on a worker, see createAsync), then retention. Public for tests.
-    void runSchedules();
+
+    /// The snapshot of TemplateService's running or paused internal guest `guest`: kind
+    /// `template`, no sandbox and no parent, `templateKey` recorded (TemplateService::templateKey).
+    Result<Snapshot> createTemplate(const QString &guest, const QString &label,
+                                    const QString &templateKey);
+    /// Fills `sandbox`'s memory file from `snapshot` (or, when >= 0, by copying the data
+    /// extents of `memorySource`, a file with the same bytes), writes its disk back (errors as
+    /// for a restore) and returns a memfd with its device state, for SandboxService::start.
+    /// InvalidParams when the snapshot's memory size is not the sandbox's.
+    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot, int memorySource = -1);
+    /// True while a restore or fork reads snapshot `id` (remove() is Busy then).
+    bool isInUse(const QString &id) const { return m_inUse.contains(id); }
+    /// True while a worker stores a snapshot of `sandbox` (another one is Busy then).
+    bool isStoring(const QString &sandbox) const { return m_storing.contains(sandbox); }
+    /// Removes snapshot `id` of `sandbox` ("" for a template) from the archive and announces it
+    /// (snapshotRemoved), without remove()'s in-use check and garbage collection: for passes
+    /// that check themselves and collect once (templates, retention). False when the archive
+    /// could not remove it.
+    bool discard(const QString &sandbox, const QString &id);
 
 Q_SIGNALS:
-    /// A snapshot of `sandbox` was created or changed.
+    /// A snapshot of `sandbox` ("" for a template) was created or changed.
     void snapshotChanged(const QString &sandbox, const airlock::Snapshot &snapshot);
-    /// Snapshot `id` of `sandbox` was deleted.
+    /// Snapshot `id` of `sandbox` ("" for a template) was deleted.
     void snapshotRemoved(const QString &sandbox, const QString &id);
-
-Q_SIGNALS:
-    /// A template preparation for `key` ended without a template (the reason is logged).
-    void templateFailed(const QString &key, const QString &reason);
 
 private:
     struct Capture;
@@ -172,36 +146,17 @@ private:
     /// image without a disk), with the errors of writeDisk.
     Result<const Manifest::Object *> diskToRestore(const QString &sandbox,
                                                    const Manifest &manifest) const;
-    /// Fills `sandbox`'s memory file from `snapshot` (or, when >= 0, by copying the data
-    /// extents of `memorySource`, a file with the same bytes) and returns a memfd with its
-    /// device state.
-    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot, int memorySource = -1);
-    /// A template's memory decompressed into tmpfs beside the RAM files (about the size of its
-    /// stored chunks), so template starts copy it in the kernel; made once per helper run.
-    QString templateCachePath(const QString &id) const;
-    Result<void> cacheTemplate(const Snapshot &snapshot);
-    void dropTemplateCache(const QString &id);
-    /// SandboxService's template source.
-    Result<int> templateState(const QString &sandbox, const SandboxSpec &spec);
-    void captureTemplate(const QString &key, const QString &guest, const SandboxSpec &shape);
-    void endTemplateGuest(const QString &key, const QString &guest, const QString &failure);
     void onSandboxRemoved(const QString &sandbox);
-    /// Deletes the sandbox's snapshots that retention lets go at `now`, then collects garbage.
-    void applyRetention(const QString &sandbox, const QDateTime &now);
 
     SandboxService &m_sandboxes;
     SnapshotArchive &m_archive;
     BindingStore *m_bindings = nullptr;
-    QTimer m_timer;
     std::function<QDateTime()> m_clock;
-    TemplateOptions m_templateOptions;
-    QHash<QString, QString> m_preparing; ///< template key → internal guest preparing it
     QSet<QString> m_storing; ///< sandboxes whose snapshot a worker is storing
     /// Bytes of disk overlays now copied into memory by captures not yet stored, shared with
     /// them (a capture gives its share back when it goes, on whichever thread).
     std::shared_ptr<std::atomic<qint64>> m_diskBytesInMemory =
         std::make_shared<std::atomic<qint64>>(0);
-    QSet<QString> m_failedKeys; ///< template keys whose preparation failed in this run
     QList<QThread *> m_workers;
     OperationJournal m_journal;
     /// Snapshots a restore or fork is reading, with how many do: remove() refuses them.
@@ -214,12 +169,6 @@ private:
     }
     /// What a killed helper's fork or restore left (restore()).
     void finishInterruptedOperations();
-    /// Template caches (tmpfs) of templates no longer in the store.
-    void removeStaleTemplateCaches();
-    /// Removes the least recently used templates beyond TemplateOptions::maxTemplates, never
-    /// `keep` (the one just made).
-    void enforceTemplateCap(const QString &keep);
-    QHash<QString, QDateTime> m_templateUsed; ///< template id → last start from it (this run)
 };
 
 } // namespace airlock

@@ -44,7 +44,7 @@ struct Snapshot
     int vcpus = 1;
     int memoryMib = 256;
     /// Templates only: what the template was made from (image files, QEMU, shape; see
-    /// SnapshotService::templateKey). A template whose key no longer matches is stale.
+    /// TemplateService::templateKey). A template whose key no longer matches is stale.
     QString templateKey;
 
     /// `{id, sandbox, parent, label, createdAt, kind, logicalBytes, newBytes, newStoredBytes,

@@ -3,7 +3,6 @@
 #include "core/daemon/rpcserver.h"
 
 #include <QObject>
-#include <QSet>
 
 namespace airlock {
 
@@ -11,11 +10,12 @@ class ConsoleHub;
 class ImageStore;
 class SandboxService;
 
-/// Binds the methods of docs/protocol.md to the helper's services: reads and checks parameters
-/// (types and ranges → invalid_params, names → invalid_name), calls SandboxService, ConsoleHub
-/// and ImageStore, and turns their events into notifications for the clients that asked
-/// (`events.subscribe`, `console.attach`). Owns no state but the subscriber set.
-class HelperApi : public QObject
+/// Binds the sandbox methods of docs/protocol.md (`hello`, `sandbox.*`, `image.list`,
+/// `console.attach|detach|write`, `policy.*`, `egress.history`) to SandboxService, ConsoleHub
+/// and ImageStore: reads and checks parameters (types and ranges → invalid_params, names →
+/// invalid_name) and turns the results into answers. Owns no state; the notifications these
+/// methods lead to are the EventBus's.
+class SandboxApi : public QObject
 {
     Q_OBJECT
 public:
@@ -25,11 +25,8 @@ public:
     /// Largest decoded `console.write` payload (64 KiB).
     static constexpr qsizetype kMaxConsoleWriteBytes = 64 * 1024;
 
-    HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &consoles,
-              const ImageStore &images, QObject *parent = nullptr);
-
-    /// Sends a notification frame to every client that called events.subscribe.
-    void notifySubscribers(const QByteArray &frame);
+    SandboxApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &consoles,
+               const ImageStore &images, QObject *parent = nullptr);
 
 private:
     void registerMethods();
@@ -48,7 +45,6 @@ private:
     SandboxService &m_sandboxes;
     ConsoleHub &m_consoles;
     const ImageStore &m_images;
-    QSet<quint64> m_subscribers;
 };
 
 } // namespace airlock

@@ -1,4 +1,4 @@
-#include "core/daemon/helperapi.h"
+#include "core/daemon/sandboxapi.h"
 
 #include "core/daemon/consolehub.h"
 #include "core/daemon/policydryrun.h"
@@ -19,7 +19,6 @@ namespace airlock {
 namespace {
 
 namespace method = protocol::method;
-namespace notification = protocol::notification;
 
 /// The largest scrollback replay whose base64 still fits one 1 MiB message with room for the
 /// envelope: 3/4 of (1 MiB - 4 KiB).
@@ -144,8 +143,8 @@ QJsonArray policyErrors(const QJsonValue &value)
 
 } // namespace
 
-HelperApi::HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &consoles,
-                     const ImageStore &images, QObject *parent)
+SandboxApi::SandboxApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &consoles,
+                       const ImageStore &images, QObject *parent)
     : QObject(parent)
     , m_server(server)
     , m_sandboxes(sandboxes)
@@ -153,49 +152,9 @@ HelperApi::HelperApi(RpcServer &server, SandboxService &sandboxes, ConsoleHub &c
     , m_images(images)
 {
     registerMethods();
-    connect(&m_server, &RpcServer::clientDisconnected, this, [this](quint64 client) {
-        m_subscribers.remove(client);
-        m_consoles.detachAll(client);
-    });
-    connect(&m_sandboxes, &SandboxService::sandboxChanged, this, [this](const Sandbox &sandbox) {
-        notifySubscribers(protocol::encodeNotification(
-            QString::fromLatin1(notification::SandboxChanged),
-            QJsonObject {{QStringLiteral("sandbox"), sandbox.toJson()}}));
-    });
-    connect(&m_sandboxes, &SandboxService::sandboxRemoved, this, [this](const QString &name) {
-        notifySubscribers(
-            protocol::encodeNotification(QString::fromLatin1(notification::SandboxRemoved),
-                                         QJsonObject {{QStringLiteral("name"), name}}));
-    });
-    connect(&m_sandboxes, &SandboxService::policyChanged, this, [this](const QString &name) {
-        notifySubscribers(
-            protocol::encodeNotification(QString::fromLatin1(notification::PolicyChanged),
-                                         QJsonObject {{QStringLiteral("name"), name}}));
-    });
-    connect(&m_sandboxes, &SandboxService::egressEvent, this,
-            [this](const QString &name, qint64 seq, const QJsonObject &event) {
-                notifySubscribers(
-                    protocol::encodeNotification(QString::fromLatin1(notification::EgressEvent),
-                                                 QJsonObject {{QStringLiteral("sandbox"), name},
-                                                              {QStringLiteral("seq"), seq},
-                                                              {QStringLiteral("event"), event}}));
-            });
-    connect(&m_consoles, &ConsoleHub::output, this,
-            [this](const QString &sandbox, quint64 seq, const QByteArray &bytes,
-                   const QSet<quint64> &recipients) {
-                if (recipients.isEmpty())
-                    return;
-                const QByteArray frame = protocol::encodeNotification(
-                    QString::fromLatin1(notification::ConsoleOutput),
-                    QJsonObject {{QStringLiteral("sandbox"), sandbox},
-                                 {QStringLiteral("seq"), qint64(seq)},
-                                 {QStringLiteral("data"), QString::fromLatin1(bytes.toBase64())}});
-                for (quint64 client : recipients)
-                    m_server.send(client, frame);
-            });
 }
 
-void HelperApi::registerMethods()
+void SandboxApi::registerMethods()
 {
     auto add = [this](const char *name, RpcServer::Handler handler) {
         m_server.addMethod(QString::fromLatin1(name), std::move(handler));
@@ -263,10 +222,6 @@ void HelperApi::registerMethods()
         [this](const RpcContext &c, const QJsonObject &p) { return consoleDetach(c, p); });
     add(method::ConsoleWrite,
         [this](const RpcContext &, const QJsonObject &p) { return consoleWrite(p); });
-    add(method::EventsSubscribe, [this](const RpcContext &c, const QJsonObject &) {
-        m_subscribers.insert(c.clientId);
-        return Result<QJsonValue>(QJsonObject());
-    });
     add(method::PolicyGet,
         [this](const RpcContext &, const QJsonObject &p) { return policyGet(p); });
     add(method::PolicySet,
@@ -279,7 +234,7 @@ void HelperApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &p) { return egressHistory(p); });
 }
 
-Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject &params)
+Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObject &params)
 {
     auto version = json::readInteger(params, QStringLiteral("protocol"), INT_MIN, INT_MAX);
     if (!version)
@@ -309,7 +264,7 @@ Result<QJsonValue> HelperApi::hello(const RpcContext &context, const QJsonObject
     };
 }
 
-Result<QJsonValue> HelperApi::consoleAttach(const RpcContext &context, const QJsonObject &params)
+Result<QJsonValue> SandboxApi::consoleAttach(const RpcContext &context, const QJsonObject &params)
 {
     auto name = nameParam(params);
     if (!name)
@@ -322,7 +277,7 @@ Result<QJsonValue> HelperApi::consoleAttach(const RpcContext &context, const QJs
                         {QStringLiteral("data"), QString::fromLatin1(replay.data.toBase64())}};
 }
 
-Result<QJsonValue> HelperApi::consoleDetach(const RpcContext &context, const QJsonObject &params)
+Result<QJsonValue> SandboxApi::consoleDetach(const RpcContext &context, const QJsonObject &params)
 {
     auto name = nameParam(params);
     if (!name)
@@ -335,7 +290,7 @@ Result<QJsonValue> HelperApi::consoleDetach(const RpcContext &context, const QJs
     return QJsonObject();
 }
 
-Result<QJsonValue> HelperApi::consoleWrite(const QJsonObject &params)
+Result<QJsonValue> SandboxApi::consoleWrite(const QJsonObject &params)
 {
     auto name = nameParam(params);
     if (!name)
@@ -361,7 +316,7 @@ Result<QJsonValue> HelperApi::consoleWrite(const QJsonObject &params)
     return QJsonObject();
 }
 
-Result<QJsonValue> HelperApi::imageList()
+Result<QJsonValue> SandboxApi::imageList()
 {
     QJsonArray images;
     for (const auto &image : m_images.list())
@@ -369,7 +324,7 @@ Result<QJsonValue> HelperApi::imageList()
     return QJsonObject {{QStringLiteral("images"), images}};
 }
 
-Result<QJsonValue> HelperApi::policyGet(const QJsonObject &params)
+Result<QJsonValue> SandboxApi::policyGet(const QJsonObject &params)
 {
     auto name = nameParam(params);
     if (!name)
@@ -380,7 +335,7 @@ Result<QJsonValue> HelperApi::policyGet(const QJsonObject &params)
     return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
 }
 
-Result<QJsonValue> HelperApi::policySet(const QJsonObject &params)
+Result<QJsonValue> SandboxApi::policySet(const QJsonObject &params)
 {
     auto name = nameParam(params);
     if (!name)
@@ -400,7 +355,7 @@ Result<QJsonValue> HelperApi::policySet(const QJsonObject &params)
     return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
 }
 
-Result<QJsonValue> HelperApi::policyValidate(const QJsonObject &params)
+Result<QJsonValue> SandboxApi::policyValidate(const QJsonObject &params)
 {
     const QJsonValue value = params.value(kPolicy);
     if (value.isUndefined())
@@ -410,7 +365,7 @@ Result<QJsonValue> HelperApi::policyValidate(const QJsonObject &params)
                         {QStringLiteral("errors"), errors}};
 }
 
-Result<QJsonValue> HelperApi::policyDryRun(const QJsonObject &params)
+Result<QJsonValue> SandboxApi::policyDryRun(const QJsonObject &params)
 {
     auto name = nameParam(params);
     if (!name)
@@ -450,7 +405,7 @@ Result<QJsonValue> HelperApi::policyDryRun(const QJsonObject &params)
     return answer;
 }
 
-Result<QJsonValue> HelperApi::egressHistory(const QJsonObject &params)
+Result<QJsonValue> SandboxApi::egressHistory(const QJsonObject &params)
 {
     auto name = nameParam(params);
     if (!name)
@@ -475,14 +430,6 @@ Result<QJsonValue> HelperApi::egressHistory(const QJsonObject &params)
         events.append(QJsonObject {{QStringLiteral("seq"), record.seq},
                                    {QStringLiteral("event"), record.event}});
     return QJsonObject {{QStringLiteral("name"), *name}, {QStringLiteral("events"), events}};
-}
-
-void HelperApi::notifySubscribers(const QByteArray &frame)
-{
-    // Copy: a send may drop a client, and its disconnect handler edits the set.
-    const QSet<quint64> subscribers = m_subscribers;
-    for (quint64 client : subscribers)
-        m_server.send(client, frame);
 }
 
 } // namespace airlock

@@ -1,0 +1,392 @@
+#include "core/daemon/templateservice.h"
+
+#include "core/daemon/sandboxservice.h"
+#include "core/daemon/snapshotservice.h"
+#include "core/snapshot/snapshotarchive.h"
+#include "core/vmm/guestagent.h"
+#include "core/vmm/imagestore.h"
+#include "core/vmm/qemucommand.h"
+#include "core/vmm/vmm.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QRandomGenerator>
+#include <QTimer>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcSnapshots, "airlock.daemon.snapshot")
+
+} // namespace
+
+TemplateService::TemplateService(SandboxService &sandboxes, SnapshotService &snapshots,
+                                 SnapshotArchive &archive, const Options &options, QObject *parent)
+    : QObject(parent)
+    , m_sandboxes(sandboxes)
+    , m_snapshots(snapshots)
+    , m_archive(archive)
+    , m_options(options)
+{
+    m_sandboxes.setTemplateSource(
+        [this](const QString &name, const SandboxSpec &spec) { return templateState(name, spec); });
+    // However a template goes (snapshot.delete, the cap, a newer one of its shape), its cache
+    // goes with it. Templates are the only snapshots of no sandbox.
+    connect(&m_snapshots, &SnapshotService::snapshotRemoved, this,
+            [this](const QString &sandbox, const QString &id) {
+                if (!sandbox.isEmpty())
+                    return;
+                dropTemplateCache(id);
+                m_templateUsed.remove(id);
+            });
+}
+
+TemplateService::~TemplateService()
+{
+    m_sandboxes.setTemplateSource({});
+    // Unlike sandboxes, a half-prepared template guest is of no use to the next helper.
+    for (const QString &guest : std::as_const(m_preparing))
+        m_sandboxes.kill(guest);
+    // The caches live in tmpfs (RAM): they go with the helper and come back on demand.
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &snapshot : *all) {
+            if (snapshot.kind == SnapshotKind::Template)
+                dropTemplateCache(snapshot.id);
+        }
+    }
+}
+
+void TemplateService::start()
+{
+    removeStaleTemplateCaches();
+    if (m_options.automatic) {
+        // The default image's template, unless it has a current one (docs/snapshots.md).
+        QTimer::singleShot(0, this, [this] {
+            const SandboxSpec shape;
+            if (!m_sandboxes.images().find(shape.image))
+                return;
+            if (auto prepared = prepareTemplate(shape, /*automatic=*/true); !prepared)
+                qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(shape.image),
+                          qPrintable(prepared.error().message));
+        });
+    }
+}
+
+Result<QString> TemplateService::templateKey(const SandboxSpec &shape) const
+{
+    auto image = m_sandboxes.images().find(shape.image);
+    if (!image)
+        return std::unexpected(image.error());
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    const auto add = [&hash](const QString &text) {
+        hash.addData(text.toUtf8());
+        hash.addData(QByteArrayView("\n", 1));
+    };
+    add(QStringLiteral("airlock-template-%1").arg(QemuCommand::kDeviceLayoutVersion));
+    add(image->id);
+    add(image->kernelArgs);
+    for (const QString &path : {image->kernelPath, image->initrdPath, QemuCommand::findQemu()}) {
+        const QFileInfo file(path);
+        add(path);
+        add(QString::number(file.size()));
+        add(QString::number(file.lastModified().toMSecsSinceEpoch()));
+    }
+    add(accelerationName(m_sandboxes.config().acceleration));
+    add(QString::number(shape.vcpus));
+    add(QString::number(shape.memoryMib));
+    return QString::fromLatin1(hash.result().toHex().left(32));
+}
+
+std::optional<Snapshot> TemplateService::currentTemplate(const SandboxSpec &shape) const
+{
+    auto key = templateKey(shape);
+    auto all = m_archive.catalog().list();
+    if (!key || !all)
+        return std::nullopt;
+    std::optional<Snapshot> newest;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind == SnapshotKind::Template && snapshot.templateKey == *key
+            && (!newest || snapshot.createdAt > newest->createdAt))
+            newest = snapshot;
+    }
+    return newest;
+}
+
+bool TemplateService::isPreparing(const SandboxSpec &shape) const
+{
+    auto key = templateKey(shape);
+    return key && m_preparing.contains(*key);
+}
+
+Result<std::optional<Snapshot>> TemplateService::prepareTemplate(const SandboxSpec &shape,
+                                                                 bool automatic)
+{
+    SandboxSpec spec = shape;
+    spec.name = QStringLiteral("x"); // validated below with the guest's own name
+    if (auto valid = spec.validate(); !valid)
+        return std::unexpected(valid.error());
+    auto key = templateKey(shape);
+    if (!key)
+        return std::unexpected(key.error());
+    // Its memory would hold the template guest's page cache and mounted root filesystem, which
+    // no new sandbox's fresh overlay matches (SandboxService boots those cold).
+    if (auto image = m_sandboxes.images().find(shape.image); image && !image->diskPath.isEmpty())
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("image '%1' has a root disk; its sandboxes always boot cold")
+                        .arg(shape.image));
+    if (auto existing = currentTemplate(shape))
+        return existing;
+    if (m_preparing.contains(*key))
+        return std::optional<Snapshot>();
+    // An image whose guest never gets ready (no agent, a broken init) is not booted again and
+    // again by every start that misses its template; a request (template.prepare) still is.
+    if (automatic && m_failedKeys.contains(*key))
+        return std::optional<Snapshot>();
+    m_failedKeys.remove(*key);
+    const QString guest = QString(SandboxService::kInternalPrefix)
+        + QString::number(QRandomGenerator::system()->generate(), 16).rightJustified(8, u'0');
+    spec.name = guest;
+    spec.boot = BootMode::Cold;
+    if (auto created = m_sandboxes.create(spec, /*internal=*/true); !created)
+        return std::unexpected(created.error());
+    if (auto started = m_sandboxes.start(guest); !started) {
+        m_sandboxes.remove(guest);
+        return std::unexpected(started.error());
+    }
+    Vmm *vmm = m_sandboxes.vmmOf(guest);
+    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
+    if (!agent) {
+        m_sandboxes.kill(guest);
+        m_sandboxes.remove(guest);
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the template guest has no agent channel"));
+    }
+    m_preparing.insert(*key, guest);
+    qCInfo(lcSnapshots, "preparing a template of image %s (%d vCPU, %d MiB) in %s",
+           qPrintable(shape.image), shape.vcpus, shape.memoryMib, qPrintable(guest));
+    const QString id = *key;
+    const auto stillPreparing = [this, id, guest] { return m_preparing.value(id) == guest; };
+    const auto onReady = [this, id, guest, shape, stillPreparing] {
+        // The init goes on to start the console shell; let it, so a template start has one.
+        QTimer::singleShot(m_options.settleMs, this, [this, id, guest, shape, stillPreparing] {
+            if (stillPreparing())
+                captureTemplate(id, guest, shape);
+        });
+    };
+    connect(vmm, &Vmm::exited, this, [this, id, guest, stillPreparing](const QString &reason) {
+        if (stillPreparing())
+            endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
+    });
+    // The agent channel is read only for this wait, and only so much (GuestAgent::awaitReady):
+    // a guest that floods it instead of saying `ready` fails like one that never starts.
+    agent->awaitReady(
+        m_options.readyTimeoutMs,
+        [self = QPointer(this), id, guest, onReady, stillPreparing](const Result<void> &ready) {
+            if (!self || !stillPreparing())
+                return;
+            if (ready)
+                onReady();
+            else
+                self->endTemplateGuest(id, guest, ready.error().message);
+        });
+    return std::optional<Snapshot>();
+}
+
+void TemplateService::captureTemplate(const QString &key, const QString &guest,
+                                      const SandboxSpec &shape)
+{
+    auto made = m_snapshots.createTemplate(guest,
+                                           QStringLiteral("template of image %1 (%2 vCPU, %3 MiB)")
+                                               .arg(shape.image)
+                                               .arg(shape.vcpus)
+                                               .arg(shape.memoryMib),
+                                           key);
+    endTemplateGuest(key, guest, made ? QString() : made.error().message);
+    if (!made)
+        return;
+    // One template per image and shape: older ones (a rebuilt image, another QEMU) go.
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &old : *all) {
+            if (old.kind == SnapshotKind::Template && old.id != made->id && old.image == shape.image
+                && old.vcpus == shape.vcpus && old.memoryMib == shape.memoryMib
+                && m_snapshots.discard(QString(), old.id))
+                qCInfo(lcSnapshots, "removed the stale template %s", qPrintable(old.id));
+        }
+        enforceTemplateCap(made->id);
+        m_archive.collectGarbage();
+    }
+    if (auto cached = cacheTemplate(*made); !cached)
+        qCWarning(lcSnapshots, "template %s: %s", qPrintable(made->id),
+                  qPrintable(cached.error().message));
+    qCInfo(lcSnapshots, "template %s of image %s ready", qPrintable(made->id),
+           qPrintable(shape.image));
+}
+
+void TemplateService::endTemplateGuest(const QString &key, const QString &guest,
+                                       const QString &failure)
+{
+    m_preparing.remove(key);
+    if (!failure.isEmpty())
+        m_failedKeys.insert(key);
+    m_sandboxes.kill(guest);
+    if (auto removed = m_sandboxes.remove(guest); !removed)
+        qCWarning(lcSnapshots, "%s: %s", qPrintable(guest), qPrintable(removed.error().message));
+    if (!failure.isEmpty()) {
+        qCWarning(lcSnapshots, "no template from %s: %s", qPrintable(guest), qPrintable(failure));
+        Q_EMIT templateFailed(key, failure);
+    }
+}
+
+Result<int> TemplateService::templateState(const QString &name, const SandboxSpec &spec)
+{
+    auto current = currentTemplate(spec);
+    if (!current) {
+        if (m_options.automatic && !isPreparing(spec)) {
+            // After this start (which boots cold): the next one of this shape is fast.
+            QTimer::singleShot(0, this, [this, spec] {
+                if (auto prepared = prepareTemplate(spec, /*automatic=*/true); !prepared)
+                    qCWarning(lcSnapshots, "template of image %s: %s", qPrintable(spec.image),
+                              qPrintable(prepared.error().message));
+            });
+        }
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("no template of image %1 with %2 vCPU and %3 MiB")
+                        .arg(spec.image)
+                        .arg(spec.vcpus)
+                        .arg(spec.memoryMib));
+    }
+    m_templateUsed.insert(current->id, m_snapshots.now());
+    // The template's memory, decompressed once into tmpfs: a start then copies only its data
+    // extents in the kernel instead of reading thousands of chunks.
+    if (auto cached = cacheTemplate(*current); cached) {
+        const int source = ::open(QFile::encodeName(templateCachePath(current->id)).constData(),
+                                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (source >= 0) {
+            auto staged = m_snapshots.stageState(name, *current, source);
+            ::close(source);
+            if (staged)
+                return staged;
+            qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(staged.error().message));
+        }
+    } else {
+        qCWarning(lcSnapshots, "template %s: %s", qPrintable(current->id),
+                  qPrintable(cached.error().message));
+    }
+    return m_snapshots.stageState(name, *current);
+}
+
+QString TemplateService::templateCachePath(const QString &id) const
+{
+    // Beside the guests' RAM files (tmpfs, root's directory); no sandbox name starts with '.'.
+    return m_sandboxes.memoryPathFor(QStringLiteral(".template-") + id);
+}
+
+Result<void> TemplateService::cacheTemplate(const Snapshot &snapshot)
+{
+    const QByteArray path = QFile::encodeName(templateCachePath(snapshot.id));
+    struct stat info;
+    if (::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode))
+        return {};
+    auto manifest = m_archive.store().manifest(snapshot.id);
+    if (!manifest)
+        return std::unexpected(manifest.error());
+    const Manifest::Object *memory = manifest->find(SnapshotService::kMemoryObject);
+    if (!memory)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("template %1 holds no memory").arg(snapshot.id));
+    if (auto ready = m_sandboxes.ensureMemoryDir(); !ready)
+        return ready;
+    const QByteArray temporary = path + ".tmp";
+    ::unlink(temporary.constData());
+    const int fd =
+        ::open(temporary.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("cannot create %1: %2")
+                .arg(QFile::decodeName(temporary), QString::fromLocal8Bit(std::strerror(errno))));
+    const Result<void> written = m_archive.store().writeObjectTo(*memory, fd);
+    ::close(fd);
+    if (!written || ::rename(temporary.constData(), path.constData()) != 0) {
+        ::unlink(temporary.constData());
+        return written ? fail(ErrorKind::OperationFailed,
+                              QStringLiteral("cannot rename %1").arg(QFile::decodeName(temporary)))
+                       : written;
+    }
+    return {};
+}
+
+void TemplateService::dropTemplateCache(const QString &id)
+{
+    ::unlink(QFile::encodeName(templateCachePath(id)).constData());
+}
+
+void TemplateService::removeStaleTemplateCaches()
+{
+    // Kept in tmpfs across a helper killed with -9 (the destructor drops them otherwise): a
+    // cache whose template is gone would hold RAM forever (review 2026-12-01, M2).
+    QSet<QString> templates;
+    if (auto all = m_archive.catalog().list()) {
+        for (const Snapshot &snapshot : *all) {
+            if (snapshot.kind == SnapshotKind::Template)
+                templates.insert(snapshot.id);
+        }
+    }
+    const QFileInfo probe(templateCachePath(QStringLiteral("x")));
+    const QDir dir = probe.dir();
+    const QString prefix = QStringLiteral(".template-");
+    for (const QString &file : dir.entryList(QDir::Files | QDir::Hidden | QDir::System)) {
+        if (!file.startsWith(prefix))
+            continue;
+        const QString id = file.mid(prefix.size()).section(u'.', 0, 0);
+        if (!templates.contains(id) || !file.endsWith(QStringLiteral(".ram"))) {
+            qCInfo(lcSnapshots, "removing the stale template cache %s", qPrintable(file));
+            QFile::remove(dir.filePath(file));
+        }
+    }
+}
+
+void TemplateService::enforceTemplateCap(const QString &keep)
+{
+    auto all = m_archive.catalog().list();
+    if (!all)
+        return;
+    QList<Snapshot> templates;
+    for (const Snapshot &snapshot : *all) {
+        if (snapshot.kind == SnapshotKind::Template)
+            templates.append(snapshot);
+    }
+    const auto lastUse = [this](const Snapshot &snapshot) {
+        return std::max(snapshot.createdAt, m_templateUsed.value(snapshot.id));
+    };
+    // Oldest use first.
+    std::sort(templates.begin(), templates.end(),
+              [&](const Snapshot &a, const Snapshot &b) { return lastUse(a) < lastUse(b); });
+    const qsizetype cap = std::max(1, m_options.maxTemplates);
+    for (qsizetype i = 0; i < templates.size() && templates.size() - i > cap; ++i) {
+        const Snapshot &old = templates.at(i);
+        if (old.id == keep || m_snapshots.isInUse(old.id))
+            continue;
+        // Its cache and last use go with it (the snapshotRemoved handler).
+        if (m_snapshots.discard(QString(), old.id))
+            qCInfo(lcSnapshots,
+                   "removed template %s (%s, %d vCPU, %d MiB): more than %lld templates, and it "
+                   "was used least recently",
+                   qPrintable(old.id), qPrintable(old.image), old.vcpus, old.memoryMib,
+                   static_cast<long long>(cap));
+    }
+}
+
+} // namespace airlock
