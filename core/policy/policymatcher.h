@@ -1,31 +1,17 @@
 #pragma once
 
 #include "core/model/egresspolicy.h"
+#include "core/model/egressreason.h"
 #include "core/model/error.h"
 
 #include <QString>
 
 namespace airlock::policy {
 
-/// Why the policy allowed or denied something. Stable names (egressReasonName) travel in
-/// `egress.event` notifications; docs/policy.md lists them.
-enum class EgressReason {
-    Allowed, ///< "allowed": a rule matched on every axis
-    HostNotAllowed, ///< "host_not_allowed": no rule's host pattern matches (CASES.md C1-C3)
-    PortNotAllowed, ///< "port_not_allowed": a rule matches the host, none also the port (D2)
-    MethodNotAllowed, ///< "method_not_allowed": host and port match, the method does not
-    PathNotAllowed, ///< "path_not_allowed": host, port and method match, no path prefix does
-    MalformedHost, ///< "malformed_host": the host fails canonicalizeHostname (B1-B4, D1)
-    MalformedMethod, ///< "malformed_method": not an RFC 9110 §9.1 token
-    MalformedPath, ///< "malformed_path": the target is not an unambiguous origin-form path
-};
-
-/// Stable name, e.g. "port_not_allowed".
-QString egressReasonName(EgressReason reason);
-
-/// The outcome of a check: the reason, the index of the rule it refers to (the matching rule
-/// when allowed; the rule that matched most axes for port/method/path denials; -1 otherwise)
-/// and an English detail for logs and the GUI.
+/// The outcome of a check: the reason (Allowed or a reason of layer Policy in the reason table),
+/// the index of the rule it refers to (the matching rule when allowed; the rule that matched
+/// most axes for port/method/path denials; -1 otherwise) and an English detail for logs and the
+/// GUI.
 struct Verdict
 {
     EgressReason reason = EgressReason::HostNotAllowed;

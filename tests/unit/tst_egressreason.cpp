@@ -63,9 +63,9 @@ void TestEgressReason::namesAreTheEmittedOnes()
         u"path_not_allowed"_s, u"malformed_host"_s, u"malformed_method"_s, u"malformed_path"_s,
         // dnsReasonName (besides allowed, host_not_allowed, malformed_host)
         u"type_not_allowed"_s, u"class_not_allowed"_s, u"opcode_not_implemented"_s,
-        u"malformed_query"_s, u"not_a_query"_s, u"private_destination"_s,
-        u"upstream_nxdomain"_s, u"no_address"_s, u"upstream_failure"_s, u"upstream_timeout"_s,
-        u"mapping_exhausted"_s, u"overloaded"_s, u"too_many_connections"_s,
+        u"malformed_query"_s, u"not_a_query"_s, u"private_destination"_s, u"upstream_nxdomain"_s,
+        u"no_address"_s, u"upstream_failure"_s, u"upstream_timeout"_s, u"mapping_exhausted"_s,
+        u"overloaded"_s, u"too_many_connections"_s,
         // tlsRejectReasonName (besides host_not_allowed, port_not_allowed)
         u"not_tls"_s, u"no_sni"_s, u"bad_sni"_s, u"no_http11_alpn"_s, u"leaf_unavailable"_s,
         u"handshake_failed"_s, u"destination_mismatch"_s, u"sni_connect_mismatch"_s,
@@ -123,8 +123,7 @@ void TestEgressReason::tableFacts()
     QCOMPARE(ruled,
              (QSet<QString> {u"allowed"_s, u"host_not_allowed"_s, u"port_not_allowed"_s,
                              u"method_not_allowed"_s, u"path_not_allowed"_s}));
-    QCOMPARE(egressReasonInfo(EgressReason::CredentialExfil).layer,
-             EgressReasonLayer::Credentials);
+    QCOMPARE(egressReasonInfo(EgressReason::CredentialExfil).layer, EgressReasonLayer::Credentials);
     QCOMPARE(egressReasonInfo(EgressReason::FirewallLost).layer, EgressReasonLayer::Network);
 }
 
