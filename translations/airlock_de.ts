@@ -513,8 +513,20 @@
         <translation>Upstream-Zertifikat nicht vertrauenswürdig</translation>
     </message>
     <message>
+        <source>Response could not be scrubbed</source>
+        <translation>Antwort konnte nicht bereinigt werden</translation>
+    </message>
+    <message>
         <source>Gateway restarted</source>
         <translation>Gateway neu gestartet</translation>
+    </message>
+    <message>
+        <source>Firewall table restored</source>
+        <translation>Firewall-Tabelle wiederhergestellt</translation>
+    </message>
+    <message>
+        <source>Firewall table lost; guest stopped</source>
+        <translation>Firewall-Tabelle verloren; Gast gestoppt</translation>
     </message>
 </context>
 <context>

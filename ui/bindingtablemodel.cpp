@@ -118,7 +118,7 @@ QString BindingTableModel::warning(const CredentialBinding &binding) const
             return tr("The policy of %1 does not allow %2 %3%4 on port 443 (%5): the gateway "
                       "denies these requests before the secret is injected.")
                 .arg(binding.sandbox, method, binding.host, path,
-                     PolicyText::reasonText(policy::egressReasonName(verdict.reason)));
+                     PolicyText::reasonText(verdict.reason));
     }
     return {};
 }

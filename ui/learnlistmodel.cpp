@@ -19,10 +19,11 @@ void LearnListModel::setLearning(const QString &sandbox, bool on)
 
 void LearnListModel::record(const EgressEntry &entry)
 {
-    static const QStringList learnable {
-        QStringLiteral("host_not_allowed"), QStringLiteral("port_not_allowed"),
-        QStringLiteral("method_not_allowed"), QStringLiteral("path_not_allowed")};
-    if (entry.allowed || !m_learning.contains(entry.sandbox) || !learnable.contains(entry.reason))
+    // A denial a rule would have allowed: host, port, method or path not allowed.
+    const std::optional<EgressReason> reason = fromWireName(entry.reason);
+    const bool learnable =
+        reason && *reason != EgressReason::Allowed && egressReasonInfo(*reason).ruleDecision;
+    if (entry.allowed || !m_learning.contains(entry.sandbox) || !learnable)
         return;
     auto host = canonicalizeHostname(entry.destination());
     if (!host)

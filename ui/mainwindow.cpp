@@ -943,7 +943,7 @@ void MainWindow::onCredentialAlert(const EgressEntry &entry)
     if (entry.port > 0)
         where = QStringLiteral("%1:%2").arg(where).arg(entry.port);
     QString text;
-    if (entry.reason == QLatin1String("credential_exfil"))
+    if (fromWireName(entry.reason) == EgressReason::CredentialExfil)
         text = tr("%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not "
                   "allow it: the gateway refused the request. Something in the sandbox may be "
                   "trying to leak the credential.")

@@ -137,87 +137,148 @@ QString PolicyText::pathPrefixesProblem(const QStringList &prefixes)
     return {};
 }
 
+QString PolicyText::reasonText(EgressReason reason)
+{
+    // Short enough for the Reason column; the event's detail follows in the tooltip. No
+    // default: a reason added to the table without its words does not compile (-Wswitch).
+    switch (reason) {
+    // The policy (PolicyMatcher).
+    case EgressReason::Allowed:
+        return tr("Allowed by rule");
+    case EgressReason::HostNotAllowed:
+        return tr("Host not allowed");
+    case EgressReason::PortNotAllowed:
+        return tr("Port not allowed");
+    case EgressReason::MethodNotAllowed:
+        return tr("Method not allowed");
+    case EgressReason::PathNotAllowed:
+        return tr("Path not allowed");
+    case EgressReason::MalformedHost:
+        return tr("Malformed host name");
+    case EgressReason::MalformedMethod:
+        return tr("Malformed method");
+    case EgressReason::MalformedPath:
+        return tr("Malformed path");
+    // DNS (dns.md).
+    case EgressReason::TypeNotAllowed:
+        return tr("DNS query type not allowed");
+    case EgressReason::ClassNotAllowed:
+        return tr("DNS class not allowed");
+    case EgressReason::OpcodeNotImplemented:
+        return tr("DNS opcode not supported");
+    case EgressReason::MalformedQuery:
+        return tr("Malformed DNS query");
+    case EgressReason::NotAQuery:
+        return tr("Not a DNS query");
+    case EgressReason::PrivateDestination:
+        return tr("Resolves to a private address");
+    case EgressReason::UpstreamNxDomain:
+        return tr("Name does not exist");
+    case EgressReason::NoAddress:
+        return tr("No IPv4 address for the name");
+    case EgressReason::UpstreamFailure:
+        return tr("Upstream DNS failed");
+    case EgressReason::UpstreamTimeout:
+        return tr("Upstream DNS timed out");
+    case EgressReason::MappingExhausted:
+        return tr("No synthetic address left");
+    case EgressReason::Overloaded:
+        return tr("DNS resolver overloaded");
+    // Connections (gateway.md).
+    case EgressReason::TooManyConnections:
+        return tr("Too many connections");
+    case EgressReason::NotTls:
+        return tr("Not TLS");
+    case EgressReason::IdleTimeout:
+        return tr("Idle too long");
+    case EgressReason::ClosedBeforeDecision:
+        return tr("Closed before a decision");
+    // TLS (tls.md).
+    case EgressReason::NoSni:
+        return tr("No server name (SNI)");
+    case EgressReason::BadSni:
+        return tr("Malformed server name (SNI)");
+    case EgressReason::NoHttp11Alpn:
+        return tr("HTTP/1.1 not offered (ALPN)");
+    case EgressReason::LeafUnavailable:
+        return tr("Certificate could not be made");
+    case EgressReason::HandshakeFailed:
+        return tr("TLS handshake failed");
+    case EgressReason::DestinationMismatch:
+        return tr("Dialed another name's address");
+    case EgressReason::ConnectSniMismatch:
+        return tr("SNI differs from CONNECT host");
+    // HTTP (http.md).
+    case EgressReason::MalformedRequest:
+        return tr("Malformed request");
+    case EgressReason::MalformedHeader:
+        return tr("Malformed header");
+    case EgressReason::HeaderTooLarge:
+        return tr("Header too large");
+    case EgressReason::UnsupportedVersion:
+        return tr("HTTP version not supported");
+    case EgressReason::ConflictingFraming:
+        return tr("Conflicting body length");
+    case EgressReason::BadContentLength:
+        return tr("Bad Content-Length");
+    case EgressReason::BadTransferEncoding:
+        return tr("Bad Transfer-Encoding");
+    case EgressReason::BadChunk:
+        return tr("Malformed chunked body");
+    case EgressReason::BodyTooLarge:
+        return tr("Body too large");
+    case EgressReason::BadTarget:
+        return tr("Bad request target");
+    case EgressReason::MethodForbidden:
+        return tr("Method forbidden");
+    case EgressReason::PlainHttpPort:
+        return tr("Plain HTTP only to port 80");
+    case EgressReason::AmbiguousFieldName:
+        return tr("Header name disguises a gateway header");
+    case EgressReason::RequestOverride:
+        return tr("Method or path override");
+    case EgressReason::HostMismatch:
+        return tr("Other host on the same connection");
+    // The request's authority (policy.md, http.md).
+    case EgressReason::MissingHost:
+        return tr("Host header missing");
+    case EgressReason::Userinfo:
+        return tr("User name in the address");
+    case EgressReason::IpLiteral:
+        return tr("IP address instead of a name");
+    case EgressReason::AuthorityMismatch:
+        return tr("Target and Host differ");
+    case EgressReason::SniHostMismatch:
+        return tr("Host differs from SNI");
+    case EgressReason::PortMismatch:
+        return tr("Other port in Host");
+    // Upstream (gateway.md).
+    case EgressReason::UpstreamUnreachable:
+        return tr("Upstream unreachable");
+    case EgressReason::UpstreamTlsFailed:
+        return tr("Upstream certificate not trusted");
+    // Credentials (credentials.md).
+    case EgressReason::CredentialExfil:
+        return tr("Credential sent where its binding does not allow it");
+    case EgressReason::CredentialUnavailable:
+        return tr("Credential value not available to the gateway");
+    case EgressReason::UnscrubbableResponse:
+        return tr("Response could not be scrubbed");
+    // The sandbox network, from the helper (protocol.md).
+    case EgressReason::GatewayRestarted:
+        return tr("Gateway restarted");
+    case EgressReason::FirewallRestored:
+        return tr("Firewall table restored");
+    case EgressReason::FirewallLost:
+        return tr("Firewall table lost; guest stopped");
+    }
+    return wireName(reason);
+}
+
 QString PolicyText::reasonText(const QString &reason)
 {
-    // Every reason an egress event can carry (docs/gateway.md "Events", dns.md, tls.md,
-    // http.md, policy.md, credentials.md, and the helper's gateway_restarted in protocol.md),
-    // short enough for the Reason column; the event's detail follows in the tooltip.
-    struct Words
-    {
-        const char *reason;
-        const char *text;
-    };
-    static constexpr Words kWords[] = {
-        // The policy (PolicyMatcher).
-        {"allowed", QT_TR_NOOP("Allowed by rule")},
-        {"host_not_allowed", QT_TR_NOOP("Host not allowed")},
-        {"port_not_allowed", QT_TR_NOOP("Port not allowed")},
-        {"method_not_allowed", QT_TR_NOOP("Method not allowed")},
-        {"path_not_allowed", QT_TR_NOOP("Path not allowed")},
-        {"malformed_host", QT_TR_NOOP("Malformed host name")},
-        {"malformed_method", QT_TR_NOOP("Malformed method")},
-        {"malformed_path", QT_TR_NOOP("Malformed path")},
-        // DNS (dns.md).
-        {"type_not_allowed", QT_TR_NOOP("DNS query type not allowed")},
-        {"class_not_allowed", QT_TR_NOOP("DNS class not allowed")},
-        {"opcode_not_implemented", QT_TR_NOOP("DNS opcode not supported")},
-        {"malformed_query", QT_TR_NOOP("Malformed DNS query")},
-        {"not_a_query", QT_TR_NOOP("Not a DNS query")},
-        {"private_destination", QT_TR_NOOP("Resolves to a private address")},
-        {"upstream_nxdomain", QT_TR_NOOP("Name does not exist")},
-        {"no_address", QT_TR_NOOP("No IPv4 address for the name")},
-        {"upstream_failure", QT_TR_NOOP("Upstream DNS failed")},
-        {"upstream_timeout", QT_TR_NOOP("Upstream DNS timed out")},
-        {"mapping_exhausted", QT_TR_NOOP("No synthetic address left")},
-        {"overloaded", QT_TR_NOOP("DNS resolver overloaded")},
-        // Connections (gateway.md).
-        {"not_tls", QT_TR_NOOP("Not TLS")},
-        {"too_many_connections", QT_TR_NOOP("Too many connections")},
-        {"idle_timeout", QT_TR_NOOP("Idle too long")},
-        {"closed_before_decision", QT_TR_NOOP("Closed before a decision")},
-        // TLS (tls.md).
-        {"no_sni", QT_TR_NOOP("No server name (SNI)")},
-        {"bad_sni", QT_TR_NOOP("Malformed server name (SNI)")},
-        {"no_http11_alpn", QT_TR_NOOP("HTTP/1.1 not offered (ALPN)")},
-        {"leaf_unavailable", QT_TR_NOOP("Certificate could not be made")},
-        {"handshake_failed", QT_TR_NOOP("TLS handshake failed")},
-        {"destination_mismatch", QT_TR_NOOP("Dialed another name's address")},
-        {"sni_connect_mismatch", QT_TR_NOOP("SNI differs from CONNECT host")},
-        // HTTP (http.md).
-        {"malformed_request", QT_TR_NOOP("Malformed request")},
-        {"malformed_header", QT_TR_NOOP("Malformed header")},
-        {"header_too_large", QT_TR_NOOP("Header too large")},
-        {"unsupported_version", QT_TR_NOOP("HTTP version not supported")},
-        {"conflicting_framing", QT_TR_NOOP("Conflicting body length")},
-        {"bad_content_length", QT_TR_NOOP("Bad Content-Length")},
-        {"bad_transfer_encoding", QT_TR_NOOP("Bad Transfer-Encoding")},
-        {"bad_chunk", QT_TR_NOOP("Malformed chunked body")},
-        {"body_too_large", QT_TR_NOOP("Body too large")},
-        {"bad_target", QT_TR_NOOP("Bad request target")},
-        {"method_forbidden", QT_TR_NOOP("Method forbidden")},
-        {"plain_http_port", QT_TR_NOOP("Plain HTTP only to port 80")},
-        {"ambiguous_field_name", QT_TR_NOOP("Header name disguises a gateway header")},
-        {"request_override", QT_TR_NOOP("Method or path override")},
-        // The request's authority (policy.md, http.md).
-        {"missing_host", QT_TR_NOOP("Host header missing")},
-        {"userinfo", QT_TR_NOOP("User name in the address")},
-        {"ip_literal", QT_TR_NOOP("IP address instead of a name")},
-        {"authority_mismatch", QT_TR_NOOP("Target and Host differ")},
-        {"sni_host_mismatch", QT_TR_NOOP("Host differs from SNI")},
-        {"port_mismatch", QT_TR_NOOP("Other port in Host")},
-        {"host_mismatch", QT_TR_NOOP("Other host on the same connection")},
-        // Upstream and credentials (gateway.md, credentials.md).
-        {"upstream_unreachable", QT_TR_NOOP("Upstream unreachable")},
-        {"upstream_tls_failed", QT_TR_NOOP("Upstream certificate not trusted")},
-        {"credential_exfil", QT_TR_NOOP("Credential sent where its binding does not allow it")},
-        {"credential_unavailable", QT_TR_NOOP("Credential value not available to the gateway")},
-        // The helper (protocol.md, EgressEvent).
-        {"gateway_restarted", QT_TR_NOOP("Gateway restarted")},
-    };
-    for (const Words &words : kWords) {
-        if (reason == QLatin1String(words.reason))
-            return tr(words.text);
-    }
+    if (const std::optional<EgressReason> known = fromWireName(reason))
+        return reasonText(*known);
     // A reason of a newer gateway: its stable name says more than nothing.
     return reason;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/egressreason.h"
 #include "core/model/hostname.h"
 
 #include <QCoreApplication>
@@ -26,8 +27,10 @@ public:
     static QString methodsProblem(const QStringList &methods);
     /// The problem with a path prefixes cell, or an empty string.
     static QString pathPrefixesProblem(const QStringList &prefixes);
-    /// A translated egress reason ("host_not_allowed" → "Host not allowed"); unknown names are
-    /// returned as they are.
+    /// A translated egress reason, e.g. "Host not allowed" for EgressReason::HostNotAllowed.
+    static QString reasonText(EgressReason reason);
+    /// The same for a wire name ("host_not_allowed"); names not in the reason table (a newer
+    /// gateway's) are returned as they are.
     static QString reasonText(const QString &reason);
 };
 

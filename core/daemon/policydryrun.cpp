@@ -1,6 +1,7 @@
 #include "core/daemon/policydryrun.h"
 
 #include "core/model/egressevent.h"
+#include "core/model/egressreason.h"
 #include "core/policy/policymatcher.h"
 
 #include <QJsonArray>
@@ -13,13 +14,11 @@ namespace {
 using policy::PolicyMatcher;
 using policy::Verdict;
 
+// A recorded decision a rule change can turn (the reason table's ruleDecision).
 bool isPolicyReason(const QString &reason)
 {
-    static const QStringList reasons {QStringLiteral("allowed"), QStringLiteral("host_not_allowed"),
-                                      QStringLiteral("port_not_allowed"),
-                                      QStringLiteral("method_not_allowed"),
-                                      QStringLiteral("path_not_allowed")};
-    return reasons.contains(reason);
+    const std::optional<EgressReason> known = fromWireName(reason);
+    return known && egressReasonInfo(*known).ruleDecision;
 }
 
 QString firstOf(const QString &a, const QString &b)
@@ -58,7 +57,7 @@ QJsonObject verdictJson(const policy::Verdict &verdict)
 {
     return {{QStringLiteral("verdict"),
              verdict.allowed() ? QStringLiteral("allowed") : QStringLiteral("denied")},
-            {QStringLiteral("reason"), policy::egressReasonName(verdict.reason)},
+            {QStringLiteral("reason"), wireName(verdict.reason)},
             {QStringLiteral("rule"), verdict.rule >= 0 ? QJsonValue(verdict.rule) : QJsonValue()},
             {QStringLiteral("detail"), verdict.detail}};
 }

@@ -234,7 +234,7 @@ void SandboxService::checkTables()
         event.layer = EgressLayer::Tcp;
         event.allowed = false;
         if (auto reloaded = entry.network->reloadTable(); reloaded) {
-            event.reason = QStringLiteral("firewall_restored");
+            event.reason = wireName(EgressReason::FirewallRestored);
             event.detail = QStringLiteral("%1; the table %2 was loaded again. Until then the "
                                           "guest's traffic may have gone unfiltered")
                                .arg(intact.error().message, table);
@@ -246,7 +246,7 @@ void SandboxService::checkTables()
                                "be loaded again (%3); the VMM was killed")
                     .arg(table, intact.error().message, reloaded.error().message);
             qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(reason));
-            event.reason = QStringLiteral("firewall_lost");
+            event.reason = wireName(EgressReason::FirewallLost);
             event.detail = reason;
             recordEgress(name, event.toJson());
             if (entry.sandbox.state == SandboxState::Stopped || !entry.vmm)
@@ -1277,7 +1277,7 @@ SandboxNetwork *SandboxService::makeNetwork(const QString &name, const LinkAlloc
                 event.sandbox = name;
                 event.layer = EgressLayer::Tcp;
                 event.allowed = false;
-                event.reason = QStringLiteral("gateway_restarted");
+                event.reason = wireName(EgressReason::GatewayRestarted);
                 event.detail = QStringLiteral("%1; guest connections were refused until the "
                                               "restart (attempt %2)")
                                    .arg(reason)

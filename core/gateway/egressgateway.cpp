@@ -216,7 +216,7 @@ void EgressGateway::onAccepted(int fd, const OriginalDestination &destination)
         event.time = QDateTime::currentDateTimeUtc();
         event.sandbox = m_config.sandbox;
         event.layer = EgressLayer::Tcp;
-        event.reason = QStringLiteral("too_many_connections");
+        event.reason = wireName(EgressReason::TooManyConnections);
         event.detail =
             QStringLiteral("%1 connections are open already").arg(m_config.limits.maxConnections);
         event.destination = destination.address.toString();
@@ -240,7 +240,7 @@ void EgressGateway::onDnsDecided(const DnsEvent &dns)
     event.sandbox = m_config.sandbox;
     event.layer = EgressLayer::Dns;
     event.allowed = dns.verdict == DnsVerdict::Answer || dns.verdict == DnsVerdict::NoData;
-    event.reason = dnsReasonName(dns.reason);
+    event.reason = wireName(dns.reason);
     event.detail = dns.detail;
     event.name = dns.name;
     if (dns.type != 0)

@@ -1,52 +1,14 @@
 #include "core/gateway/gatewayconnection.h"
 
 #include "core/gateway/dns/dnsnamemapping.h"
-#include "core/gateway/dns/dnsupstreamresolver.h"
 #include "core/gateway/streamsocket.h"
-#include "core/gateway/tls/tlsupstreamcontext.h"
+#include "core/gateway/upstreamleg.h"
+#include "core/gateway/wipe.h"
 
-#include <QJsonDocument>
-#include <QLoggingCategory>
 #include <QPointer>
 #include <QTimer>
 
-#include <openssl/crypto.h>
-
 namespace airlock::gateway {
-
-namespace {
-
-// Every decision at debug level (the events as they leave): what an operator turns on first,
-// so it must never carry a secret (docs/redteam-cases.md I4; tst_redteam_credentials searches it).
-Q_LOGGING_CATEGORY(lcHttp, "airlock.gateway.http")
-
-const QString kAllowed = QStringLiteral("allowed");
-const QString kCredentialExfil = QStringLiteral("credential_exfil");
-const QString kUnscrubbable = QStringLiteral("unscrubbable_response");
-
-// Wipes a buffer that may have held an injected request head before it is freed. A buffer
-// shared with another QByteArray (a socket's queue) is only released: that copy is in use.
-void wipe(QByteArray &bytes)
-{
-    if (!bytes.isEmpty() && bytes.isDetached())
-        OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
-    bytes.clear();
-}
-
-void addCredentialFields(EgressEvent &event, qint64 binding, qint64 scrubbed)
-{
-    if (binding > 0)
-        event.binding = binding;
-    if (scrubbed > 0) {
-        event.scrubbed = scrubbed;
-        event.alert = true;
-        event.detail += QStringLiteral("; the secret came back in the response %1 time(s) and "
-                                       "was replaced by its placeholder")
-                            .arg(scrubbed);
-    }
-}
-
-} // namespace
 
 GatewayConnection::GatewayConnection(const GatewayEnvironment *environment,
                                      policy::PolicyMatcher policy, int fd,
@@ -55,9 +17,19 @@ GatewayConnection::GatewayConnection(const GatewayEnvironment *environment,
     , m_env(environment)
     , m_policy(std::move(policy))
     , m_destination(destination)
+    , m_ledger(
+          environment->sandbox,
+          [this](EgressLayer layer, bool allowed, EgressReason reason, const QString &detail) {
+              return baseEvent(layer, allowed, reason, detail);
+          },
+          [environment](const EgressEvent &event) {
+              if (environment->emitEvent)
+                  environment->emitEvent(event);
+          })
     , m_port(destination.port)
 {
     m_guest = new StreamSocket(fd, this);
+    m_upstream = new UpstreamLeg(m_env, this);
     if (const auto name = m_env->mapping->nameFor(destination.address))
         m_expectedName = *name;
     m_idle = new QTimer(this);
@@ -66,11 +38,11 @@ GatewayConnection::GatewayConnection(const GatewayEnvironment *environment,
     connect(m_idle, &QTimer::timeout, this, [this] {
         if (m_mode == Mode::Closing)
             return finish();
-        abandonInflight(QStringLiteral("idle timeout"));
-        if (m_events == 0)
-            emitEvent(baseEvent(EgressLayer::Tcp, false, QStringLiteral("idle_timeout"),
-                                QStringLiteral("no traffic for %1 ms before any decision")
-                                    .arg(m_env->limits.idleTimeoutMs)));
+        m_ledger.abandon(QStringLiteral("idle timeout"));
+        if (m_ledger.events() == 0)
+            m_ledger.record(baseEvent(EgressLayer::Tcp, false, EgressReason::IdleTimeout,
+                                      QStringLiteral("no traffic for %1 ms before any decision")
+                                          .arg(m_env->limits.idleTimeoutMs)));
         closeGracefully();
     });
     connect(m_guest, &StreamSocket::readyRead, this, &GatewayConnection::onGuestReadable);
@@ -78,17 +50,22 @@ GatewayConnection::GatewayConnection(const GatewayEnvironment *environment,
     connect(
         m_guest, &StreamSocket::errorOccurred, this,
         [this] {
-            abandonInflight(
+            m_ledger.abandon(
                 QStringLiteral("guest connection error: %1").arg(m_guest->errorString()));
             finish();
         },
         Qt::QueuedConnection);
+    connect(m_upstream, &UpstreamLeg::activity, this, &GatewayConnection::touch);
+    connect(m_upstream, &UpstreamLeg::received, this, &GatewayConnection::onUpstreamPlaintext);
+    connect(m_upstream, &UpstreamLeg::drained, this, &GatewayConnection::onUpstreamDrained);
+    connect(m_upstream, &UpstreamLeg::ended, this, &GatewayConnection::onUpstreamEof);
+    connect(m_upstream, &UpstreamLeg::broken, this, &GatewayConnection::onUpstreamBroken);
+    connect(m_upstream, &UpstreamLeg::failed, this, &GatewayConnection::failUpstream);
 }
 
 GatewayConnection::~GatewayConnection()
 {
-    // The upstream SSL is referenced by its stream; free the stream first.
-    m_upstreamTls.reset();
+    // The guest SSL is referenced by its stream; free the stream first.
     m_guestTls.reset();
 }
 
@@ -109,14 +86,12 @@ void GatewayConnection::start()
     } else {
         m_mode = Mode::Sniff;
         if (!m_expectedName.isEmpty())
-            m_required = TlsRequiredName {m_expectedName, TlsRejectReason::DestinationMismatch};
+            m_required = TlsRequiredName {m_expectedName, EgressReason::DestinationMismatch};
     }
     onGuestReadable();
 }
 
-// ---- events ------------------------------------------------------------------------------
-
-EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, const QString &reason,
+EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, EgressReason reason,
                                          const QString &detail) const
 {
     EgressEvent event;
@@ -124,7 +99,7 @@ EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, const 
     event.sandbox = m_env->sandbox;
     event.layer = layer;
     event.allowed = allowed;
-    event.reason = reason;
+    event.reason = wireName(reason);
     event.detail = detail;
     event.sni = m_sni;
     event.name = !m_sni.isEmpty()    ? m_sni
@@ -134,14 +109,6 @@ EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, const 
     event.port = m_port;
     event.destination = m_destination.address.toString();
     return event;
-}
-
-void GatewayConnection::emitEvent(const EgressEvent &event)
-{
-    ++m_events;
-    qCDebug(lcHttp, "%s", QJsonDocument(event.toJson()).toJson(QJsonDocument::Compact).constData());
-    if (m_env->emitEvent)
-        m_env->emitEvent(event);
 }
 
 void GatewayConnection::touch()
@@ -171,7 +138,7 @@ void GatewayConnection::onGuestReadable()
             }
             return;
         }
-        if (m_guardStopped || upstreamBacklog() > kHighWater || pipelineFull()) {
+        if (m_guardStopped || m_upstream->backlog() > kHighWater || pipelineFull()) {
             m_guestPaused = true;
             m_guest->setReadEnabled(false);
             return;
@@ -199,8 +166,8 @@ void GatewayConnection::handleGuestBytes(const QByteArray &bytes)
         if (sniff == TlsSniff::NeedMore)
             return;
         if (sniff == TlsSniff::NotTls) {
-            emitEvent(baseEvent(EgressLayer::Tcp, false, QStringLiteral("not_tls"),
-                                QStringLiteral("the first bytes are not a TLS ClientHello")));
+            m_ledger.record(baseEvent(EgressLayer::Tcp, false, EgressReason::NotTls,
+                                      QStringLiteral("the first bytes are not a TLS ClientHello")));
             closeGracefully();
             return;
         }
@@ -228,8 +195,8 @@ void GatewayConnection::startGuestTls(const QByteArray &clientHello)
 {
     auto connection = m_env->tlsServer->newConnection(m_port, m_required);
     if (!connection) {
-        emitEvent(baseEvent(EgressLayer::Tls, false, QStringLiteral("handshake_failed"),
-                            connection.error().message));
+        m_ledger.record(baseEvent(EgressLayer::Tls, false, EgressReason::HandshakeFailed,
+                                  connection.error().message));
         closeGracefully();
         return;
     }
@@ -256,17 +223,16 @@ void GatewayConnection::pumpGuestTls()
         if (status == TlsMemoryStream::Status::WantMore)
             return;
         if (status != TlsMemoryStream::Status::Ok) {
-            if (m_guestConnection->rejectReason() == TlsRejectReason::None)
-                m_guestConnection->reject(TlsRejectReason::HandshakeFailed,
-                                          m_guestTls->errorText());
-            EgressEvent event = baseEvent(EgressLayer::Tls, false,
-                                          tlsRejectReasonName(m_guestConnection->rejectReason()),
-                                          m_guestConnection->rejectDetail());
+            if (m_guestConnection->rejectReason() == EgressReason::Allowed)
+                m_guestConnection->reject(EgressReason::HandshakeFailed, m_guestTls->errorText());
+            EgressEvent event =
+                baseEvent(EgressLayer::Tls, false, m_guestConnection->rejectReason(),
+                          m_guestConnection->rejectDetail());
             // The refused name is what the GUI shows ("evil.test denied").
             event.sni = m_guestConnection->requestedName();
             if (!event.sni.isEmpty())
                 event.name = event.sni;
-            emitEvent(event);
+            m_ledger.record(event);
             closeGracefully();
             return;
         }
@@ -283,7 +249,7 @@ void GatewayConnection::pumpGuestTls()
         if (status == TlsMemoryStream::Status::Closed) {
             onGuestEof();
         } else if (status == TlsMemoryStream::Status::Failed) {
-            abandonInflight(QStringLiteral("guest TLS error: %1").arg(m_guestTls->errorText()));
+            m_ledger.abandon(QStringLiteral("guest TLS error: %1").arg(m_guestTls->errorText()));
             finish();
         }
         return;
@@ -312,13 +278,13 @@ void GatewayConnection::feedGuard(const QByteArray &plaintext)
 
 bool GatewayConnection::pipelineFull() const
 {
-    return !m_guestBacklog.isEmpty() || m_inflight.size() >= kMaxPipeline;
+    return !m_guestBacklog.isEmpty() || m_ledger.full();
 }
 
 void GatewayConnection::drainGuestBacklog()
 {
-    while (!m_guestBacklog.isEmpty() && m_inflight.size() < kMaxPipeline && !m_guardStopped
-           && m_guard && m_mode != Mode::Closing) {
+    while (!m_guestBacklog.isEmpty() && !m_ledger.full() && !m_guardStopped && m_guard
+           && m_mode != Mode::Closing) {
         const qsizetype take = qMin(kGuardSlice, m_guestBacklog.size());
         QList<HttpEvent> events = m_guard->feed(QByteArrayView(m_guestBacklog).first(take));
         m_guestBacklog.remove(0, take);
@@ -352,7 +318,7 @@ void GatewayConnection::resumeGuestIfPossible()
                 return;
             self->drainGuestBacklog();
             if (self->pipelineFull() || !self->m_guestPaused
-                || self->upstreamBacklog() >= kLowWater)
+                || self->m_upstream->backlog() >= kLowWater)
                 return;
             self->m_guestPaused = false;
             self->m_guest->setReadEnabled(true);
@@ -385,12 +351,11 @@ void GatewayConnection::processGuardEvents(QList<HttpEvent> &events)
             e.host = deny->host;
             if (e.name.isEmpty())
                 e.name = deny->host;
-            emitEvent(e);
-            if (!m_inflight.isEmpty() && !m_inflight.last().uploadDone) {
+            m_ledger.record(e);
+            if (m_ledger.uploading()) {
                 // A body went bad half-way: the upstream must not see the rest; abort it.
-                abandonInflight(QStringLiteral("request aborted: %1").arg(deny->reason));
-                if (m_upstream)
-                    m_upstream->close();
+                m_ledger.abandon(QStringLiteral("request aborted: %1").arg(wireName(deny->reason)));
+                m_upstream->close();
                 m_pendingDenial = deny->response;
                 sendPendingDenialIfIdle();
                 return;
@@ -406,13 +371,13 @@ void GatewayConnection::processGuardEvents(QList<HttpEvent> &events)
 void GatewayConnection::onForward(HttpForward &forward)
 {
     if (!m_expectedName.isEmpty() && forward.authority.host != m_expectedName)
-        return denyHttp(421, QStringLiteral("destination_mismatch"),
+        return denyHttp(EgressReason::DestinationMismatch,
                         QStringLiteral("the guest dialed the address of %1, the request is for %2")
                             .arg(m_expectedName, forward.authority.host),
                         &forward);
     if (m_pinnedHost
         && (forward.authority.host != *m_pinnedHost || forward.authority.port != m_pinnedPort))
-        return denyHttp(421, QStringLiteral("host_mismatch"),
+        return denyHttp(EgressReason::HostMismatch,
                         QStringLiteral("this connection is for %1 port %2, the request is for %3 "
                                        "port %4")
                             .arg(*m_pinnedHost)
@@ -421,191 +386,86 @@ void GatewayConnection::onForward(HttpForward &forward)
                             .arg(forward.authority.port),
                         &forward);
 
-    Request request;
-    request.method = forward.method;
-    request.path = EgressEvent::redactPath(forward.target);
-    request.host = forward.authority.host;
-    request.port = forward.authority.port;
-    request.head = forward.method == u"HEAD";
-    request.http10 = forward.version == 10;
-    request.uploadDone = false;
-    request.framing = forward.framing;
-
-    // Credentials last, after every other check passed (docs/redteam-cases.md principle 7).
+    Request request = RequestLedger::requestFor(forward);
+    // Credentials last, after every other check passed (CASES.md principle 7).
     QByteArray head = std::move(forward.head);
-    if (m_env->credentials && !m_env->credentials->isEmpty()) {
-        request.credentials = m_env->credentials;
-        const CredentialInjector &injector = *request.credentials;
-        request.credentialRequest = {m_guestTlsMode, forward.authority.port,
-                                     m_sni,          forward.authority.host,
-                                     forward.method, forward.target};
-        const CredentialInjector::Verdict verdict =
-            injector.inspect(request.credentialRequest, head);
-        const qint64 binding =
-            verdict.credential >= 0 ? injector.credentials().at(verdict.credential).binding : 0;
-        if (verdict.kind == CredentialInjector::Verdict::Kind::Exfiltration)
-            return denyCredential(403, kCredentialExfil, verdict.detail, binding, forward.method,
-                                  forward.target, forward.authority.host, false);
-        // The response will be scrubbed: no compression, no slices (before the injection, so
-        // no copy of the secret is made here).
-        if (injector.hasValues())
-            head = CredentialInjector::prepareForScrubbing(head);
-        if (verdict.kind == CredentialInjector::Verdict::Kind::Inject) {
-            for (const int index : verdict.injections) {
-                if (injector.hasValue(index))
-                    continue;
-                const qint64 missing = injector.credentials().at(index).binding;
-                wipe(head);
-                return denyCredential(
-                    503, QStringLiteral("credential_unavailable"),
-                    QStringLiteral("binding %1 matches, but airlockd could not hand its secret "
-                                   "to the gateway (see the helper's log)")
-                        .arg(missing),
-                    missing, forward.method, forward.target, forward.authority.host, false);
-            }
-            for (const int index : verdict.injections) {
-                QByteArray injected = injector.inject(head, index);
-                wipe(head);
-                head = std::move(injected);
-            }
-            request.binding = binding;
-        }
-        request.bodyScan = injector.bodyScanner(request.credentialRequest);
-    }
+    if (const auto refusal = RequestLedger::decideCredentials(request, head, m_env->credentials,
+                                                              m_guestTlsMode, m_sni, forward))
+        return denyCredential(*refusal, forward.method, forward.target, forward.authority.host,
+                              false);
 
     m_pinnedHost = forward.authority.host;
     m_pinnedPort = forward.authority.port;
     if (!m_guestTlsMode)
         m_port = forward.authority.port;
     request.bytesUp = head.size();
-    qCDebug(lcHttp, "%s: forwarding %s %s port %u %s%s", qPrintable(m_env->sandbox),
-            qPrintable(request.method), qPrintable(request.host), unsigned(request.port),
-            qPrintable(request.path),
-            request.binding > 0
-                ? qPrintable(QStringLiteral(" (injected binding %1)").arg(request.binding))
-                : "");
-    m_inflight.append(request);
-    if (m_inflight.size() == 1 && !m_tracker.active())
-        expectResponse(m_inflight.first());
-    sendUpstream(head);
+    m_ledger.append(std::move(request));
+    m_upstream->send(head);
     wipe(head);
-    if (!m_upstream && !m_resolving)
-        openUpstream();
+    if (!m_upstream->started())
+        m_upstream->open(*m_pinnedHost, m_pinnedPort, m_guestTlsMode);
 }
 
 void GatewayConnection::onBody(const HttpBody &body)
 {
-    if (m_inflight.isEmpty())
-        return;
-    Request &request = m_inflight.last();
-    if (!request.bodyScan || request.bodyScan->isEmpty()) {
-        request.bytesUp += body.bytes.size();
-        sendUpstream(body.bytes);
-        return;
-    }
-    // Only what the scanner released goes up, re-framed by us: a placeholder or value is
-    // detected before any byte of its last piece leaves (the guard's chunk framing around the
-    // data is replaced by ours; its last chunk is written in onRequestEnd).
-    const QByteArray released =
-        request.bodyScan->feed(QByteArrayView(body.bytes).sliced(body.dataOffset, body.dataLength));
-    if (request.bodyScan->matches() > 0)
-        return denyBody(request);
-    if (released.isEmpty())
-        return;
-    const QByteArray framed = request.framing == HttpFraming::Chunked
-        ? QByteArray::number(released.size(), 16) + "\r\n" + released + "\r\n"
-        : released;
-    request.bytesUp += framed.size();
-    sendUpstream(framed);
+    const std::optional<QByteArray> upload = m_ledger.uploadBody(body);
+    if (!upload)
+        return denyBody();
+    if (!upload->isEmpty())
+        m_upstream->send(*upload);
 }
 
 void GatewayConnection::onRequestEnd()
 {
-    if (m_inflight.isEmpty())
-        return;
-    Request &request = m_inflight.last();
-    if (request.bodyScan && !request.bodyScan->isEmpty()) {
-        const QByteArray tail = request.bodyScan->finish();
-        if (request.bodyScan->matches() > 0)
-            return denyBody(request);
-        QByteArray framed = tail;
-        if (request.framing == HttpFraming::Chunked) {
-            framed = tail.isEmpty() ? QByteArray()
-                                    : QByteArray::number(tail.size(), 16) + "\r\n" + tail + "\r\n";
-            framed += "0\r\n\r\n";
-        }
-        if (!framed.isEmpty()) {
-            request.bytesUp += framed.size();
-            sendUpstream(framed);
-        }
-        request.bodyScan.reset();
-    }
-    request.uploadDone = true;
+    const std::optional<QByteArray> tail = m_ledger.endUpload();
+    if (!tail)
+        return denyBody();
+    if (!tail->isEmpty())
+        m_upstream->send(*tail);
 }
 
-void GatewayConnection::denyBody(const Request &uploading)
+void GatewayConnection::denyBody()
 {
-    const Request request = uploading; // denyCredential drops it from m_inflight
-    const int index = request.credentials->credentialOfForm(request.bodyScan->lastMatch());
-    const GatewayCredential *credential =
-        index >= 0 ? &request.credentials->credentials().at(index) : nullptr;
-    denyCredential(403, kCredentialExfil,
-                   QStringLiteral("the request body carries the placeholder or the value of "
-                                  "binding %1, which this request may not carry")
-                       .arg(credential ? credential->binding : 0),
-                   credential ? credential->binding : 0, request.method, request.path, request.host,
-                   true);
+    const Request request = m_ledger.back(); // denyCredential drops it from the ledger
+    denyCredential(m_ledger.bodyRefusal(), request.method, request.path, request.host, true);
 }
 
-void GatewayConnection::denyCredential(int status, const QString &reason, const QString &detail,
-                                       qint64 binding, const QString &method, const QString &target,
+void GatewayConnection::denyCredential(const RequestLedger::CredentialRefusal &refusal,
+                                       const QString &method, const QString &target,
                                        const QString &host, bool midBody)
 {
     m_guardStopped = true;
-    EgressEvent event = baseEvent(EgressLayer::Http, false, reason, detail);
+    const int status = denialStatus(refusal.reason);
+    EgressEvent event = baseEvent(EgressLayer::Http, false, refusal.reason, refusal.detail);
     event.status = status;
     event.host = host;
     event.method = method;
     event.path = EgressEvent::redactPath(target);
     if (event.name.isEmpty())
         event.name = host;
-    if (binding > 0)
-        event.binding = binding;
-    event.alert = reason == kCredentialExfil;
+    if (refusal.binding > 0)
+        event.binding = refusal.binding;
+    event.alert = refusal.reason == EgressReason::CredentialExfil;
     if (midBody) {
         // The head went up already: the upstream must not see the rest; abort that exchange.
-        m_inflight.removeLast();
-        abandonInflight(QStringLiteral("request aborted: %1").arg(reason));
-        wipe(m_upstreamPending);
-        if (m_upstream) {
-            m_upstream->disconnect(this);
-            m_upstream->close();
-        }
+        m_ledger.dropBack();
+        m_ledger.abandon(QStringLiteral("request aborted: %1").arg(wireName(refusal.reason)));
+        m_upstream->close();
     }
-    emitEvent(event);
-    m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);
+    m_ledger.record(event);
+    m_pendingDenial = HttpRequestGuard::denialResponse(status, refusal.reason);
     sendPendingDenialIfIdle();
-}
-
-void GatewayConnection::expectResponse(const Request &request)
-{
-    HttpResponseTracker::Rewrite rewrite;
-    if (request.credentials && request.credentials->hasValues()) {
-        rewrite.rules = request.credentials->allScrubRules();
-        rewrite.http10 = request.http10;
-    }
-    m_tracker.expect(request.head, std::move(rewrite));
 }
 
 void GatewayConnection::onTunnel(HttpTunnel &tunnel)
 {
-    if (m_pinnedHost || m_upstream || !m_inflight.isEmpty())
-        return denyHttp(400, QStringLiteral("bad_target"),
+    if (m_pinnedHost || m_upstream->started() || !m_ledger.isEmpty())
+        return denyHttp(EgressReason::BadTarget,
                         QStringLiteral("CONNECT after other requests on the same connection"));
-    // The tunnel carries TLS for exactly this name and port (docs/redteam-cases.md A5).
+    // The tunnel carries TLS for exactly this name and port (CASES.md A5).
     m_guard.reset();
     m_port = tunnel.authority.port;
-    m_required = TlsRequiredName {tunnel.authority.host, TlsRejectReason::ConnectSniMismatch};
+    m_required = TlsRequiredName {tunnel.authority.host, EgressReason::ConnectSniMismatch};
     m_mode = Mode::Sniff;
     m_guest->write(HttpRequestGuard::connectEstablishedResponse());
     if (!tunnel.leftover.isEmpty())
@@ -616,18 +476,18 @@ void GatewayConnection::onGuestEof()
 {
     m_guestEof = true;
     if (m_mode == Mode::Sniff || m_mode == Mode::TlsHandshake) {
-        if (m_events == 0)
-            emitEvent(baseEvent(m_mode == Mode::Sniff ? EgressLayer::Tcp : EgressLayer::Tls, false,
-                                QStringLiteral("closed_before_decision"),
-                                QStringLiteral("the guest closed the connection before a "
-                                               "decision")));
+        if (m_ledger.events() == 0)
+            m_ledger.record(baseEvent(m_mode == Mode::Sniff ? EgressLayer::Tcp : EgressLayer::Tls,
+                                      false, EgressReason::ClosedBeforeDecision,
+                                      QStringLiteral("the guest closed the connection before a "
+                                                     "decision")));
         return finish();
     }
-    if (!m_inflight.isEmpty() && !m_inflight.last().uploadDone) {
-        abandonInflight(QStringLiteral("the guest closed the connection inside a request"));
+    if (m_ledger.uploading()) {
+        m_ledger.abandon(QStringLiteral("the guest closed the connection inside a request"));
         return finish();
     }
-    if (m_inflight.isEmpty() && !m_pendingDenial)
+    if (m_ledger.isEmpty() && !m_pendingDenial)
         return closeGracefully();
     // Half-close: the answers to the requests in flight still go to the guest.
     m_guest->setReadEnabled(false);
@@ -637,17 +497,15 @@ void GatewayConnection::sendGuest(QByteArrayView bytes)
 {
     if (m_guestTlsMode) {
         if (m_guestTls->write(bytes) != TlsMemoryStream::Status::Ok) {
-            abandonInflight(QStringLiteral("guest TLS error: %1").arg(m_guestTls->errorText()));
+            m_ledger.abandon(QStringLiteral("guest TLS error: %1").arg(m_guestTls->errorText()));
             return finish();
         }
         flushGuestTls();
     } else {
         m_guest->write(bytes);
     }
-    if (m_upstream && !m_upstreamPaused && m_guest->bytesToWrite() > kHighWater) {
-        m_upstreamPaused = true;
-        m_upstream->setReadEnabled(false);
-    }
+    if (!m_upstream->readingPaused() && m_guest->bytesToWrite() > kHighWater)
+        m_upstream->pauseReading();
 }
 
 void GatewayConnection::onGuestBytesWritten()
@@ -660,285 +518,66 @@ void GatewayConnection::onGuestBytesWritten()
             m_linger->start(); // still draining: the guest is reading
         return;
     }
-    if (m_upstreamPaused && m_guest->bytesToWrite() < kLowWater && m_upstream) {
-        m_upstreamPaused = false;
-        m_upstream->setReadEnabled(true);
-        QMetaObject::invokeMethod(this, &GatewayConnection::onUpstreamReadable,
-                                  Qt::QueuedConnection);
-    }
+    if (m_upstream->readingPaused() && m_guest->bytesToWrite() < kLowWater)
+        m_upstream->resumeReading();
 }
 
 // ---- upstream side -----------------------------------------------------------------------
 
-qsizetype GatewayConnection::upstreamBacklog() const
-{
-    return m_upstreamPending.size() + (m_upstream ? m_upstream->bytesToWrite() : 0);
-}
-
-bool GatewayConnection::upstreamReady() const
-{
-    return m_upstream && m_upstream->isConnected()
-        && (!m_guestTlsMode || (m_upstreamTls && m_upstreamTls->handshakeDone()));
-}
-
-void GatewayConnection::sendUpstream(const QByteArray &bytes)
-{
-    if (!upstreamReady()) {
-        m_upstreamPending += bytes;
-        return;
-    }
-    if (m_upstreamTls) {
-        m_upstreamTls->write(bytes);
-        m_upstream->write(m_upstreamTls->takeOutput());
-    } else {
-        m_upstream->write(bytes);
-    }
-}
-
-void GatewayConnection::flushUpstreamPending()
-{
-    if (!m_upstreamPending.isEmpty()) {
-        // It may hold an injected head: wiped once TLS has taken it.
-        QByteArray pending = std::exchange(m_upstreamPending, {});
-        sendUpstream(pending);
-        wipe(pending);
-    }
-    onUpstreamBytesWritten();
-}
-
-void GatewayConnection::onUpstreamBytesWritten()
+void GatewayConnection::onUpstreamDrained()
 {
     touch();
-    if (m_guestPaused && !m_guardStopped && upstreamBacklog() < kLowWater
+    if (m_guestPaused && !m_guardStopped && m_upstream->backlog() < kLowWater
         && m_mode != Mode::Closing)
         resumeGuestIfPossible();
 }
 
-void GatewayConnection::openUpstream()
+void GatewayConnection::onUpstreamBroken(const QString &error)
 {
-    m_resolving = true;
-    QPointer<GatewayConnection> self(this);
-    m_env->resolver->resolve(*m_pinnedHost, [self](const DnsResolution &resolution) {
-        if (!self || self->m_mode == Mode::Closing)
-            return;
-        self->m_resolving = false;
-        if (!resolution) {
-            const bool refused = resolution.error().reason == DnsReason::PrivateDestination;
-            self->failUpstream(refused ? 403 : 502,
-                               refused ? QStringLiteral("private_destination")
-                                       : QStringLiteral("upstream_unreachable"),
-                               resolution.error().detail);
-            return;
-        }
-        self->onResolved(*resolution);
-    });
-}
-
-void GatewayConnection::onResolved(const QList<QHostAddress> &addresses)
-{
-    // The resolver refuses answers into refused ranges already; checked again at the dial.
-    m_candidates.clear();
-    for (const QHostAddress &address : addresses) {
-        if (!m_env->refused.contains(address))
-            m_candidates.append(address);
-    }
-    if (m_candidates.isEmpty())
-        return failUpstream(
-            403, QStringLiteral("private_destination"),
-            QStringLiteral("every address of %1 is in a refused range").arg(*m_pinnedHost));
-    m_candidateIndex = 0;
-    connectNextCandidate();
-}
-
-void GatewayConnection::connectNextCandidate()
-{
-    if (m_upstream) {
-        m_upstream->disconnect(this);
-        m_upstream->deleteLater();
-        m_upstream = nullptr;
-        ++m_upstreamGeneration;
-    }
-    if (m_candidateIndex >= m_candidates.size())
-        return failUpstream(502, QStringLiteral("upstream_unreachable"),
-                            QStringLiteral("cannot connect to %1 port %2: %3")
-                                .arg(*m_pinnedHost)
-                                .arg(m_pinnedPort)
-                                .arg(m_lastUpstreamError));
-    const QHostAddress address = m_candidates.at(m_candidateIndex++);
-    QString error;
-    m_upstream = StreamSocket::connectTo(address, m_pinnedPort, this, &error);
-    if (!m_upstream) {
-        m_lastUpstreamError = error;
-        QMetaObject::invokeMethod(this, &GatewayConnection::connectNextCandidate,
-                                  Qt::QueuedConnection);
-        return;
-    }
-    connect(m_upstream, &StreamSocket::connected, this, &GatewayConnection::onUpstreamConnected);
-    connect(m_upstream, &StreamSocket::readyRead, this, &GatewayConnection::onUpstreamReadable);
-    connect(m_upstream, &StreamSocket::bytesWritten, this,
-            &GatewayConnection::onUpstreamBytesWritten);
-    // Queued (the error may surface inside a write); a stale error of a socket already given
-    // up for the next candidate must not touch its successor.
-    const quint64 generation = ++m_upstreamGeneration;
-    connect(
-        m_upstream, &StreamSocket::errorOccurred, this,
-        [this, generation] {
-            if (generation == m_upstreamGeneration)
-                onUpstreamError();
-        },
-        Qt::QueuedConnection);
-    if (!m_connectTimer) {
-        m_connectTimer = new QTimer(this);
-        m_connectTimer->setSingleShot(true);
-        connect(m_connectTimer, &QTimer::timeout, this, [this] {
-            m_lastUpstreamError = QStringLiteral("connect timed out");
-            connectNextCandidate();
-        });
-    }
-    m_connectTimer->start(qMin(kConnectTimeoutMs, m_env->limits.idleTimeoutMs));
-}
-
-void GatewayConnection::onUpstreamConnected()
-{
-    m_connectTimer->stop();
-    touch();
-    if (!m_guestTlsMode) {
-        flushUpstreamPending();
-        return;
-    }
-    auto ssl = m_env->tlsUpstream->newConnection(*m_pinnedHost);
-    if (!ssl)
-        return failUpstream(502, QStringLiteral("upstream_tls_failed"), ssl.error().message);
-    m_upstreamSsl = std::move(*ssl);
-    m_upstreamTls = std::make_unique<TlsMemoryStream>(m_upstreamSsl.get(), false);
-    pumpUpstreamTls();
-}
-
-void GatewayConnection::onUpstreamError()
-{
-    if (!m_upstream || m_mode == Mode::Closing)
-        return;
-    m_lastUpstreamError = m_upstream->errorString();
-    if (!m_upstream->isConnected()) {
-        connectNextCandidate();
-        return;
-    }
-    if (!m_inflight.isEmpty() && m_inflight.first().status == 0)
-        return failUpstream(
-            502, QStringLiteral("upstream_unreachable"),
-            QStringLiteral("the upstream connection failed: %1").arg(m_lastUpstreamError));
-    abandonInflight(QStringLiteral("the upstream connection failed: %1").arg(m_lastUpstreamError));
+    if (!m_ledger.isEmpty() && m_ledger.front().status == 0)
+        return failUpstream(EgressReason::UpstreamUnreachable,
+                            QStringLiteral("the upstream connection failed: %1").arg(error));
+    m_ledger.abandon(QStringLiteral("the upstream connection failed: %1").arg(error));
     closeGracefully();
 }
 
-void GatewayConnection::onUpstreamReadable()
-{
-    for (int round = 0; round < 16 && m_upstream && m_mode != Mode::Closing; ++round) {
-        if (m_upstreamPaused)
-            return;
-        QByteArray bytes;
-        const auto result = m_upstream->read(bytes, kReadChunk);
-        if (result == StreamSocket::ReadResult::WouldBlock)
-            return;
-        if (result == StreamSocket::ReadResult::Error) {
-            onUpstreamError();
-            return;
-        }
-        if (result == StreamSocket::ReadResult::Eof) {
-            onUpstreamEof();
-            return;
-        }
-        touch();
-        if (m_upstreamTls) {
-            m_upstreamTls->feed(bytes);
-            pumpUpstreamTls();
-        } else {
-            handleUpstreamPlaintext(bytes);
-        }
-    }
-}
-
-void GatewayConnection::pumpUpstreamTls()
-{
-    if (!m_upstreamTls->handshakeDone()) {
-        const auto status = m_upstreamTls->handshake();
-        const QByteArray out = m_upstreamTls->takeOutput();
-        if (!out.isEmpty())
-            m_upstream->write(out);
-        if (status == TlsMemoryStream::Status::WantMore)
-            return;
-        if (status != TlsMemoryStream::Status::Ok) {
-            const QString verify = upstreamVerifyResult(m_upstreamSsl.get());
-            return failUpstream(502, QStringLiteral("upstream_tls_failed"),
-                                verify != u"ok" ? verify : m_upstreamTls->errorText());
-        }
-        flushUpstreamPending();
-    }
-    while (m_upstreamTls && m_mode != Mode::Closing) {
-        QByteArray plain;
-        const auto status = m_upstreamTls->read(plain, 4 * kReadChunk);
-        const QByteArray out = m_upstreamTls->takeOutput();
-        if (!out.isEmpty() && m_upstream)
-            m_upstream->write(out);
-        if (!plain.isEmpty())
-            handleUpstreamPlaintext(plain);
-        if (status == TlsMemoryStream::Status::Ok)
-            continue;
-        if (status == TlsMemoryStream::Status::Closed)
-            onUpstreamEof();
-        else if (status == TlsMemoryStream::Status::Failed)
-            onUpstreamError();
-        return;
-    }
-}
-
-void GatewayConnection::handleUpstreamPlaintext(QByteArrayView bytes)
+void GatewayConnection::onUpstreamPlaintext(QByteArrayView bytes)
 {
     while (!bytes.isEmpty() && m_mode != Mode::Closing) {
-        if (!m_tracker.active() || m_inflight.isEmpty()) {
-            abandonInflight(QStringLiteral("the upstream sent bytes no request asked for"));
+        if (!m_ledger.awaitingResponse()) {
+            m_ledger.abandon(QStringLiteral("the upstream sent bytes no request asked for"));
             return closeGracefully();
         }
-        const bool rewriting = m_tracker.rewriting();
-        const HttpResponseTracker::Progress progress = m_tracker.feed(bytes);
-        Request &front = m_inflight.first();
-        front.scrubbed += progress.replacements;
-        if (rewriting && !progress.output.isEmpty()) {
-            front.bytesDown += progress.output.size();
-            sendGuest(progress.output);
-            if (m_mode == Mode::Closing)
-                return;
-        } else if (!rewriting && progress.consumed > 0) {
-            front.bytesDown += progress.consumed;
-            sendGuest(bytes.first(progress.consumed));
+        const RequestLedger::ResponsePiece piece = m_ledger.feedResponse(bytes);
+        const HttpResponseTracker::Progress &progress = piece.progress;
+        if (const QByteArrayView forward = piece.forward(bytes); !forward.isEmpty()) {
+            sendGuest(forward);
             if (m_mode == Mode::Closing)
                 return;
         }
-        if (progress.status != 0 && (!progress.interim || front.status == 0))
-            front.status = progress.status;
+        m_ledger.noteStatus(progress);
         if (progress.refused)
             return refuseUnscrubbable(progress.errorText);
         if (progress.error) {
-            abandonInflight(QStringLiteral("the upstream's response does not parse: %1")
-                                .arg(progress.errorText));
+            m_ledger.abandon(QStringLiteral("the upstream's response does not parse: %1")
+                                 .arg(progress.errorText));
             return closeGracefully();
         }
         bytes = bytes.sliced(progress.consumed);
         if (progress.finished) {
             completeFront();
             if (!progress.keepAlive) {
-                abandonInflight(QStringLiteral("the upstream closed the connection"));
+                m_ledger.abandon(QStringLiteral("the upstream closed the connection"));
                 if (m_pendingDenial)
                     return sendPendingDenialIfIdle();
                 return closeGracefully();
             }
-            if (!m_inflight.isEmpty())
-                expectResponse(m_inflight.first());
+            m_ledger.expectNext();
         } else if (progress.consumed == 0) {
             break;
         }
     }
-    if (m_inflight.isEmpty()) {
+    if (m_ledger.isEmpty()) {
         if (m_pendingDenial)
             sendPendingDenialIfIdle();
         else if (m_guestEof)
@@ -950,17 +589,16 @@ void GatewayConnection::onUpstreamEof()
 {
     if (m_mode == Mode::Closing)
         return;
-    QByteArray tail;
-    if (!m_inflight.isEmpty() && m_tracker.finishOnEof(&tail)) {
-        if (!tail.isEmpty()) {
-            m_inflight.first().bytesDown += tail.size();
-            sendGuest(tail);
+    if (const std::optional<QByteArray> tail = m_ledger.finishOnEof()) {
+        if (!tail->isEmpty()) {
+            sendGuest(*tail);
             if (m_mode == Mode::Closing)
                 return;
         }
         completeFront();
     }
-    abandonInflight(QStringLiteral("the upstream closed the connection before the response ended"));
+    m_ledger.abandon(
+        QStringLiteral("the upstream closed the connection before the response ended"));
     if (m_pendingDenial)
         return sendPendingDenialIfIdle();
     closeGracefully();
@@ -968,10 +606,11 @@ void GatewayConnection::onUpstreamEof()
 
 // ---- decisions and endings ---------------------------------------------------------------
 
-void GatewayConnection::denyHttp(int status, const QString &reason, const QString &detail,
+void GatewayConnection::denyHttp(EgressReason reason, const QString &detail,
                                  const HttpForward *forward)
 {
     m_guardStopped = true;
+    const int status = denialStatus(reason);
     EgressEvent event = baseEvent(EgressLayer::Http, false, reason, detail);
     event.status = status;
     if (forward) {
@@ -979,31 +618,21 @@ void GatewayConnection::denyHttp(int status, const QString &reason, const QStrin
         event.method = forward->method;
         event.path = EgressEvent::redactPath(forward->target);
     }
-    emitEvent(event);
+    m_ledger.record(event);
     m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);
     sendPendingDenialIfIdle();
 }
 
-void GatewayConnection::failUpstream(int status, const QString &reason, const QString &detail)
+void GatewayConnection::failUpstream(EgressReason reason, const QString &detail)
 {
+    const int status = denialStatus(reason);
     EgressEvent event = baseEvent(EgressLayer::Http, false, reason, detail);
     event.status = status;
-    if (!m_inflight.isEmpty()) {
-        const Request &front = m_inflight.first();
-        event.method = front.method;
-        event.path = front.path;
-        event.host = front.host;
-        event.port = front.port;
-    }
-    emitEvent(event);
-    m_inflight.clear();
-    wipe(m_upstreamPending);
-    if (m_upstream) {
-        m_upstream->disconnect(this);
-        m_upstream->close();
-    }
-    if (m_connectTimer)
-        m_connectTimer->stop();
+    if (!m_ledger.isEmpty())
+        RequestLedger::describe(event, m_ledger.front());
+    m_ledger.record(event);
+    m_ledger.clear();
+    m_upstream->close();
     m_guardStopped = true;
     m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);
     sendPendingDenialIfIdle();
@@ -1013,34 +642,28 @@ void GatewayConnection::refuseUnscrubbable(const QString &why)
 {
     // Nothing of this response reached the guest: it gets a 502 instead, and the upstream
     // connection (in the middle of a body) goes.
-    const Request front = m_inflight.takeFirst();
-    EgressEvent event = baseEvent(EgressLayer::Http, false, kUnscrubbable,
+    const EgressReason reason = EgressReason::UnscrubbableResponse;
+    const Request front = m_ledger.takeFront();
+    EgressEvent event = baseEvent(EgressLayer::Http, false, reason,
                                   QStringLiteral("%1; the response was not forwarded").arg(why));
-    event.status = 502;
-    event.host = front.host;
-    event.port = front.port;
-    event.method = front.method;
-    event.path = front.path;
+    event.status = denialStatus(reason);
+    RequestLedger::describe(event, front);
     event.bytesUp = front.bytesUp;
     if (front.binding > 0)
         event.binding = front.binding;
     event.alert = true;
-    emitEvent(event);
-    abandonInflight(
-        QStringLiteral("not sent: an earlier response was refused (%1)").arg(kUnscrubbable));
-    wipe(m_upstreamPending);
-    if (m_upstream) {
-        m_upstream->disconnect(this);
-        m_upstream->close();
-    }
+    m_ledger.record(event);
+    m_ledger.abandon(
+        QStringLiteral("not sent: an earlier response was refused (%1)").arg(wireName(reason)));
+    m_upstream->close();
     m_guardStopped = true;
-    m_pendingDenial = HttpRequestGuard::denialResponse(502, kUnscrubbable);
+    m_pendingDenial = HttpRequestGuard::denialResponse(denialStatus(reason), reason);
     sendPendingDenialIfIdle();
 }
 
 void GatewayConnection::sendPendingDenialIfIdle()
 {
-    if (!m_pendingDenial || !m_inflight.isEmpty() || m_mode == Mode::Closing)
+    if (!m_pendingDenial || !m_ledger.isEmpty() || m_mode == Mode::Closing)
         return;
     sendGuest(*std::exchange(m_pendingDenial, std::nullopt));
     closeGracefully();
@@ -1048,64 +671,25 @@ void GatewayConnection::sendPendingDenialIfIdle()
 
 void GatewayConnection::completeFront()
 {
-    if (m_inflight.isEmpty())
+    if (m_ledger.isEmpty())
         return;
-    const Request request = m_inflight.takeFirst();
-    if (m_guestPaused && m_inflight.size() < kMaxPipeline)
+    const Request request = m_ledger.takeFront();
+    if (m_guestPaused && !m_ledger.full())
         resumeGuestIfPossible();
-    EgressEvent event =
-        baseEvent(EgressLayer::Http, true, kAllowed,
-                  QStringLiteral("forwarded to %1 port %2").arg(request.host).arg(request.port));
-    event.host = request.host;
-    event.port = request.port;
-    event.method = request.method;
-    event.path = request.path;
-    if (request.status != 0)
-        event.status = request.status;
-    event.bytesUp = request.bytesUp;
-    event.bytesDown = request.bytesDown;
-    if (request.binding > 0)
-        event.detail += QStringLiteral("; injected binding %1").arg(request.binding);
-    addCredentialFields(event, request.binding, request.scrubbed);
-    emitEvent(event);
-}
-
-void GatewayConnection::abandonInflight(const QString &detail)
-{
-    // Requests that were allowed and forwarded but got no complete answer still get their
-    // event (with what was counted), so the history shows them.
-    while (!m_inflight.isEmpty()) {
-        const Request request = m_inflight.takeFirst();
-        EgressEvent event = baseEvent(EgressLayer::Http, true, kAllowed, detail);
-        event.host = request.host;
-        event.port = request.port;
-        event.method = request.method;
-        event.path = request.path;
-        if (request.status != 0)
-            event.status = request.status;
-        event.bytesUp = request.bytesUp;
-        event.bytesDown = request.bytesDown;
-        addCredentialFields(event, request.binding, request.scrubbed);
-        emitEvent(event);
-    }
+    m_ledger.recordCompleted(request);
 }
 
 void GatewayConnection::closeGracefully()
 {
     if (m_mode == Mode::Closing || m_finished)
         return;
-    if (m_events == 0 && m_guestTls && m_guestTls->handshakeDone())
-        emitEvent(baseEvent(EgressLayer::Tls, true, kAllowed,
-                            QStringLiteral("TLS accepted; the connection ended without a "
-                                           "request")));
+    if (m_ledger.events() == 0 && m_guestTls && m_guestTls->handshakeDone())
+        m_ledger.record(baseEvent(EgressLayer::Tls, true, EgressReason::Allowed,
+                                  QStringLiteral("TLS accepted; the connection ended without a "
+                                                 "request")));
     m_mode = Mode::Closing;
     m_idle->stop();
-    if (m_connectTimer)
-        m_connectTimer->stop();
-    if (m_upstream) {
-        m_upstream->disconnect(this);
-        m_upstream->close();
-    }
+    m_upstream->close();
     if (m_guestTls && m_guestTls->handshakeDone()) {
         m_guestTls->shutdown();
         flushGuestTls();
@@ -1125,19 +709,14 @@ void GatewayConnection::finish()
     if (m_finished)
         return;
     m_finished = true;
-    if (m_events == 0)
-        emitEvent(baseEvent(EgressLayer::Tcp, false, QStringLiteral("closed_before_decision"),
-                            QStringLiteral("the connection ended before a decision")));
+    if (m_ledger.events() == 0)
+        m_ledger.record(baseEvent(EgressLayer::Tcp, false, EgressReason::ClosedBeforeDecision,
+                                  QStringLiteral("the connection ended before a decision")));
     m_mode = Mode::Closing;
     m_idle->stop();
     if (m_linger)
         m_linger->stop();
-    if (m_connectTimer)
-        m_connectTimer->stop();
-    if (m_upstream) {
-        m_upstream->disconnect(this);
-        m_upstream->close();
-    }
+    m_upstream->close();
     m_guest->disconnect(this);
     m_guest->close();
     Q_EMIT finished();

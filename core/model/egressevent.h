@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/egressreason.h"
 #include "core/model/error.h"
 
 #include <QDateTime>
@@ -33,7 +34,8 @@ struct EgressEvent
     QString sandbox;
     EgressLayer layer = EgressLayer::Tcp;
     bool allowed = false; ///< verdict "allowed" / "denied"
-    QString reason; ///< stable snake_case reason (docs/gateway.md lists them)
+    /// wireName() of an EgressReason; kept as text, so a newer gateway's reason still parses
+    QString reason;
     QString detail; ///< English text for logs and the GUI
     QString name; ///< canonical name the decision is about, or escaped raw text
     QString sni;

@@ -46,29 +46,6 @@ Verdict verdict(EgressReason reason, int rule, QString detail)
 
 } // namespace
 
-QString egressReasonName(EgressReason reason)
-{
-    switch (reason) {
-    case EgressReason::Allowed:
-        return QStringLiteral("allowed");
-    case EgressReason::HostNotAllowed:
-        return QStringLiteral("host_not_allowed");
-    case EgressReason::PortNotAllowed:
-        return QStringLiteral("port_not_allowed");
-    case EgressReason::MethodNotAllowed:
-        return QStringLiteral("method_not_allowed");
-    case EgressReason::PathNotAllowed:
-        return QStringLiteral("path_not_allowed");
-    case EgressReason::MalformedHost:
-        return QStringLiteral("malformed_host");
-    case EgressReason::MalformedMethod:
-        return QStringLiteral("malformed_method");
-    case EgressReason::MalformedPath:
-        return QStringLiteral("malformed_path");
-    }
-    return QStringLiteral("host_not_allowed");
-}
-
 PolicyMatcher::PolicyMatcher(EgressPolicy policy) : m_policy(std::move(policy)) { }
 
 Result<PolicyMatcher> PolicyMatcher::create(EgressPolicy policy)

@@ -1,32 +1,17 @@
 #pragma once
 
 #include "core/model/egresspolicy.h"
+#include "core/model/egressreason.h"
 #include "core/model/error.h"
 
 #include <QString>
 
 namespace airlock::policy {
 
-/// Why the policy allowed or denied something. Stable names (egressReasonName) travel in
-/// `egress.event` notifications; docs/policy.md lists them.
-enum class EgressReason {
-    Allowed, ///< "allowed": a rule matched on every axis
-    HostNotAllowed, ///< "host_not_allowed": no rule's host pattern matches
-                    ///< (docs/redteam-cases.md C1-C3)
-    PortNotAllowed, ///< "port_not_allowed": a rule matches the host, none also the port (D2)
-    MethodNotAllowed, ///< "method_not_allowed": host and port match, the method does not
-    PathNotAllowed, ///< "path_not_allowed": host, port and method match, no path prefix does
-    MalformedHost, ///< "malformed_host": the host fails canonicalizeHostname (B1-B4, D1)
-    MalformedMethod, ///< "malformed_method": not an RFC 9110 §9.1 token
-    MalformedPath, ///< "malformed_path": the target is not an unambiguous origin-form path
-};
-
-/// Stable name, e.g. "port_not_allowed".
-QString egressReasonName(EgressReason reason);
-
-/// The outcome of a check: the reason, the index of the rule it refers to (the matching rule
-/// when allowed; the rule that matched most axes for port/method/path denials; -1 otherwise)
-/// and an English detail for logs and the GUI.
+/// The outcome of a check: the reason (Allowed or a reason of layer Policy in the reason table),
+/// the index of the rule it refers to (the matching rule when allowed; the rule that matched
+/// most axes for port/method/path denials; -1 otherwise) and an English detail for logs and the
+/// GUI.
 struct Verdict
 {
     EgressReason reason = EgressReason::HostNotAllowed;
@@ -38,8 +23,8 @@ struct Verdict
 
 /// Decides requests against one sandbox's EgressPolicy. Pure: no I/O, no state after
 /// construction, safe to share read-only between threads. Every host passed in goes through
-/// canonicalizeHostname (docs/redteam-cases.md principle 2), so callers may pass SNI or Host values
-/// as they are; anything that does not canonicalize is MalformedHost. Rules are tried in order; the
+/// canonicalizeHostname (CASES.md principle 2), so callers may pass SNI or Host values as they
+/// are; anything that does not canonicalize is MalformedHost. Rules are tried in order; the
 /// first rule that matches on every axis allows (docs/policy.md, "Matching").
 class PolicyMatcher final
 {
@@ -62,7 +47,7 @@ public:
     Verdict checkRequest(QStringView host, quint16 port, QStringView method,
                          QStringView target) const;
 
-    /// The wildcard truth table (docs/redteam-cases.md C2; docs/policy.md): `pattern` is canonical
+    /// The wildcard truth table (CASES.md C2; docs/policy.md): `pattern` is canonical
     /// ("pkg.test" or "*.pkg.test"), `host` canonical. Exact patterns match only the same name;
     /// "*.pkg.test" matches "a.pkg.test" and "a.b.pkg.test", never "pkg.test" or
     /// "evilpkg.test".

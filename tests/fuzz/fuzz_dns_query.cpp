@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         // Alternate between an answer and a refused one, driven by the input.
         DnsResolution resolution = (size % 2)
             ? DnsResolution(QList<QHostAddress> {QHostAddress(QStringLiteral("192.0.2.10"))})
-            : DnsResolution(std::unexpected(DnsFailure {DnsReason::PrivateDestination, {}}));
+            : DnsResolution(std::unexpected(DnsFailure {EgressReason::PrivateDestination, {}}));
         decision = responder.finish(decision, resolution);
         check(decision.final());
     }

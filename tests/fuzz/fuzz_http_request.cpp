@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             } else if (const auto *deny = std::get_if<HttpDeny>(&event)) {
                 check(deny->status >= 400 && deny->status < 600);
                 check(deny->response.startsWith("HTTP/1.1 "));
-                check(!deny->reason.isEmpty());
+                check(!wireName(deny->reason).isEmpty());
                 ended = true;
             } else if (std::holds_alternative<HttpTunnel>(event)) {
                 check(context.explicitProxy);

@@ -24,6 +24,7 @@
 
 using namespace airlock::gateway;
 using namespace airlock::policy;
+using airlock::EgressReason;
 using namespace Qt::StringLiterals;
 using airlock::EgressPolicy;
 using airlock::EgressRule;
@@ -296,7 +297,7 @@ void TestDnsResponderIntegration::allowedNameGetsSyntheticAddress()
     QCOMPARE(event.name, u"pkg.test"_s);
     QCOMPARE(event.type, quint16(1));
     QCOMPARE(event.verdict, DnsVerdict::Answer);
-    QCOMPARE(event.reason, DnsReason::Allowed);
+    QCOMPARE(event.reason, EgressReason::Allowed);
 
     // AAAA and HTTPS of the allowed name: NODATA, and not asked upstream.
     for (const quint16 type : {quint16(28), quint16(65)}) {
@@ -346,7 +347,7 @@ void TestDnsResponderIntegration::rebinding()
     QCOMPARE(spy.size(), 1);
     const auto event = spy.at(0).at(0).value<DnsEvent>();
     QCOMPARE(event.verdict, DnsVerdict::Refused);
-    QCOMPARE(dnsReasonName(event.reason), u"private_destination"_s);
+    QCOMPARE(wireName(event.reason), u"private_destination"_s);
 }
 
 void TestDnsResponderIntegration::deniedNamesNeverReachUpstream_data()
@@ -375,7 +376,7 @@ void TestDnsResponderIntegration::deniedNamesNeverReachUpstream()
     QVERIFY(response);
     QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_REFUSED));
     QCOMPARE(spy.size(), 1);
-    QCOMPARE(dnsReasonName(spy.at(0).at(0).value<DnsEvent>().reason), reason);
+    QCOMPARE(wireName(spy.at(0).at(0).value<DnsEvent>().reason), reason);
     QTest::qWait(50);
     QCOMPARE(m_authority->log, QStringList()); // E1: nothing reached the upstream
     QCOMPARE(m_resolver->pendingCount(), 0);
@@ -623,14 +624,14 @@ void TestDnsResponderIntegration::tcpRefusalsAreDecided_data()
     QTest::addColumn<int>("held");
     QTest::addColumn<int>("reason");
     QTest::newRow("frame over 4096")
-        << "\x20\x00"_ba + QByteArray(64, 'x') << 0 << int(DnsReason::MalformedQuery);
+        << "\x20\x00"_ba + QByteArray(64, 'x') << 0 << int(EgressReason::MalformedQuery);
     QTest::newRow("frame of 4097")
-        << "\x10\x01"_ba + QByteArray(64, 'x') << 0 << int(DnsReason::MalformedQuery);
-    QTest::newRow("frame under 12") << "\x00\x05hello"_ba << 0 << int(DnsReason::NotAQuery);
-    QTest::newRow("frame of 0") << "\x00\x00"_ba << 0 << int(DnsReason::NotAQuery);
+        << "\x10\x01"_ba + QByteArray(64, 'x') << 0 << int(EgressReason::MalformedQuery);
+    QTest::newRow("frame under 12") << "\x00\x05hello"_ba << 0 << int(EgressReason::NotAQuery);
+    QTest::newRow("frame of 0") << "\x00\x00"_ba << 0 << int(EgressReason::NotAQuery);
     QTest::newRow("33rd connection")
         << framed(query(u"pkg.test"_s, LDNS_RR_TYPE_A, 7)) << DnsServer::kMaxTcpConnections
-        << int(DnsReason::TooManyConnections);
+        << int(EgressReason::TooManyConnections);
 }
 
 void TestDnsResponderIntegration::tcpRefusalsAreDecided()

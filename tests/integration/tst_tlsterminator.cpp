@@ -27,6 +27,7 @@
 using namespace airlock::gateway;
 using namespace airlock::pki;
 using namespace airlock::policy;
+using airlock::EgressReason;
 
 namespace {
 
@@ -113,7 +114,7 @@ Fd connectLoopback(quint16 port)
 struct GuestOutcome
 {
     bool handshakeOk = false;
-    TlsRejectReason reason = TlsRejectReason::None;
+    EgressReason reason = EgressReason::Allowed;
     QString detail;
     QString serverName;
     QByteArray alpn;
@@ -145,18 +146,18 @@ public:
         Fd fd = listener.accept();
         auto connection = m_context->newConnection(originalPort);
         if (fd.get() < 0 || !connection) {
-            outcome.reason = TlsRejectReason::HandshakeFailed;
+            outcome.reason = EgressReason::HandshakeFailed;
             return outcome;
         }
         if (sniff(fd.get()) != TlsSniff::ClientHello) {
-            connection->reject(TlsRejectReason::NotTls,
+            connection->reject(EgressReason::NotTls,
                                QStringLiteral("first bytes are not a TLS ClientHello"));
             return finish(*connection, false);
         }
         SSL *ssl = connection->ssl();
         SSL_set_fd(ssl, fd.get());
         if (SSL_accept(ssl) != 1) {
-            connection->reject(TlsRejectReason::HandshakeFailed, takeOpenSslErrors());
+            connection->reject(EgressReason::HandshakeFailed, takeOpenSslErrors());
             return finish(*connection, false);
         }
         ++m_upstreamDials;
@@ -454,7 +455,7 @@ void TestTlsTerminator::guestHandshake_data()
     const QByteArrayList http11 {QByteArrayLiteral("http/1.1")};
     const QByteArrayList h2 {QByteArrayLiteral("h2")};
     const QByteArrayList both {QByteArrayLiteral("h2"), QByteArrayLiteral("http/1.1")};
-    const QString none = QStringLiteral("none");
+    const QString none = QStringLiteral("allowed"); // nothing refused
     QTest::newRow("pkg.test") << QStringLiteral("pkg.test") << quint16(443) << http11 << 0 << none
                               << -1 << 1;
     QTest::newRow("B2 case") << QStringLiteral("Pkg.TEST") << quint16(443) << http11 << 0 << none
@@ -527,10 +528,10 @@ void TestTlsTerminator::guestHandshake()
                                              QStringLiteral("pkg.test"), alpn, maxVersion);
     server.join();
 
-    QCOMPARE(tlsRejectReasonName(gateway.reason), reason);
+    QCOMPARE(wireName(gateway.reason), reason);
     QCOMPARE(terminator.policyChecks(), policyChecks);
     QCOMPARE(guest.alertReceived, alert);
-    if (reason == QStringLiteral("none")) {
+    if (reason == QStringLiteral("allowed")) {
         QVERIFY(guest.handshakeOk);
         QVERIFY(gateway.handshakeOk);
         QCOMPARE(guest.verifyResult, QStringLiteral("ok")); // the leaf verifies for pkg.test
@@ -570,8 +571,8 @@ void TestTlsTerminator::connectNameBindsSni()
         server.join();
         const bool allowed = sni == connectName;
         QCOMPARE(guest.handshakeOk, allowed);
-        QCOMPARE(tlsRejectReasonName(gateway.reason),
-                 allowed ? QStringLiteral("none") : QStringLiteral("host_not_allowed"));
+        QCOMPARE(wireName(gateway.reason),
+                 allowed ? QStringLiteral("allowed") : QStringLiteral("host_not_allowed"));
     }
     QCOMPARE(terminator.upstreamDials(), 1);
 }
@@ -606,7 +607,7 @@ void TestTlsTerminator::notTls()
     // Closed without a byte (no TLS alert, no HTTP answer): EOF, or a reset because the
     // gateway closed with the guest's bytes unread.
     QVERIFY2(n == 0 || (n < 0 && errno == ECONNRESET), qPrintable(QString::number(n)));
-    QCOMPARE(tlsRejectReasonName(gateway.reason), QStringLiteral("not_tls"));
+    QCOMPARE(wireName(gateway.reason), QStringLiteral("not_tls"));
     QCOMPARE(terminator.policyChecks(), 0);
     QCOMPARE(terminator.upstreamDials(), 0);
 }

@@ -1,7 +1,4 @@
-#include "core/gateway/dns/dnsdecision.h"
-#include "core/gateway/http/hostheader.h"
-#include "core/gateway/http/httprequestguard.h"
-#include "core/gateway/tls/tlsservercontext.h"
+#include "core/model/egressreason.h"
 #include "core/policy/policymatcher.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/destinationcountmodel.h"
@@ -255,26 +252,12 @@ void TestEgressModels::eventModelRedactsAndFilters()
 
 void TestEgressModels::everyReasonHasWords_data()
 {
-    // Every reason an egress event can carry: the gateway's typed reasons by their own name
-    // functions (every value of each enum), and the ones it and the helper name directly
-    // (docs/gateway.md "Events", protocol.md EgressEvent).
+    // Every reason an egress event can carry, gateway and helper alike: the one reason table
+    // (core/model/egressreason.h; docs/gateway.md "Events", protocol.md EgressEvent).
     QTest::addColumn<QString>("reason");
     QSet<QString> reasons;
-    for (int i = 0; i <= int(airlock::policy::EgressReason::MalformedPath); ++i)
-        reasons.insert(airlock::policy::egressReasonName(airlock::policy::EgressReason(i)));
-    for (int i = 0; i <= int(gateway::DnsReason::TooManyConnections); ++i)
-        reasons.insert(gateway::dnsReasonName(gateway::DnsReason(i)));
-    for (int i = 1; i <= int(gateway::TlsRejectReason::ConnectSniMismatch); ++i) // not "none"
-        reasons.insert(gateway::tlsRejectReasonName(gateway::TlsRejectReason(i)));
-    for (int i = 0; i <= int(gateway::HttpReason::RequestOverride); ++i)
-        reasons.insert(gateway::httpReasonName(gateway::HttpReason(i)));
-    for (int i = 1; i <= int(gateway::AuthorityReason::BadSni); ++i) // not "ok"
-        reasons.insert(gateway::authorityReasonName(gateway::AuthorityReason(i)));
-    for (const char *named :
-         {"too_many_connections", "idle_timeout", "closed_before_decision", "host_mismatch",
-          "private_destination", "upstream_unreachable", "upstream_tls_failed", "credential_exfil",
-          "credential_unavailable", "gateway_restarted"})
-        reasons.insert(QString::fromLatin1(named));
+    for (const EgressReasonInfo &row : egressReasons())
+        reasons.insert(wireName(row.reason));
     QStringList sorted(reasons.cbegin(), reasons.cend());
     sorted.sort();
     QVERIFY(sorted.size() >= 55);

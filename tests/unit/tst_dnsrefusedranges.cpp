@@ -11,6 +11,7 @@
 #include <QTest>
 
 using namespace airlock::gateway;
+using airlock::EgressReason;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -281,8 +282,9 @@ void TestDnsRefusedRanges::interpret_data()
     QTest::newRow("cname") << answer(
         name, 7, {u"pkg.test. 100 IN CNAME cdn.example."_s, u"cdn.example. 50 IN A 192.0.2.11"_s})
                            << final << -1 << QStringList {u"192.0.2.11"_s} << 50u;
-    QTest::newRow("other owner only") << answer(name, 7, {u"evil.test. 60 IN A 192.0.2.66"_s})
-                                      << final << int(DnsReason::NoAddress) << QStringList() << 0u;
+    QTest::newRow("other owner only")
+        << answer(name, 7, {u"evil.test. 60 IN A 192.0.2.66"_s}) << final
+        << int(EgressReason::NoAddress) << QStringList() << 0u;
     QTest::newRow("wrong id") << answer(name, 8, {u"pkg.test. 60 IN A 192.0.2.10"_s}) << mismatch
                               << -1 << QStringList() << 0u;
     QTest::newRow("wrong name") << answer(u"evil.test"_s, 7, {u"evil.test. 60 IN A 192.0.2.66"_s})
@@ -292,21 +294,21 @@ void TestDnsRefusedRanges::interpret_data()
     QTest::newRow("truncated") << answer(name, 7, {}, LDNS_RCODE_NOERROR, true) << truncated << -1
                                << QStringList() << 0u;
     QTest::newRow("nxdomain") << answer(name, 7, {}, LDNS_RCODE_NXDOMAIN) << final
-                              << int(DnsReason::UpstreamNxDomain) << QStringList() << 0u;
+                              << int(EgressReason::UpstreamNxDomain) << QStringList() << 0u;
     QTest::newRow("servfail") << answer(name, 7, {}, LDNS_RCODE_SERVFAIL) << final
-                              << int(DnsReason::UpstreamFailure) << QStringList() << 0u;
+                              << int(EgressReason::UpstreamFailure) << QStringList() << 0u;
     const QString privateTargets[] = {
         u"A 127.0.0.1"_s, u"A 169.254.169.254"_s, u"A 10.1.2.3"_s,         u"A 100.100.100.200"_s,
         u"AAAA ::1"_s,    u"AAAA fd00::1"_s,      u"AAAA ::ffff:7f00:1"_s, u"AAAA fd00:ec2::254"_s};
     for (const QString &target : privateTargets) {
         QTest::addRow("private %s", qPrintable(target))
             << answer(name, 7, {u"pkg.test. 60 IN A 192.0.2.10"_s, u"pkg.test. 60 IN "_s + target})
-            << final << int(DnsReason::PrivateDestination) << QStringList() << 0u;
+            << final << int(EgressReason::PrivateDestination) << QStringList() << 0u;
     }
     QTest::newRow("private behind cname")
         << answer(name, 7,
                   {u"pkg.test. 60 IN CNAME in.example."_s, u"in.example. 60 IN A 10.0.0.5"_s})
-        << final << int(DnsReason::PrivateDestination) << QStringList() << 0u;
+        << final << int(EgressReason::PrivateDestination) << QStringList() << 0u;
 }
 
 void TestDnsRefusedRanges::interpret()

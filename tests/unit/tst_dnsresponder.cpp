@@ -10,6 +10,7 @@
 
 using namespace airlock::gateway;
 using namespace airlock::policy;
+using airlock::EgressReason;
 using namespace Qt::StringLiterals;
 using airlock::EgressPolicy;
 using airlock::EgressRule;
@@ -86,8 +87,9 @@ void TestDnsResponder::decide_data()
     const int in = LDNS_RR_CLASS_IN;
     const int resolve = int(DnsVerdict::Resolve), nodata = int(DnsVerdict::NoData),
               refused = int(DnsVerdict::Refused);
-    const int allowed = int(DnsReason::Allowed), denied = int(DnsReason::HostNotAllowed),
-              malformed = int(DnsReason::MalformedHost), badType = int(DnsReason::TypeNotAllowed);
+    const int allowed = int(EgressReason::Allowed), denied = int(EgressReason::HostNotAllowed),
+              malformed = int(EgressReason::MalformedHost),
+              badType = int(EgressReason::TypeNotAllowed);
 
     QTest::newRow("allowed A") << u"pkg.test"_s << 1 << in << resolve << allowed << u"pkg.test"_s;
     QTest::newRow("allowed A trailing dot")
@@ -145,9 +147,9 @@ void TestDnsResponder::decide_data()
     QTest::newRow("PTR reverse") << u"1.0.0.127.in-addr.arpa"_s << 12 << in << refused << denied
                                  << u"1.0.0.127.in-addr.arpa"_s;
     QTest::newRow("class CH") << u"pkg.test"_s << 1 << int(LDNS_RR_CLASS_CH) << refused
-                              << int(DnsReason::ClassNotAllowed) << u"pkg.test."_s;
+                              << int(EgressReason::ClassNotAllowed) << u"pkg.test."_s;
     QTest::newRow("class ANY") << u"pkg.test"_s << 1 << int(LDNS_RR_CLASS_ANY) << refused
-                               << int(DnsReason::ClassNotAllowed) << u"pkg.test."_s;
+                               << int(EgressReason::ClassNotAllowed) << u"pkg.test."_s;
 }
 
 void TestDnsResponder::decide()
@@ -163,7 +165,7 @@ void TestDnsResponder::decide()
     const QByteArray wire = query(qname, quint16(type), quint16(klass), 0xbeef);
     const DnsDecision d = responder.decide(wire);
     QCOMPARE(dnsVerdictName(d.verdict), dnsVerdictName(DnsVerdict(verdict)));
-    QCOMPARE(dnsReasonName(d.reason), dnsReasonName(DnsReason(reason)));
+    QCOMPARE(wireName(d.reason), wireName(EgressReason(reason)));
     QCOMPARE(d.name, name);
     QCOMPARE(int(d.type), type);
     QCOMPARE(m_mapping->size(), 0); // decide() never assigns addresses
@@ -204,7 +206,8 @@ void TestDnsResponder::malformed_data()
     const QByteArray a = query(u"pkg.test"_s, 1);
     const int formerr = int(DnsVerdict::FormErr), drop = int(DnsVerdict::Drop),
               notimp = int(DnsVerdict::NotImp);
-    const int malformed = int(DnsReason::MalformedQuery), notQuery = int(DnsReason::NotAQuery);
+    const int malformed = int(EgressReason::MalformedQuery),
+              notQuery = int(EgressReason::NotAQuery);
 
     QTest::newRow("empty") << QByteArray() << drop << notQuery;
     QTest::newRow("11 bytes") << a.first(11) << drop << notQuery;
@@ -228,14 +231,14 @@ void TestDnsResponder::malformed_data()
     QTest::newRow("TC in query") << withHeaderByte(a, 2, quint8(a[2]) | 0x02) << formerr
                                  << malformed;
     QTest::newRow("opcode STATUS") << withHeaderByte(a, 2, quint8((a[2] & 0x87) | (2 << 3)))
-                                   << notimp << int(DnsReason::OpcodeNotImplemented);
+                                   << notimp << int(EgressReason::OpcodeNotImplemented);
     QTest::newRow("opcode NOTIFY") << withHeaderByte(a, 2, quint8((a[2] & 0x87) | (4 << 3)))
-                                   << notimp << int(DnsReason::OpcodeNotImplemented);
+                                   << notimp << int(EgressReason::OpcodeNotImplemented);
     QTest::newRow("opcode UPDATE") << withHeaderByte(a, 2, quint8((a[2] & 0x87) | (5 << 3)))
-                                   << notimp << int(DnsReason::OpcodeNotImplemented);
+                                   << notimp << int(EgressReason::OpcodeNotImplemented);
     // Opcodes ldns has no name for (found by fuzz_dns_query): echoed as raw bits.
     QTest::newRow("opcode 12") << withHeaderByte(a, 2, quint8((a[2] & 0x87) | (12 << 3))) << notimp
-                               << int(DnsReason::OpcodeNotImplemented);
+                               << int(EgressReason::OpcodeNotImplemented);
     QTest::newRow("opcode 12, unparseable")
         << withHeaderByte(withHeaderByte(a, 2, quint8((a[2] & 0x87) | (12 << 3))), 7, 1) << formerr
         << malformed;
@@ -249,7 +252,7 @@ void TestDnsResponder::malformed()
     DnsResponder responder(casesPolicy(), &*m_mapping);
     const DnsDecision d = responder.decide(wire);
     QCOMPARE(dnsVerdictName(d.verdict), dnsVerdictName(DnsVerdict(verdict)));
-    QCOMPARE(dnsReasonName(d.reason), dnsReasonName(DnsReason(reason)));
+    QCOMPARE(wireName(d.reason), wireName(EgressReason(reason)));
     if (d.verdict == DnsVerdict::Drop) {
         QVERIFY(d.response.isEmpty());
         return;
@@ -283,7 +286,7 @@ void TestDnsResponder::randomBytes()
         }
         const DnsDecision d = responder.decide(wire);
         if (d.verdict == DnsVerdict::Resolve) {
-            QCOMPARE(d.reason, DnsReason::Allowed);
+            QCOMPARE(d.reason, EgressReason::Allowed);
             QVERIFY(d.name == u"pkg.test"_s || d.name.endsWith(u".wild.test"_s));
             continue;
         }
@@ -305,7 +308,7 @@ void TestDnsResponder::finishAnswers()
     QCOMPARE(pending.verdict, DnsVerdict::Resolve);
     const DnsDecision d = responder.finish(pending, upstream);
     QCOMPARE(d.verdict, DnsVerdict::Answer);
-    QCOMPARE(d.reason, DnsReason::Allowed);
+    QCOMPARE(d.reason, EgressReason::Allowed);
     QCOMPARE(d.address, QHostAddress(u"198.18.0.1"_s));
     QVERIFY(d.query.isEmpty());
 
@@ -336,17 +339,17 @@ void TestDnsResponder::finishFailures_data()
     QTest::addColumn<int>("failure");
     QTest::addColumn<int>("verdict");
     QTest::addColumn<int>("rcode");
-    QTest::newRow("private") << int(DnsReason::PrivateDestination) << int(DnsVerdict::Refused)
+    QTest::newRow("private") << int(EgressReason::PrivateDestination) << int(DnsVerdict::Refused)
                              << int(LDNS_RCODE_REFUSED);
-    QTest::newRow("nxdomain") << int(DnsReason::UpstreamNxDomain) << int(DnsVerdict::NxDomain)
+    QTest::newRow("nxdomain") << int(EgressReason::UpstreamNxDomain) << int(DnsVerdict::NxDomain)
                               << int(LDNS_RCODE_NXDOMAIN);
-    QTest::newRow("no address") << int(DnsReason::NoAddress) << int(DnsVerdict::NoData)
+    QTest::newRow("no address") << int(EgressReason::NoAddress) << int(DnsVerdict::NoData)
                                 << int(LDNS_RCODE_NOERROR);
-    QTest::newRow("timeout") << int(DnsReason::UpstreamTimeout) << int(DnsVerdict::ServFail)
+    QTest::newRow("timeout") << int(EgressReason::UpstreamTimeout) << int(DnsVerdict::ServFail)
                              << int(LDNS_RCODE_SERVFAIL);
-    QTest::newRow("failure") << int(DnsReason::UpstreamFailure) << int(DnsVerdict::ServFail)
+    QTest::newRow("failure") << int(EgressReason::UpstreamFailure) << int(DnsVerdict::ServFail)
                              << int(LDNS_RCODE_SERVFAIL);
-    QTest::newRow("overloaded") << int(DnsReason::Overloaded) << int(DnsVerdict::ServFail)
+    QTest::newRow("overloaded") << int(EgressReason::Overloaded) << int(DnsVerdict::ServFail)
                                 << int(LDNS_RCODE_SERVFAIL);
 }
 
@@ -358,7 +361,7 @@ void TestDnsResponder::finishFailures()
     DnsResponder responder(casesPolicy(), &*m_mapping);
     const DnsDecision pending = responder.decide(query(u"pkg.test"_s, 1));
     const DnsDecision d =
-        responder.finish(pending, std::unexpected(DnsFailure {DnsReason(failure), u"test"_s}));
+        responder.finish(pending, std::unexpected(DnsFailure {EgressReason(failure), u"test"_s}));
     QCOMPARE(dnsVerdictName(d.verdict), dnsVerdictName(DnsVerdict(verdict)));
     QCOMPARE(int(d.reason), failure);
     const Pkt response = parse(d.response);
@@ -376,7 +379,7 @@ void TestDnsResponder::finishPolicyChanged()
     const DnsDecision d =
         responder.finish(pending, QList<QHostAddress> {QHostAddress(u"192.0.2.1"_s)});
     QCOMPARE(d.verdict, DnsVerdict::Refused);
-    QCOMPARE(d.reason, DnsReason::HostNotAllowed);
+    QCOMPARE(d.reason, EgressReason::HostNotAllowed);
     QCOMPARE(m_mapping->size(), 0);
     // A decision that was not pending cannot be finished into an answer.
     const DnsDecision refused = responder.decide(query(u"evil.test"_s, 1));
@@ -390,8 +393,8 @@ void TestDnsResponder::finishPolicyChanged()
 void TestDnsResponder::reasonNamesAreDistinct()
 {
     QSet<QString> names;
-    for (int i = 0; i <= int(DnsReason::TooManyConnections); ++i) {
-        const QString name = dnsReasonName(DnsReason(i));
+    for (int i = 0; i <= int(EgressReason::TooManyConnections); ++i) {
+        const QString name = wireName(EgressReason(i));
         QVERIFY2(!name.isEmpty() && name == name.toLower() && !name.contains(u' '),
                  qPrintable(name));
         QVERIFY2(!names.contains(name), qPrintable(name));

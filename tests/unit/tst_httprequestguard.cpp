@@ -122,7 +122,7 @@ void collect(Outcome &outcome, const QList<HttpEvent> &events)
         } else if (const auto *deny = std::get_if<HttpDeny>(&event)) {
             QCOMPARE_EQ(outcome.status, 0); // at most one denial
             outcome.status = deny->status;
-            outcome.reason = deny->reason;
+            outcome.reason = wireName(deny->reason);
             outcome.response = deny->response;
         } else if (const auto *tunnel = std::get_if<HttpTunnel>(&event)) {
             outcome.tunnel = true;
@@ -829,7 +829,7 @@ void TestHttpRequestGuard::bodyLimit()
 void TestHttpRequestGuard::denialResponse()
 {
     const QByteArray response =
-        HttpRequestGuard::denialResponse(421, QStringLiteral("sni_host_mismatch"));
+        HttpRequestGuard::denialResponse(421, airlock::EgressReason::SniHostMismatch);
     QCOMPARE(response,
              QByteArray("HTTP/1.1 421 Misdirected Request\r\n"
                         "Content-Type: application/json\r\nContent-Length: 29\r\n"

@@ -8,9 +8,8 @@
 #include <QTest>
 
 using airlock::EgressPolicy;
+using airlock::EgressReason;
 using airlock::EgressRule;
-using airlock::gateway::AuthorityReason;
-using airlock::policy::EgressReason;
 using airlock::policy::PolicyMatcher;
 
 namespace {
@@ -226,8 +225,7 @@ void TestPolicyMatcher::checkHost()
     QFETCH(EgressReason, reason);
     QFETCH(int, rule);
     const auto verdict = casesMatcher().checkHost(host);
-    QCOMPARE(airlock::policy::egressReasonName(verdict.reason),
-             airlock::policy::egressReasonName(reason));
+    QCOMPARE(wireName(verdict.reason), wireName(reason));
     QCOMPARE(verdict.rule, rule);
     QCOMPARE(verdict.allowed(), reason == EgressReason::Allowed);
 }
@@ -258,8 +256,7 @@ void TestPolicyMatcher::checkConnection()
     QFETCH(EgressReason, reason);
     QFETCH(int, rule);
     const auto verdict = casesMatcher().checkConnection(host, quint16(port));
-    QCOMPARE(airlock::policy::egressReasonName(verdict.reason),
-             airlock::policy::egressReasonName(reason));
+    QCOMPARE(wireName(verdict.reason), wireName(reason));
     QCOMPARE(verdict.rule, rule);
 }
 
@@ -334,8 +331,7 @@ void TestPolicyMatcher::checkRequest()
     QFETCH(EgressReason, reason);
     QFETCH(int, rule);
     const auto verdict = casesMatcher().checkRequest(host, quint16(port), method, target);
-    QCOMPARE(airlock::policy::egressReasonName(verdict.reason),
-             airlock::policy::egressReasonName(reason));
+    QCOMPARE(wireName(verdict.reason), wireName(reason));
     QCOMPARE(verdict.rule, rule);
     QCOMPARE(verdict.detail.isEmpty(), reason == EgressReason::Allowed);
 }
@@ -362,16 +358,14 @@ void TestPolicyMatcher::createRejectsInvalidPolicy()
 
 void TestPolicyMatcher::reasonNames()
 {
-    using airlock::policy::egressReasonName;
-    QCOMPARE(egressReasonName(EgressReason::Allowed), QStringLiteral("allowed"));
-    QCOMPARE(egressReasonName(EgressReason::HostNotAllowed), QStringLiteral("host_not_allowed"));
-    QCOMPARE(egressReasonName(EgressReason::PortNotAllowed), QStringLiteral("port_not_allowed"));
-    QCOMPARE(egressReasonName(EgressReason::MethodNotAllowed),
-             QStringLiteral("method_not_allowed"));
-    QCOMPARE(egressReasonName(EgressReason::PathNotAllowed), QStringLiteral("path_not_allowed"));
-    QCOMPARE(egressReasonName(EgressReason::MalformedHost), QStringLiteral("malformed_host"));
-    QCOMPARE(egressReasonName(EgressReason::MalformedMethod), QStringLiteral("malformed_method"));
-    QCOMPARE(egressReasonName(EgressReason::MalformedPath), QStringLiteral("malformed_path"));
+    QCOMPARE(wireName(EgressReason::Allowed), QStringLiteral("allowed"));
+    QCOMPARE(wireName(EgressReason::HostNotAllowed), QStringLiteral("host_not_allowed"));
+    QCOMPARE(wireName(EgressReason::PortNotAllowed), QStringLiteral("port_not_allowed"));
+    QCOMPARE(wireName(EgressReason::MethodNotAllowed), QStringLiteral("method_not_allowed"));
+    QCOMPARE(wireName(EgressReason::PathNotAllowed), QStringLiteral("path_not_allowed"));
+    QCOMPARE(wireName(EgressReason::MalformedHost), QStringLiteral("malformed_host"));
+    QCOMPARE(wireName(EgressReason::MalformedMethod), QStringLiteral("malformed_method"));
+    QCOMPARE(wireName(EgressReason::MalformedPath), QStringLiteral("malformed_path"));
 }
 
 void TestPolicyMatcher::requestAuthority_data()
@@ -381,94 +375,93 @@ void TestPolicyMatcher::requestAuthority_data()
     QTest::addColumn<int>("port");
     QTest::addColumn<QStringList>("hostFields");
     QTest::addColumn<QString>("absolute"); // "scheme://authority" or empty for origin-form
-    QTest::addColumn<AuthorityReason>("reason");
+    QTest::addColumn<EgressReason>("reason");
     QTest::addColumn<int>("status");
     QTest::addColumn<QString>("host"); // canonical host when Ok
 
     const QString pkg = QStringLiteral("pkg.test");
     QTest::newRow("same name") << true << pkg << 443 << QStringList {pkg} << QString()
-                               << AuthorityReason::Ok << 0 << pkg;
+                               << EgressReason::Allowed << 0 << pkg;
     QTest::newRow("A1 fronting") << true << pkg << 443
                                  << QStringList {QStringLiteral("tenant.test")} << QString()
-                                 << AuthorityReason::SniHostMismatch << 421 << QString();
+                                 << EgressReason::SniHostMismatch << 421 << QString();
     QTest::newRow("A6 second request other Host")
         << true << pkg << 443 << QStringList {QStringLiteral("tenant.test")} << QString()
-        << AuthorityReason::SniHostMismatch << 421 << QString();
+        << EgressReason::SniHostMismatch << 421 << QString();
     QTest::newRow("A7 absolute http vs Host")
         << false << QString() << 80 << QStringList {QStringLiteral("evil.test")}
-        << QStringLiteral("http://pkg.test") << AuthorityReason::AuthorityMismatch << 400
-        << QString();
+        << QStringLiteral("http://pkg.test") << EgressReason::AuthorityMismatch << 400 << QString();
     QTest::newRow("A7 reverse") << false << QString() << 80 << QStringList {pkg}
                                 << QStringLiteral("http://evil.test")
-                                << AuthorityReason::AuthorityMismatch << 400 << QString();
+                                << EgressReason::AuthorityMismatch << 400 << QString();
     QTest::newRow("A7 https target inside TLS")
         << true << pkg << 443 << QStringList {pkg} << QStringLiteral("https://evil.test")
-        << AuthorityReason::AuthorityMismatch << 400 << QString();
+        << EgressReason::AuthorityMismatch << 400 << QString();
     QTest::newRow("A7 http scheme inside TLS")
         << true << pkg << 443 << QStringList {pkg} << QStringLiteral("http://pkg.test")
-        << AuthorityReason::AuthorityMismatch << 400 << QString();
+        << EgressReason::AuthorityMismatch << 400 << QString();
     QTest::newRow("absolute form agreeing")
         << true << pkg << 443 << QStringList {pkg} << QStringLiteral("HTTPS://PKG.test:443")
-        << AuthorityReason::Ok << 0 << pkg;
+        << EgressReason::Allowed << 0 << pkg;
     QTest::newRow("A8 two Host fields")
         << true << pkg << 443 << QStringList {pkg, QStringLiteral("evil.test")} << QString()
-        << AuthorityReason::MalformedHost << 400 << QString();
+        << EgressReason::MalformedHost << 400 << QString();
     QTest::newRow("A8 two equal Host fields")
-        << true << pkg << 443 << QStringList {pkg, pkg} << QString()
-        << AuthorityReason::MalformedHost << 400 << QString();
+        << true << pkg << 443 << QStringList {pkg, pkg} << QString() << EgressReason::MalformedHost
+        << 400 << QString();
     QTest::newRow("A8 list") << true << pkg << 443
                              << QStringList {QStringLiteral("pkg.test, evil.test")} << QString()
-                             << AuthorityReason::MalformedHost << 400 << QString();
+                             << EgressReason::MalformedHost << 400 << QString();
     QTest::newRow("A8 folded") << true << pkg << 443
                                << QStringList {QStringLiteral("pkg.test\r\n evil.test")}
-                               << QString() << AuthorityReason::MalformedHost << 400 << QString();
+                               << QString() << EgressReason::MalformedHost << 400 << QString();
     QTest::newRow("missing Host") << true << pkg << 443 << QStringList {} << QString()
-                                  << AuthorityReason::MissingHost << 400 << QString();
+                                  << EgressReason::MissingHost << 400 << QString();
     QTest::newRow("B1 Host trailing dot")
         << true << pkg << 443 << QStringList {QStringLiteral("pkg.test.")} << QString()
-        << AuthorityReason::Ok << 0 << pkg;
+        << EgressReason::Allowed << 0 << pkg;
     QTest::newRow("B1 SNI trailing dot")
         << true << QStringLiteral("pkg.test.") << 443 << QStringList {pkg} << QString()
-        << AuthorityReason::Ok << 0 << pkg;
+        << EgressReason::Allowed << 0 << pkg;
     QTest::newRow("B1 two dots") << true << pkg << 443 << QStringList {QStringLiteral("pkg.test..")}
-                                 << QString() << AuthorityReason::MalformedHost << 400 << QString();
+                                 << QString() << EgressReason::MalformedHost << 400 << QString();
     QTest::newRow("B2 case") << true << QStringLiteral("Pkg.TEST") << 443
                              << QStringList {QStringLiteral("PKG.test")} << QString()
-                             << AuthorityReason::Ok << 0 << pkg;
+                             << EgressReason::Allowed << 0 << pkg;
     QTest::newRow("B3 :443") << true << pkg << 443 << QStringList {QStringLiteral("pkg.test:443")}
-                             << QString() << AuthorityReason::Ok << 0 << pkg;
+                             << QString() << EgressReason::Allowed << 0 << pkg;
     QTest::newRow("B3 :8443") << true << pkg << 443 << QStringList {QStringLiteral("pkg.test:8443")}
-                              << QString() << AuthorityReason::PortMismatch << 421 << QString();
+                              << QString() << EgressReason::PortMismatch << 421 << QString();
     QTest::newRow("B3 :0443") << true << pkg << 443 << QStringList {QStringLiteral("pkg.test:0443")}
-                              << QString() << AuthorityReason::MalformedHost << 400 << QString();
+                              << QString() << EgressReason::MalformedHost << 400 << QString();
     QTest::newRow("B3 empty port")
         << true << pkg << 443 << QStringList {QStringLiteral("pkg.test:")} << QString()
-        << AuthorityReason::MalformedHost << 400 << QString();
+        << EgressReason::MalformedHost << 400 << QString();
     QTest::newRow("Host :443 on port 80")
         << false << QString() << 80 << QStringList {QStringLiteral("pkg.test:443")} << QString()
-        << AuthorityReason::PortMismatch << 421 << QString();
+        << EgressReason::PortMismatch << 421 << QString();
     QTest::newRow("B4 Host userinfo")
         << true << pkg << 443 << QStringList {QStringLiteral("u@pkg.test")} << QString()
-        << AuthorityReason::Userinfo << 400 << QString();
+        << EgressReason::Userinfo << 400 << QString();
     QTest::newRow("B4 absolute userinfo")
         << false << QString() << 80 << QStringList {QStringLiteral("evil.test")}
-        << QStringLiteral("http://pkg.test@evil.test") << AuthorityReason::Userinfo << 400
+        << QStringLiteral("http://pkg.test@evil.test") << EgressReason::Userinfo << 400
         << QString();
     QTest::newRow("C3 Host pkg.test.evil.test")
         << true << pkg << 443 << QStringList {QStringLiteral("pkg.test.evil.test")} << QString()
-        << AuthorityReason::SniHostMismatch << 421 << QString();
+        << EgressReason::SniHostMismatch << 421 << QString();
     QTest::newRow("D1 Host IPv4") << false << QString() << 80
                                   << QStringList {QStringLiteral("169.254.169.254")} << QString()
-                                  << AuthorityReason::IpLiteral << 403 << QString();
+                                  << EgressReason::IpLiteral << 403 << QString();
     QTest::newRow("D1 Host IPv6") << false << QString() << 80
                                   << QStringList {QStringLiteral("[fd00:ec2::254]")} << QString()
-                                  << AuthorityReason::IpLiteral << 403 << QString();
+                                  << EgressReason::IpLiteral << 403 << QString();
     QTest::newRow("A4 IP SNI") << true << QStringLiteral("192.0.2.7") << 443 << QStringList {pkg}
-                               << QString() << AuthorityReason::BadSni << 421 << QString();
+                               << QString() << EgressReason::BadSni << 421 << QString();
     QTest::newRow("A4 no SNI") << true << QString() << 443 << QStringList {pkg} << QString()
-                               << AuthorityReason::BadSni << 421 << QString();
+                               << EgressReason::BadSni << 421 << QString();
     QTest::newRow("plain http") << false << QString() << 80 << QStringList {pkg} << QString()
-                                << AuthorityReason::Ok << 0 << pkg;
+                                << EgressReason::Allowed << 0 << pkg;
 }
 
 void TestPolicyMatcher::requestAuthority()
@@ -478,7 +471,7 @@ void TestPolicyMatcher::requestAuthority()
     QFETCH(int, port);
     QFETCH(QStringList, hostFields);
     QFETCH(QString, absolute);
-    QFETCH(AuthorityReason, reason);
+    QFETCH(EgressReason, reason);
     QFETCH(int, status);
     QFETCH(QString, host);
 
@@ -493,9 +486,8 @@ void TestPolicyMatcher::requestAuthority()
         request.absoluteAuthority = absolute.mid(separator + 3);
     }
     const auto check = airlock::gateway::checkRequestAuthority(request);
-    QCOMPARE(airlock::gateway::authorityReasonName(check.reason),
-             airlock::gateway::authorityReasonName(reason));
-    QCOMPARE(airlock::gateway::authorityReasonStatus(check.reason), status);
+    QCOMPARE(wireName(check.reason), wireName(reason));
+    QCOMPARE(denialStatus(check.reason), status);
     if (check.ok()) {
         QCOMPARE(check.authority.host, host);
         QCOMPARE(int(check.authority.port), port);
@@ -507,24 +499,23 @@ void TestPolicyMatcher::requestAuthority()
 void TestPolicyMatcher::connectTarget_data()
 {
     QTest::addColumn<QString>("target");
-    QTest::addColumn<AuthorityReason>("reason");
-    QTest::newRow("A5 CONNECT pkg.test:443") << "pkg.test:443" << AuthorityReason::Ok;
-    QTest::newRow("B1 CONNECT trailing dot") << "pkg.test.:443" << AuthorityReason::Ok;
-    QTest::newRow("D1 CONNECT IPv4") << "192.0.2.7:443" << AuthorityReason::IpLiteral;
-    QTest::newRow("D1 CONNECT IPv6") << "[2001:db8::7]:443" << AuthorityReason::IpLiteral;
-    QTest::newRow("B4 CONNECT userinfo") << "pkg.test@evil.test:443" << AuthorityReason::Userinfo;
-    QTest::newRow("CONNECT without port") << "pkg.test" << AuthorityReason::MalformedHost;
-    QTest::newRow("CONNECT :0443") << "pkg.test:0443" << AuthorityReason::MalformedHost;
-    QTest::newRow("CONNECT literal star") << "*.pkg.test:443" << AuthorityReason::MalformedHost;
+    QTest::addColumn<EgressReason>("reason");
+    QTest::newRow("A5 CONNECT pkg.test:443") << "pkg.test:443" << EgressReason::Allowed;
+    QTest::newRow("B1 CONNECT trailing dot") << "pkg.test.:443" << EgressReason::Allowed;
+    QTest::newRow("D1 CONNECT IPv4") << "192.0.2.7:443" << EgressReason::IpLiteral;
+    QTest::newRow("D1 CONNECT IPv6") << "[2001:db8::7]:443" << EgressReason::IpLiteral;
+    QTest::newRow("B4 CONNECT userinfo") << "pkg.test@evil.test:443" << EgressReason::Userinfo;
+    QTest::newRow("CONNECT without port") << "pkg.test" << EgressReason::MalformedHost;
+    QTest::newRow("CONNECT :0443") << "pkg.test:0443" << EgressReason::MalformedHost;
+    QTest::newRow("CONNECT literal star") << "*.pkg.test:443" << EgressReason::MalformedHost;
 }
 
 void TestPolicyMatcher::connectTarget()
 {
     QFETCH(QString, target);
-    QFETCH(AuthorityReason, reason);
+    QFETCH(EgressReason, reason);
     const auto check = airlock::gateway::checkConnectTarget(target);
-    QCOMPARE(airlock::gateway::authorityReasonName(check.reason),
-             airlock::gateway::authorityReasonName(reason));
+    QCOMPARE(wireName(check.reason), wireName(reason));
     if (check.ok()) {
         QCOMPARE(check.authority.host, QStringLiteral("pkg.test"));
         QCOMPARE(check.authority.port, quint16(443));

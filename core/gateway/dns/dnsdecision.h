@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/model/egressreason.h"
+
 #include <QByteArray>
 #include <QHostAddress>
 #include <QList>
@@ -24,37 +26,14 @@ enum class DnsVerdict {
     Resolve, ///< "resolve": allowed A query waiting for the upstream resolver (not final)
 };
 
-/// Why. Stable snake_case names (dnsReasonName); docs/dns.md lists them.
-enum class DnsReason {
-    Allowed, ///< "allowed": the name is allowed and answered (or being resolved)
-    HostNotAllowed, ///< "host_not_allowed": no policy rule matches the name
-                    ///< (docs/redteam-cases.md E1)
-    MalformedHost, ///< "malformed_host": the name fails canonicalizeHostname (principle 2)
-    TypeNotAllowed, ///< "type_not_allowed": a query type other than A/AAAA/HTTPS/SVCB (principle 3)
-    ClassNotAllowed, ///< "class_not_allowed": a class other than IN
-    OpcodeNotImplemented, ///< "opcode_not_implemented": opcode other than QUERY
-    MalformedQuery, ///< "malformed_query": unparseable, not one question, or records in a query
-    NotAQuery, ///< "not_a_query": QR set (a response sent to the server) or under 12 bytes
-    PrivateDestination, ///< "private_destination": upstream answer in a refused range (E6)
-    UpstreamNxDomain, ///< "upstream_nxdomain": the upstream answered NXDOMAIN
-    NoAddress, ///< "no_address": the upstream answer holds no A record for the name
-    UpstreamFailure, ///< "upstream_failure": SERVFAIL or another error from the upstream
-    UpstreamTimeout, ///< "upstream_timeout": no acceptable answer in time
-    MappingExhausted, ///< "mapping_exhausted": the synthetic address pool is full
-    Overloaded, ///< "overloaded": too many queries waiting for the upstream
-    TooManyConnections, ///< "too_many_connections": a DNS TCP connection beyond the cap
-};
-
 /// Stable name of a verdict, e.g. "refused".
 QString dnsVerdictName(DnsVerdict verdict);
-/// Stable name of a reason, e.g. "private_destination".
-QString dnsReasonName(DnsReason reason);
 
 /// The outcome of DnsResponder::decide/finish for one query.
 struct DnsDecision
 {
     DnsVerdict verdict = DnsVerdict::Drop;
-    DnsReason reason = DnsReason::MalformedQuery;
+    EgressReason reason = EgressReason::MalformedQuery; ///< Allowed, or a reason of docs/dns.md
     /// The canonical name when it canonicalized, else the name as ldns presents it (escaped,
     /// for logs only); empty when there was no single question.
     QString name;
@@ -71,7 +50,7 @@ struct DnsDecision
 /// UpstreamFailure, UpstreamTimeout, Overloaded; plus an English detail.
 struct DnsFailure
 {
-    DnsReason reason = DnsReason::UpstreamFailure;
+    EgressReason reason = EgressReason::UpstreamFailure;
     QString detail;
 };
 
@@ -84,7 +63,7 @@ struct DnsEvent
     QString name;
     quint16 type = 0;
     DnsVerdict verdict = DnsVerdict::Drop;
-    DnsReason reason = DnsReason::MalformedQuery;
+    EgressReason reason = EgressReason::MalformedQuery; ///< as DnsDecision::reason
     QString detail;
 };
 

@@ -55,7 +55,7 @@ QByteArray buildResponse(quint16 id, quint8 opcode, bool rd, ldns_pkt_rcode rcod
     return wire;
 }
 
-DnsDecision make(DnsVerdict verdict, DnsReason reason, QString detail)
+DnsDecision make(DnsVerdict verdict, EgressReason reason, QString detail)
 {
     DnsDecision d;
     d.verdict = verdict;
@@ -104,20 +104,20 @@ DnsResponder::DnsResponder(policy::PolicyMatcher policy, DnsNameMapping *mapping
 DnsDecision DnsResponder::decide(QByteArrayView query) const
 {
     if (query.size() < 12)
-        return make(DnsVerdict::Drop, DnsReason::NotAQuery,
+        return make(DnsVerdict::Drop, EgressReason::NotAQuery,
                     QStringLiteral("%1 bytes: shorter than a DNS header").arg(query.size()));
     if (query.size() > kMaxQueryBytes)
         return make(
-            DnsVerdict::Drop, DnsReason::MalformedQuery,
+            DnsVerdict::Drop, EgressReason::MalformedQuery,
             QStringLiteral("%1 bytes: longer than %2").arg(query.size()).arg(kMaxQueryBytes));
     const auto header = reinterpret_cast<const quint8 *>(query.data());
     if (header[2] & 0x80)
-        return make(DnsVerdict::Drop, DnsReason::NotAQuery,
+        return make(DnsVerdict::Drop, EgressReason::NotAQuery,
                     QStringLiteral("QR is set: a response, not a query"));
 
     const Pkt pkt = parse(query);
     if (!pkt) {
-        DnsDecision d = make(DnsVerdict::FormErr, DnsReason::MalformedQuery,
+        DnsDecision d = make(DnsVerdict::FormErr, EgressReason::MalformedQuery,
                              QStringLiteral("the message does not parse"));
         const quint16 id = quint16(header[0] << 8 | header[1]);
         const auto opcode = quint8((header[2] >> 3) & 0x0f);
@@ -133,16 +133,16 @@ DnsDecision DnsResponder::decide(QByteArrayView query) const
 
     if (ldns_pkt_get_opcode(pkt.get()) != LDNS_PACKET_QUERY)
         return respond(
-            make(DnsVerdict::NotImp, DnsReason::OpcodeNotImplemented,
+            make(DnsVerdict::NotImp, EgressReason::OpcodeNotImplemented,
                  QStringLiteral("opcode %1 is not QUERY").arg(int(ldns_pkt_get_opcode(pkt.get())))),
             pkt.get(), question);
     if (questionCount != 1)
-        return respond(make(DnsVerdict::FormErr, DnsReason::MalformedQuery,
+        return respond(make(DnsVerdict::FormErr, EgressReason::MalformedQuery,
                             QStringLiteral("%1 questions, not exactly one").arg(questionCount)),
                        pkt.get(), nullptr);
     if (ldns_pkt_ancount(pkt.get()) != 0 || ldns_pkt_nscount(pkt.get()) != 0
         || ldns_pkt_tc(pkt.get()))
-        return respond(make(DnsVerdict::FormErr, DnsReason::MalformedQuery,
+        return respond(make(DnsVerdict::FormErr, EgressReason::MalformedQuery,
                             QStringLiteral("a query with answer or authority records or TC set")),
                        pkt.get(), question);
 
@@ -157,14 +157,14 @@ DnsDecision DnsResponder::decide(QByteArrayView query) const
     if (ldns_rr_get_class(question) != LDNS_RR_CLASS_IN)
         return respond(
             withQuestion(
-                make(DnsVerdict::Refused, DnsReason::ClassNotAllowed,
+                make(DnsVerdict::Refused, EgressReason::ClassNotAllowed,
                      QStringLiteral("class %1 is not IN").arg(int(ldns_rr_get_class(question)))),
                 presented),
             pkt.get(), question);
 
     const auto canonical = canonicalizeHostname(presented);
     if (!canonical)
-        return respond(withQuestion(make(DnsVerdict::Refused, DnsReason::MalformedHost,
+        return respond(withQuestion(make(DnsVerdict::Refused, EgressReason::MalformedHost,
                                          hostnameReasonName(canonical.error().reason)
                                              + QStringLiteral(": ") + canonical.error().message),
                                     presented),
@@ -172,28 +172,24 @@ DnsDecision DnsResponder::decide(QByteArrayView query) const
     const QString &name = *canonical;
 
     const policy::Verdict verdict = m_policy.checkHost(name);
-    if (!verdict.allowed())
-        return respond(withQuestion(make(DnsVerdict::Refused,
-                                         verdict.reason == policy::EgressReason::MalformedHost
-                                             ? DnsReason::MalformedHost
-                                             : DnsReason::HostNotAllowed,
-                                         verdict.detail),
-                                    name),
-                       pkt.get(), question);
+    if (!verdict.allowed()) // host_not_allowed or malformed_host
+        return respond(
+            withQuestion(make(DnsVerdict::Refused, verdict.reason, verdict.detail), name),
+            pkt.get(), question);
 
     if (type == LDNS_RR_TYPE_A) {
-        DnsDecision d = withQuestion(make(DnsVerdict::Resolve, DnsReason::Allowed,
+        DnsDecision d = withQuestion(make(DnsVerdict::Resolve, EgressReason::Allowed,
                                           QStringLiteral("allowed by rule %1").arg(verdict.rule)),
                                      name);
         d.query = query.toByteArray();
         return d;
     }
     if (type == LDNS_RR_TYPE_AAAA || type == kTypeSvcb || type == kTypeHttps)
-        return respond(withQuestion(make(DnsVerdict::NoData, DnsReason::Allowed,
+        return respond(withQuestion(make(DnsVerdict::NoData, EgressReason::Allowed,
                                          QStringLiteral("only A records are answered")),
                                     name),
                        pkt.get(), question);
-    return respond(withQuestion(make(DnsVerdict::Refused, DnsReason::TypeNotAllowed,
+    return respond(withQuestion(make(DnsVerdict::Refused, EgressReason::TypeNotAllowed,
                                      QStringLiteral("query type %1 is not served").arg(type)),
                                 name),
                    pkt.get(), question);
@@ -207,7 +203,7 @@ DnsDecision DnsResponder::finish(const DnsDecision &pending, const DnsResolution
     if (pending.verdict != DnsVerdict::Resolve || !pkt
         || ldns_rr_list_rr_count(ldns_pkt_question(pkt.get())) != 1) {
         d.verdict = DnsVerdict::Drop;
-        d.reason = DnsReason::MalformedQuery;
+        d.reason = EgressReason::MalformedQuery;
         d.detail = QStringLiteral("finish() without a pending A query");
         return d;
     }
@@ -216,7 +212,7 @@ DnsDecision DnsResponder::finish(const DnsDecision &pending, const DnsResolution
     const policy::Verdict verdict = m_policy.checkHost(pending.name);
     if (!verdict.allowed()) {
         d.verdict = DnsVerdict::Refused;
-        d.reason = DnsReason::HostNotAllowed;
+        d.reason = EgressReason::HostNotAllowed;
         d.detail = verdict.detail;
         return respond(d, pkt.get(), question);
     }
@@ -224,13 +220,13 @@ DnsDecision DnsResponder::finish(const DnsDecision &pending, const DnsResolution
         d.reason = resolution.error().reason;
         d.detail = resolution.error().detail;
         switch (d.reason) {
-        case DnsReason::PrivateDestination:
+        case EgressReason::PrivateDestination:
             d.verdict = DnsVerdict::Refused;
             break;
-        case DnsReason::UpstreamNxDomain:
+        case EgressReason::UpstreamNxDomain:
             d.verdict = DnsVerdict::NxDomain;
             break;
-        case DnsReason::NoAddress:
+        case EgressReason::NoAddress:
             d.verdict = DnsVerdict::NoData;
             break;
         default:
@@ -241,19 +237,19 @@ DnsDecision DnsResponder::finish(const DnsDecision &pending, const DnsResolution
     }
     if (resolution->isEmpty()) {
         d.verdict = DnsVerdict::NoData;
-        d.reason = DnsReason::NoAddress;
+        d.reason = EgressReason::NoAddress;
         d.detail = QStringLiteral("the upstream answer holds no A record");
         return respond(d, pkt.get(), question);
     }
     auto address = m_mapping->addressFor(pending.name);
     if (!address) {
         d.verdict = DnsVerdict::ServFail;
-        d.reason = DnsReason::MappingExhausted;
+        d.reason = EgressReason::MappingExhausted;
         d.detail = address.error().message;
         return respond(d, pkt.get(), question);
     }
     d.verdict = DnsVerdict::Answer;
-    d.reason = DnsReason::Allowed;
+    d.reason = EgressReason::Allowed;
     d.address = *address;
     return respond(d, pkt.get(), question, address->toIPv4Address());
 }

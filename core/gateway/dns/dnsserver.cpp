@@ -164,7 +164,7 @@ void DnsServer::onUdpReadyRead()
     }
 }
 
-void DnsServer::refuse(DnsReason reason, const QString &detail)
+void DnsServer::refuse(EgressReason reason, const QString &detail)
 {
     Q_EMIT decided(DnsEvent {QString(), 0, DnsVerdict::Drop, reason, detail});
 }
@@ -176,7 +176,7 @@ void DnsServer::onNewTcpConnection()
             socket->abort();
             socket->deleteLater();
             refuse(
-                DnsReason::TooManyConnections,
+                EgressReason::TooManyConnections,
                 QStringLiteral("%1 DNS TCP connections are open already").arg(kMaxTcpConnections));
             continue;
         }
@@ -223,7 +223,7 @@ void DnsServer::onTcpReadyRead(QTcpSocket *socket)
         if (length < 12 || length > DnsResponder::kMaxQueryBytes) {
             socket->abort();
             refuse(
-                length < 12 ? DnsReason::NotAQuery : DnsReason::MalformedQuery,
+                length < 12 ? EgressReason::NotAQuery : EgressReason::MalformedQuery,
                 length < 12
                     ? QStringLiteral("TCP frame of %1 bytes: shorter than a DNS header").arg(length)
                     : QStringLiteral("TCP frame of %1 bytes: longer than %2")

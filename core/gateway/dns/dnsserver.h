@@ -82,7 +82,7 @@ private:
     void onNewTcpConnection();
     void onTcpReadyRead(QTcpSocket *socket);
     /// Emits decided() for a refusal of the transport (no question was read).
-    void refuse(DnsReason reason, const QString &detail);
+    void refuse(EgressReason reason, const QString &detail);
 
     DnsResponder *m_responder;
     DnsUpstreamResolver *m_resolver;

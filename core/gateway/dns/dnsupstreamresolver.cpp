@@ -26,7 +26,7 @@ DnsUpstreamAnswer final(DnsResolution resolution, quint32 ttl = DnsUpstreamResol
     return answer;
 }
 
-std::unexpected<DnsFailure> failure(DnsReason reason, QString detail)
+std::unexpected<DnsFailure> failure(EgressReason reason, QString detail)
 {
     return std::unexpected(DnsFailure {reason, std::move(detail)});
 }
@@ -112,10 +112,10 @@ DnsUpstreamAnswer DnsUpstreamResolver::interpretAnswer(QByteArrayView wire, quin
     }
     const ldns_pkt_rcode rcode = ldns_pkt_get_rcode(pkt.get());
     if (rcode == LDNS_RCODE_NXDOMAIN)
-        return final(failure(DnsReason::UpstreamNxDomain,
+        return final(failure(EgressReason::UpstreamNxDomain,
                              QStringLiteral("the upstream says %1 does not exist").arg(name)));
     if (rcode != LDNS_RCODE_NOERROR)
-        return final(failure(DnsReason::UpstreamFailure,
+        return final(failure(EgressReason::UpstreamFailure,
                              QStringLiteral("the upstream answered RCODE %1").arg(int(rcode))));
 
     const ldns_rr_list *answers = ldns_pkt_answer(pkt.get());
@@ -127,7 +127,7 @@ DnsUpstreamAnswer DnsUpstreamResolver::interpretAnswer(QByteArrayView wire, quin
         if (!address)
             continue;
         if (const auto range = refused.match(*address))
-            return final(failure(DnsReason::PrivateDestination,
+            return final(failure(EgressReason::PrivateDestination,
                                  QStringLiteral("the upstream answer for %1 points to %2, in the "
                                                 "refused range %3")
                                      .arg(name, address->toString(), range->toString())));
@@ -161,7 +161,7 @@ DnsUpstreamAnswer DnsUpstreamResolver::interpretAnswer(QByteArrayView wire, quin
     }
     if (addresses.isEmpty())
         return final(
-            failure(DnsReason::NoAddress,
+            failure(EgressReason::NoAddress,
                     QStringLiteral("the upstream answer holds no A record for %1").arg(name)));
     return final(addresses, ttl);
 }
@@ -177,7 +177,7 @@ void DnsUpstreamResolver::resolve(const QString &name, Callback done)
         return;
     }
     if (m_pending.size() >= m_config.maxPending) {
-        done(failure(DnsReason::Overloaded,
+        done(failure(EgressReason::Overloaded,
                      QStringLiteral("%1 resolutions already in flight").arg(m_pending.size())));
         return;
     }
@@ -188,7 +188,7 @@ void DnsUpstreamResolver::resolve(const QString &name, Callback done)
     if (pending->query.isEmpty()) {
         m_pending.insert(name, pending);
         complete(name,
-                 failure(DnsReason::UpstreamFailure,
+                 failure(EgressReason::UpstreamFailure,
                          QStringLiteral("cannot encode a query for %1").arg(name)));
         return;
     }
@@ -201,7 +201,7 @@ void DnsUpstreamResolver::resolve(const QString &name, Callback done)
     pending->timer->setSingleShot(true);
     connect(pending->timer, &QTimer::timeout, this, [this, name] {
         complete(name,
-                 failure(DnsReason::UpstreamTimeout,
+                 failure(EgressReason::UpstreamTimeout,
                          QStringLiteral("no answer from %1 port %2 within %3 ms")
                              .arg(m_config.address.toString())
                              .arg(m_config.port)
@@ -212,7 +212,7 @@ void DnsUpstreamResolver::resolve(const QString &name, Callback done)
         complete(
             name,
             failure(
-                DnsReason::UpstreamFailure,
+                EgressReason::UpstreamFailure,
                 QStringLiteral("cannot bind a query socket: %1").arg(pending->udp->errorString())));
         return;
     }
@@ -222,7 +222,7 @@ void DnsUpstreamResolver::resolve(const QString &name, Callback done)
         != pending->query.size()) {
         complete(
             name,
-            failure(DnsReason::UpstreamFailure,
+            failure(EgressReason::UpstreamFailure,
                     QStringLiteral("cannot send the query: %1").arg(pending->udp->errorString())));
     }
 }
@@ -279,7 +279,7 @@ void DnsUpstreamResolver::startTcp(const QString &name)
     connect(pending->tcp, &QTcpSocket::errorOccurred, this, [this, name, pending] {
         if (m_pending.value(name) == pending)
             complete(name,
-                     failure(DnsReason::UpstreamFailure,
+                     failure(EgressReason::UpstreamFailure,
                              QStringLiteral("TCP fallback failed: %1")
                                  .arg(pending->tcp ? pending->tcp->errorString() : QString())));
     });
@@ -293,7 +293,8 @@ void DnsUpstreamResolver::onTcpReadyRead(const QString &name)
         return;
     pending->tcpBuffer += pending->tcp->readAll();
     if (pending->tcpBuffer.size() > 65537) {
-        complete(name, failure(DnsReason::UpstreamFailure, QStringLiteral("TCP answer too long")));
+        complete(name,
+                 failure(EgressReason::UpstreamFailure, QStringLiteral("TCP answer too long")));
         return;
     }
     if (pending->tcpBuffer.size() < 2)
@@ -305,7 +306,7 @@ void DnsUpstreamResolver::onTcpReadyRead(const QString &name)
         QByteArrayView(pending->tcpBuffer).sliced(2, length), pending->id, name, m_config.refused);
     if (answer.kind != DnsUpstreamAnswer::Kind::Final) {
         complete(name,
-                 failure(DnsReason::UpstreamFailure,
+                 failure(EgressReason::UpstreamFailure,
                          QStringLiteral("the TCP answer does not match the query")));
         return;
     }

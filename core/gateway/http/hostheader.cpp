@@ -4,7 +4,7 @@ namespace airlock::gateway {
 
 namespace {
 
-AuthorityCheck refuse(AuthorityReason reason, QString detail)
+AuthorityCheck refuse(EgressReason reason, QString detail)
 {
     return AuthorityCheck {reason, Authority {}, std::move(detail)};
 }
@@ -15,73 +15,27 @@ AuthorityCheck fromHostnameError(const HostnameError &error, QStringView what)
     const QString detail = QStringLiteral("%1: %2").arg(what.toString(), error.toError().message);
     switch (error.reason) {
     case HostnameReason::Userinfo:
-        return refuse(AuthorityReason::Userinfo, detail);
+        return refuse(EgressReason::Userinfo, detail);
     case HostnameReason::IpLiteral:
-        return refuse(AuthorityReason::IpLiteral, detail);
+        return refuse(EgressReason::IpLiteral, detail);
     default:
-        return refuse(AuthorityReason::MalformedHost, detail);
+        return refuse(EgressReason::MalformedHost, detail);
     }
 }
 
 } // namespace
 
-QString authorityReasonName(AuthorityReason reason)
-{
-    switch (reason) {
-    case AuthorityReason::Ok:
-        return QStringLiteral("ok");
-    case AuthorityReason::MissingHost:
-        return QStringLiteral("missing_host");
-    case AuthorityReason::MalformedHost:
-        return QStringLiteral("malformed_host");
-    case AuthorityReason::Userinfo:
-        return QStringLiteral("userinfo");
-    case AuthorityReason::IpLiteral:
-        return QStringLiteral("ip_literal");
-    case AuthorityReason::AuthorityMismatch:
-        return QStringLiteral("authority_mismatch");
-    case AuthorityReason::SniHostMismatch:
-        return QStringLiteral("sni_host_mismatch");
-    case AuthorityReason::PortMismatch:
-        return QStringLiteral("port_mismatch");
-    case AuthorityReason::BadSni:
-        return QStringLiteral("bad_sni");
-    }
-    return QStringLiteral("malformed_host");
-}
-
-int authorityReasonStatus(AuthorityReason reason)
-{
-    switch (reason) {
-    case AuthorityReason::Ok:
-        return 0;
-    case AuthorityReason::IpLiteral:
-        return 403;
-    case AuthorityReason::SniHostMismatch:
-    case AuthorityReason::PortMismatch:
-    case AuthorityReason::BadSni:
-        return 421;
-    case AuthorityReason::MissingHost:
-    case AuthorityReason::MalformedHost:
-    case AuthorityReason::Userinfo:
-    case AuthorityReason::AuthorityMismatch:
-        break;
-    }
-    return 400;
-}
-
 AuthorityCheck checkRequestAuthority(const RequestAuthority &request)
 {
     if (request.hostFields.isEmpty())
-        return refuse(AuthorityReason::MissingHost, QStringLiteral("the request has no Host"));
+        return refuse(EgressReason::MissingHost, QStringLiteral("the request has no Host"));
     if (request.hostFields.size() > 1)
         return refuse(
-            AuthorityReason::MalformedHost,
+            EgressReason::MalformedHost,
             QStringLiteral("the request has %1 Host fields").arg(request.hostFields.size()));
     const QString &hostField = request.hostFields.first();
     if (hostField.contains(u','))
-        return refuse(AuthorityReason::MalformedHost,
-                      QStringLiteral("Host holds a list of values"));
+        return refuse(EgressReason::MalformedHost, QStringLiteral("Host holds a list of values"));
     const quint16 defaultPort = request.tls ? 443 : 80;
     auto host = parseAuthority(hostField, defaultPort);
     if (!host)
@@ -93,13 +47,13 @@ AuthorityCheck checkRequestAuthority(const RequestAuthority &request)
         // Schemes are case-insensitive (RFC 3986 §3.1).
         if (request.absoluteScheme.value_or(QString()).toLower() != expectedScheme)
             return refuse(
-                AuthorityReason::AuthorityMismatch,
+                EgressReason::AuthorityMismatch,
                 QStringLiteral("the request target's scheme is not %1").arg(expectedScheme));
         auto target = parseAuthority(request.absoluteAuthority.value_or(QString()), defaultPort);
         if (!target)
             return fromHostnameError(target.error(), u"request target");
         if (target->host != host->host || target->port != host->port)
-            return refuse(AuthorityReason::AuthorityMismatch,
+            return refuse(EgressReason::AuthorityMismatch,
                           QStringLiteral("the request target names %1:%2 but Host names %3:%4")
                               .arg(target->host)
                               .arg(target->port)
@@ -108,7 +62,7 @@ AuthorityCheck checkRequestAuthority(const RequestAuthority &request)
     }
 
     if (host->port != request.connectionPort)
-        return refuse(AuthorityReason::PortMismatch,
+        return refuse(EgressReason::PortMismatch,
                       QStringLiteral("Host names port %1 on a connection to port %2")
                           .arg(host->port)
                           .arg(request.connectionPort));
@@ -116,14 +70,14 @@ AuthorityCheck checkRequestAuthority(const RequestAuthority &request)
     if (request.tls) {
         auto sni = canonicalizeHostname(request.sni);
         if (!sni)
-            return refuse(AuthorityReason::BadSni,
+            return refuse(EgressReason::BadSni,
                           QStringLiteral("SNI: %1").arg(sni.error().toError().message));
         if (*sni != host->host)
             return refuse(
-                AuthorityReason::SniHostMismatch,
+                EgressReason::SniHostMismatch,
                 QStringLiteral("Host names %1 on a TLS connection for %2").arg(host->host, *sni));
     }
-    return AuthorityCheck {AuthorityReason::Ok, *host, QString()};
+    return AuthorityCheck {EgressReason::Allowed, *host, QString()};
 }
 
 AuthorityCheck checkConnectTarget(QStringView target)
@@ -131,7 +85,7 @@ AuthorityCheck checkConnectTarget(QStringView target)
     auto authority = parseAuthority(target, std::nullopt);
     if (!authority)
         return fromHostnameError(authority.error(), u"CONNECT target");
-    return AuthorityCheck {AuthorityReason::Ok, *authority, QString()};
+    return AuthorityCheck {EgressReason::Allowed, *authority, QString()};
 }
 
 } // namespace airlock::gateway

@@ -181,7 +181,7 @@ struct HeadScan
 struct Refusal
 {
     int status = 400;
-    QString reason;
+    EgressReason reason = EgressReason::MalformedRequest;
     QString detail;
     // What the refused request asked for, when its head parsed (for the egress event).
     QString method;
@@ -189,9 +189,10 @@ struct Refusal
     QString host;
 };
 
-Refusal httpRefusal(HttpReason reason, QString detail)
+// A refusal with the status the reason table gives.
+Refusal httpRefusal(EgressReason reason, QString detail)
 {
-    return Refusal {httpReasonStatus(reason), httpReasonName(reason), std::move(detail)};
+    return Refusal {denialStatus(reason), reason, std::move(detail)};
 }
 
 // The stricter checks of one line of the head, before Beast sees it: RFC 9112 §5.1 (no
@@ -201,7 +202,7 @@ std::optional<Refusal> scanLine(QByteArrayView line, HeadScan &scan)
 {
     if (line.isEmpty()) {
         if (scan.first)
-            return httpRefusal(HttpReason::MalformedRequest,
+            return httpRefusal(EgressReason::MalformedRequest,
                                QStringLiteral("empty line before the request line"));
         scan.done = true;
         return std::nullopt;
@@ -211,21 +212,21 @@ std::optional<Refusal> scanLine(QByteArrayView line, HeadScan &scan)
         for (char c : line) {
             const auto u = static_cast<unsigned char>(c);
             if (u < 0x20 || u == 0x7f)
-                return httpRefusal(HttpReason::MalformedRequest,
+                return httpRefusal(EgressReason::MalformedRequest,
                                    QStringLiteral("control byte in the request line"));
         }
         return std::nullopt;
     }
     if (line.front() == ' ' || line.front() == '\t') {
-        const HttpReason r =
-            scan.previousWasHost ? HttpReason::MalformedHost : HttpReason::MalformedHeader;
+        const EgressReason r =
+            scan.previousWasHost ? EgressReason::MalformedHost : EgressReason::MalformedHeader;
         return httpRefusal(r, QStringLiteral("obsolete line folding (RFC 9112 §5.2)"));
     }
     const qsizetype colon = line.indexOf(':');
     const QByteArrayView name = colon < 0 ? line : line.first(colon);
     const QByteArrayView trimmedName = trimmedOws(name);
     const bool isHost = iequals(trimmedName, "host");
-    const HttpReason fault = isHost ? HttpReason::MalformedHost : HttpReason::MalformedHeader;
+    const EgressReason fault = isHost ? EgressReason::MalformedHost : EgressReason::MalformedHeader;
     if (colon <= 0)
         return httpRefusal(fault, QStringLiteral("a field line without a name and ':'"));
     if (trimmedName.size() != name.size())
@@ -260,11 +261,11 @@ std::optional<Refusal> scanLines(QByteArrayView window, HeadScan &scan)
         if (i == window.size())
             return std::nullopt; // the line is not complete yet
         if (window[i] == '\n')
-            return httpRefusal(HttpReason::MalformedHeader, QStringLiteral("bare LF"));
+            return httpRefusal(EgressReason::MalformedHeader, QStringLiteral("bare LF"));
         if (i + 1 == window.size())
             return std::nullopt; // a CR at the end: wait for its LF
         if (window[i + 1] != '\n')
-            return httpRefusal(HttpReason::MalformedHeader, QStringLiteral("bare CR"));
+            return httpRefusal(EgressReason::MalformedHeader, QStringLiteral("bare CR"));
         const QByteArrayView line = window.sliced(scan.pos, i - scan.pos);
         scan.pos = i + 2;
         scan.searched = scan.pos;
@@ -278,11 +279,11 @@ std::optional<Refusal> scanLines(QByteArrayView window, HeadScan &scan)
 std::optional<Refusal> checkFraming(const RawHead &raw)
 {
     if (!raw.contentLengths.isEmpty() && !raw.transferEncodings.isEmpty())
-        return httpRefusal(HttpReason::ConflictingFraming,
+        return httpRefusal(EgressReason::ConflictingFraming,
                            QStringLiteral("both Content-Length and Transfer-Encoding"));
     if (raw.contentLengths.size() > 1)
         return httpRefusal(
-            HttpReason::BadContentLength,
+            EgressReason::BadContentLength,
             QStringLiteral("%1 Content-Length fields").arg(raw.contentLengths.size()));
     if (raw.contentLengths.size() == 1) {
         const QByteArrayView v = raw.contentLengths.first();
@@ -291,16 +292,16 @@ std::optional<Refusal> checkFraming(const RawHead &raw)
             digits = digits && c >= '0' && c <= '9';
         if (!digits || (v.size() > 1 && v.front() == '0'))
             return httpRefusal(
-                HttpReason::BadContentLength,
+                EgressReason::BadContentLength,
                 QStringLiteral("Content-Length is not 1*DIGIT without leading zeros"));
     }
     if (raw.transferEncodings.size() > 1)
         return httpRefusal(
-            HttpReason::BadTransferEncoding,
+            EgressReason::BadTransferEncoding,
             QStringLiteral("%1 Transfer-Encoding fields").arg(raw.transferEncodings.size()));
     // Transfer-coding names are case-insensitive (RFC 9112 §7); only "chunked" alone is accepted.
     if (raw.transferEncodings.size() == 1 && !iequals(raw.transferEncodings.first(), "chunked"))
-        return httpRefusal(HttpReason::BadTransferEncoding,
+        return httpRefusal(EgressReason::BadTransferEncoding,
                            QStringLiteral("Transfer-Encoding other than exactly chunked"));
     return std::nullopt;
 }
@@ -308,19 +309,19 @@ std::optional<Refusal> checkFraming(const RawHead &raw)
 Refusal fromBeastHeadError(const boost::system::error_code &ec)
 {
     if (ec == http::error::header_limit)
-        return httpRefusal(HttpReason::HeaderTooLarge, QStringLiteral("header limit exceeded"));
+        return httpRefusal(EgressReason::HeaderTooLarge, QStringLiteral("header limit exceeded"));
     if (ec == http::error::body_limit)
-        return httpRefusal(HttpReason::BodyTooLarge, QStringLiteral("body limit exceeded"));
+        return httpRefusal(EgressReason::BodyTooLarge, QStringLiteral("body limit exceeded"));
     if (ec == http::error::bad_content_length)
-        return httpRefusal(HttpReason::BadContentLength, QStringLiteral("Content-Length"));
+        return httpRefusal(EgressReason::BadContentLength, QStringLiteral("Content-Length"));
     if (ec == http::error::bad_transfer_encoding)
-        return httpRefusal(HttpReason::BadTransferEncoding, QStringLiteral("Transfer-Encoding"));
+        return httpRefusal(EgressReason::BadTransferEncoding, QStringLiteral("Transfer-Encoding"));
     if (ec == http::error::bad_version)
-        return httpRefusal(HttpReason::UnsupportedVersion, QStringLiteral("not HTTP/1.x"));
+        return httpRefusal(EgressReason::UnsupportedVersion, QStringLiteral("not HTTP/1.x"));
     if (ec == http::error::bad_field || ec == http::error::bad_value)
-        return httpRefusal(HttpReason::MalformedHeader,
+        return httpRefusal(EgressReason::MalformedHeader,
                            QStringLiteral("field: %1").arg(QString::fromStdString(ec.message())));
-    return httpRefusal(HttpReason::MalformedRequest,
+    return httpRefusal(EgressReason::MalformedRequest,
                        QStringLiteral("request: %1").arg(QString::fromStdString(ec.message())));
 }
 
@@ -357,61 +358,6 @@ std::optional<Target> splitTarget(QStringView target)
 }
 
 } // namespace
-
-QString httpReasonName(HttpReason reason)
-{
-    switch (reason) {
-    case HttpReason::MalformedRequest:
-        return QStringLiteral("malformed_request");
-    case HttpReason::MalformedHeader:
-        return QStringLiteral("malformed_header");
-    case HttpReason::MalformedHost:
-        return QStringLiteral("malformed_host");
-    case HttpReason::HeaderTooLarge:
-        return QStringLiteral("header_too_large");
-    case HttpReason::UnsupportedVersion:
-        return QStringLiteral("unsupported_version");
-    case HttpReason::ConflictingFraming:
-        return QStringLiteral("conflicting_framing");
-    case HttpReason::BadContentLength:
-        return QStringLiteral("bad_content_length");
-    case HttpReason::BadTransferEncoding:
-        return QStringLiteral("bad_transfer_encoding");
-    case HttpReason::BadChunk:
-        return QStringLiteral("bad_chunk");
-    case HttpReason::BodyTooLarge:
-        return QStringLiteral("body_too_large");
-    case HttpReason::BadTarget:
-        return QStringLiteral("bad_target");
-    case HttpReason::MethodForbidden:
-        return QStringLiteral("method_forbidden");
-    case HttpReason::PlainHttpPort:
-        return QStringLiteral("plain_http_port");
-    case HttpReason::AmbiguousFieldName:
-        return QStringLiteral("ambiguous_field_name");
-    case HttpReason::RequestOverride:
-        return QStringLiteral("request_override");
-    }
-    return QStringLiteral("malformed_request");
-}
-
-int httpReasonStatus(HttpReason reason)
-{
-    switch (reason) {
-    case HttpReason::HeaderTooLarge:
-        return 431;
-    case HttpReason::UnsupportedVersion:
-        return 505;
-    case HttpReason::BodyTooLarge:
-        return 413;
-    case HttpReason::MethodForbidden:
-    case HttpReason::PlainHttpPort:
-    case HttpReason::RequestOverride:
-        return 403;
-    default:
-        return 400;
-    }
-}
 
 struct HttpRequestGuard::Private
 {
@@ -458,7 +404,7 @@ void HttpRequestGuard::Private::parseHead(QList<HttpEvent> &out)
         if (m_in.size() > m_context.maxHeaderBytes)
             deny(out,
                  httpRefusal(
-                     HttpReason::HeaderTooLarge,
+                     EgressReason::HeaderTooLarge,
                      QStringLiteral("the head exceeds %1 bytes").arg(m_context.maxHeaderBytes)));
         return;
     }
@@ -482,7 +428,7 @@ void HttpRequestGuard::Private::parseHead(QList<HttpEvent> &out)
         return deny(out, fromBeastHeadError(ec));
     if (!m_parser->is_header_done() || used != static_cast<std::size_t>(head.size()))
         return deny(out,
-                    httpRefusal(HttpReason::MalformedRequest,
+                    httpRefusal(EgressReason::MalformedRequest,
                                 QStringLiteral("the head did not parse as one unit")));
 
     auto verdict = checkRequest(raw);
@@ -533,8 +479,9 @@ void HttpRequestGuard::Private::parseBody(QList<HttpEvent> &out, bool &progress)
     if (ec) {
         if (ec == http::error::body_limit)
             return deny(
-                out, httpRefusal(HttpReason::BodyTooLarge, QStringLiteral("body limit exceeded")));
-        return deny(out, httpRefusal(HttpReason::BadChunk, QString::fromStdString(ec.message())));
+                out,
+                httpRefusal(EgressReason::BodyTooLarge, QStringLiteral("body limit exceeded")));
+        return deny(out, httpRefusal(EgressReason::BadChunk, QString::fromStdString(ec.message())));
     }
     m_in.remove(0, static_cast<qsizetype>(used));
     if (produced > 0) {
@@ -564,7 +511,7 @@ void HttpRequestGuard::Private::parseBody(QList<HttpEvent> &out, bool &progress)
     }
     if (!progress && m_in.size() > kMaxChunkMeta)
         deny(out,
-             httpRefusal(HttpReason::BadChunk,
+             httpRefusal(EgressReason::BadChunk,
                          QStringLiteral("chunk header or trailers too large")));
 }
 
@@ -573,10 +520,10 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
     const auto &request = m_parser->get();
     if (request.version() != 10 && request.version() != 11)
         return std::unexpected(httpRefusal(
-            HttpReason::UnsupportedVersion,
+            EgressReason::UnsupportedVersion,
             QStringLiteral("HTTP/%1.%2").arg(request.version() / 10).arg(request.version() % 10)));
     if (request.version() == 10 && !raw.transferEncodings.isEmpty())
-        return std::unexpected(httpRefusal(HttpReason::BadTransferEncoding,
+        return std::unexpected(httpRefusal(EgressReason::BadTransferEncoding,
                                            QStringLiteral("Transfer-Encoding on HTTP/1.0")));
 
     const auto methodText = request.method_string();
@@ -593,7 +540,7 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         }
     }
     if (hostFields.size() != raw.hostLines)
-        return std::unexpected(httpRefusal(HttpReason::MalformedHost,
+        return std::unexpected(httpRefusal(EgressReason::MalformedHost,
                                            QStringLiteral("Host lines and fields disagree")));
 
     // Methods are case-sensitive (RFC 9110 §9.1), but a lenient upstream may not be: "trace" is
@@ -601,53 +548,49 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
     for (const auto *forbidden : {u"TRACE", u"TRACK"}) {
         if (method.compare(QStringView(forbidden), Qt::CaseInsensitive) == 0)
             return std::unexpected(httpRefusal(
-                HttpReason::MethodForbidden,
+                EgressReason::MethodForbidden,
                 QStringLiteral("%1 reflects request headers").arg(QStringView(forbidden))));
     }
     if (method != u"CONNECT" && method.compare(u"CONNECT", Qt::CaseInsensitive) == 0)
-        return std::unexpected(httpRefusal(HttpReason::MethodForbidden,
+        return std::unexpected(httpRefusal(EgressReason::MethodForbidden,
                                            QStringLiteral("CONNECT in other letter case")));
 
     if (method == u"CONNECT") {
         if (!m_context.explicitProxy || m_context.tls)
             return std::unexpected(
-                httpRefusal(HttpReason::MethodForbidden,
+                httpRefusal(EgressReason::MethodForbidden,
                             QStringLiteral("CONNECT outside an explicit proxy connection")));
         if (!raw.contentLengths.isEmpty() || !raw.transferEncodings.isEmpty())
-            return std::unexpected(
-                httpRefusal(HttpReason::ConflictingFraming, QStringLiteral("CONNECT with a body")));
+            return std::unexpected(httpRefusal(EgressReason::ConflictingFraming,
+                                               QStringLiteral("CONNECT with a body")));
         const AuthorityCheck connect = checkConnectTarget(target);
         if (!connect.ok())
-            return std::unexpected(Refusal {authorityReasonStatus(connect.reason),
-                                            authorityReasonName(connect.reason), connect.detail});
+            return std::unexpected(httpRefusal(connect.reason, connect.detail));
         // HTTP/1.1 requires Host on every request, CONNECT included (RFC 9112 §3.2); the
         // gateway refuses a missing Host everywhere else too
         // (docs/reviews/2026-11-30-redteam-pass.md#f8).
         if (hostFields.isEmpty())
-            return std::unexpected(Refusal {authorityReasonStatus(AuthorityReason::MissingHost),
-                                            authorityReasonName(AuthorityReason::MissingHost),
-                                            QStringLiteral("CONNECT without Host")});
+            return std::unexpected(
+                httpRefusal(EgressReason::MissingHost, QStringLiteral("CONNECT without Host")));
         for (const QString &host : hostFields) {
             const auto parsed = parseAuthority(host, connect.authority.port);
             if (!parsed || parsed->host != connect.authority.host
                 || parsed->port != connect.authority.port)
                 return std::unexpected(
-                    Refusal {authorityReasonStatus(AuthorityReason::AuthorityMismatch),
-                             authorityReasonName(AuthorityReason::AuthorityMismatch),
-                             QStringLiteral("Host differs from the CONNECT target")});
+                    httpRefusal(EgressReason::AuthorityMismatch,
+                                QStringLiteral("Host differs from the CONNECT target")));
         }
         const policy::Verdict verdict =
             m_matcher.checkConnection(connect.authority.host, connect.authority.port);
         if (!verdict.allowed())
-            return std::unexpected(
-                Refusal {403, policy::egressReasonName(verdict.reason), verdict.detail});
+            return std::unexpected(Refusal {403, verdict.reason, verdict.detail});
         return HttpTunnel {connect.authority, verdict.rule, {}};
     }
 
     const auto split = splitTarget(target);
     if (!split)
         return std::unexpected(httpRefusal(
-            HttpReason::BadTarget, QStringLiteral("neither origin-form nor absolute-form")));
+            EgressReason::BadTarget, QStringLiteral("neither origin-form nor absolute-form")));
 
     RequestAuthority authority;
     authority.tls = m_context.tls;
@@ -660,14 +603,13 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         // RFC 9112 §3.2.2: requests to a proxy use absolute-form; its port is the request's.
         if (!split->authority)
             return std::unexpected(httpRefusal(
-                HttpReason::BadTarget, QStringLiteral("a proxy request needs absolute-form")));
+                EgressReason::BadTarget, QStringLiteral("a proxy request needs absolute-form")));
         if (auto parsed = parseAuthority(*split->authority, quint16(80)))
             authority.connectionPort = parsed->port;
     }
     const AuthorityCheck check = checkRequestAuthority(authority);
     if (!check.ok())
-        return std::unexpected(Refusal {authorityReasonStatus(check.reason),
-                                        authorityReasonName(check.reason), check.detail});
+        return std::unexpected(httpRefusal(check.reason, check.detail));
 
     // Before the policy: what it checks must be the method and path the upstream acts on.
     for (const auto &field : request) {
@@ -677,37 +619,32 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
             const QByteArray folded = foldedFieldName(name);
             if (isStrippedField(folded) || isOverrideField(folded))
                 return std::unexpected(
-                    httpRefusal(HttpReason::AmbiguousFieldName,
+                    httpRefusal(EgressReason::AmbiguousFieldName,
                                 QStringLiteral("field name %1 reads as %2 on CGI-style upstreams")
                                     .arg(QString::fromLatin1(name.toByteArray()),
                                          QString::fromLatin1(folded))));
         } else if (isOverrideField(name)) {
             return std::unexpected(
-                httpRefusal(HttpReason::RequestOverride,
+                httpRefusal(EgressReason::RequestOverride,
                             QStringLiteral("%1 would override the checked method or path")
                                 .arg(QString::fromLatin1(name.toByteArray()))));
         }
     }
     if (hasMethodOverrideParameter(split->path))
         return std::unexpected(
-            httpRefusal(HttpReason::RequestOverride,
+            httpRefusal(EgressReason::RequestOverride,
                         QStringLiteral("a _method query parameter would override the method")));
 
     if (m_context.explicitProxy && !m_context.tls && check.authority.port != 80)
         return std::unexpected(httpRefusal(
-            HttpReason::PlainHttpPort,
+            EgressReason::PlainHttpPort,
             QStringLiteral("plain HTTP goes only to port 80; port %1 is reached with https "
                            "(CONNECT through the proxy)")
                 .arg(check.authority.port)));
     const policy::Verdict verdict =
         m_matcher.checkRequest(check.authority.host, check.authority.port, method, split->path);
-    if (!verdict.allowed()) {
-        const bool malformed = verdict.reason == policy::EgressReason::MalformedHost
-            || verdict.reason == policy::EgressReason::MalformedMethod
-            || verdict.reason == policy::EgressReason::MalformedPath;
-        return std::unexpected(Refusal {malformed ? 400 : 403,
-                                        policy::egressReasonName(verdict.reason), verdict.detail});
-    }
+    if (!verdict.allowed()) // 400 for the malformed_* reasons, 403 for the others
+        return std::unexpected(httpRefusal(verdict.reason, verdict.detail));
 
     HttpForward forward;
     forward.method = method;
@@ -817,11 +754,10 @@ bool HttpRequestGuard::atMessageBoundary() const
     return m_d->m_state == Private::State::Head && m_d->m_in.isEmpty();
 }
 
-QByteArray HttpRequestGuard::denialResponse(int status, const QString &reason)
+QByteArray HttpRequestGuard::denialResponse(int status, EgressReason reason)
 {
-    // The reason is a stable snake_case name: no JSON escaping needed, asserted here.
-    Q_ASSERT(!reason.contains(u'"') && !reason.contains(u'\\'));
-    const QByteArray body = "{\"error\":\"" + reason.toLatin1() + "\"}";
+    // Wire names are snake_case ASCII (checked with the reason table): no JSON escaping needed.
+    const QByteArray body = "{\"error\":\"" + wireName(reason).toLatin1() + "\"}";
     return "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status).toLatin1()
         + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())
         + "\r\nConnection: close\r\n\r\n" + body;

@@ -13,48 +13,7 @@
 
 namespace airlock::gateway {
 
-/// Why the HTTP layer refused a request before (or instead of) the authority and policy checks.
-/// Stable snake_case names (httpReasonName) travel in `egress.event`; docs/http.md lists them
-/// with the status the gateway answers. Authority reasons (hostheader.h) and policy reasons
-/// (policymatcher.h) keep their own names.
-enum class HttpReason {
-    MalformedRequest, ///< "malformed_request" (400): request line not RFC 9112 §3
-    MalformedHeader, ///< "malformed_header" (400): obs-fold, whitespace before ':', bare CR/LF,
-                     ///< control bytes (RFC 9112 §2.2, §5.1, §5.2)
-    MalformedHost, ///< "malformed_host" (400): the same faults on a Host line
-                   ///< (docs/redteam-cases.md A8)
-    HeaderTooLarge, ///< "header_too_large" (431): the head exceeds the header limit (RFC 6585 §5)
-    UnsupportedVersion, ///< "unsupported_version" (505): not HTTP/1.0 or HTTP/1.1
-    ConflictingFraming, ///< "conflicting_framing" (400): both Content-Length and
-                        ///< Transfer-Encoding (RFC 9112 §6.1, docs/redteam-cases.md G1)
-    BadContentLength, ///< "bad_content_length" (400): not one field of 1*DIGIT without leading
-                      ///< zeros (RFC 9110 §8.6, RFC 9112 §6.3, G1)
-    BadTransferEncoding, ///< "bad_transfer_encoding" (400): not one field of exactly "chunked",
-                         ///< or on HTTP/1.0 (RFC 9112 §6.1, §7, G1)
-    BadChunk, ///< "bad_chunk" (400): the chunked body does not parse (RFC 9112 §7.1)
-    BodyTooLarge, ///< "body_too_large" (413): over the configured body limit
-    BadTarget, ///< "bad_target" (400): not origin-form or absolute-form (RFC 9112 §3.2)
-    MethodForbidden, ///< "method_forbidden" (403): TRACE/TRACK in any case (RFC 9110 §9.3.8
-                     ///< reflects headers, principle 7); CONNECT unless on an explicit proxy
-    PlainHttpPort, ///< "plain_http_port" (403): a plain-HTTP proxy request for a port other
-                   ///< than 80 (cleartext goes only to 80, as on the transparent path;
-                   ///< docs/policy.md, docs/reviews/2026-11-30-redteam-pass.md#f4)
-    AmbiguousFieldName, ///< "ambiguous_field_name" (400): a field name with a byte other than
-                        ///< letters, digits and '-' that CGI-style upstreams fold onto a field
-                        ///< the gateway strips, rewrites or refuses (`X_Forwarded_For`,
-                        ///< `Transfer_Encoding`; docs/reviews/2026-12-01-gateway-round3.md#f4)
-    RequestOverride, ///< "request_override" (403): X-HTTP-Method-Override, X-HTTP-Method,
-                     ///< X-Method-Override, X-Original-URL, X-Rewrite-URL or a `_method` query
-                     ///< parameter: the upstream could act on another method or path than the
-                     ///< one checked (docs/reviews/2026-12-01-gateway-round3.md#f6)
-};
-
-/// Stable name, e.g. "conflicting_framing".
-QString httpReasonName(HttpReason reason);
-/// The status the gateway answers with for an HTTP-layer reason.
-int httpReasonStatus(HttpReason reason);
-
-/// The connection one guard checks: fixed for its lifetime (docs/redteam-cases.md principle 1).
+/// The connection one guard checks: fixed for its lifetime (CASES.md principle 1).
 struct HttpConnectionContext
 {
     /// https: TLS terminated by the gateway; `sni` is the ClientHello's server name. http: plain
@@ -111,14 +70,13 @@ struct HttpRequestEnd
 };
 
 /// The request is refused. The connection is finished: nothing after it is forwarded
-/// (docs/redteam-cases.md A6, G1). `response` is ready to send to the guest. When it follows an
-/// HttpForward without its HttpRequestEnd (a bad chunk, a body over the limit), the request in
-/// progress must also be aborted upstream (close that upstream connection).
+/// (CASES.md A6, G1). `response` is ready to send to the guest. When it follows an HttpForward
+/// without its HttpRequestEnd (a bad chunk, a body over the limit), the request in progress
+/// must also be aborted upstream (close that upstream connection).
 struct HttpDeny
 {
     int status = 400;
-    QString
-        reason; ///< a stable name: httpReasonName, authorityReasonName or policy::egressReasonName
+    EgressReason reason = EgressReason::MalformedRequest; ///< of layer Http, Authority or Policy
     QString detail; ///< English, for logs and the GUI
     QByteArray response; ///< status line, JSON body {"error":"<reason>"}, Connection: close
     /// When the refused request's head parsed: its method, target (with the query: redact
@@ -130,9 +88,8 @@ struct HttpDeny
 
 /// An explicit proxy's CONNECT that passed checkConnectTarget and the policy's connection check.
 /// The caller answers "200" (connectEstablishedResponse), then runs TLS over the tunnel and must
-/// require the ClientHello's SNI to equal authority.host (docs/redteam-cases.md A5). `leftover` is
-/// what the guest sent after the CONNECT head; it belongs to the tunnel's TLS layer, not to the
-/// upstream.
+/// require the ClientHello's SNI to equal authority.host (CASES.md A5). `leftover` is what the
+/// guest sent after the CONNECT head; it belongs to the tunnel's TLS layer, not to the upstream.
 struct HttpTunnel
 {
     Authority authority;
@@ -142,8 +99,8 @@ struct HttpTunnel
 
 using HttpEvent = std::variant<HttpForward, HttpBody, HttpRequestEnd, HttpDeny, HttpTunnel>;
 
-/// Strict request-by-request checker for one guest connection (docs/redteam-cases.md principles 1
-/// and 5; classes A1, A6-A8, B3, B4, C3, D1, D4, G1). Feed it the guest's bytes, split anywhere; it
+/// Strict request-by-request checker for one guest connection (CASES.md principles 1 and 5;
+/// classes A1, A6-A8, B3, B4, C3, D1, D4, G1). Feed it the guest's bytes, split anywhere; it
 /// returns, in order, for each request either HttpForward, HttpBody*, HttpRequestEnd, or one
 /// HttpDeny (or HttpTunnel) after which it is finished and ignores further input.
 ///
@@ -172,7 +129,7 @@ public:
 
     /// The denial the gateway sends: "HTTP/1.1 <status> <phrase>", Content-Type:
     /// application/json, Content-Length, Connection: close, body {"error":"<reason>"}.
-    static QByteArray denialResponse(int status, const QString &reason);
+    static QByteArray denialResponse(int status, EgressReason reason);
     /// "HTTP/1.1 200 Connection Established" for a tunnel (RFC 9110 §9.3.6).
     static QByteArray connectEstablishedResponse();
 

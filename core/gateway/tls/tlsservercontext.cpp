@@ -19,7 +19,7 @@ struct TlsGuestConnection::State
     TlsRequiredName required;
     QString serverName;
     QString requestedName;
-    TlsRejectReason reason = TlsRejectReason::None;
+    EgressReason reason = EgressReason::Allowed;
     QString detail;
 };
 
@@ -33,35 +33,6 @@ struct TlsServerContext::Impl
     static int onAlpn(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                       const unsigned char *in, unsigned int inlen, void *arg);
 };
-
-QString tlsRejectReasonName(TlsRejectReason reason)
-{
-    switch (reason) {
-    case TlsRejectReason::None:
-        return QStringLiteral("none");
-    case TlsRejectReason::NotTls:
-        return QStringLiteral("not_tls");
-    case TlsRejectReason::NoSni:
-        return QStringLiteral("no_sni");
-    case TlsRejectReason::BadSni:
-        return QStringLiteral("bad_sni");
-    case TlsRejectReason::HostNotAllowed:
-        return QStringLiteral("host_not_allowed");
-    case TlsRejectReason::PortNotAllowed:
-        return QStringLiteral("port_not_allowed");
-    case TlsRejectReason::NoHttp11Alpn:
-        return QStringLiteral("no_http11_alpn");
-    case TlsRejectReason::LeafUnavailable:
-        return QStringLiteral("leaf_unavailable");
-    case TlsRejectReason::HandshakeFailed:
-        return QStringLiteral("handshake_failed");
-    case TlsRejectReason::DestinationMismatch:
-        return QStringLiteral("destination_mismatch");
-    case TlsRejectReason::ConnectSniMismatch:
-        return QStringLiteral("sni_connect_mismatch");
-    }
-    return QStringLiteral("handshake_failed");
-}
 
 TlsSniff sniffTlsClientHello(QByteArrayView firstBytes)
 {
@@ -113,7 +84,7 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
         *alert = SSL_AD_INTERNAL_ERROR;
         return SSL_CLIENT_HELLO_ERROR;
     }
-    const auto reject = [&](TlsRejectReason reason, const QString &detail, int alertCode) {
+    const auto reject = [&](EgressReason reason, const QString &detail, int alertCode) {
         state->reason = reason;
         state->detail = detail;
         state->serverName.clear();
@@ -124,13 +95,13 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
     const unsigned char *extension = nullptr;
     size_t length = 0;
     if (SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &extension, &length) != 1)
-        return reject(TlsRejectReason::NoSni,
+        return reject(EgressReason::NoSni,
                       QStringLiteral("the ClientHello has no server_name extension"),
                       SSL_AD_UNRECOGNIZED_NAME);
     const auto raw = parseServerNameExtension(
         QByteArrayView(reinterpret_cast<const char *>(extension), qsizetype(length)));
     if (!raw)
-        return reject(TlsRejectReason::BadSni,
+        return reject(EgressReason::BadSni,
                       QStringLiteral("malformed server_name extension (RFC 6066 §3)"),
                       SSL_AD_DECODE_ERROR);
     // Latin-1 is lossless for bytes; anything above 0x7f is then rejected as non_ascii. The
@@ -139,7 +110,7 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
     state->requestedName = printableText(QString::fromLatin1(*raw).left(255), true);
     const auto name = canonicalizeHostname(QString::fromLatin1(*raw));
     if (!name)
-        return reject(TlsRejectReason::BadSni, name.error().toError().message,
+        return reject(EgressReason::BadSni, name.error().toError().message,
                       SSL_AD_UNRECOGNIZED_NAME);
 
     state->requestedName = *name;
@@ -151,21 +122,19 @@ int TlsServerContext::Impl::onClientHello(SSL *ssl, int *alert, void *arg)
 
     const policy::Verdict verdict = impl->check(*name, state->port);
     if (!verdict.allowed()) {
-        const TlsRejectReason reason = verdict.reason == policy::EgressReason::PortNotAllowed
-            ? TlsRejectReason::PortNotAllowed
-            : verdict.reason == policy::EgressReason::MalformedHost
-            ? TlsRejectReason::BadSni
-            : TlsRejectReason::HostNotAllowed;
+        const EgressReason reason = verdict.reason == EgressReason::PortNotAllowed
+            ? EgressReason::PortNotAllowed
+            : verdict.reason == EgressReason::MalformedHost ? EgressReason::BadSni
+                                                            : EgressReason::HostNotAllowed;
         return reject(reason, verdict.detail, SSL_AD_ACCESS_DENIED);
     }
 
     auto leaf = impl->ca->mintLeaf(*name);
     if (!leaf)
-        return reject(TlsRejectReason::LeafUnavailable, leaf.error().message,
-                      SSL_AD_INTERNAL_ERROR);
+        return reject(EgressReason::LeafUnavailable, leaf.error().message, SSL_AD_INTERNAL_ERROR);
     if (SSL_use_certificate(ssl, (*leaf)->certificate.get()) != 1
         || SSL_use_PrivateKey(ssl, (*leaf)->key.get()) != 1)
-        return reject(TlsRejectReason::LeafUnavailable, takeOpenSslErrors(), SSL_AD_INTERNAL_ERROR);
+        return reject(EgressReason::LeafUnavailable, takeOpenSslErrors(), SSL_AD_INTERNAL_ERROR);
     state->serverName = *name;
     return SSL_CLIENT_HELLO_SUCCESS;
 }
@@ -180,7 +149,7 @@ int TlsServerContext::Impl::onAlpn(SSL *ssl, const unsigned char **out, unsigned
         return SSL_TLSEXT_ERR_OK;
     }
     if (auto *state = static_cast<TlsGuestConnection::State *>(SSL_get_app_data(ssl))) {
-        state->reason = TlsRejectReason::NoHttp11Alpn;
+        state->reason = EgressReason::NoHttp11Alpn;
         state->serverName.clear();
         state->detail = QStringLiteral("the client offered ALPN without http/1.1");
     }
@@ -215,7 +184,7 @@ quint16 TlsGuestConnection::port() const
     return m_state->port;
 }
 
-TlsRejectReason TlsGuestConnection::rejectReason() const
+EgressReason TlsGuestConnection::rejectReason() const
 {
     return m_state->reason;
 }
@@ -225,9 +194,9 @@ QString TlsGuestConnection::rejectDetail() const
     return m_state->detail;
 }
 
-void TlsGuestConnection::reject(TlsRejectReason reason, const QString &detail)
+void TlsGuestConnection::reject(EgressReason reason, const QString &detail)
 {
-    if (m_state->reason != TlsRejectReason::None)
+    if (m_state->reason != EgressReason::Allowed)
         return; // the first reason found stays
     m_state->reason = reason;
     m_state->detail = detail;

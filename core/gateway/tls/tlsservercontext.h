@@ -13,37 +13,14 @@
 
 namespace airlock::gateway {
 
-/// Why the gateway refused a guest's TLS connection. Stable snake_case names
-/// (tlsRejectReasonName) travel in `egress.event`; docs/tls.md lists them.
-enum class TlsRejectReason {
-    None, ///< "none": not rejected (yet)
-    NotTls, ///< "not_tls": the first bytes are not a TLS handshake record
-            ///< (docs/redteam-cases.md D3)
-    NoSni, ///< "no_sni": the ClientHello has no server_name extension (A3, A4)
-    BadSni, ///< "bad_sni": server_name malformed (RFC 6066 §3) or rejected by canonicalizeHostname
-    HostNotAllowed, ///< "host_not_allowed": the policy allows no rule for the SNI name (C1)
-    PortNotAllowed, ///< "port_not_allowed": the name is allowed, not on this port (D2)
-    NoHttp11Alpn, ///< "no_http11_alpn": the client offered ALPN without "http/1.1" (RFC 7301)
-    LeafUnavailable, ///< "leaf_unavailable": minting the leaf certificate failed
-    HandshakeFailed, ///< "handshake_failed": any other handshake failure (version, cipher, ...)
-    /// "destination_mismatch": the guest dialed the synthetic address of another name (A3)
-    DestinationMismatch,
-    /// "sni_connect_mismatch": inside an explicit proxy's CONNECT tunnel, the SNI names another
-    /// host than the CONNECT target (A5)
-    ConnectSniMismatch,
-};
-
 /// A name a connection's SNI must equal, decided before the ClientHello arrives: the name
 /// mapped to the synthetic address the guest dialed, or an explicit proxy's CONNECT host.
 /// Empty name: no requirement.
 struct TlsRequiredName
 {
     QString name; ///< canonical
-    TlsRejectReason reason = TlsRejectReason::DestinationMismatch; ///< reported on mismatch
+    EgressReason reason = EgressReason::DestinationMismatch; ///< reported on mismatch
 };
-
-/// Stable name, e.g. "no_sni".
-QString tlsRejectReasonName(TlsRejectReason reason);
 
 /// What the first bytes of a guest connection look like (sniffTlsClientHello).
 enum class TlsSniff {
@@ -53,8 +30,8 @@ enum class TlsSniff {
 };
 
 /// Decides from the first bytes, before OpenSSL sees them, whether a connection is TLS
-/// (docs/redteam-cases.md D3). A ClientHello starts with the record header: content type 22
-/// (handshake), legacy_record_version 0x0301..0x0304, a length of 1..16384 (RFC 8446 §5.1, RFC 5246
+/// (CASES.md D3). A ClientHello starts with the record header: content type 22 (handshake),
+/// legacy_record_version 0x0301..0x0304, a length of 1..16384 (RFC 8446 §5.1, RFC 5246
 /// §6.2.1), then handshake type 1 (client_hello). ClientHello once those 6 bytes match;
 /// NotTls as soon as one byte does not; NeedMore for a matching prefix shorter than 6 bytes.
 TlsSniff sniffTlsClientHello(QByteArrayView firstBytes);
@@ -83,14 +60,16 @@ public:
     QString requestedName() const;
     /// The original destination port this connection was created for.
     quint16 port() const;
-    /// Why the ClientHello (or ALPN) was refused; None while nothing was refused. A failed
-    /// SSL_accept with None here is a plain handshake failure (HandshakeFailed).
-    TlsRejectReason rejectReason() const;
+    /// Why the ClientHello (or ALPN) was refused (NoSni, BadSni, HostNotAllowed,
+    /// PortNotAllowed, NoHttp11Alpn, LeafUnavailable, DestinationMismatch, ConnectSniMismatch;
+    /// docs/tls.md); Allowed while nothing was refused. A failed SSL_accept with Allowed here is
+    /// a plain handshake failure (HandshakeFailed).
+    EgressReason rejectReason() const;
     /// English detail for the rejection (hostname reason, policy detail, OpenSSL error).
     QString rejectDetail() const;
     /// Marks the connection rejected for a reason found outside OpenSSL (NotTls, or
     /// HandshakeFailed after SSL_accept failed without a ClientHello decision).
-    void reject(TlsRejectReason reason, const QString &detail);
+    void reject(EgressReason reason, const QString &detail);
 
     TlsGuestConnection(TlsGuestConnection &&) noexcept;
     TlsGuestConnection &operator=(TlsGuestConnection &&) noexcept;
