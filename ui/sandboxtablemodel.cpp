@@ -10,8 +10,10 @@
 
 namespace airlock {
 
-SandboxTableModel::SandboxTableModel(QObject *parent) : QAbstractTableModel(parent)
+SandboxTableModel::SandboxTableModel(QObject *parent)
+    : QAbstractTableModel(parent), m_uptimeTimer(this)
 {
+    m_uptimeTimer.setObjectName(QStringLiteral("uptime")); // tests find it
     m_uptimeTimer.setInterval(1000);
     connect(&m_uptimeTimer, &QTimer::timeout, this, &SandboxTableModel::refreshUptime);
 }

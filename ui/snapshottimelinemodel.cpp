@@ -69,6 +69,8 @@ SnapshotTimelineModel::SnapshotTimelineModel(QObject *parent)
 {
     // Several notifications come in a burst (a restore: the safety snapshot, then the head
     // moves); one re-read after them is enough.
+    m_reread.setParent(this);
+    m_reread.setObjectName(QStringLiteral("reread")); // tests wait for it
     m_reread.setSingleShot(true);
     m_reread.setInterval(150);
     connect(&m_reread, &QTimer::timeout, this, &SnapshotTimelineModel::refresh);

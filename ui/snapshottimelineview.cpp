@@ -170,7 +170,7 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
     // a new axis: repaints (selection, focus) keep the markers where they are.
     if (m_range && m_rangeSize == size())
         return *m_range;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QDateTime now = m_now();
     const QModelIndexList byTime = m_model ? m_model->indexesByTime() : QModelIndexList();
     QDateTime from = now;
     if (!byTime.isEmpty())

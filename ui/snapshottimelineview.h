@@ -7,6 +7,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -48,6 +49,9 @@ public:
     /// growing with the logarithm of the size up to 18 (so a 1 GiB snapshot stays readable
     /// next to a 50 KiB one).
     static int markerRadius(qint64 newBytes);
+
+    /// Where "now" comes from: QDateTime::currentDateTimeUtc unless a test moves time on.
+    void setClock(std::function<QDateTime()> now) { m_now = std::move(now); }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -102,6 +106,7 @@ private:
 
     QPointer<SnapshotTimelineModel> m_model;
     QPointer<QItemSelectionModel> m_selection;
+    std::function<QDateTime()> m_now = [] { return QDateTime::currentDateTimeUtc(); };
     QTimer m_clock; // "now" moves: a new axis now and then
     mutable std::optional<Range> m_range; // cached; reset when the data changes or the clock ticks
     mutable QSize m_rangeSize;

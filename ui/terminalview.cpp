@@ -58,6 +58,8 @@ TerminalView::TerminalView(TerminalSession *session, QWidget *parent)
                    std::max(1, metrics.height()));
     m_ascent = metrics.ascent();
 
+    m_repaintTimer.setParent(this);
+    m_repaintTimer.setObjectName(QStringLiteral("repaint")); // tests count its ticks
     m_repaintTimer.setSingleShot(true);
     m_repaintTimer.setInterval(kRepaintIntervalMs);
     connect(&m_repaintTimer, &QTimer::timeout, this, &TerminalView::repaintNow);

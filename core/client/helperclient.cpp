@@ -49,6 +49,8 @@ struct HelperClient::Private
     bool autoReconnect = false;
     // True between connectToHelper() and disconnectFromHelper(): only then do we reconnect.
     bool wanted = false;
+    int initialBackoffMs = kInitialBackoffMs;
+    int maxBackoffMs = kMaxBackoffMs;
     int backoffMs = kInitialBackoffMs;
     QTimer reconnectTimer;
     QTimer helloTimer;
@@ -112,7 +114,7 @@ struct HelperClient::Private
             return;
         }
         hello = message.result.toObject();
-        backoffMs = kInitialBackoffMs;
+        backoffMs = initialBackoffMs;
         setState(State::Ready);
         const QList<qint64> toSend = std::exchange(queued, {});
         for (const qint64 id : toSend) {
@@ -246,7 +248,7 @@ struct HelperClient::Private
         if (autoReconnect && wanted && state == State::Disconnected) {
             qCDebug(lcClient) << "reconnecting in" << backoffMs << "ms";
             reconnectTimer.start(backoffMs);
-            backoffMs = std::min(backoffMs * 2, kMaxBackoffMs);
+            backoffMs = std::min(backoffMs * 2, maxBackoffMs);
         }
     }
 
@@ -316,6 +318,18 @@ void HelperClient::setAutoReconnect(bool enabled)
     d->autoReconnect = enabled;
     if (!enabled)
         d->reconnectTimer.stop();
+}
+
+void HelperClient::setReconnectBackoff(int initialMs, int maxMs)
+{
+    d->initialBackoffMs = initialMs;
+    d->maxBackoffMs = maxMs;
+    d->backoffMs = initialMs;
+}
+
+int HelperClient::scheduledReconnectMs() const
+{
+    return d->reconnectTimer.isActive() ? d->reconnectTimer.interval() : -1;
 }
 
 HelperClient::State HelperClient::state() const

@@ -34,6 +34,11 @@ public:
     void connectToHelper();
     void disconnectFromHelper();
     void setAutoReconnect(bool enabled);
+    /// The reconnect backoff: the first retry `initialMs` after a loss, each further one twice
+    /// as late, at most `maxMs` (defaults 500 ms and 10 s; tests shorten them).
+    void setReconnectBackoff(int initialMs, int maxMs);
+    /// The delay of the reconnect attempt that is scheduled, in ms; -1 when none is.
+    int scheduledReconnectMs() const;
 
     State state() const;
     /// The `hello` result of the current connection (empty when not Ready).

@@ -9,6 +9,7 @@
 #include <libssh/libssh.h>
 #include <libssh/server.h> // ssh_send_keepalive: declared there, usable by clients
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -321,6 +322,7 @@ private:
                 ssh_send_keepalive(session);
                 ssh_send_keepalive(session);
                 lastKeepalive = now;
+                ++m_keepalives;
             }
         }
         ssh_event_remove_fd(event, m_wakeFd);
@@ -363,6 +365,9 @@ private:
     const int m_connectTimeoutMs;
     const int m_wakeFd;
     bool m_woken = false; // set by onWake during ssh_event_dopoll (pump thread only)
+
+public:
+    std::atomic<int> m_keepalives = 0; // keepalive requests sent on this connection
 };
 
 SshTransport::SshTransport(SshEndpoint endpoint, SshPrompter *prompter, QObject *parent)
@@ -428,6 +433,11 @@ void SshTransport::setKeepalive(int intervalMs, int countMax)
 {
     m_keepaliveIntervalMs = std::max(100, intervalMs);
     m_keepaliveCountMax = std::max(1, countMax);
+}
+
+int SshTransport::keepalivesSent() const
+{
+    return m_run ? m_run->m_keepalives.load() : 0;
 }
 
 void SshTransport::setState(State state)

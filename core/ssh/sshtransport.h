@@ -63,6 +63,9 @@ public:
     bool usesBridge() const { return m_usesBridge; }
     /// Keepalive period and how many silent periods make the connection lost (default 15 s, 3).
     void setKeepalive(int intervalMs, int countMax);
+    /// Keepalive requests sent on the current connection (each after an interval without
+    /// traffic from the server), 0 without one.
+    int keepalivesSent() const;
     /// TCP connect and SSH handshake timeout (default 15 s).
     void setConnectTimeout(int timeoutMs) { m_connectTimeoutMs = timeoutMs; }
     void setPrompter(SshPrompter *prompter) { m_prompter = prompter; }

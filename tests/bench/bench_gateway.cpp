@@ -1,37 +1,33 @@
 // bench_gateway: HTTPS requests per second, per-request latency and 1 MiB download
 // throughput through the real airlock-gateway versus directly to the same local upstream, in
 // the same run, with 1 and 32 concurrent keep-alive connections (issue 3 "Benchmark";
-// docs/gateway.md). Runs in a private network namespace (root); prints medians and ratios.
+// docs/gateway.md). Runs in the gateway topology (GatewayTopology, root): "direct" dials from the
+// host namespace, through the gateway from the guest's; prints medians and ratios.
 // Targets: throughput through the gateway >= 0.7 of direct; added median latency < 1 ms.
-#include "core/pki/sandboxca.h"
-#include "gatewaytestbed.h"
+#include "gatewaytopology.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QJsonArray>
-#include <QTemporaryDir>
 
 #include <algorithm>
-#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <thread>
 #include <vector>
 
-using namespace airlock;
-using namespace airlock::gateway;
 using namespace airlock::test;
 using namespace Qt::StringLiterals;
 
 namespace {
 
-const QHostAddress kUpstream(u"127.0.0.11"_s);
+const QHostAddress kUpstream = topo::PkgServer;
 constexpr int kRuns = 3;
 
 struct Target
 {
-    bool throughGateway = false;
-    QByteArray caPem; // what the client trusts: the sandbox CA or the upstream CA
+    int nsFd = -1; // where the client dials from: the host (direct) or the guest (redirected)
+    QByteArray caPem; // what the client trusts: the upstream CA or the sandbox CA
 };
 
 struct RunResult
@@ -62,10 +58,9 @@ RunResult run(const Target &target, int connections, int perConnection, const QS
     for (int c = 0; c < connections; ++c) {
         threads.emplace_back([&, c] {
             RunResult &mine = partial[size_t(c)];
-            GuestConnection client;
             // Through the gateway: the guest dials the upstream address and is redirected.
-            if (!client.connectTcp(kUpstream, 443, target.throughGateway)
-                || !client.startTls(u"pkg.test"_s, target.caPem)) {
+            auto client = GuestConnection::connect(target.nsFd, kUpstream, 443);
+            if (!client || !client->startTls("pkg.test"_ba, target.caPem, u"pkg.test"_s)) {
                 mine.ok = false;
                 return;
             }
@@ -74,14 +69,14 @@ RunResult run(const Target &target, int connections, int perConnection, const QS
             for (int i = 0; i < perConnection; ++i) {
                 QElapsedTimer one;
                 one.start();
-                client.write(request);
-                const QByteArray response = client.readResponse(20000);
-                if (responseStatus(response) != 200) {
+                client->send(request);
+                const HttpResponse response = client->readResponse(20000);
+                if (response.status != 200) {
                     mine.ok = false;
                     return;
                 }
                 mine.latenciesMs.push_back(double(one.nsecsElapsed()) / 1e6);
-                mine.bytes += response.size();
+                mine.bytes += response.size;
                 ++mine.requests;
             }
         });
@@ -136,56 +131,29 @@ Figures measure(const Target &target, int connections, int perConnection, const 
 
 int main(int argc, char *argv[])
 {
-    const QString network = enterGatewayTestNetwork();
     QCoreApplication app(argc, argv);
     std::signal(SIGPIPE, SIG_IGN);
-    if (!network.isEmpty()) {
-        std::fprintf(stderr, "bench_gateway: %s\n", qPrintable(network));
-        return 1;
-    }
-    QTemporaryDir dir;
-    auto sandboxCa = airlock::pki::SandboxCa::generate(u"bench"_s);
-    auto upstreamCa = airlock::pki::SandboxCa::generate(u"bench-upstream"_s);
-    if (!dir.isValid() || !sandboxCa || !upstreamCa
-        || !sandboxCa->save(dir.filePath(u"sandbox.crt"_s), dir.filePath(u"sandbox.key"_s))
-        || !upstreamCa->save(dir.filePath(u"upstream.crt"_s), dir.filePath(u"upstream.key"_s)))
-        return 1;
-    TestUpstream upstream;
-    TestDnsServer dns;
-    if (!upstream.start({kUpstream, 443, true, &*upstreamCa, {u"pkg.test"_s}, {}})
-        || !dns.start(QHostAddress(kDnsUpstream), 53, {{u"pkg.test"_s, kUpstream.toString()}})) {
-        std::fprintf(stderr, "bench_gateway: cannot start the local upstream\n");
-        return 1;
-    }
-    const QJsonObject policy {{u"version"_s, 1},
-                              {u"rules"_s, QJsonArray {QJsonObject {{u"host"_s, u"pkg.test"_s}}}}};
-    QJsonObject config =
-        gatewayTestConfig(dir.filePath(u"sandbox.crt"_s), dir.filePath(u"sandbox.key"_s),
-                          dir.filePath(u"upstream.crt"_s), policy);
-    QJsonObject limits = config.value(u"limits"_s).toObject();
-    limits.insert(u"idleTimeoutMs"_s, 60000);
-    config.insert(u"limits"_s, limits);
-    GatewayProcess gateway;
-    QString error;
-    if (!gateway.startAndWaitReady(config, &error)) {
-        std::fprintf(stderr, "bench_gateway: %s\n", qPrintable(error));
+    GatewayTopology::Options options;
+    options.tag = u"bg"_s;
+    options.hosts = {{u"pkg.test"_s, kUpstream}};
+    options.servers = {{u"pkg"_s, kUpstream, 443, ServerEndpoint::Kind::Https, u"pkg.test"_s,
+                        ServerEndpoint::Answer::Hello}};
+    options.policy = {{u"version"_s, 1},
+                      {u"rules"_s, QJsonArray {QJsonObject {{u"host"_s, u"pkg.test"_s}}}}};
+    options.limits = {
+        {u"maxConnections"_s, 1024}, {u"idleTimeoutMs"_s, 60000}, {u"maxHeaderBytes"_s, 65536}};
+    // The gateway's reader thread takes its egress events as they come, as airlockd does (a
+    // full control channel would make the gateway queue them).
+    GatewayTopology topology(options);
+    if (!topology.start()) {
+        std::fprintf(stderr, "bench_gateway: %s\n", qPrintable(topology.lastError()));
         return 1;
     }
 
-    // airlockd reads the egress events as they come; so does the bench (a full control
-    // channel would make the gateway queue them).
-    std::atomic<bool> stopDrain = false;
-    std::thread drain([&] {
-        while (!stopDrain) {
-            if (gateway.next(100))
-                gateway.clearReceived();
-        }
-    });
-
-    const Target direct {false, upstreamCa->certificatePem()};
-    const Target through {true, sandboxCa->certificatePem()};
+    const Target direct {topology.hostNs(), topology.upstreamCa().certificatePem()};
+    const Target through {topology.guestNs(), topology.sandboxCaPem()};
     bool ok = true;
-    std::printf("bench_gateway: medians of %d runs; loopback in a private network namespace\n",
+    std::printf("bench_gateway: medians of %d runs; veths between test network namespaces\n",
                 kRuns);
     std::printf("%-34s %12s %12s %8s\n", "scenario", "direct", "gateway", "ratio");
     const auto row = [](const char *name, double d, double g) {
@@ -209,8 +177,6 @@ int main(int argc, char *argv[])
         const QByteArray label = "1 MiB MiB/s, " + QByteArray::number(connections) + " conn";
         row(label.constData(), d.mibPerSecond, g.mibPerSecond);
     }
-    stopDrain = true;
-    drain.join();
     if (!ok) {
         std::fprintf(stderr, "bench_gateway: some requests failed\n");
         return 1;

@@ -2,6 +2,7 @@
 // real QEMU guest on TCG: every command, its output and its exit code.
 
 #include "helperprocess.h"
+#include "rpctestclient.h"
 
 #include <QDir>
 #include <QFile>
@@ -17,6 +18,7 @@
 #include <vector>
 
 using airlock::test::HelperProcess;
+using airlock::test::RpcTestClient;
 
 namespace {
 
@@ -182,13 +184,12 @@ private Q_SLOTS:
     {
         // docs/reviews/2026-12-01-newuser-pass.md#l5: a full helper printed a Qt logging category
         // ("airlock.client: helper error without id: ...") and then only "closed the connection".
-        std::vector<std::unique_ptr<QLocalSocket>> held;
+        // 64 clients the helper has accepted (it answered their hello).
+        std::vector<std::unique_ptr<RpcTestClient>> held;
         for (int i = 0; i < 64; ++i) {
-            held.push_back(std::make_unique<QLocalSocket>());
-            held.back()->connectToServer(m_helper->socketPath());
-            QVERIFY(held.back()->waitForConnected(5000));
+            held.push_back(std::make_unique<RpcTestClient>(m_helper->socketPath()));
+            QVERIFY(held.back()->hello());
         }
-        QTest::qWait(300); // the helper accepts them
         const Run run = ctl({QStringLiteral("list")});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.startsWith(QStringLiteral("airlockctl: airlockd already serves 64 "
@@ -315,7 +316,12 @@ private Q_SLOTS:
         follower.closeWriteChannel();
         QByteArray replay;
         QVERIFY2(waitForMatch(follower, replay, answer, 10000), replay.right(2000).constData());
-        QTest::qWait(300);
+        // Output typed by another console reaches it after its end of input (which it had
+        // from the start, long before): it did not leave at that end.
+        QCOMPARE(ctl({QStringLiteral("console"), name}, "echo follow-$((6*7))\n\x1d").exitCode, 0);
+        static const QRegularExpression followed(QStringLiteral("^follow-42\\r?$"),
+                                                 QRegularExpression::MultilineOption);
+        QVERIFY2(waitForMatch(follower, replay, followed, 30000), replay.right(2000).constData());
         QCOMPARE(follower.state(), QProcess::Running);
 
         run = ctl({QStringLiteral("rm"), name});

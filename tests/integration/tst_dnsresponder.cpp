@@ -7,6 +7,8 @@
 #include "core/gateway/dns/dnsresponder.h"
 #include "core/gateway/dns/dnsserver.h"
 #include "core/gateway/dns/dnsupstreamresolver.h"
+#include "eventloop.h"
+#include "resultcheck.h"
 
 #include <QNetworkDatagram>
 #include <QSignalSpy>
@@ -248,7 +250,7 @@ void TestDnsResponderIntegration::init()
 
     m_server = std::make_unique<DnsServer>(m_responder.get(), m_resolver.get());
     const auto listening = m_server->listen(kGateway, 0);
-    QVERIFY2(listening, qPrintable(listening ? QString() : listening.error().message));
+    QVERIFY_RESULT(listening);
     QVERIFY(m_server->udpPort() != 0);
     QCOMPARE(m_server->tcpPort(), m_server->udpPort());
 }
@@ -267,11 +269,7 @@ Pkt TestDnsResponderIntegration::ask(const QByteArray &wire, int timeoutMs)
     if (!client.bind(QHostAddress(u"127.0.0.4"_s), 0))
         return nullptr;
     client.writeDatagram(wire, kGateway, m_server->udpPort());
-    QElapsedTimer timer;
-    timer.start();
-    while (!client.hasPendingDatagrams() && timer.elapsed() < timeoutMs)
-        QTest::qWait(5);
-    if (!client.hasPendingDatagrams())
+    if (!QTest::qWaitFor([&] { return client.hasPendingDatagrams(); }, timeoutMs))
         return nullptr;
     return parse(client.receiveDatagram().data());
 }
@@ -377,7 +375,9 @@ void TestDnsResponderIntegration::deniedNamesNeverReachUpstream()
     QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_REFUSED));
     QCOMPARE(spy.size(), 1);
     QCOMPARE(wireName(spy.at(0).at(0).value<DnsEvent>().reason), reason);
-    QTest::qWait(50);
+    // Whatever the resolver would send after the answer, the authority (same event loop) has
+    // read by now.
+    QVERIFY(airlock::test::runUntilIdle());
     QCOMPARE(m_authority->log, QStringList()); // E1: nothing reached the upstream
     QCOMPARE(m_resolver->pendingCount(), 0);
 }
@@ -429,7 +429,7 @@ void TestDnsResponderIntegration::forgedAnswersIgnored()
              QList<QHostAddress> {QHostAddress(u"192.0.2.20"_s)});
     QVERIFY(m_resolver->ignoredDatagrams() > 0);
     QVERIFY(m_resolver->ignoredDatagrams() <= quint64(sent));
-    QTest::qWait(50);
+    QVERIFY(airlock::test::runUntilIdle()); // the forged "response" to the gateway handled
     QVERIFY(!client.hasPendingDatagrams()); // nothing answered the forged "response"
 }
 
@@ -437,12 +437,14 @@ void TestDnsResponderIntegration::upstreamTimeout()
 {
     m_authority->records.insert(u"silent.wild.test"_s, {u"silent.wild.test. 60 IN A 192.0.2.1"_s});
     m_authority->delayMs.insert(u"silent.wild.test"_s, -1);
-    QElapsedTimer timer;
-    timer.start();
+    // The upstream's 1.5 s ran out: a 1.4 s timer started first has fired by the answer.
+    QObject context;
+    bool earlierTimerFired = false;
+    QTimer::singleShot(1400, Qt::PreciseTimer, &context, [&] { earlierTimerFired = true; });
     const Pkt response = ask(query(u"silent.wild.test"_s, LDNS_RR_TYPE_A, 0x7777), 4000);
     QVERIFY(response);
     QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_SERVFAIL));
-    QVERIFY(timer.elapsed() >= 1400);
+    QVERIFY(earlierTimerFired);
     QCOMPARE(m_resolver->pendingCount(), 0);
     // Unknown allowed names get NXDOMAIN from the upstream, passed on.
     const Pkt nx = ask(query(u"missing.wild.test"_s, LDNS_RR_TYPE_A, 0x7778));
@@ -466,21 +468,25 @@ void TestDnsResponderIntegration::tcpQueries()
     tcp.write(frames);
     QHash<quint16, int> rcodes;
     QByteArray buffer;
-    QElapsedTimer timer;
-    timer.start();
-    while (rcodes.size() < 2 && timer.elapsed() < 3000) {
-        QTest::qWait(5);
-        buffer += tcp.readAll();
-        while (buffer.size() >= 2) {
-            const quint16 length = qFromBigEndian<quint16>(buffer.constData());
-            if (buffer.size() < 2 + length)
-                break;
-            const Pkt response = parse(QByteArrayView(buffer).sliced(2, length));
-            buffer.remove(0, 2 + length);
-            QVERIFY(response);
-            rcodes.insert(ldns_pkt_id(response.get()), int(ldns_pkt_get_rcode(response.get())));
-        }
-    }
+    bool parsed = true;
+    QTest::qWaitFor(
+        [&] {
+            buffer += tcp.readAll();
+            while (parsed && buffer.size() >= 2) {
+                const quint16 length = qFromBigEndian<quint16>(buffer.constData());
+                if (buffer.size() < 2 + length)
+                    break;
+                const Pkt response = parse(QByteArrayView(buffer).sliced(2, length));
+                buffer.remove(0, 2 + length);
+                parsed = bool(response);
+                if (response)
+                    rcodes.insert(ldns_pkt_id(response.get()),
+                                  int(ldns_pkt_get_rcode(response.get())));
+            }
+            return !parsed || rcodes.size() >= 2;
+        },
+        3000);
+    QVERIFY(parsed);
     QCOMPARE(rcodes.value(0x0101, -1), int(LDNS_RCODE_NOERROR));
     QCOMPARE(rcodes.value(0x0202, -1), int(LDNS_RCODE_REFUSED));
     QCOMPARE(m_authority->log, QStringList {u"pkg.test."_s});
@@ -495,28 +501,28 @@ void TestDnsResponderIntegration::tcpPeerThatNeverReadsIsNotRead()
     QSignalSpy spy(m_server.get(), &DnsServer::decided);
     RawTcpClient client;
     QVERIFY(client.connectTo(kGateway, m_server->tcpPort()));
+    QTRY_COMPARE(m_server->tcpConnectionCount(), 1);
     QByteArray batch;
     for (int i = 0; i < 1000; ++i)
         batch += framed(longDeniedQuery(quint16(i)));
     constexpr qint64 kCap = 64LL * 1024 * 1024;
     qint64 sent = 0;
     qsizetype offset = 0;
-    QElapsedTimer stalled;
-    stalled.start();
     bool failed = false;
-    while (sent < kCap && stalled.elapsed() < 500) {
-        const qint64 n = client.trySend(QByteArrayView(batch).sliced(offset));
-        if (n < 0) {
-            failed = true;
-            break;
-        }
-        if (n > 0) {
-            sent += n;
+    // Fill the socket, let the server (this event loop) read what it will, again: until a
+    // round takes nothing (the server had the bytes and did not read) or kCap went in.
+    for (qint64 round = -1; round != 0 && sent < kCap && !failed;) {
+        round = 0;
+        for (qint64 n; (n = client.trySend(QByteArrayView(batch).sliced(offset))) != 0;) {
+            if (n < 0) {
+                failed = true;
+                break;
+            }
+            round += n;
             offset = (offset + n) % batch.size();
-            stalled.restart();
-        } else {
-            QTest::qWait(2);
         }
+        sent += round;
+        QVERIFY(airlock::test::runUntilIdle());
     }
     const qint64 decided = spy.size();
     qInfo("sent %lld bytes before the send stalled; %lld queries decided", qlonglong(sent),
@@ -525,7 +531,7 @@ void TestDnsResponderIntegration::tcpPeerThatNeverReadsIsNotRead()
     QVERIFY2(sent < kCap, "the server kept reading a client that never reads");
     QVERIFY(decided > 0);
     QVERIFY(decided * qint64(batch.size() / 1000) < sent);
-    QTest::qWait(300);
+    QVERIFY(airlock::test::runUntilIdle());
     QCOMPARE(spy.size(), decided); // paused: nothing more read while the answers wait
     QCOMPARE(m_server->tcpConnectionCount(), 1);
     // No complete message read, so the idle timer is not restarted: closed.
@@ -538,7 +544,11 @@ void TestDnsResponderIntegration::tcpPeerThatNeverReadsIsNotRead()
 // timer, and it is closed. Before, every query restarted the timer: open for ever.
 void TestDnsResponderIntegration::tcpPeerThatTricklesAndNeverReadsIsClosed()
 {
-    m_server->setTcpIdleTimeout(1500);
+    // The client's pace (a burst per 20 ms tick) against the idle timeout (300 ms, 15 ticks): a
+    // burst (~12 KB) never makes its send stall. Closed once 64 KiB of answers wait and then
+    // 15 ticks pass without a refresh; were the timer refreshed, it would stay open (at most
+    // 60 ticks here, four idle timeouts).
+    m_server->setTcpIdleTimeout(300);
     QSignalSpy spy(m_server.get(), &DnsServer::decided);
     RawTcpClient client;
     QVERIFY(client.connectTo(kGateway, m_server->tcpPort()));
@@ -546,20 +556,23 @@ void TestDnsResponderIntegration::tcpPeerThatTricklesAndNeverReadsIsClosed()
     QByteArray burst;
     for (int i = 0; i < 50; ++i)
         burst += framed(longDeniedQuery(quint16(i)));
-    QElapsedTimer timer;
-    timer.start();
     qint64 sent = 0;
-    while (m_server->tcpConnectionCount() == 1 && timer.elapsed() < 8000) {
+    int ticks = 0;
+    bool failed = false;
+    QTimer pace;
+    connect(&pace, &QTimer::timeout, this, [&] {
         const qint64 n = client.trySend(burst);
-        if (n < 0)
-            break;
-        sent += n;
-        QTest::qWait(100); // ~12 KB per 100 ms, never more than the kernel takes
-    }
-    qInfo("closed after %lld ms, %lld bytes sent, %lld queries decided", qlonglong(timer.elapsed()),
-          qlonglong(sent), qlonglong(spy.size()));
+        failed = failed || n < 0;
+        sent += std::max<qint64>(0, n);
+        ++ticks;
+    });
+    pace.start(20);
+    QTRY_VERIFY_WITH_TIMEOUT(m_server->tcpConnectionCount() == 0 || ticks >= 60, 10000);
+    pace.stop();
+    qInfo("closed after %d ticks, %lld bytes sent, %lld queries decided", ticks, qlonglong(sent),
+          qlonglong(spy.size()));
     QCOMPARE(m_server->tcpConnectionCount(), 0);
-    QVERIFY(timer.elapsed() < 6000);
+    QVERIFY(ticks < 60);
 }
 
 // The other side of the bound: a client that sends far more than the bound and reads only
@@ -578,38 +591,46 @@ void TestDnsResponderIntegration::tcpBacklogIsAnsweredWhenTheyRead()
     QByteArray received;
     QSet<quint16> ids;
     bool closed = false;
-    QElapsedTimer timer;
-    timer.start();
-    // Feed everything first (reading nothing) until the send stalls, then read while sending.
+    QTRY_COMPARE(m_server->tcpConnectionCount(), 1);
+    // Feed everything first (reading nothing) until the send stalls (a round takes nothing
+    // though the server, this event loop, had the chance to read), then read while sending.
     bool reading = false;
-    QElapsedTimer stalled;
-    stalled.start();
-    while (ids.size() < kQueries && !closed && timer.elapsed() < 30000) {
-        if (offset < all.size()) {
-            const qint64 n = client.trySend(QByteArrayView(all).sliced(offset));
-            QVERIFY(n >= 0);
-            offset += n;
-            if (n > 0)
-                stalled.restart();
-        }
-        if (!reading && stalled.elapsed() > 200)
-            reading = true;
-        if (reading) {
-            received += client.tryRead(&closed);
-            while (received.size() >= 2) {
-                const quint16 length = qFromBigEndian<quint16>(received.constData());
-                if (received.size() < 2 + length)
-                    break;
-                const Pkt response = parse(QByteArrayView(received).sliced(2, length));
-                received.remove(0, 2 + length);
-                QVERIFY(response);
-                QCOMPARE(int(ldns_pkt_get_rcode(response.get())), int(LDNS_RCODE_REFUSED));
-                ids.insert(ldns_pkt_id(response.get()));
+    bool parsed = true;
+    // One step: send what the kernel takes, let the server run, read what arrived; again while
+    // anything moved.
+    const auto step = [&] {
+        for (bool moved = true; moved && ids.size() < kQueries && !closed && parsed;) {
+            qint64 round = 0;
+            for (qint64 n; offset < all.size()
+                 && (n = client.trySend(QByteArrayView(all).sliced(offset))) > 0;)
+                round += n, offset += n;
+            airlock::test::runUntilIdle();
+            if (!reading && round == 0 && offset < all.size())
+                reading = true;
+            qsizetype got = 0;
+            if (reading) {
+                const QByteArray more = client.tryRead(&closed);
+                got = more.size();
+                received += more;
+                while (parsed && received.size() >= 2) {
+                    const quint16 length = qFromBigEndian<quint16>(received.constData());
+                    if (received.size() < 2 + length)
+                        break;
+                    const Pkt response = parse(QByteArrayView(received).sliced(2, length));
+                    received.remove(0, 2 + length);
+                    parsed = response
+                        && int(ldns_pkt_get_rcode(response.get())) == int(LDNS_RCODE_REFUSED);
+                    if (response)
+                        ids.insert(ldns_pkt_id(response.get()));
+                }
             }
+            moved = round > 0 || got > 0;
         }
-        QTest::qWait(1);
-    }
-    qInfo("%lld answers in %lld ms", qlonglong(ids.size()), qlonglong(timer.elapsed()));
+        return ids.size() >= kQueries || closed || !parsed;
+    };
+    QTest::qWaitFor(step, 30000);
+    qInfo("%lld answers", qlonglong(ids.size()));
+    QVERIFY(parsed); // each answer parses and is REFUSED
     QVERIFY(reading);
     QVERIFY(!closed);
     QCOMPARE(ids.size(), kQueries);

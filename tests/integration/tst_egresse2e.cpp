@@ -4,13 +4,13 @@
 // evil.test is not and is never reached; both decisions arrive over RPC as egress.event. HTTPS
 // with curl and python3 is tst_debianguest's (the Debian image; busybox cannot verify TLS).
 //
-//   guest ──tap── [helper ns: airlockd, gateway, table] ──veth 203.0.113.0/24── [upstream ns:
-//   pkg.test 203.0.113.10:80, evil.test 203.0.113.12:80, DNS 203.0.113.53]
+//   guest ──tap── [helper ns: airlockd, gateway, table] ──veth 198.51.100.0/24── [upstream ns:
+//   pkg.test 198.51.100.10:80, evil.test 198.51.100.66:80, DNS 198.51.100.53]
 //
-// 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned here inside namespaces the test made; no
-// namespace has a default route, so nothing can leave the machine (EgressTopology).
+// 198.51.100.0/24 is TEST-NET-2 (RFC 5737), assigned here inside namespaces the test made; no
+// namespace has a default route, so nothing can leave the machine (GatewayTopology).
 
-#include "egresstopology.h"
+#include "gatewaytopology.h"
 #include "guestconsole.h"
 #include "rpctestclient.h"
 
@@ -20,16 +20,17 @@
 
 #include <unistd.h>
 
-using airlock::test::EgressTopology;
+using airlock::test::GatewayTopology;
 using airlock::test::GuestConsole;
 using airlock::test::RpcTestClient;
-using airlock::test::TestUpstream;
+using airlock::test::ServerEndpoint;
+namespace topo = airlock::test::topo;
 
 namespace {
 
 const QString kName = QStringLiteral("e2e");
-const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
-const QHostAddress kEvilAddress(QStringLiteral("203.0.113.12"));
+const QHostAddress kPkgAddress = topo::PkgServer;
+const QHostAddress kEvilAddress = topo::EvilServer;
 constexpr int kBootTimeoutMs = 120000;
 
 } // namespace
@@ -72,10 +73,8 @@ private:
         return message->value(QStringLiteral("params")).toObject();
     }
 
-    std::unique_ptr<EgressTopology> m_net;
+    std::unique_ptr<GatewayTopology> m_net;
     std::unique_ptr<RpcTestClient> m_client;
-    TestUpstream *m_pkg = nullptr; ///< owned by m_net
-    TestUpstream *m_evil = nullptr;
     std::unique_ptr<GuestConsole> m_console;
 
 private Q_SLOTS:
@@ -85,16 +84,24 @@ private Q_SLOTS:
             QSKIP("needs root (network namespaces, taps, nftables)");
         if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
             QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
-        m_net = std::make_unique<EgressTopology>(
-            EgressTopology::Options {.tag = QStringLiteral("e"),
-                                     .hosts = {{QStringLiteral("pkg.test"), kPkgAddress},
-                                               {QStringLiteral("evil.test"), kEvilAddress}},
-                                     .generateUpstreamCa = true});
+        m_net = std::make_unique<GatewayTopology>(
+            GatewayTopology::Options {.tag = QStringLiteral("e"),
+                                      .side = GatewayTopology::Side::Helper,
+                                      .hosts = {{QStringLiteral("pkg.test"), kPkgAddress},
+                                                {QStringLiteral("evil.test"), kEvilAddress}},
+                                      .servers = {{QStringLiteral("pkg"),
+                                                   kPkgAddress,
+                                                   80,
+                                                   ServerEndpoint::Kind::Http,
+                                                   {},
+                                                   ServerEndpoint::Answer::Hello},
+                                                  {QStringLiteral("evil"),
+                                                   kEvilAddress,
+                                                   80,
+                                                   ServerEndpoint::Kind::Http,
+                                                   {},
+                                                   ServerEndpoint::Answer::Hello}}});
         QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
-        m_pkg = m_net->serve(QStringLiteral("pkg.test"), 80, false);
-        QVERIFY2(m_pkg, qPrintable(m_net->lastError()));
-        m_evil = m_net->serve(QStringLiteral("evil.test"), 80, false);
-        QVERIFY2(m_evil, qPrintable(m_net->lastError()));
 
         m_client = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
         QVERIFY(m_client->hello());
@@ -165,7 +172,7 @@ private Q_SLOTS:
         QVERIFY2(output.contains("HTTP/1.1 200"),
                  (output + QJsonDocument(history).toJson(QJsonDocument::Compact)).constData());
         QVERIFY2(output.contains("hello pkg.test /hello"), output.constData());
-        QVERIFY(m_pkg->requests().size() >= 1);
+        QVERIFY(m_net->upstream().requests(QStringLiteral("pkg")).size() >= 1);
         QVERIFY(
             egress(QStringLiteral("pkg.test"), QStringLiteral("dns"), QStringLiteral("allowed")));
         const auto http =
@@ -185,7 +192,7 @@ private Q_SLOTS:
             egress(QStringLiteral("evil.test"), QStringLiteral("dns"), QStringLiteral("denied")));
         // Dialing evil.test's real address directly is redirected to the gateway and refused
         // there (403: no rule for the name), still without reaching it.
-        const QByteArray direct = fetch("evil.test / 203.0.113.12");
+        const QByteArray direct = fetch("evil.test / " + kEvilAddress.toString().toLatin1());
         QVERIFY2(direct.contains("fetch-rc=") && !direct.contains("HTTP/1.1 200"),
                  direct.constData());
         QVERIFY2(direct.contains("HTTP/1.1 403"), direct.constData());
@@ -202,7 +209,8 @@ private Q_SLOTS:
                      .value(QStringLiteral("reason"))
                      .toString(),
                  QStringLiteral("host_not_allowed"));
-        QCOMPARE(m_evil->connections(), 0);
+        QVERIFY(m_net->settle());
+        QCOMPARE(m_net->upstream().connections(QStringLiteral("evil")).size(), 0);
         // Both decisions are in the helper's history too.
         const QJsonObject history = RpcTestClient::result(m_client->call(
             QStringLiteral("egress.history"),

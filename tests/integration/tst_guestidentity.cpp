@@ -5,19 +5,20 @@
 // (docs/reviews/2026-11-30-redteam-pass.md#f1) resumes it when it comes back. Real airlockd, real
 // gateways, TCG guests; the upstream resolver is a test DNS server in a namespace of its own:
 //
-//   guests ──taps── [helper ns: airlockd, gateways, tables] ──veth 203.0.113.0/24── [upstream
-//   ns: DNS 203.0.113.53 answering pkg.test]
+//   guests ──taps── [helper ns: airlockd, gateways, tables] ──veth 198.51.100.0/24── [upstream
+//   ns: DNS 198.51.100.53 answering pkg.test]
 //
-// 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned only inside namespaces this test made.
+// 198.51.100.0/24 is TEST-NET-2 (RFC 5737), assigned only inside namespaces this test made.
 
 #include "core/net/helperinstance.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
 
-#include "egresstopology.h"
+#include "gatewaytopology.h"
 #include "guestconsole.h"
 #include "rpctestclient.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -26,13 +27,17 @@
 #include <QLocalSocket>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTest>
-#include <QThread>
 
+#include <algorithm>
+#include <csignal>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 using airlock::HelperInstance;
-using airlock::test::EgressTopology;
+using airlock::test::GatewayTopology;
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
@@ -77,6 +82,12 @@ GuestView look(GuestConsole &console)
     return view;
 }
 
+bool processExists(qint64 pid)
+{
+    return pid > 0 && QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid))
+        && ::kill(pid_t(pid), 0) == 0;
+}
+
 } // namespace
 
 class TestGuestIdentity : public QObject
@@ -103,7 +114,7 @@ private:
     /// What the guest saw, the upstream DNS server's queries and the gateway's decisions.
     QString diagnose(const QString &sandbox, const QByteArray &lookup);
 
-    std::unique_ptr<EgressTopology> m_net;
+    std::unique_ptr<GatewayTopology> m_net;
     std::unique_ptr<GuestConsole> m_console;
     GuestView m_original;
     QJsonObject m_snapshot;
@@ -114,9 +125,10 @@ void TestGuestIdentity::initTestCase()
     if (::geteuid() != 0)
         QSKIP("needs root (network namespaces, taps, nftables)");
     // Only the test DNS server upstream (pkg.test's address serves nothing).
-    m_net = std::make_unique<EgressTopology>(EgressTopology::Options {
+    m_net = std::make_unique<GatewayTopology>(GatewayTopology::Options {
         .tag = QStringLiteral("gi"),
-        .hosts = {{QStringLiteral("pkg.test"), QHostAddress(QStringLiteral("203.0.113.10"))}}});
+        .side = GatewayTopology::Side::Helper,
+        .hosts = {{QStringLiteral("pkg.test"), airlock::test::topo::PkgServer}}});
     QVERIFY2(
         QFileInfo::exists(m_net->helper().imageStore() + QStringLiteral("/default/image.json")),
         "no guest image (the guest_image fixture builds it)");
@@ -297,6 +309,11 @@ void TestGuestIdentity::refreshThatFailsIsNotSilent()
 
 void TestGuestIdentity::restoreInPlaceKeepsItsNetwork()
 {
+    const qint64 oldVmm =
+        RpcTestClient::result(call(QStringLiteral("sandbox.get"), named(kOriginal)))
+            .value(QStringLiteral("vmmPid"))
+            .toInteger();
+    QVERIFY(oldVmm > 0);
     const QJsonObject restored = RpcTestClient::result(
         call(QStringLiteral("snapshot.restore"),
              {{QStringLiteral("name"), kOriginal},
@@ -306,8 +323,11 @@ void TestGuestIdentity::restoreInPlaceKeepsItsNetwork()
                  .value(QStringLiteral("identityWarning")),
              QJsonValue(QString()));
     // The old VMM's network goes without taking the new one's table or tap along (they have
-    // the same names); give a late teardown the time to do harm.
-    QThread::msleep(1500);
+    // the same names). A late teardown has had its chance once the helper reaped the old VMM
+    // (gone, not a zombie) and answered a call after that.
+    QVERIFY(QTest::qWaitFor([&] { return !processExists(oldVmm); }, 30000));
+    QVERIFY(
+        call(QStringLiteral("sandbox.get"), named(kOriginal)).contains(QStringLiteral("result")));
     QString tables;
     QProcess nft;
     nft.start(QStringLiteral("ip"),
@@ -333,13 +353,14 @@ void TestGuestIdentity::templateStartIsAWorkingSandbox()
     QElapsedTimer timer;
     timer.start();
     QJsonObject prepared;
-    for (QDeadlineTimer deadline(180000); !deadline.hasExpired(); QThread::msleep(500)) {
-        prepared = RpcTestClient::result(call(QStringLiteral("template.prepare"), {}));
-        if (prepared.value(QStringLiteral("template")).isObject())
-            break;
-        QVERIFY2(prepared.value(QStringLiteral("preparing")).toBool(),
-                 "the template preparation ended without a template");
-    }
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (prepared = RpcTestClient::result(call(QStringLiteral("template.prepare"), {})))
+                .value(QStringLiteral("template"))
+                .isObject()
+            || !prepared.value(QStringLiteral("preparing")).toBool(),
+        180000);
+    QVERIFY2(prepared.value(QStringLiteral("template")).isObject(),
+             "the template preparation ended without a template");
     const QJsonObject made = prepared.value(QStringLiteral("template")).toObject();
     QCOMPARE(made.value(QStringLiteral("kind")).toString(), QStringLiteral("template"));
     QVERIFY(made.value(QStringLiteral("sandbox")).isNull());
@@ -470,7 +491,7 @@ QString TestGuestIdentity::diagnose(const QString &sandbox, const QByteArray &lo
         call(QStringLiteral("egress.history"),
              {{QStringLiteral("name"), sandbox}, {QStringLiteral("limit"), 20}}));
     return QString::fromLatin1(lookup) + QStringLiteral("\nupstream queries: ")
-        + m_net->dns().queries().join(u' ') + QStringLiteral("\ngateway: ")
+        + m_net->dns().queryNames().join(u' ') + QStringLiteral("\ngateway: ")
         + QString::fromUtf8(QJsonDocument(history).toJson(QJsonDocument::Compact));
 }
 
@@ -487,13 +508,14 @@ void TestGuestIdentity::automaticTemplates()
             .toArray();
     };
     const auto waitForTemplate = [&](int memoryMib) {
-        for (QDeadlineTimer deadline(180000); !deadline.hasExpired(); QThread::msleep(500)) {
-            for (const QJsonValue &made : templates()) {
-                if (made.toObject().value(QStringLiteral("memoryMib")).toInt() == memoryMib)
-                    return true;
-            }
-        }
-        return false;
+        return QTest::qWaitFor(
+            [&] {
+                const QJsonArray made = templates();
+                return std::any_of(made.begin(), made.end(), [&](const QJsonValue &one) {
+                    return one.toObject().value(QStringLiteral("memoryMib")).toInt() == memoryMib;
+                });
+            },
+            180000);
     };
     QVERIFY2(waitForTemplate(256), "no template of the default image after start");
     QVERIFY(client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("auto-a")))
@@ -574,11 +596,23 @@ void TestGuestIdentity::helperBackAfterGuestWasLeftPausedResumesIt()
 
 void TestGuestIdentity::helperKilledDuringSnapshotLeavesGuestRunning()
 {
-    // Some RAM to copy, so the pause lasts; then kill the helper while the snapshot runs.
+    // Some RAM to copy, so the pause lasts; then kill the helper while the snapshot runs: when
+    // it opens the guest's RAM file to copy it (the guest paused), and when it closes it again
+    // (the disk copy and the resume still to come).
     QVERIFY(
         !m_console->run("dd if=/dev/urandom of=/dev/shm/fill bs=1M count=48 2>/dev/null").isNull());
-    for (int delayMs : {40, 120}) {
+    const QByteArray hash =
+        QCryptographicHash::hash(QFile::encodeName(QDir(m_net->helper().stateDir()).absolutePath()),
+                                 QCryptographicHash::Sha256);
+    const QByteArray ram =
+        QFile::encodeName(QStringLiteral("/dev/shm/airlock-%1/%2.ram")
+                              .arg(QString::fromLatin1(hash.toHex().left(12)), kOriginal));
+    for (const quint32 moment : {quint32(IN_OPEN), quint32(IN_CLOSE_NOWRITE)}) {
         m_console.reset();
+        const int watch = ::inotify_init1(IN_CLOEXEC);
+        QVERIFY(watch >= 0);
+        const auto closeWatch = qScopeGuard([watch] { ::close(watch); });
+        QVERIFY(::inotify_add_watch(watch, ram.constData(), moment) >= 0);
         RpcTestClient client(m_net->helper().socketPath());
         QVERIFY(client.sendRaw(
             QJsonDocument(
@@ -588,7 +622,8 @@ void TestGuestIdentity::helperKilledDuringSnapshotLeavesGuestRunning()
                              {QStringLiteral("params"), named(kOriginal)}})
                 .toJson(QJsonDocument::Compact)
             + '\n'));
-        QThread::msleep(delayMs);
+        pollfd copying {watch, POLLIN, 0};
+        QVERIFY2(::poll(&copying, 1, 60000) == 1, "the snapshot never read the guest's RAM");
         m_net->helper().kill9();
         QVERIFY2(restartAfterKill(), qPrintable(m_net->helper().lastError()));
         const QJsonObject sandbox =

@@ -238,10 +238,7 @@ void TestHelperIsolation::stoppedSandboxFilesGoBackToRoot()
     RpcTestClient client(m_second->socketPath());
     QVERIFY(client.call(QStringLiteral("sandbox.kill"), named(kName))
                 .contains(QStringLiteral("result")));
-    QDeadlineTimer deadline(10000);
-    while (ownerOf(runDir) != 0 && !deadline.hasExpired())
-        QTest::qWait(50);
-    QCOMPARE(ownerOf(runDir), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(ownerOf(runDir), 0, 10000);
     for (const QString &file : QDir(runDir).entryList(QDir::Files | QDir::System | QDir::Hidden))
         QVERIFY2(ownerOf(runDir + u'/' + file) == 0, qPrintable(file));
     QVERIFY(QDir(m_second->stateDir() + QStringLiteral("/run")).exists());
@@ -292,10 +289,8 @@ void TestHelperIsolation::deletedTableIsLoadedAgain()
                             QStringLiteral("table"), QStringLiteral("inet"), table}));
     QVERIFY(!tables().contains(QStringLiteral("inet ") + table));
     // The watch runs every second.
-    QDeadlineTimer deadline(10000);
-    while (!tables().contains(QStringLiteral("inet ") + table) && !deadline.hasExpired())
-        QTest::qWait(100);
-    QVERIFY2(tables().contains(QStringLiteral("inet ") + table), qPrintable(tables()));
+    QTRY_VERIFY2_WITH_TIMEOUT(tables().contains(QStringLiteral("inet ") + table),
+                              qPrintable(tables()), 10000);
     QTRY_VERIFY_WITH_TIMEOUT(
         egressReasons(*m_first, kName).contains(QStringLiteral("firewall_restored")), 5000);
     const QJsonObject sandbox = get(*m_first, kName);

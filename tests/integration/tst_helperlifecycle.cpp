@@ -36,15 +36,10 @@ bool processExists(qint64 pid)
         && ::kill(pid_t(pid), 0) == 0;
 }
 
+// Gone means reaped: a zombie still has its /proc entry and takes signals.
 bool waitForProcessGone(qint64 pid, int timeoutMs)
 {
-    QDeadlineTimer deadline(timeoutMs);
-    while (processExists(pid)) {
-        if (deadline.hasExpired())
-            return false;
-        QTest::qSleep(50);
-    }
-    return true;
+    return QTest::qWaitFor([pid] { return !processExists(pid); }, timeoutMs);
 }
 
 /// One attached console: collects replay and output, checks sequence numbers as it goes.
@@ -457,8 +452,8 @@ void TestHelperLifecycle::killStopsAtOnce()
     QVERIFY(waitForProcessGone(m_vmmPid, 10000));
     QCOMPARE(RpcTestClient::errorKind(client.call(QStringLiteral("sandbox.kill"), named(kName))),
              QStringLiteral("invalid_state"));
-    // Still stopped once the VMM's exit has been seen.
-    QTest::qWait(200);
+    // Still stopped once the VMM's exit has been seen: the helper reaped it (gone above) and
+    // answered the second kill after that.
     QCOMPARE(get(kName).value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
 }
 

@@ -2,6 +2,7 @@
 #include "core/net/tapdevice.h"
 #include "netns.h"
 #include "rawpackets.h"
+#include "resultcheck.h"
 
 #include <QDir>
 #include <QProcess>
@@ -286,7 +287,7 @@ void TestNftablesTable::tapDevice()
     config.address = QHostAddress(QStringLiteral("100.96.0.5"));
     config.prefixLength = 30;
     auto created = TapDevice::create(config);
-    QVERIFY2(created, qPrintable(created ? QString() : created.error().message));
+    QVERIFY_RESULT(created);
     QVERIFY(TapDevice::isTap(name));
     QVERIFY(!TapDevice::isTap(HostIf)); // a veth is not a tap
     QCOMPARE(TapDevice::listLeftovers(QString()).value_or(QStringList()), QStringList {name});
@@ -322,7 +323,7 @@ void TestNftablesTable::tapDevice()
     ::close(vmm);
 
     auto removed = TapDevice::remove(name);
-    QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().message));
+    QVERIFY_RESULT(removed);
     QCOMPARE(::if_nametoindex("al-taptest"), 0u);
     QVERIFY(TapDevice::listLeftovers(QString()).value_or(QStringList {name}).isEmpty());
     QVERIFY(TapDevice::remove(name)); // idempotent
@@ -386,7 +387,7 @@ void TestNftablesTable::invalidSpecs()
 void TestNftablesTable::load()
 {
     auto loaded = NftablesTable::load(spec());
-    QVERIFY2(loaded, qPrintable(loaded ? QString() : loaded.error().message));
+    QVERIFY_RESULT(loaded);
     QCOMPARE(NftablesTable::listLeftoverTables().value_or(QStringList()), QStringList {Sandbox});
     auto counters = NftablesTable::counters(Sandbox);
     QVERIFY(counters);
@@ -532,7 +533,8 @@ void TestNftablesTable::dropsAreCounted()
             return ok;
         });
         QVERIFY(sent);
-        QTest::qWait(300);
+        // Counted as dropped (below), it cannot arrive: no datagram may be waiting now.
+        QTRY_VERIFY_WITH_TIMEOUT(packets(counter) > before, 3000);
         QCOMPARE(drainDatagrams(m_hostUdp), 0);
         break;
     }
@@ -583,7 +585,7 @@ void TestNftablesTable::dropsAreCounted()
         QByteArray frame = ethernetHeader(m_hostMac, guestMac, 0x8100);
         frame += QByteArray::fromHex("00070800") + inner; // VLAN 7, then IPv4
         QVERIFY(sendFrame(m_guestNsFd, GuestIf, frame));
-        QTest::qWait(300);
+        QTRY_VERIFY_WITH_TIMEOUT(packets(counter) > before, 3000);
         QCOMPARE(drainDatagrams(m_gatewayDnsUdp), 0);
         break;
     }
@@ -643,8 +645,8 @@ void TestNftablesTable::spoofingIsDropped()
         QCOMPARE(drainDatagrams(m_gatewayDnsUdp), 1);
         return;
     }
+    // Counted as dropped, so not delivered: nothing may be waiting at the resolver now.
     QTRY_VERIFY_WITH_TIMEOUT(packets(counter) > before, 3000);
-    QTest::qWait(200);
     QCOMPARE(drainDatagrams(m_gatewayDnsUdp), 0); // nothing forged reached the resolver
 }
 
@@ -654,7 +656,7 @@ void TestNftablesTable::reloadIsAtomic()
     // Replace twice: both succeed, counters restart, one pair of tables remains.
     for (int round = 0; round < 2; ++round) {
         auto loaded = NftablesTable::load(spec());
-        QVERIFY2(loaded, qPrintable(loaded ? QString() : loaded.error().message));
+        QVERIFY_RESULT(loaded);
         QCOMPARE(packets(QStringLiteral("redirect_tcp")), 0u);
         QCOMPARE(NftablesTable::listLeftoverTables().value_or(QStringList()),
                  QStringList {Sandbox});
@@ -669,8 +671,8 @@ void TestNftablesTable::reloadIsAtomic()
     QCOMPARE(packets(QStringLiteral("redirect_tcp")), 1u);
 
     // No window without a table: while the tables are replaced 20 times, a guest thread
-    // sprays UDP at a host port every millisecond. Had any reload left the link unfiltered
-    // for a moment, a datagram would reach the host socket.
+    // sprays UDP at a host port. Had any reload left the link unfiltered for a moment, a
+    // datagram would reach the host socket.
     drainDatagrams(m_hostUdp);
     std::atomic<bool> stop = false;
     std::atomic<int> sent = 0;
@@ -683,19 +685,32 @@ void TestNftablesTable::reloadIsAtomic()
             if (::sendto(fd, "x", 1, 0, reinterpret_cast<const sockaddr *>(&remote), sizeof remote)
                 == 1)
                 ++sent;
-            ::usleep(1000);
+            std::this_thread::yield(); // the reloads need the CPU too
         }
         ::close(fd);
     });
     bool allLoaded = true;
     for (int round = 0; round < 20; ++round)
         allLoaded = NftablesTable::load(spec()).has_value() && allLoaded;
-    ::usleep(100000); // some datagrams after the last load, for the counter check below
+    // Some datagrams after the last load (its counters start at zero), for the check below.
+    QTRY_VERIFY_WITH_TIMEOUT(packets(QStringLiteral("drop_udp")) > 0, 5000);
     stop = true;
     sprayer.join();
     QVERIFY(allLoaded);
     QVERIFY(sent > 0);
-    QTest::qWait(200);
+    // A control datagram after the spray, on the same link, is let through (to the gateway's
+    // DNS): once it arrived, every datagram of the spray before it has met the table.
+    QVERIFY(inNamespace(m_guestNsFd, [] {
+        const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        const sockaddr_in remote = inet(GatewayIp, 53);
+        const bool ok = ::sendto(fd, "barrier", 7, 0, reinterpret_cast<const sockaddr *>(&remote),
+                                 sizeof remote)
+            == 7;
+        ::close(fd);
+        return ok;
+    }));
+    QVERIFY2(waitFor(m_gatewayDnsUdp, POLLIN, 3000), "the control datagram did not arrive");
+    drainDatagrams(m_gatewayDnsUdp);
     QCOMPARE(drainDatagrams(m_hostUdp), 0);
     QVERIFY(packets(QStringLiteral("drop_udp")) > 0);
 }
@@ -741,7 +756,7 @@ void TestNftablesTable::leftoversAndRemove()
 
     for (const QString &name : {Sandbox, QStringLiteral("orphan")}) {
         auto removed = NftablesTable::remove(name);
-        QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().message));
+        QVERIFY_RESULT(removed);
         QCOMPARE(NftablesTable::counters(name).error().kind, ErrorKind::NotFound);
     }
     QVERIFY(NftablesTable::listLeftoverTables().value_or(QStringList {Sandbox}).isEmpty());

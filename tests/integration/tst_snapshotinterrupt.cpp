@@ -17,6 +17,9 @@
 #include <QSet>
 #include <QTest>
 
+#include <functional>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +35,30 @@ constexpr int kBootTimeoutMs = 90000;
 QJsonObject named(const QString &name)
 {
     return QJsonObject {{QStringLiteral("name"), name}};
+}
+
+// Waits until `done()` holds, checking it again whenever an entry of `directory` is created,
+// renamed, written or removed (inotify): the helper's file operations are the facts, not time.
+bool waitInDirectory(const QString &directory, const std::function<bool()> &done, int timeoutMs)
+{
+    const int fd = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (fd < 0)
+        return false;
+    const bool watched =
+        ::inotify_add_watch(fd, QFile::encodeName(directory).constData(),
+                            IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_ATTRIB)
+        >= 0;
+    const QDeadlineTimer deadline(timeoutMs);
+    bool result = false;
+    while (watched && !(result = done()) && !deadline.hasExpired()) {
+        pollfd entry {fd, POLLIN, 0};
+        if (::poll(&entry, 1, int(std::max<qint64>(1, deadline.remainingTime()))) > 0) {
+            char events[4096];
+            while (::read(fd, events, sizeof events) > 0) { }
+        }
+    }
+    ::close(fd);
+    return result;
 }
 
 QByteArray request(int id, const QString &method, const QJsonObject &params)
@@ -118,13 +145,11 @@ QString TestSnapshotInterrupt::memoryDir() const
 
 bool TestSnapshotInterrupt::killWhenExists(const QString &path, int timeoutMs)
 {
-    QDeadlineTimer deadline(timeoutMs);
     const QByteArray encoded = QFile::encodeName(path);
-    while (::access(encoded.constData(), F_OK) != 0) {
-        if (deadline.hasExpired())
-            return false;
-        ::usleep(2000);
-    }
+    if (!waitInDirectory(
+            QFileInfo(path).path(), [&] { return ::access(encoded.constData(), F_OK) == 0; },
+            timeoutMs))
+        return false;
     m_helper->kill9();
     return true;
 }
@@ -147,11 +172,16 @@ void TestSnapshotInterrupt::deleteDuringRestoreIsBusy()
     // M6: the delete used to be accepted while the restore stored its safety snapshot; the
     // restore then killed the guest, found no manifest, and left the guest stopped and the
     // safety snapshot with a parent that no longer existed.
+    // The helper takes one connection's requests in order: once the list after the restore is
+    // answered, the restore has begun (and holds its snapshot).
     RpcTestClient restorer(m_helper->socketPath());
     QVERIFY(restorer.sendRaw(
         request(1, QStringLiteral("snapshot.restore"),
-                {{QStringLiteral("name"), kName}, {QStringLiteral("snapshot"), m_snapshot}})));
-    QTest::qWait(50);
+                {{QStringLiteral("name"), kName}, {QStringLiteral("snapshot"), m_snapshot}})
+        + request(2, QStringLiteral("sandbox.list"), {})));
+    const auto listed = restorer.readMessage(30000);
+    QVERIFY(listed);
+    QCOMPARE(listed->value(QStringLiteral("id")).toInt(), 2);
     RpcTestClient deleter(m_helper->socketPath());
     const QJsonObject deleted =
         deleter.call(QStringLiteral("snapshot.delete"), {{QStringLiteral("snapshot"), m_snapshot}});
@@ -231,16 +261,16 @@ void TestSnapshotInterrupt::killDuringRestoreNamesTheSafetySnapshot()
     QVERIFY(restorer.sendRaw(
         request(1, QStringLiteral("snapshot.restore"),
                 {{QStringLiteral("name"), kName}, {QStringLiteral("snapshot"), m_snapshot}})));
-    QDeadlineTimer deadline(120000);
-    for (;;) {
-        struct stat now
-        {
-        };
-        if (::stat(QFile::encodeName(ram).constData(), &now) == 0 && now.st_ino != old.st_ino)
-            break;
-        QVERIFY(!deadline.hasExpired());
-        ::usleep(2000);
-    }
+    QVERIFY(waitInDirectory(
+        memoryDir(),
+        [&] {
+            struct stat now
+            {
+            };
+            return ::stat(QFile::encodeName(ram).constData(), &now) == 0
+                && now.st_ino != old.st_ino;
+        },
+        120000));
     m_helper->kill9();
     QVERIFY2(restartAfterKill(), qPrintable(m_helper->lastError()));
     QString safety;

@@ -73,13 +73,9 @@ QString TestTemplateCap::prepare(int memoryMib)
         qWarning("%s", QJsonDocument(answer).toJson().constData());
         return {};
     }
-    QDeadlineTimer deadline(180000);
-    while (!deadline.hasExpired()) {
-        if (const QString id = templates().value(memoryMib); !id.isEmpty())
-            return id;
-        QTest::qWait(200);
-    }
-    return {};
+    QString id;
+    QTest::qWaitFor([&] { return !(id = templates().value(memoryMib)).isEmpty(); }, 180000);
+    return id;
 }
 
 QString TestTemplateCap::cachePath(const QString &id) const

@@ -7,6 +7,7 @@
 #include "core/gateway/tls/tlsupstreamcontext.h"
 #include "core/pki/sandboxca.h"
 #include "core/policy/policymatcher.h"
+#include "resultcheck.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -643,7 +644,7 @@ void TestTlsTerminator::upstreamVerification()
     if (!trustFile.isEmpty())
         trust.caFile = m_dir.filePath(trustFile);
     auto context = TlsUpstreamContext::create(trust);
-    QVERIFY2(context, qPrintable(context ? QString() : context.error().message));
+    QVERIFY_RESULT(context);
     auto leaf = m_upstreamCa->mintLeaf(QStringLiteral("pkg.test"));
     QVERIFY(leaf);
 

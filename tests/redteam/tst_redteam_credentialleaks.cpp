@@ -10,7 +10,7 @@
 // every RPC message (events, console output) and the guest's console.
 //
 //   guest ──tap── [helper ns: airlockd, gateway, table; the test's TLS client] ──veth
-//   203.0.113.0/24── [upstream ns: api.test 203.0.113.20:443, pkg.test 203.0.113.10:80, DNS]
+//   198.51.100.0/24── [upstream ns: api.test 198.51.100.20:443, pkg.test 198.51.100.10:80, DNS]
 //
 // The busybox guest has no TLS client that the gateway accepts (tst_egresse2e), so the HTTPS
 // request comes from the helper's namespace: an nftables rule of the test sends its connection
@@ -20,12 +20,9 @@
 #include "core/gateway/credentials/credentialpatterns.h"
 #include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
-#include "egresstopology.h"
-#include "guestclient.h"
+#include "gatewaytopology.h"
 #include "programrun.h"
-#include "recordingserver.h"
 #include "rpctestclient.h"
-#include "testca.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -46,15 +43,13 @@
 #include <thread>
 #include <unistd.h>
 
-using airlock::redteam::ConnectionRecord;
-using airlock::redteam::GuestConnection;
-using airlock::redteam::HttpResponse;
-using airlock::redteam::RecordingServer;
-using airlock::redteam::ServerEndpoint;
-using airlock::redteam::TestCa;
-using airlock::test::EgressTopology;
+using airlock::test::ConnectionRecord;
+using airlock::test::GatewayTopology;
+using airlock::test::GuestConnection;
+using airlock::test::HttpResponse;
 using airlock::test::RpcTestClient;
 using airlock::test::runProgram;
+using airlock::test::ServerEndpoint;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -62,8 +57,8 @@ namespace {
 const QString kName = u"leaks"_s;
 const QByteArray kSecret = "ghp_Leak/Canary+9x=Zq~42!kWm"_ba;
 const QByteArray kSecond = "ghp_Second/Value+7y=Rt~13!pQ"_ba; ///< secret.set while running
-const QHostAddress kApiAddress(u"203.0.113.20"_s);
-const QHostAddress kPkgAddress(u"203.0.113.10"_s);
+const QHostAddress kApiAddress = airlock::test::topo::ApiServer;
+const QHostAddress kPkgAddress = airlock::test::topo::PkgServer;
 constexpr int kBootTimeoutMs = 120000;
 
 QString leakedForms(const QByteArray &haystack, const QString &where)
@@ -168,10 +163,8 @@ private:
     }
 
     QTemporaryDir m_dir {QDir::tempPath() + u"/airlock-leaks-XXXXXX"_s};
-    std::unique_ptr<EgressTopology> m_net;
+    std::unique_ptr<GatewayTopology> m_net;
     std::unique_ptr<RpcTestClient> m_client;
-    std::unique_ptr<TestCa> m_testCa;
-    std::unique_ptr<RecordingServer> m_servers;
     QHostAddress m_gateway;
     QByteArray m_sandboxCaPem;
     QByteArray m_placeholder;
@@ -190,32 +183,20 @@ private Q_SLOTS:
             QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
         QVERIFY(m_dir.isValid());
         ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
-        m_testCa = TestCa::generate(u"Leak test upstream CA"_s);
-        QVERIFY(m_testCa);
-        const QString caPath = m_dir.filePath(u"upstream-ca.pem"_s);
-        QFile caFile(caPath);
-        QVERIFY(caFile.open(QIODevice::WriteOnly));
-        caFile.write(m_testCa->certificatePem());
-        caFile.close();
-        ::chmod(QFile::encodeName(caPath).constData(), 0644);
 
         // The most verbose level everywhere: airlockd's own, Qt's categories (inherited), and
         // airlockd hands --log-level trace to its gateway.
         qputenv("QT_LOGGING_RULES", "*.debug=true");
-        m_net = std::make_unique<EgressTopology>(EgressTopology::Options {
+        m_net = std::make_unique<GatewayTopology>(GatewayTopology::Options {
             .tag = u"cl"_s,
+            .side = GatewayTopology::Side::Helper,
             .hosts = {{u"api.test"_s, kApiAddress}, {u"pkg.test"_s, kPkgAddress}},
-            .upstreamCaFile = caPath,
+            .servers = {{u"api"_s, kApiAddress, 443, ServerEndpoint::Kind::Https, u"api.test"_s},
+                        {u"pkg"_s, kPkgAddress, 80, ServerEndpoint::Kind::Http, QString()}},
             .helperArguments = {u"--log-level"_s, u"trace"_s}});
         m_net->helper().setOutputFile(m_dir.filePath(u"airlockd.out"_s));
         QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
         const QString helperNs = m_net->helper().networkNamespace();
-        m_servers =
-            std::make_unique<RecordingServer>(m_net->upstreamNamespace().fd(), m_testCa.get());
-        QVERIFY(m_servers->start(
-            {ServerEndpoint {u"api"_s, kApiAddress, 443, ServerEndpoint::Kind::Https,
-                             u"api.test"_s},
-             ServerEndpoint {u"pkg"_s, kPkgAddress, 80, ServerEndpoint::Kind::Http, QString()}}));
 
         m_client = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
         QVERIFY(m_client->hello());
@@ -279,9 +260,7 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         m_client.reset();
-        m_net.reset(); // airlockd and its guest, the DNS server, the upstream namespace
-        if (m_servers)
-            m_servers->stop();
+        m_net.reset(); // airlockd and its guest, the servers, the upstream namespace
         qunsetenv("QT_LOGGING_RULES");
     }
 
@@ -317,7 +296,8 @@ private Q_SLOTS:
         QVERIFY(denied);
         QCOMPARE(denied->value(u"binding"_s).toInteger(), m_bindingId);
         QVERIFY(denied->value(u"alert"_s).toBool());
-        QVERIFY(m_servers->connections(u"pkg"_s).isEmpty());
+        QVERIFY(m_net->settle());
+        QVERIFY(m_net->upstream().connections(u"pkg"_s).isEmpty());
         // Alerts are also audited on their own, where floods of ordinary events cannot rotate
         // them away (docs/reviews/2026-12-01-credentials-redteam.md#f6).
         QFile alerts(QDir(m_net->helper().stateDir()).filePath(u"audit/alerts.jsonl"_s));
@@ -340,7 +320,7 @@ private Q_SLOTS:
         QCOMPARE(response.status, 401);
         QVERIFY2(response.body.contains("invalid token " + m_placeholder),
                  response.body.constData());
-        const auto api = m_servers->connections(u"api"_s);
+        const auto api = m_net->upstream().connections(u"api"_s);
         QCOMPARE(api.size(), 1);
         QCOMPARE(api.first().requests.first().values("Authorization"),
                  QList<QByteArray> {"Bearer " + kSecret});
@@ -367,13 +347,13 @@ private Q_SLOTS:
         QVERIFY(call(u"secret.set"_s,
                      {{u"name"_s, u"api-token"_s}, {u"value"_s, QString::fromLatin1(kSecond)}})
                     .contains(u"result"_s));
-        m_servers->clear();
+        m_net->upstream().clear();
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 const HttpResponse response =
                     apiRequest("GET /v1/y HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
                                + m_placeholder + "\r\n\r\n");
-                const auto api = m_servers->connections(u"api"_s);
+                const auto api = m_net->upstream().connections(u"api"_s);
                 return response.status == 200 && !api.isEmpty()
                     && api.last().requests.value(0).values("Authorization")
                     == QList<QByteArray> {"Bearer " + kSecond};
@@ -399,13 +379,13 @@ private Q_SLOTS:
         QCOMPARE(::kill(pid, SIGKILL), 0);
         QVERIFY(event(
             [](const QJsonObject &e) { return e.value(u"reason"_s) == u"gateway_restarted"_s; }));
-        m_servers->clear();
+        m_net->upstream().clear();
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 const HttpResponse response =
                     apiRequest("GET /v1/z HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
                                + m_placeholder + "\r\n\r\n");
-                const auto api = m_servers->connections(u"api"_s);
+                const auto api = m_net->upstream().connections(u"api"_s);
                 return response.status == 200 && !api.isEmpty()
                     && api.last().requests.value(0).values("Authorization")
                     == QList<QByteArray> {"Bearer " + kSecond};
@@ -417,13 +397,13 @@ private Q_SLOTS:
     void removedBindingStopsInjection()
     {
         QVERIFY(call(u"binding.remove"_s, {{u"id"_s, m_bindingId}}).contains(u"result"_s));
-        m_servers->clear();
+        m_net->upstream().clear();
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 const HttpResponse response =
                     apiRequest("GET /v1/x HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer "
                                + m_placeholder + "\r\n\r\n");
-                const auto api = m_servers->connections(u"api"_s);
+                const auto api = m_net->upstream().connections(u"api"_s);
                 return response.status == 200 && !api.isEmpty()
                     && api.last().requests.value(0).values("Authorization")
                     == QList<QByteArray> {"Bearer " + m_placeholder};

@@ -6,7 +6,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLocalSocket>
-#include <QThread>
+#include <QTest>
 
 #include <csignal>
 #include <sys/prctl.h>
@@ -193,20 +193,19 @@ int HelperProcess::killLeftoverProcesses()
         if (::kill(pid_t(pid), SIGKILL) == 0)
             ++killed;
     }
-    // Give the kernel a moment so callers can assert that nothing is left.
-    for (int i = 0; killed > 0 && i < 50; ++i) {
-        bool anyLeft = false;
-        for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-            bool isPid = false;
-            entry.toLongLong(&isPid);
-            if (isPid && commandLine(entry).contains(marker)) {
-                anyLeft = true;
-                break;
-            }
-        }
-        if (!anyLeft)
-            break;
-        QThread::msleep(20);
+    // Until they are gone (reaped), so callers can assert that nothing is left.
+    if (killed > 0) {
+        QTest::qWaitFor(
+            [&] {
+                for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+                    bool isPid = false;
+                    entry.toLongLong(&isPid);
+                    if (isPid && commandLine(entry).contains(marker))
+                        return false;
+                }
+                return true;
+            },
+            1000);
     }
     return killed;
 }

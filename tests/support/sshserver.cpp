@@ -1,11 +1,10 @@
 #include "sshserver.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QTcpServer>
 #include <QTcpSocket>
-#include <QThread>
+#include <QTest>
 
 #include <csignal>
 #include <sys/prctl.h>
@@ -188,17 +187,20 @@ bool SshServer::start(int timeoutMs)
             m_lastError = QStringLiteral("cannot start sshd: %1").arg(m_process.errorString());
             return false;
         }
-        QElapsedTimer timer;
-        timer.start();
-        while (timer.elapsed() < timeoutMs && m_process.state() == QProcess::Running) {
-            QTcpSocket socket;
-            socket.connectToHost(QHostAddress::LocalHost, m_port);
-            if (socket.waitForConnected(200) && socket.waitForReadyRead(1000)
-                && socket.readLine().startsWith("SSH-2.0-")) {
-                m_everStarted = true;
-                return true;
-            }
-            QThread::msleep(50);
+        // Up when it sends its banner.
+        const bool answered = QTest::qWaitFor(
+            [&] {
+                if (m_process.state() != QProcess::Running)
+                    return true;
+                QTcpSocket socket;
+                socket.connectToHost(QHostAddress::LocalHost, m_port);
+                return socket.waitForConnected(200) && socket.waitForReadyRead(1000)
+                    && socket.readLine().startsWith("SSH-2.0-");
+            },
+            timeoutMs);
+        if (answered && m_process.state() == QProcess::Running) {
+            m_everStarted = true;
+            return true;
         }
         if (m_process.state() == QProcess::Running) {
             m_lastError = QStringLiteral("sshd did not answer on port %1").arg(m_port);

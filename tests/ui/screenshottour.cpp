@@ -55,13 +55,7 @@ namespace {
 
 bool waitFor(const std::function<bool()> &condition, int timeoutMs = 15000)
 {
-    QDeadlineTimer deadline(timeoutMs);
-    while (!condition()) {
-        if (deadline.hasExpired())
-            return false;
-        QTest::qWait(50);
-    }
-    return true;
+    return QTest::qWaitFor(condition, timeoutMs);
 }
 
 void settle(int ms = 600)

@@ -9,7 +9,7 @@
 // for the secret raw, base64 and percent-encoded; so are the texts of every widget.
 //
 //   guest ──tap── [helper ns: airlockd, gateway, table; the test's TLS client] ──veth
-//   203.0.113.0/24── [upstream ns: api.test 203.0.113.20:443, DNS 203.0.113.53]
+//   198.51.100.0/24── [upstream ns: api.test 198.51.100.20:443, DNS 198.51.100.53]
 //
 // The HTTPS requests come from the helper's namespace (the busybox guest has no TLS client the
 // gateway accepts): an nftables rule of the test sends its connection to GW:443 to the
@@ -20,15 +20,10 @@
 #include "core/gateway/credentials/credentialpatterns.h"
 #include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
-#include "gatewaytestbed.h"
-#include "guestclient.h"
+#include "gatewaytopology.h"
 #include "guestconsole.h"
-#include "helperprocess.h"
-#include "netns.h"
 #include "programrun.h"
-#include "recordingserver.h"
 #include "rpctestclient.h"
-#include "testca.h"
 #include "ui/bindingdialog.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/credentialsview.h"
@@ -75,18 +70,13 @@
 #include <unistd.h>
 
 using namespace airlock;
-using airlock::redteam::GuestConnection;
-using airlock::redteam::HttpResponse;
-using airlock::redteam::RecordingServer;
-using airlock::redteam::ServerEndpoint;
-using airlock::redteam::TestCa;
+using airlock::test::GatewayTopology;
+using airlock::test::GuestConnection;
 using airlock::test::GuestConsole;
-using airlock::test::HelperProcess;
-using airlock::test::NetworkNamespace;
+using airlock::test::HttpResponse;
 using airlock::test::RpcTestClient;
-using airlock::test::runIp;
 using airlock::test::runProgram;
-using airlock::test::TestDnsServer;
+using airlock::test::ServerEndpoint;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -95,8 +85,7 @@ const QString kName = u"credwin"_s;
 const QString kSecretName = u"api-token"_s;
 // Characters that percent-encoding and base64 change, so each form is a different string.
 const QByteArray kSecret = "ghp_Window/Canary+8x=Zq~31!kWm"_ba;
-const QHostAddress kApiAddress(u"203.0.113.20"_s);
-const QHostAddress kDnsAddress(u"203.0.113.53"_s);
+const QHostAddress kApiAddress = airlock::test::topo::ApiServer;
 constexpr int kBootTimeoutMs = 120000;
 
 /// Every form of the secret that must not appear: the gateway's own list (raw, percent-encoded,
@@ -238,9 +227,9 @@ private:
     /// One HTTPS request for api.test from the helper's namespace through the gateway.
     HttpResponse apiRequest(const QByteArray &request)
     {
-        const int ns =
-            ::open(QFile::encodeName(u"/run/netns/"_s + m_helper->networkNamespace()).constData(),
-                   O_RDONLY | O_CLOEXEC);
+        const int ns = ::open(
+            QFile::encodeName(u"/run/netns/"_s + m_net->helper().networkNamespace()).constData(),
+            O_RDONLY | O_CLOEXEC);
         if (ns < 0)
             return {};
         auto connection = GuestConnection::connect(ns, m_gateway, 443);
@@ -261,13 +250,9 @@ private:
     }
 
     QTemporaryDir m_dir {QDir::tempPath() + u"/airlock-credwin-XXXXXX"_s};
-    std::unique_ptr<HelperProcess> m_helper;
+    std::unique_ptr<GatewayTopology> m_net;
     QString m_fingerprint; ///< the secret's fingerprint as the helper reports it
     std::unique_ptr<RpcTestClient> m_rpc;
-    std::unique_ptr<TestCa> m_testCa;
-    std::unique_ptr<RecordingServer> m_servers;
-    std::optional<NetworkNamespace> m_upstream;
-    TestDnsServer m_dns;
     std::unique_ptr<HelperClient> m_client;
     std::unique_ptr<MainWindow> m_window;
     QList<std::shared_ptr<QAbstractItemModelTester>> m_testers;
@@ -300,46 +285,16 @@ void TestCredentialWindow::initTestCase()
         QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
     QVERIFY(m_dir.isValid());
     ::chmod(QFile::encodeName(m_dir.path()).constData(), 0711);
-    m_testCa = TestCa::generate(u"Window test upstream CA"_s);
-    QVERIFY(m_testCa);
-    const QString caPath = m_dir.filePath(u"upstream-ca.pem"_s);
-    QFile caFile(caPath);
-    QVERIFY(caFile.open(QIODevice::WriteOnly));
-    caFile.write(m_testCa->certificatePem());
-    caFile.close();
-    ::chmod(QFile::encodeName(caPath).constData(), 0644);
-
-    m_helper = std::make_unique<HelperProcess>(QStringList {
-        u"--upstream-dns"_s, kDnsAddress.toString() + u":53"_s, u"--upstream-ca"_s, caPath});
-    QVERIFY2(QFileInfo::exists(m_helper->imageStore() + u"/default/image.json"_s),
+    m_net = std::make_unique<GatewayTopology>(GatewayTopology::Options {
+        .tag = u"cw"_s,
+        .side = GatewayTopology::Side::Helper,
+        .hosts = {{u"api.test"_s, kApiAddress}},
+        .servers = {{u"api"_s, kApiAddress, 443, ServerEndpoint::Kind::Https, u"api.test"_s}}});
+    QVERIFY2(QFileInfo::exists(m_net->helper().imageStore() + u"/default/image.json"_s),
              "no guest image (the guest_image fixture builds it)");
-    QVERIFY2(m_helper->start(), qPrintable(m_helper->lastError()));
-    const QString helperNs = m_helper->networkNamespace();
+    QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
 
-    const QString pid = QString::number(QCoreApplication::applicationPid());
-    airlock::test::removeStaleNamespaces(u"alt-cw-"_s);
-    m_upstream = NetworkNamespace::create(u"alt-cw-"_s + pid);
-    QVERIFY(m_upstream);
-    const QString hostSide = u"acwh"_s + pid;
-    const QString upstreamSide = u"acwu"_s + pid;
-    QVERIFY(runIp({u"link"_s, u"add"_s, hostSide, u"netns"_s, helperNs, u"type"_s, u"veth"_s,
-                   u"peer"_s, u"name"_s, upstreamSide, u"netns"_s, m_upstream->name()}));
-    QVERIFY(
-        runIp({u"-n"_s, helperNs, u"addr"_s, u"add"_s, u"203.0.113.1/24"_s, u"dev"_s, hostSide}));
-    QVERIFY(runIp({u"-n"_s, helperNs, u"link"_s, u"set"_s, hostSide, u"up"_s}));
-    for (const QHostAddress &address : {kApiAddress, kDnsAddress})
-        QVERIFY(runIp({u"-n"_s, m_upstream->name(), u"addr"_s, u"add"_s,
-                       address.toString() + u"/24"_s, u"dev"_s, upstreamSide}));
-    QVERIFY(runIp({u"-n"_s, m_upstream->name(), u"link"_s, u"set"_s, upstreamSide, u"up"_s}));
-    QVERIFY(runIp({u"-n"_s, m_upstream->name(), u"link"_s, u"set"_s, u"lo"_s, u"up"_s}));
-    m_servers = std::make_unique<RecordingServer>(m_upstream->fd(), m_testCa.get());
-    QVERIFY(m_servers->start(
-        {ServerEndpoint {u"api"_s, kApiAddress, 443, ServerEndpoint::Kind::Https, u"api.test"_s}}));
-    QVERIFY(airlock::test::inNamespace(m_upstream->fd(), [this] {
-        return m_dns.start(kDnsAddress, 53, {{u"api.test"_s, kApiAddress.toString()}});
-    }));
-
-    m_rpc = std::make_unique<RpcTestClient>(m_helper->socketPath());
+    m_rpc = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
     QVERIFY(m_rpc->hello());
     QVERIFY(rpc(u"sandbox.create"_s, {{u"name"_s, kName}, {u"boot"_s, u"cold"_s}})
                 .contains(u"result"_s));
@@ -351,7 +306,8 @@ void TestCredentialWindow::initTestCase()
         rpc(u"policy.set"_s, {{u"name"_s, kName}, {u"policy"_s, policy}}).contains(u"result"_s));
 
     m_client = std::make_unique<HelperClient>(
-        std::make_unique<LocalSocketTransport>(m_helper->socketPath()), u"tst_credentialwindow"_s);
+        std::make_unique<LocalSocketTransport>(m_net->helper().socketPath()),
+        u"tst_credentialwindow"_s);
     m_window = std::make_unique<MainWindow>(m_client.get());
     m_window->show();
     m_client->connectToHelper();
@@ -365,11 +321,7 @@ void TestCredentialWindow::cleanupTestCase()
     m_window.reset();
     m_client.reset();
     m_rpc.reset();
-    m_helper.reset();
-    if (m_servers)
-        m_servers->stop();
-    m_dns.stop();
-    m_upstream.reset();
+    m_net.reset(); // airlockd and its guest, the servers, the upstream namespace
 }
 
 void TestCredentialWindow::secretTypedIntoTheDialogIsSentOnceAndCleared()
@@ -450,7 +402,7 @@ void TestCredentialWindow::bindingAddedThroughTheDialog()
     m_window->startSandbox(kName);
     QTRY_COMPARE_WITH_TIMEOUT(m_window->model()->sandboxAt(m_window->model()->rowOf(kName))->state,
                               SandboxState::Running, 60000);
-    GuestConsole console(m_helper->socketPath(), kName);
+    GuestConsole console(m_net->helper().socketPath(), kName);
     QVERIFY(console.waitFor("airlock-guest ready", 0, kBootTimeoutMs) >= 0);
     const QByteArray env = console.run("cat /run/airlock/env");
     const auto found =
@@ -460,13 +412,13 @@ void TestCredentialWindow::bindingAddedThroughTheDialog()
     m_placeholder = found.captured(1).toLatin1();
 
     // The gateway's address (the tap's), and the test's own redirect to its listener.
-    const QString helperNs = m_helper->networkNamespace();
+    const QString helperNs = m_net->helper().networkNamespace();
     QByteArray addresses;
-    QVERIFY(
-        runProgram(u"ip"_s,
-                   {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
-                    TapDevice::interfaceName(kName, HelperInstance::tagFor(m_helper->stateDir()))},
-                   {}, &addresses));
+    QVERIFY(runProgram(
+        u"ip"_s,
+        {u"-n"_s, helperNs, u"-4"_s, u"-o"_s, u"addr"_s, u"show"_s, u"dev"_s,
+         TapDevice::interfaceName(kName, HelperInstance::tagFor(m_net->helper().stateDir()))},
+        {}, &addresses));
     const auto match = QRegularExpression(u"inet (\\d+\\.\\d+\\.\\d+\\.\\d+)/"_s)
                            .match(QString::fromLatin1(addresses));
     QVERIFY2(match.hasMatch(), addresses.constData());
@@ -477,7 +429,7 @@ void TestCredentialWindow::bindingAddedThroughTheDialog()
         + m_gateway.toString().toLatin1() + ":15001\n }\n}\n";
     QVERIFY(
         runProgram(u"ip"_s, {u"netns"_s, u"exec"_s, helperNs, u"nft"_s, u"-f"_s, u"-"_s}, rules));
-    QFile sandboxCa(QDir(m_helper->stateDir()).filePath(u"ca/%1/ca.pem"_s.arg(kName)));
+    QFile sandboxCa(QDir(m_net->helper().stateDir()).filePath(u"ca/%1/ca.pem"_s.arg(kName)));
     QVERIFY(sandboxCa.open(QIODevice::ReadOnly));
     m_sandboxCaPem = sandboxCa.readAll();
 }
@@ -491,7 +443,7 @@ void TestCredentialWindow::injectionAndExfilShowInTheWindow()
                                              + m_placeholder + "\r\n\r\n");
     QCOMPARE(injected.status, 401);
     QVERIFY2(injected.body.contains("invalid token " + m_placeholder), injected.body.constData());
-    const auto api = m_servers->connections(u"api"_s);
+    const auto api = m_net->upstream().connections(u"api"_s);
     QCOMPARE(api.size(), 1);
     QCOMPARE(api.first().requests.first().values("Authorization"),
              QList<QByteArray> {"Bearer " + kSecret});
@@ -500,7 +452,7 @@ void TestCredentialWindow::injectionAndExfilShowInTheWindow()
                                             "Authorization: Bearer "
                                             + m_placeholder + "\r\n\r\n");
     QCOMPARE(refused.status, 403);
-    QCOMPARE(m_servers->connections(u"api"_s).size(), 1);
+    QCOMPARE(m_net->upstream().connections(u"api"_s).size(), 1);
 
     // The egress view has both, the reason in words.
     QTRY_VERIFY_WITH_TIMEOUT(entryWithReason(u"credential_exfil"_s), 10000);

@@ -1,16 +1,16 @@
 // Editing and applying a policy in the real PolicyEditor changes what the real gateway decides
 // for a running guest, and the egress view's model shows both verdicts (issue 6).
 //
-//   guest ──tap── [helper ns: airlockd, airlock-gateway, table] ──veth 203.0.113.0/24──
-//   [upstream ns: pkg.test 203.0.113.10:80 (plain HTTP), DNS 203.0.113.53]
+//   guest ──tap── [helper ns: airlockd, airlock-gateway, table] ──veth 198.51.100.0/24──
+//   [upstream ns: pkg.test 198.51.100.10:80 (plain HTTP), DNS 198.51.100.53]
 //
-// The topology is tst_egresse2e's: 203.0.113.0/24 is TEST-NET-3 (RFC 5737), assigned only inside
+// The topology is tst_egresse2e's: 198.51.100.0/24 is TEST-NET-2 (RFC 5737), assigned only inside
 // namespaces this test made, none with a default route. The busybox guest speaks plain HTTP with
 // nc (its TLS client cannot talk to the gateway; see tst_egresse2e).
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
-#include "egresstopology.h"
+#include "gatewaytopology.h"
 #include "rpctestclient.h"
 #include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
@@ -38,14 +38,14 @@
 #include <unistd.h>
 
 using namespace airlock;
-using airlock::test::EgressTopology;
+using airlock::test::GatewayTopology;
 using airlock::test::RpcTestClient;
-using airlock::test::TestUpstream;
+using airlock::test::ServerEndpoint;
 
 namespace {
 
 const QString kName = QStringLiteral("apply");
-const QHostAddress kPkgAddress(QStringLiteral("203.0.113.10"));
+const QHostAddress kPkgAddress = airlock::test::topo::PkgServer;
 constexpr int kBootTimeoutMs = 120000;
 
 QPushButton *buttonNamed(QWidget *parent, const QString &accessibleName)
@@ -78,11 +78,10 @@ private:
     /// The rows of the window's egress model about pkg.test at the http layer.
     QList<EgressEntry> httpEntries() const;
 
-    std::unique_ptr<EgressTopology> m_net;
+    std::unique_ptr<GatewayTopology> m_net;
     std::unique_ptr<RpcTestClient> m_console;
     std::unique_ptr<HelperClient> m_client;
     std::unique_ptr<MainWindow> m_window;
-    TestUpstream *m_pkg = nullptr; ///< owned by m_net
     QByteArray m_text;
 };
 
@@ -141,16 +140,20 @@ void TestPolicyApply::initTestCase()
         QSKIP("needs root (network namespaces, taps, nftables)");
     if (qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty())
         QSKIP("AIRLOCK_GATEWAY is not set (run through ctest)");
-    m_net = std::make_unique<EgressTopology>(
-        EgressTopology::Options {.tag = QStringLiteral("pa"),
-                                 .hosts = {{QStringLiteral("pkg.test"), kPkgAddress}},
-                                 .generateUpstreamCa = true});
+    m_net = std::make_unique<GatewayTopology>(
+        GatewayTopology::Options {.tag = QStringLiteral("pa"),
+                                  .side = GatewayTopology::Side::Helper,
+                                  .hosts = {{QStringLiteral("pkg.test"), kPkgAddress}},
+                                  .servers = {{QStringLiteral("pkg"),
+                                               kPkgAddress,
+                                               80,
+                                               ServerEndpoint::Kind::Http,
+                                               {},
+                                               ServerEndpoint::Answer::Hello}}});
     QVERIFY2(
         QFileInfo::exists(m_net->helper().imageStore() + QStringLiteral("/default/image.json")),
         "no guest image (the guest_image fixture builds it)");
     QVERIFY2(m_net->start(), qPrintable(m_net->lastError()));
-    m_pkg = m_net->serve(QStringLiteral("pkg.test"), 80, false);
-    QVERIFY2(m_pkg, qPrintable(m_net->lastError()));
 
     // A new sandbox has the deny-all policy; boot it and get a shell.
     m_console = std::make_unique<RpcTestClient>(m_net->helper().socketPath());
@@ -204,14 +207,15 @@ void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
     // gateway answers 403 itself and pkg.test never sees the request.
     QByteArray output = fetch("pkg.test /before");
     QVERIFY2(output.contains("fetch-rc=dns"), output.constData());
-    output = fetch("pkg.test /before 203.0.113.10");
+    output = fetch("pkg.test /before " + kPkgAddress.toString().toLatin1());
     QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
     QTRY_VERIFY_WITH_TIMEOUT(!httpEntries().isEmpty(), 15000);
     EgressEntry denied = httpEntries().constLast();
     QVERIFY(!denied.allowed);
     QCOMPARE(denied.reason, QStringLiteral("host_not_allowed"));
     QCOMPARE(denied.path, QStringLiteral("/before"));
-    QCOMPARE(m_pkg->requests().size(), 0);
+    QVERIFY(m_net->settle());
+    QCOMPARE(m_net->upstream().requests(QStringLiteral("pkg")).size(), 0);
 
     // The person edits the policy in the editor: Add Rule, type the host, set the port.
     m_window->table()->selectRow(m_window->model()->rowOf(kName));
@@ -240,7 +244,7 @@ void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
     QVERIFY2(editor->pendingChangesText().startsWith(QStringLiteral("+ rule 1")),
              qPrintable(editor->pendingChangesText()));
     // Nothing reached the helper yet: still denied.
-    output = fetch("pkg.test /pending 203.0.113.10");
+    output = fetch("pkg.test /pending " + kPkgAddress.toString().toLatin1());
     QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
 
     QSignalSpy applied(editor, &PolicyEditor::applied);
@@ -259,7 +263,7 @@ void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
     QVERIFY(allowed.allowed);
     QCOMPARE(allowed.reason, QStringLiteral("allowed"));
     QCOMPARE(allowed.method, QStringLiteral("GET"));
-    QCOMPARE(m_pkg->requests().size(), 1);
+    QCOMPARE(m_net->upstream().requests(QStringLiteral("pkg")).size(), 1);
 
     // Both verdicts as the table shows them, and the pending one denied too.
     QStringList verdicts;

@@ -2,6 +2,7 @@
 #include "core/client/localsockettransport.h"
 #include "core/daemon/registry.h"
 #include "helperprocess.h"
+#include "resultcheck.h"
 #include "rpctestclient.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/credentialsview.h"
@@ -255,7 +256,7 @@ void TestPolicyEditor::dryRunOverRecordedHistory()
     {
         auto registry =
             Registry::open(QDir(m_helper->stateDir()).filePath(QStringLiteral("registry.sqlite")));
-        QVERIFY2(registry, qPrintable(registry ? QString() : registry.error().message));
+        QVERIFY_RESULT(registry);
         const QDateTime now = QDateTime::currentDateTimeUtc();
         const QList<QJsonObject> events {
             recordedEvent(now.addDays(-3), QStringLiteral("pypi.org"), false,

@@ -16,6 +16,7 @@
 #include "core/client/transport.h"
 #include "core/model/sandbox.h"
 #include "core/protocol/message.h"
+#include "eventloop.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/credentialsview.h"
 #include "ui/egresseventmodel.h"
@@ -352,7 +353,7 @@ void TestSandboxDetails::tableAndDetailsShowTheIdentityWarning()
     restart->click();
     QTRY_VERIFY(m_transport->requests().contains(u"sandbox.stop"_s));
     m_transport->push(u"sandbox.changed"_s, {{u"sandbox"_s, stopping.toJson()}});
-    QTest::qWait(50);
+    QVERIFY(airlock::test::runUntilIdle()); // "stopping" delivered and handled
     QVERIFY(!m_transport->requests().contains(u"sandbox.start"_s));
     // The helper's next word on it: stopped, the warning is gone with the state it described.
     Sandbox stopped = sandbox(u"stale"_s, StartSource::None);
@@ -449,7 +450,7 @@ void TestSandboxDetails::liveCredentialAlertNamesTheBinding()
                                           {u"seq"_s, 3}, {u"event"_s, exfilEvent(u"fresh"_s)}}}}});
     m_window->egressView()->loadHistory();
     QTRY_VERIFY(m_transport->requests().count(u"egress.history"_s) >= 4);
-    QTest::qWait(100);
+    QVERIFY(airlock::test::runUntilIdle()); // the answer delivered and handled
     QCOMPARE(m.alert(u"fresh"_s, SandboxTableModel::AlertKind::Credential), QString());
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
+#include "eventloop.h"
 #include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
@@ -583,14 +584,19 @@ void TestSnapshotTimeline::viewKeepsItsAxisUnderThePointer()
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     auto *clock = view.findChild<QTimer *>(QStringLiteral("clock"));
     QVERIFY(clock);
-    clock->setInterval(200);
+    clock->setInterval(20);
+    // The view's "now", moved on by the test: the axis would move as much as time has.
+    QDateTime now = QDateTime::currentDateTimeUtc();
+    view.setClock([&now] { return now; });
+    QSignalSpy ticks(clock, &QTimer::timeout);
 
-    // The pointer comes in: repaints, a second of time, the clock and a click move nothing.
+    // The pointer comes in: repaints, a minute of time, the clock and a click move nothing.
     const QRect a = view.markerRect(model.indexOf(kA));
     const QRect b = view.markerRect(model.indexOf(kB));
     QEnterEvent enter(b.center(), b.center(), view.mapToGlobal(b.center()));
     QApplication::sendEvent(&view, &enter);
-    QTest::qWait(1200); // the clock ticks several times
+    now = now.addSecs(60);
+    QTRY_VERIFY(ticks.count() >= 3); // the clock ticks several times
     view.repaint();
     QCOMPARE(view.markerRect(model.indexOf(kA)), a);
     QTest::mouseClick(&view, Qt::LeftButton, {}, b.center());
@@ -607,7 +613,9 @@ void TestSnapshotTimeline::viewKeepsItsAxisUnderThePointer()
     // New data rescales at once, also under the pointer.
     const QRect moved = view.markerRect(model.indexOf(kA));
     QApplication::sendEvent(&view, &enter);
-    QTest::qWait(1100);
+    now = now.addSecs(60);
+    ticks.clear();
+    QTRY_VERIFY(ticks.count() >= 3);
     QCOMPARE(view.markerRect(model.indexOf(kA)), moved);
     QJsonObject longer = recentList();
     QJsonArray snapshots = longer.value(QStringLiteral("snapshots")).toArray();
@@ -809,9 +817,10 @@ void TestSnapshotTimeline::restoreStartsABranch()
     QVERIFY2(box->text().contains(QStringLiteral("“first”")), qPrintable(box->text()));
     QVERIFY2(box->informativeText().contains(QStringLiteral("safety snapshot")),
              qPrintable(box->informativeText()));
-    // Cancel restores nothing.
+    // Cancel restores nothing: no call is in flight (actions wait for the one that is).
     box->button(QMessageBox::Cancel)->click();
-    QTest::qWait(300);
+    QVERIFY(airlock::test::runUntilIdle());
+    QVERIFY(view->restoreAction()->isEnabled());
     QCOMPARE(model->snapshotCount(), 2);
 
     view->restoreAction()->trigger();
@@ -1022,6 +1031,17 @@ void TestSnapshotTimeline::pinRenameDeleteThroughTheActions()
     }();
     QCOMPARE(children.size(), 2);
     const QStringList childIdsBefore {idAt(children.at(0)), idAt(children.at(1))};
+    // The re-read the removal schedules (the model's "reread" timer), and its answer applied.
+    auto *reread = model->findChild<QTimer *>(QStringLiteral("reread"));
+    QVERIFY(reread);
+    QObject tracking;
+    bool rereadFired = false;
+    bool rereadApplied = false;
+    connect(reread, &QTimer::timeout, &tracking, [&] {
+        rereadFired = true;
+        rereadApplied = false;
+    });
+    connect(model, &SnapshotTimelineModel::loaded, &tracking, [&] { rereadApplied = rereadFired; });
     view->selectSnapshot(m_second);
     view->deleteAction()->trigger();
     auto *box = qobject_cast<QMessageBox *>(view->pendingDialog());
@@ -1035,7 +1055,7 @@ void TestSnapshotTimeline::pinRenameDeleteThroughTheActions()
     }
     QVERIFY(helperSnapshot(m_second).isEmpty());
     // After the re-read the tree still agrees (no reset back to an old shape).
-    QTest::qWait(500);
+    QTRY_VERIFY(rereadApplied && !reread->isActive());
     QCOMPARE(childIds(*model, model->indexOf(m_first)).size(), 3);
 }
 

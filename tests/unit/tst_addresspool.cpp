@@ -1,6 +1,7 @@
 #include "core/net/addresspool.h"
 #include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
+#include "resultcheck.h"
 
 #include <QTest>
 
@@ -125,7 +126,7 @@ void TestAddressPool::links()
     QFETCH(int, linkPrefix);
     QFETCH(quint32, index);
     auto pool = AddressPool::create(cidr, linkPrefix);
-    QVERIFY2(pool, qPrintable(pool ? QString() : pool.error().message));
+    QVERIFY_RESULT(pool);
     QVERIFY(index < pool->capacity());
     const auto link = pool->linkAt(index);
     QCOMPARE(link.index, index);

@@ -6,6 +6,7 @@
 #include "core/gateway/dns/dnsnamemapping.h"
 #include "core/gateway/dns/dnsupstreamresolver.h"
 #include "core/gateway/dns/hostaddresses.h"
+#include "resultcheck.h"
 
 #include <QNetworkInterface>
 #include <QTest>
@@ -96,7 +97,7 @@ void TestDnsRefusedRanges::parse()
         QVERIFY(!range.error().message.isEmpty());
         return;
     }
-    QVERIFY2(range, qPrintable(range ? QString() : range.error().message));
+    QVERIFY_RESULT(range);
     QCOMPARE(range->toString(), canonical);
     QCOMPARE(*AddressRange::parse(range->toString()), *range);
 }

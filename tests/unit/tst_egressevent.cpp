@@ -1,5 +1,6 @@
 // EgressEvent JSON (docs/gateway.md, "Events"): round trip, absent fields, query redaction.
 #include "core/model/egressevent.h"
+#include "resultcheck.h"
 
 #include <QJsonDocument>
 #include <QTest>
@@ -96,7 +97,7 @@ void TestEgressEvent::roundTrip()
     QCOMPARE(json.value(u"verdict"_s).toString(), u"allowed"_s);
     QCOMPARE(json.value(u"layer"_s).toString(), u"http"_s);
     const auto back = EgressEvent::fromJson(json);
-    QVERIFY2(back, qPrintable(back ? QString() : back.error().message));
+    QVERIFY_RESULT(back);
     QCOMPARE(*back, event);
 }
 

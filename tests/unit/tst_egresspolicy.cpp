@@ -1,6 +1,7 @@
 // EgressPolicy JSON format: validation errors name the rule and field, round trip, defaults,
 // and the templates in resources/policies/ load.
 #include "core/model/egresspolicy.h"
+#include "resultcheck.h"
 
 #include <QDir>
 #include <QFile>
@@ -57,7 +58,7 @@ void TestEgressPolicy::defaults()
 {
     const auto policy = EgressPolicy::fromJsonBytes(R"({"version": 1, "rules": [
         {"host": "pkg.test"}]})");
-    QVERIFY2(policy, qPrintable(policy ? QString() : policy.error().message));
+    QVERIFY_RESULT(policy);
     QCOMPARE(policy->rules.size(), 1);
     const EgressRule &rule = policy->rules.first();
     QCOMPARE(rule.host, QStringLiteral("pkg.test"));
@@ -86,7 +87,7 @@ void TestEgressPolicy::canonicalizesHostPatterns()
         {QStringLiteral("version"), 1},
         {QStringLiteral("rules"), QJsonArray {QJsonObject {{QStringLiteral("host"), written}}}}};
     const auto policy = EgressPolicy::fromJson(object);
-    QVERIFY2(policy, qPrintable(policy ? QString() : policy.error().message));
+    QVERIFY_RESULT(policy);
     QCOMPARE(policy->rules.first().host, stored);
 }
 
@@ -262,7 +263,7 @@ void TestEgressPolicy::roundTrip()
     QCOMPARE(first.value(QStringLiteral("ports")).toArray(), QJsonArray {443});
 
     const auto back = EgressPolicy::fromJson(json);
-    QVERIFY2(back, qPrintable(back ? QString() : back.error().message));
+    QVERIFY_RESULT(back);
     QCOMPARE(*back, policy);
     const auto fromBytes = EgressPolicy::fromJsonBytes(policy.toJsonBytes());
     QVERIFY(fromBytes);
@@ -318,7 +319,7 @@ void TestEgressPolicy::templates()
     QFile in(QStringLiteral(AIRLOCK_SOURCE_DIR "/resources/policies/") + file);
     QVERIFY2(in.open(QIODevice::ReadOnly), qPrintable(in.fileName()));
     const auto policy = EgressPolicy::fromJsonBytes(in.readAll());
-    QVERIFY2(policy, qPrintable(policy ? QString() : policy.error().message));
+    QVERIFY_RESULT(policy);
     QVERIFY(policy->rules.size() >= minimumRules);
     if (minimumRules == 0)
         QCOMPARE(*policy, EgressPolicy::denyAll());

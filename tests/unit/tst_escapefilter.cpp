@@ -18,9 +18,9 @@ private Q_SLOTS:
     void splitAtEveryOffset();
     // docs/reviews/2026-12-01-guest-channels-round4.md#f1: sequences a real terminal (xterm, VTE)
     // parses as OSC/DCS/XTWINOPS that the filter passes on.
-    void break4_terminalStillSeesControlString_data();
-    void break4_terminalStillSeesControlString();
-    void break4_libvtermParsesTheFilteredOsc();
+    void noControlStringAfterAbortedSequence_data();
+    void noControlStringAfterAbortedSequence();
+    void libvtermSeesNoFilteredOsc();
     void chunks_data();
     void chunks();
     void outputIsSafeForAnyInput();
@@ -167,7 +167,7 @@ void TestEscapeFilter::splitAtEveryOffset()
     }
 }
 
-void TestEscapeFilter::break4_terminalStillSeesControlString_data()
+void TestEscapeFilter::noControlStringAfterAbortedSequence_data()
 {
     QTest::addColumn<QByteArray>("input");
     QTest::addColumn<QByteArray>("forbidden");
@@ -198,7 +198,7 @@ void TestEscapeFilter::break4_terminalStillSeesControlString_data()
     QTest::newRow("utf-8 c1 dcs") << QByteArray("\xc2\x90$q\xc2\x9cx") << QByteArray("$q");
 }
 
-void TestEscapeFilter::break4_terminalStillSeesControlString()
+void TestEscapeFilter::noControlStringAfterAbortedSequence()
 {
     QFETCH(QByteArray, input);
     QFETCH(QByteArray, forbidden);
@@ -210,7 +210,7 @@ void TestEscapeFilter::break4_terminalStillSeesControlString()
 
 // The same bytes through a real VT parser (libvterm): what comes out of the filter still sets
 // the title, i.e. an OSC survived. (xterm's parser also restarts at ESC inside a CSI.)
-void TestEscapeFilter::break4_libvtermParsesTheFilteredOsc()
+void TestEscapeFilter::libvtermSeesNoFilteredOsc()
 {
     EscapeFilter filter;
     airlock::TerminalSession terminal;

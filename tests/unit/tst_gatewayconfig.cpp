@@ -1,6 +1,7 @@
 // GatewayConfig::fromJson (docs/gateway.md, "Control messages"): a valid config, and one row
 // per kind of invalid field, each error naming the dotted field.
 #include "core/gateway/gatewayconfig.h"
+#include "resultcheck.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -58,7 +59,7 @@ private Q_SLOTS:
 void TestGatewayConfig::valid()
 {
     const auto config = GatewayConfig::fromJson(validConfig());
-    QVERIFY2(config, qPrintable(config ? QString() : config.error().message));
+    QVERIFY_RESULT(config);
     QCOMPARE(config->sandbox, u"demo"_s);
     QCOMPARE(config->listen.tcp->port, quint16(15001));
     QCOMPARE(config->listen.dns->address, QHostAddress(u"10.77.0.1"_s));
@@ -76,7 +77,7 @@ void TestGatewayConfig::inheritedFds()
     QJsonObject json = validConfig();
     json.insert(u"listen"_s, QJsonObject {{u"tcpFd"_s, 5}, {u"dnsUdpFd"_s, 6}, {u"dnsTcpFd"_s, 7}});
     const auto config = GatewayConfig::fromJson(json);
-    QVERIFY2(config, qPrintable(config ? QString() : config.error().message));
+    QVERIFY_RESULT(config);
     QCOMPARE(*config->listen.tcpFd, 5);
     QCOMPARE(*config->listen.dnsTcpFd, 7);
     QVERIFY(!config->listen.tcp);

@@ -7,6 +7,7 @@
 #include "core/gateway/credentials/gatewaycredentials.h"
 #include "core/model/secretvalue.h"
 #include "core/protocol/lineframer.h"
+#include "resultcheck.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -86,7 +87,7 @@ private Q_SLOTS:
         const SecretValue payload(kValue);
         auto credentials =
             credentialsFromMessage(message({entry(kValue.size())}), u"demo"_s, payload);
-        QVERIFY2(credentials, qPrintable(credentials ? QString() : credentials.error().message));
+        QVERIFY_RESULT(credentials);
         QCOMPARE(credentials->size(), 1);
         const GatewayCredential &c = credentials->first();
         QCOMPARE(c.binding, 4);

@@ -1,6 +1,7 @@
 // canonicalizeHostname, parseAuthority and canonicalHostPattern: every name spelling from
 // docs/redteam-cases.md classes A8, B1-B4, C1-C3 and D1, one row each.
 #include "core/model/hostname.h"
+#include "resultcheck.h"
 
 #include <QTest>
 
@@ -66,7 +67,7 @@ void TestHostname::canonical()
     QFETCH(QString, input);
     QFETCH(QString, expected);
     const auto result = airlock::canonicalizeHostname(input);
-    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QVERIFY_RESULT(result);
     QCOMPARE(*result, expected);
     // Idempotent: the canonical form canonicalizes to itself.
     QCOMPARE(airlock::canonicalizeHostname(*result).value_or(QString()), expected);
@@ -231,7 +232,7 @@ void TestHostname::authority()
     QFETCH(bool, portGiven);
     const auto result = airlock::parseAuthority(
         input, defaultPort < 0 ? std::nullopt : std::optional<quint16>(quint16(defaultPort)));
-    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QVERIFY_RESULT(result);
     QCOMPARE(result->host, host);
     QCOMPARE(int(result->port), port);
     QCOMPARE(result->portGiven, portGiven);
@@ -324,7 +325,7 @@ void TestHostname::pattern()
     QFETCH(QString, input);
     QFETCH(QString, expected);
     const auto result = airlock::canonicalHostPattern(input);
-    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QVERIFY_RESULT(result);
     QCOMPARE(*result, expected);
 }
 

@@ -6,6 +6,7 @@
 #include "core/vmm/imagestore.h"
 #include "core/vmm/qemucommand.h"
 #include "core/vmm/rootdisk.h"
+#include "resultcheck.h"
 
 #include <QDir>
 #include <QFile>
@@ -129,7 +130,7 @@ private Q_SLOTS:
         const QString overlay = m_dir.filePath(QStringLiteral("overlay.qcow2"));
         QVERIFY(writeFile(overlay, "an earlier overlay"));
         const auto made = RootDisk::createOverlay(overlay, base);
-        QVERIFY2(made, made ? "" : qPrintable(made.error().message));
+        QVERIFY_RESULT(made);
         const QJsonObject info = qemuImgInfo(overlay);
         QCOMPARE(info.value(QStringLiteral("format")).toString(), QStringLiteral("qcow2"));
         QCOMPARE(info.value(QStringLiteral("backing-filename-format")).toString(),

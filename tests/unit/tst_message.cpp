@@ -1,4 +1,5 @@
 #include "core/protocol/message.h"
+#include "resultcheck.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -61,7 +62,7 @@ void TestMessage::parseValid()
     QFETCH(QJsonValue, id);
     QFETCH(QString, method);
     const auto message = airlock::protocol::parseMessage(line);
-    QVERIFY2(message, qPrintable(message ? QString() : message.error().message));
+    QVERIFY_RESULT(message);
     QCOMPARE(message->type, type);
     if (!id.isUndefined())
         QCOMPARE(message->id, id);

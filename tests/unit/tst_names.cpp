@@ -1,4 +1,5 @@
 #include "core/model/names.h"
+#include "resultcheck.h"
 
 #include <QTest>
 
@@ -28,7 +29,7 @@ void TestNames::valid()
 {
     QFETCH(QString, name);
     const auto result = airlock::validateName(name);
-    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QVERIFY_RESULT(result);
     QCOMPARE(*result, name);
 }
 

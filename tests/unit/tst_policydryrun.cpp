@@ -1,4 +1,5 @@
 #include "core/daemon/policydryrun.h"
+#include "resultcheck.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -130,7 +131,7 @@ void TestPolicyDryRun::changes()
         record(7, event, QStringLiteral("2026-01-02T03:04:05.000Z"))};
     auto result =
         PolicyDryRun::evaluate(EgressPolicy {applied}, EgressPolicy {edited}, records, {});
-    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QVERIFY_RESULT(result);
     const QJsonArray changes = result->value(QStringLiteral("changes")).toArray();
     if (expected == QLatin1String("skip")) {
         QCOMPARE(result->value(QStringLiteral("skipped")).toInt(), 1);

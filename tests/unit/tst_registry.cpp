@@ -1,4 +1,5 @@
 #include "core/daemon/registry.h"
+#include "resultcheck.h"
 
 #include "core/daemon/secretowners.h"
 
@@ -82,7 +83,7 @@ void TestRegistry::freshFileIsMigratedFromVersionZero()
     // An empty SQLite file has user_version 0.
     rawExec(path(), {QStringLiteral("CREATE TABLE unrelated (x)")});
     auto registry = Registry::open(path());
-    QVERIFY2(registry, qPrintable(registry ? QString() : registry.error().message));
+    QVERIFY_RESULT(registry);
     QCOMPARE((*registry)->schemaVersion(), int(Registry::migrations().size()));
     auto records = (*registry)->load();
     QVERIFY(records);
@@ -108,7 +109,7 @@ void TestRegistry::roundTrip()
     stopped.sandbox.spec.boot = airlock::BootMode::Cold;
 
     auto inserted = (*registry)->insert(running);
-    QVERIFY2(inserted, qPrintable(inserted ? QString() : inserted.error().message));
+    QVERIFY_RESULT(inserted);
     QVERIFY((*registry)->insert(stopped));
     auto records = (*registry)->load();
     QVERIFY(records);
@@ -190,7 +191,7 @@ void TestRegistry::failedMigrationRollsBack()
     registry->reset();
     migrations.last() = {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN notes TEXT")};
     auto upgraded = Registry::open(path(), migrations);
-    QVERIFY2(upgraded, qPrintable(upgraded ? QString() : upgraded.error().message));
+    QVERIFY_RESULT(upgraded);
     QCOMPARE((*upgraded)->schemaVersion(), int(migrations.size()));
     QCOMPARE((*upgraded)->load()->first().sandbox.spec.name, QStringLiteral("survivor"));
 }
@@ -225,7 +226,7 @@ void TestRegistry::versionOneIsMigratedToDenyAllPolicies()
     rawExec(path(), v1);
 
     auto registry = Registry::open(path());
-    QVERIFY2(registry, qPrintable(registry ? QString() : registry.error().message));
+    QVERIFY_RESULT(registry);
     QCOMPARE((*registry)->schemaVersion(), int(Registry::migrations().size()));
     QVERIFY(Registry::migrations().size() >= 2);
     const auto records = (*registry)->load();
@@ -291,7 +292,7 @@ void TestRegistry::egressBatchIsOneTransaction()
     timer.start();
     auto seqs = (*registry)->appendEgressBatch(batch, 1000);
     const qint64 batchMs = timer.elapsed();
-    QVERIFY2(seqs, qPrintable(seqs ? QString() : seqs.error().message));
+    QVERIFY_RESULT(seqs);
     QCOMPARE(seqs->size(), 5000);
     QVERIFY(std::is_sorted(seqs->begin(), seqs->end()));
     auto a = (*registry)->egressHistory(QStringLiteral("a"), std::nullopt, 5000);
@@ -368,7 +369,7 @@ void TestRegistry::secretOwnersAfterUpgrade()
         QCOMPARE((*old)->schemaVersion(), 7);
     }
     auto registry = Registry::open(path());
-    QVERIFY2(registry, qPrintable(registry ? QString() : registry.error().message));
+    QVERIFY_RESULT(registry);
     QCOMPARE((*registry)->schemaVersion(), 8);
     airlock::SecretOwners owners(**registry);
     QCOMPARE(owners.ownerOf(QStringLiteral("old-token")).value_or(99), uid_t(0));

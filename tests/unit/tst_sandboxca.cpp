@@ -1,6 +1,7 @@
 // SandboxCa (docs/tls.md "The sandbox CA"): CA and leaf certificate properties (RFC 5280),
 // the leaf cache, the key file's mode, reload from disk, and names canonicalizeHostname rejects.
 #include "core/pki/sandboxca.h"
+#include "resultcheck.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,10 +14,10 @@ using airlock::ErrorKind;
 using airlock::pki::BasicConstraintsPtr;
 using airlock::pki::GeneralNamesPtr;
 using airlock::pki::NameConstraintsPtr;
+using airlock::pki::SandboxCa;
 using airlock::pki::TlsLeaf;
 using airlock::pki::X509StoreCtxPtr;
 using airlock::pki::X509StorePtr;
-using airlock::pki::SandboxCa;
 
 namespace {
 
@@ -102,7 +103,7 @@ private Q_SLOTS:
 void TestSandboxCa::caProperties()
 {
     auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
-    QVERIFY2(ca, qPrintable(ca ? QString() : ca.error().message));
+    QVERIFY_RESULT(ca);
     X509 *cert = ca->certificate();
 
     QCOMPARE(X509_get_version(cert), long(X509_VERSION_3));
@@ -174,7 +175,7 @@ void TestSandboxCa::leafProperties()
     auto ca = airlock::pki::SandboxCa::generate(QStringLiteral("sb1"));
     QVERIFY(ca);
     auto leaf = ca->mintLeaf(QStringLiteral("pkg.test"));
-    QVERIFY2(leaf, qPrintable(leaf ? QString() : leaf.error().message));
+    QVERIFY_RESULT(leaf);
     X509 *cert = (*leaf)->certificate.get();
     QCOMPARE((*leaf)->name, QStringLiteral("pkg.test"));
 
@@ -261,7 +262,7 @@ void TestSandboxCa::saveWritesKey0600AndReloadGivesSameCa()
     const mode_t oldMask = ::umask(0);
     auto saved = ca->save(certPath, keyPath);
     ::umask(oldMask);
-    QVERIFY2(saved, qPrintable(saved ? QString() : saved.error().message));
+    QVERIFY_RESULT(saved);
 
     struct stat st = {};
     QCOMPARE(::stat(QFile::encodeName(keyPath).constData(), &st), 0);
@@ -275,7 +276,7 @@ void TestSandboxCa::saveWritesKey0600AndReloadGivesSameCa()
     QCOMPARE(certText, ca->certificatePem());
 
     auto loaded = airlock::pki::SandboxCa::load(certPath, keyPath);
-    QVERIFY2(loaded, qPrintable(loaded ? QString() : loaded.error().message));
+    QVERIFY_RESULT(loaded);
     QCOMPARE(loaded->fingerprint(), ca->fingerprint());
     QCOMPARE(X509_cmp(loaded->certificate(), ca->certificate()), 0);
     // The reloaded key signs leaves that verify against the original certificate.

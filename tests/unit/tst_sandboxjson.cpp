@@ -1,4 +1,5 @@
 #include "core/model/sandbox.h"
+#include "resultcheck.h"
 
 #include <QJsonDocument>
 #include <QTest>
@@ -71,7 +72,7 @@ void TestSandboxJson::sandboxRoundTrip()
     // Through text, as on the wire.
     const QJsonObject reparsed = QJsonDocument::fromJson(QJsonDocument(json).toJson()).object();
     const auto back = Sandbox::fromJson(reparsed);
-    QVERIFY2(back, qPrintable(back ? QString() : back.error().message));
+    QVERIFY_RESULT(back);
     QCOMPARE(*back, sandbox);
     if (!sandbox.startedAt.isValid())
         QVERIFY(json.value(QStringLiteral("startedAt")).isNull());

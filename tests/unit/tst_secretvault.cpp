@@ -2,6 +2,7 @@
 // fresh nonce per write, the key file's rules, and clear errors for damaged files, wrong keys
 // and renamed files, with nothing overwritten.
 #include "core/vault/secretvault.h"
+#include "resultcheck.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -89,7 +90,7 @@ private Q_SLOTS:
     void firstOpenCreatesPrivateKeyAndDirectory()
     {
         auto vault = SecretVault::open(vaultDir(), keyPath());
-        QVERIFY2(vault, errorOf(vault).constData());
+        QVERIFY_RESULT(vault);
         QCOMPARE(modeOf(keyPath()), mode_t(0600));
         QCOMPARE(modeOf(vaultDir()), mode_t(0700));
         QCOMPARE(readFile(keyPath()).size(), SecretVault::kKeyBytes);
@@ -104,7 +105,7 @@ private Q_SLOTS:
         const QDateTime t1 =
             QDateTime::fromString(QStringLiteral("2026-11-30T07:00:00Z"), Qt::ISODate);
         auto info = vault->set(QStringLiteral("github-token"), SecretValue(kCanary), t1);
-        QVERIFY2(info, errorOf(info).constData());
+        QVERIFY_RESULT(info);
         QCOMPARE(info->created, t1);
         QCOMPARE(info->fingerprint.size(), 16);
         QCOMPARE(modeOf(vault->pathOf(QStringLiteral("github-token"))), mode_t(0600));

@@ -3,6 +3,7 @@
 #include "core/snapshot/snapshotarchive.h"
 #include "core/snapshot/snapshotcatalog.h"
 #include "core/snapshot/snapshotstore.h"
+#include "resultcheck.h"
 
 #include <QDir>
 #include <QFile>
@@ -82,7 +83,7 @@ void TestSnapshotStore::init()
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
     auto store = SnapshotStore::open(m_dir->filePath(QStringLiteral("store")));
-    QVERIFY2(store, qPrintable(store ? QString() : store.error().message));
+    QVERIFY_RESULT(store);
     m_store = std::move(*store);
 }
 
@@ -100,7 +101,7 @@ void TestSnapshotStore::roundTripWithHolesAndDuplicates()
     auto writer = m_store->begin(QStringLiteral("a1"));
     QVERIFY(writer);
     auto stats = (*writer)->addObject(QStringLiteral("memory"), memory);
-    QVERIFY2(stats, qPrintable(stats ? QString() : stats.error().message));
+    QVERIFY_RESULT(stats);
     QCOMPARE(stats->logicalBytes, memory.size());
     QVERIFY(stats->zeroBytes > 0);
     QVERIFY(stats->newBytes < memory.size() - stats->zeroBytes); // repeated pages stored once
@@ -110,7 +111,7 @@ void TestSnapshotStore::roundTripWithHolesAndDuplicates()
     writer->reset();
 
     auto manifest = m_store->manifest(QStringLiteral("a1"));
-    QVERIFY2(manifest, qPrintable(manifest ? QString() : manifest.error().message));
+    QVERIFY_RESULT(manifest);
     QCOMPARE(restoreToBytes(*m_store, *manifest->find(QStringLiteral("memory"))), memory);
     auto read = m_store->readObject(*manifest->find(QStringLiteral("device-state")), 1 << 20);
     QVERIFY(read);
@@ -220,7 +221,7 @@ void TestSnapshotStore::garbageCollectionKeepsSharedChunks()
     QCOMPARE(nothing->chunksRemoved, 0);
     QVERIFY(m_store->removeManifest(QStringLiteral("e1")));
     auto report = m_store->collectGarbage();
-    QVERIFY2(report, qPrintable(report ? QString() : report.error().message));
+    QVERIFY_RESULT(report);
     // Only the 256 KiB that e2 overwrote belonged to e1 alone.
     QCOMPARE(report->chunksRemoved, 256 * 1024 / kChunk);
     QVERIFY(report->bytesFreed > 0);
@@ -275,7 +276,7 @@ void TestSnapshotStore::objectFromFileMatchesObjectFromMemory()
     auto fromFile = m_store->begin(QStringLiteral("f1"));
     QVERIFY(fromFile);
     auto stats = (*fromFile)->addObjectFromFile(QStringLiteral("disk"), file.handle());
-    QVERIFY2(stats, qPrintable(stats ? QString() : stats.error().message));
+    QVERIFY_RESULT(stats);
     QCOMPARE(stats->logicalBytes, data.size());
     QCOMPARE(stats->newBytes, 0); // every chunk already stored by m1
     auto fileManifest = (*fromFile)->commit();
@@ -358,7 +359,7 @@ void TestSnapshotStore::manifestRejectsDamage()
 void TestSnapshotStore::catalogReparentsChildrenOnDelete()
 {
     auto registry = Registry::open(m_dir->filePath(QStringLiteral("registry.sqlite")));
-    QVERIFY2(registry, qPrintable(registry ? QString() : registry.error().message));
+    QVERIFY_RESULT(registry);
     SnapshotCatalog catalog((*registry)->connectionName());
     const auto make = [](const QString &id, const QString &parent, int minute) {
         Snapshot s;
@@ -403,7 +404,7 @@ void TestSnapshotStore::reconcileRemovesUncommittedManifests()
     meta.sandbox = QStringLiteral("demo");
     const QByteArray memory = memoryImage(512 * 1024, 10);
     auto kept = archive.commit(meta, {{QStringLiteral("memory"), memory}});
-    QVERIFY2(kept, qPrintable(kept ? QString() : kept.error().message));
+    QVERIFY_RESULT(kept);
     QCOMPARE(catalog.head(QStringLiteral("demo")), kept->id);
     QCOMPARE(kept->logicalBytes, memory.size());
     // A manifest whose row never came (the helper died in between).
@@ -412,7 +413,7 @@ void TestSnapshotStore::reconcileRemovesUncommittedManifests()
     QVERIFY((*orphan)->commit());
     orphan->reset();
     auto report = archive.reconcile();
-    QVERIFY2(report, qPrintable(report ? QString() : report.error().message));
+    QVERIFY_RESULT(report);
     QCOMPARE(report->manifestsRemoved, QStringList {QStringLiteral("00000000000000ff")});
     QVERIFY(report->garbage.chunksRemoved > 0);
     QCOMPARE(m_store->manifestIds(), QStringList {kept->id});

@@ -7,8 +7,7 @@ namespace airlock::redteam {
 
 void RedteamTestBase::initTestCase()
 {
-    QString error;
-    QVERIFY2(m_topo.setUp(&error), qPrintable(error));
+    QVERIFY2(m_topo.start(), qPrintable(m_topo.lastError()));
 }
 
 void RedteamTestBase::cleanupTestCase()
@@ -32,10 +31,10 @@ void RedteamTestBase::cleanup()
                  qPrintable(m_topo.gateway().logTail(20)));
 }
 
-QString recordedTraffic(RecordingServer &server, const QString &label, int settleMs)
+QString recordedTraffic(RecordingServer &server, const QString &label)
 {
-    if (settleMs > 0)
-        QTest::qWait(settleMs);
+    if (!server.settle())
+        return QStringLiteral("the recording server did not settle (its barrier timed out)");
     QStringList lines;
     for (const ConnectionRecord &record : server.connections(label)) {
         lines << QStringLiteral("%1 port %2 from %3 sni '%4': %5 bytes: %6")

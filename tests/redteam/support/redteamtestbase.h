@@ -1,13 +1,15 @@
 #pragma once
 
-#include "redteamtopology.h"
+#include "gatewaytopology.h"
 
 #include <QObject>
 #include <QStringList>
 
 namespace airlock::redteam {
 
-/// Base of every red-team test class: one RedteamTopology per test binary, built in
+using namespace airlock::test;
+
+/// Base of every red-team test class: one GatewayTopology per test binary, built in
 /// initTestCase and torn down in cleanupTestCase (and by the destructor when a test aborts);
 /// init() opens a fresh observation window for each test function (and each data row).
 /// Derived classes declare their cases as private slots named after their case id
@@ -34,16 +36,16 @@ protected:
     /// real address when it does not resolve). Empty response when the connection failed.
     HttpResponse requestVia(const QString &mode, const QByteArray &request, QString *problem);
 
-    RedteamTopology m_topo;
+    GatewayTopology m_topo;
 };
 
 // Checks used by the cases. Each returns an empty string when the expectation holds, else a
 // description of what was seen instead (for QVERIFY2).
 
-/// Describes every record of `server` (only `label` when given) after waiting `settleMs` for
-/// late arrivals: "nothing upstream" is an empty result.
-QString recordedTraffic(RecordingServer &server, const QString &label = QString(),
-                        int settleMs = 300);
+/// Describes every record of `server` (only `label` when given) once the server settled
+/// (RecordingServer::settle(): whatever was sent to it before is recorded): "nothing upstream"
+/// is an empty result.
+QString recordedTraffic(RecordingServer &server, const QString &label = QString());
 /// Waits for an `egress` event (after the mark) with `verdict` ("allowed"/"denied") and a
 /// reason in `reasons` (any reason when empty); the message lists the events seen otherwise.
 QString expectEgress(GatewayProcess &gateway, const QString &verdict, const QStringList &reasons,

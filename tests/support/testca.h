@@ -7,7 +7,7 @@
 
 #include <mutex>
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 /// The test "public" CA that signs the upstream servers' certificates (the gateway's
 /// trustStore in tests), and mints a leaf per SNI on demand, like a CDN holding a certificate
@@ -31,4 +31,4 @@ private:
     airlock::pki::SandboxCa m_ca;
 };
 
-} // namespace airlock::redteam
+} // namespace airlock::test

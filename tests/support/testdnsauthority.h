@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 /// The test's authoritative DNS server for *.test (ldns wire format), listening on UDP and TCP
 /// inside a network namespace: the gateway's `upstreamDns` in the red-team topology. A hostile
@@ -44,19 +44,36 @@ public:
     void setDelay(const QString &name, int ms);
 
     /// Binds UDP and TCP on address:port inside the namespace and starts the server thread.
-    bool start(const QHostAddress &address, quint16 port);
+    /// `barrierFromNsFd`: the namespace settle() asks from (where the gateway's queries come
+    /// from, so the barrier travels their path); -1: no settle().
+    bool start(const QHostAddress &address, quint16 port, int barrierFromNsFd = -1);
     void stop();
+
+    /// The barrier for "nothing arrived": a UDP question for kBarrierName from the barrier
+    /// namespace, which the server answers (without logging it) only after it has answered
+    /// every TCP connection waiting in its accept queue; the UDP questions queued before it
+    /// were read first (one socket, in order). So once settle() returns true, every question
+    /// that reached the server's sockets before the barrier's is in queries(). False on
+    /// timeout or without a barrier namespace.
+    bool settle(int timeoutMs = 3000);
+    static inline const QString kBarrierName = QStringLiteral("barrier.airlock-test.invalid");
 
     /// Questions received since the last clear().
     QList<Query> queries() const;
+    /// The names of queries(), in order.
+    QStringList queryNames() const;
     void clear();
 
 private:
     void run();
+    void serveTcpConnection();
     QByteArray answer(const QByteArray &query, bool tcp, const QHostAddress &from, quint16 fromPort,
                       int *delayMs);
 
     int m_nsFd;
+    int m_barrierFromNsFd = -1;
+    QHostAddress m_address;
+    quint16 m_port = 0;
     int m_udp = -1;
     int m_tcp = -1;
     int m_wakeFd = -1;
@@ -68,4 +85,4 @@ private:
     QList<Query> m_queries;
 };
 
-} // namespace airlock::redteam
+} // namespace airlock::test

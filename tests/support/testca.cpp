@@ -1,6 +1,6 @@
 #include "testca.h"
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 std::unique_ptr<TestCa> TestCa::generate(const QString &label)
 {
@@ -25,4 +25,4 @@ std::shared_ptr<const pki::TlsLeaf> TestCa::leaf(const QString &name)
     return leaf ? *leaf : nullptr;
 }
 
-} // namespace airlock::redteam
+} // namespace airlock::test

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 GatewayProcess::~GatewayProcess()
 {
@@ -27,7 +27,8 @@ QString GatewayProcess::binaryPath()
     return QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlock-gateway/airlock-gateway");
 }
 
-bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config, QString *error)
+bool GatewayProcess::spawn(int nsFd, const QString &logFile, QString *error,
+                           const QList<int> &inherit)
 {
     const QString program = binaryPath();
     if (!QFile::exists(program)) {
@@ -48,14 +49,19 @@ bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config,
                            + m_extraArguments);
     m_process.setStandardOutputFile(logFile);
     m_process.setStandardErrorFile(logFile, QIODevice::Append);
-    // In the forked child, before exec: enter the host namespace and let the control fd
-    // survive exec (it is O_CLOEXEC in the test process, so no other child inherits it).
+    // In the forked child, before exec: enter the namespace and let the control fd and the
+    // inherited ones survive exec (they are O_CLOEXEC in the test process, so no other child
+    // inherits them).
     const bool cores = !m_coreDirectory.isEmpty();
     if (cores)
         m_process.setWorkingDirectory(m_coreDirectory);
-    m_process.setChildProcessModifier([nsFd, childFd, cores] {
+    m_process.setChildProcessModifier([nsFd, childFd, cores, inherit] {
         if (::setns(nsFd, CLONE_NEWNET) != 0 || ::fcntl(childFd, F_SETFD, 0) != 0)
             ::_exit(126);
+        for (const int fd : inherit) {
+            if (::fcntl(fd, F_SETFD, 0) != 0)
+                ::_exit(126);
+        }
         if (cores) {
             const rlimit unlimited {RLIM_INFINITY, RLIM_INFINITY};
             if (::setrlimit(RLIMIT_CORE, &unlimited) != 0)
@@ -70,6 +76,13 @@ bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config,
         return false;
     }
     m_reader = std::thread([this, fd = m_controlFd] { readLoop(fd); });
+    return true;
+}
+
+bool GatewayProcess::start(int nsFd, const QString &logFile, QJsonObject config, QString *error)
+{
+    if (!spawn(nsFd, logFile, error))
+        return false;
     config.insert(QStringLiteral("type"), QStringLiteral("config"));
     if (!send(config)) {
         *error = QStringLiteral("cannot write the config message");
@@ -90,12 +103,33 @@ qint64 GatewayProcess::pid() const
 
 std::optional<QJsonObject> GatewayProcess::waitForMessage(const QString &type, int timeoutMs)
 {
+    return waitFor(
+        m_typedSeen,
+        [&](const QJsonObject &message) {
+            return message.value(QStringLiteral("type")).toString() == type;
+        },
+        timeoutMs);
+}
+
+std::optional<QJsonObject>
+GatewayProcess::waitFor(const std::function<bool(const QJsonObject &)> &match, int timeoutMs)
+{
+    return waitFor(m_consumed, match, timeoutMs);
+}
+
+std::optional<QJsonObject>
+GatewayProcess::waitFor(qsizetype &cursor, const std::function<bool(const QJsonObject &)> &match,
+                        int timeoutMs)
+{
     std::unique_lock lock(m_mutex);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     for (;;) {
-        while (m_messagesSeen < m_messages.size()) {
-            const QJsonObject message = m_messages.at(m_messagesSeen++);
-            if (message.value(QStringLiteral("type")).toString() == type)
+        while (cursor < m_all.size()) {
+            const QJsonObject message = m_all.at(cursor++);
+            if (&cursor == &m_typedSeen
+                && message.value(QStringLiteral("type")).toString() == u"egress")
+                continue;
+            if (match(message))
                 return message;
         }
         if (m_eof || m_changed.wait_until(lock, deadline) == std::cv_status::timeout)
@@ -105,11 +139,15 @@ std::optional<QJsonObject> GatewayProcess::waitForMessage(const QString &type, i
 
 bool GatewayProcess::send(QJsonObject message, const QByteArray &payload)
 {
-    if (m_controlFd < 0)
-        return false;
     if (!payload.isEmpty())
         message.insert(QStringLiteral("payloadBytes"), payload.size());
-    const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n' + payload;
+    return sendRaw(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n' + payload);
+}
+
+bool GatewayProcess::sendRaw(const QByteArray &line)
+{
+    if (m_controlFd < 0)
+        return false;
     qsizetype done = 0;
     while (done < line.size()) {
         const ssize_t n =
@@ -142,13 +180,13 @@ void GatewayProcess::readLoop(int fd)
             const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
             std::lock_guard lock(m_mutex);
             if (!document.isObject()) {
-                m_messages.append(
+                m_all.append(
                     QJsonObject {{QStringLiteral("type"), QStringLiteral("invalid")},
                                  {QStringLiteral("line"), QString::fromUtf8(line.left(500))}});
-            } else if (document.object().value(QStringLiteral("type")).toString() == u"egress") {
-                m_events.append(document.object().value(QStringLiteral("event")).toObject());
             } else {
-                m_messages.append(document.object());
+                m_all.append(document.object());
+                if (document.object().value(QStringLiteral("type")).toString() == u"egress")
+                    m_events.append(document.object().value(QStringLiteral("event")).toObject());
             }
             m_changed.notify_all();
         }
@@ -162,7 +200,7 @@ bool GatewayProcess::waitReady(int timeoutMs, QString *error)
 {
     std::unique_lock lock(m_mutex);
     const auto find = [this](const QString &type) -> std::optional<QJsonObject> {
-        for (const QJsonObject &message : std::as_const(m_messages))
+        for (const QJsonObject &message : std::as_const(m_all))
             if (message.value(QStringLiteral("type")).toString() == type)
                 return message;
         return std::nullopt;
@@ -180,6 +218,29 @@ bool GatewayProcess::waitReady(int timeoutMs, QString *error)
     else
         *error = QStringLiteral("no ready message within %1 ms").arg(timeoutMs);
     return false;
+}
+
+QJsonObject GatewayProcess::readyMessage() const
+{
+    std::lock_guard lock(m_mutex);
+    for (const QJsonObject &message : m_all) {
+        if (message.value(QStringLiteral("type")).toString() == u"ready")
+            return message;
+    }
+    return {};
+}
+
+void GatewayProcess::closeControl()
+{
+    if (m_controlFd >= 0)
+        ::shutdown(m_controlFd, SHUT_WR);
+}
+
+int GatewayProcess::waitForExit(int timeoutMs)
+{
+    if (m_process.state() != QProcess::NotRunning && !m_process.waitForFinished(timeoutMs))
+        return -1;
+    return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
 }
 
 void GatewayProcess::stop()
@@ -248,4 +309,4 @@ QString GatewayProcess::logTail(int lines) const
     return QString::fromUtf8(all.mid(std::max<qsizetype>(0, all.size() - lines)).join('\n'));
 }
 
-} // namespace airlock::redteam
+} // namespace airlock::test

@@ -54,7 +54,7 @@ QByteArray tcpDnsQuery(quint16 id, const QByteArray &name, quint16 type)
 
 } // namespace
 
-class TestRedteamBreak : public RedteamTestBase
+class TestRedteamEvasion : public RedteamTestBase
 {
     Q_OBJECT
 private Q_SLOTS:
@@ -78,7 +78,7 @@ private Q_SLOTS:
 // bound, and keeps reading. A guest that streams queries (REFUSED at once, nothing upstream) into
 // GW:53/TCP and never reads makes the gateway hold every answer in memory, up to RLIMIT_DATA: the
 // gateway dies, and with it every connection and DNS answer of the sandbox.
-void TestRedteamBreak::dnsTcpPipelineNeverReadStaysBounded()
+void TestRedteamEvasion::dnsTcpPipelineNeverReadStaysBounded()
 {
     const qint64 before = gatewayRssKiB(m_topo.gateway());
     QVERIFY(before > 0);
@@ -93,9 +93,10 @@ void TestRedteamBreak::dnsTcpPipelineNeverReadStaysBounded()
         batch += tcpDnsQuery(quint16(i), name, 1);
     int sentBatches = 0;
     // 300k queries (~80 MB): far more than the socket buffers on the way hold.
+    // A send that stalls (3 s without room) means the gateway stopped reading: what it holds
+    // now is all it will hold. One that never stalls fails the second check below.
     while (sentBatches < 300 && connection->send(batch))
         ++sentBatches;
-    QTest::qWait(500);
     const qint64 after = gatewayRssKiB(m_topo.gateway());
     qInfo("sent %d000 DNS queries (%lld bytes each) without reading; gateway RSS %lld -> %lld KiB",
           sentBatches, qlonglong(batch.size() / 1000), qlonglong(before), qlonglong(after));
@@ -114,29 +115,28 @@ void TestRedteamBreak::dnsTcpPipelineNeverReadStaysBounded()
 // uplink address, 198.51.100.1:443) gets the connection that F4 drops when the guest tries it
 // directly. With a port-80 rule the request itself arrives; with TLS the 502's reason tells
 // open from closed host ports.
-void TestRedteamBreak::E6_hostOwnAddress_data()
+void TestRedteamEvasion::E6_hostOwnAddress_data()
 {
     QTest::addColumn<bool>("plainHttp");
     QTest::newRow("TLS, rule *.wild.test:443") << false;
     QTest::newRow("plain HTTP, rule *.wild.test:80") << true;
 }
 
-void TestRedteamBreak::E6_hostOwnAddress()
+void TestRedteamEvasion::E6_hostOwnAddress()
 {
     QFETCH(bool, plainHttp);
     const QString name = u"host.wild.test"_s;
     m_topo.dns().setRecords(name, {u"A "_s + topo::HostUplink.toString()});
     if (plainHttp) {
-        QJsonObject policy = RedteamTopology::basePolicy();
+        QJsonObject policy = GatewayTopology::redteamPolicy();
         QJsonArray rules = policy.value(u"rules"_s).toArray();
         rules.append(QJsonObject {{u"host"_s, u"*.wild.test"_s}, {u"ports"_s, QJsonArray {80}}});
         policy.insert(u"rules"_s, rules);
-        QVERIFY(m_topo.setPolicy(policy));
-        QVERIFY(m_topo.gateway().waitForMessage(u"applied"_s, 3000));
+        QVERIFY(m_topo.applyPolicy(policy));
     }
     const auto restore = qScopeGuard([&] {
         if (plainHttp)
-            m_topo.setPolicy(RedteamTopology::basePolicy());
+            m_topo.applyPolicy(GatewayTopology::redteamPolicy());
     });
     const DnsResult result = m_topo.resolve(name);
     QVERIFY2(result.answered, "no DNS answer");
@@ -167,7 +167,7 @@ void TestRedteamBreak::E6_hostOwnAddress()
 // Finding: two refusals of the DNS TCP listener make no egress event (docs/redteam-cases.md: every
 // denial produces an egress.event with a typed reason): a frame length under 12 or over 4096 aborts
 // the connection silently, and so does a connection beyond the 32 DNS TCP connections.
-void TestRedteamBreak::dnsTcpRefusalsHaveEvents_data()
+void TestRedteamEvasion::dnsTcpRefusalsHaveEvents_data()
 {
     QTest::addColumn<int>("mode");
     QTest::newRow("frame over 4096 bytes") << 0;
@@ -175,7 +175,7 @@ void TestRedteamBreak::dnsTcpRefusalsHaveEvents_data()
     QTest::newRow("33rd TCP connection") << 2;
 }
 
-void TestRedteamBreak::dnsTcpRefusalsHaveEvents()
+void TestRedteamEvasion::dnsTcpRefusalsHaveEvents()
 {
     QFETCH(int, mode);
     std::vector<std::unique_ptr<GuestConnection>> held;
@@ -186,7 +186,8 @@ void TestRedteamBreak::dnsTcpRefusalsHaveEvents()
             QVERIFY(c);
             held.push_back(std::move(c));
         }
-        QTest::qWait(300);
+        // All 32 accepted by the gateway (none left in the kernel's queue) before the 33rd.
+        QTRY_COMPARE(m_topo.pendingAccepts(topo::GatewayDnsPort), 0);
         connection = m_topo.connect(topo::Gateway, 53);
         QVERIFY(connection);
         connection->send(tcpDnsQuery(7, "pkg.test", 28));
@@ -208,7 +209,7 @@ void TestRedteamBreak::dnsTcpRefusalsHaveEvents()
 // the very fields the guard removes so that "the guest must not speak for the gateway"
 // (http.md, "The forwarded head"). The underscore spelling reaches the upstream unchanged,
 // beside the gateway's own Content-Length: a second framing for such an upstream.
-void TestRedteamBreak::strippedFieldsUnderscoreSpelling_data()
+void TestRedteamEvasion::strippedFieldsUnderscoreSpelling_data()
 {
     QTest::addColumn<QByteArray>("field");
     QTest::newRow("X_Forwarded_For") << "X_Forwarded_For: 127.0.0.1"_ba;
@@ -218,7 +219,7 @@ void TestRedteamBreak::strippedFieldsUnderscoreSpelling_data()
     QTest::newRow("Proxy_Authorization") << "Proxy_Authorization: Basic Zm9vOmJhcg=="_ba;
 }
 
-void TestRedteamBreak::strippedFieldsUnderscoreSpelling()
+void TestRedteamEvasion::strippedFieldsUnderscoreSpelling()
 {
     QFETCH(QByteArray, field);
     const QHostAddress pkg = m_topo.resolveAddress(u"pkg.test"_s);
@@ -229,7 +230,7 @@ void TestRedteamBreak::strippedFieldsUnderscoreSpelling()
     QVERIFY(connection->send("POST /upload HTTP/1.1\r\nHost: pkg.test\r\n" + field
                              + "\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"));
     const HttpResponse response = connection->readResponse();
-    QTest::qWait(300);
+    QVERIFY(m_topo.settle());
     const auto pkgConnections = m_topo.upstream().connections(u"pkg"_s);
     QStringList leaked;
     for (const auto &c : pkgConnections) {
@@ -250,7 +251,7 @@ void TestRedteamBreak::strippedFieldsUnderscoreSpelling()
 // included, while DNS names are escaped (dns.md). `airlockctl events` prints `name` as is
 // (sandboxformat.cpp formatEgressRow): the guest writes escape sequences and whole fake rows
 // ("... tls allowed allowed pkg.test:443") into the operator's terminal and logs.
-void TestRedteamBreak::badSniEventHasNoControlBytes()
+void TestRedteamEvasion::badSniEventHasNoControlBytes()
 {
     const QByteArray sni = "x\x1b[2K\r2026-12-01 11:00:00.000 tls    allowed allowed "
                            "evil.test:443\nq"_ba;
@@ -270,7 +271,7 @@ void TestRedteamBreak::badSniEventHasNoControlBytes()
                                     .arg(QString::fromLatin1(
                                         QJsonDocument(*event).toJson(QJsonDocument::Compact)))));
     }
-    REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s, 0));
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s));
 }
 
 // Finding: a rule's `methods` and `pathPrefixes` (and a binding's methods / path prefix) are
@@ -280,7 +281,7 @@ void TestRedteamBreak::badSniEventHasNoControlBytes()
 // X-Rewrite-URL (Symfony's IIS support, IIS URL Rewrite). With a rule `pkg.test` GET only,
 // `/public` only, `GET /public` + `X-HTTP-Method-Override: DELETE` or `X-Original-URL: /admin`
 // passes and reaches the upstream as is.
-void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules_data()
+void TestRedteamEvasion::overrideFieldsDefeatMethodAndPathRules_data()
 {
     QTest::addColumn<QByteArray>("field");
     QTest::newRow("X-HTTP-Method-Override: DELETE") << "X-HTTP-Method-Override: DELETE"_ba;
@@ -290,10 +291,10 @@ void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules_data()
     QTest::newRow("X-Rewrite-URL: /admin") << "X-Rewrite-URL: /admin/delete-all"_ba;
 }
 
-void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules()
+void TestRedteamEvasion::overrideFieldsDefeatMethodAndPathRules()
 {
     QFETCH(QByteArray, field);
-    QJsonObject policy = RedteamTopology::basePolicy();
+    QJsonObject policy = GatewayTopology::redteamPolicy();
     QJsonArray rules;
     for (const QJsonValue &rule : policy.value(u"rules"_s).toArray()) {
         if (rule.toObject().value(u"host"_s) != u"pkg.test"_s)
@@ -304,9 +305,8 @@ void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules()
                               {u"methods"_s, QJsonArray {u"GET"_s}},
                               {u"pathPrefixes"_s, QJsonArray {u"/public"_s}}});
     policy.insert(u"rules"_s, rules);
-    QVERIFY(m_topo.setPolicy(policy));
-    QVERIFY(m_topo.gateway().waitForMessage(u"applied"_s, 3000));
-    const auto restore = qScopeGuard([&] { m_topo.setPolicy(RedteamTopology::basePolicy()); });
+    QVERIFY(m_topo.applyPolicy(policy));
+    const auto restore = qScopeGuard([&] { m_topo.applyPolicy(GatewayTopology::redteamPolicy()); });
     const QHostAddress pkg = m_topo.resolveAddress(u"pkg.test"_s);
     QVERIFY(!pkg.isNull());
     // The rule holds for the request line itself.
@@ -324,7 +324,7 @@ void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules()
     QVERIFY(connection && handshake);
     QVERIFY(connection->send("GET /public HTTP/1.1\r\nHost: pkg.test\r\n" + field + "\r\n\r\n"));
     const HttpResponse response = connection->readResponse();
-    QTest::qWait(300);
+    QVERIFY(m_topo.settle());
     QStringList forwarded;
     const QByteArray name = field.left(field.indexOf(':'));
     for (const auto &c : m_topo.upstream().connections(u"pkg"_s)) {
@@ -342,7 +342,7 @@ void TestRedteamBreak::overrideFieldsDefeatMethodAndPathRules()
 // Probe (held when it passes): 802.1Q / 802.1ad tagged frames, priority-tagged (VID 0, which
 // the kernel handles as untagged) and with a VID, carrying IPv4 from a spoofed source and from
 // the guest to a host service; must be dropped (nothing reaches the host traps).
-void TestRedteamBreak::vlanTaggedFrames_data()
+void TestRedteamEvasion::vlanTaggedFrames_data()
 {
     QTest::addColumn<quint16>("tpid");
     QTest::addColumn<quint16>("vid");
@@ -355,7 +355,7 @@ void TestRedteamBreak::vlanTaggedFrames_data()
     QTest::newRow("802.1ad VID 0, source GW") << quint16(0x88a8) << quint16(0) << gw;
 }
 
-void TestRedteamBreak::vlanTaggedFrames()
+void TestRedteamEvasion::vlanTaggedFrames()
 {
     QFETCH(quint16, tpid);
     QFETCH(quint16, vid);
@@ -382,5 +382,5 @@ void TestRedteamBreak::vlanTaggedFrames()
     REDTEAM_CHECK(recordedTraffic(m_topo.hostTraps()));
 }
 
-QTEST_GUILESS_MAIN(TestRedteamBreak)
-#include "tst_redteam_break.moc"
+QTEST_GUILESS_MAIN(TestRedteamEvasion)
+#include "tst_redteam_evasion.moc"

@@ -1,5 +1,6 @@
 #include "testdnsauthority.h"
 
+#include "guestclient.h"
 #include "netns.h"
 
 #include <arpa/inet.h>
@@ -15,7 +16,7 @@
 
 #include <vector>
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 namespace {
 
@@ -51,6 +52,24 @@ bool readExactly(int fd, char *buffer, size_t size)
     return true;
 }
 
+// Whether `wire` asks for TestDnsAuthority::kBarrierName.
+bool isBarrier(QByteArrayView wire)
+{
+    ldns_pkt *query = nullptr;
+    if (ldns_wire2pkt(&query, reinterpret_cast<const uint8_t *>(wire.data()), size_t(wire.size()))
+        != LDNS_STATUS_OK)
+        return false;
+    bool barrier = false;
+    if (ldns_rr_list_rr_count(ldns_pkt_question(query)) == 1) {
+        char *owner = ldns_rdf2str(ldns_rr_owner(ldns_rr_list_rr(ldns_pkt_question(query), 0)));
+        barrier = QString::fromLatin1(owner).toLower()
+            == TestDnsAuthority::kBarrierName + QLatin1Char('.');
+        std::free(owner);
+    }
+    ldns_pkt_free(query);
+    return barrier;
+}
+
 } // namespace
 
 TestDnsAuthority::TestDnsAuthority(int nsFd) : m_nsFd(nsFd) { }
@@ -72,10 +91,13 @@ void TestDnsAuthority::setDelay(const QString &name, int ms)
     m_delays.insert(name, ms);
 }
 
-bool TestDnsAuthority::start(const QHostAddress &address, quint16 port)
+bool TestDnsAuthority::start(const QHostAddress &address, quint16 port, int barrierFromNsFd)
 {
+    m_address = address;
+    m_port = port;
+    m_barrierFromNsFd = barrierFromNsFd;
     m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    const bool bound = test::inNamespace(m_nsFd, [&] {
+    const bool bound = inNamespace(m_nsFd, [&] {
         sockaddr_in local {};
         local.sin_family = AF_INET;
         local.sin_port = htons(port);
@@ -122,6 +144,24 @@ QList<TestDnsAuthority::Query> TestDnsAuthority::queries() const
     return m_queries;
 }
 
+QStringList TestDnsAuthority::queryNames() const
+{
+    std::lock_guard lock(m_mutex);
+    QStringList names;
+    for (const Query &query : m_queries)
+        names << query.name;
+    return names;
+}
+
+bool TestDnsAuthority::settle(int timeoutMs)
+{
+    if (m_barrierFromNsFd < 0)
+        return false;
+    const DnsResult result =
+        guestDnsQuery(m_barrierFromNsFd, m_address, kBarrierName, 1, false, m_port, timeoutMs);
+    return result.answered && result.rcode == 0;
+}
+
 void TestDnsAuthority::clear()
 {
     std::lock_guard lock(m_mutex);
@@ -148,7 +188,9 @@ QByteArray TestDnsAuthority::answer(const QByteArray &wire, bool tcp, const QHos
     const quint16 type = quint16(ldns_rr_get_type(question));
 
     QStringList records;
-    {
+    if (name == kBarrierName) {
+        *delayMs = 0; // settle(): answered at once, NOERROR without records, not logged
+    } else {
         std::lock_guard lock(m_mutex);
         m_queries.append({name, type, tcp, from, fromPort, ldns_pkt_id(query)});
         records = m_records.value(name);
@@ -165,7 +207,9 @@ QByteArray TestDnsAuthority::answer(const QByteArray &wire, bool tcp, const QHos
     ldns_pkt_set_aa(reply, true);
     ldns_pkt_set_rd(reply, ldns_pkt_rd(query));
     ldns_pkt_push_rr(reply, LDNS_SECTION_QUESTION, ldns_rr_clone(question));
-    ldns_pkt_set_rcode(reply, records.isEmpty() ? LDNS_RCODE_NXDOMAIN : LDNS_RCODE_NOERROR);
+    ldns_pkt_set_rcode(reply,
+                       records.isEmpty() && name != kBarrierName ? LDNS_RCODE_NXDOMAIN
+                                                                 : LDNS_RCODE_NOERROR);
     for (const QString &record : std::as_const(records)) {
         ldns_rr *rr = nullptr;
         const QByteArray text = name.toLatin1() + ". 60 IN " + record.toLatin1();
@@ -210,6 +254,11 @@ void TestDnsAuthority::run()
             const ssize_t n = ::recvfrom(m_udp, buffer, sizeof buffer, MSG_DONTWAIT,
                                          reinterpret_cast<sockaddr *>(&from), &length);
             if (n > 0) {
+                if (isBarrier(QByteArrayView(buffer, n))) {
+                    // Every TCP connection already waiting is answered before the barrier.
+                    for (pollfd tcp {m_tcp, POLLIN, 0}; ::poll(&tcp, 1, 0) == 1;)
+                        serveTcpConnection();
+                }
                 int delay = 0;
                 const QByteArray reply =
                     answer(QByteArray(buffer, qsizetype(n)), false,
@@ -221,34 +270,37 @@ void TestDnsAuthority::run()
                          from});
             }
         }
-        if (fds[1].revents & POLLIN) {
-            // One query per TCP connection is all the gateway's resolver sends (RFC 7766
-            // allows more; the test does not need them). Answered inline, delays ignored.
-            sockaddr_in from {};
-            socklen_t length = sizeof from;
-            const int fd =
-                ::accept4(m_tcp, reinterpret_cast<sockaddr *>(&from), &length, SOCK_CLOEXEC);
-            if (fd >= 0) {
-                const timeval timeout {2, 0};
-                ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-                unsigned char prefix[2];
-                if (readExactly(fd, reinterpret_cast<char *>(prefix), 2)) {
-                    QByteArray query((prefix[0] << 8) | prefix[1], '\0');
-                    int delay = 0;
-                    if (readExactly(fd, query.data(), size_t(query.size()))) {
-                        const QByteArray reply = answer(
-                            query, true, QHostAddress(reinterpret_cast<const sockaddr *>(&from)),
-                            ntohs(from.sin_port), &delay);
-                        QByteArray framed;
-                        framed.append(char(reply.size() >> 8)).append(char(reply.size() & 0xff));
-                        framed += reply;
-                        ::send(fd, framed.constData(), size_t(framed.size()), MSG_NOSIGNAL);
-                    }
-                }
-                ::close(fd);
-            }
-        }
+        if (fds[1].revents & POLLIN)
+            serveTcpConnection();
     }
 }
 
-} // namespace airlock::redteam
+void TestDnsAuthority::serveTcpConnection()
+{
+    // One query per TCP connection is all the gateway's resolver sends (RFC 7766 allows more;
+    // the test does not need them). Answered inline, delays ignored.
+    sockaddr_in from {};
+    socklen_t length = sizeof from;
+    const int fd = ::accept4(m_tcp, reinterpret_cast<sockaddr *>(&from), &length, SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    const timeval timeout {2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    unsigned char prefix[2];
+    if (readExactly(fd, reinterpret_cast<char *>(prefix), 2)) {
+        QByteArray query((prefix[0] << 8) | prefix[1], '\0');
+        int delay = 0;
+        if (readExactly(fd, query.data(), size_t(query.size()))) {
+            const QByteArray reply =
+                answer(query, true, QHostAddress(reinterpret_cast<const sockaddr *>(&from)),
+                       ntohs(from.sin_port), &delay);
+            QByteArray framed;
+            framed.append(char(reply.size() >> 8)).append(char(reply.size() & 0xff));
+            framed += reply;
+            ::send(fd, framed.constData(), size_t(framed.size()), MSG_NOSIGNAL);
+        }
+    }
+    ::close(fd);
+}
+
+} // namespace airlock::test

@@ -14,6 +14,7 @@
 
 #include "core/snapshot/diskcopy.h"
 #include "core/snapshot/snapshotstore.h"
+#include "resultcheck.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -91,7 +92,7 @@ QStringList entriesOf(const QString &dir)
 
 } // namespace
 
-class TestBreak4DiskCopy : public QObject
+class TestDiskCopy : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
@@ -100,7 +101,7 @@ private Q_SLOTS:
     void copyWithoutRoomIsRefusedBeforeWriting();
 };
 
-void TestBreak4DiskCopy::overlayCopyStaysOutOfHelperMemory()
+void TestDiskCopy::overlayCopyStaysOutOfHelperMemory()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -131,7 +132,7 @@ void TestBreak4DiskCopy::overlayCopyStaysOutOfHelperMemory()
     copying.start();
     auto copy = DiskCopy::of(overlay, disks);
     const qint64 copyMs = copying.elapsed();
-    QVERIFY2(copy, copy ? "" : qPrintable(copy.error().message));
+    QVERIFY_RESULT(copy);
     const qint64 copyGrownMib = peakGrowthMib(rssBefore);
     qInfo("a %lld MiB overlay: the helper's peak RSS grew by %lld MiB during the pause (%s in %lld "
           "ms)",
@@ -165,7 +166,7 @@ void TestBreak4DiskCopy::overlayCopyStaysOutOfHelperMemory()
         auto writer = (*store)->begin(QStringLiteral("s1"));
         QVERIFY(writer);
         auto stats = (*writer)->addObjectFromFile(QStringLiteral("disk"), copy->fd());
-        QVERIFY2(stats, stats ? "" : qPrintable(stats.error().message));
+        QVERIFY_RESULT(stats);
         QCOMPARE(stats->logicalBytes, kFilled);
         QVERIFY((*writer)->commit());
     }
@@ -184,7 +185,7 @@ void TestBreak4DiskCopy::overlayCopyStaysOutOfHelperMemory()
     QCOMPARE(sha256Of(restored.handle()), pausedDigest);
 }
 
-void TestBreak4DiskCopy::copyKeepsHolesAndBytes()
+void TestDiskCopy::copyKeepsHolesAndBytes()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -200,7 +201,7 @@ void TestBreak4DiskCopy::copyKeepsHolesAndBytes()
         ::close(fd);
     }
     auto copy = DiskCopy::of(source, dir.path());
-    QVERIFY2(copy, copy ? "" : qPrintable(copy.error().message));
+    QVERIFY_RESULT(copy);
     QCOMPARE(copy->size(), kSize);
     QCOMPARE(sha256Of(copy->fd()), sha256Of(source));
     struct stat info;
@@ -211,7 +212,7 @@ void TestBreak4DiskCopy::copyKeepsHolesAndBytes()
     }
 }
 
-void TestBreak4DiskCopy::copyWithoutRoomIsRefusedBeforeWriting()
+void TestDiskCopy::copyWithoutRoomIsRefusedBeforeWriting()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
@@ -235,5 +236,5 @@ void TestBreak4DiskCopy::copyWithoutRoomIsRefusedBeforeWriting()
     QVERIFY(DiskCopy::of(source, dir.path(), 0));
 }
 
-QTEST_GUILESS_MAIN(TestBreak4DiskCopy)
-#include "tst_break4_diskcopy.moc"
+QTEST_GUILESS_MAIN(TestDiskCopy)
+#include "tst_diskcopy.moc"

@@ -20,7 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 namespace {
 
@@ -90,16 +90,16 @@ std::unique_ptr<GuestConnection> GuestConnection::connect(int nsFd, const QHostA
                                                           quint16 port, int timeoutMs)
 {
     const int fd =
-        test::inNamespace(nsFd,
-                          [&] {
-                              const bool v6 = address.protocol() == QAbstractSocket::IPv6Protocol;
-                              const int s = ::socket(v6 ? AF_INET6 : AF_INET,
-                                                     SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-                              socklen_t length = 0;
-                              const sockaddr_storage remote = toSockaddr(address, port, &length);
-                              ::connect(s, reinterpret_cast<const sockaddr *>(&remote), length);
-                              return s + 1; // 0 = setns failed
-                          })
+        inNamespace(nsFd,
+                    [&] {
+                        const bool v6 = address.protocol() == QAbstractSocket::IPv6Protocol;
+                        const int s = ::socket(v6 ? AF_INET6 : AF_INET,
+                                               SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                        socklen_t length = 0;
+                        const sockaddr_storage remote = toSockaddr(address, port, &length);
+                        ::connect(s, reinterpret_cast<const sockaddr *>(&remote), length);
+                        return s + 1; // 0 = setns failed
+                    })
         - 1;
     if (fd < 0)
         return nullptr;
@@ -133,6 +133,12 @@ bool GuestConnection::startTls(const std::optional<QByteArray> &sni, const QByte
     }
     m_ssl = SSL_new(m_context);
     SSL_set_fd(m_ssl, m_fd);
+    SSL_set_app_data(m_ssl, &m_alert);
+    SSL_set_info_callback(
+        m_ssl, +[](const SSL *ssl, int where, int value) {
+            if ((where & SSL_CB_READ_ALERT) != 0 && (value >> 8) == SSL3_AL_FATAL)
+                *static_cast<int *>(SSL_get_app_data(ssl)) = value & 0xff;
+        });
     if (sni)
         SSL_set_tlsext_host_name(m_ssl, sni->constData());
     if (!caPem.isEmpty())
@@ -285,6 +291,7 @@ HttpResponse GuestConnection::read(int timeoutMs, bool headOnly)
     for (;;) {
         if (headEnd < 0 && (headEnd = m_buffered.indexOf("\r\n\r\n")) >= 0) {
             response.head = m_buffered.left(headEnd + 2);
+            response.size = headEnd + 4;
             m_buffered.remove(0, headEnd + 4);
             const QList<QByteArray> status = response.head.split(' ');
             response.status = status.value(1).toInt();
@@ -299,12 +306,14 @@ HttpResponse GuestConnection::read(int timeoutMs, bool headOnly)
         if (headEnd >= 0 && response.chunked) {
             const qsizetype used = decodeChunked(m_buffered, &response.body);
             if (used == -2) {
+                response.size += m_buffered.size();
                 response.body = m_buffered;
                 m_buffered.clear();
                 return response; // malformed framing: not complete
             }
             if (used > 0) {
                 m_buffered.remove(0, used);
+                response.size += used;
                 response.complete = true;
                 return response;
             }
@@ -313,6 +322,7 @@ HttpResponse GuestConnection::read(int timeoutMs, bool headOnly)
             && m_buffered.size() >= contentLength) {
             response.body = m_buffered.left(contentLength);
             m_buffered.remove(0, contentLength);
+            response.size += contentLength;
             response.complete = true;
             return response;
         }
@@ -327,6 +337,7 @@ HttpResponse GuestConnection::read(int timeoutMs, bool headOnly)
         else
             m_buffered.append(buffer, qsizetype(n));
     }
+    response.size += m_buffered.size();
     if (headEnd >= 0) {
         response.body = m_buffered;
         response.complete = closed && contentLength < 0 && !response.chunked;
@@ -398,7 +409,7 @@ DnsResult guestDnsQuery(int nsFd, const QHostAddress &server, const QString &nam
         reply = data.mid(2, (quint8(data[0]) << 8) | quint8(data[1]));
     } else {
         const int fd =
-            test::inNamespace(
+            inNamespace(
                 nsFd,
                 [] { return ::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) + 1; })
             - 1;
@@ -470,4 +481,4 @@ CommandResult runInNamespace(int nsFd, const QString &program, const QStringList
     return result;
 }
 
-} // namespace airlock::redteam
+} // namespace airlock::test

@@ -4,10 +4,12 @@
 
 #include "testca.h"
 
+#include "guestclient.h"
 #include "netns.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <netinet/in.h>
@@ -17,11 +19,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 QList<QByteArray> HttpRequestRecord::values(const QByteArray &name) const
 {
@@ -32,30 +35,103 @@ QList<QByteArray> HttpRequestRecord::values(const QByteArray &name) const
     return result;
 }
 
-/// A connection's byte stream: plain fd or TLS on it. Every byte read is also handed to
-/// `record` so the server's log holds all of it, parsed or not.
+/// One accepted connection, shared by its handler thread and settle(). The handler holds
+/// `busy` whenever it is not waiting for the peer, so whoever holds `busy` sees a handler that
+/// has recorded (and parsed) everything it read, or one that has not started yet.
+struct ServedConnection
+{
+    int fd = -1;
+    std::mutex busy;
+    SSL *ssl = nullptr; ///< under busy
+    bool done = false; ///< under busy: the handler is finished, fd about to close
+};
+
+namespace {
+
+constexpr int kReadTimeoutMs = 10000;
+
+} // namespace
+
+/// A connection's byte stream: plain fd or TLS on it, non-blocking underneath. Every byte read
+/// is also handed to `record` so the server's log holds all of it, parsed or not. `busy` is
+/// released only while waiting for the peer (see ServedConnection).
 struct Stream
 {
     int fd = -1;
     SSL *ssl = nullptr;
+    std::unique_lock<std::mutex> *busy = nullptr;
+    std::function<void()> waiting;
     std::function<void(const QByteArray &)> record;
 
+    /// Waits for `events` without holding `busy`; false after kReadTimeoutMs.
+    bool wait(short events)
+    {
+        busy->unlock();
+        waiting();
+        pollfd entry {fd, events, 0};
+        int ready;
+        do
+            ready = ::poll(&entry, 1, kReadTimeoutMs);
+        while (ready < 0 && errno == EINTR);
+        busy->lock();
+        return ready == 1;
+    }
+    /// For SSL_ERROR_WANT_READ/WRITE: waits for it; false for any other code or on timeout.
+    bool waitFor(int code)
+    {
+        if (code == SSL_ERROR_WANT_READ)
+            return wait(POLLIN);
+        if (code == SSL_ERROR_WANT_WRITE)
+            return wait(POLLOUT);
+        return false;
+    }
     qint64 read(char *buffer, int size)
     {
-        const qint64 n = ssl ? SSL_read(ssl, buffer, size) : ::recv(fd, buffer, size_t(size), 0);
-        if (n > 0)
-            record(QByteArray(buffer, qsizetype(n)));
-        return n;
+        for (;;) {
+            qint64 n;
+            if (ssl) {
+                n = SSL_read(ssl, buffer, size);
+                if (n <= 0) {
+                    if (waitFor(SSL_get_error(ssl, int(n))))
+                        continue;
+                    return n;
+                }
+            } else {
+                n = ::recv(fd, buffer, size_t(size), MSG_DONTWAIT);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+                    if (!wait(POLLIN))
+                        return -1;
+                    continue;
+                }
+            }
+            if (n > 0)
+                record(QByteArray(buffer, qsizetype(n)));
+            return n;
+        }
     }
     bool write(const QByteArray &bytes)
     {
         qsizetype done = 0;
         while (done < bytes.size()) {
-            const qint64 n = ssl
-                ? SSL_write(ssl, bytes.constData() + done, int(bytes.size() - done))
-                : ::send(fd, bytes.constData() + done, size_t(bytes.size() - done), MSG_NOSIGNAL);
-            if (n <= 0)
-                return false;
+            qint64 n;
+            if (ssl) {
+                n = SSL_write(ssl, bytes.constData() + done, int(bytes.size() - done));
+                if (n <= 0) {
+                    if (waitFor(SSL_get_error(ssl, int(n))))
+                        continue;
+                    return false;
+                }
+            } else {
+                n = ::send(fd, bytes.constData() + done, size_t(bytes.size() - done),
+                           MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+                    if (!wait(POLLOUT))
+                        return false;
+                    continue;
+                }
+                if (n <= 0)
+                    return false;
+            }
             done += n;
         }
         return true;
@@ -64,7 +140,6 @@ struct Stream
 
 namespace {
 
-constexpr int kReadTimeoutSeconds = 10;
 constexpr qsizetype kMaxHead = 256 * 1024;
 
 sockaddr_storage socketAddress(const QHostAddress &address, quint16 port, socklen_t *length)
@@ -96,6 +171,9 @@ QHostAddress peerAddress(const sockaddr_storage &storage)
 int servernameCallback(SSL *ssl, int *alert, void *arg)
 {
     auto *ca = static_cast<TestCa *>(arg);
+    const auto *endpoint = static_cast<const ServerEndpoint *>(SSL_get_app_data(ssl));
+    if (endpoint && !endpoint->certificateName.isEmpty())
+        return SSL_TLSEXT_ERR_OK; // the same (wrong) certificate for every name
     const char *name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
     if (!name)
         return SSL_TLSEXT_ERR_NOACK; // keep the default certificate
@@ -136,8 +214,9 @@ RecordingServer::~RecordingServer()
     stop();
 }
 
-bool RecordingServer::start(const QList<ServerEndpoint> &endpoints)
+bool RecordingServer::start(const QList<ServerEndpoint> &endpoints, const Barrier &barrier)
 {
+    m_barrier = barrier;
     SSL_CTX *context = SSL_CTX_new(TLS_server_method());
     SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
     if (m_ca) {
@@ -147,11 +226,21 @@ bool RecordingServer::start(const QList<ServerEndpoint> &endpoints)
     m_sslContext = context;
     m_wakeFd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
-    const bool bound = test::inNamespace(m_nsFd, [&] {
-        for (const ServerEndpoint &endpoint : endpoints) {
+    QList<Listener> wanted;
+    for (const ServerEndpoint &endpoint : endpoints)
+        wanted.append({endpoint, -1, false});
+    if (!barrier.address.isNull())
+        wanted.append({ServerEndpoint {QStringLiteral("barrier"), barrier.address, kBarrierPort,
+                                       ServerEndpoint::Kind::Raw, QString()},
+                       -1, true});
+    const bool bound = inNamespace(m_nsFd, [&] {
+        for (Listener &listener : wanted) {
+            const ServerEndpoint &endpoint = listener.endpoint;
             const bool v6 = endpoint.address.protocol() == QAbstractSocket::IPv6Protocol;
             const int type = endpoint.kind == ServerEndpoint::Kind::Udp ? SOCK_DGRAM : SOCK_STREAM;
-            const int fd = ::socket(v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0);
+            // Non-blocking: the acceptor takes everything that waits, then polls again.
+            const int fd =
+                ::socket(v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
             const int one = 1;
             ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
             if (v6)
@@ -168,7 +257,8 @@ bool RecordingServer::start(const QList<ServerEndpoint> &endpoints)
                 ::close(fd);
                 return false;
             }
-            m_listeners.append({endpoint, fd});
+            listener.fd = fd;
+            m_listeners.append(listener);
         }
         return true;
     });
@@ -190,11 +280,12 @@ void RecordingServer::stop()
     }
     if (m_acceptor.joinable())
         m_acceptor.join();
+    progressed(); // a waiting settle() gives up
     std::vector<std::thread> handlers;
     {
         std::lock_guard lock(m_threadsMutex);
-        for (int fd : m_openFds)
-            ::shutdown(fd, SHUT_RDWR);
+        for (const auto &connection : m_open)
+            ::shutdown(connection->fd, SHUT_RDWR);
         handlers.swap(m_handlers);
     }
     for (std::thread &thread : handlers)
@@ -219,6 +310,16 @@ QList<ConnectionRecord> RecordingServer::connections(const QString &label) const
     return result;
 }
 
+QList<HttpRequestRecord> RecordingServer::requests(const QString &label, quint16 port) const
+{
+    QList<HttpRequestRecord> result;
+    for (const ConnectionRecord &record : connections(label)) {
+        if (port == 0 || record.port == port)
+            result += record.requests;
+    }
+    return result;
+}
+
 void RecordingServer::clear()
 {
     std::lock_guard lock(m_recordsMutex);
@@ -238,64 +339,159 @@ void RecordingServer::update(size_t index, const std::function<void(ConnectionRe
     change(m_records[index]);
 }
 
+void RecordingServer::progressed()
+{
+    {
+        std::lock_guard lock(m_progressMutex);
+        ++m_progress;
+    }
+    m_progressChanged.notify_all();
+}
+
 void RecordingServer::acceptLoop()
 {
     std::vector<pollfd> fds;
     for (const Listener &listener : std::as_const(m_listeners))
         fds.push_back({listener.fd, POLLIN, 0});
     fds.push_back({m_wakeFd, POLLIN, 0});
+    std::unique_lock busy(m_acceptBusy, std::defer_lock);
     while (!m_stopping) {
         if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR)
             return;
         if (fds.back().revents)
             return;
+        busy.lock();
         for (size_t i = 0; i + 1 < fds.size(); ++i) {
-            if (!(fds[i].revents & POLLIN))
-                continue;
-            const Listener &listener = m_listeners[qsizetype(i)];
-            sockaddr_storage peer {};
-            socklen_t length = sizeof peer;
-            if (listener.endpoint.kind == ServerEndpoint::Kind::Udp) {
-                char buffer[65536];
-                const ssize_t n = ::recvfrom(listener.fd, buffer, sizeof buffer, MSG_DONTWAIT,
-                                             reinterpret_cast<sockaddr *>(&peer), &length);
-                if (n < 0)
-                    continue;
-                ConnectionRecord record;
-                record.label = listener.endpoint.label;
-                record.port = listener.endpoint.port;
-                record.kind = listener.endpoint.kind;
-                record.peer = peerAddress(peer);
-                record.received = QByteArray(buffer, qsizetype(n));
-                addRecord(std::move(record));
-                continue;
-            }
-            const int fd =
-                ::accept4(listener.fd, reinterpret_cast<sockaddr *>(&peer), &length, SOCK_CLOEXEC);
-            if (fd < 0)
-                continue;
-            const timeval timeout {kReadTimeoutSeconds, 0};
-            ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-            ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-            // Pipelined answers must not wait for delayed ACKs (Nagle: 40 ms per answer).
-            const int one = 1;
-            if (listener.endpoint.kind != ServerEndpoint::Kind::Raw)
-                ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            if (fds[i].revents & POLLIN)
+                acceptPending(m_listeners[qsizetype(i)]);
+        }
+        busy.unlock();
+        progressed();
+    }
+}
+
+void RecordingServer::acceptPending(const Listener &listener)
+{
+    for (;;) {
+        sockaddr_storage peer {};
+        socklen_t length = sizeof peer;
+        if (listener.endpoint.kind == ServerEndpoint::Kind::Udp) {
+            char buffer[65536];
+            const ssize_t n = ::recvfrom(listener.fd, buffer, sizeof buffer, MSG_DONTWAIT,
+                                         reinterpret_cast<sockaddr *>(&peer), &length);
+            if (n < 0)
+                return;
             ConnectionRecord record;
             record.label = listener.endpoint.label;
             record.port = listener.endpoint.port;
             record.kind = listener.endpoint.kind;
             record.peer = peerAddress(peer);
-            const size_t index = addRecord(std::move(record));
-            std::lock_guard lock(m_threadsMutex);
-            m_openFds.push_back(fd);
-            m_handlers.emplace_back(
-                [this, index, fd, endpoint = listener.endpoint] { serve(index, fd, endpoint); });
+            record.received = QByteArray(buffer, qsizetype(n));
+            addRecord(std::move(record));
+            continue;
         }
+        const int fd = ::accept4(listener.fd, reinterpret_cast<sockaddr *>(&peer), &length,
+                                 SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        if (listener.barrier) {
+            std::lock_guard lock(m_threadsMutex);
+            m_handlers.emplace_back([this, fd] { serveBarrier(fd); });
+            continue;
+        }
+        // Pipelined answers must not wait for delayed ACKs (Nagle: 40 ms per answer).
+        const int one = 1;
+        if (listener.endpoint.kind != ServerEndpoint::Kind::Raw)
+            ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        ConnectionRecord record;
+        record.label = listener.endpoint.label;
+        record.port = listener.endpoint.port;
+        record.kind = listener.endpoint.kind;
+        record.peer = peerAddress(peer);
+        const size_t index = addRecord(std::move(record));
+        auto connection = std::make_shared<ServedConnection>();
+        connection->fd = fd;
+        std::lock_guard lock(m_threadsMutex);
+        m_open.push_back(connection);
+        m_handlers.emplace_back([this, index, connection, endpoint = listener.endpoint] {
+            serve(index, connection, endpoint);
+        });
     }
 }
 
-void RecordingServer::serve(size_t index, int fd, ServerEndpoint endpoint)
+bool RecordingServer::quiet(int timeoutMs)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    std::vector<pollfd> listeners;
+    for (const Listener &listener : std::as_const(m_listeners)) {
+        if (!listener.barrier)
+            listeners.push_back({listener.fd, POLLIN, 0});
+    }
+    for (;;) {
+        quint64 seen;
+        {
+            std::lock_guard lock(m_progressMutex);
+            seen = m_progress;
+        }
+        bool waiting = false;
+        {
+            // The acceptor is polling (not between poll and accept) and no listener has a
+            // connection or datagram waiting.
+            std::lock_guard busy(m_acceptBusy);
+            waiting = ::poll(listeners.data(), listeners.size(), 0) > 0;
+        }
+        if (!waiting) {
+            std::vector<std::shared_ptr<ServedConnection>> open;
+            {
+                std::lock_guard lock(m_threadsMutex);
+                open = m_open;
+            }
+            for (const auto &connection : open) {
+                // The handler is waiting for the peer (or has not started): what it read is
+                // recorded; bytes still in the socket or in TLS's buffer are not.
+                std::lock_guard busy(connection->busy);
+                int unread = 0;
+                if (!connection->done
+                    && ((::ioctl(connection->fd, FIONREAD, &unread) == 0 && unread > 0)
+                        || (connection->ssl && SSL_pending(connection->ssl) > 0))) {
+                    waiting = true;
+                    break;
+                }
+            }
+        }
+        if (!waiting)
+            return true;
+        std::unique_lock lock(m_progressMutex);
+        if (!m_progressChanged.wait_until(lock, deadline,
+                                          [&] { return m_progress != seen || m_stopping; })
+            || m_stopping)
+            return false;
+    }
+}
+
+void RecordingServer::serveBarrier(int fd)
+{
+    // One byte from settle(), then '1' once quiet() (or '0' when it timed out).
+    pollfd entry {fd, POLLIN, 0};
+    char byte = 0;
+    if (::poll(&entry, 1, kReadTimeoutMs) == 1 && ::recv(fd, &byte, 1, 0) == 1) {
+        const char answer = quiet(5000) ? '1' : '0';
+        ::send(fd, &answer, 1, MSG_NOSIGNAL);
+    }
+    ::close(fd);
+}
+
+bool RecordingServer::settle(int timeoutMs)
+{
+    if (m_barrier.fromNsFd < 0 || m_barrier.address.isNull())
+        return false;
+    auto connection =
+        GuestConnection::connect(m_barrier.fromNsFd, m_barrier.address, kBarrierPort, timeoutMs);
+    return connection && connection->send("?") && connection->readAll(timeoutMs) == "1";
+}
+
+void RecordingServer::serve(size_t index, std::shared_ptr<ServedConnection> connection,
+                            ServerEndpoint endpoint)
 {
     // OpenSSL writes with write(2): a peer that closed (a guest that gave up, the gateway
     // cutting a connection) must fail the write with EPIPE, not kill the test with SIGPIPE.
@@ -303,8 +499,12 @@ void RecordingServer::serve(size_t index, int fd, ServerEndpoint endpoint)
     sigemptyset(&pipe);
     sigaddset(&pipe, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+    std::unique_lock busy(connection->busy);
+    const int fd = connection->fd;
     Stream stream;
     stream.fd = fd;
+    stream.busy = &busy;
+    stream.waiting = [this] { progressed(); };
     stream.record = [this, index](const QByteArray &bytes) {
         update(index, [&](ConnectionRecord &record) { record.received += bytes; });
     };
@@ -317,14 +517,21 @@ void RecordingServer::serve(size_t index, int fd, ServerEndpoint endpoint)
     }
     case ServerEndpoint::Kind::Https: {
         ssl = SSL_new(static_cast<SSL_CTX *>(m_sslContext));
+        connection->ssl = ssl;
         SSL_set_fd(ssl, fd);
+        SSL_set_app_data(ssl, &endpoint);
         if (m_ca) {
-            if (const auto leaf = m_ca->leaf(endpoint.defaultName)) {
+            const QString name = endpoint.certificateName.isEmpty() ? endpoint.defaultName
+                                                                    : endpoint.certificateName;
+            if (const auto leaf = m_ca->leaf(name)) {
                 SSL_use_certificate(ssl, leaf->certificate.get());
                 SSL_use_PrivateKey(ssl, leaf->key.get());
             }
         }
-        const bool ok = SSL_accept(ssl) == 1;
+        int accepted;
+        while ((accepted = SSL_accept(ssl)) != 1 && stream.waitFor(SSL_get_error(ssl, accepted))) {
+        }
+        const bool ok = accepted == 1;
         const char *name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
         update(index, [&](ConnectionRecord &record) {
             record.handshakeCompleted = ok;
@@ -344,10 +551,14 @@ void RecordingServer::serve(size_t index, int fd, ServerEndpoint endpoint)
     case ServerEndpoint::Kind::Udp:
         break;
     }
+    connection->done = true;
+    connection->ssl = nullptr;
     if (ssl)
         SSL_free(ssl);
+    busy.unlock();
+    progressed();
     std::lock_guard lock(m_threadsMutex);
-    std::erase(m_openFds, fd);
+    std::erase(m_open, connection);
     ::close(fd);
 }
 
@@ -396,6 +607,7 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
             if (line.endsWith('\r'))
                 line.chop(1);
         HttpRequestRecord request;
+        request.head = headBytes;
         const QList<QByteArray> parts = lines.value(0).split(' ');
         request.method = parts.value(0);
         request.target = parts.value(1);
@@ -442,7 +654,17 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
         });
 
         QByteArray reply;
-        if (request.target == "/redirect-metadata") {
+        if (endpoint.answer == ServerEndpoint::Answer::Hello) {
+            if (request.target == "/big") {
+                reply = response(200, "OK", QByteArray(1024 * 1024, 'x'), QByteArray(), close);
+            } else if (request.target == "/redirect") {
+                reply = response(302, "Found", QByteArray(), "Location: https://evil.test/c\r\n",
+                                 close);
+            } else {
+                reply = response(200, "OK", "hello " + host + ' ' + request.target + '\n',
+                                 QByteArray(), close);
+            }
+        } else if (request.target == "/redirect-metadata") {
             reply =
                 response(302, "Found", "moved\n", "Location: http://169.254.169.254/\r\n", close);
         } else if (request.target == "/redirect-evil") {
@@ -546,4 +768,4 @@ void RecordingServer::serveHttp(size_t index, Stream &stream, const ServerEndpoi
     }
 }
 
-} // namespace airlock::redteam
+} // namespace airlock::test

@@ -11,7 +11,7 @@
 
 #include <openssl/types.h>
 
-namespace airlock::redteam {
+namespace airlock::test {
 
 /// An HTTP/1.1 response as the guest received it.
 struct HttpResponse
@@ -21,6 +21,7 @@ struct HttpResponse
     QByteArray body; ///< decoded when chunked
     bool complete = false; ///< head and the whole body (Content-Length or chunked) arrived
     bool chunked = false; ///< Transfer-Encoding: chunked
+    qsizetype size = 0; ///< bytes of the response as they arrived: head, blank line, framed body
 
     /// The first value of header `name` (case-insensitive), empty if absent.
     QByteArray header(const QByteArray &name) const;
@@ -63,6 +64,8 @@ public:
     /// that arrives first is appended to `*data` if given.
     bool closedByPeer(int timeoutMs = 3000, QByteArray *data = nullptr);
     QString lastError() const { return m_error; }
+    /// The fatal TLS alert the peer sent during the handshake (SSL_AD_*), -1 if none.
+    int alert() const { return m_alert; }
 
 private:
     GuestConnection() = default;
@@ -75,6 +78,7 @@ private:
     SSL_CTX *m_context = nullptr;
     QByteArray m_buffered;
     QString m_error;
+    int m_alert = -1;
 };
 
 /// A DNS answer seen by the guest.
@@ -104,4 +108,4 @@ struct CommandResult
 CommandResult runInNamespace(int nsFd, const QString &program, const QStringList &arguments,
                              int timeoutMs = 15000, const QByteArray &input = QByteArray());
 
-} // namespace airlock::redteam
+} // namespace airlock::test
