@@ -206,15 +206,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     connect(m_banner, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
 
     m_actions->setClient(client);
-    connect(m_actions, &SandboxActions::succeeded, this, &MainWindow::onActionSucceeded);
-    connect(m_actions, &SandboxActions::failed, this,
-            [this](SandboxActions::Action, const QString &, const QString &text,
-                   const Error &error) { showActionError(text, error); });
-    connect(m_actions, &SandboxActions::sandboxReported, this,
-            [this](const Sandbox &sandbox) { m_model->upsert(sandbox); });
-    connect(
-        m_actions, &SandboxActions::progress, this,
-        [this](const QString &, const QString &text) { statusBar()->showMessage(text, 30000); });
+    watchActions();
 
     const QString where = client ? client->transportDescription() : tr("helper");
     m_placeholder->showConnecting(where);
@@ -278,6 +270,31 @@ void MainWindow::watchModel(SandboxTableModel *model)
         if (model == m_model)
             statusBar()->showMessage(tr("Could not read the sandbox list: %1").arg(message), 10000);
     });
+}
+
+void MainWindow::watchActions()
+{
+    connect(m_actions, &SandboxActions::succeeded, this,
+            [this](SandboxActions::Action action, const QString &sandbox) {
+                if (action == SandboxActions::Action::Create) {
+                    if (const int row = m_model->rowOf(sandbox); row >= 0)
+                        m_table->selectRow(row);
+                } else if (action == SandboxActions::Action::Start) {
+                    // Show the boot as it happens: most people start a sandbox to use its
+                    // console.
+                    openConsole(sandbox);
+                } else if (action == SandboxActions::Action::Delete) {
+                    forgetSandbox(sandbox);
+                }
+            });
+    connect(m_actions, &SandboxActions::failed, this,
+            [this](SandboxActions::Action, const QString &, const QString &text,
+                   const Error &error) { showActionError(text, error); });
+    connect(m_actions, &SandboxActions::sandboxReported, this,
+            [this](const Sandbox &sandbox) { m_model->upsert(sandbox); });
+    connect(
+        m_actions, &SandboxActions::progress, this,
+        [this](const QString &, const QString &text) { statusBar()->showMessage(text, 30000); });
 }
 
 void MainWindow::watchHost(HostConnection *host)
@@ -660,28 +677,14 @@ void MainWindow::resumeSandbox(const QString &sandbox)
     m_actions->resume(sandbox);
 }
 
-void MainWindow::onActionSucceeded(SandboxActions::Action action, const QString &sandbox)
+void MainWindow::forgetSandbox(const QString &sandbox)
 {
-    switch (action) {
-    case SandboxActions::Action::Create:
-        if (const int row = m_model->rowOf(sandbox); row >= 0)
-            m_table->selectRow(row);
-        break;
-    case SandboxActions::Action::Start:
-        // Show the boot as it happens: most people start a sandbox to use its console.
-        openConsole(sandbox);
-        break;
-    case SandboxActions::Action::Delete:
-        for (int i = 0; i < m_tabs->count(); ++i) {
-            auto *tab = qobject_cast<ConsoleTab *>(m_tabs->widget(i));
-            if (tab && tab->sandbox() == sandbox)
-                closeConsoleTab(i);
-        }
-        m_model->remove(sandbox);
-        break;
-    default:
-        break;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto *tab = qobject_cast<ConsoleTab *>(m_tabs->widget(i));
+        if (tab && tab->sandbox() == sandbox)
+            closeConsoleTab(i);
     }
+    m_model->remove(sandbox);
 }
 
 void MainWindow::showTimeline(const QString &sandbox)

@@ -3,7 +3,6 @@
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/ssh/sshendpoint.h"
-#include "ui/sandboxactions.h"
 
 #include <QHash>
 #include <QMainWindow>
@@ -27,6 +26,7 @@ class HelperClient;
 class HostConnection;
 class HostSidebar;
 class PolicyEditor;
+class SandboxActions;
 class SandboxDetailsView;
 struct EgressEntry;
 struct EgressRule;
@@ -122,6 +122,9 @@ private:
     void onConnectionLost(const Error &error);
     void watchHost(HostConnection *host);
     void watchModel(SandboxTableModel *model);
+    /// Turns SandboxActions' results into the window's: selection, console tab, message box,
+    /// status bar.
+    void watchActions();
     void showHostProblem();
     void onSelectionChanged();
     void updateActions();
@@ -135,8 +138,8 @@ private:
     void onCredentialAlert(const EgressEntry &entry);
     void checkPendingConsole();
     QString selectedSandbox() const;
-    /// What the window does after a successful action: select, open the console, close tabs.
-    void onActionSucceeded(SandboxActions::Action action, const QString &sandbox);
+    /// After a successful delete: closes the sandbox's console tabs and drops its row.
+    void forgetSandbox(const QString &sandbox);
 
     QPointer<HelperClient> m_client; // the current host's
     SandboxTableModel *m_localModel;
