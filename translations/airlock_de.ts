@@ -528,6 +528,21 @@
         <source>Firewall table lost; guest stopped</source>
         <translation>Firewall-Tabelle verloren; Gast gestoppt</translation>
     </message>
+    <message>
+        <source>%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not allow it: the gateway refused the request. Something in the sandbox may be trying to leak the credential.</source>
+        <translation>%1 hat den Platzhalter von %2 an %3 (%4 %5) gesendet, wo die Bindung ihn nicht erlaubt: Das Gateway hat die Anfrage abgelehnt. Möglicherweise versucht etwas in der Sandbox, das Zugangsdatum abfließen zu lassen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>A response from %1 to %2 carried the secret of %3: the gateway replaced it with the placeholder (%n time(s)) before the guest saw it.</source>
+        <translation>
+            <numerusform>Eine Antwort von %1 an %2 enthielt das Geheimnis von %3: Das Gateway hat es durch den Platzhalter ersetzt (%n-mal), bevor der Gast es sah.</numerusform>
+            <numerusform>Eine Antwort von %1 an %2 enthielt das Geheimnis von %3: Das Gateway hat es durch den Platzhalter ersetzt (%n-mal), bevor der Gast es sah.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The gateway of %1 raised an alert for %2 (%3): %4</source>
+        <translation>Das Gateway von %1 hat eine Warnung für %2 (%3) ausgelöst: %4</translation>
+    </message>
 </context>
 <context>
     <name>SshDialogPrompter</name>
@@ -1563,18 +1578,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <source>Could not create sandbox “%1”.</source>
-        <translation>Sandbox „%1“ konnte nicht angelegt werden.</translation>
-    </message>
-    <message>
-        <source>Could not start sandbox “%1”.</source>
-        <translation>Sandbox „%1“ konnte nicht gestartet werden.</translation>
-    </message>
-    <message>
-        <source>Could not stop sandbox “%1”.</source>
-        <translation>Sandbox „%1“ konnte nicht gestoppt werden.</translation>
-    </message>
-    <message>
         <source>Delete Sandbox</source>
         <translation>Sandbox löschen</translation>
     </message>
@@ -1679,14 +1682,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>Keine Sandbox namens „%1“.</translation>
     </message>
     <message>
-        <source>Could not force-stop sandbox “%1”.</source>
-        <translation>Sandbox „%1“ konnte nicht hart gestoppt werden.</translation>
-    </message>
-    <message>
-        <source>Could not delete sandbox “%1”.</source>
-        <translation>Sandbox „%1“ konnte nicht gelöscht werden.</translation>
-    </message>
-    <message>
         <source>About Airlock</source>
         <translation>Über Airlock</translation>
     </message>
@@ -1783,14 +1778,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>Die Snapshots der gewählten Sandbox zeigen</translation>
     </message>
     <message>
-        <source>Could not pause sandbox “%1”.</source>
-        <translation>Sandbox „%1“ konnte nicht angehalten werden.</translation>
-    </message>
-    <message>
-        <source>Could not resume sandbox “%1”.</source>
-        <translation>Sandbox „%1“ konnte nicht fortgesetzt werden.</translation>
-    </message>
-    <message>
         <source>Dismiss Credential &amp;Alert</source>
         <translation>Zugangsdaten-&amp;Warnung verwerfen</translation>
     </message>
@@ -1799,35 +1786,12 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>Das Warnsymbol für Zugangsdaten von der gewählten Sandbox entfernen (die Zahl der Ablehnungen der Bindung bleibt unter „Zugangsdaten“)</translation>
     </message>
     <message>
-        <source>%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not allow it: the gateway refused the request. Something in the sandbox may be trying to leak the credential.</source>
-        <translation>%1 hat den Platzhalter von %2 an %3 (%4 %5) gesendet, wo die Bindung ihn nicht erlaubt: Das Gateway hat die Anfrage abgelehnt. Möglicherweise versucht etwas in der Sandbox, das Zugangsdatum abfließen zu lassen.</translation>
-    </message>
-    <message numerus="yes">
-        <source>A response from %1 to %2 carried the secret of %3: the gateway replaced it with the placeholder (%n time(s)) before the guest saw it.</source>
-        <translation>
-            <numerusform>Eine Antwort von %1 an %2 enthielt das Geheimnis von %3: Das Gateway hat es durch den Platzhalter ersetzt (%n-mal), bevor der Gast es sah.</numerusform>
-            <numerusform>Eine Antwort von %1 an %2 enthielt das Geheimnis von %3: Das Gateway hat es durch den Platzhalter ersetzt (%n-mal), bevor der Gast es sah.</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>The gateway of %1 raised an alert for %2 (%3): %4</source>
-        <translation>Das Gateway von %1 hat eine Warnung für %2 (%3) ausgelöst: %4</translation>
-    </message>
-    <message>
         <source>%1 (at %2)</source>
         <translation>%1 (um %2)</translation>
     </message>
     <message>
         <source>Airlock: credential alert in %1</source>
         <translation>Airlock: Zugangsdaten-Warnung in %1</translation>
-    </message>
-    <message>
-        <source>Restarting %1…</source>
-        <translation>%1 wird neu gestartet…</translation>
-    </message>
-    <message>
-        <source>%1 did not stop within 2 minutes; it was not restarted.</source>
-        <translation>%1 hat nicht innerhalb von 2 Minuten angehalten; sie wurde nicht neu gestartet.</translation>
     </message>
 </context>
 <context>
@@ -2361,6 +2325,45 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
             <numerusform>%n Regel entfernen</numerusform>
             <numerusform>%n Regeln entfernen</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>airlock::SandboxActions</name>
+    <message>
+        <source>Could not create sandbox “%1”.</source>
+        <translation>Sandbox „%1“ konnte nicht angelegt werden.</translation>
+    </message>
+    <message>
+        <source>Could not start sandbox “%1”.</source>
+        <translation>Sandbox „%1“ konnte nicht gestartet werden.</translation>
+    </message>
+    <message>
+        <source>Could not stop sandbox “%1”.</source>
+        <translation>Sandbox „%1“ konnte nicht gestoppt werden.</translation>
+    </message>
+    <message>
+        <source>Could not force-stop sandbox “%1”.</source>
+        <translation>Sandbox „%1“ konnte nicht hart gestoppt werden.</translation>
+    </message>
+    <message>
+        <source>Could not pause sandbox “%1”.</source>
+        <translation>Sandbox „%1“ konnte nicht angehalten werden.</translation>
+    </message>
+    <message>
+        <source>Could not resume sandbox “%1”.</source>
+        <translation>Sandbox „%1“ konnte nicht fortgesetzt werden.</translation>
+    </message>
+    <message>
+        <source>Could not delete sandbox “%1”.</source>
+        <translation>Sandbox „%1“ konnte nicht gelöscht werden.</translation>
+    </message>
+    <message>
+        <source>Restarting %1…</source>
+        <translation>%1 wird neu gestartet…</translation>
+    </message>
+    <message>
+        <source>%1 did not stop within 2 minutes; it was not restarted.</source>
+        <translation>%1 hat nicht innerhalb von 2 Minuten angehalten; sie wurde nicht neu gestartet.</translation>
     </message>
 </context>
 <context>

@@ -40,6 +40,11 @@ QString ErrorText::summary(const Error &error)
     return tr("The helper reported an internal error.");
 }
 
+QString ErrorText::details(const Error &error)
+{
+    return summary(error) + QStringLiteral("\n\n") + error.message;
+}
+
 QString ErrorText::connectionTitle(const Error &error)
 {
     switch (error.kind) {

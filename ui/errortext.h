@@ -14,6 +14,9 @@ class ErrorText final
 public:
     /// One short translated sentence for the kind, e.g. "No sandbox with that name exists.".
     static QString summary(const Error &error);
+    /// summary(), a blank line, then the helper's message: the informative text of the
+    /// message box for a failed action.
+    static QString details(const Error &error);
     /// Headline for a failed connection, e.g. "The Airlock helper is not running".
     static QString connectionTitle(const Error &error);
     /// What the user can do about a failed connection, e.g. the usermod command.

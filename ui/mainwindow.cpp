@@ -1,7 +1,6 @@
 #include "ui/mainwindow.h"
 
 #include "core/client/helperclient.h"
-#include "core/protocol/methods.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/connectionpage.h"
 #include "ui/connectionsdialog.h"
@@ -17,6 +16,7 @@
 #include "ui/policyeditor.h"
 #include "ui/policytext.h"
 #include "ui/probingmonitor.h"
+#include "ui/sandboxactions.h"
 #include "ui/sandboxdetailsview.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/snapshotsview.h"
@@ -40,7 +40,6 @@
 #include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -73,6 +72,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     , m_egressView(new EgressView(client, m_model, this))
     , m_credentialsView(new CredentialsView(client, m_model, this))
     , m_snapshotsView(new SnapshotsView(client, m_model, this))
+    , m_actions(new SandboxActions(this))
 {
     setWindowTitle(tr("Airlock"));
     setWindowIcon(icon("airlock"));
@@ -205,6 +205,9 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     connect(m_snapshotsView, &SnapshotsView::restartRequested, this, &MainWindow::restartSandbox);
     connect(m_banner, &ConnectionPage::retryRequested, this, &MainWindow::retryConnection);
 
+    m_actions->setClient(client);
+    watchActions();
+
     const QString where = client ? client->transportDescription() : tr("helper");
     m_placeholder->showConnecting(where);
     m_statusLabel->setText(tr("Connecting to %1…").arg(where));
@@ -267,6 +270,31 @@ void MainWindow::watchModel(SandboxTableModel *model)
         if (model == m_model)
             statusBar()->showMessage(tr("Could not read the sandbox list: %1").arg(message), 10000);
     });
+}
+
+void MainWindow::watchActions()
+{
+    connect(m_actions, &SandboxActions::succeeded, this,
+            [this](SandboxActions::Action action, const QString &sandbox) {
+                if (action == SandboxActions::Action::Create) {
+                    if (const int row = m_model->rowOf(sandbox); row >= 0)
+                        m_table->selectRow(row);
+                } else if (action == SandboxActions::Action::Start) {
+                    // Show the boot as it happens: most people start a sandbox to use its
+                    // console.
+                    openConsole(sandbox);
+                } else if (action == SandboxActions::Action::Delete) {
+                    forgetSandbox(sandbox);
+                }
+            });
+    connect(m_actions, &SandboxActions::failed, this,
+            [this](SandboxActions::Action, const QString &, const QString &text,
+                   const Error &error) { showActionError(text, error); });
+    connect(m_actions, &SandboxActions::sandboxReported, this,
+            [this](const Sandbox &sandbox) { m_model->upsert(sandbox); });
+    connect(
+        m_actions, &SandboxActions::progress, this,
+        [this](const QString &, const QString &text) { statusBar()->showMessage(text, 30000); });
 }
 
 void MainWindow::watchHost(HostConnection *host)
@@ -342,6 +370,7 @@ void MainWindow::setCurrentHost(HostConnection *host)
         return;
     m_activeHost = host;
     m_client = host->client();
+    m_actions->setClient(m_client);
     m_model = host->model();
     m_table->setModel(m_model);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -613,128 +642,49 @@ void MainWindow::closeConsoleTab(int index)
     updateActions();
 }
 
-void MainWindow::call(const QString &method, const QString &sandbox, const QString &failureText,
-                      std::function<void()> onSuccess)
-{
-    if (!m_client || sandbox.isEmpty())
-        return;
-    QPointer<MainWindow> self(this);
-    m_client->call(method, {{QStringLiteral("name"), sandbox}},
-                   [self, failureText, onSuccess](const Result<QJsonValue> &result) {
-                       if (!self)
-                           return;
-                       if (!result) {
-                           self->showActionError(failureText, result.error());
-                           return;
-                       }
-                       if (onSuccess)
-                           onSuccess();
-                   });
-}
-
 void MainWindow::createSandbox(const SandboxSpec &spec, bool start, const QString &boot)
 {
-    if (!m_client)
-        return;
-    QJsonObject params = spec.toJson();
-    if (!boot.isEmpty())
-        params.insert(QStringLiteral("boot"), boot); // a helper without templates ignores it
-    QPointer<MainWindow> self(this);
-    m_client->call(QString::fromLatin1(protocol::method::SandboxCreate), params,
-                   [self, spec, start](const Result<QJsonValue> &result) {
-                       if (!self)
-                           return;
-                       if (!result) {
-                           self->showActionError(
-                               tr("Could not create sandbox “%1”.").arg(spec.name), result.error());
-                           return;
-                       }
-                       if (auto sandbox = Sandbox::fromJson(result->toObject()))
-                           self->m_model->upsert(*sandbox);
-                       const int row = self->m_model->rowOf(spec.name);
-                       if (row >= 0)
-                           self->m_table->selectRow(row);
-                       if (start)
-                           self->startSandbox(spec.name);
-                   });
+    m_actions->create(spec, start, boot);
 }
 
 void MainWindow::startSandbox(const QString &sandbox)
 {
-    QPointer<MainWindow> self(this);
-    call(QString::fromLatin1(protocol::method::SandboxStart), sandbox,
-         tr("Could not start sandbox “%1”.").arg(sandbox), [self, sandbox] {
-             // Show the boot as it happens: most people start a sandbox to use its console.
-             if (self)
-                 self->openConsole(sandbox);
-         });
+    m_actions->start(sandbox);
 }
 
 void MainWindow::stopSandbox(const QString &sandbox)
 {
-    call(QString::fromLatin1(protocol::method::SandboxStop), sandbox,
-         tr("Could not stop sandbox “%1”.").arg(sandbox));
+    m_actions->stop(sandbox);
 }
 
 void MainWindow::restartSandbox(const QString &sandbox)
 {
-    if (sandbox.isEmpty() || !m_client)
-        return;
-    QPointer<MainWindow> self(this);
-    QPointer<SandboxTableModel> model(m_model);
-    statusBar()->showMessage(tr("Restarting %1…").arg(sandbox), 30000);
-    call(QString::fromLatin1(protocol::method::SandboxStop), sandbox,
-         tr("Could not stop sandbox “%1”.").arg(sandbox), [self, model, sandbox] {
-             if (!self || !model)
-                 return;
-             // sandbox.stop answers once the power-down was asked for; start when the
-             // helper's sandbox.changed says the guest is gone.
-             auto stopped = [model, sandbox] {
-                 const Sandbox *s = model ? model->sandboxAt(model->rowOf(sandbox)) : nullptr;
-                 return s && s->state == SandboxState::Stopped;
-             };
-             if (stopped()) {
-                 self->startSandbox(sandbox);
-                 return;
-             }
-             auto watch = std::make_shared<QMetaObject::Connection>();
-             auto *timer = new QTimer(self);
-             timer->setSingleShot(true);
-             *watch = connect(model, &QAbstractItemModel::dataChanged, self,
-                              [self, watch, timer, stopped, sandbox] {
-                                  if (!stopped())
-                                      return;
-                                  QObject::disconnect(*watch);
-                                  timer->deleteLater();
-                                  self->startSandbox(sandbox);
-                              });
-             connect(timer, &QTimer::timeout, self, [self, watch, timer, sandbox] {
-                 QObject::disconnect(*watch);
-                 timer->deleteLater();
-                 self->statusBar()->showMessage(
-                     tr("%1 did not stop within 2 minutes; it was not restarted.").arg(sandbox),
-                     30000);
-             });
-             timer->start(120000);
-         });
+    m_actions->restart(sandbox);
 }
 
 void MainWindow::killSandbox(const QString &sandbox)
 {
-    call(QString::fromLatin1(protocol::method::SandboxKill), sandbox,
-         tr("Could not force-stop sandbox “%1”.").arg(sandbox));
+    m_actions->kill(sandbox);
 }
 
 void MainWindow::pauseSandbox(const QString &sandbox)
 {
-    call(QString::fromLatin1(protocol::method::VmPause), sandbox,
-         tr("Could not pause sandbox “%1”.").arg(sandbox));
+    m_actions->pause(sandbox);
 }
 
 void MainWindow::resumeSandbox(const QString &sandbox)
 {
-    call(QString::fromLatin1(protocol::method::VmResume), sandbox,
-         tr("Could not resume sandbox “%1”.").arg(sandbox));
+    m_actions->resume(sandbox);
+}
+
+void MainWindow::forgetSandbox(const QString &sandbox)
+{
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto *tab = qobject_cast<ConsoleTab *>(m_tabs->widget(i));
+        if (tab && tab->sandbox() == sandbox)
+            closeConsoleTab(i);
+    }
+    m_model->remove(sandbox);
 }
 
 void MainWindow::showTimeline(const QString &sandbox)
@@ -760,17 +710,7 @@ void MainWindow::deleteSandbox(const QString &sandbox)
     connect(box, &QMessageBox::finished, this, [self, box, deleteButton, sandbox] {
         if (!self || box->clickedButton() != deleteButton)
             return;
-        self->call(QString::fromLatin1(protocol::method::SandboxDelete), sandbox,
-                   tr("Could not delete sandbox “%1”.").arg(sandbox), [self, sandbox] {
-                       if (!self)
-                           return;
-                       for (int i = 0; i < self->m_tabs->count(); ++i) {
-                           auto *tab = qobject_cast<ConsoleTab *>(self->m_tabs->widget(i));
-                           if (tab && tab->sandbox() == sandbox)
-                               self->closeConsoleTab(i);
-                       }
-                       self->m_model->remove(sandbox);
-                   });
+        self->m_actions->remove(sandbox);
     });
     box->open();
 }
@@ -838,21 +778,18 @@ void MainWindow::updateActions()
 {
     const bool connected = m_client && m_client->state() == HelperClient::State::Ready;
     const Sandbox *sandbox = m_model->sandboxAt(m_model->rowOf(selectedSandbox()));
-    const SandboxState state = sandbox ? sandbox->state : SandboxState::Stopped;
-    m_newAction->setEnabled(connected);
-    m_startAction->setEnabled(connected && sandbox && state == SandboxState::Stopped);
-    m_stopAction->setEnabled(connected && sandbox
-                             && (state == SandboxState::Running || state == SandboxState::Paused));
-    m_killAction->setEnabled(connected && sandbox
-                             && (state == SandboxState::Running || state == SandboxState::Stopping
-                                 || state == SandboxState::Starting
-                                 || state == SandboxState::Paused));
-    m_deleteAction->setEnabled(connected && sandbox && state == SandboxState::Stopped);
-    m_pauseAction->setEnabled(connected && sandbox && state == SandboxState::Running);
-    m_resumeAction->setEnabled(connected && sandbox && state == SandboxState::Paused);
+    const SandboxActions::Enablement enabled = SandboxActions::enablement(
+        connected, sandbox ? std::optional(sandbox->state) : std::nullopt);
+    m_newAction->setEnabled(enabled.create);
+    m_startAction->setEnabled(enabled.start);
+    m_stopAction->setEnabled(enabled.stop);
+    m_killAction->setEnabled(enabled.kill);
+    m_deleteAction->setEnabled(enabled.remove);
+    m_pauseAction->setEnabled(enabled.pause);
+    m_resumeAction->setEnabled(enabled.resume);
     m_timelineAction->setEnabled(true);
-    m_consoleAction->setEnabled(connected && sandbox);
-    m_policyAction->setEnabled(connected && sandbox);
+    m_consoleAction->setEnabled(enabled.openConsole);
+    m_policyAction->setEnabled(enabled.editPolicy);
     m_closeConsoleAction->setEnabled(m_tabs->count() > 0);
     m_dismissAlertAction->setEnabled(
         sandbox
@@ -876,7 +813,7 @@ void MainWindow::showActionError(const QString &text, const Error &error)
 {
     Q_EMIT actionFailed(text, error);
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Airlock"), text, QMessageBox::Ok, this);
-    box->setInformativeText(ErrorText::summary(error) + QStringLiteral("\n\n") + error.message);
+    box->setInformativeText(ErrorText::details(error));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }
@@ -936,26 +873,8 @@ void MainWindow::notify(const QString &title, const QString &text)
 
 void MainWindow::onCredentialAlert(const EgressEntry &entry)
 {
-    // Names the binding and where the request went; an event never carries a value, and the
-    // window adds none (docs/credentials.md, "What is never logged").
-    const QString binding = m_credentialsView->bindings()->describe(entry.binding);
-    QString where = entry.destination();
-    if (entry.port > 0)
-        where = QStringLiteral("%1:%2").arg(where).arg(entry.port);
-    QString text;
-    if (fromWireName(entry.reason) == EgressReason::CredentialExfil)
-        text = tr("%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not "
-                  "allow it: the gateway refused the request. Something in the sandbox may be "
-                  "trying to leak the credential.")
-                   .arg(entry.sandbox, binding, where, entry.method, entry.path);
-    else if (entry.scrubbed > 0)
-        text = tr("A response from %1 to %2 carried the secret of %3: the gateway replaced it "
-                  "with the placeholder (%n time(s)) before the guest saw it.",
-                  nullptr, int(entry.scrubbed))
-                   .arg(where, entry.sandbox, binding);
-    else
-        text = tr("The gateway of %1 raised an alert for %2 (%3): %4")
-                   .arg(entry.sandbox, where, binding, PolicyText::reasonText(entry.reason));
+    const QString text =
+        PolicyText::credentialAlert(entry, m_credentialsView->bindings()->describe(entry.binding));
     m_model->setAlert(
         entry.sandbox,
         tr("%1 (at %2)")

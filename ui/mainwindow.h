@@ -26,6 +26,7 @@ class HelperClient;
 class HostConnection;
 class HostSidebar;
 class PolicyEditor;
+class SandboxActions;
 class SandboxDetailsView;
 struct EgressEntry;
 struct EgressRule;
@@ -76,6 +77,8 @@ public:
     SnapshotsView *snapshotsView() const { return m_snapshotsView; }
     /// The open policy editor of `sandbox`, or nullptr.
     PolicyEditor *policyEditor(const QString &sandbox) const;
+    /// What the window asks the current host's helper to do with sandboxes.
+    SandboxActions *actions() const { return m_actions; }
     /// The last desktop notification (also shown in the status bar), for tests.
     QString lastNotification() const { return m_lastNotification; }
 
@@ -84,14 +87,13 @@ public Q_SLOTS:
     ConsoleTab *openConsole(const QString &sandbox);
     /// Opens the console of `sandbox` as soon as the sandbox list contains it.
     void openConsoleWhenListed(const QString &sandbox);
-    /// sandbox.create (then sandbox.start when `start`); `boot` is its `boot` param
-    /// ("template" or "cold"; empty: the helper's default).
+    /// The SandboxActions of the current host (see there); failures open a message box and
+    /// emit actionFailed(), a start opens the console, a restart's progress goes to the status
+    /// bar. `boot` is sandbox.create's `boot` param ("template", "cold"; empty: the default).
     void createSandbox(const airlock::SandboxSpec &spec, bool start, const QString &boot = {});
     void startSandbox(const QString &sandbox);
     void stopSandbox(const QString &sandbox);
-    /// sandbox.stop, then sandbox.start once the helper reports it stopped: a cold boot gives
-    /// a guest that did not confirm its new identity its own (or a template start that
-    /// confirms it). Gives up, saying so, when it is not stopped within 2 minutes.
+    /// Stop, then start once stopped (SandboxActions::restart).
     void restartSandbox(const QString &sandbox);
     void killSandbox(const QString &sandbox);
     /// vm.pause / vm.resume: the guest's CPUs stop or run on; the state shows "Paused".
@@ -120,6 +122,9 @@ private:
     void onConnectionLost(const Error &error);
     void watchHost(HostConnection *host);
     void watchModel(SandboxTableModel *model);
+    /// Turns SandboxActions' results into the window's: selection, console tab, message box,
+    /// status bar.
+    void watchActions();
     void showHostProblem();
     void onSelectionChanged();
     void updateActions();
@@ -133,8 +138,8 @@ private:
     void onCredentialAlert(const EgressEntry &entry);
     void checkPendingConsole();
     QString selectedSandbox() const;
-    void call(const QString &method, const QString &sandbox, const QString &failureText,
-              std::function<void()> onSuccess = {});
+    /// After a successful delete: closes the sandbox's console tabs and drops its row.
+    void forgetSandbox(const QString &sandbox);
 
     QPointer<HelperClient> m_client; // the current host's
     SandboxTableModel *m_localModel;
@@ -155,6 +160,7 @@ private:
     EgressView *m_egressView;
     CredentialsView *m_credentialsView;
     SnapshotsView *m_snapshotsView;
+    SandboxActions *m_actions;
     QHash<QString, QPointer<PolicyEditor>> m_editors;
     QSystemTrayIcon *m_tray = nullptr;
     QString m_lastNotification;

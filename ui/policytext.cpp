@@ -1,6 +1,7 @@
 #include "ui/policytext.h"
 
 #include "core/model/egresspolicy.h"
+#include "ui/egressentry.h"
 
 #include <QRegularExpression>
 #include <QSet>
@@ -281,6 +282,25 @@ QString PolicyText::reasonText(const QString &reason)
         return reasonText(*known);
     // A reason of a newer gateway: its stable name says more than nothing.
     return reason;
+}
+
+QString PolicyText::credentialAlert(const EgressEntry &entry, const QString &binding)
+{
+    QString where = entry.destination();
+    if (entry.port > 0)
+        where = QStringLiteral("%1:%2").arg(where).arg(entry.port);
+    if (fromWireName(entry.reason) == EgressReason::CredentialExfil)
+        return tr("%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not "
+                  "allow it: the gateway refused the request. Something in the sandbox may be "
+                  "trying to leak the credential.")
+            .arg(entry.sandbox, binding, where, entry.method, entry.path);
+    if (entry.scrubbed > 0)
+        return tr("A response from %1 to %2 carried the secret of %3: the gateway replaced it "
+                  "with the placeholder (%n time(s)) before the guest saw it.",
+                  nullptr, int(entry.scrubbed))
+            .arg(where, entry.sandbox, binding);
+    return tr("The gateway of %1 raised an alert for %2 (%3): %4")
+        .arg(entry.sandbox, where, binding, reasonText(entry.reason));
 }
 
 } // namespace airlock

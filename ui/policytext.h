@@ -8,6 +8,8 @@
 
 namespace airlock {
 
+struct EgressEntry;
+
 /// Translated sentences for policy problems and egress reasons. The model layer reports stable
 /// reason names and English details; only the window turns them into the user's language.
 class PolicyText final
@@ -32,6 +34,12 @@ public:
     /// The same for a wire name ("host_not_allowed"); names not in the reason table (a newer
     /// gateway's) are returned as they are.
     static QString reasonText(const QString &reason);
+    /// What a live egress event with `alert: true` means, naming `binding` (its description)
+    /// and where the request went: a placeholder sent where the binding does not allow it
+    /// (`credential_exfil`), a response that carried the secret (`scrubbed`), or any other
+    /// alert with its reason. Names no value: an event never carries one, and this adds none
+    /// (docs/credentials.md, "What is never logged").
+    static QString credentialAlert(const EgressEntry &entry, const QString &binding);
 };
 
 /// Splits a cell's comma- or space-separated list ("GET, HEAD") into its items.

@@ -457,7 +457,7 @@ void SnapshotsView::fail(const QString &text, const Error &error)
     setStatus(text + QLatin1Char(' ') + error.message, true);
     Q_EMIT actionFailed(text, error);
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Airlock"), text, QMessageBox::Ok, this);
-    box->setInformativeText(ErrorText::summary(error) + QStringLiteral("\n\n") + error.message);
+    box->setInformativeText(ErrorText::details(error));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }
