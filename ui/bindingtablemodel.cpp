@@ -42,8 +42,7 @@ Result<void> BindingTableModel::resetFromList(const QJsonObject &listResult)
     QList<CredentialBinding> rows;
     for (const QJsonValue &value : bindings.toArray()) {
         auto binding = bindingFromHelperJson(value.toObject());
-        if (!binding)
-            return std::unexpected(binding.error());
+        AIRLOCK_TRY(binding);
         rows.append(*binding);
     }
     std::sort(rows.begin(), rows.end(),

@@ -195,8 +195,7 @@ Result<EgressPolicy> PolicyRuleModel::policy() const
                         tr("rule %1: %2").arg(row + 1).arg(rowProblem(row)));
         policy.rules.append(*rule);
     }
-    if (auto ok = policy.validate(); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(policy.validate());
     return policy;
 }
 

@@ -50,8 +50,7 @@ Result<void> SandboxTableModel::resetFromList(const QJsonObject &listResult)
     const QJsonArray array = listResult.value(QStringLiteral("sandboxes")).toArray();
     for (const QJsonValue &value : array) {
         auto sandbox = Sandbox::fromJson(value.toObject());
-        if (!sandbox)
-            return std::unexpected(sandbox.error());
+        AIRLOCK_TRY(sandbox);
         sandboxes.append(*sandbox);
     }
     std::sort(sandboxes.begin(), sandboxes.end(),

@@ -48,14 +48,11 @@ Result<QList<Snapshot>> readSnapshots(const QJsonObject &list)
     QList<Snapshot> snapshots;
     for (const QJsonValue &value : list.value(QStringLiteral("snapshots")).toArray()) {
         auto snapshot = Snapshot::fromJson(value.toObject());
-        if (!snapshot)
-            return std::unexpected(snapshot.error());
+        AIRLOCK_TRY(snapshot);
         // Ids go back to the helper in requests: only well-formed ones are kept.
-        if (auto valid = Snapshot::validateId(snapshot->id); !valid)
-            return std::unexpected(valid.error());
+        AIRLOCK_TRY(Snapshot::validateId(snapshot->id));
         if (!snapshot->parent.isEmpty()) {
-            if (auto valid = Snapshot::validateId(snapshot->parent); !valid)
-                return std::unexpected(valid.error());
+            AIRLOCK_TRY(Snapshot::validateId(snapshot->parent));
         }
         snapshots.append(*snapshot);
     }
@@ -202,16 +199,13 @@ void SnapshotTimelineModel::setForkHeads(const QHash<QString, QString> &heads)
 Result<void> SnapshotTimelineModel::setLists(const QJsonObject &own, const QJsonObject &all)
 {
     auto ownSnapshots = readSnapshots(own);
-    if (!ownSnapshots)
-        return std::unexpected(ownSnapshots.error());
+    AIRLOCK_TRY(ownSnapshots);
     auto allSnapshots = readSnapshots(all);
-    if (!allSnapshots)
-        return std::unexpected(allSnapshots.error());
+    AIRLOCK_TRY(allSnapshots);
     SnapshotSchedule schedule;
     if (own.value(QStringLiteral("schedule")).isObject()) {
         auto read = SnapshotSchedule::fromJson(own.value(QStringLiteral("schedule")).toObject());
-        if (!read)
-            return std::unexpected(read.error());
+        AIRLOCK_TRY(read);
         schedule = *read;
     }
     const QDateTime retainedSince = QDateTime::fromString(

@@ -72,8 +72,7 @@ BindingStore::BindingStore(const Registry &registry) : m_connection(registry.con
 
 Result<CredentialBinding> BindingStore::add(const CredentialBinding &binding)
 {
-    if (auto ok = binding.validate(); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(binding.validate());
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     const QString methods = text(binding.methods.join(QLatin1Char(' ')));
     QSqlQuery duplicate(db);
@@ -148,8 +147,7 @@ Result<CredentialBinding> BindingStore::get(qint64 id) const
         QStringLiteral("SELECT %1 FROM credential_bindings WHERE id = :id").arg(kColumns));
     query.bindValue(QStringLiteral(":id"), id);
     auto found = collect(query, QStringLiteral("find"));
-    if (!found)
-        return std::unexpected(found.error());
+    AIRLOCK_TRY(found);
     if (found->isEmpty())
         return fail(ErrorKind::NotFound, QStringLiteral("no binding with id %1").arg(id));
     return found->first();
@@ -158,8 +156,7 @@ Result<CredentialBinding> BindingStore::get(qint64 id) const
 Result<CredentialBinding> BindingStore::remove(qint64 id)
 {
     auto found = get(id);
-    if (!found)
-        return std::unexpected(found.error());
+    AIRLOCK_TRY(found);
     QSqlQuery remove(QSqlDatabase::database(m_connection));
     remove.prepare(QStringLiteral("DELETE FROM credential_bindings WHERE id = :id"));
     remove.bindValue(QStringLiteral(":id"), id);
@@ -222,8 +219,7 @@ Result<void> BindingStore::prunePlaceholders(const QString &sandbox)
 Result<void> BindingStore::regeneratePlaceholders(const QString &sandbox)
 {
     auto current = placeholders(sandbox);
-    if (!current)
-        return std::unexpected(current.error());
+    AIRLOCK_TRY(current);
     for (auto it = current->cbegin(); it != current->cend(); ++it) {
         QSqlQuery update(QSqlDatabase::database(m_connection));
         update.prepare(

@@ -112,25 +112,20 @@ Result<void> CredentialApi::permit(CredentialAudit::Entry attempt, const QString
 Result<QJsonValue> CredentialApi::secretSet(uid_t caller, const QJsonObject &params)
 {
     auto vault = requireVault();
-    if (!vault)
-        return std::unexpected(vault.error());
+    AIRLOCK_TRY(vault);
     auto name = json::readString(params, kName);
-    if (!name)
-        return std::unexpected(name.error());
-    if (auto valid = validateName(*name, u"secret name"); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(name);
+    AIRLOCK_TRY(validateName(*name, u"secret name"));
     const QJsonValue value = params.value(QStringLiteral("value"));
     if (!value.isString())
         return fail(ErrorKind::InvalidParams, QStringLiteral("field 'value' must be a string"));
     auto exists = (*vault)->contains(*name);
-    if (!exists)
-        return std::unexpected(exists.error());
+    AIRLOCK_TRY(exists);
     CredentialAudit::Entry entry {caller, QString::fromLatin1(method::SecretSet)};
     entry.secret = *name;
     entry.extra.insert(QStringLiteral("replaced"), *exists);
     if (*exists) {
-        if (auto allowed = permit(entry, QStringLiteral("replace it")); !allowed)
-            return std::unexpected(allowed.error());
+        AIRLOCK_TRY(permit(entry, QStringLiteral("replace it")));
     } else if (auto owned = m_owners.setOwner(*name, caller); !owned) {
         // Before the value is stored: a secret must never exist without the owner it was
         // stored by (it would fall to root).
@@ -156,17 +151,13 @@ Result<QJsonValue> CredentialApi::secretSet(uid_t caller, const QJsonObject &par
 Result<QJsonValue> CredentialApi::secretList()
 {
     auto vault = requireVault();
-    if (!vault)
-        return std::unexpected(vault.error());
+    AIRLOCK_TRY(vault);
     auto secrets = (*vault)->list();
-    if (!secrets)
-        return std::unexpected(secrets.error());
+    AIRLOCK_TRY(secrets);
     auto bindings = m_bindings.list();
-    if (!bindings)
-        return std::unexpected(bindings.error());
+    AIRLOCK_TRY(bindings);
     auto owners = m_owners.all();
-    if (!owners)
-        return std::unexpected(owners.error());
+    AIRLOCK_TRY(owners);
     QJsonArray array;
     for (const vault::SecretInfo &info : *secrets)
         array.append(secretJson(info, *bindings, owners->value(info.name, 0)));
@@ -176,24 +167,19 @@ Result<QJsonValue> CredentialApi::secretList()
 Result<QJsonValue> CredentialApi::secretDelete(uid_t caller, const QJsonObject &params)
 {
     auto vault = requireVault();
-    if (!vault)
-        return std::unexpected(vault.error());
+    AIRLOCK_TRY(vault);
     auto name = json::readString(params, kName);
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     // Known first, so nobody is told that a missing secret belongs to root.
     auto exists = (*vault)->contains(*name);
-    if (!exists)
-        return std::unexpected(exists.error());
+    AIRLOCK_TRY(exists);
     if (!*exists)
         return fail(ErrorKind::NotFound, QStringLiteral("no secret named %1").arg(*name));
     CredentialAudit::Entry entry {caller, QString::fromLatin1(method::SecretDelete)};
     entry.secret = *name;
-    if (auto allowed = permit(entry, QStringLiteral("delete it")); !allowed)
-        return std::unexpected(allowed.error());
+    AIRLOCK_TRY(permit(entry, QStringLiteral("delete it")));
     auto bindings = m_bindings.usingSecret(*name);
-    if (!bindings)
-        return std::unexpected(bindings.error());
+    AIRLOCK_TRY(bindings);
     if (!bindings->isEmpty()) {
         QStringList uses;
         for (const CredentialBinding &binding : *bindings)
@@ -205,8 +191,7 @@ Result<QJsonValue> CredentialApi::secretDelete(uid_t caller, const QJsonObject &
                                    "them first")
                         .arg(*name, uses.join(QStringLiteral(", "))));
     }
-    if (auto removed = (*vault)->remove(*name); !removed)
-        return std::unexpected(removed.error());
+    AIRLOCK_TRY((*vault)->remove(*name));
     if (auto forgotten = m_owners.forget(*name); !forgotten)
         qCWarning(lcCredentials, "%s", qPrintable(forgotten.error().message));
     m_audit.record(entry);
@@ -217,33 +202,26 @@ Result<QJsonValue> CredentialApi::secretDelete(uid_t caller, const QJsonObject &
 Result<QJsonValue> CredentialApi::bindingAdd(uid_t caller, const QJsonObject &params)
 {
     auto vault = requireVault();
-    if (!vault)
-        return std::unexpected(vault.error());
+    AIRLOCK_TRY(vault);
     auto binding = CredentialBinding::fromJson(params);
-    if (!binding)
-        return std::unexpected(binding.error());
+    AIRLOCK_TRY(binding);
     // The helper's own guests exist only in memory: nobody's to bind (and the registry's
     // foreign key would refuse them with an SQL error; docs/reviews/2026-12-01-newuser-pass.md#l5).
     if (binding->sandbox.startsWith(SandboxService::kInternalPrefix))
         return fail(ErrorKind::NotFound,
                     QStringLiteral("no sandbox named '%1'").arg(binding->sandbox));
-    if (auto sandbox = m_sandboxes.get(binding->sandbox); !sandbox)
-        return std::unexpected(sandbox.error());
-    if (auto info = (*vault)->info(binding->secret); !info)
-        return std::unexpected(info.error());
+    AIRLOCK_TRY(m_sandboxes.get(binding->sandbox));
+    AIRLOCK_TRY((*vault)->info(binding->secret));
     CredentialAudit::Entry entry {caller, QString::fromLatin1(method::BindingAdd)};
     entry.secret = binding->secret;
     entry.sandbox = binding->sandbox;
     entry.host = binding->host;
     // Binding is how a value is used: whoever may bind a secret to a host of their choosing
     // can read it back there (docs/architecture.md boundary 4).
-    if (auto allowed = permit(entry, QStringLiteral("bind it")); !allowed)
-        return std::unexpected(allowed.error());
+    AIRLOCK_TRY(permit(entry, QStringLiteral("bind it")));
     auto stored = m_bindings.add(*binding);
-    if (!stored)
-        return std::unexpected(stored.error());
-    if (auto placeholder = m_bindings.placeholder(stored->sandbox, stored->secret); !placeholder)
-        return std::unexpected(placeholder.error());
+    AIRLOCK_TRY(stored);
+    AIRLOCK_TRY(m_bindings.placeholder(stored->sandbox, stored->secret));
     entry.binding = stored->id;
     m_audit.record(entry);
     Q_EMIT bindingsChanged(stored->sandbox);
@@ -253,15 +231,12 @@ Result<QJsonValue> CredentialApi::bindingAdd(uid_t caller, const QJsonObject &pa
 Result<QJsonValue> CredentialApi::bindingList(const QJsonObject &params)
 {
     auto sandbox = json::readString(params, QStringLiteral("sandbox"), QString());
-    if (!sandbox)
-        return std::unexpected(sandbox.error());
+    AIRLOCK_TRY(sandbox);
     if (!sandbox->isEmpty()) {
-        if (auto known = m_sandboxes.get(*sandbox); !known)
-            return std::unexpected(known.error());
+        AIRLOCK_TRY(m_sandboxes.get(*sandbox));
     }
     auto bindings = m_bindings.list(*sandbox);
-    if (!bindings)
-        return std::unexpected(bindings.error());
+    AIRLOCK_TRY(bindings);
     QJsonArray array;
     for (const CredentialBinding &binding : *bindings)
         array.append(binding.toJson());
@@ -272,23 +247,18 @@ Result<QJsonValue> CredentialApi::bindingRemove(uid_t caller, const QJsonObject 
 {
     auto id =
         json::readInteger(params, QStringLiteral("id"), 1, std::numeric_limits<qint64>::max());
-    if (!id)
-        return std::unexpected(id.error());
+    AIRLOCK_TRY(id);
     auto found = m_bindings.get(*id);
-    if (!found)
-        return std::unexpected(found.error());
+    AIRLOCK_TRY(found);
     CredentialAudit::Entry entry {caller, QString::fromLatin1(method::BindingRemove)};
     entry.secret = found->secret;
     entry.sandbox = found->sandbox;
     entry.host = found->host;
     entry.binding = found->id;
-    if (auto allowed = permit(entry, QStringLiteral("remove its bindings")); !allowed)
-        return std::unexpected(allowed.error());
+    AIRLOCK_TRY(permit(entry, QStringLiteral("remove its bindings")));
     auto removed = m_bindings.remove(*id);
-    if (!removed)
-        return std::unexpected(removed.error());
-    if (auto pruned = m_bindings.prunePlaceholders(removed->sandbox); !pruned)
-        return std::unexpected(pruned.error());
+    AIRLOCK_TRY(removed);
+    AIRLOCK_TRY(m_bindings.prunePlaceholders(removed->sandbox));
     m_audit.record(entry);
     Q_EMIT bindingsChanged(removed->sandbox);
     return removed->toJson();

@@ -105,16 +105,13 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
 
     // Listeners first: a port conflict is reported before any process exists.
     auto tcp = bindListener(config.gateway, config.tcpPort, SOCK_STREAM);
-    if (!tcp)
-        return std::unexpected(tcp.error());
+    AIRLOCK_TRY(tcp);
     FdGuard tcpFd(*tcp);
     auto dnsUdp = bindListener(config.gateway, config.dnsPort, SOCK_DGRAM);
-    if (!dnsUdp)
-        return std::unexpected(dnsUdp.error());
+    AIRLOCK_TRY(dnsUdp);
     FdGuard dnsUdpFd(*dnsUdp);
     auto dnsTcp = bindListener(config.gateway, config.dnsPort, SOCK_STREAM);
-    if (!dnsTcp)
-        return std::unexpected(dnsTcp.error());
+    AIRLOCK_TRY(dnsTcp);
     FdGuard dnsTcpFd(*dnsTcp);
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
@@ -137,8 +134,7 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
                            QStringLiteral("--max-data-bytes"), QString::number(config.maxDataBytes),
                            QStringLiteral("--max-log-bytes"), QString::number(config.maxLogBytes)},
                           config.logPath, config.credentials, options);
-    if (!pid)
-        return std::unexpected(pid.error());
+    AIRLOCK_TRY(pid);
     // Only the gateway holds the listeners and its end of the control socket from now on.
     auto *process = new VmmProcess(this);
     if (auto watched = process->watch(*pid); !watched) {

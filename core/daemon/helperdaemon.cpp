@@ -92,8 +92,7 @@ Result<void> HelperDaemon::prepare(const HelperDaemonConfig &config)
                     QStringLiteral("cannot create state dir %1").arg(config.stateDir));
     // Before anything reads the registry or touches a guest: one helper per state dir.
     auto stateLock = StateDirLock::acquire(config.stateDir);
-    if (!stateLock)
-        return std::unexpected(stateLock.error());
+    AIRLOCK_TRY(stateLock);
     p.stateLock.emplace(std::move(*stateLock));
     // Traversable but not listable by the unprivileged VMM user, which needs its runtime dir.
     ::chmod(QFile::encodeName(config.stateDir).constData(), 0711);
@@ -117,14 +116,11 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     std::signal(SIGPIPE, SIG_IGN);
 
     auto group = HostAccounts::ensureGroup(kGroup);
-    if (!group)
-        return std::unexpected(group.error());
+    AIRLOCK_TRY(group);
     auto vmmUser = HostAccounts::ensureSystemUser(kVmmUser);
-    if (!vmmUser)
-        return std::unexpected(vmmUser.error());
+    AIRLOCK_TRY(vmmUser);
     auto gatewayGroup = HostAccounts::ensureGroup(kGatewayGroup);
-    if (!gatewayGroup)
-        return std::unexpected(gatewayGroup.error());
+    AIRLOCK_TRY(gatewayGroup);
 
     p.images = std::make_unique<ImageStore>(config.imageDir);
     KvmProbe::Config probeConfig;
@@ -139,8 +135,7 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     qCInfo(lcDaemon, "acceleration: %s", qPrintable(accelerationName(probe.acceleration)));
 
     auto registry = Registry::open(state.filePath(QStringLiteral("registry.sqlite")));
-    if (!registry)
-        return std::unexpected(registry.error());
+    AIRLOCK_TRY(registry);
     p.registry = std::move(*registry);
 
     p.consoles = std::make_unique<ConsoleHub>(config.scrollbackBytes);
@@ -190,12 +185,10 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         [credentials = p.credentials.get()] { return credentials->secretVault(); }, *p.bindings,
         *p.sandboxes);
     p.broker->watch(*p.credentials);
-    if (auto restored = p.sandboxes->restore(); !restored)
-        return std::unexpected(restored.error());
+    AIRLOCK_TRY(p.sandboxes->restore());
 
     auto snapshotStore = SnapshotStore::open(state.filePath(QStringLiteral("snapshots")));
-    if (!snapshotStore)
-        return std::unexpected(snapshotStore.error());
+    AIRLOCK_TRY(snapshotStore);
     p.snapshotStore = std::move(*snapshotStore);
     p.snapshotCatalog = std::make_unique<SnapshotCatalog>(p.registry->connectionName());
     p.archive = std::make_unique<SnapshotArchive>(*p.snapshotStore, *p.snapshotCatalog);
@@ -209,8 +202,7 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         std::make_unique<SnapshotScheduler>(*p.sandboxes, *p.snapshots, *p.archive);
     p.snapshots->setBindings(p.bindings.get());
     // Before serving: a crash may have left a manifest without its registry row.
-    if (auto reconciled = p.snapshots->restore(); !reconciled)
-        return std::unexpected(reconciled.error());
+    AIRLOCK_TRY(p.snapshots->restore());
     p.templates->start();
     p.snapshotScheduler->start();
 

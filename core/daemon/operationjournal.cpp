@@ -33,8 +33,7 @@ QString OperationJournal::pathFor(const QString &kind, const QString &sandbox) c
 Result<void> OperationJournal::begin(const QString &kind, const QString &sandbox,
                                      const QJsonObject &data)
 {
-    if (auto valid = validateName(sandbox); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(validateName(sandbox));
     if (!QDir().mkpath(m_dir) || ::chmod(QFile::encodeName(m_dir).constData(), 0700) != 0)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot prepare the journal directory %1").arg(m_dir));

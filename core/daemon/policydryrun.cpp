@@ -68,11 +68,9 @@ Result<QJsonObject> PolicyDryRun::evaluate(const EgressPolicy &applied, const Eg
                                            const QList<EgressRecord> &records, const Window &window)
 {
     auto before = policy::PolicyMatcher::create(applied);
-    if (!before)
-        return std::unexpected(before.error());
+    AIRLOCK_TRY(before);
     auto after = policy::PolicyMatcher::create(edited);
-    if (!after)
-        return std::unexpected(after.error());
+    AIRLOCK_TRY(after);
 
     int evaluated = 0;
     int skipped = 0;

@@ -346,8 +346,7 @@ Result<void> Registry::remove(const QString &name)
 Result<qint64> Registry::appendEgress(const QString &sandbox, const QJsonObject &event, int keep)
 {
     auto seqs = appendEgressBatch({{sandbox, event}}, keep);
-    if (!seqs)
-        return std::unexpected(seqs.error());
+    AIRLOCK_TRY(seqs);
     return seqs->first();
 }
 

@@ -42,15 +42,13 @@ Result<QString> nameParam(const QJsonObject &params)
 template<typename T>
 Result<QJsonValue> sandboxResult(const Result<T> &result)
 {
-    if (!result)
-        return std::unexpected(result.error());
+    AIRLOCK_TRY(result);
     return QJsonValue(result->toJson());
 }
 
 Result<QJsonValue> emptyResult(const Result<void> &result)
 {
-    if (!result)
-        return std::unexpected(result.error());
+    AIRLOCK_TRY(result);
     return QJsonValue(QJsonObject());
 }
 
@@ -237,16 +235,14 @@ void SandboxApi::registerMethods()
 Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObject &params)
 {
     auto version = json::readInteger(params, QStringLiteral("protocol"), INT_MIN, INT_MAX);
-    if (!version)
-        return std::unexpected(version.error());
+    AIRLOCK_TRY(version);
     if (*version != protocol::kProtocolVersion)
         return fail(ErrorKind::InvalidRequest,
                     QStringLiteral("protocol version %1 is not supported; this airlockd speaks %2")
                         .arg(*version)
                         .arg(protocol::kProtocolVersion));
     auto client = json::readString(params, QStringLiteral("client"), QString());
-    if (!client)
-        return std::unexpected(client.error());
+    AIRLOCK_TRY(client);
     const SandboxServiceConfig &config = m_sandboxes.config();
     return QJsonObject {
         {QStringLiteral("protocol"), protocol::kProtocolVersion},
@@ -267,10 +263,8 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
 Result<QJsonValue> SandboxApi::consoleAttach(const RpcContext &context, const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
-    if (auto sandbox = m_sandboxes.get(*name); !sandbox)
-        return std::unexpected(sandbox.error());
+    AIRLOCK_TRY(name);
+    AIRLOCK_TRY(m_sandboxes.get(*name));
     const ConsoleHub::Replay replay = m_consoles.attach(*name, context.clientId, kMaxReplayBytes);
     return QJsonObject {{QStringLiteral("sandbox"), *name},
                         {QStringLiteral("seq"), qint64(replay.seq)},
@@ -280,10 +274,8 @@ Result<QJsonValue> SandboxApi::consoleAttach(const RpcContext &context, const QJ
 Result<QJsonValue> SandboxApi::consoleDetach(const RpcContext &context, const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
-    if (auto sandbox = m_sandboxes.get(*name); !sandbox)
-        return std::unexpected(sandbox.error());
+    AIRLOCK_TRY(name);
+    AIRLOCK_TRY(m_sandboxes.get(*name));
     if (!m_consoles.detach(*name, context.clientId))
         return fail(ErrorKind::NotFound,
                     QStringLiteral("this connection is not attached to '%1'").arg(*name));
@@ -293,11 +285,9 @@ Result<QJsonValue> SandboxApi::consoleDetach(const RpcContext &context, const QJ
 Result<QJsonValue> SandboxApi::consoleWrite(const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     auto data = json::readString(params, QStringLiteral("data"));
-    if (!data)
-        return std::unexpected(data.error());
+    AIRLOCK_TRY(data);
     // Bound before decoding: base64 of 64 KiB is at most 87,384 characters.
     if (data->size() > (kMaxConsoleWriteBytes + 2) / 3 * 4)
         return fail(ErrorKind::InvalidParams,
@@ -311,8 +301,7 @@ Result<QJsonValue> SandboxApi::consoleWrite(const QJsonObject &params)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("field 'data' decodes to more than %1 bytes")
                         .arg(kMaxConsoleWriteBytes));
-    if (auto ok = m_sandboxes.writeConsole(*name, *decoded); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(m_sandboxes.writeConsole(*name, *decoded));
     return QJsonObject();
 }
 
@@ -327,31 +316,25 @@ Result<QJsonValue> SandboxApi::imageList()
 Result<QJsonValue> SandboxApi::policyGet(const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     auto policy = m_sandboxes.policy(*name);
-    if (!policy)
-        return std::unexpected(policy.error());
+    AIRLOCK_TRY(policy);
     return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
 }
 
 Result<QJsonValue> SandboxApi::policySet(const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     auto value = policyParam(params);
-    if (!value)
-        return std::unexpected(value.error());
+    AIRLOCK_TRY(value);
     // Check the name first so that an unknown sandbox is not_found whatever the policy.
-    if (auto sandbox = m_sandboxes.get(*name); !sandbox)
-        return std::unexpected(sandbox.error());
+    AIRLOCK_TRY(m_sandboxes.get(*name));
     auto policy = EgressPolicy::fromJson(*value);
     if (!policy)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("policy: %1").arg(policy.error().message));
-    if (auto ok = m_sandboxes.setPolicy(*name, *policy); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(m_sandboxes.setPolicy(*name, *policy));
     return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
 }
 
@@ -368,11 +351,9 @@ Result<QJsonValue> SandboxApi::policyValidate(const QJsonObject &params)
 Result<QJsonValue> SandboxApi::policyDryRun(const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     auto value = policyParam(params);
-    if (!value)
-        return std::unexpected(value.error());
+    AIRLOCK_TRY(value);
     PolicyDryRun::Window window;
     for (const auto &[key, slot] : {std::pair {QStringLiteral("since"), &window.since},
                                     std::pair {QStringLiteral("until"), &window.until}}) {
@@ -386,8 +367,7 @@ Result<QJsonValue> SandboxApi::policyDryRun(const QJsonObject &params)
         *slot = parsed.toUTC();
     }
     auto applied = m_sandboxes.policy(*name);
-    if (!applied)
-        return std::unexpected(applied.error());
+    AIRLOCK_TRY(applied);
     auto edited = EgressPolicy::fromJson(*value);
     if (!edited)
         return fail(ErrorKind::InvalidParams,
@@ -395,11 +375,9 @@ Result<QJsonValue> SandboxApi::policyDryRun(const QJsonObject &params)
     // The whole bounded history: a dry run is rare and the store holds at most this many.
     auto records =
         m_sandboxes.egressHistory(*name, std::nullopt, m_sandboxes.config().egressHistory);
-    if (!records)
-        return std::unexpected(records.error());
+    AIRLOCK_TRY(records);
     auto result = PolicyDryRun::evaluate(*applied, *edited, *records, window);
-    if (!result)
-        return std::unexpected(result.error());
+    AIRLOCK_TRY(result);
     QJsonObject answer = *result;
     answer.insert(QStringLiteral("name"), *name);
     return answer;
@@ -408,23 +386,19 @@ Result<QJsonValue> SandboxApi::policyDryRun(const QJsonObject &params)
 Result<QJsonValue> SandboxApi::egressHistory(const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     std::optional<qint64> since;
     if (params.contains(QStringLiteral("since"))) {
         auto value = json::readInteger(params, QStringLiteral("since"), 0,
                                        std::numeric_limits<qint64>::max());
-        if (!value)
-            return std::unexpected(value.error());
+        AIRLOCK_TRY(value);
         since = *value;
     }
     auto limit =
         json::readInteger(params, QStringLiteral("limit"), 1, kMaxEgressLimit, kDefaultEgressLimit);
-    if (!limit)
-        return std::unexpected(limit.error());
+    AIRLOCK_TRY(limit);
     auto records = m_sandboxes.egressHistory(*name, since, int(*limit));
-    if (!records)
-        return std::unexpected(records.error());
+    AIRLOCK_TRY(records);
     QJsonArray events;
     for (const EgressRecord &record : *records)
         events.append(QJsonObject {{QStringLiteral("seq"), record.seq},

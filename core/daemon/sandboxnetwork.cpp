@@ -117,8 +117,7 @@ Result<void> SandboxNetwork::loadTable()
     // keeps a netdev hook for an absent device), so its index is part of what is checked.
     m_tapIndex = ::if_nametoindex(m_tapName.toLatin1().constData());
     auto fingerprint = NftablesTable::fingerprint(m_sandbox, m_config.instance);
-    if (!fingerprint)
-        return std::unexpected(fingerprint.error());
+    AIRLOCK_TRY(fingerprint);
     m_tableFingerprint = *fingerprint;
     return {};
 }
@@ -132,8 +131,7 @@ Result<void> SandboxNetwork::verifyTable() const
             ErrorKind::NotFound,
             QStringLiteral("the tap %1 the table filters is gone or was renamed").arg(m_tapName));
     auto now = NftablesTable::fingerprint(m_sandbox, m_config.instance);
-    if (!now)
-        return std::unexpected(now.error());
+    AIRLOCK_TRY(now);
     if (*now != m_tableFingerprint)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("the nftables table %1 was changed")
@@ -202,25 +200,21 @@ Result<void> SandboxNetwork::loadCa()
     if (!m_caKeyPem.isEmpty())
         return {};
     auto parent = privateDir(m_config.stateDir, QStringLiteral("ca"));
-    if (!parent)
-        return std::unexpected(parent.error());
+    AIRLOCK_TRY(parent);
     auto dir = privateDir(m_config.stateDir, QStringLiteral("ca/") + m_sandbox);
-    if (!dir)
-        return std::unexpected(dir.error());
+    AIRLOCK_TRY(dir);
     const QString certificatePath = QDir(*dir).filePath(QStringLiteral("ca.pem"));
     const QString keyPath = QDir(*dir).filePath(QStringLiteral("ca.key"));
     auto ca = pki::SandboxCa::load(certificatePath, keyPath);
     if (!ca && ca.error().kind == ErrorKind::NotFound) {
         ca = pki::SandboxCa::generate(m_sandbox.left(40));
         if (ca) {
-            if (auto saved = ca->save(certificatePath, keyPath); !saved)
-                return std::unexpected(saved.error());
+            AIRLOCK_TRY(ca->save(certificatePath, keyPath));
             qCInfo(lcNetwork, "%s: generated sandbox CA %s", qPrintable(m_sandbox),
                    qPrintable(ca->fingerprint()));
         }
     }
-    if (!ca)
-        return std::unexpected(ca.error());
+    AIRLOCK_TRY(ca);
     QFile key(keyPath);
     if (!key.open(QIODevice::ReadOnly))
         return fail(ErrorKind::OperationFailed, QStringLiteral("cannot read %1").arg(keyPath));
@@ -232,8 +226,7 @@ Result<void> SandboxNetwork::loadCa()
 Result<void> SandboxNetwork::startGateway()
 {
     auto logDir = privateDir(m_config.stateDir, QStringLiteral("log"));
-    if (!logDir)
-        return std::unexpected(logDir.error());
+    AIRLOCK_TRY(logDir);
     GatewayConfig config;
     config.program = m_config.gatewayProgram;
     config.sandbox = m_sandbox;

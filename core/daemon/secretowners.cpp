@@ -72,8 +72,7 @@ Result<void> SecretOwners::check(uid_t caller, const QString &name, const QStrin
     if (caller == 0)
         return {};
     auto owner = ownerOf(name);
-    if (!owner)
-        return std::unexpected(owner.error());
+    AIRLOCK_TRY(owner);
     if (*owner == caller)
         return {};
     const QString user = HostAccounts::userName(*owner);

@@ -43,8 +43,7 @@ Result<QString> snapshotParam(const QJsonObject &params)
 template<typename T>
 Result<QJsonValue> asJson(const Result<T> &result)
 {
-    if (!result)
-        return std::unexpected(result.error());
+    AIRLOCK_TRY(result);
     return QJsonValue(result->toJson());
 }
 
@@ -72,14 +71,12 @@ void SnapshotApi::registerMethods()
     };
     add(method::VmPause, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto name = nameParam(params);
-        if (!name)
-            return std::unexpected(name.error());
+        AIRLOCK_TRY(name);
         return asJson(m_sandboxes.pause(*name));
     });
     add(method::VmResume, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto name = nameParam(params);
-        if (!name)
-            return std::unexpected(name.error());
+        AIRLOCK_TRY(name);
         return asJson(m_sandboxes.resume(*name));
     });
     // Answered once the snapshot is stored; the chunks are written on a worker meanwhile.
@@ -109,28 +106,22 @@ void SnapshotApi::registerMethods()
         });
     add(method::SnapshotDelete, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto id = snapshotParam(params);
-        if (!id)
-            return std::unexpected(id.error());
-        if (auto removed = m_snapshots.remove(*id); !removed)
-            return std::unexpected(removed.error());
+        AIRLOCK_TRY(id);
+        AIRLOCK_TRY(m_snapshots.remove(*id));
         return QJsonObject();
     });
     add(method::SnapshotPin, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto id = snapshotParam(params);
         auto pinned = json::readBool(params, QStringLiteral("pinned"), true);
-        if (!id)
-            return std::unexpected(id.error());
-        if (!pinned)
-            return std::unexpected(pinned.error());
+        AIRLOCK_TRY(id);
+        AIRLOCK_TRY(pinned);
         return asJson(m_snapshots.setPinned(*id, *pinned));
     });
     add(method::SnapshotRename, [this](const QJsonObject &params) -> Result<QJsonValue> {
         auto id = snapshotParam(params);
         auto label = json::readString(params, QStringLiteral("label"));
-        if (!id)
-            return std::unexpected(id.error());
-        if (!label)
-            return std::unexpected(label.error());
+        AIRLOCK_TRY(id);
+        AIRLOCK_TRY(label);
         return asJson(m_snapshots.rename(*id, *label));
     });
     add(method::SnapshotSchedule, [this](const QJsonObject &p) { return schedule(p); });
@@ -143,13 +134,11 @@ Result<QJsonValue> SnapshotApi::list(const QJsonObject &params)
     QString name;
     if (params.contains(QStringLiteral("name"))) {
         auto valid = nameParam(params);
-        if (!valid)
-            return std::unexpected(valid.error());
+        AIRLOCK_TRY(valid);
         name = *valid;
     }
     auto snapshots = m_snapshots.list(name);
-    if (!snapshots)
-        return std::unexpected(snapshots.error());
+    AIRLOCK_TRY(snapshots);
     QJsonArray array;
     for (const Snapshot &snapshot : *snapshots)
         array.append(snapshot.toJson());
@@ -252,8 +241,7 @@ void SnapshotApi::fork(uid_t caller, const QJsonObject &params, RpcServer::Reply
 Result<QJsonValue> SnapshotApi::templates()
 {
     auto all = m_snapshots.list(QString());
-    if (!all)
-        return std::unexpected(all.error());
+    AIRLOCK_TRY(all);
     QJsonArray templates;
     for (const Snapshot &snapshot : *all) {
         if (snapshot.kind != SnapshotKind::Template)
@@ -275,13 +263,10 @@ Result<QJsonValue> SnapshotApi::prepareTemplate(const QJsonObject &params)
     QJsonObject spec = params;
     spec.insert(QStringLiteral("name"), QStringLiteral("template"));
     auto shape = SandboxSpec::fromJson(spec);
-    if (!shape)
-        return std::unexpected(shape.error());
-    if (auto valid = shape->validate(); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(shape);
+    AIRLOCK_TRY(shape->validate());
     auto prepared = m_templates.prepareTemplate(*shape);
-    if (!prepared)
-        return std::unexpected(prepared.error());
+    AIRLOCK_TRY(prepared);
     return QJsonObject {
         {QStringLiteral("template"), *prepared ? QJsonValue((*prepared)->toJson()) : QJsonValue()},
         {QStringLiteral("preparing"), !*prepared && m_templates.isPreparing(*shape)}};
@@ -290,16 +275,14 @@ Result<QJsonValue> SnapshotApi::prepareTemplate(const QJsonObject &params)
 Result<QJsonValue> SnapshotApi::schedule(const QJsonObject &params)
 {
     auto name = nameParam(params);
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     const QJsonValue value = params.value(QStringLiteral("schedule"));
     if (value.isUndefined())
         return asJson(m_schedules.schedule(*name));
     if (!value.isObject())
         return fail(ErrorKind::InvalidParams, QStringLiteral("field 'schedule' must be an object"));
     auto schedule = SnapshotSchedule::fromJson(value.toObject());
-    if (!schedule)
-        return std::unexpected(schedule.error());
+    AIRLOCK_TRY(schedule);
     return asJson(m_schedules.setSchedule(*name, *schedule));
 }
 

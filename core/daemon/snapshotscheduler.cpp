@@ -25,18 +25,15 @@ SnapshotScheduler::SnapshotScheduler(SandboxService &sandboxes, SnapshotService 
 
 Result<SnapshotSchedule> SnapshotScheduler::schedule(const QString &sandbox) const
 {
-    if (auto known = m_sandboxes.get(sandbox); !known)
-        return std::unexpected(known.error());
+    AIRLOCK_TRY(m_sandboxes.get(sandbox));
     return m_archive.catalog().schedule(sandbox);
 }
 
 Result<SnapshotSchedule> SnapshotScheduler::setSchedule(const QString &sandbox,
                                                         const SnapshotSchedule &schedule)
 {
-    if (auto known = m_sandboxes.get(sandbox); !known)
-        return std::unexpected(known.error());
-    if (auto ok = m_archive.catalog().setSchedule(sandbox, schedule); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(m_sandboxes.get(sandbox));
+    AIRLOCK_TRY(m_archive.catalog().setSchedule(sandbox, schedule));
     return schedule;
 }
 

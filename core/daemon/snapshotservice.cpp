@@ -109,8 +109,7 @@ SnapshotService::~SnapshotService()
 Result<void> SnapshotService::restore()
 {
     auto report = m_archive.reconcile();
-    if (!report)
-        return std::unexpected(report.error());
+    AIRLOCK_TRY(report);
     qCInfo(lcSnapshots,
            "snapshot store: %lld manifests without a row removed, %lld chunks (%lld bytes) and "
            "%lld leftovers collected",
@@ -175,7 +174,8 @@ struct SnapshotService::Capture
     std::optional<SparseCopy> memory;
     QByteArray deviceState;
     /// The root disk's overlay, for images with a disk: in memory while the helper's budget
-    /// for that allows (kDiskBytesInMemory), else in an unnamed file (break4 F3).
+    /// for that allows (kDiskBytesInMemory), else in an unnamed file
+    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3).
     std::optional<SparseCopy> diskInMemory;
     std::optional<DiskCopy> disk;
     std::shared_ptr<std::atomic<qint64>> budget; ///< where diskInMemory's bytes are counted
@@ -194,8 +194,7 @@ Result<Snapshot> SnapshotService::capture(const QString &name, const QString &la
                                           SnapshotKind kind, const QString &templateKey)
 {
     auto taken = captureState(name, label, kind, templateKey);
-    if (!taken)
-        return std::unexpected(taken.error());
+    AIRLOCK_TRY(taken);
     auto staged = m_archive.stage((*taken)->meta, objectsOf(**taken));
     if (!staged)
         return staged;
@@ -297,10 +296,8 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
                               const QString &templateKey)
 {
     auto sandbox = m_sandboxes.get(name);
-    if (!sandbox)
-        return std::unexpected(sandbox.error());
-    if (auto valid = Snapshot::validateLabel(label); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(sandbox);
+    AIRLOCK_TRY(Snapshot::validateLabel(label));
     if (m_storing.contains(name))
         return fail(ErrorKind::Busy,
                     QStringLiteral("a snapshot of sandbox '%1' is still being stored").arg(name));
@@ -312,8 +309,7 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
                                    "snapshotted")
                         .arg(name, sandboxStateName(sandbox->state)));
     auto state = MemFd::create("airlock-device-state");
-    if (!state)
-        return std::unexpected(state.error());
+    AIRLOCK_TRY(state);
     // The base this overlay was made on (recorded beside it), not the image store's current
     // build: an image rebuilt (or removed) while the guest runs must not relabel its disk.
     const QByteArray diskIdentity = m_sandboxes.diskIdentityOf(name).toUtf8();
@@ -324,8 +320,7 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
     QElapsedTimer paused;
     paused.start();
     if (running) {
-        if (auto ok = vmm->pause(); !ok)
-            return std::unexpected(ok.error());
+        AIRLOCK_TRY(vmm->pause());
     }
     auto capture = std::make_shared<Capture>();
     auto saved = vmm->saveDeviceState(state->fd());
@@ -336,10 +331,10 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
     // that saved the device state inactivated them (qcow2 caches written back), so the file is
     // complete and unchanging until `cont`. Copied so the guest can run on, but into an unnamed
     // file beside the overlay, not into memory: the guest decides how much of its disk holds
-    // data (finding break4 F3). Refused when the state file system lacks the room.
-    // Small overlays (the usual case) still go to memory, within a budget shared by every
-    // capture not yet stored: a copy to disk dirties the page cache, which cost a loaded host
-    // 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
+    // data (docs/reviews/2026-12-01-guest-channels-round4.md#f3). Refused when the state file
+    // system lacks the room. Small overlays (the usual case) still go to memory, within a budget
+    // shared by every capture not yet stored: a copy to disk dirties the page cache, which cost a
+    // loaded host 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
     std::optional<Result<DiskCopy>> disk;
     std::optional<Result<SparseCopy>> diskInMemory;
     if (hasDisk && memory) {
@@ -362,8 +357,7 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
     // Resumed also after a failure: a snapshot that did not work must not stop the guest.
     const Result<void> resumed = running ? vmm->resume() : vmm->pause();
     const qint64 pauseMs = paused.elapsed();
-    if (!memory)
-        return std::unexpected(memory.error());
+    AIRLOCK_TRY(memory);
     if (disk && !*disk)
         return std::unexpected(disk->error());
     if (diskInMemory && !*diskInMemory)
@@ -372,8 +366,7 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
         qCWarning(lcSnapshots, "%s: resume after snapshot failed: %s", qPrintable(name),
                   qPrintable(resumed.error().message));
     auto deviceState = state->readAll(kMaxDeviceStateBytes);
-    if (!deviceState)
-        return std::unexpected(deviceState.error());
+    AIRLOCK_TRY(deviceState);
     capture->memory.emplace(std::move(*memory));
     capture->deviceState = *deviceState;
     if (disk)
@@ -403,16 +396,14 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
 Result<QList<Snapshot>> SnapshotService::list(const QString &sandbox) const
 {
     if (!sandbox.isEmpty()) {
-        if (auto known = m_sandboxes.get(sandbox); !known)
-            return std::unexpected(known.error());
+        AIRLOCK_TRY(m_sandboxes.get(sandbox));
     }
     return m_archive.catalog().list(sandbox);
 }
 
 Result<Snapshot> SnapshotService::get(const QString &id) const
 {
-    if (auto valid = Snapshot::validateId(id); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(Snapshot::validateId(id));
     return m_archive.catalog().get(id);
 }
 
@@ -425,8 +416,7 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
                                         int memorySource)
 {
     auto manifest = m_archive.store().manifest(snapshot.id);
-    if (!manifest)
-        return std::unexpected(manifest.error());
+    AIRLOCK_TRY(manifest);
     const Manifest::Object *memory = manifest->find(kMemoryObject);
     const Manifest::Object *device = manifest->find(kDeviceState);
     if (!memory || !device)
@@ -434,8 +424,7 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
             ErrorKind::OperationFailed,
             QStringLiteral("snapshot %1 lacks its memory or device state").arg(snapshot.id));
     auto sandbox = m_sandboxes.get(name);
-    if (!sandbox)
-        return std::unexpected(sandbox.error());
+    AIRLOCK_TRY(sandbox);
     if (qint64(sandbox->spec.memoryMib) * 1024 * 1024 != memory->size)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("snapshot %1 holds %2 MiB of memory; sandbox '%3' has %4 MiB")
@@ -444,18 +433,13 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
                         .arg(name)
                         .arg(sandbox->spec.memoryMib));
     auto deviceState = m_archive.store().readObject(*device, kMaxDeviceStateBytes);
-    if (!deviceState)
-        return std::unexpected(deviceState.error());
-    if (auto disk = writeDisk(name, *manifest); !disk)
-        return std::unexpected(disk.error());
+    AIRLOCK_TRY(deviceState);
+    AIRLOCK_TRY(writeDisk(name, *manifest));
     auto state = MemFd::create("airlock-device-state");
-    if (!state)
-        return std::unexpected(state.error());
-    if (auto ok = state->write(*deviceState); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(state);
+    AIRLOCK_TRY(state->write(*deviceState));
     auto memoryFd = m_sandboxes.createMemoryFile(name);
-    if (!memoryFd)
-        return std::unexpected(memoryFd.error());
+    AIRLOCK_TRY(memoryFd);
     // From the store (decompressing every chunk), or from a file holding the same bytes.
     Result<void> written;
     if (memorySource >= 0) {
@@ -466,20 +450,17 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
         written = m_archive.store().writeObjectTo(*memory, *memoryFd);
     }
     ::close(*memoryFd);
-    if (!written)
-        return std::unexpected(written.error());
+    AIRLOCK_TRY(written);
     return state->release();
 }
 
 Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
 {
     auto state = stageState(name, snapshot);
-    if (!state)
-        return std::unexpected(state.error());
+    AIRLOCK_TRY(state);
     auto started = m_sandboxes.start(name, *state, StartSource::Snapshot);
     ::close(*state);
-    if (!started)
-        return std::unexpected(started.error());
+    AIRLOCK_TRY(started);
     return m_archive.catalog().setHead(name, snapshot.id);
 }
 
@@ -487,8 +468,7 @@ Result<const Manifest::Object *> SnapshotService::diskToRestore(const QString &n
                                                                 const Manifest &manifest) const
 {
     auto image = m_sandboxes.imageOf(name);
-    if (!image)
-        return std::unexpected(image.error());
+    AIRLOCK_TRY(image);
     const Manifest::Object *disk = manifest.find(kDisk);
     const Manifest::Object *base = manifest.find(kDiskBase);
     if (image->diskPath.isEmpty()) {
@@ -503,8 +483,7 @@ Result<const Manifest::Object *> SnapshotService::diskToRestore(const QString &n
             ErrorKind::InvalidParams,
             QStringLiteral("the snapshot holds no disk; image '%1' needs one").arg(image->id));
     auto identity = m_archive.store().readObject(*base, kMaxDiskIdentityBytes);
-    if (!identity)
-        return std::unexpected(identity.error());
+    AIRLOCK_TRY(identity);
     const QString current = image->diskIdentity();
     if (QString::fromUtf8(*identity) != current)
         return fail(ErrorKind::InvalidState,
@@ -517,13 +496,11 @@ Result<const Manifest::Object *> SnapshotService::diskToRestore(const QString &n
 Result<void> SnapshotService::writeDisk(const QString &name, const Manifest &manifest)
 {
     auto disk = diskToRestore(name, manifest);
-    if (!disk)
-        return std::unexpected(disk.error());
+    AIRLOCK_TRY(disk);
     if (!*disk)
         return {};
     auto image = m_sandboxes.imageOf(name);
-    if (!image)
-        return std::unexpected(image.error());
+    AIRLOCK_TRY(image);
     const Manifest::Object *object = *disk;
     return m_sandboxes.replaceDisk(name, image->diskIdentity(), [this, object](int fd) {
         return m_archive.store().writeObjectTo(*object, fd);
@@ -537,7 +514,8 @@ void SnapshotService::restoreSnapshot(
     auto snapshot = get(id);
     if (!snapshot)
         return answer(std::unexpected(snapshot.error()));
-    // Held until the answer: snapshot.delete of it is busy meanwhile (review M6).
+    // Held until the answer: snapshot.delete of it is busy meanwhile
+    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
     hold(id);
     const auto done = [this, id, answer](const Result<std::optional<Snapshot>> &result) {
         release(id);
@@ -573,7 +551,7 @@ void SnapshotService::restoreSnapshot(
                                                 "state is also in safety snapshot %1): %2")
                                      .arg(safety->id, still.error().message)));
             // A helper killed from here on leaves the sandbox stopped: the next one says why
-            // and where the state went (review M3).
+            // and where the state went (docs/reviews/2026-12-01-newuser-pass.md#m3).
             if (auto noted = m_journal.begin(QStringLiteral("restore"), name,
                                              {{QStringLiteral("snapshot"), target.id},
                                               {QStringLiteral("safety"), safety->id}});
@@ -629,10 +607,8 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
     }
     const bool copyBindings = forkBindings && forkBindings->copy;
     auto snapshot = get(id);
-    if (!snapshot)
-        return std::unexpected(snapshot.error());
-    if (auto valid = validateName(name); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(snapshot);
+    AIRLOCK_TRY(validateName(name));
     SandboxSpec spec;
     spec.name = name;
     spec.image = snapshot->image;
@@ -641,19 +617,20 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
     if (m_sandboxes.get(name))
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("a sandbox named '%1' already exists").arg(name));
-    // Held while the fork is made: snapshot.delete of it is busy meanwhile (review M6).
+    // Held while the fork is made: snapshot.delete of it is busy meanwhile
+    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
     hold(id);
     const auto unhold = qScopeGuard([this, id] { release(id); });
     // Before the sandbox exists: a helper killed before the fork's guest runs leaves this
-    // entry, and the next helper removes the half-made fork (review M2).
+    // entry, and the next helper removes the half-made fork
+    // (docs/reviews/2026-12-01-newuser-pass.md#m2).
     if (auto noted =
             m_journal.begin(QStringLiteral("fork"), name, {{QStringLiteral("snapshot"), id}});
         !noted)
         return std::unexpected(noted.error());
     const auto unjournal =
         qScopeGuard([this, name] { m_journal.end(QStringLiteral("fork"), name); });
-    if (auto created = m_sandboxes.create(spec); !created)
-        return std::unexpected(created.error());
+    AIRLOCK_TRY(m_sandboxes.create(spec));
     // No half-made fork: on any failure the new sandbox goes again (its bindings with it).
     const auto undo = [this, &name](const Error &error) -> Result<QString> {
         m_sandboxes.kill(name);
@@ -698,10 +675,10 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
 Result<void> SnapshotService::remove(const QString &id)
 {
     auto snapshot = get(id);
-    if (!snapshot)
-        return std::unexpected(snapshot.error());
+    AIRLOCK_TRY(snapshot);
     // Deleting it under a restore or fork would kill the running guest for a restore that can
-    // no longer happen, and leave the safety snapshot with a parent that is gone (review M6).
+    // no longer happen, and leave the safety snapshot with a parent that is gone
+    // (docs/reviews/2026-12-01-newuser-pass.md#m6).
     if (m_inUse.contains(id))
         return fail(ErrorKind::Busy,
                     QStringLiteral("snapshot %1 is being restored or forked; delete it once that "
@@ -718,11 +695,9 @@ Result<void> SnapshotService::remove(const QString &id)
 Result<Snapshot> SnapshotService::setPinned(const QString &id, bool pinned)
 {
     auto snapshot = get(id);
-    if (!snapshot)
-        return std::unexpected(snapshot.error());
+    AIRLOCK_TRY(snapshot);
     snapshot->pinned = pinned;
-    if (auto ok = m_archive.catalog().update(*snapshot); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(m_archive.catalog().update(*snapshot));
     Q_EMIT snapshotChanged(snapshot->sandbox, *snapshot);
     return snapshot;
 }
@@ -730,13 +705,10 @@ Result<Snapshot> SnapshotService::setPinned(const QString &id, bool pinned)
 Result<Snapshot> SnapshotService::rename(const QString &id, const QString &label)
 {
     auto snapshot = get(id);
-    if (!snapshot)
-        return std::unexpected(snapshot.error());
-    if (auto valid = Snapshot::validateLabel(label); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(snapshot);
+    AIRLOCK_TRY(Snapshot::validateLabel(label));
     snapshot->label = label;
-    if (auto ok = m_archive.catalog().update(*snapshot); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(m_archive.catalog().update(*snapshot));
     Q_EMIT snapshotChanged(snapshot->sandbox, *snapshot);
     return snapshot;
 }

@@ -38,8 +38,9 @@ public:
     /// Largest device state accepted from a VMM (which is not trusted): 64 MiB.
     static constexpr qint64 kMaxDeviceStateBytes = 64LL * 1024 * 1024;
     /// Disk overlays copied into the helper's memory by all captures not yet stored, together
-    /// (finding break4 F3: the guest decides an overlay's size). An overlay that does not fit
-    /// is copied into an unnamed file on the state file system instead (DiskCopy).
+    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3: the guest decides an overlay's size).
+    /// An overlay that does not fit is copied into an unnamed file on the state file system instead
+    /// (DiskCopy).
     static constexpr qint64 kDiskBytesInMemory = 64LL * 1024 * 1024;
     /// The manifest object that holds a snapshot's RAM (TemplateService caches it).
     static inline const QString kMemoryObject = QStringLiteral("memory");

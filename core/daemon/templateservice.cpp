@@ -87,8 +87,7 @@ void TemplateService::start()
 Result<QString> TemplateService::templateKey(const SandboxSpec &shape) const
 {
     auto image = m_sandboxes.images().find(shape.image);
-    if (!image)
-        return std::unexpected(image.error());
+    AIRLOCK_TRY(image);
     QCryptographicHash hash(QCryptographicHash::Sha256);
     const auto add = [&hash](const QString &text) {
         hash.addData(text.toUtf8());
@@ -135,11 +134,9 @@ Result<std::optional<Snapshot>> TemplateService::prepareTemplate(const SandboxSp
 {
     SandboxSpec spec = shape;
     spec.name = QStringLiteral("x"); // validated below with the guest's own name
-    if (auto valid = spec.validate(); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(spec.validate());
     auto key = templateKey(shape);
-    if (!key)
-        return std::unexpected(key.error());
+    AIRLOCK_TRY(key);
     // Its memory would hold the template guest's page cache and mounted root filesystem, which
     // no new sandbox's fresh overlay matches (SandboxService boots those cold).
     if (auto image = m_sandboxes.images().find(shape.image); image && !image->diskPath.isEmpty())
@@ -159,8 +156,7 @@ Result<std::optional<Snapshot>> TemplateService::prepareTemplate(const SandboxSp
         + QString::number(QRandomGenerator::system()->generate(), 16).rightJustified(8, u'0');
     spec.name = guest;
     spec.boot = BootMode::Cold;
-    if (auto created = m_sandboxes.create(spec, /*internal=*/true); !created)
-        return std::unexpected(created.error());
+    AIRLOCK_TRY(m_sandboxes.create(spec, /*internal=*/true));
     if (auto started = m_sandboxes.start(guest); !started) {
         m_sandboxes.remove(guest);
         return std::unexpected(started.error());
@@ -300,8 +296,7 @@ Result<void> TemplateService::cacheTemplate(const Snapshot &snapshot)
     if (::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode))
         return {};
     auto manifest = m_archive.store().manifest(snapshot.id);
-    if (!manifest)
-        return std::unexpected(manifest.error());
+    AIRLOCK_TRY(manifest);
     const Manifest::Object *memory = manifest->find(SnapshotService::kMemoryObject);
     if (!memory)
         return fail(ErrorKind::OperationFailed,

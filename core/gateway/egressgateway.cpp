@@ -166,8 +166,7 @@ quint16 EgressGateway::dnsPort() const
 Result<void> EgressGateway::setPolicy(const EgressPolicy &policy)
 {
     auto matcher = policy::PolicyMatcher::create(policy);
-    if (!matcher)
-        return std::unexpected(matcher.error());
+    AIRLOCK_TRY(matcher);
     m_policy = *matcher;
     m_responder.setPolicy(*matcher);
     return {};

@@ -87,8 +87,7 @@ public:
     Result<QHostAddress> ipv4(const QString &key) const
     {
         const auto text = string(key);
-        if (!text)
-            return std::unexpected(text.error());
+        AIRLOCK_TRY(text);
         const auto range = AddressRange::parse(*text);
         if (!range || !range->isIPv4() || range->prefixLength() != 32)
             return fieldError(path(key), QStringLiteral("must be a dotted-quad IPv4 address"));

@@ -387,7 +387,7 @@ void GatewayConnection::onForward(HttpForward &forward)
                         &forward);
 
     Request request = RequestLedger::requestFor(forward);
-    // Credentials last, after every other check passed (CASES.md principle 7).
+    // Credentials last, after every other check passed (docs/redteam-cases.md principle 7).
     QByteArray head = std::move(forward.head);
     if (const auto refusal = RequestLedger::decideCredentials(request, head, m_env->credentials,
                                                               m_guestTlsMode, m_sni, forward))
@@ -462,7 +462,7 @@ void GatewayConnection::onTunnel(HttpTunnel &tunnel)
     if (m_pinnedHost || m_upstream->started() || !m_ledger.isEmpty())
         return denyHttp(EgressReason::BadTarget,
                         QStringLiteral("CONNECT after other requests on the same connection"));
-    // The tunnel carries TLS for exactly this name and port (CASES.md A5).
+    // The tunnel carries TLS for exactly this name and port (docs/redteam-cases.md A5).
     m_guard.reset();
     m_port = tunnel.authority.port;
     m_required = TlsRequiredName {tunnel.authority.host, EgressReason::ConnectSniMismatch};

@@ -48,11 +48,11 @@ struct GatewayEnvironment
 };
 
 /// One guest TCP connection through the gateway (docs/gateway.md, "Connection handling";
-/// CASES.md principles 1, 5, 6): the guest side's state machine, composing the UpstreamLeg (the
-/// one upstream connection) and the RequestLedger (the requests in flight and the events). The
-/// original destination picks the mode: the gateway's explicit proxy port → plain HTTP proxy
-/// (absolute-form, CONNECT); port 80 → plain HTTP by Host; anything else → TLS (sniffed; not TLS
-/// is closed with `not_tls`). TLS is terminated with the sandbox CA over memory BIOs; if the
+/// docs/redteam-cases.md principles 1, 5, 6): the guest side's state machine, composing the
+/// UpstreamLeg (the one upstream connection) and the RequestLedger (the requests in flight and the
+/// events). The original destination picks the mode: the gateway's explicit proxy port → plain HTTP
+/// proxy (absolute-form, CONNECT); port 80 → plain HTTP by Host; anything else → TLS (sniffed; not
+/// TLS is closed with `not_tls`). TLS is terminated with the sandbox CA over memory BIOs; if the
 /// guest dialed a synthetic address, the SNI (or Host) must be that address's name
 /// (`destination_mismatch`). Every request goes through one HttpRequestGuard; the first request
 /// that passes opens the upstream leg to its host and port; later requests must name the same

@@ -10,7 +10,7 @@ namespace airlock::gateway {
 namespace {
 
 // Every decision at debug level (the events as they leave): what an operator turns on first,
-// so it must never carry a secret (CASES.md I4; tst_redteam_credentials searches it).
+// so it must never carry a secret (docs/redteam-cases.md I4; tst_redteam_credentials searches it).
 Q_LOGGING_CATEGORY(lcHttp, "airlock.gateway.http")
 
 void addCredentialFields(EgressEvent &event, qint64 binding, qint64 scrubbed)

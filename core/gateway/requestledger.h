@@ -27,8 +27,9 @@ class RequestLedger final
 {
 public:
     /// Requests forwarded and not yet answered, per connection: above it the gateway stops
-    /// reading the guest until responses complete (red-team 2026-12-01 finding 5: pipelined
-    /// requests that are never read grew the bookkeeping without bound).
+    /// reading the guest until responses complete
+    /// (docs/reviews/2026-12-01-credentials-redteam.md#f5: pipelined requests that are never read
+    /// grew the bookkeeping without bound).
     static constexpr int kMaxPipeline = 32;
 
     /// A request forwarded upstream and not yet answered completely.
@@ -99,9 +100,9 @@ public:
     /// The bookkeeping for `forward`, before any credential decision.
     static Request requestFor(const HttpForward &forward);
     /// The credential decision for `request`, last after every other check (docs/credentials.md;
-    /// CASES.md principle 7). With `credentials` (null or empty: nothing to do) the head is
-    /// inspected: a placeholder or value it may not carry refuses it; else the head is made for
-    /// scrubbing and the matching secrets are injected into `head` (a binding whose secret is
+    /// docs/redteam-cases.md principle 7). With `credentials` (null or empty: nothing to do) the
+    /// head is inspected: a placeholder or value it may not carry refuses it; else the head is made
+    /// for scrubbing and the matching secrets are injected into `head` (a binding whose secret is
     /// missing refuses it, `head` wiped), and the body scanner is set up. `tls` and `sni` are
     /// the connection's.
     static std::optional<CredentialRefusal>

@@ -163,8 +163,7 @@ Result<CredentialPlacement> CredentialPlacement::fromJson(const QJsonObject &obj
             return fieldError(QStringLiteral("placement.") + it.key(),
                               QStringLiteral("unknown field"));
     }
-    if (auto ok = placement.validate(); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(placement.validate());
     return placement;
 }
 
@@ -178,10 +177,8 @@ QJsonObject CredentialBindingStats::toJson() const
 
 Result<void> CredentialBinding::validate() const
 {
-    if (auto ok = validateName(sandbox); !ok)
-        return std::unexpected(ok.error());
-    if (auto ok = validateName(secret, u"secret name"); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(validateName(sandbox));
+    AIRLOCK_TRY(validateName(secret, u"secret name"));
     auto canonical = canonicalHostname(host);
     if (!canonical)
         return fieldError(
@@ -264,12 +261,10 @@ Result<CredentialBinding> CredentialBinding::fromJson(const QJsonObject &object)
         if (!placement.isObject())
             return fieldError(kPlacement, QStringLiteral("must be an object"));
         auto parsed = CredentialPlacement::fromJson(placement.toObject());
-        if (!parsed)
-            return std::unexpected(parsed.error());
+        AIRLOCK_TRY(parsed);
         binding.placement = *parsed;
     }
-    if (auto ok = binding.validate(); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(binding.validate());
     return binding;
 }
 

@@ -104,31 +104,27 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
 {
     EgressEvent event;
     const auto time = json::readString(object, QStringLiteral("time"));
-    if (!time)
-        return std::unexpected(time.error());
+    AIRLOCK_TRY(time);
     event.time = QDateTime::fromString(*time, Qt::ISODateWithMs);
     if (!event.time.isValid())
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("field 'time': not an ISO 8601 date and time"));
     event.time = event.time.toUTC();
     const auto layer = json::readString(object, QStringLiteral("layer"));
-    if (!layer)
-        return std::unexpected(layer.error());
+    AIRLOCK_TRY(layer);
     const auto parsedLayer = egressLayerFromName(*layer);
     if (!parsedLayer)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("field 'layer': unknown layer '%1'").arg(*layer));
     event.layer = *parsedLayer;
     const auto verdict = json::readString(object, QStringLiteral("verdict"));
-    if (!verdict)
-        return std::unexpected(verdict.error());
+    AIRLOCK_TRY(verdict);
     if (*verdict != kAllowed && *verdict != kDenied)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("field 'verdict': neither 'allowed' nor 'denied'"));
     event.allowed = *verdict == kAllowed;
     const auto reason = json::readString(object, QStringLiteral("reason"));
-    if (!reason)
-        return std::unexpected(reason.error());
+    AIRLOCK_TRY(reason);
     event.reason = *reason;
 
     const std::pair<QString, QString *> strings[] = {
@@ -144,8 +140,7 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
     };
     for (const auto &[key, target] : strings) {
         const auto value = optionalString(object, key);
-        if (!value)
-            return std::unexpected(value.error());
+        AIRLOCK_TRY(value);
         // A refused name comes from the guest as it sent it; what people read must not carry
         // its control bytes (docs/reviews/2026-12-01-gateway-round3.md#f5).
         const bool isName = key == u"name" || key == u"sni" || key == u"host"
@@ -156,14 +151,12 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
         return fail(ErrorKind::InvalidParams, QStringLiteral("field 'path': holds a query string"));
     if (object.contains(QStringLiteral("port"))) {
         const auto port = json::readInteger(object, QStringLiteral("port"), 1, 65535);
-        if (!port)
-            return std::unexpected(port.error());
+        AIRLOCK_TRY(port);
         event.port = quint16(*port);
     }
     if (object.contains(QStringLiteral("status"))) {
         const auto status = json::readInteger(object, QStringLiteral("status"), 100, 999);
-        if (!status)
-            return std::unexpected(status.error());
+        AIRLOCK_TRY(status);
         event.status = int(*status);
     }
     for (const auto &[key, target, minimum] :
@@ -176,8 +169,7 @@ Result<EgressEvent> EgressEvent::fromJson(const QJsonObject &object)
             continue;
         const auto value =
             json::readInteger(object, key, minimum, std::numeric_limits<qint64>::max());
-        if (!value)
-            return std::unexpected(value.error());
+        AIRLOCK_TRY(value);
         *target = *value;
     }
     if (object.contains(QStringLiteral("alert"))) {

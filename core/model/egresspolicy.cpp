@@ -235,24 +235,20 @@ Result<EgressRule> EgressRule::fromJson(const QJsonObject &object)
     rule.host = *host;
 
     auto ports = readPorts(object);
-    if (!ports)
-        return std::unexpected(ports.error());
+    AIRLOCK_TRY(ports);
     rule.ports = *ports;
     auto methods = readStringList(object, kMethods);
-    if (!methods)
-        return std::unexpected(methods.error());
+    AIRLOCK_TRY(methods);
     rule.methods = *methods;
     auto prefixes = readStringList(object, kPathPrefixes);
-    if (!prefixes)
-        return std::unexpected(prefixes.error());
+    AIRLOCK_TRY(prefixes);
     rule.pathPrefixes = *prefixes;
     const QJsonValue commentValue = object.value(kComment);
     if (!commentValue.isUndefined() && !commentValue.isString())
         return fieldError(kComment, QStringLiteral("must be a string"));
     rule.comment = commentValue.toString();
 
-    if (auto ok = rule.validate(); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(rule.validate());
     return rule;
 }
 

@@ -30,7 +30,7 @@ enum class EgressReasonLayer {
 enum class EgressReason {
     // The policy (PolicyMatcher).
     Allowed, ///< a rule matched on every axis (also: nothing was refused)
-    HostNotAllowed, ///< no rule's host pattern matches (CASES.md C1-C3, E1)
+    HostNotAllowed, ///< no rule's host pattern matches (docs/redteam-cases.md C1-C3, E1)
     PortNotAllowed, ///< a rule matches the host, none also the port (D2)
     MethodNotAllowed, ///< host and port match, the method does not
     PathNotAllowed, ///< host, port and method match, no path prefix does

@@ -188,8 +188,7 @@ HostnameResult<QString> canonicalizeHostname(QStringView input)
 {
     if (input.isEmpty())
         return reject(HostnameReason::Empty, QStringLiteral("the host name is empty"));
-    if (auto ok = checkCharacters(input); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(checkCharacters(input));
 
     QStringView name = input;
     if (name.endsWith(u".."))
@@ -279,8 +278,7 @@ HostnameResult<Authority> parseAuthority(QStringView input, std::optional<quint1
     }
 
     auto host = canonicalizeHostname(hostPart);
-    if (!host)
-        return std::unexpected(host.error());
+    AIRLOCK_TRY(host);
     authority.host = *host;
     return authority;
 }
@@ -302,8 +300,7 @@ HostnameResult<QString> canonicalHostPattern(QStringView pattern)
         return reject(HostnameReason::BadPattern,
                       QStringLiteral("\"*.\" must be followed by a domain name"));
     auto canonical = canonicalizeHostname(suffix);
-    if (!canonical)
-        return std::unexpected(canonical.error());
+    AIRLOCK_TRY(canonical);
     if (!canonical->contains(u'.'))
         return reject(HostnameReason::PatternTooBroad,
                       QStringLiteral("\"*.%1\" would allow a whole top-level domain; name at "

@@ -122,10 +122,8 @@ StartSource startSourceFromName(QStringView name)
 
 Result<void> SandboxSpec::validate() const
 {
-    if (auto ok = validateName(name); !ok)
-        return std::unexpected(ok.error());
-    if (auto ok = validateName(image, u"image id"); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(validateName(name));
+    AIRLOCK_TRY(validateName(image, u"image id"));
     if (vcpus < 1 || vcpus > kMaxVcpus)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("vcpus must be between 1 and %1").arg(kMaxVcpus));
@@ -152,23 +150,18 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
 {
     SandboxSpec spec;
     auto name = json::readString(object, QStringLiteral("name"));
-    if (!name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(name);
     // The real ranges (validate() checks them again): a message naming INT_MIN..INT_MAX for
     // 1e30 vCPUs helped nobody (docs/reviews/2026-12-01-newuser-pass.md#l5).
     auto vcpus = json::readInteger(object, QStringLiteral("vcpus"), 1, kMaxVcpus, kDefaultVcpus);
-    if (!vcpus)
-        return std::unexpected(vcpus.error());
+    AIRLOCK_TRY(vcpus);
     auto memory = json::readInteger(object, QStringLiteral("memoryMib"), kMinMemoryMib,
                                     kMaxMemoryMib, kDefaultMemoryMib);
-    if (!memory)
-        return std::unexpected(memory.error());
+    AIRLOCK_TRY(memory);
     auto image = json::readString(object, QStringLiteral("image"), QStringLiteral("default"));
-    if (!image)
-        return std::unexpected(image.error());
+    AIRLOCK_TRY(image);
     auto bootName = json::readString(object, QStringLiteral("boot"), QStringLiteral("template"));
-    if (!bootName)
-        return std::unexpected(bootName.error());
+    AIRLOCK_TRY(bootName);
     const auto boot = bootModeFromName(*bootName);
     if (!boot)
         return fail(ErrorKind::InvalidParams,
@@ -200,12 +193,10 @@ Result<Sandbox> Sandbox::fromJson(const QJsonObject &object)
 {
     Sandbox sandbox;
     auto spec = SandboxSpec::fromJson(object);
-    if (!spec)
-        return std::unexpected(spec.error());
+    AIRLOCK_TRY(spec);
     sandbox.spec = *spec;
     auto stateName = json::readString(object, QStringLiteral("state"), QStringLiteral("stopped"));
-    if (!stateName)
-        return std::unexpected(stateName.error());
+    AIRLOCK_TRY(stateName);
     auto state = sandboxStateFromName(*stateName);
     if (!state)
         return fail(ErrorKind::InvalidParams,

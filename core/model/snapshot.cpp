@@ -96,8 +96,7 @@ Result<Snapshot> Snapshot::fromJson(const QJsonObject &object)
         if (!*number)
             return std::unexpected(number->error());
     }
-    if (!pinned)
-        return std::unexpected(pinned.error());
+    AIRLOCK_TRY(pinned);
     const auto parsedKind = snapshotKindFromName(*kind);
     if (!parsedKind)
         return fail(ErrorKind::InvalidParams,

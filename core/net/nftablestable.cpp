@@ -215,8 +215,7 @@ Result<std::optional<QJsonArray>> listTable(const QString &family, const QString
 
 Result<void> NftablesSpec::validate() const
 {
-    if (auto name = validateName(sandbox); !name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(validateName(sandbox));
     static const QRegularExpression instancePattern(
         u"^([0-9a-f]{%1})?$"_s.arg(HelperInstance::kTagLength));
     if (!instancePattern.match(instance).hasMatch())
@@ -262,8 +261,7 @@ QStringList NftablesTable::counterNames()
 
 Result<QJsonDocument> NftablesTable::document(const NftablesSpec &spec)
 {
-    if (auto valid = spec.validate(); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(spec.validate());
     const QString table = tableName(spec.sandbox, spec.instance);
     const QString mac = spec.guestMac;
     const QString guest = spec.guest.toString();
@@ -361,8 +359,7 @@ Result<QJsonDocument> NftablesTable::document(const NftablesSpec &spec)
 Result<void> NftablesTable::load(const NftablesSpec &spec)
 {
     auto document = NftablesTable::document(spec);
-    if (!document)
-        return std::unexpected(document.error());
+    AIRLOCK_TRY(document);
     if (auto ran = run(*document); !ran)
         return fail(
             ErrorKind::OperationFailed,
@@ -375,8 +372,7 @@ Result<void> NftablesTable::load(const NftablesSpec &spec)
 
 Result<void> NftablesTable::remove(const QString &sandbox, const QString &instance)
 {
-    if (auto name = validateName(sandbox); !name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(validateName(sandbox));
     QJsonArray commands;
     appendDeleteIfPresent(commands, Netdev, tableName(sandbox, instance));
     appendDeleteIfPresent(commands, Inet, tableName(sandbox, instance));
@@ -391,15 +387,13 @@ Result<void> NftablesTable::remove(const QString &sandbox, const QString &instan
 Result<QMap<QString, NftCounter>> NftablesTable::counters(const QString &sandbox,
                                                           const QString &instance)
 {
-    if (auto name = validateName(sandbox); !name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(validateName(sandbox));
     const QString table = tableName(sandbox, instance);
     QMap<QString, NftCounter> values;
     bool found = false;
     for (const QString &family : {Netdev, Inet}) {
         auto listed = listTable(family, table);
-        if (!listed)
-            return std::unexpected(listed.error());
+        AIRLOCK_TRY(listed);
         if (!*listed)
             continue;
         found = true;
@@ -423,8 +417,7 @@ Result<QStringList> NftablesTable::listLeftoverTables(const QString &instance)
     const QJsonArray list {
         QJsonObject {{u"list"_s, QJsonObject {{u"tables"_s, QJsonValue(QJsonValue::Null)}}}}};
     auto output = run(wrap(list));
-    if (!output)
-        return std::unexpected(output.error());
+    AIRLOCK_TRY(output);
     const QString prefix = instance.isEmpty() ? TablePrefix : TablePrefix + instance + u'_';
     QStringList sandboxes;
     for (const QJsonValue &item : outputItems(*output)) {
@@ -469,15 +462,13 @@ QJsonValue withoutVolatileFields(const QJsonValue &value)
 
 Result<QByteArray> NftablesTable::fingerprint(const QString &sandbox, const QString &instance)
 {
-    if (auto name = validateName(sandbox); !name)
-        return std::unexpected(name.error());
+    AIRLOCK_TRY(validateName(sandbox));
     const QString table = tableName(sandbox, instance);
     QCryptographicHash hash(QCryptographicHash::Sha256);
     int missing = 0;
     for (const QString &family : {Netdev, Inet}) {
         auto listed = listTable(family, table);
-        if (!listed)
-            return std::unexpected(listed.error());
+        AIRLOCK_TRY(listed);
         if (!*listed) {
             ++missing;
             hash.addData(QByteArrayView("missing\n"));

@@ -51,8 +51,7 @@ Result<X509Ptr> newCertificate()
     X509Ptr certificate(X509_new());
     if (!certificate || X509_set_version(certificate.get(), X509_VERSION_3) != 1)
         return failOpenSsl(QStringLiteral("X509_new"));
-    if (auto serial = setRandomSerial(certificate.get()); !serial)
-        return std::unexpected(serial.error());
+    AIRLOCK_TRY(setRandomSerial(certificate.get()));
     return certificate;
 }
 
@@ -99,18 +98,14 @@ Result<SandboxCa> SandboxCa::generate(const QString &label)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("CA label must be 1..40 printable ASCII characters"));
     auto key = generateP256Key();
-    if (!key)
-        return std::unexpected(key.error());
+    AIRLOCK_TRY(key);
 
     auto created = newCertificate();
-    if (!created)
-        return std::unexpected(created.error());
+    AIRLOCK_TRY(created);
     X509Ptr certificate = std::move(*created);
     X509_NAME *subject = X509_get_subject_name(certificate.get());
-    if (auto r = addNameEntry(subject, "O", QStringLiteral("Airlock")); !r)
-        return std::unexpected(r.error());
-    if (auto r = addNameEntry(subject, "CN", QStringLiteral("Airlock sandbox CA ") + label); !r)
-        return std::unexpected(r.error());
+    AIRLOCK_TRY(addNameEntry(subject, "O", QStringLiteral("Airlock")));
+    AIRLOCK_TRY(addNameEntry(subject, "CN", QStringLiteral("Airlock sandbox CA ") + label));
     if (X509_set_issuer_name(certificate.get(), subject) != 1
         || !X509_gmtime_adj(X509_getm_notBefore(certificate.get()), -kBackdateSeconds)
         || !X509_time_adj_ex(X509_getm_notAfter(certificate.get()), int(kCaValidityDays),
@@ -127,8 +122,7 @@ Result<SandboxCa> SandboxCa::generate(const QString &label)
                         "critical,excluded;IP:0.0.0.0/0.0.0.0,excluded;IP:::/::"},
              std::pair {NID_subject_key_identifier, "hash"},
          }) {
-        if (auto r = addExtension(certificate.get(), &ctx, nid, value); !r)
-            return std::unexpected(r.error());
+        AIRLOCK_TRY(addExtension(certificate.get(), &ctx, nid, value));
     }
     if (X509_sign(certificate.get(), key->get(), EVP_sha256()) <= 0)
         return failOpenSsl(QStringLiteral("CA self-signature"));
@@ -138,15 +132,12 @@ Result<SandboxCa> SandboxCa::generate(const QString &label)
 Result<SandboxCa> SandboxCa::load(const QString &certificatePath, const QString &keyPath)
 {
     auto certificatePem = io::readSmallFile(certificatePath, kMaxPemBytes, u"CA certificate");
-    if (!certificatePem)
-        return std::unexpected(certificatePem.error());
+    AIRLOCK_TRY(certificatePem);
     auto certificate = certificateFromPem(*certificatePem);
-    if (!certificate)
-        return std::unexpected(certificate.error());
+    AIRLOCK_TRY(certificate);
 
     auto pem = io::readPrivateFile(keyPath, kMaxPemBytes, u"CA key");
-    if (!pem)
-        return std::unexpected(pem.error());
+    AIRLOCK_TRY(pem);
     BioPtr bio(BIO_new_mem_buf(pem->constData(), int(pem->size())));
     EvpPkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
     OPENSSL_cleanse(pem->data(), size_t(pem->size()));
@@ -164,8 +155,7 @@ Result<SandboxCa> SandboxCa::load(const QString &certificatePath, const QString 
 Result<SandboxCa> SandboxCa::fromPem(const QByteArray &certificatePem, const QByteArray &keyPem)
 {
     auto certificate = certificateFromPem(certificatePem);
-    if (!certificate)
-        return std::unexpected(certificate.error());
+    AIRLOCK_TRY(certificate);
     BioPtr bio(BIO_new_mem_buf(keyPem.constData(), int(keyPem.size())));
     EvpPkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
     if (!key)
@@ -252,11 +242,9 @@ void SandboxCa::evict()
 Result<std::shared_ptr<const TlsLeaf>> SandboxCa::mint(const QString &name) const
 {
     auto key = generateP256Key();
-    if (!key)
-        return std::unexpected(key.error());
+    AIRLOCK_TRY(key);
     auto created = newCertificate();
-    if (!created)
-        return std::unexpected(created.error());
+    AIRLOCK_TRY(created);
     X509Ptr certificate = std::move(*created);
     if (auto r = addNameEntry(X509_get_subject_name(certificate.get()), "O",
                               QStringLiteral("Airlock sandbox"));
@@ -284,8 +272,7 @@ Result<std::shared_ptr<const TlsLeaf>> SandboxCa::mint(const QString &name) cons
              std::pair {NID_subject_key_identifier, "hash"},
              std::pair {NID_authority_key_identifier, "keyid:always"},
          }) {
-        if (auto r = addExtension(certificate.get(), &ctx, nid, value); !r)
-            return std::unexpected(r.error());
+        AIRLOCK_TRY(addExtension(certificate.get(), &ctx, nid, value));
     }
 
     // SAN built structurally (no config-string parsing): exactly one dNSName.

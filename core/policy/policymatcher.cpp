@@ -50,8 +50,7 @@ PolicyMatcher::PolicyMatcher(EgressPolicy policy) : m_policy(std::move(policy)) 
 
 Result<PolicyMatcher> PolicyMatcher::create(EgressPolicy policy)
 {
-    if (auto ok = policy.validate(); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(policy.validate());
     return PolicyMatcher(std::move(policy));
 }
 

@@ -23,8 +23,8 @@ struct Verdict
 
 /// Decides requests against one sandbox's EgressPolicy. Pure: no I/O, no state after
 /// construction, safe to share read-only between threads. Every host passed in goes through
-/// canonicalizeHostname (CASES.md principle 2), so callers may pass SNI or Host values as they
-/// are; anything that does not canonicalize is MalformedHost. Rules are tried in order; the
+/// canonicalizeHostname (docs/redteam-cases.md principle 2), so callers may pass SNI or Host values
+/// as they are; anything that does not canonicalize is MalformedHost. Rules are tried in order; the
 /// first rule that matches on every axis allows (docs/policy.md, "Matching").
 class PolicyMatcher final
 {
@@ -47,7 +47,7 @@ public:
     Verdict checkRequest(QStringView host, quint16 port, QStringView method,
                          QStringView target) const;
 
-    /// The wildcard truth table (CASES.md C2; docs/policy.md): `pattern` is canonical
+    /// The wildcard truth table (docs/redteam-cases.md C2; docs/policy.md): `pattern` is canonical
     /// ("pkg.test" or "*.pkg.test"), `host` canonical. Exact patterns match only the same name;
     /// "*.pkg.test" matches "a.pkg.test" and "a.b.pkg.test", never "pkg.test" or
     /// "evilpkg.test".

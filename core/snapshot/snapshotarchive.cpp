@@ -34,29 +34,24 @@ Result<Snapshot> SnapshotArchive::stage(Snapshot meta, const std::vector<Object>
 {
     if (meta.id.isEmpty())
         meta.id = Snapshot::newId();
-    if (auto id = Snapshot::validateId(meta.id); !id)
-        return std::unexpected(id.error());
-    if (auto label = Snapshot::validateLabel(meta.label); !label)
-        return std::unexpected(label.error());
+    AIRLOCK_TRY(Snapshot::validateId(meta.id));
+    AIRLOCK_TRY(Snapshot::validateLabel(meta.label));
     if (!meta.createdAt.isValid())
         meta.createdAt = QDateTime::currentDateTimeUtc();
     auto writer = m_store.begin(meta.id);
-    if (!writer)
-        return std::unexpected(writer.error());
+    AIRLOCK_TRY(writer);
     meta.logicalBytes = meta.newBytes = meta.newStoredBytes = 0;
     QStringList perObject;
     for (const Object &object : objects) {
         auto stats = object.fd >= 0 ? (*writer)->addObjectFromFile(object.name, object.fd)
                                     : (*writer)->addObject(object.name, object.data);
-        if (!stats)
-            return std::unexpected(stats.error());
+        AIRLOCK_TRY(stats);
         perObject.append(QStringLiteral("%1 %2 new").arg(object.name).arg(stats->newBytes));
         meta.logicalBytes += stats->logicalBytes;
         meta.newBytes += stats->newBytes;
         meta.newStoredBytes += stats->newStoredBytes;
     }
-    if (auto committed = (*writer)->commit(); !committed)
-        return std::unexpected(committed.error());
+    AIRLOCK_TRY((*writer)->commit());
     qCDebug(lcArchive, "snapshot %s staged: %s", qPrintable(meta.id),
             qPrintable(perObject.join(QStringLiteral(", "))));
     return meta;
@@ -85,8 +80,7 @@ Result<Snapshot> SnapshotArchive::record(const Snapshot &meta)
 
 Result<void> SnapshotArchive::remove(const QString &id)
 {
-    if (auto valid = Snapshot::validateId(id); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(Snapshot::validateId(id));
     if (auto removed = m_catalog.remove(id); !removed)
         return removed;
     step();
@@ -97,8 +91,7 @@ Result<SnapshotArchive::ReconcileReport> SnapshotArchive::reconcile()
 {
     ReconcileReport report;
     auto rows = m_catalog.list();
-    if (!rows)
-        return std::unexpected(rows.error());
+    AIRLOCK_TRY(rows);
     QSet<QString> rowIds;
     for (const Snapshot &row : *rows)
         rowIds.insert(row.id);
@@ -107,23 +100,20 @@ Result<SnapshotArchive::ReconcileReport> SnapshotArchive::reconcile()
     for (const QString &id : manifests) {
         if (rowIds.contains(id))
             continue;
-        if (auto removed = m_store.removeManifest(id); !removed)
-            return std::unexpected(removed.error());
+        AIRLOCK_TRY(m_store.removeManifest(id));
         report.manifestsRemoved.append(id);
         qCInfo(lcArchive, "removed manifest %s of a snapshot that never committed", qPrintable(id));
     }
     for (const Snapshot &row : *rows) {
         if (manifestIds.contains(row.id))
             continue;
-        if (auto removed = m_catalog.remove(row.id); !removed)
-            return std::unexpected(removed.error());
+        AIRLOCK_TRY(m_catalog.remove(row.id));
         report.rowsRemoved.append(row.id);
         qCWarning(lcArchive, "snapshot %s of %s had no manifest; its row was removed",
                   qPrintable(row.id), qPrintable(row.sandbox));
     }
     auto garbage = m_store.collectGarbage();
-    if (!garbage)
-        return std::unexpected(garbage.error());
+    AIRLOCK_TRY(garbage);
     report.garbage = *garbage;
     return report;
 }

@@ -130,8 +130,7 @@ Result<void> SnapshotCatalog::remove(const QString &id)
 {
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     auto existing = get(id);
-    if (!existing)
-        return std::unexpected(existing.error());
+    AIRLOCK_TRY(existing);
     if (!db.transaction())
         return sqlFailure(QStringLiteral("begin"), db.lastError());
     QSqlQuery query(db);

@@ -116,8 +116,7 @@ Result<std::unique_ptr<SnapshotStore::Writer>> SnapshotStore::begin(const QStrin
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("snapshot '%1' already exists in the store").arg(id));
     auto lock = lockStore(m_root + u'/' + kLock, LOCK_SH);
-    if (!lock)
-        return std::unexpected(lock.error());
+    AIRLOCK_TRY(lock);
     if (auto marker =
             DurableFile::write(m_root + u'/' + kTmp + u'/' + id + QStringLiteral(".pending"),
                                markerPath(id), {}, true);
@@ -184,8 +183,7 @@ Result<void> SnapshotStore::writeObjectTo(const Manifest::Object &object, int fd
         if (digest.isZero())
             continue;
         auto data = m_chunks.read(digest);
-        if (!data)
-            return std::unexpected(data.error());
+        AIRLOCK_TRY(data);
         const qint64 offset = qint64(i) * object.chunkSize;
         const qint64 expected = qMin<qint64>(object.chunkSize, object.size - offset);
         if (data->size() != expected)
@@ -214,8 +212,7 @@ Result<QByteArray> SnapshotStore::readObject(const Manifest::Object &object, qin
         if (object.chunks[i].isZero())
             continue;
         auto data = m_chunks.read(object.chunks[i]);
-        if (!data)
-            return std::unexpected(data.error());
+        AIRLOCK_TRY(data);
         const qint64 offset = qint64(i) * object.chunkSize;
         if (data->size() != qMin<qint64>(object.chunkSize, object.size - offset))
             return fail(
@@ -229,8 +226,7 @@ Result<QByteArray> SnapshotStore::readObject(const Manifest::Object &object, qin
 Result<SnapshotStore::GarbageReport> SnapshotStore::collectGarbage()
 {
     auto lock = lockStore(m_root + u'/' + kLock, LOCK_EX | LOCK_NB);
-    if (!lock)
-        return std::unexpected(lock.error());
+    AIRLOCK_TRY(lock);
     const auto unlock = qScopeGuard([fd = *lock] { ::close(fd); });
 
     std::set<ChunkDigest> referenced;
@@ -259,8 +255,7 @@ Result<SnapshotStore::GarbageReport> SnapshotStore::collectGarbage()
     });
     for (const ChunkDigest &digest : garbage) {
         const qint64 size = m_chunks.storedSize(digest);
-        if (auto removed = m_chunks.remove(digest); !removed)
-            return std::unexpected(removed.error());
+        AIRLOCK_TRY(m_chunks.remove(digest));
         ++report.chunksRemoved;
         report.bytesFreed += size;
         step(Step::ChunkCollected);
@@ -372,8 +367,7 @@ Result<void> SnapshotStore::Writer::addChunk(std::span<const char> chunk, Manife
     }
     const QString staged = QStringLiteral("%1.%2").arg(m_id).arg(m_staged.size());
     auto written = m_store.m_chunks.stage(digest, chunk, staged);
-    if (!written)
-        return std::unexpected(written.error());
+    AIRLOCK_TRY(written);
     m_staged.emplace(digest, staged);
     stats.newBytes += qint64(chunk.size());
     stats.newStoredBytes += *written;
@@ -387,8 +381,7 @@ Result<SnapshotStore::ObjectStats> SnapshotStore::Writer::finishObject(Manifest:
 {
     Manifest candidate = m_manifest;
     candidate.objects.push_back(std::move(object));
-    if (auto ok = candidate.validate(); !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(candidate.validate());
     m_manifest = std::move(candidate);
     return stats;
 }
@@ -405,8 +398,7 @@ SnapshotStore::Writer::addObject(const QString &name, std::span<const char> data
     for (size_t offset = 0; offset < data.size(); offset += chunkSize) {
         const std::span<const char> chunk =
             data.subspan(offset, qMin<size_t>(chunkSize, data.size() - offset));
-        if (auto added = addChunk(chunk, object, stats); !added)
-            return std::unexpected(added.error());
+        AIRLOCK_TRY(addChunk(chunk, object, stats));
     }
     return finishObject(std::move(object), stats);
 }
@@ -449,8 +441,7 @@ SnapshotStore::Writer::addObjectFromFile(const QString &name, int fd, quint32 ch
         const std::span<const char> bytes(buffer.constData(), size_t(wanted));
         for (size_t at = 0; at < bytes.size(); at += chunkSize) {
             const auto chunk = bytes.subspan(at, qMin<size_t>(chunkSize, bytes.size() - at));
-            if (auto added = addChunk(chunk, object, stats); !added)
-                return std::unexpected(added.error());
+            AIRLOCK_TRY(addChunk(chunk, object, stats));
         }
     }
     return finishObject(std::move(object), stats);
@@ -463,22 +454,19 @@ Result<Manifest> SnapshotStore::Writer::commit()
     const QString &root = m_store.m_root;
     if (!m_staged.empty()) {
         // 1. Every staged chunk's bytes on disk before any of them gets its name.
-        if (auto synced = DurableFile::syncFilesystem(root); !synced)
-            return std::unexpected(synced.error());
+        AIRLOCK_TRY(DurableFile::syncFilesystem(root));
         m_store.step(Step::ChunksFlushed);
         // 2. Names: a chunk file that exists is complete.
         QSet<QString> directories;
         for (auto it = m_staged.begin(); it != m_staged.end();) {
-            if (auto published = m_store.m_chunks.publish(it->first, it->second); !published)
-                return std::unexpected(published.error());
+            AIRLOCK_TRY(m_store.m_chunks.publish(it->first, it->second));
             directories.insert(m_store.m_chunks.directoryOf(it->first));
             it = m_staged.erase(it);
             m_store.step(Step::ChunkPublished);
         }
         // 3. The renames themselves durable before the manifest can name the chunks.
         for (const QString &dir : std::as_const(directories)) {
-            if (auto synced = DurableFile::syncDirectory(dir); !synced)
-                return std::unexpected(synced.error());
+            AIRLOCK_TRY(DurableFile::syncDirectory(dir));
         }
         m_store.step(Step::ChunkDirectoriesSynced);
     }
@@ -489,8 +477,7 @@ Result<Manifest> SnapshotStore::Writer::commit()
                                m_store.manifestPath(m_id), bytes, true);
         !written)
         return std::unexpected(written.error());
-    if (auto synced = DurableFile::syncDirectory(root + u'/' + kManifests); !synced)
-        return std::unexpected(synced.error());
+    AIRLOCK_TRY(DurableFile::syncDirectory(root + u'/' + kManifests));
     m_store.step(Step::ManifestWritten);
     // 5. No longer in progress.
     DurableFile::remove(m_store.markerPath(m_id));

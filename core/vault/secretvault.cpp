@@ -94,12 +94,10 @@ Result<SecretVault> SecretVault::open(const QString &directory, const QString &k
         if (RAND_priv_bytes(reinterpret_cast<unsigned char *>(fresh.data()), int(kKeyBytes)) != 1)
             return fail(ErrorKind::OperationFailed,
                         QStringLiteral("the random generator could not make a vault key"));
-        if (auto written = io::writeFileAtomically(keyPath, fresh, 0600); !written)
-            return std::unexpected(written.error());
+        AIRLOCK_TRY(io::writeFileAtomically(keyPath, fresh, 0600));
         return SecretVault(directory, SecretValue(fresh));
     }
-    if (!keyBytes)
-        return std::unexpected(keyBytes.error());
+    AIRLOCK_TRY(keyBytes);
     Wiper wipeKey {*keyBytes};
     if (keyBytes->size() != kKeyBytes)
         return fail(ErrorKind::OperationFailed,
@@ -118,8 +116,7 @@ QString SecretVault::pathOf(const QString &name) const
 Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &value,
                                     const QDateTime &now)
 {
-    if (auto valid = validateName(name, u"secret name"); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(validateName(name, u"secret name"));
     if (value.size() < kMinValueBytes || value.size() > SecretValue::kMaxBytes)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("a secret value must hold %1 to %2 bytes")
@@ -187,16 +184,14 @@ Result<SecretInfo> SecretVault::set(const QString &name, const SecretValue &valu
         || EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, int(kTagBytes), tag) != 1)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("AES-256-GCM encryption of secret %1 failed").arg(name));
-    if (auto written = io::writeFileAtomically(pathOf(name), file, 0600); !written)
-        return std::unexpected(written.error());
+    AIRLOCK_TRY(io::writeFileAtomically(pathOf(name), file, 0600));
     return SecretInfo {
         name, created, now.toUTC(), value.fingerprint(m_fingerprintKey.reveal()), {}};
 }
 
 Result<void> SecretVault::remove(const QString &name)
 {
-    if (auto valid = validateName(name, u"secret name"); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(validateName(name, u"secret name"));
     const QByteArray path = QFile::encodeName(pathOf(name));
     if (::unlink(path.constData()) != 0) {
         if (errno == ENOENT)
@@ -210,8 +205,7 @@ Result<void> SecretVault::remove(const QString &name)
 
 Result<SecretVault::Decoded> SecretVault::decode(const QString &name) const
 {
-    if (auto valid = validateName(name, u"secret name"); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(validateName(name, u"secret name"));
     const QString path = pathOf(name);
     auto file = io::readPrivateFile(path, kMaxFileBytes, u"vault file");
     if (!file) {
@@ -272,15 +266,13 @@ Result<SecretVault::Decoded> SecretVault::decode(const QString &name) const
 Result<SecretInfo> SecretVault::info(const QString &name) const
 {
     auto decoded = decode(name);
-    if (!decoded)
-        return std::unexpected(decoded.error());
+    AIRLOCK_TRY(decoded);
     return std::move(decoded->info);
 }
 
 Result<bool> SecretVault::contains(const QString &name) const
 {
-    if (auto valid = validateName(name, u"secret name"); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(validateName(name, u"secret name"));
     struct stat status
     {
     };
@@ -290,8 +282,7 @@ Result<bool> SecretVault::contains(const QString &name) const
 Result<SecretValue> SecretVault::read(const QString &name) const
 {
     auto decoded = decode(name);
-    if (!decoded)
-        return std::unexpected(decoded.error());
+    AIRLOCK_TRY(decoded);
     return std::move(decoded->value);
 }
 

@@ -70,8 +70,7 @@ QList<GuestImage> ImageStore::list() const
 
 Result<GuestImage> ImageStore::find(const QString &id) const
 {
-    if (auto valid = validateName(id, u"image id"); !valid)
-        return std::unexpected(valid.error());
+    AIRLOCK_TRY(validateName(id, u"image id"));
     const QDir dir(QDir(m_rootDir).filePath(id));
     QFile metadata(dir.filePath(QStringLiteral("image.json")));
     if (!metadata.exists())

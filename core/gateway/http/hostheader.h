@@ -37,9 +37,9 @@ struct RequestAuthority
     std::optional<QString> absoluteAuthority;
 };
 
-/// Enforces CASES.md principle 1 for one request: exactly one Host field whose value is one
-/// authority (A8), canonicalized with parseAuthority (B1-B4, D1; the default port is 443 with
-/// tls, else 80); an absolute-form target must name the same scheme ("https" with tls, "http"
+/// Enforces docs/redteam-cases.md principle 1 for one request: exactly one Host field whose value
+/// is one authority (A8), canonicalized with parseAuthority (B1-B4, D1; the default port is 443
+/// with tls, else 80); an absolute-form target must name the same scheme ("https" with tls, "http"
 /// without), host and port as Host (A7); Host's port must be the connection's port (B3); with
 /// tls the canonical SNI must equal Host's canonical name (A1, A6). Checked in that order; the
 /// first failure is returned.

@@ -13,7 +13,7 @@
 
 namespace airlock::gateway {
 
-/// The connection one guard checks: fixed for its lifetime (CASES.md principle 1).
+/// The connection one guard checks: fixed for its lifetime (docs/redteam-cases.md principle 1).
 struct HttpConnectionContext
 {
     /// https: TLS terminated by the gateway; `sni` is the ClientHello's server name. http: plain
@@ -70,9 +70,9 @@ struct HttpRequestEnd
 };
 
 /// The request is refused. The connection is finished: nothing after it is forwarded
-/// (CASES.md A6, G1). `response` is ready to send to the guest. When it follows an HttpForward
-/// without its HttpRequestEnd (a bad chunk, a body over the limit), the request in progress
-/// must also be aborted upstream (close that upstream connection).
+/// (docs/redteam-cases.md A6, G1). `response` is ready to send to the guest. When it follows an
+/// HttpForward without its HttpRequestEnd (a bad chunk, a body over the limit), the request in
+/// progress must also be aborted upstream (close that upstream connection).
 struct HttpDeny
 {
     int status = 400;
@@ -88,8 +88,9 @@ struct HttpDeny
 
 /// An explicit proxy's CONNECT that passed checkConnectTarget and the policy's connection check.
 /// The caller answers "200" (connectEstablishedResponse), then runs TLS over the tunnel and must
-/// require the ClientHello's SNI to equal authority.host (CASES.md A5). `leftover` is what the
-/// guest sent after the CONNECT head; it belongs to the tunnel's TLS layer, not to the upstream.
+/// require the ClientHello's SNI to equal authority.host (docs/redteam-cases.md A5). `leftover` is
+/// what the guest sent after the CONNECT head; it belongs to the tunnel's TLS layer, not to the
+/// upstream.
 struct HttpTunnel
 {
     Authority authority;
@@ -99,8 +100,8 @@ struct HttpTunnel
 
 using HttpEvent = std::variant<HttpForward, HttpBody, HttpRequestEnd, HttpDeny, HttpTunnel>;
 
-/// Strict request-by-request checker for one guest connection (CASES.md principles 1 and 5;
-/// classes A1, A6-A8, B3, B4, C3, D1, D4, G1). Feed it the guest's bytes, split anywhere; it
+/// Strict request-by-request checker for one guest connection (docs/redteam-cases.md principles 1
+/// and 5; classes A1, A6-A8, B3, B4, C3, D1, D4, G1). Feed it the guest's bytes, split anywhere; it
 /// returns, in order, for each request either HttpForward, HttpBody*, HttpRequestEnd, or one
 /// HttpDeny (or HttpTunnel) after which it is finished and ignores further input.
 ///

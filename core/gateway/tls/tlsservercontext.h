@@ -30,8 +30,8 @@ enum class TlsSniff {
 };
 
 /// Decides from the first bytes, before OpenSSL sees them, whether a connection is TLS
-/// (CASES.md D3). A ClientHello starts with the record header: content type 22 (handshake),
-/// legacy_record_version 0x0301..0x0304, a length of 1..16384 (RFC 8446 §5.1, RFC 5246
+/// (docs/redteam-cases.md D3). A ClientHello starts with the record header: content type 22
+/// (handshake), legacy_record_version 0x0301..0x0304, a length of 1..16384 (RFC 8446 §5.1, RFC 5246
 /// §6.2.1), then handshake type 1 (client_hello). ClientHello once those 6 bytes match;
 /// NotTls as soon as one byte does not; NeedMore for a matching prefix shorter than 6 bytes.
 TlsSniff sniffTlsClientHello(QByteArrayView firstBytes);
