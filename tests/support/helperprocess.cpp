@@ -195,7 +195,7 @@ int HelperProcess::killLeftoverProcesses()
     }
     // Until they are gone (reaped), so callers can assert that nothing is left.
     if (killed > 0) {
-        QTest::qWaitFor(
+        const bool reaped = QTest::qWaitFor(
             [&] {
                 for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
                     bool isPid = false;
@@ -206,6 +206,9 @@ int HelperProcess::killLeftoverProcesses()
                 return true;
             },
             1000);
+        if (!reaped)
+            qWarning("helperprocess: processes of %s still there after SIGKILL",
+                     qPrintable(marker));
     }
     return killed;
 }
