@@ -208,7 +208,7 @@ int HelperProcess::killLeftoverProcesses()
             1000);
         if (!reaped)
             qWarning("helperprocess: processes of %s still there after SIGKILL",
-                     qPrintable(marker));
+                     marker.constData());
     }
     return killed;
 }
