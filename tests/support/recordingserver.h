@@ -95,17 +95,20 @@ struct ConnectionRecord
 /// Keep-alive is honoured so tests can see exactly which requests of a connection arrived
 /// (A6). Records are written before the answer is sent, so a guest that got an answer can
 /// assert on them at once; "nothing arrived" is asserted after settle().
+/// Where RecordingServer::settle() connects from and to: a namespace whose packets to the server
+/// travel the path the tested traffic takes (the uplink from the gateway's namespace), and an
+/// address of the server's namespace; the server listens on it at kBarrierPort. (Outside the
+/// class: g++ 12 cannot use a nested type's member initializers in a default argument.)
+struct RecordingBarrier
+{
+    int fromNsFd = -1;
+    QHostAddress address;
+};
+
 class RecordingServer final
 {
 public:
-    /// Where settle() connects from and to: a namespace whose packets to the server travel the
-    /// path the tested traffic takes (the uplink from the gateway's namespace), and an address
-    /// of the server's namespace; the server listens on it at kBarrierPort.
-    struct Barrier
-    {
-        int fromNsFd = -1;
-        QHostAddress address;
-    };
+    using Barrier = RecordingBarrier;
     static constexpr quint16 kBarrierPort = 9;
 
     /// `nsFd`: the namespace to bind in; `ca`: signs the Https certificates (may be null when
