@@ -74,7 +74,9 @@ QString TestTemplateCap::prepare(int memoryMib)
         return {};
     }
     QString id;
-    QTest::qWaitFor([&] { return !(id = templates().value(memoryMib)).isEmpty(); }, 180000);
+    // Empty when the template never appeared: the caller's assertion on the id fails then.
+    if (!QTest::qWaitFor([&] { return !(id = templates().value(memoryMib)).isEmpty(); }, 180000))
+        qWarning("no template of %d MiB after 180 s", memoryMib);
     return id;
 }
 

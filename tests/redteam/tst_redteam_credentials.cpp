@@ -909,7 +909,7 @@ void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
 
     const QJsonObject config = standaloneConfig(dir.path());
     QVERIFY(!config.isEmpty());
-    GatewayProcess gateway;
+    airlock::test::GatewayProcess gateway;
     gateway.setCoreDumpDirectory(dir.path());
     QString error;
     QVERIFY2(gateway.start(m_topo.hostNs(), dir.filePath(u"gateway.log"_s), config, &error),
@@ -937,7 +937,7 @@ void TestRedteamCredentials::logAndMemoryAreBounded()
     QVERIFY(!config.isEmpty());
     const airlock::GatewayConfig defaults;
     constexpr qint64 kLogCap = 8192;
-    GatewayProcess gateway;
+    airlock::test::GatewayProcess gateway;
     gateway.setExtraArguments({u"--log-level"_s, u"trace"_s, u"--max-data-bytes"_s,
                                QString::number(defaults.maxDataBytes), u"--max-log-bytes"_s,
                                QString::number(kLogCap)});

@@ -48,14 +48,14 @@ protected:
 QString recordedTraffic(RecordingServer &server, const QString &label = QString());
 /// Waits for an `egress` event (after the mark) with `verdict` ("allowed"/"denied") and a
 /// reason in `reasons` (any reason when empty); the message lists the events seen otherwise.
-QString expectEgress(GatewayProcess &gateway, const QString &verdict, const QStringList &reasons,
-                     int timeoutMs = 3000);
+QString expectEgress(test::GatewayProcess &gateway, const QString &verdict,
+                     const QStringList &reasons, int timeoutMs = 3000);
 /// deny-http: the gateway's own answer with a status in `statuses` and `reason` in the body
 /// (machine-readable reason, docs/redteam-cases.md verdict words); any of `reasons` will do.
 QString expectDenyHttp(const HttpResponse &response, const QList<int> &statuses,
                        const QStringList &reasons);
 /// One line per event since the mark, for failure messages.
-QString eventsText(const GatewayProcess &gateway);
+QString eventsText(const test::GatewayProcess &gateway);
 /// Canonical spelling for certificate checks: lower case, one trailing dot removed.
 QString canonicalForVerify(const QByteArray &name);
 /// curl's status when run with -w '\n%{http_code}' as the last argument pair.
