@@ -14,7 +14,7 @@ using namespace airlock::policy;
 
 namespace {
 
-PolicyMatcher policy()
+PolicyMatcher fuzzedPolicy()
 {
     EgressRule pkg;
     pkg.host = QStringLiteral("pkg.test");
@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    static const PolicyMatcher matcher = policy();
+    static const PolicyMatcher matcher = fuzzedPolicy();
     HttpConnectionContext context;
     switch (data[0] % 3) {
     case 0:

@@ -10,7 +10,6 @@
 #include <cstdlib>
 
 using namespace airlock;
-using namespace airlock::gateway;
 using namespace airlock::policy;
 
 namespace {
