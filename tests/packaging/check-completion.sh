@@ -71,6 +71,14 @@ expect "demo agent-2" airlockctl egress --limit 5 ""
 expect "create ls restore fork rm pin unpin rename schedule" airlockctl snapshot ""
 expect "demo agent-2" airlockctl snapshot restore ""
 expect "demo agent-2" airlockctl pause ""
+expect "set ls rm" airlockctl secret ""
+expect "" airlockctl secret set ""
+expect "add ls rm" airlockctl binding ""
+expect "demo agent-2" airlockctl binding add ""
+expect "" airlockctl binding add demo ""
+expect "agent-2" airlockctl binding ls a
+expect "demo agent-2" airlockctl binding add --path /v1 ""
+expect "--path --method --header --template --basic --json --socket --help" airlockctl binding add demo k h -
 grep -q -- '--socket /tmp/s.sock list --json' "$work/calls" \
     || { echo "FAIL: --socket not passed to airlockctl list" >&2; failures=$((failures + 1)); }
 exit $((failures > 0))
