@@ -154,11 +154,11 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, refreshCurrent);
     connect(m_model, &QAbstractItemModel::dataChanged, this, refreshCurrent);
     connect(m_model, &QAbstractItemModel::rowsInserted, this,
-            [this](const QModelIndex &parent, int first) {
+            [this](const QModelIndex &parentIndex, int first) {
                 m_tree->expandAll();
                 fitColumns();
                 // A new snapshot of this sandbox (taken here or elsewhere) becomes current.
-                const QModelIndex index = m_model->index(first, 0, parent);
+                const QModelIndex index = m_model->index(first, 0, parentIndex);
                 if (!index.data(SnapshotTimelineModel::ForeignRole).toBool())
                     m_timeline->setCurrentIndex(index);
                 updateActions();

@@ -212,10 +212,8 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
                                                   *p.templates, *p.snapshotScheduler);
     p.snapshotApi->setCredentialControls(p.secretOwners.get(), p.credentialAudit.get());
     const int inheritedSocket = takeInheritedListenSocket();
-    if (auto listening = inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)
-                                              : p.server->listen(config.socketPath);
-        !listening)
-        return std::unexpected(listening.error());
+    AIRLOCK_TRY(inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)
+                                     : p.server->listen(config.socketPath));
     qCInfo(lcDaemon, "airlockd %s ready (state %s, images %s)", AIRLOCK_VERSION,
            qPrintable(config.stateDir), qPrintable(config.imageDir));
     return {};

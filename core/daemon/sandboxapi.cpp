@@ -158,24 +158,22 @@ void SandboxApi::registerMethods()
         m_server.addMethod(QString::fromLatin1(name), std::move(handler));
     };
     add(method::Hello, [this](const RpcContext &c, const QJsonObject &p) { return hello(c, p); });
-    add(method::SandboxCreate, [this](const RpcContext &, const QJsonObject &params) {
-        auto spec = SandboxSpec::fromJson(params);
-        if (!spec)
-            return Result<QJsonValue>(std::unexpected(spec.error()));
-        return sandboxResult(m_sandboxes.create(*spec));
-    });
+    add(method::SandboxCreate,
+        [this](const RpcContext &, const QJsonObject &params) -> Result<QJsonValue> {
+            AIRLOCK_TRY_INIT(spec, SandboxSpec::fromJson(params));
+            return sandboxResult(m_sandboxes.create(*spec));
+        });
     add(method::SandboxList, [this](const RpcContext &, const QJsonObject &) {
         QJsonArray sandboxes;
         for (const Sandbox &sandbox : m_sandboxes.list())
             sandboxes.append(sandbox.toJson());
         return Result<QJsonValue>(QJsonObject {{QStringLiteral("sandboxes"), sandboxes}});
     });
-    add(method::SandboxGet, [this](const RpcContext &, const QJsonObject &params) {
-        auto name = nameParam(params);
-        if (!name)
-            return Result<QJsonValue>(std::unexpected(name.error()));
-        return sandboxResult(m_sandboxes.get(*name));
-    });
+    add(method::SandboxGet,
+        [this](const RpcContext &, const QJsonObject &params) -> Result<QJsonValue> {
+            AIRLOCK_TRY_INIT(name, nameParam(params));
+            return sandboxResult(m_sandboxes.get(*name));
+        });
     // Deferred: a guest started from a template answers its identity refresh from the event
     // loop, and the answer says whether it did.
     m_server.addDeferredMethod(
@@ -191,28 +189,24 @@ void SandboxApi::registerMethods()
                 reply(sandboxResult(m_sandboxes.get(name)));
             });
         });
-    add(method::SandboxStop, [this](const RpcContext &, const QJsonObject &params) {
-        auto name = nameParam(params);
-        if (!name)
-            return Result<QJsonValue>(std::unexpected(name.error()));
-        auto timeout = json::readInteger(params, QStringLiteral("timeoutMs"), 100, 600000,
-                                         kDefaultStopTimeoutMs);
-        if (!timeout)
-            return Result<QJsonValue>(std::unexpected(timeout.error()));
-        return sandboxResult(m_sandboxes.stop(*name, int(*timeout)));
-    });
-    add(method::SandboxKill, [this](const RpcContext &, const QJsonObject &params) {
-        auto name = nameParam(params);
-        if (!name)
-            return Result<QJsonValue>(std::unexpected(name.error()));
-        return sandboxResult(m_sandboxes.kill(*name));
-    });
-    add(method::SandboxDelete, [this](const RpcContext &, const QJsonObject &params) {
-        auto name = nameParam(params);
-        if (!name)
-            return Result<QJsonValue>(std::unexpected(name.error()));
-        return emptyResult(m_sandboxes.remove(*name));
-    });
+    add(method::SandboxStop,
+        [this](const RpcContext &, const QJsonObject &params) -> Result<QJsonValue> {
+            AIRLOCK_TRY_INIT(name, nameParam(params));
+            auto timeout = json::readInteger(params, QStringLiteral("timeoutMs"), 100, 600000,
+                                             kDefaultStopTimeoutMs);
+            AIRLOCK_TRY(timeout);
+            return sandboxResult(m_sandboxes.stop(*name, int(*timeout)));
+        });
+    add(method::SandboxKill,
+        [this](const RpcContext &, const QJsonObject &params) -> Result<QJsonValue> {
+            AIRLOCK_TRY_INIT(name, nameParam(params));
+            return sandboxResult(m_sandboxes.kill(*name));
+        });
+    add(method::SandboxDelete,
+        [this](const RpcContext &, const QJsonObject &params) -> Result<QJsonValue> {
+            AIRLOCK_TRY_INIT(name, nameParam(params));
+            return emptyResult(m_sandboxes.remove(*name));
+        });
     add(method::ImageList, [this](const RpcContext &, const QJsonObject &) { return imageList(); });
     add(method::ConsoleAttach,
         [this](const RpcContext &c, const QJsonObject &p) { return consoleAttach(c, p); });

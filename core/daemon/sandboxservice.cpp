@@ -677,9 +677,9 @@ Result<Sandbox> SandboxService::startOnce(const QString &name, int incomingState
     announce(*entry);
     auto failStart = [this, &name](const Error &error) -> Result<Sandbox> {
         qCWarning(lcSandbox, "%s: start failed: %s", qPrintable(name), qPrintable(error.message));
-        if (auto found = find(name)) {
-            markStopped(**found, error.message);
-            commit(**found);
+        if (auto current = find(name)) {
+            markStopped(**current, error.message);
+            commit(**current);
         }
         return std::unexpected(error);
     };

@@ -358,10 +358,10 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
     const Result<void> resumed = running ? vmm->resume() : vmm->pause();
     const qint64 pauseMs = paused.elapsed();
     AIRLOCK_TRY(memory);
-    if (disk && !*disk)
-        return std::unexpected(disk->error());
-    if (diskInMemory && !*diskInMemory)
-        return std::unexpected(diskInMemory->error());
+    if (disk)
+        AIRLOCK_TRY(*disk);
+    if (diskInMemory)
+        AIRLOCK_TRY(*diskInMemory);
     if (!resumed)
         qCWarning(lcSnapshots, "%s: resume after snapshot failed: %s", qPrintable(name),
                   qPrintable(resumed.error().message));
@@ -624,10 +624,7 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
     // Before the sandbox exists: a helper killed before the fork's guest runs leaves this
     // entry, and the next helper removes the half-made fork
     // (docs/reviews/2026-12-01-newuser-pass.md#m2).
-    if (auto noted =
-            m_journal.begin(QStringLiteral("fork"), name, {{QStringLiteral("snapshot"), id}});
-        !noted)
-        return std::unexpected(noted.error());
+    AIRLOCK_TRY(m_journal.begin(QStringLiteral("fork"), name, {{QStringLiteral("snapshot"), id}}));
     const auto unjournal =
         qScopeGuard([this, name] { m_journal.end(QStringLiteral("fork"), name); });
     AIRLOCK_TRY(m_sandboxes.create(spec));

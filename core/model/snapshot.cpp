@@ -88,14 +88,10 @@ Result<Snapshot> Snapshot::fromJson(const QJsonObject &object)
     auto image = json::readString(object, QStringLiteral("image"), QString());
     auto vcpus = json::readInteger(object, QStringLiteral("vcpus"), 1, 1024, 1);
     auto memory = json::readInteger(object, QStringLiteral("memoryMib"), 1, 1 << 24, 256);
-    for (const Result<QString> *text : {&id, &sandbox, &parent, &label, &created, &kind, &image}) {
-        if (!*text)
-            return std::unexpected(text->error());
-    }
-    for (const Result<qint64> *number : {&logical, &newBytes, &stored, &pause, &vcpus, &memory}) {
-        if (!*number)
-            return std::unexpected(number->error());
-    }
+    for (const Result<QString> *text : {&id, &sandbox, &parent, &label, &created, &kind, &image})
+        AIRLOCK_TRY(*text);
+    for (const Result<qint64> *number : {&logical, &newBytes, &stored, &pause, &vcpus, &memory})
+        AIRLOCK_TRY(*number);
     AIRLOCK_TRY(pinned);
     const auto parsedKind = snapshotKindFromName(*kind);
     if (!parsedKind)
@@ -171,10 +167,8 @@ Result<SnapshotSchedule> SnapshotSchedule::fromJson(const QJsonObject &object)
         json::readInteger(object, QStringLiteral("hourlyHours"), 0, 720, schedule.hourlyHours);
     auto daily =
         json::readInteger(object, QStringLiteral("dailyDays"), 0, 3660, schedule.dailyDays);
-    for (const Result<qint64> *value : {&interval, &hourly, &daily}) {
-        if (!*value)
-            return std::unexpected(value->error());
-    }
+    for (const Result<qint64> *value : {&interval, &hourly, &daily})
+        AIRLOCK_TRY(*value);
     schedule.intervalMinutes = int(*interval);
     schedule.hourlyHours = int(*hourly);
     schedule.dailyDays = int(*daily);

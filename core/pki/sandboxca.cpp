@@ -246,10 +246,8 @@ Result<std::shared_ptr<const TlsLeaf>> SandboxCa::mint(const QString &name) cons
     auto created = newCertificate();
     AIRLOCK_TRY(created);
     X509Ptr certificate = std::move(*created);
-    if (auto r = addNameEntry(X509_get_subject_name(certificate.get()), "O",
-                              QStringLiteral("Airlock sandbox"));
-        !r)
-        return std::unexpected(r.error());
+    AIRLOCK_TRY(addNameEntry(X509_get_subject_name(certificate.get()), "O",
+                             QStringLiteral("Airlock sandbox")));
 
     // Never valid past the CA: notAfter = min(notBefore + 7 days, CA notAfter).
     const ASN1_TIME *caNotAfter = X509_get0_notAfter(m_certificate.get());

@@ -47,10 +47,8 @@ Result<qint64> ChunkStore::stage(const ChunkDigest &digest, std::span<const char
     if (!QDir().mkpath(directoryOf(digest)))
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot create %1").arg(directoryOf(digest)));
-    if (auto ok = DurableFile::writeTemporary(m_tempDir + u'/' + stagedName,
-                                              std::span<const char>(compressed.constData(), size));
-        !ok)
-        return std::unexpected(ok.error());
+    AIRLOCK_TRY(DurableFile::writeTemporary(m_tempDir + u'/' + stagedName,
+                                            std::span<const char>(compressed.constData(), size)));
     return qint64(size);
 }
 

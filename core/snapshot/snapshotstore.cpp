@@ -472,11 +472,8 @@ Result<Manifest> SnapshotStore::Writer::commit()
     }
     // 4. The manifest: the snapshot exists from its rename on.
     const QByteArray bytes = m_manifest.serialize();
-    if (auto written =
-            DurableFile::write(root + u'/' + kTmp + u'/' + m_id + QStringLiteral(".manifest"),
-                               m_store.manifestPath(m_id), bytes, true);
-        !written)
-        return std::unexpected(written.error());
+    AIRLOCK_TRY(DurableFile::write(root + u'/' + kTmp + u'/' + m_id + QStringLiteral(".manifest"),
+                                   m_store.manifestPath(m_id), bytes, true));
     AIRLOCK_TRY(DurableFile::syncDirectory(root + u'/' + kManifests));
     m_store.step(Step::ManifestWritten);
     // 5. No longer in progress.

@@ -64,10 +64,8 @@ Result<void> QmpClient::connectToServer(const QString &path, int timeoutMs)
         if (m_socket->waitForReadyRead(int(deadline.remainingTime())))
             onReadyRead();
     }
-    const auto negotiated = executeAndWait(QStringLiteral("qmp_capabilities"), {},
-                                           int(qMax<qint64>(1, deadline.remainingTime())));
-    if (!negotiated)
-        return std::unexpected(negotiated.error());
+    AIRLOCK_TRY(executeAndWait(QStringLiteral("qmp_capabilities"), {},
+                               int(qMax<qint64>(1, deadline.remainingTime()))));
     qCDebug(lcQmp) << "connected to" << path;
     return {};
 }
@@ -145,9 +143,7 @@ Result<void> QmpClient::passDescriptor(const QString &name, int fd, int timeoutM
     send(
         QStringLiteral("getfd"), {{QStringLiteral("fdname"), name}},
         [&answer](const Result<QJsonValue> &result) { answer = result; }, fd);
-    auto result = waitFor(id, answer, QStringLiteral("getfd"), timeoutMs);
-    if (!result)
-        return std::unexpected(result.error());
+    AIRLOCK_TRY(waitFor(id, answer, QStringLiteral("getfd"), timeoutMs));
     return {};
 }
 

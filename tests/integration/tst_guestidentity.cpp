@@ -246,8 +246,8 @@ void TestGuestIdentity::forkCopiesBindingsOnlyWhenAsked()
     {
         // The agent delivered the fork's own seed files: its placeholder for the copied binding
         // (the original's guest booted before the binding existed, so it has none to carry).
-        GuestConsole bound(m_net->helper().socketPath(), kForkWithBindings);
-        const QString env = QString::fromLatin1(bound.run("cat /run/airlock/env", 30000).trimmed());
+        GuestConsole fork(m_net->helper().socketPath(), kForkWithBindings);
+        const QString env = QString::fromLatin1(fork.run("cat /run/airlock/env", 30000).trimmed());
         static const QRegularExpression line(
             QStringLiteral("^AIRLOCK_SECRET_TOKEN=airlock-placeholder-[0-9a-f]{32}$"));
         QVERIFY2(line.match(env).hasMatch(), qPrintable(env));

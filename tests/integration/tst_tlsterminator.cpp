@@ -263,7 +263,7 @@ ClientOutcome guestConnect(quint16 port, const QByteArray &caPem, const QString 
     SSL_set_app_data(ssl.get(), &outcome.alertReceived);
     SSL_set_info_callback(ssl.get(), recordAlert);
     if (!sni.isNull())
-        SSL_set_tlsext_host_name(ssl.get(), sni.toLatin1().constData());
+        setTlsServerName(ssl.get(), sni.toLatin1().constData());
     if (!verifyHost.isEmpty())
         SSL_set1_host(ssl.get(), verifyHost.toLatin1().constData());
     Fd fd = connectLoopback(port);

@@ -783,8 +783,8 @@ void TestRedteamCredentials::eventFloodIsSummarized()
     // What the upstream saw, for a failure below (once in CI, 2026-12-01: 97 more decisions than
     // requests, all "guest connection error"; not reproduced since, under load either).
     qsizetype upstreamRequests = 0;
-    for (const auto &connection : m_topo.upstream().connections(u"api"_s))
-        upstreamRequests += connection.requests.size();
+    for (const auto &seen : m_topo.upstream().connections(u"api"_s))
+        upstreamRequests += seen.requests.size();
     qInfo("the upstream saw %lld requests", qlonglong(upstreamRequests));
     QTRY_COMPARE_WITH_TIMEOUT(counted(), qint64(kRequests), 5000);
     const QList<QJsonObject> events = floodEvents();

@@ -2,6 +2,8 @@
 
 #include "netns.h"
 
+#include "core/gateway/tls/tlsopenssl.h"
+
 #include <QProcess>
 
 #include <QElapsedTimer>
@@ -140,7 +142,7 @@ bool GuestConnection::startTls(const std::optional<QByteArray> &sni, const QByte
                 *static_cast<int *>(SSL_get_app_data(ssl)) = value & 0xff;
         });
     if (sni)
-        SSL_set_tlsext_host_name(m_ssl, sni->constData());
+        gateway::setTlsServerName(m_ssl, sni->constData());
     if (!caPem.isEmpty())
         SSL_set1_host(m_ssl, verifyName.toLatin1().constData());
     for (;;) {

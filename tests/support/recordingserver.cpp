@@ -220,7 +220,10 @@ bool RecordingServer::start(const QList<ServerEndpoint> &endpoints, const Barrie
     SSL_CTX *context = SSL_CTX_new(TLS_server_method());
     SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
     if (m_ca) {
-        SSL_CTX_set_tlsext_servername_callback(context, servernameCallback);
+        // SSL_CTX_set_tlsext_servername_callback spelled out: the macro casts the callback
+        // in C style; OpenSSL calls it with its own signature again.
+        SSL_CTX_callback_ctrl(context, SSL_CTRL_SET_TLSEXT_SERVERNAME_CB,
+                              reinterpret_cast<void (*)()>(servernameCallback));
         SSL_CTX_set_tlsext_servername_arg(context, m_ca);
     }
     m_sslContext = context;

@@ -54,7 +54,7 @@ Result<SslPtr> TlsUpstreamContext::newConnection(const QString &name) const
     const QByteArray ascii = name.toLatin1();
     SSL_set_hostflags(ssl.get(),
                       X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT);
-    if (SSL_set_tlsext_host_name(ssl.get(), ascii.constData()) != 1
+    if (setTlsServerName(ssl.get(), ascii.constData()) != 1
         || SSL_set1_host(ssl.get(), ascii.constData()) != 1)
         return failOpenSsl(QStringLiteral("upstream SNI/host"));
     SSL_set_verify(ssl.get(), SSL_VERIFY_PEER, nullptr);
