@@ -10,7 +10,7 @@ cxx=${FUZZ_CXX:-clang++-16}
 cmake -S "$src/tests/fuzz" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
 cmake --build "$build"
 status=0
-for pair in http_request:http dns_query:dns policy:policy; do
+for pair in http_request:http dns_query:dns policy:policy agent_frames:agent; do
     target=fuzz_${pair%%:*}
     corpus=$build/corpus/${pair##*:}
     crashes=$build/crashes/$target
