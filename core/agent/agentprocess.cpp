@@ -154,15 +154,8 @@ std::optional<ProtocolError> AgentProcess::handleFrame(const Frame &frame)
             emit readyReadStderr();
         return std::nullopt;
     }
-    case MessageType::Credit: {
-        const auto credit = Credit::decode(frame.payload);
-        if (!credit)
-            return ProtocolError::BadPayload;
-        if (!m_sendCredit.grant(credit->bytes))
-            return ProtocolError::CreditOverflow;
-        pump();
-        return std::nullopt;
-    }
+    case MessageType::Credit:
+        return takeCredit(frame);
     case MessageType::Exit: {
         const auto status = ExitStatus::decode(frame.payload);
         if (!status)
@@ -174,13 +167,8 @@ std::optional<ProtocolError> AgentProcess::handleFrame(const Frame &frame)
         emit finished(*status);
         return std::nullopt;
     }
-    case MessageType::Error: {
-        const auto error = ErrorMessage::decode(frame.payload);
-        if (!error)
-            return ProtocolError::BadPayload;
-        fail(AgentError::fromGuest(*error));
-        return std::nullopt;
-    }
+    case MessageType::Error:
+        return takeGuestError(frame);
     default:
         return ProtocolError::Unexpected;
     }

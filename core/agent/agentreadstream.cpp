@@ -72,13 +72,8 @@ std::optional<ProtocolError> AgentReadStream::handleFrame(const Frame &frame)
         close();
         emit finished();
         return std::nullopt;
-    case MessageType::Error: {
-        const auto error = ErrorMessage::decode(frame.payload);
-        if (!error)
-            return ProtocolError::BadPayload;
-        fail(AgentError::fromGuest(*error));
-        return std::nullopt;
-    }
+    case MessageType::Error:
+        return takeGuestError(frame);
     default:
         return ProtocolError::Unexpected;
     }

@@ -53,6 +53,26 @@ void AgentStream::grant(quint32 bytes)
         send(MessageType::Credit, *payload);
 }
 
+std::optional<ProtocolError> AgentStream::takeCredit(const Frame &frame)
+{
+    const auto credit = Credit::decode(frame.payload);
+    if (!credit)
+        return ProtocolError::BadPayload;
+    if (!m_sendCredit.grant(credit->bytes))
+        return ProtocolError::CreditOverflow;
+    pump();
+    return std::nullopt;
+}
+
+std::optional<ProtocolError> AgentStream::takeGuestError(const Frame &frame)
+{
+    const auto error = ErrorMessage::decode(frame.payload);
+    if (!error)
+        return ProtocolError::BadPayload;
+    fail(AgentError::fromGuest(*error));
+    return std::nullopt;
+}
+
 void AgentStream::stall(bool waiting)
 {
     if (!waiting || !m_client) {

@@ -58,6 +58,12 @@ protected:
     void send(agentwire::MessageType type, agentwire::ByteView payload = {});
     /// Grants the guest `bytes` more data on this stream.
     void grant(quint32 bytes);
+    /// A Credit frame from the guest: adds it to what we may send, then pump(). BadPayload or
+    /// CreditOverflow (a window beyond agentwire's limit) when the guest broke the rules.
+    std::optional<agentwire::ProtocolError> takeCredit(const agentwire::Frame &frame);
+    /// An Error frame from the guest: the stream fails with the guest's error. BadPayload when
+    /// it does not decode.
+    std::optional<agentwire::ProtocolError> takeGuestError(const agentwire::Frame &frame);
     /// Arms (or re-arms, on progress) the stall timeout; stall(false) disarms it.
     void stall(bool waiting);
     /// Arms the timeout to `ms` from now.

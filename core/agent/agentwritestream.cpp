@@ -73,16 +73,10 @@ void AgentWriteStream::pump()
 std::optional<ProtocolError> AgentWriteStream::handleFrame(const Frame &frame)
 {
     switch (frame.header.type) {
-    case MessageType::Credit: {
-        const auto credit = Credit::decode(frame.payload);
-        if (!credit)
-            return ProtocolError::BadPayload;
-        if (!m_sendCredit.grant(credit->bytes))
-            return ProtocolError::CreditOverflow;
+    case MessageType::Credit:
+        // Before takeCredit(): its pump() sends only once the guest has granted credit.
         m_credited = true;
-        pump();
-        return std::nullopt;
-    }
+        return takeCredit(frame);
     case MessageType::Ok:
         if (m_kind != Kind::File || !m_endSent || !frame.payload.empty())
             return ProtocolError::Unexpected;
@@ -100,13 +94,8 @@ std::optional<ProtocolError> AgentWriteStream::handleFrame(const Frame &frame)
         emit finished();
         return std::nullopt;
     }
-    case MessageType::Error: {
-        const auto error = ErrorMessage::decode(frame.payload);
-        if (!error)
-            return ProtocolError::BadPayload;
-        fail(AgentError::fromGuest(*error));
-        return std::nullopt;
-    }
+    case MessageType::Error:
+        return takeGuestError(frame);
     default:
         return ProtocolError::Unexpected;
     }
