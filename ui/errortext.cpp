@@ -31,6 +31,18 @@ QString ErrorText::summary(const Error &error)
         return tr("The request had an invalid value.");
     case ErrorKind::MessageTooLarge:
         return tr("The message was too large.");
+    case ErrorKind::AgentUnavailable:
+        return tr("The sandbox's guest agent is not reachable; is the sandbox running?");
+    case ErrorKind::ProtocolError:
+        return tr("The sandbox's guest agent sent garbage; its channel was closed.");
+    case ErrorKind::IsADirectory:
+        return tr("The path in the sandbox is a folder, not a file.");
+    case ErrorKind::NotADirectory:
+        return tr("The path in the sandbox is a file, not a folder.");
+    case ErrorKind::NotEmpty:
+        return tr("The folder in the sandbox is not empty.");
+    case ErrorKind::NoSpace:
+        return tr("The sandbox's disk is full.");
     case ErrorKind::ParseError:
     case ErrorKind::InvalidRequest:
     case ErrorKind::MethodNotFound:

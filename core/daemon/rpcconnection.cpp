@@ -44,7 +44,13 @@ RpcConnection::RpcConnection(quint64 id, QLocalSocket *socket, PeerCredentials p
 void RpcConnection::start()
 {
     connect(m_socket, &QLocalSocket::readyRead, this, &RpcConnection::readAvailable);
+    connect(m_socket, &QLocalSocket::bytesWritten, this, [this] { Q_EMIT written(m_id); });
     readAvailable();
+}
+
+qint64 RpcConnection::pendingOutputBytes() const
+{
+    return m_closed ? 0 : m_socket->bytesToWrite();
 }
 
 bool RpcConnection::send(const QByteArray &frame)

@@ -47,11 +47,15 @@ public:
     bool send(const QByteArray &frame);
     /// Sends one last frame, then closes once it is written (refusals, oversize messages).
     void sendAndClose(const QByteArray &frame);
+    /// Bytes queued for the client and not yet taken by its socket (0 once closed).
+    qint64 pendingOutputBytes() const;
     /// Starts reading (call after connecting signals).
     void start();
 
 Q_SIGNALS:
     void closed(quint64 id);
+    /// The socket took queued output: pendingOutputBytes() shrank.
+    void written(quint64 id);
 
 private:
     void readAvailable();

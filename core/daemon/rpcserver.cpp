@@ -124,6 +124,12 @@ bool RpcServer::send(quint64 clientId, const QByteArray &frame)
     return client && client->send(frame);
 }
 
+qint64 RpcServer::pendingOutputBytes(quint64 clientId) const
+{
+    const RpcConnection *client = m_clients.value(clientId);
+    return client ? client->pendingOutputBytes() : 0;
+}
+
 void RpcServer::acceptPending()
 {
     while (m_server && m_server->hasPendingConnections()) {
@@ -140,6 +146,7 @@ void RpcServer::acceptPending()
             [this](RpcConnection &c, const protocol::Message &m) { dispatch(c, m); }, this);
         m_clients.insert(id, client);
         connect(client, &RpcConnection::closed, this, &RpcServer::forget);
+        connect(client, &RpcConnection::written, this, &RpcServer::clientWritten);
         if (peer && m_policy.allows(credentials)) {
             const uid_t uid = credentials.uid;
             const int mine = m_perUid.value(uid);

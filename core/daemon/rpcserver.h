@@ -73,11 +73,17 @@ public:
 
     /// Sends an encoded frame to one client; false when that client is gone or was dropped.
     bool send(quint64 clientId, const QByteArray &frame);
+    /// Output queued for one client and not yet read by it (0 when it is gone): streams
+    /// (exec output) send more only while this stays small, so a slow reader slows its source
+    /// instead of growing the helper.
+    qint64 pendingOutputBytes(quint64 clientId) const;
     int clientCount() const { return int(m_clients.size()); }
 
 Q_SIGNALS:
     /// A client went away (closed, dropped, or refused); forget what it subscribed to.
     void clientDisconnected(quint64 clientId);
+    /// A client's socket took queued output (pendingOutputBytes() shrank).
+    void clientWritten(quint64 clientId);
 
 private:
     void acceptPending();

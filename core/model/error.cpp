@@ -32,6 +32,12 @@ constexpr std::array kKinds {
     KindInfo {ErrorKind::OperationFailed, u"operation_failed", -32008},
     KindInfo {ErrorKind::Timeout, u"timeout", -32009},
     KindInfo {ErrorKind::Disconnected, u"disconnected", -32010},
+    KindInfo {ErrorKind::AgentUnavailable, u"agent_unavailable", -32011},
+    KindInfo {ErrorKind::ProtocolError, u"protocol_error", -32012},
+    KindInfo {ErrorKind::IsADirectory, u"is_a_directory", -32013},
+    KindInfo {ErrorKind::NotADirectory, u"not_a_directory", -32014},
+    KindInfo {ErrorKind::NotEmpty, u"not_empty", -32015},
+    KindInfo {ErrorKind::NoSpace, u"no_space", -32016},
 };
 
 } // namespace

@@ -26,6 +26,12 @@ enum class ErrorKind {
     OperationFailed, ///< -32008: the host operation ran and failed
     Timeout, ///< -32009: no answer in time (client side)
     Disconnected, ///< -32010: the transport closed (client side)
+    AgentUnavailable, ///< -32011: the sandbox's guest agent is not connected (or restarted)
+    ProtocolError, ///< -32012: the guest agent broke its protocol; its channel was dropped
+    IsADirectory, ///< -32013: a guest directory where a file was expected
+    NotADirectory, ///< -32014: a guest file where a directory was expected
+    NotEmpty, ///< -32015: removing a guest directory that has entries (without recursive)
+    NoSpace, ///< -32016: the guest's disk (or its quota) is full
 };
 
 /// An error with a stable kind and a human-readable (English, untranslated) message.

@@ -49,6 +49,20 @@ inline constexpr char SnapshotRename[] = "snapshot.rename";
 inline constexpr char SnapshotSchedule[] = "snapshot.schedule";
 inline constexpr char TemplateList[] = "template.list";
 inline constexpr char TemplatePrepare[] = "template.prepare";
+inline constexpr char ExecStart[] = "exec.start";
+inline constexpr char ExecConnect[] = "exec.connect";
+inline constexpr char ExecList[] = "exec.list";
+inline constexpr char ExecInput[] = "exec.input";
+inline constexpr char ExecSignal[] = "exec.signal";
+inline constexpr char ExecResize[] = "exec.resize";
+inline constexpr char ExecDetach[] = "exec.detach";
+inline constexpr char FilesStat[] = "files.stat";
+inline constexpr char FilesList[] = "files.list";
+inline constexpr char FilesRead[] = "files.read";
+inline constexpr char FilesWrite[] = "files.write";
+inline constexpr char FilesMkdir[] = "files.mkdir";
+inline constexpr char FilesRemove[] = "files.remove";
+inline constexpr char FilesRename[] = "files.rename";
 } // namespace method
 
 namespace notification {
@@ -58,6 +72,8 @@ inline constexpr char ConsoleOutput[] = "console.output";
 inline constexpr char PolicyChanged[] = "policy.changed";
 inline constexpr char EgressEvent[] = "egress.event";
 inline constexpr char SnapshotChanged[] = "snapshot.changed";
+inline constexpr char ExecOutput[] = "exec.output";
+inline constexpr char ExecExit[] = "exec.exit";
 } // namespace notification
 
 } // namespace airlock::protocol

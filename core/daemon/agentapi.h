@@ -1,0 +1,70 @@
+#pragma once
+
+#include "core/daemon/rpcserver.h"
+
+#include <QHash>
+#include <QList>
+#include <QObject>
+
+#include <functional>
+
+namespace airlock {
+
+namespace agent {
+class AgentClient;
+}
+class ExecSession;
+
+/// Binds `exec.*` and `files.*` (docs/protocol.md, "Exec" and "Files") to the guest agents of
+/// running sandboxes. Everything goes over the sandbox's agent channel (virtio-serial), never
+/// its network: a sandbox with a deny-all policy still runs commands and moves files. File
+/// contents travel inside the JSON messages (base64, at most kMaxFileChunkBytes per call); the
+/// helper never opens a host path for a client.
+class AgentApi : public QObject
+{
+    Q_OBJECT
+public:
+    /// The agent of a running sandbox: NotFound (no such sandbox, or one of the helper's own),
+    /// InvalidState (not running), AgentUnavailable (no agent channel, or it is not ready).
+    using ClientLookup = std::function<Result<agent::AgentClient *>(const QString &sandbox)>;
+
+    /// Bytes of file data per files.read / files.write call: its base64 and the envelope fit
+    /// one 1 MiB message.
+    static constexpr qint64 kMaxFileChunkBytes = 512 * 1024;
+    /// Bytes of exec.input data per call.
+    static constexpr qint64 kMaxInputBytes = 64 * 1024;
+    /// Entries of one files.list answer at most; beyond it, or beyond kMaxListAnswerBytes of
+    /// JSON, the answer says `truncated`.
+    static constexpr qint64 kMaxListEntries = 10000;
+    static constexpr qint64 kMaxListAnswerBytes = 768 * 1024;
+    /// Processes one client may follow at once.
+    static constexpr int kMaxSessionsPerClient = 64;
+
+    AgentApi(RpcServer &server, ClientLookup lookup, QObject *parent = nullptr);
+    ~AgentApi() override;
+
+    /// Sessions open right now (all clients).
+    int sessionCount() const;
+
+private:
+    void registerMethods();
+    Result<agent::AgentClient *> agentFor(const QJsonObject &params, QString *sandbox = nullptr);
+    Result<ExecSession *> sessionFor(quint64 client, const QJsonObject &params);
+    void startSession(const RpcContext &context, const QJsonObject &params, bool attach,
+                      RpcServer::Reply reply);
+    void list(const QJsonObject &params, RpcServer::Reply reply);
+    void stat(const QJsonObject &params, RpcServer::Reply reply);
+    void listFiles(const QJsonObject &params, RpcServer::Reply reply);
+    void read(const QJsonObject &params, RpcServer::Reply reply);
+    void write(const QJsonObject &params, RpcServer::Reply reply);
+    void mkdir(const QJsonObject &params, RpcServer::Reply reply);
+    void remove(const QJsonObject &params, RpcServer::Reply reply);
+    void rename(const QJsonObject &params, RpcServer::Reply reply);
+    void forget(ExecSession *session);
+
+    RpcServer &m_server;
+    ClientLookup m_lookup;
+    QHash<quint64, QList<ExecSession *>> m_sessions; ///< by client id
+};
+
+} // namespace airlock

@@ -1,0 +1,652 @@
+// The exec.* and files.* methods (docs/protocol.md, "Exec" and "Files") end to end on the host:
+// a real RpcServer on a real Unix socket with AgentApi, a HelperClient (and a raw socket that
+// stops reading) as clients, and the real airlock-agent binary run natively as the sandbox's
+// agent (NativeAgent; no guest). Exec output and exit codes, stderr apart, stdin, timeouts,
+// backpressure from a client that does not read (the helper's buffers stay bounded while 64 MiB
+// pass), reattach after a reconnect, chunked file round trips, the file operations and their
+// errors, bad parameters, and an agent that goes away mid-request.
+#include "core/agent/agentclient.h"
+#include "core/client/helperclient.h"
+#include "core/client/localsockettransport.h"
+#include "core/daemon/agentapi.h"
+#include "core/daemon/execsession.h"
+#include "core/daemon/rpcserver.h"
+#include "core/protocol/message.h"
+#include "core/protocol/methods.h"
+#include "nativeagent.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLocalSocket>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace airlock;
+using airlock::test::NativeAgent;
+
+namespace {
+
+constexpr int kWaitMs = 30000;
+const QString kSandbox = QStringLiteral("demo");
+
+/// What one exec did, from its notifications.
+struct ExecRun
+{
+    QByteArray out;
+    QByteArray err;
+    QJsonObject exit;
+    bool exited = false;
+};
+
+} // namespace
+
+class TestAgentApi : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void execEchoesAndReportsExit();
+    void execFailingCommandKeepsStderrApart();
+    void execTimeoutKillsTheProcess();
+    void execStdinRoundTrip();
+    void slowReaderBoundsTheHelper();
+    void reattachAfterReconnect();
+    void fileRoundTripInChunks();
+    void fileOperationsAndErrors();
+    void badParametersAreNamed();
+    void unknownSandboxIsNotFound();
+    void agentGoingAwayFailsItsRequests();
+
+private:
+    std::unique_ptr<HelperClient> newClient();
+    QJsonObject call(HelperClient &client, const char *method, const QJsonObject &params,
+                     QString *errorKind = nullptr);
+    /// Runs exec.start with `params` to its exec.exit on `client`.
+    ExecRun runExec(HelperClient &client, QJsonObject params);
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<NativeAgent> m_agent;
+    std::unique_ptr<agent::AgentClient> m_agentClient;
+    std::unique_ptr<RpcServer> m_server;
+    std::unique_ptr<AgentApi> m_api;
+    QString m_socket;
+};
+
+void TestAgentApi::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_agent = std::make_unique<NativeAgent>();
+    QVERIFY(m_agent->start());
+    m_agentClient = m_agent->connectReady();
+    QVERIFY(m_agentClient);
+    m_server = std::make_unique<RpcServer>(AccessPolicy(getgid(), QStringLiteral("root")));
+    m_socket = m_dir.filePath(QStringLiteral("airlockd.sock"));
+    QVERIFY(m_server->listen(m_socket));
+    // HelperClient says hello first; airlockd's is SandboxApi's, which this test has not.
+    m_server->addMethod(
+        QString::fromLatin1(protocol::method::Hello),
+        [](const RpcContext &, const QJsonObject &) -> Result<QJsonValue> {
+            return QJsonObject {{QStringLiteral("protocol"), protocol::kProtocolVersion}};
+        });
+    m_api = std::make_unique<AgentApi>(
+        *m_server, [this](const QString &name) -> Result<agent::AgentClient *> {
+            if (name != kSandbox)
+                return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(name));
+            if (!m_agentClient)
+                return fail(ErrorKind::AgentUnavailable, QStringLiteral("no agent"));
+            return m_agentClient.get();
+        });
+}
+
+void TestAgentApi::cleanupTestCase()
+{
+    m_api.reset();
+    m_server.reset();
+    m_agentClient.reset();
+    m_agent.reset();
+}
+
+std::unique_ptr<HelperClient> TestAgentApi::newClient()
+{
+    auto client = std::make_unique<HelperClient>(std::make_unique<LocalSocketTransport>(m_socket),
+                                                 QStringLiteral("tst_agentapi"));
+    if (!client->connectSync())
+        return nullptr;
+    return client;
+}
+
+QJsonObject TestAgentApi::call(HelperClient &client, const char *method, const QJsonObject &params,
+                               QString *errorKind)
+{
+    QJsonObject withName = params;
+    if (!withName.contains(QStringLiteral("name")))
+        withName.insert(QStringLiteral("name"), kSandbox);
+    const Result<QJsonValue> answer =
+        client.callSync(QString::fromLatin1(method), withName, kWaitMs);
+    if (errorKind)
+        *errorKind = answer ? QString() : errorKindName(answer.error().kind);
+    else if (!answer)
+        qWarning("%s failed: %s", method, qPrintable(answer.error().message));
+    return answer ? answer->toObject() : QJsonObject();
+}
+
+ExecRun TestAgentApi::runExec(HelperClient &client, QJsonObject params)
+{
+    // Every exec notification from now on: the answer naming the pid comes first on the wire,
+    // but a synchronous call returns only after the client handled what followed it too.
+    QList<QJsonObject> seen;
+    const auto connection = connect(&client, &HelperClient::notificationReceived, this,
+                                    [&](const QString &method, const QJsonObject &p) {
+                                        QJsonObject entry = p;
+                                        entry.insert(QStringLiteral("method"), method);
+                                        seen.append(entry);
+                                    });
+    const QJsonObject started = call(client, protocol::method::ExecStart, params);
+    const qint64 pid = started.value(QStringLiteral("pid")).toInteger();
+    ExecRun run;
+    const auto collect = [&] {
+        run = {};
+        for (const QJsonObject &p : std::as_const(seen)) {
+            if (p.value(QStringLiteral("pid")).toInteger() != pid)
+                continue;
+            const QString method = p.value(QStringLiteral("method")).toString();
+            if (method == QLatin1String(protocol::notification::ExecOutput)) {
+                const QByteArray data =
+                    QByteArray::fromBase64(p.value(QStringLiteral("data")).toString().toLatin1());
+                (p.value(QStringLiteral("stream")) == QLatin1String("stdout") ? run.out
+                                                                              : run.err) += data;
+            } else if (method == QLatin1String(protocol::notification::ExecExit)) {
+                run.exit = p;
+                run.exited = true;
+            }
+        }
+        return run.exited;
+    };
+    if (pid != 0 && !QTest::qWaitFor(collect, kWaitMs))
+        run.exited = false;
+    disconnect(connection);
+    return run;
+}
+
+void TestAgentApi::execEchoesAndReportsExit()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    const ExecRun run = runExec(
+        *client,
+        {{QStringLiteral("argv"), QJsonArray {QStringLiteral("echo"), QStringLiteral("hi")}}});
+    QVERIFY(run.exited);
+    QCOMPARE(run.out, QByteArray("hi\n"));
+    QCOMPARE(run.err, QByteArray());
+    QCOMPARE(run.exit.value(QStringLiteral("exitCode")).toInt(-1), 0);
+    QCOMPARE(m_api->sessionCount(), 0);
+}
+
+void TestAgentApi::execFailingCommandKeepsStderrApart()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    const ExecRun run =
+        runExec(*client,
+                {{QStringLiteral("command"), QStringLiteral("echo out; echo err >&2; exit 3")},
+                 {QStringLiteral("env"), QJsonObject {{QStringLiteral("X"), QStringLiteral("1")}}},
+                 {QStringLiteral("cwd"), m_dir.path()}});
+    QVERIFY(run.exited);
+    QCOMPARE(run.out, QByteArray("out\n"));
+    QCOMPARE(run.err, QByteArray("err\n"));
+    QCOMPARE(run.exit.value(QStringLiteral("exitCode")).toInt(-1), 3);
+
+    const ExecRun env =
+        runExec(*client,
+                {{QStringLiteral("command"), QStringLiteral("echo $X; pwd")},
+                 {QStringLiteral("env"), QJsonObject {{QStringLiteral("X"), QStringLiteral("v1")}}},
+                 {QStringLiteral("cwd"), m_dir.path()}});
+    QCOMPARE(env.out, QByteArray("v1\n") + m_dir.path().toUtf8() + '\n');
+}
+
+void TestAgentApi::execTimeoutKillsTheProcess()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    const ExecRun run = runExec(
+        *client,
+        {{QStringLiteral("argv"), QJsonArray {QStringLiteral("sleep"), QStringLiteral("60")}},
+         {QStringLiteral("timeoutMs"), 300}});
+    QVERIFY(run.exited);
+    QCOMPARE(run.exit.value(QStringLiteral("signal")).toInt(), 9);
+    QVERIFY(run.exit.value(QStringLiteral("timedOut")).toBool());
+}
+
+void TestAgentApi::execStdinRoundTrip()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    QByteArray input(200 * 1024, Qt::Uninitialized); // more than one exec.input, one window
+    for (qsizetype i = 0; i < input.size(); ++i)
+        input[i] = char('a' + i % 26);
+    ExecRun run;
+    quint32 pid = 0;
+    // cat answers nothing before its input, which comes after the pid is known.
+    connect(client.get(), &HelperClient::notificationReceived, this,
+            [&](const QString &method, const QJsonObject &p) {
+                if (p.value(QStringLiteral("pid")).toInteger() != pid)
+                    return;
+                if (method == QLatin1String(protocol::notification::ExecOutput))
+                    run.out += QByteArray::fromBase64(
+                        p.value(QStringLiteral("data")).toString().toLatin1());
+                else if (method == QLatin1String(protocol::notification::ExecExit))
+                    run.exited = true;
+            });
+    const QJsonObject started = call(*client, protocol::method::ExecStart,
+                                     {{QStringLiteral("argv"), QJsonArray {QStringLiteral("cat")}},
+                                      {QStringLiteral("stdin"), true}});
+    pid = quint32(started.value(QStringLiteral("pid")).toInteger());
+    QVERIFY(pid != 0);
+    for (qsizetype at = 0; at < input.size(); at += AgentApi::kMaxInputBytes) {
+        const QByteArray part = input.mid(at, AgentApi::kMaxInputBytes);
+        QString kind;
+        call(*client, protocol::method::ExecInput,
+             {{QStringLiteral("pid"), qint64(pid)},
+              {QStringLiteral("data"), QString::fromLatin1(part.toBase64())},
+              {QStringLiteral("eof"), at + part.size() >= input.size()}},
+             &kind);
+        QCOMPARE(kind, QString());
+    }
+    QVERIFY(QTest::qWaitFor([&] { return run.exited; }, kWaitMs));
+    QCOMPARE(run.out.size(), input.size());
+    QVERIFY(run.out == input);
+
+    // A process without stdin refuses input, by name.
+    const QJsonObject noStdin = call(*client, protocol::method::ExecStart,
+                                     {{QStringLiteral("command"), QStringLiteral("sleep 5")},
+                                      {QStringLiteral("timeoutMs"), 10000}});
+    const qint64 other = noStdin.value(QStringLiteral("pid")).toInteger();
+    QString kind;
+    call(*client, protocol::method::ExecInput,
+         {{QStringLiteral("pid"), other}, {QStringLiteral("data"), QStringLiteral("eA==")}}, &kind);
+    QCOMPARE(kind, QStringLiteral("invalid_state"));
+    call(*client, protocol::method::ExecSignal,
+         {{QStringLiteral("pid"), other}, {QStringLiteral("signal"), 15}}, &kind);
+    QCOMPARE(kind, QString());
+}
+
+void TestAgentApi::slowReaderBoundsTheHelper()
+{
+    // A raw client that sends exec.start and then stops reading: the helper must stop taking
+    // output from the agent (whose process then blocks on its pipe), not buffer 64 MiB.
+    constexpr qint64 kTotal = 64 * 1024 * 1024;
+    QLocalSocket raw;
+    raw.connectToServer(m_socket);
+    QVERIFY(raw.waitForConnected(kWaitMs));
+    raw.setReadBufferSize(1); // Qt reads at most this much for us: the kernel buffer fills
+    raw.write(protocol::encodeRequest(
+        QJsonValue(1), QString::fromLatin1(protocol::method::ExecStart),
+        {{QStringLiteral("name"), kSandbox},
+         {QStringLiteral("command"), QStringLiteral("head -c %1 /dev/zero").arg(kTotal)}}));
+    QVERIFY(raw.waitForBytesWritten(kWaitMs));
+
+    // The helper's buffers for this stream, at their largest over the whole transfer: its queue
+    // for this client, and what the agent client holds from the guest.
+    qint64 maxPending = 0;
+    qint64 maxBuffered = 0;
+    // The raw client is the one connection that does not read: the largest queue is its.
+    const auto pendingNow = [&] {
+        qint64 largest = 0;
+        for (quint64 id = 1; id < 256; ++id)
+            largest = std::max(largest, m_server->pendingOutputBytes(id));
+        return largest;
+    };
+    const auto sample = [&] {
+        maxPending = std::max(maxPending, pendingNow());
+        maxBuffered = std::max(maxBuffered, m_agentClient->bufferedBytes());
+    };
+    // Backpressure engaged: the helper stopped at its high-water mark for this client and the
+    // agent client's window is nearly used up (it credits the guest in steps, so never all of
+    // it sits here at once).
+    const qint64 window = m_agentClient->limits().window;
+    const bool engaged = QTest::qWaitFor(
+        [&] {
+            sample();
+            return pendingNow() >= ExecSession::kHighWaterBytes
+                && m_agentClient->bufferedBytes() >= window * 3 / 4;
+        },
+        kWaitMs);
+    QVERIFY2(engaged,
+             qPrintable(QStringLiteral("%1 pending, agent %2 buffered")
+                            .arg(pendingNow())
+                            .arg(m_agentClient->bufferedBytes())));
+
+    // Reading again lets everything through, in order, with the exit last.
+    raw.setReadBufferSize(0);
+    qint64 received = 0;
+    bool exited = false;
+    QByteArray buffer;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            sample();
+            buffer += raw.read(64 * 1024); // a slow reader: a little per event loop pass
+            qsizetype newline;
+            while ((newline = buffer.indexOf('\n')) >= 0) {
+                const QJsonObject message = QJsonDocument::fromJson(buffer.first(newline)).object();
+                buffer.remove(0, newline + 1);
+                const QString method = message.value(QStringLiteral("method")).toString();
+                const QJsonObject p = message.value(QStringLiteral("params")).toObject();
+                if (method == QLatin1String(protocol::notification::ExecOutput))
+                    received += QByteArray::fromBase64(
+                                    p.value(QStringLiteral("data")).toString().toLatin1())
+                                    .size();
+                else if (method == QLatin1String(protocol::notification::ExecExit))
+                    exited = p.value(QStringLiteral("exitCode")).toInt(-1) == 0;
+            }
+            return exited;
+        },
+        120000));
+    QCOMPARE(received, kTotal);
+    // The bounds: one high-water mark plus one notification (base64 of a chunk and envelope)
+    // queued for the client; the agent client's window from the guest.
+    const qint64 bound = ExecSession::kHighWaterBytes + ExecSession::kChunkBytes * 4 / 3 + 1024;
+    QVERIFY2(maxPending <= bound, qPrintable(QStringLiteral("%1 > %2").arg(maxPending).arg(bound)));
+    QVERIFY2(maxBuffered <= window,
+             qPrintable(QStringLiteral("%1 > %2").arg(maxBuffered).arg(window)));
+    qInfo("64 MiB to a slow reader: at most %lld bytes queued for it, %lld held from the guest",
+          maxPending, maxBuffered);
+}
+
+void TestAgentApi::reattachAfterReconnect()
+{
+    quint32 pid = 0;
+    {
+        auto first = newClient();
+        QVERIFY(first);
+        const QJsonObject started =
+            call(*first, protocol::method::ExecStart,
+                 {{QStringLiteral("command"), QStringLiteral("read x; echo got $x")},
+                  {QStringLiteral("stdin"), true},
+                  {QStringLiteral("timeoutMs"), 60000}});
+        pid = quint32(started.value(QStringLiteral("pid")).toInteger());
+        QVERIFY(pid != 0);
+    } // the client goes away: the process runs on, detached
+    auto second = newClient();
+    QVERIFY(second);
+    // Detaching is the helper's reaction to the disconnect: wait until the agent says so.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            const QJsonArray list = call(*second, protocol::method::ExecList, {})
+                                        .value(QStringLiteral("processes"))
+                                        .toArray();
+            for (const QJsonValue &entry : list) {
+                const QJsonObject process = entry.toObject();
+                if (process.value(QStringLiteral("pid")).toInteger() == pid)
+                    return process.value(QStringLiteral("running")).toBool()
+                        && !process.value(QStringLiteral("attached")).toBool();
+            }
+            return false;
+        },
+        kWaitMs));
+    QByteArray out;
+    QJsonObject exit;
+    connect(second.get(), &HelperClient::notificationReceived, this,
+            [&](const QString &method, const QJsonObject &p) {
+                if (p.value(QStringLiteral("pid")).toInteger() != pid)
+                    return;
+                if (method == QLatin1String(protocol::notification::ExecOutput))
+                    out += QByteArray::fromBase64(
+                        p.value(QStringLiteral("data")).toString().toLatin1());
+                else if (method == QLatin1String(protocol::notification::ExecExit))
+                    exit = p;
+            });
+    QString kind;
+    call(*second, protocol::method::ExecConnect, {{QStringLiteral("pid"), qint64(pid)}}, &kind);
+    QCOMPARE(kind, QString());
+    call(*second, protocol::method::ExecInput,
+         {{QStringLiteral("pid"), qint64(pid)},
+          {QStringLiteral("data"), QString::fromLatin1(QByteArray("hello\n").toBase64())},
+          {QStringLiteral("eof"), true}},
+         &kind);
+    QCOMPARE(kind, QString());
+    QVERIFY(QTest::qWaitFor([&] { return !exit.isEmpty(); }, kWaitMs));
+    QCOMPARE(out, QByteArray("got hello\n"));
+    QCOMPARE(exit.value(QStringLiteral("exitCode")).toInt(-1), 0);
+}
+
+void TestAgentApi::fileRoundTripInChunks()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    QByteArray content(3 * AgentApi::kMaxFileChunkBytes - 1000, Qt::Uninitialized);
+    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(content.data()),
+                                          content.size() / 4);
+    const QString path = m_dir.filePath(QStringLiteral("deep/er/file.bin"));
+    for (qsizetype at = 0; at < content.size(); at += AgentApi::kMaxFileChunkBytes) {
+        const QByteArray part = content.mid(at, AgentApi::kMaxFileChunkBytes);
+        QString kind;
+        const QJsonObject written =
+            call(*client, protocol::method::FilesWrite,
+                 {{QStringLiteral("path"), path},
+                  {QStringLiteral("data"), QString::fromLatin1(part.toBase64())},
+                  {QStringLiteral("createParents"), true},
+                  {QStringLiteral("append"), at > 0},
+                  {QStringLiteral("mode"), 0600}},
+                 &kind);
+        QCOMPARE(kind, QString());
+        QCOMPARE(written.value(QStringLiteral("written")).toInteger(), part.size());
+    }
+    QByteArray back;
+    bool eof = false;
+    while (!eof) {
+        QString kind;
+        const QJsonObject chunk =
+            call(*client, protocol::method::FilesRead,
+                 {{QStringLiteral("path"), path}, {QStringLiteral("offset"), back.size()}}, &kind);
+        QCOMPARE(kind, QString());
+        back += QByteArray::fromBase64(chunk.value(QStringLiteral("data")).toString().toLatin1());
+        eof = chunk.value(QStringLiteral("eof")).toBool();
+        QVERIFY(back.size() <= content.size());
+    }
+    QCOMPARE(QCryptographicHash::hash(back, QCryptographicHash::Sha256),
+             QCryptographicHash::hash(content, QCryptographicHash::Sha256));
+    const QJsonObject info =
+        call(*client, protocol::method::FilesStat, {{QStringLiteral("path"), path}});
+    QCOMPARE(info.value(QStringLiteral("type")).toString(), QStringLiteral("file"));
+    QCOMPARE(info.value(QStringLiteral("mode")).toInt(), 0600);
+    QCOMPARE(info.value(QStringLiteral("size")).toInteger(), content.size());
+}
+
+void TestAgentApi::fileOperationsAndErrors()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    const QString root = m_dir.filePath(QStringLiteral("ops"));
+    QString kind;
+    call(*client, protocol::method::FilesMkdir,
+         {{QStringLiteral("path"), root + QStringLiteral("/a/b")},
+          {QStringLiteral("parents"), true}},
+         &kind);
+    QCOMPARE(kind, QString());
+    call(*client, protocol::method::FilesWrite,
+         {{QStringLiteral("path"), root + QStringLiteral("/a/one.txt")},
+          {QStringLiteral("data"), QString::fromLatin1(QByteArray("one").toBase64())}},
+         &kind);
+    QCOMPARE(kind, QString());
+    QVERIFY(QFile::link(QStringLiteral("/etc/passwd"), root + QStringLiteral("/a/link")));
+
+    const QJsonObject listed = call(*client, protocol::method::FilesList,
+                                    {{QStringLiteral("path"), root}, {QStringLiteral("depth"), 3}});
+    QStringList names;
+    QString linkTarget;
+    for (const QJsonValue &entry : listed.value(QStringLiteral("entries")).toArray()) {
+        names << entry.toObject().value(QStringLiteral("name")).toString();
+        if (entry.toObject().value(QStringLiteral("type")) == QLatin1String("symlink"))
+            linkTarget = entry.toObject().value(QStringLiteral("target")).toString();
+    }
+    names.sort();
+    QCOMPARE(names,
+             (QStringList {QStringLiteral("a"), QStringLiteral("a/b"), QStringLiteral("a/link"),
+                           QStringLiteral("a/one.txt")}));
+    QCOMPARE(linkTarget, QStringLiteral("/etc/passwd"));
+    QVERIFY(!listed.value(QStringLiteral("truncated")).toBool());
+
+    call(*client, protocol::method::FilesRename,
+         {{QStringLiteral("from"), root + QStringLiteral("/a/one.txt")},
+          {QStringLiteral("to"), root + QStringLiteral("/a/b/two.txt")}},
+         &kind);
+    QCOMPARE(kind, QString());
+    QVERIFY(QFile::exists(root + QStringLiteral("/a/b/two.txt")));
+
+    // The named errors.
+    call(*client, protocol::method::FilesRead,
+         {{QStringLiteral("path"), root + QStringLiteral("/none")}}, &kind);
+    QCOMPARE(kind, QStringLiteral("not_found"));
+    call(*client, protocol::method::FilesRead, {{QStringLiteral("path"), root}}, &kind);
+    QCOMPARE(kind, QStringLiteral("is_a_directory"));
+    call(*client, protocol::method::FilesList,
+         {{QStringLiteral("path"), root + QStringLiteral("/a/b/two.txt")}}, &kind);
+    QCOMPARE(kind, QStringLiteral("not_a_directory"));
+    call(*client, protocol::method::FilesRemove,
+         {{QStringLiteral("path"), root + QStringLiteral("/a")}}, &kind);
+    QCOMPARE(kind, QStringLiteral("not_empty"));
+    call(*client, protocol::method::FilesWrite,
+         {{QStringLiteral("path"), root + QStringLiteral("/a/b/two.txt")},
+          {QStringLiteral("data"), QString()},
+          {QStringLiteral("exclusive"), true}},
+         &kind);
+    QCOMPARE(kind, QStringLiteral("already_exists"));
+    call(*client, protocol::method::FilesStat,
+         {{QStringLiteral("path"), root + QStringLiteral("/x/y")}}, &kind);
+    QCOMPARE(kind, QStringLiteral("not_found"));
+
+    call(*client, protocol::method::FilesRemove,
+         {{QStringLiteral("path"), root}, {QStringLiteral("recursive"), true}}, &kind);
+    QCOMPARE(kind, QString());
+    QVERIFY(!QFileInfo::exists(root));
+    QVERIFY(QFileInfo::exists(QStringLiteral("/etc/passwd"))); // the link, not its target
+}
+
+void TestAgentApi::badParametersAreNamed()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    struct Case
+    {
+        const char *method;
+        QJsonObject params;
+        const char *kind;
+    };
+    const QList<Case> cases {
+        {protocol::method::ExecStart, {}, "invalid_params"},
+        {protocol::method::ExecStart,
+         {{QStringLiteral("argv"), QJsonArray {QStringLiteral("true")}},
+          {QStringLiteral("command"), QStringLiteral("true")}},
+         "invalid_params"},
+        {protocol::method::ExecStart, {{QStringLiteral("argv"), QJsonArray {1}}}, "invalid_params"},
+        {protocol::method::ExecStart,
+         {{QStringLiteral("argv"), QJsonArray {QStringLiteral("true")}},
+          {QStringLiteral("env"), QJsonObject {{QStringLiteral("1BAD"), QStringLiteral("x")}}}},
+         "invalid_params"},
+        {protocol::method::ExecStart,
+         {{QStringLiteral("argv"), QJsonArray {QStringLiteral("true")}},
+          {QStringLiteral("cwd"), QStringLiteral("relative")}},
+         "invalid_params"},
+        {protocol::method::ExecInput, {{QStringLiteral("pid"), 4242}}, "not_found"},
+        {protocol::method::ExecSignal,
+         {{QStringLiteral("pid"), 4242}, {QStringLiteral("signal"), 9}},
+         "not_found"},
+        {protocol::method::FilesRead,
+         {{QStringLiteral("path"), QStringLiteral("etc/passwd")}},
+         "invalid_params"},
+        {protocol::method::FilesRead,
+         {{QStringLiteral("path"), QStringLiteral("/etc/passwd")},
+          {QStringLiteral("length"), AgentApi::kMaxFileChunkBytes + 1}},
+         "invalid_params"},
+        {protocol::method::FilesWrite,
+         {{QStringLiteral("path"), m_dir.filePath(QStringLiteral("x"))},
+          {QStringLiteral("data"), QStringLiteral("not base64!")}},
+         "invalid_params"},
+        {protocol::method::FilesWrite,
+         {{QStringLiteral("path"), m_dir.filePath(QStringLiteral("x"))},
+          {QStringLiteral("data"), QStringLiteral("")},
+          {QStringLiteral("mode"), 010000}},
+         "invalid_params"},
+        {protocol::method::FilesList,
+         {{QStringLiteral("path"), QStringLiteral("/")}, {QStringLiteral("depth"), 0}},
+         "invalid_params"},
+        {protocol::method::FilesStat,
+         {{QStringLiteral("name"), QStringLiteral("Bad Name")},
+          {QStringLiteral("path"), QStringLiteral("/")}},
+         "invalid_name"},
+    };
+    for (const Case &c : cases) {
+        QString kind;
+        call(*client, c.method, c.params, &kind);
+        QVERIFY2(kind == QLatin1String(c.kind),
+                 qPrintable(QStringLiteral("%1 %2: %3")
+                                .arg(QLatin1String(c.method),
+                                     QString::fromUtf8(
+                                         QJsonDocument(c.params).toJson(QJsonDocument::Compact)),
+                                     kind)));
+    }
+    // The connection and the agent still serve.
+    const ExecRun run =
+        runExec(*client, {{QStringLiteral("argv"), QJsonArray {QStringLiteral("true")}}});
+    QVERIFY(run.exited);
+}
+
+void TestAgentApi::unknownSandboxIsNotFound()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    QString kind;
+    call(*client, protocol::method::FilesStat,
+         {{QStringLiteral("name"), QStringLiteral("other")},
+          {QStringLiteral("path"), QStringLiteral("/")}},
+         &kind);
+    QCOMPARE(kind, QStringLiteral("not_found"));
+    call(*client, protocol::method::ExecStart,
+         {{QStringLiteral("name"), QStringLiteral("other")},
+          {QStringLiteral("argv"), QJsonArray {QStringLiteral("true")}}},
+         &kind);
+    QCOMPARE(kind, QStringLiteral("not_found"));
+}
+
+void TestAgentApi::agentGoingAwayFailsItsRequests()
+{
+    // Last: the agent connection is dropped (as when a sandbox stops), with a process followed
+    // by a client: the client gets exec.exit with agent_unavailable, new calls are refused.
+    auto client = newClient();
+    QVERIFY(client);
+    QJsonObject exit;
+    quint32 pid = 0;
+    connect(client.get(), &HelperClient::notificationReceived, this,
+            [&](const QString &method, const QJsonObject &p) {
+                if (method == QLatin1String(protocol::notification::ExecExit)
+                    && p.value(QStringLiteral("pid")).toInteger() == pid)
+                    exit = p;
+            });
+    const QJsonObject started =
+        call(*client, protocol::method::ExecStart,
+             {{QStringLiteral("argv"), QJsonArray {QStringLiteral("sleep"), QStringLiteral("30")}},
+              {QStringLiteral("timeoutMs"), 60000}});
+    pid = quint32(started.value(QStringLiteral("pid")).toInteger());
+    QVERIFY(pid != 0);
+    m_agentClient.reset();
+    QVERIFY(QTest::qWaitFor([&] { return !exit.isEmpty(); }, kWaitMs));
+    QCOMPARE(
+        exit.value(QStringLiteral("error")).toObject().value(QStringLiteral("kind")).toString(),
+        QStringLiteral("agent_unavailable"));
+    QVERIFY(QTest::qWaitFor([&] { return m_api->sessionCount() == 0; }, kWaitMs));
+    QString kind;
+    call(*client, protocol::method::FilesStat, {{QStringLiteral("path"), QStringLiteral("/")}},
+         &kind);
+    QCOMPARE(kind, QStringLiteral("agent_unavailable"));
+}
+
+QTEST_GUILESS_MAIN(TestAgentApi)
+#include "tst_agentapi.moc"
