@@ -4,6 +4,7 @@
 #include "app/airlockctl/consolecommands.h"
 #include "app/airlockctl/credentialcommands.h"
 #include "app/airlockctl/egresscommands.h"
+#include "app/airlockctl/guestcommands.h"
 #include "app/airlockctl/policycommands.h"
 #include "app/airlockctl/sandboxcommands.h"
 #include "app/airlockctl/snapshotcommands.h"
@@ -36,6 +37,7 @@ CommandRunner::CommandRunner(QTextStream &out, QTextStream &err, const QString &
     // The order of `airlockctl --help`.
     m_groups.push_back(std::make_unique<SandboxCommands>(*this));
     m_groups.push_back(std::make_unique<ConsoleCommands>(*this));
+    m_groups.push_back(std::make_unique<GuestCommands>(*this));
     m_groups.push_back(std::make_unique<BridgeCommands>(*this));
     m_groups.push_back(std::make_unique<PolicyCommands>(*this));
     m_groups.push_back(std::make_unique<CredentialCommands>(*this));

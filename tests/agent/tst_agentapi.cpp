@@ -21,6 +21,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocalSocket>
+#include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
@@ -63,6 +64,8 @@ private Q_SLOTS:
     void fileOperationsAndErrors();
     void badParametersAreNamed();
     void unknownSandboxIsNotFound();
+    void airlockctlExecMirrorsTheCommand();
+    void airlockctlCopiesBothWays();
     void agentGoingAwayFailsItsRequests();
 
 private:
@@ -71,6 +74,15 @@ private:
                      QString *errorKind = nullptr);
     /// Runs exec.start with `params` to its exec.exit on `client`.
     ExecRun runExec(HelperClient &client, QJsonObject params);
+
+    /// Runs airlockctl against this test's server (the event loop keeps serving meanwhile).
+    struct CtlRun
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+    };
+    CtlRun airlockctl(const QStringList &arguments, const QByteArray &input = {});
 
     QTemporaryDir m_dir;
     std::unique_ptr<NativeAgent> m_agent;
@@ -614,6 +626,95 @@ void TestAgentApi::unknownSandboxIsNotFound()
           {QStringLiteral("argv"), QJsonArray {QStringLiteral("true")}}},
          &kind);
     QCOMPARE(kind, QStringLiteral("not_found"));
+}
+
+TestAgentApi::CtlRun TestAgentApi::airlockctl(const QStringList &arguments, const QByteArray &input)
+{
+    QProcess process;
+    process.start(QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlockctl/airlockctl"),
+                  QStringList {QStringLiteral("--socket"), m_socket} + arguments);
+    CtlRun run;
+    if (!process.waitForStarted(kWaitMs))
+        return run;
+    process.write(input);
+    process.closeWriteChannel();
+    if (!QTest::qWaitFor([&] { return process.state() == QProcess::NotRunning; }, kWaitMs))
+        return run;
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+void TestAgentApi::airlockctlExecMirrorsTheCommand()
+{
+    const CtlRun failing =
+        airlockctl({QStringLiteral("exec"), kSandbox, QStringLiteral("--"), QStringLiteral("sh"),
+                    QStringLiteral("-c"), QStringLiteral("echo out; echo err >&2; exit 3")});
+    QCOMPARE(failing.exitCode, 3);
+    QCOMPARE(failing.out, QByteArray("out\n"));
+    QCOMPARE(failing.err, QByteArray("err\n"));
+
+    const CtlRun piped =
+        airlockctl({QStringLiteral("exec"), QStringLiteral("-i"), kSandbox, QStringLiteral("--env"),
+                    QStringLiteral("GREETING=hi"), QStringLiteral("--"), QStringLiteral("sh"),
+                    QStringLiteral("-c"), QStringLiteral("echo $GREETING; cat")},
+                   QByteArray("piped input\n"));
+    QCOMPARE(piped.exitCode, 0);
+    QCOMPARE(piped.out, QByteArray("hi\npiped input\n"));
+
+    const CtlRun killed = airlockctl({QStringLiteral("exec"), kSandbox, QStringLiteral("--timeout"),
+                                      QStringLiteral("0.3"), QStringLiteral("--"),
+                                      QStringLiteral("sleep"), QStringLiteral("30")});
+    QCOMPARE(killed.exitCode, 128 + 9);
+    QVERIFY(killed.err.contains("timeout"));
+
+    const CtlRun missing = airlockctl({QStringLiteral("exec"), QStringLiteral("other"),
+                                       QStringLiteral("--"), QStringLiteral("true")});
+    QCOMPARE(missing.exitCode, 125);
+    QVERIFY(missing.err.contains("other"));
+}
+
+void TestAgentApi::airlockctlCopiesBothWays()
+{
+    QByteArray content(1300 * 1024, Qt::Uninitialized); // three files.write / files.read calls
+    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(content.data()),
+                                          content.size() / 4);
+    const QString hostFile = m_dir.filePath(QStringLiteral("host.bin"));
+    QFile out(hostFile);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(content);
+    out.close();
+    QVERIFY(
+        QFile::setPermissions(hostFile, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const QString guestDir = m_dir.filePath(QStringLiteral("guestside"));
+    QVERIFY(QDir().mkpath(guestDir));
+
+    const CtlRun in = airlockctl(
+        {QStringLiteral("cp"), hostFile, QStringLiteral("%1:%2").arg(kSandbox, guestDir)});
+    QCOMPARE(in.exitCode, 0);
+    const QString inGuest = guestDir + QStringLiteral("/host.bin");
+    QFile check(inGuest);
+    QVERIFY(check.open(QIODevice::ReadOnly));
+    QVERIFY(check.readAll() == content);
+    QCOMPARE(QFileInfo(inGuest).permissions()
+                 & (QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner),
+             QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+
+    const QString back = m_dir.filePath(QStringLiteral("back.bin"));
+    const CtlRun outRun =
+        airlockctl({QStringLiteral("cp"), QStringLiteral("%1:%2").arg(kSandbox, inGuest), back});
+    QCOMPARE(outRun.exitCode, 0);
+    QFile backFile(back);
+    QVERIFY(backFile.open(QIODevice::ReadOnly));
+    QVERIFY(backFile.readAll() == content);
+
+    const CtlRun missing =
+        airlockctl({QStringLiteral("cp"), QStringLiteral("%1:/no/such/file").arg(kSandbox), back});
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY(missing.err.contains("not"));
+    const CtlRun usage = airlockctl({QStringLiteral("cp"), hostFile, back});
+    QCOMPARE(usage.exitCode, 2);
 }
 
 void TestAgentApi::agentGoingAwayFailsItsRequests()

@@ -45,7 +45,7 @@ expect() { # expect "WANT" word...
         echo "ok: '$*' -> '$got'"
     fi
 }
-expect "create list info start stop kill rm images console bridge policy egress secret binding pause resume snapshot template" airlockctl ""
+expect "create list info start stop kill rm images console exec cp bridge policy egress secret binding pause resume snapshot template" airlockctl ""
 expect "start stop" airlockctl st
 expect "--host --identity --known-hosts --ssh-config --remote-airlockctl --socket --json --help --version" airlockctl -
 expect "FILES" airlockctl --socket ""
@@ -58,6 +58,12 @@ expect "agent-2" airlockctl --socket /tmp/s.sock console a
 expect "" airlockctl start demo ""
 expect "" airlockctl create ""
 expect "demo agent-2" airlockctl stop --timeout 5 ""
+expect "demo agent-2" airlockctl exec ""
+expect "demo agent-2" airlockctl exec --env A=1 ""
+expect "" airlockctl exec demo ""
+expect "--env --cwd --user --timeout --interactive --tty --json --socket --help" airlockctl exec demo -
+expect "FILES demo:/" airlockctl cp d
+expect "" airlockctl cp demo:/etc
 expect "get set validate" airlockctl policy ""
 expect "validate" airlockctl policy v
 expect "demo agent-2" airlockctl policy get ""
