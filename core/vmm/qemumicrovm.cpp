@@ -93,9 +93,9 @@ void QemuMicrovm::reset()
     m_stopTimer.stop();
     ++m_startGeneration;
     if (m_qmp) {
+        // Not delete: a failed start ends inside one of its replies.
         m_qmp->disconnect(this);
-        delete m_qmp;
-        m_qmp = nullptr;
+        std::exchange(m_qmp, nullptr)->deleteLater();
     }
     if (m_console) {
         m_console->disconnect(this);

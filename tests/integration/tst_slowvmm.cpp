@@ -96,13 +96,13 @@ void TestSlowVmm::cleanupTestCase()
 int TestSlowVmm::waitForWrapperAtGate()
 {
     int fd = -1;
-    QTest::qWaitFor(
+    const bool reached = QTest::qWaitFor(
         [this, &fd] {
             fd = ::open(QFile::encodeName(m_gate).constData(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
             return fd >= 0 || errno != ENXIO;
         },
         kGateTimeoutMs);
-    return fd;
+    return reached ? fd : -1;
 }
 
 void TestSlowVmm::othersAreAnsweredWhileAStartIsPending()
