@@ -512,8 +512,7 @@ Result<void> QemuMicrovm::pause()
 {
     if (!m_running || !m_qmp)
         return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
-    if (auto done = m_qmp->executeAndWait(QStringLiteral("stop"), {}, kControlTimeoutMs); !done)
-        return std::unexpected(done.error());
+    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("stop"), {}, kControlTimeoutMs));
     return {};
 }
 
@@ -521,8 +520,7 @@ Result<void> QemuMicrovm::resume()
 {
     if (!m_running || !m_qmp)
         return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
-    if (auto done = m_qmp->executeAndWait(QStringLiteral("cont"), {}, kControlTimeoutMs); !done)
-        return std::unexpected(done.error());
+    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("cont"), {}, kControlTimeoutMs));
     return {};
 }
 
@@ -540,9 +538,8 @@ Result<bool> QemuMicrovm::queryRunning()
             m_qmp->executeAndWait(QStringLiteral("migrate_cancel"), {}, kControlTimeoutMs);
         }
     }
-    auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs);
-    if (!status)
-        return std::unexpected(status.error());
+    AIRLOCK_TRY_INIT(status,
+                     m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs));
     return status->toObject().value(QStringLiteral("running")).toBool();
 }
 
@@ -554,25 +551,21 @@ Result<void> QemuMicrovm::saveDeviceState(int fd)
         return fail(ErrorKind::InvalidState,
                     QStringLiteral("this guest's memory is not in a file the helper can copy; "
                                    "restart it to take snapshots"));
-    auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs);
-    if (!status)
-        return std::unexpected(status.error());
+    AIRLOCK_TRY_INIT(status,
+                     m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs));
     if (status->toObject().value(QStringLiteral("running")).toBool())
         return fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"));
     if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-save"), fd, kControlTimeoutMs);
         !passed)
         return passed;
     // No exec: migration (the seccomp sandbox forbids spawning); QEMU writes into our fd.
-    if (auto started = m_qmp->executeAndWait(
-            QStringLiteral("migrate"), {{QStringLiteral("uri"), QStringLiteral("fd:airlock-save")}},
-            kControlTimeoutMs);
-        !started)
-        return std::unexpected(started.error());
+    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("migrate"),
+                                      {{QStringLiteral("uri"), QStringLiteral("fd:airlock-save")}},
+                                      kControlTimeoutMs));
     const QDeadlineTimer deadline(kMigrationTimeoutMs);
     for (;;) {
-        auto state = m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs);
-        if (!state)
-            return std::unexpected(state.error());
+        AIRLOCK_TRY_INIT(
+            state, m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs));
         const QJsonObject info = state->toObject();
         const QString phase = info.value(QStringLiteral("status")).toString();
         if (phase == QLatin1String("completed"))
