@@ -612,13 +612,14 @@ Result<Sandbox> SandboxService::kill(const QString &name)
 {
     AIRLOCK_TRY_INIT(found, find(name));
     Entry *entry = *found;
+    if (entry->startingVmm) {
+        // Ends the pending start at once: launched() records the sandbox stopped.
+        entry->startingVmm->kill();
+        return entry->sandbox;
+    }
     if (entry->sandbox.state == SandboxState::Stopped || !entry->vmm)
         return fail(ErrorKind::InvalidState,
-                    QStringLiteral("sandbox '%1' is %2")
-                        .arg(name,
-                             entry->sandbox.state == SandboxState::Starting
-                                 ? QStringLiteral("starting; kill it once it runs")
-                                 : QStringLiteral("already stopped")));
+                    QStringLiteral("sandbox '%1' is already stopped").arg(name));
     killNow(*entry, QString());
     commit(*entry);
     return entry->sandbox;

@@ -131,7 +131,7 @@ public:
                              const std::function<Result<void>(int fd)> &fill);
     /// Graceful power-off, kill after `timeoutMs`; answers with state stopping.
     Result<Sandbox> stop(const QString &name, int timeoutMs);
-    /// Kills the VMM now; answers with state stopped.
+    /// Kills the VMM now; answers with state stopped. A pending start ends with an error.
     Result<Sandbox> kill(const QString &name);
     /// Records why a stopped sandbox is stopped (an interrupted or failed snapshot restore),
     /// persisted and announced. InvalidState unless stopped; NotFound, InvalidName.

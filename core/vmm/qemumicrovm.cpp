@@ -489,6 +489,9 @@ void QemuMicrovm::escalateStop()
 
 void QemuMicrovm::kill()
 {
+    if (m_started && !m_running)
+        return abandonStart(
+            Error {ErrorKind::OperationFailed, QStringLiteral("killed during its start")});
     if (!m_running)
         return;
     m_stopRequested = true;

@@ -96,7 +96,8 @@ public:
     /// Asks the guest to power off (ACPI power button); if it has not exited after
     /// `timeoutMs`, quits the VMM and then kills it. exited() follows.
     virtual void stop(int timeoutMs) = 0;
-    /// Kills the VMM at once. exited() follows.
+    /// Kills the VMM at once. exited() follows; during a start, the start ends with an error
+    /// instead (before this returns).
     virtual void kill() = 0;
     /// After kill(): blocks up to `timeoutMs` until the process is gone; false when it is not.
     virtual bool waitForExit(int timeoutMs)
