@@ -25,6 +25,9 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcGateway, "airlock.daemon.gateway")
 
+/// How long stop() waits for a SIGKILLed gateway to be gone.
+constexpr int kKillWaitMs = 3000;
+
 QString errnoText(int error)
 {
     return QString::fromLocal8Bit(std::strerror(error));
@@ -390,16 +393,13 @@ void GatewayProcess::stop(int graceMs)
     m_stopping = true;
     QObject::disconnect(m_process, nullptr, this, nullptr);
     const pid_t pid = m_process->pid();
-    QDeadlineTimer deadline(graceMs);
-    while (!m_process->hasExited() && !deadline.hasExpired())
-        ::usleep(10000);
-    if (!m_process->hasExited()) {
+    // Waited for on its pidfd (it exits on EOF at once): its listeners stay bound until it is
+    // gone, and the sandbox's next gateway (a restart, a restore) binds the same ports.
+    if (!m_process->waitForExit(graceMs)) {
         qCWarning(lcGateway, "%s: airlock-gateway did not exit on EOF; killing it",
                   qPrintable(m_config.sandbox));
         m_process->sendSignal(SIGKILL);
-        QDeadlineTimer killDeadline(3000);
-        while (!m_process->hasExited() && !killDeadline.hasExpired())
-            ::usleep(10000);
+        m_process->waitForExit(kKillWaitMs);
     }
     int status;
     ::waitpid(pid, &status, WNOHANG);

@@ -174,19 +174,20 @@ void SandboxApi::registerMethods()
             AIRLOCK_TRY_INIT(name, nameParam(params));
             return sandboxResult(m_sandboxes.get(*name));
         });
-    // Deferred: a guest started from a template answers its identity refresh from the event
-    // loop, and the answer says whether it did.
+    // Deferred: the VMM starts, and a guest started from a template answers its identity
+    // refresh, from the event loop; the answer says whether it did.
     m_server.addDeferredMethod(
         QString::fromLatin1(method::SandboxStart),
         [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
             auto name = nameParam(params);
             if (!name)
                 return reply(std::unexpected(name.error()));
-            auto started = m_sandboxes.start(*name);
-            if (!started)
-                return reply(std::unexpected(started.error()));
-            m_sandboxes.whenSettled(*name, [this, name = *name, reply] {
-                reply(sandboxResult(m_sandboxes.get(name)));
+            // Answered once the VMM runs: one slow VMM holds up no other client.
+            m_sandboxes.start(*name, [this, name = *name, reply](const Result<Sandbox> &started) {
+                if (!started)
+                    return reply(std::unexpected(started.error()));
+                m_sandboxes.whenSettled(
+                    name, [this, name, reply] { reply(sandboxResult(m_sandboxes.get(name))); });
             });
         });
     add(method::SandboxStop,

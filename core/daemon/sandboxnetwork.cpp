@@ -23,6 +23,9 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcNetwork, "airlock.daemon.network")
 
+/// How long killLeftoverGateway() waits for the killed gateway to be gone.
+constexpr int kLeftoverGatewayWaitMs = 2000;
+
 /// A root-only directory under the state dir.
 Result<QString> privateDir(const QString &stateDir, const QString &name)
 {
@@ -348,17 +351,15 @@ void SandboxNetwork::killLeftoverGateway(const QString &stateDir, const QString 
     if (fields.size() != 2)
         return;
     const pid_t pid = pid_t(fields[0].toLongLong());
-    const auto start = VmmProcess::readStartTime(pid);
-    if (pid <= 1 || !start || *start != fields[1].toLongLong())
+    // The pidfd names the process whose start time was recorded, never one that got its pid.
+    VmmProcess gateway;
+    if (pid <= 1 || !gateway.watch(pid, fields[1].toLongLong()))
         return;
     qCWarning(lcNetwork, "%s: killing the gateway (pid %d) an earlier airlockd left running",
               qPrintable(sandbox), int(pid));
-    ::kill(pid, SIGKILL);
+    gateway.sendSignal(SIGKILL);
     // Its listeners stay bound until it is gone; the new gateway needs the same ports.
-    for (int i = 0;
-         i < 200 && VmmProcess::readStartTime(pid) == start && VmmProcess::readState(pid) != 'Z';
-         ++i)
-        ::usleep(10000);
+    gateway.waitForExit(kLeftoverGatewayWaitMs);
 }
 
 void SandboxNetwork::removeCa(const QString &stateDir, const QString &sandbox)

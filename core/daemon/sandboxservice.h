@@ -1,8 +1,18 @@
 #pragma once
 
 #include "core/daemon/bindingstore.h"
+#include "core/daemon/crashrecovery.h"
+#include "core/daemon/egressrecorder.h"
+#include "core/daemon/guestmemory.h"
+#include "core/daemon/guestseed.h"
+#include "core/daemon/networklinks.h"
 #include "core/daemon/registry.h"
+#include "core/daemon/runtimedirectory.h"
+#include "core/daemon/sandboxdisks.h"
 #include "core/daemon/sandboxnetwork.h"
+#include "core/daemon/sandboxserviceconfig.h"
+#include "core/daemon/tablewatch.h"
+#include "core/daemon/vmmuidallocator.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/net/addresspool.h"
@@ -11,7 +21,6 @@
 #include "core/vmm/vmm.h"
 
 #include <QObject>
-#include <QTimer>
 
 #include <functional>
 #include <map>
@@ -22,43 +31,6 @@
 namespace airlock {
 
 class ConsoleHub;
-
-/// Host facts the service needs that main() determines once at start-up.
-struct SandboxServiceConfig
-{
-    QString stateDir; ///< runtime dirs go to STATE/run/<name>
-    Acceleration acceleration = Acceleration::Tcg; ///< chosen by KvmProbe at helper start
-    QString accelerationWarning; ///< why not KVM; empty when KVM
-    uid_t vmmUid = 0; ///< the `airlock-vmm` user (the KVM probe's identity)
-    gid_t vmmGid = 0; ///< group of every VMM
-    std::vector<gid_t> vmmGroups; ///< supplementary groups of every VMM (`kvm`)
-    /// Each running VMM gets its own uid, vmmUidBase + a slot, so that a guest that escapes
-    /// into its QEMU cannot signal another sandbox's QEMU or open its sockets. 0: every VMM
-    /// runs as vmmUid (tests without root).
-    uid_t vmmUidBase = 0;
-    static constexpr uid_t kDefaultVmmUidBase = 0x7ffe0000; ///< above systemd's container range
-    static constexpr int kVmmUidSlots = 65536;
-    /// Each gateway runs as gatewayUidBase + its VMM's slot (group `airlock-gateway`), a range
-    /// of its own. 0: the gateway runs as its VMM's uid (only without vmmUidBase).
-    uid_t gatewayUidBase = 0;
-    static constexpr uid_t kDefaultGatewayUidBase = 0x7ffd0000;
-    /// The pool sandbox links are cut from (AddressPool::create).
-    QString addressPool = AddressPool::DefaultPool.toString();
-    /// Gateway program, listener ports, upstream resolver and trust store.
-    SandboxNetworkConfig network;
-    /// Egress events kept per sandbox for egress.history.
-    int egressHistory = Registry::kDefaultEgressHistory;
-    /// Where guest RAM files live (docs/snapshots.md): a root-owned directory on tmpfs. Empty:
-    /// /dev/shm/airlock-<hash of stateDir>, so helpers with different state dirs never meet.
-    QString memoryDir;
-    /// How long a guest started from a snapshot or template has to confirm its new identity
-    /// through the guest agent (GuestAgent::refresh).
-    int agentTimeoutMs = 10000;
-    /// How often every running sandbox's nftables table is compared with what was loaded
-    /// (SandboxNetwork::verifyTable): one that is gone or changed is loaded again at once, and
-    /// a guest whose table cannot be restored is killed (docs/network.md). 0: never.
-    int tableCheckIntervalMs = 1000;
-};
 
 /// The sandbox lifecycle of docs/protocol.md (create/list/get/start/stop/kill/delete), backed by
 /// the Registry (every change is persisted before it is announced) and one Vmm per running
@@ -102,15 +74,23 @@ public:
     /// Names with kInternalPrefix are refused (InvalidName) unless `internal`: such a sandbox
     /// lives only in memory and is never announced (a helper's template guest).
     Result<Sandbox> create(const SandboxSpec &spec, bool internal = false);
-    /// Boots the guest; returns once the VMM runs. InvalidState unless stopped. A sandbox whose
-    /// spec says BootMode::Template starts from the template source's state when it has one.
-    /// With `incomingStateFd` >= 0 the guest is restored instead: the caller has filled the
-    /// memory file (createMemoryFile) and passes the saved device state (see
-    /// Vmm::saveDeviceState). A guest that did not boot is then told its identity through the
-    /// guest agent; its answer comes later (whenSettled; Sandbox::identityWarning when it did
-    /// not confirm; a template start that is not confirmed boots cold instead).
-    Result<Sandbox> start(const QString &name, int incomingStateFd = -1,
-                          StartSource source = StartSource::Snapshot);
+    /// Called once with the sandbox as it runs, or with why it did not start.
+    using Started = std::function<void(const Result<Sandbox> &)>;
+    /// Boots the guest; `done` is called once the VMM runs (from the event loop: one slow VMM
+    /// holds up no other client), or with an error: InvalidState unless stopped (at once). The
+    /// sandbox is `starting` meanwhile. A sandbox whose spec says BootMode::Template starts
+    /// from the template source's state when it has one. With `incomingStateFd` >= 0 the guest
+    /// is restored instead: the caller has filled the memory file (createMemoryFile) and passes
+    /// the saved device state (see Vmm::saveDeviceState), which must stay open until `done`. A
+    /// guest that did not boot is then told its identity through the guest agent; its answer
+    /// comes later (whenSettled; Sandbox::identityWarning when it did not confirm; a template
+    /// start that is not confirmed boots cold instead).
+    void start(const QString &name, int incomingStateFd, StartSource source, Started done);
+    /// A cold boot (or a template start): start(name, -1, …, done).
+    void start(const QString &name, Started done)
+    {
+        start(name, -1, StartSource::Snapshot, std::move(done));
+    }
     /// Calls `callback` once the identity refresh that followed the sandbox's last start has
     /// its answer (or the guest stopped), at once when none is pending. For answers that
     /// should say whether the guest took its identity (sandbox.start, snapshot.fork|restore).
@@ -151,7 +131,7 @@ public:
                              const std::function<Result<void>(int fd)> &fill);
     /// Graceful power-off, kill after `timeoutMs`; answers with state stopping.
     Result<Sandbox> stop(const QString &name, int timeoutMs);
-    /// Kills the VMM now; answers with state stopped.
+    /// Kills the VMM now; answers with state stopped. A pending start ends with an error.
     Result<Sandbox> kill(const QString &name);
     /// Records why a stopped sandbox is stopped (an interrupted or failed snapshot restore),
     /// persisted and announced. InvalidState unless stopped; NotFound, InvalidName.
@@ -185,7 +165,10 @@ public:
     /// Where the gateways' credentials come from: the grants of a sandbox (its bindings with
     /// values from the vault), asked each time a gateway starts and on refreshCredentials().
     using CredentialSource = std::function<QList<GatewayCredentialGrant>(const QString &name)>;
-    void setCredentialSource(CredentialSource source) { m_credentialSource = std::move(source); }
+    void setCredentialSource(CredentialSource source)
+    {
+        m_networks.setCredentialSource(std::move(source));
+    }
     /// Hands the running sandbox's gateway its current credentials (after a binding or a
     /// secret changed). Nothing to do (success) when the sandbox does not run.
     Result<void> refreshCredentials(const QString &name);
@@ -207,11 +190,6 @@ Q_SIGNALS:
     void egressEvent(const QString &name, qint64 seq, const QJsonObject &event);
 
 private:
-    /// Kills a VMM that still runs for a sandbox recorded as stopped (see the .cpp for why).
-    /// With `wait`, returns once the killed process is gone (its tap is then free).
-    void killOrphanVmm(const QString &name, bool wait = false) const;
-    Result<Sandbox> startOnce(const QString &name, int incomingStateFd, StartSource source,
-                              bool *usedTemplate);
     struct Entry
     {
         SandboxRecord record() const;
@@ -222,88 +200,92 @@ private:
         VmmRuntimeInfo runtime;
         EgressPolicy policy;
         std::unique_ptr<Vmm> vmm;
+        /// The VMM of a start in progress (state starting), until it runs or failed.
+        std::unique_ptr<Vmm> startingVmm;
         bool stopRequested = false;
         uid_t vmmUid = 0; ///< uid of the running VMM (its runtime dir's owner); 0 when none
         SandboxNetwork *network = nullptr; ///< owned (child of the service) while running
         qint64 linkIndex = -1; ///< AddressPool index of network's link
     };
+    /// What start() prepared for the VMM and hands to it; released again if it fails.
+    struct Launch;
+    /// Called with the start's result and whether a template was tried.
+    using StartedOnce = std::function<void(const Result<Sandbox> &, bool usedTemplate)>;
+
+    /// One start attempt; with `allowTemplate` a template start may be tried.
+    void startOnce(const QString &name, int incomingStateFd, StartSource source, bool allowTemplate,
+                   StartedOnce done);
+    /// Prepares uid, runtime dir, disk, memory (or a template's), network and seed for the
+    /// start of `entry` into `launch`.
+    /// The sandbox is `starting` once it succeeded; on errors after that it is stopped again.
+    Result<void> prepareLaunch(Entry &entry, const GuestImage &image, int incomingStateFd,
+                               StartSource source, bool allowTemplate, Launch &launch);
+    /// Takes down the network a start brought up before its VMM ran.
+    void dropNetwork(Launch &launch);
+    /// The VMM of `launch` runs (or failed to start): records it (or undoes the start).
+    void launched(const QString &name, const std::shared_ptr<Launch> &launch,
+                  const Result<VmmRuntimeInfo> &info, const StartedOnce &done);
+    /// Records a failed start: stopped with the error as reason.
+    std::unexpected<Error> failStart(const QString &name, const Error &error);
 
     Result<Entry *> find(const QString &name);
     Result<const Entry *> find(const QString &name) const;
     /// find(), and `invalid_state` unless the sandbox is stopped.
     Result<Entry *> findStopped(const QString &name);
-    QString runtimeDirFor(const QString &name) const;
-    /// BackendUnavailable, with a message saying what is missing, when the RAM directory's free
-    /// space or the host's MemAvailable (/proc/meminfo) is below `memoryMib`.
-    Result<void> checkMemoryCapacity(const QString &name, int memoryMib) const;
-    QString memoryDir() const;
-    QString disksDir() const;
-    /// Makes the overlay on the first start (or checks that it belongs to the image's current
-    /// disk) and hands it to `uid`. OperationFailed when the image was rebuilt since.
-    Result<void> prepareDisk(const QString &name, const GuestImage &image, uid_t uid) const;
-    Result<QString> prepareRuntimeDir(const QString &name, uid_t uid) const;
-    /// A uid for a new VMM that no running VMM of this helper has, and that no process on the
-    /// host runs as (nor as its gateway uid): another helper's VMMs use the same range.
-    Result<uid_t> allocateVmmUid() const;
-    /// Every uid (real, effective, saved, fs) of every process in /proc.
-    static std::vector<uid_t> uidsInUse();
+    /// The uids of this helper's running VMMs.
+    std::vector<uid_t> vmmUids() const;
     /// Hands the runtime dir (and its entries) and the root disk overlay back to root once
     /// the sandbox's VMM is gone (docs/reviews/2026-12-01-newuser-pass.md#m1).
     void returnFilesToRoot(const QString &name) const;
-    /// The runtime dir's owner: the uid a (re-adopted) VMM runs as.
-    uid_t runtimeDirOwner(const QString &name) const;
     void attachVmm(Entry &entry, std::unique_ptr<Vmm> vmm);
     /// Lets a VMM we no longer track finish on its own (its exited() deletes it).
     void releaseVmm(Entry &entry);
     void onVmmExited(const QString &name, Vmm *vmm, const QString &reason);
     void markStopped(Entry &entry, const QString &reason);
-    uid_t gatewayUidFor(uid_t vmmUid) const;
-    /// A network for `entry`'s sandbox on `link`, wired to egressEvent().
-    SandboxNetwork *makeNetwork(const QString &name, const LinkAllocation &link, uid_t vmmUid,
-                                const EgressPolicy &policy);
+    /// Kills `entry`'s VMM, tears its network down and marks it stopped for `reason`.
+    void killNow(Entry &entry, const QString &reason);
     /// Brings the network of a re-adopted guest back; false (and the VMM killed) when not.
     bool restoreNetwork(Entry &entry, qint64 linkIndex);
     /// Takes the network out of the entry and tears it down (now, or once `vmm` exits).
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
-    /// Taps, tables and gateways of this helper (instance()) that no running sandbox owns.
+    /// CrashRecovery::removeLeftovers for what no sandbox of this helper owns.
     void removeLeftovers();
-    /// Deletes RAM files whose sandbox's guest does not run (at restore()).
-    void removeStaleMemoryFiles();
     /// The sandbox whose running network uses tap `ifname`, other than `except`; empty if none.
     QString tapHolder(const QString &ifname, const QString &except) const;
-    /// Checks one event from `name`'s gateway and queues it; flushEgress() stores the queue in
-    /// one transaction on the next event-loop turn, then announces each (egressEvent).
+    /// Queues one event from `name`'s gateway with the EgressRecorder (internal guests' are
+    /// dropped).
     void recordEgress(const QString &name, const QJsonObject &object);
-    void flushEgress();
-    /// seedFiles() with the CA given (start() has it before the entry holds the network).
-    Result<QList<SeedFile>> seedFilesWith(const QString &name, const QByteArray &caCertificatePem);
     /// Persists and announces.
     void commit(Entry &entry);
     void announce(const Entry &entry);
     /// Tells a guest that did not boot (template, restore, fork) its identity and seed files
-    /// through its agent; records identityWarning when it does not confirm in time.
+    /// through its agent (IdentityRefresh); records identityWarning when it does not confirm.
     void refreshIdentity(Entry &entry, StartSource from);
     void identityRefreshed(Entry &entry, StartSource from, const Result<void> &done);
     void settle(Entry &entry);
     /// Brings a re-adopted VMM's recorded run state in line with QEMU's
     /// (docs/reviews/2026-11-30-redteam-pass.md#f1).
     void reconcileRunState(Entry &entry);
-    /// Kills and forgets what a crashed helper's internal guests left (runtime dirs, VMMs).
-    void removeInternalLeftovers();
+    /// A table that TableWatch could not restore: the guest goes.
+    void onTableLost(const QString &name, const QString &reason, const QJsonObject &event);
 
     Registry &m_registry;
-    QList<std::pair<QString, QJsonObject>> m_pendingEgress; ///< checked, not yet stored
-    bool m_egressFlushQueued = false;
     ConsoleHub &m_consoles;
     const ImageStore &m_images;
     VmmFactory m_factory;
     SandboxServiceConfig m_config;
+    RuntimeDirectory m_runtimeDirs;
+    GuestMemory m_memory;
+    SandboxDisks m_disks;
+    VmmUidAllocator m_uids;
+    CrashRecovery m_recovery;
     std::map<QString, Entry> m_entries;
-    std::optional<AddressPool> m_pool;
     BindingStore m_bindings;
-    CredentialSource m_credentialSource;
+    GuestSeed m_seed;
+    NetworkLinks m_networks;
     TemplateSource m_templates;
-    QTimer m_tableWatch;
+    EgressRecorder m_egress;
+    TableWatch m_tableWatch;
 };
 
 } // namespace airlock

@@ -203,7 +203,17 @@ void SnapshotApi::fork(uid_t caller, const QJsonObject &params, RpcServer::Reply
                 : QStringLiteral("binding %1: %2").arg(binding.id).arg(allowed.error().message);
         };
     }
-    auto forked = m_snapshots.fork(*id, *name, &forkBindings);
+    m_snapshots.fork(*id, *name, std::move(forkBindings),
+                     [this, caller, id = *id, reply](const Result<QString> &forked,
+                                                     const SnapshotService::ForkBindings &result) {
+                         forkDone(caller, id, forked, result, reply);
+                     });
+}
+
+void SnapshotApi::forkDone(uid_t caller, const QString &id, const Result<QString> &forked,
+                           const SnapshotService::ForkBindings &forkBindings,
+                           const RpcServer::Reply &reply)
+{
     if (!forked)
         return reply(std::unexpected(forked.error()));
     if (m_audit) {
@@ -213,7 +223,7 @@ void SnapshotApi::fork(uid_t caller, const QJsonObject &params, RpcServer::Reply
             entry.sandbox = copy.sandbox;
             entry.host = copy.host;
             entry.binding = copy.id;
-            entry.extra.insert(QStringLiteral("snapshot"), *id);
+            entry.extra.insert(QStringLiteral("snapshot"), id);
             m_audit->record(entry);
         }
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/daemon/rpcserver.h"
+#include "core/daemon/snapshotservice.h"
 
 #include <QObject>
 
@@ -38,6 +39,9 @@ private:
     Result<QJsonValue> list(const QJsonObject &params);
     void restore(const QJsonObject &params, RpcServer::Reply reply);
     void fork(uid_t caller, const QJsonObject &params, RpcServer::Reply reply);
+    /// Audits the copied bindings and answers once the fork's guest settled.
+    void forkDone(uid_t caller, const QString &id, const Result<QString> &forked,
+                  const SnapshotService::ForkBindings &forkBindings, const RpcServer::Reply &reply);
     Result<QJsonValue> schedule(const QJsonObject &params);
     Result<QJsonValue> templates();
     Result<QJsonValue> prepareTemplate(const QJsonObject &params);

@@ -454,14 +454,20 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
     return state->release();
 }
 
-Result<void> SnapshotService::startFrom(const QString &name, const Snapshot &snapshot)
+void SnapshotService::startFrom(const QString &name, const Snapshot &snapshot,
+                                std::function<void(const Result<void> &)> done)
 {
     auto state = stageState(name, snapshot);
-    AIRLOCK_TRY(state);
-    auto started = m_sandboxes.start(name, *state, StartSource::Snapshot);
-    ::close(*state);
-    AIRLOCK_TRY(started);
-    return m_archive.catalog().setHead(name, snapshot.id);
+    if (!state)
+        return done(std::unexpected(state.error()));
+    m_sandboxes.start(
+        name, *state, StartSource::Snapshot,
+        [this, name, id = snapshot.id, fd = *state, done](const Result<Sandbox> &ran) {
+            ::close(fd);
+            if (!ran)
+                return done(std::unexpected(ran.error()));
+            done(m_archive.catalog().setHead(name, id));
+        });
 }
 
 Result<const Manifest::Object *> SnapshotService::diskToRestore(const QString &name,
@@ -564,19 +570,21 @@ void SnapshotService::restoreSnapshot(
                 return done(std::unexpected(killed.error()));
             }
         }
-        auto started = startFrom(name, target);
-        m_journal.end(QStringLiteral("restore"), name);
-        if (!started) {
-            if (safety)
-                m_sandboxes.setStateReason(
-                    name,
-                    QStringLiteral("restoring snapshot %1 failed (%2); the state before "
-                                   "the restore is in safety snapshot %3")
-                        .arg(target.id, started.error().message, safety->id));
-            return done(std::unexpected(started.error()));
-        }
-        qCInfo(lcSnapshots, "%s: restored snapshot %s", qPrintable(name), qPrintable(target.id));
-        done(safety);
+        startFrom(name, target, [this, name, target, safety, done](const Result<void> &started) {
+            m_journal.end(QStringLiteral("restore"), name);
+            if (!started) {
+                if (safety)
+                    m_sandboxes.setStateReason(
+                        name,
+                        QStringLiteral("restoring snapshot %1 failed (%2); the state before "
+                                       "the restore is in safety snapshot %3")
+                            .arg(target.id, started.error().message, safety->id));
+                return done(std::unexpected(started.error()));
+            }
+            qCInfo(lcSnapshots, "%s: restored snapshot %s", qPrintable(name),
+                   qPrintable(target.id));
+            done(safety);
+        });
     };
     if (sandbox->state == SandboxState::Running || sandbox->state == SandboxState::Paused) {
         // The safety snapshot is stored (on a worker) before anything is replaced.
@@ -598,14 +606,34 @@ void SnapshotService::restoreSnapshot(
     restore(std::nullopt);
 }
 
-Result<QString> SnapshotService::fork(const QString &id, const QString &name,
-                                      ForkBindings *forkBindings)
+void SnapshotService::fork(const QString &id, const QString &name, ForkBindings forkBindings,
+                           ForkDone done)
 {
-    if (forkBindings) {
-        forkBindings->copied.clear();
-        forkBindings->leftOut.clear();
-    }
-    const bool copyBindings = forkBindings && forkBindings->copy;
+    forkBindings.copied.clear();
+    forkBindings.leftOut.clear();
+    auto started = beginFork(id, name, forkBindings);
+    if (!started)
+        return done(std::unexpected(started.error()), forkBindings);
+    const Snapshot snapshot = *started;
+    startFrom(name, snapshot,
+              [this, id, name, snapshot, forkBindings, done](const Result<void> &ran) {
+                  release(id);
+                  m_journal.end(QStringLiteral("fork"), name);
+                  if (!ran) {
+                      // No half-made fork: the new sandbox goes again (its bindings with it).
+                      m_sandboxes.kill(name);
+                      m_sandboxes.remove(name);
+                      return done(std::unexpected(ran.error()), forkBindings);
+                  }
+                  qCInfo(lcSnapshots, "forked %s from snapshot %s of %s", qPrintable(name),
+                         qPrintable(id), qPrintable(snapshot.sandbox));
+                  done(name, forkBindings);
+              });
+}
+
+Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &name,
+                                            ForkBindings &forkBindings)
+{
     auto snapshot = get(id);
     AIRLOCK_TRY(snapshot);
     AIRLOCK_TRY(validateName(name));
@@ -620,16 +648,15 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
     // Held while the fork is made: snapshot.delete of it is busy meanwhile
     // (docs/reviews/2026-12-01-newuser-pass.md#m6).
     hold(id);
-    const auto unhold = qScopeGuard([this, id] { release(id); });
+    auto unhold = qScopeGuard([this, id] { release(id); });
     // Before the sandbox exists: a helper killed before the fork's guest runs leaves this
     // entry, and the next helper removes the half-made fork
     // (docs/reviews/2026-12-01-newuser-pass.md#m2).
     AIRLOCK_TRY(m_journal.begin(QStringLiteral("fork"), name, {{QStringLiteral("snapshot"), id}}));
-    const auto unjournal =
-        qScopeGuard([this, name] { m_journal.end(QStringLiteral("fork"), name); });
+    auto unjournal = qScopeGuard([this, name] { m_journal.end(QStringLiteral("fork"), name); });
     AIRLOCK_TRY(m_sandboxes.create(spec));
     // No half-made fork: on any failure the new sandbox goes again (its bindings with it).
-    const auto undo = [this, &name](const Error &error) -> Result<QString> {
+    const auto undo = [this, &name](const Error &error) -> Result<Snapshot> {
         m_sandboxes.kill(name);
         m_sandboxes.remove(name);
         return std::unexpected(error);
@@ -638,7 +665,7 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
         if (auto policy = m_sandboxes.policy(snapshot->sandbox))
             m_sandboxes.setPolicy(name, *policy);
     }
-    if (copyBindings && !snapshot->sandbox.isEmpty()) {
+    if (forkBindings.copy && !snapshot->sandbox.isEmpty()) {
         if (!m_bindings)
             return undo(Error {ErrorKind::BackendUnavailable,
                                QStringLiteral("credential bindings are not available")});
@@ -646,9 +673,9 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
         if (!bindings)
             return undo(bindings.error());
         for (CredentialBinding binding : *bindings) {
-            if (forkBindings->refuse) {
-                if (const QString why = forkBindings->refuse(binding); !why.isEmpty()) {
-                    forkBindings->leftOut.append(why);
+            if (forkBindings.refuse) {
+                if (const QString why = forkBindings.refuse(binding); !why.isEmpty()) {
+                    forkBindings.leftOut.append(why);
                     continue;
                 }
             }
@@ -659,14 +686,13 @@ Result<QString> SnapshotService::fork(const QString &id, const QString &name,
             auto added = m_bindings->add(binding);
             if (!added)
                 return undo(added.error());
-            forkBindings->copied.append(*added);
+            forkBindings.copied.append(*added);
         }
     }
-    if (auto started = startFrom(name, *snapshot); !started)
-        return undo(started.error());
-    qCInfo(lcSnapshots, "forked %s from snapshot %s of %s", qPrintable(name), qPrintable(id),
-           qPrintable(snapshot->sandbox));
-    return name;
+    // Held and journalled until the fork's guest runs (fork()).
+    unhold.dismiss();
+    unjournal.dismiss();
+    return *snapshot;
 }
 
 Result<void> SnapshotService::remove(const QString &id)

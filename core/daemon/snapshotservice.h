@@ -95,8 +95,11 @@ public:
     /// A new sandbox `name` started from snapshot `id` while the original runs on. The egress
     /// policy of the snapshot's sandbox is copied; its credential bindings only with
     /// `bindings->copy` (then with new placeholders), those refuse() lets through. The guest
-    /// gets the fork's own name, addresses, CA and seed files through its agent.
-    Result<QString> fork(const QString &id, const QString &name, ForkBindings *bindings = nullptr);
+    /// gets the fork's own name, addresses, CA and seed files through its agent. `done` gets
+    /// the new sandbox's name once its guest runs (or the error), and `bindings` with what was
+    /// copied and left out.
+    using ForkDone = std::function<void(const Result<QString> &, const ForkBindings &bindings)>;
+    void fork(const QString &id, const QString &name, ForkBindings bindings, ForkDone done);
 
     /// Deletes a snapshot. Busy while a restore or fork reads it (review 2026-12-01, M6).
     Result<void> remove(const QString &id);
@@ -138,7 +141,12 @@ private:
     static std::vector<SnapshotArchive::Object> objectsOf(const Capture &capture);
     /// Records a staged snapshot (this thread), logs and announces it.
     Result<Snapshot> record(const QString &sandbox, const Capture &capture, const Snapshot &staged);
-    Result<void> startFrom(const QString &sandbox, const Snapshot &snapshot);
+    /// Starts the stopped `sandbox` from `snapshot` (stageState); `done` once its VMM runs.
+    void startFrom(const QString &sandbox, const Snapshot &snapshot,
+                   std::function<void(const Result<void> &)> done);
+    /// fork() up to the start of the new guest: the sandbox made, its policy and bindings
+    /// copied, the snapshot held and the fork journalled. Returns the snapshot.
+    Result<Snapshot> beginFork(const QString &id, const QString &name, ForkBindings &bindings);
     /// Writes the snapshot's `disk:vda` back as the stopped sandbox's overlay (nothing for
     /// images without a disk). InvalidParams when the snapshot and the image disagree about
     /// having a disk, InvalidState when the image's disk was rebuilt since.

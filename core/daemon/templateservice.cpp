@@ -157,23 +157,34 @@ Result<std::optional<Snapshot>> TemplateService::prepareTemplate(const SandboxSp
     spec.name = guest;
     spec.boot = BootMode::Cold;
     AIRLOCK_TRY(m_sandboxes.create(spec, /*internal=*/true));
-    if (auto started = m_sandboxes.start(guest); !started) {
-        m_sandboxes.remove(guest);
-        return std::unexpected(started.error());
-    }
-    Vmm *vmm = m_sandboxes.vmmOf(guest);
-    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
-    if (!agent) {
-        m_sandboxes.kill(guest);
-        m_sandboxes.remove(guest);
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("the template guest has no agent channel"));
-    }
     m_preparing.insert(*key, guest);
     qCInfo(lcSnapshots, "preparing a template of image %s (%d vCPU, %d MiB) in %s",
            qPrintable(shape.image), shape.vcpus, shape.memoryMib, qPrintable(guest));
     const QString id = *key;
+    m_sandboxes.start(guest, [self = QPointer(this), id, guest, shape](const Result<Sandbox> &ran) {
+        if (self)
+            self->templateGuestStarted(id, guest, shape, ran);
+    });
+    return std::optional<Snapshot>();
+}
+
+void TemplateService::templateGuestStarted(const QString &id, const QString &guest,
+                                           const SandboxSpec &shape, const Result<Sandbox> &ran)
+{
     const auto stillPreparing = [this, id, guest] { return m_preparing.value(id) == guest; };
+    if (!stillPreparing()) {
+        // Given up meanwhile: the guest is of no use.
+        m_sandboxes.kill(guest);
+        m_sandboxes.remove(guest);
+        return;
+    }
+    if (!ran)
+        return endTemplateGuest(id, guest, ran.error().message);
+    Vmm *vmm = m_sandboxes.vmmOf(guest);
+    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
+    if (!agent)
+        return endTemplateGuest(id, guest,
+                                QStringLiteral("the template guest has no agent channel"));
     const auto onReady = [this, id, guest, shape, stillPreparing] {
         // The init goes on to start the console shell; let it, so a template start has one.
         QTimer::singleShot(m_options.settleMs, this, [this, id, guest, shape, stillPreparing] {
@@ -197,7 +208,6 @@ Result<std::optional<Snapshot>> TemplateService::prepareTemplate(const SandboxSp
             else
                 self->endTemplateGuest(id, guest, ready.error().message);
         });
-    return std::optional<Snapshot>();
 }
 
 void TemplateService::captureTemplate(const QString &key, const QString &guest,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 #include "core/model/snapshot.h"
 
 #include <QDateTime>
@@ -82,6 +83,10 @@ private:
     void dropTemplateCache(const QString &id);
     /// SandboxService's template source.
     Result<int> templateState(const QString &sandbox, const SandboxSpec &spec);
+    /// The template guest `guest` for `key` runs (or did not start): waits for its agent's
+    /// `ready`, then captures it.
+    void templateGuestStarted(const QString &key, const QString &guest, const SandboxSpec &shape,
+                              const Result<Sandbox> &ran);
     void captureTemplate(const QString &key, const QString &guest, const SandboxSpec &shape);
     void endTemplateGuest(const QString &key, const QString &guest, const QString &failure);
     /// Template caches (tmpfs) of templates no longer in the store.

@@ -36,6 +36,8 @@ constexpr int kQuitGraceMs = 3000; // between QMP quit and SIGKILL
 constexpr int kControlTimeoutMs = 5000; // stop/cont/query: answered in ms unless QEMU hangs
 constexpr int kMigrationTimeoutMs = 60000; // device state only: tens of KiB in practice
 constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
+constexpr int kSocketPollMs = 10; // until QEMU has created its sockets
+constexpr int kMigrationPollMs = 2; // until QEMU has loaded the device state
 
 /// The runtime directory belongs to the VMM user, so a compromised VMM could swap its sockets
 /// for symlinks to other root-only sockets. A socket is therefore pinned with O_PATH|O_NOFOLLOW
@@ -89,10 +91,11 @@ QemuMicrovm::~QemuMicrovm()
 void QemuMicrovm::reset()
 {
     m_stopTimer.stop();
+    ++m_startGeneration;
     if (m_qmp) {
+        // Not delete: a failed start ends inside one of its replies.
         m_qmp->disconnect(this);
-        delete m_qmp;
-        m_qmp = nullptr;
+        std::exchange(m_qmp, nullptr)->deleteLater();
     }
     if (m_console) {
         m_console->disconnect(this);
@@ -110,33 +113,41 @@ void QemuMicrovm::reset()
     m_running = false;
 }
 
-Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
+void QemuMicrovm::start(const VmmLaunchConfig &config, Started started)
 {
-    if (m_running)
-        return fail(ErrorKind::InvalidState, QStringLiteral("this VMM is already running"));
+    // Errors found before anything was spawned are answered from the event loop too, like all
+    // the others.
+    const auto refuse = [this, &started](const Error &error) {
+        QTimer::singleShot(0, this, [started, error] { started(std::unexpected(error)); });
+    };
+    if (m_running || m_started)
+        return refuse(
+            Error {ErrorKind::InvalidState, QStringLiteral("this VMM is already running")});
     if (auto name = validateName(config.sandboxName); !name)
-        return std::unexpected(name.error());
+        return refuse(name.error());
     const QString qemu = QemuCommand::findQemu();
     if (qemu.isEmpty())
-        return fail(ErrorKind::BackendUnavailable,
-                    QStringLiteral("qemu-system-x86_64 is not installed "
-                                   "(apt-get install qemu-system-x86)"));
+        return refuse(Error {ErrorKind::BackendUnavailable,
+                             QStringLiteral("qemu-system-x86_64 is not installed "
+                                            "(apt-get install qemu-system-x86)")});
     QStringList files {config.kernelPath, config.initrdPath};
     if (!config.rootDiskPath.isEmpty())
         files << config.rootDiskBasePath << config.rootDiskPath;
     for (const QString &file : std::as_const(files)) {
         if (!QFileInfo(file).isFile())
-            return fail(ErrorKind::BackendUnavailable,
-                        QStringLiteral("guest image file %1 is missing").arg(file));
+            return refuse(Error {ErrorKind::BackendUnavailable,
+                                 QStringLiteral("guest image file %1 is missing").arg(file)});
     }
     const QDir run(config.runtimeDir);
     if (config.runtimeDir.isEmpty() || !run.exists())
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("runtime directory %1 does not exist").arg(config.runtimeDir));
+        return refuse(
+            Error {ErrorKind::OperationFailed,
+                   QStringLiteral("runtime directory %1 does not exist").arg(config.runtimeDir)});
     if (QFile::encodeName(run.absoluteFilePath(QemuCommand::kConsoleSocket)).size() > kMaxUnixPath)
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("runtime directory %1 is too long for a Unix socket path")
-                        .arg(config.runtimeDir));
+        return refuse(Error {ErrorKind::OperationFailed,
+                             QStringLiteral("runtime directory %1 is too long for a Unix socket "
+                                            "path")
+                                 .arg(config.runtimeDir)});
     // Leftovers of an earlier run would be taken for this run's sockets.
     for (const QLatin1StringView file : {QemuCommand::kQmpSocket, QemuCommand::kConsoleSocket,
                                          QemuCommand::kAgentSocket, QemuCommand::kPidFile})
@@ -157,66 +168,164 @@ Result<VmmRuntimeInfo> QemuMicrovm::start(const VmmLaunchConfig &config)
         options.inheritedFds = {{config.network.tapFd, QemuCommand::kTapFd}};
     auto pid = VmmProcess::spawn(argv, run.filePath(QemuCommand::kLogFile), credentials, options);
     if (!pid)
-        return std::unexpected(pid.error());
+        return refuse(pid.error());
 
     m_process = new VmmProcess(this);
     m_shutdownReason.clear();
     m_stopRequested = false;
     m_stopPhase = StopPhase::None;
     m_info = VmmRuntimeInfo {*pid, 0, config.runtimeDir};
+    m_started = std::move(started);
+    m_startDeadline = QDeadlineTimer(kStartTimeoutMs);
+    m_memoryBacked = !config.memoryPath.isEmpty();
+    m_incomingStateFd = config.incomingStateFd;
+    m_qmp = new QmpClient(this);
+    if (auto watched = m_process->watch(*pid); !watched)
+        return abandonStart(watched.error());
+    m_info.startTimeTicks = m_process->startTimeTicks();
+    // QEMU that fails on its own (bad option, no memory) says why in its status and log.
+    connect(m_process, &VmmProcess::exited, this, [this](bool statusKnown, int waitStatus) {
+        finishStart(fail(ErrorKind::OperationFailed, exitReason(statusKnown, waitStatus)));
+    });
+    connectChannelsLater(0);
+}
 
-    // Any failure from here on must not leave QEMU behind.
-    const auto abandon = [this, child = *pid](const Error &error) -> Result<VmmRuntimeInfo> {
-        ::kill(child, SIGKILL);
+void QemuMicrovm::connectChannelsLater(int delayMs)
+{
+    // Polled from the event loop: QEMU gives no signal when its sockets exist.
+    QTimer::singleShot(delayMs, this, [this, generation = m_startGeneration] {
+        if (generation != m_startGeneration || !m_started)
+            return;
+        auto connected = connectChannels(/*requireAgent=*/true);
+        if (!connected)
+            return abandonStart(connected.error());
+        if (!*connected) {
+            if (m_startDeadline.hasExpired())
+                return abandonStart(Error {
+                    ErrorKind::Timeout,
+                    QStringLiteral("QEMU did not open its sockets in %1 ms").arg(kStartTimeoutMs)});
+            return connectChannelsLater(kSocketPollMs);
+        }
+        channelsConnected();
+    });
+}
+
+void QemuMicrovm::channelsConnected()
+{
+    const auto loadThenRun = [this] {
+        if (m_incomingStateFd < 0)
+            return runGuest();
+        // The descriptor is handed over at once (SCM_RIGHTS, a local reply).
+        if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-load"), m_incomingStateFd,
+                                                kControlTimeoutMs);
+            !passed)
+            return abandonStart(passed.error());
+        executeForStart(QStringLiteral("migrate-incoming"),
+                        {{QStringLiteral("uri"), QStringLiteral("fd:airlock-load")}}, [this] {
+                            m_loadDeadline = QDeadlineTimer(kMigrationTimeoutMs);
+                            pollIncoming();
+                        });
+    };
+    if (!m_memoryBacked)
+        return loadThenRun();
+    executeForStart(QStringLiteral("migrate-set-capabilities"),
+                    {{QStringLiteral("capabilities"),
+                      QJsonArray {QJsonObject {
+                          {QStringLiteral("capability"), QStringLiteral("x-ignore-shared")},
+                          {QStringLiteral("state"), true}}}}},
+                    loadThenRun);
+}
+
+void QemuMicrovm::pollIncoming()
+{
+    m_qmp->execute(
+        QStringLiteral("query-status"), {},
+        [this, generation = m_startGeneration](const Result<QJsonValue> &status) {
+            if (generation != m_startGeneration || !m_started)
+                return;
+            if (!status)
+                return abandonStart(status.error());
+            if (status->toObject().value(QStringLiteral("status")).toString()
+                != QLatin1String("inmigrate"))
+                return runGuest();
+            if (m_loadDeadline.hasExpired())
+                return abandonStart(
+                    Error {ErrorKind::Timeout, QStringLiteral("loading the snapshot timed out")});
+            QTimer::singleShot(kMigrationPollMs, this, [this, generation] {
+                if (generation == m_startGeneration && m_started)
+                    pollIncoming();
+            });
+        });
+}
+
+void QemuMicrovm::runGuest()
+{
+    executeForStart(QStringLiteral("cont"), {}, [this] {
+        m_process->disconnect(this);
+        connect(m_process, &VmmProcess::exited, this, &QemuMicrovm::onProcessExited);
+        m_running = true;
+        qCInfo(lcQemu) << "started pid" << m_info.pid;
+        finishStart(m_info);
+    });
+}
+
+void QemuMicrovm::executeForStart(const QString &command, const QJsonObject &arguments,
+                                  std::function<void()> next)
+{
+    // A QEMU that never answers must not keep the start open.
+    const int generation = m_startGeneration;
+    auto answered = std::make_shared<bool>(false);
+    QTimer::singleShot(kStartTimeoutMs, this, [this, generation, answered, command] {
+        if (!*answered && generation == m_startGeneration && m_started)
+            abandonStart(Error {ErrorKind::Timeout,
+                                QStringLiteral("QEMU did not answer %1 in time").arg(command)});
+    });
+    m_qmp->execute(
+        command, arguments,
+        [this, generation, answered, next = std::move(next)](const Result<QJsonValue> &reply) {
+            *answered = true;
+            if (generation != m_startGeneration || !m_started)
+                return;
+            if (!reply)
+                return abandonStart(reply.error());
+            next();
+        });
+}
+
+void QemuMicrovm::abandonStart(const Error &error)
+{
+    // Any failure during a start must not leave QEMU behind.
+    if (m_process) {
+        m_process->disconnect(this);
+        m_process->sendSignal(SIGKILL);
+        // Dead or dying of SIGKILL, which cannot be blocked: reaped at once.
         int status = 0;
-        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) { }
+        while (::waitpid(m_info.pid, &status, 0) < 0 && errno == EINTR) { }
         // QEMU that failed on its own (bad option, no memory) closes its sockets just before
         // exiting: its status and log line say more than "QMP closed".
-        const bool exitedByItself = !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-        QString message = error.message;
-        ErrorKind kind = error.kind;
-        if (exitedByItself) {
-            message = exitReason(true, status);
-            kind = ErrorKind::OperationFailed;
-        }
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+            return finishStart(fail(ErrorKind::OperationFailed, exitReason(true, status)));
+    }
+    finishStart(std::unexpected(error));
+}
+
+void QemuMicrovm::finishStart(const Result<VmmRuntimeInfo> &result)
+{
+    if (!m_started)
+        return;
+    Started started = std::exchange(m_started, {});
+    ++m_startGeneration;
+    m_incomingStateFd = -1;
+    if (!result) {
+        qCWarning(lcQemu).noquote() << "start failed:" << result.error().message;
         reset();
-        qCWarning(lcQemu).noquote() << "start failed:" << message;
-        return fail(kind, message);
-    };
-
-    if (auto watched = m_process->watch(*pid); !watched)
-        return abandon(watched.error());
-    m_info.startTimeTicks = m_process->startTimeTicks();
-    if (auto connected = connectChannels(kStartTimeoutMs, true); !connected)
-        return abandon(connected.error());
-    m_memoryBacked = !config.memoryPath.isEmpty();
-    if (m_memoryBacked) {
-        if (auto ignored = m_qmp->executeAndWait(
-                QStringLiteral("migrate-set-capabilities"),
-                {{QStringLiteral("capabilities"),
-                  QJsonArray {QJsonObject {
-                      {QStringLiteral("capability"), QStringLiteral("x-ignore-shared")},
-                      {QStringLiteral("state"), true}}}}},
-                kStartTimeoutMs);
-            !ignored)
-            return abandon(ignored.error());
     }
-    if (config.incomingStateFd >= 0) {
-        if (auto loaded = loadDeviceState(config.incomingStateFd); !loaded)
-            return abandon(loaded.error());
-    }
-    if (auto resumed = m_qmp->executeAndWait(QStringLiteral("cont"), {}, kStartTimeoutMs); !resumed)
-        return abandon(resumed.error());
-
-    connect(m_process, &VmmProcess::exited, this, &QemuMicrovm::onProcessExited);
-    m_running = true;
-    qCInfo(lcQemu) << "started" << config.sandboxName << "pid" << m_info.pid;
-    return m_info;
+    started(result);
 }
 
 Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
 {
-    if (m_running)
+    if (m_running || m_started)
         return fail(ErrorKind::InvalidState, QStringLiteral("this VMM is already running"));
     m_process = new VmmProcess(this);
     if (auto watched = m_process->watch(pid_t(info.pid), info.startTimeTicks); !watched) {
@@ -227,14 +336,20 @@ Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
     m_shutdownReason.clear();
     m_stopRequested = false;
     m_stopPhase = StopPhase::None;
-    if (auto connected = connectChannels(kAdoptTimeoutMs, false); !connected) {
+    // A running VMM has its sockets: one pass, no waiting.
+    m_qmp = new QmpClient(this);
+    auto connected = connectChannels(/*requireAgent=*/false);
+    if (!connected || !*connected) {
         reset();
+        if (connected && !*connected)
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("VMM %1 runs but its sockets are gone").arg(info.pid));
         if (connected.error().kind == ErrorKind::NotFound)
             return fail(ErrorKind::OperationFailed,
                         QStringLiteral("VMM %1 runs but its sockets are gone: %2")
                             .arg(info.pid)
                             .arg(connected.error().message));
-        return connected;
+        return std::unexpected(connected.error());
     }
     // A helper that died between launch and `cont` left the guest in prelaunch: finish the job.
     const auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kAdoptTimeoutMs);
@@ -258,75 +373,69 @@ Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
     return {};
 }
 
-Result<void> QemuMicrovm::connectChannels(int timeoutMs, bool requireAgent)
+Result<bool> QemuMicrovm::connectChannels(bool requireAgent)
 {
-    const QDeadlineTimer deadline(timeoutMs);
     const QDir run(m_info.runtimeDir);
-    const auto remaining = [&deadline] { return int(qMax<qint64>(1, deadline.remainingTime())); };
-
-    m_qmp = new QmpClient(this);
-    for (;;) {
-        if (m_process->hasExited())
-            return fail(ErrorKind::OperationFailed, QStringLiteral("QEMU exited during start-up"));
+    if (!m_qmp->isConnected()) {
         auto pinned = PinnedSocket::open(run.filePath(QemuCommand::kQmpSocket));
-        auto connected = pinned ? m_qmp->connectToServer((*pinned)->path(), remaining())
+        // A local handshake: QEMU greets as soon as it accepts.
+        auto connected = pinned ? m_qmp->connectToServer((*pinned)->path(), kControlTimeoutMs)
                                 : Result<void>(std::unexpected(pinned.error()));
-        if (connected)
-            break;
-        // NotFound: QEMU has not created or not yet listens on the socket.
-        if (connected.error().kind != ErrorKind::NotFound || deadline.hasExpired())
-            return connected;
-        QThread::msleep(10);
+        if (!connected) {
+            // NotFound: QEMU has not created or not yet listens on the socket.
+            if (connected.error().kind == ErrorKind::NotFound)
+                return false;
+            return std::unexpected(connected.error());
+        }
+        connect(m_qmp, &QmpClient::eventReceived, this, &QemuMicrovm::onQmpEvent,
+                Qt::UniqueConnection);
     }
-    connect(m_qmp, &QmpClient::eventReceived, this, &QemuMicrovm::onQmpEvent);
-
-    auto console = connectLocal(run.filePath(QemuCommand::kConsoleSocket), deadline);
-    if (!console)
-        return fail(
-            ErrorKind::OperationFailed,
-            QStringLiteral("cannot connect to the guest console: %1").arg(console.error().message));
-    attachConsole(*console);
+    if (!m_console) {
+        auto console = connectLocal(run.filePath(QemuCommand::kConsoleSocket));
+        if (!console)
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("cannot connect to the guest console: %1")
+                            .arg(console.error().message));
+        if (!*console)
+            return false;
+        attachConsole(*console);
+    }
+    if (m_agent)
+        return true;
     // A VMM started by an airlockd without the agent channel has no agent socket: it runs on
     // without (a restore then cannot refresh its identity).
     if (!requireAgent && !QFileInfo::exists(run.filePath(QemuCommand::kAgentSocket)))
-        return {};
-    auto agent = connectLocal(run.filePath(QemuCommand::kAgentSocket), deadline);
+        return true;
+    auto agent = connectLocal(run.filePath(QemuCommand::kAgentSocket));
     if (!agent)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot connect to the guest agent channel: %1")
                         .arg(agent.error().message));
+    if (!*agent)
+        return false;
     m_agent = new GuestAgent(*agent, this);
-    return {};
+    return true;
 }
 
-Result<QLocalSocket *> QemuMicrovm::connectLocal(const QString &path,
-                                                 const QDeadlineTimer &deadline)
+Result<QLocalSocket *> QemuMicrovm::connectLocal(const QString &path)
 {
-    const auto remaining = [&deadline] { return int(qMax<qint64>(1, deadline.remainingTime())); };
-    auto *socket = new QLocalSocket(this);
-    for (;;) {
-        auto pinned = PinnedSocket::open(path);
-        QString why;
-        bool retry = false;
-        if (pinned) {
-            socket->connectToServer((*pinned)->path());
-            if (socket->waitForConnected(remaining()))
-                return socket;
-            const auto error = socket->error();
-            why = socket->errorString();
-            socket->abort();
-            retry = error == QLocalSocket::ServerNotFoundError
-                || error == QLocalSocket::ConnectionRefusedError;
-        } else {
-            why = pinned.error().message;
-            retry = pinned.error().kind == ErrorKind::NotFound;
-        }
-        if (!retry || deadline.hasExpired() || m_process->hasExited()) {
-            delete socket;
-            return fail(ErrorKind::OperationFailed, why);
-        }
-        QThread::msleep(10);
+    auto pinned = PinnedSocket::open(path);
+    if (!pinned) {
+        if (pinned.error().kind == ErrorKind::NotFound)
+            return nullptr;
+        return std::unexpected(pinned.error());
     }
+    auto *socket = new QLocalSocket(this);
+    socket->connectToServer((*pinned)->path());
+    // A Unix socket connects at once or not at all.
+    if (socket->waitForConnected(kControlTimeoutMs))
+        return socket;
+    const auto error = socket->error();
+    const QString why = socket->errorString();
+    delete socket;
+    if (error == QLocalSocket::ServerNotFoundError || error == QLocalSocket::ConnectionRefusedError)
+        return nullptr;
+    return fail(ErrorKind::OperationFailed, why);
 }
 
 void QemuMicrovm::attachConsole(QLocalSocket *socket)
@@ -380,6 +489,9 @@ void QemuMicrovm::escalateStop()
 
 void QemuMicrovm::kill()
 {
+    if (m_started && !m_running)
+        return abandonStart(
+            Error {ErrorKind::OperationFailed, QStringLiteral("killed during its start")});
     if (!m_running)
         return;
     m_stopRequested = true;
@@ -403,8 +515,7 @@ Result<void> QemuMicrovm::pause()
 {
     if (!m_running || !m_qmp)
         return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
-    if (auto done = m_qmp->executeAndWait(QStringLiteral("stop"), {}, kControlTimeoutMs); !done)
-        return std::unexpected(done.error());
+    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("stop"), {}, kControlTimeoutMs));
     return {};
 }
 
@@ -412,8 +523,7 @@ Result<void> QemuMicrovm::resume()
 {
     if (!m_running || !m_qmp)
         return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
-    if (auto done = m_qmp->executeAndWait(QStringLiteral("cont"), {}, kControlTimeoutMs); !done)
-        return std::unexpected(done.error());
+    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("cont"), {}, kControlTimeoutMs));
     return {};
 }
 
@@ -431,9 +541,8 @@ Result<bool> QemuMicrovm::queryRunning()
             m_qmp->executeAndWait(QStringLiteral("migrate_cancel"), {}, kControlTimeoutMs);
         }
     }
-    auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs);
-    if (!status)
-        return std::unexpected(status.error());
+    AIRLOCK_TRY_INIT(status,
+                     m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs));
     return status->toObject().value(QStringLiteral("running")).toBool();
 }
 
@@ -445,25 +554,21 @@ Result<void> QemuMicrovm::saveDeviceState(int fd)
         return fail(ErrorKind::InvalidState,
                     QStringLiteral("this guest's memory is not in a file the helper can copy; "
                                    "restart it to take snapshots"));
-    auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs);
-    if (!status)
-        return std::unexpected(status.error());
+    AIRLOCK_TRY_INIT(status,
+                     m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs));
     if (status->toObject().value(QStringLiteral("running")).toBool())
         return fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"));
     if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-save"), fd, kControlTimeoutMs);
         !passed)
         return passed;
     // No exec: migration (the seccomp sandbox forbids spawning); QEMU writes into our fd.
-    if (auto started = m_qmp->executeAndWait(
-            QStringLiteral("migrate"), {{QStringLiteral("uri"), QStringLiteral("fd:airlock-save")}},
-            kControlTimeoutMs);
-        !started)
-        return std::unexpected(started.error());
+    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("migrate"),
+                                      {{QStringLiteral("uri"), QStringLiteral("fd:airlock-save")}},
+                                      kControlTimeoutMs));
     const QDeadlineTimer deadline(kMigrationTimeoutMs);
     for (;;) {
-        auto state = m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs);
-        if (!state)
-            return std::unexpected(state.error());
+        AIRLOCK_TRY_INIT(
+            state, m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs));
         const QJsonObject info = state->toObject();
         const QString phase = info.value(QStringLiteral("status")).toString();
         if (phase == QLatin1String("completed"))
@@ -476,33 +581,6 @@ Result<void> QemuMicrovm::saveDeviceState(int fd)
             m_qmp->execute(QStringLiteral("migrate_cancel"));
             return fail(ErrorKind::Timeout, QStringLiteral("saving the device state timed out"));
         }
-        QThread::msleep(2);
-    }
-}
-
-Result<void> QemuMicrovm::loadDeviceState(int fd)
-{
-    if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-load"), fd, kStartTimeoutMs);
-        !passed)
-        return passed;
-    if (auto started = m_qmp->executeAndWait(
-            QStringLiteral("migrate-incoming"),
-            {{QStringLiteral("uri"), QStringLiteral("fd:airlock-load")}}, kStartTimeoutMs);
-        !started)
-        return std::unexpected(started.error());
-    const QDeadlineTimer deadline(kMigrationTimeoutMs);
-    for (;;) {
-        if (m_process->hasExited())
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("QEMU exited while loading the snapshot"));
-        auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kStartTimeoutMs);
-        if (!status)
-            return std::unexpected(status.error());
-        if (status->toObject().value(QStringLiteral("status")).toString()
-            != QLatin1String("inmigrate"))
-            return {};
-        if (deadline.hasExpired())
-            return fail(ErrorKind::Timeout, QStringLiteral("loading the snapshot timed out"));
         QThread::msleep(2);
     }
 }

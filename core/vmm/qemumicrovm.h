@@ -2,10 +2,12 @@
 
 #include "core/vmm/vmm.h"
 
+#include <QDeadlineTimer>
 #include <QPointer>
 #include <QTimer>
 
-class QDeadlineTimer;
+#include <functional>
+
 class QLocalSocket;
 
 namespace airlock {
@@ -26,12 +28,13 @@ public:
     explicit QemuMicrovm(QObject *parent = nullptr);
     ~QemuMicrovm() override;
 
-    /// Launches QEMU paused, connects QMP and the console, then lets the CPUs run. Blocks for at
-    /// most a few seconds (QEMU creates its sockets within milliseconds). Errors:
+    /// Launches QEMU paused, then from the event loop connects QMP, the console and the agent
+    /// channel (as soon as QEMU has made them, for at most 10 s), loads the incoming device
+    /// state, if any, and lets the CPUs run; `started` gets the outcome. Errors:
     /// BackendUnavailable (QEMU, kernel or initrd missing), InvalidName, InvalidState (already
     /// running), OperationFailed (QEMU exited; the message holds its last log line). On error no
     /// QEMU process is left behind.
-    Result<VmmRuntimeInfo> start(const VmmLaunchConfig &config) override;
+    void start(const VmmLaunchConfig &config, Started started) override;
     /// Re-attaches to a running VMM: checks pid and start time, then reconnects QMP and the
     /// console. A VMM left paused by a helper that died mid-start is resumed. Errors: NotFound
     /// (gone or pid reused), OperationFailed (sockets unusable).
@@ -57,12 +60,23 @@ public:
     bool isRunning() const { return m_running; }
 
 private:
-    /// QMP, console and (unless !requireAgent and absent) the agent channel.
-    Result<void> connectChannels(int timeoutMs, bool requireAgent);
-    /// Connects to a socket QEMU serves in the runtime dir, retrying until `deadline`.
-    Result<QLocalSocket *> connectLocal(const QString &path, const QDeadlineTimer &deadline);
-    /// `migrate-incoming fd:` from `fd`; returns once QEMU left the inmigrate state.
-    Result<void> loadDeviceState(int fd);
+    /// One non-blocking pass over QMP, console and (unless !requireAgent and absent) the agent
+    /// channel: true once all are connected, false while QEMU has not made one yet.
+    Result<bool> connectChannels(bool requireAgent);
+    /// Connects to a socket QEMU serves in the runtime dir; nullptr while it is not there yet.
+    Result<QLocalSocket *> connectLocal(const QString &path);
+    /// The steps of start(), each from the event loop.
+    void connectChannelsLater(int delayMs);
+    void channelsConnected();
+    /// Polls QEMU's status until it left `inmigrate` (the device state is loaded).
+    void pollIncoming();
+    void runGuest();
+    /// A QMP command of the start; `next` runs after its success, any error ends the start.
+    void executeForStart(const QString &command, const QJsonObject &arguments,
+                         std::function<void()> next);
+    /// Ends a start with `error`, leaving no QEMU process behind.
+    void abandonStart(const Error &error);
+    void finishStart(const Result<VmmRuntimeInfo> &result);
     void attachConsole(QLocalSocket *socket);
     void onProcessExited(bool statusKnown, int waitStatus);
     void onQmpEvent(const QString &name, const QJsonObject &data);
@@ -83,6 +97,11 @@ private:
     bool m_memoryBacked = false; ///< RAM is a shared file (VmmLaunchConfig::memoryPath)
     bool m_stopRequested = false;
     QString m_shutdownReason; ///< `reason` of QMP's SHUTDOWN event, when one came
+    Started m_started; ///< set while a start is under way
+    int m_startGeneration = 0; ///< steps of an earlier start see another value and stop
+    QDeadlineTimer m_startDeadline;
+    QDeadlineTimer m_loadDeadline; ///< of loading the incoming device state
+    int m_incomingStateFd = -1; ///< the caller's, while a start loads it
 };
 
 } // namespace airlock

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <vector>
 
 namespace airlock {
@@ -81,16 +82,22 @@ public:
     using QObject::QObject;
     ~Vmm() override = default;
 
-    /// Launches the VMM. Returns once the process runs and its control channel is connected,
-    /// or an error (BackendUnavailable: binary/image missing; OperationFailed: it exited).
-    virtual Result<VmmRuntimeInfo> start(const VmmLaunchConfig &config) = 0;
+    /// Called once a start is over: the VMM runs, or why it does not.
+    using Started = std::function<void(const Result<VmmRuntimeInfo> &)>;
+    /// Launches the VMM and returns at once; `started` is called from the event loop once the
+    /// process runs and its channels are connected, or with an error (BackendUnavailable:
+    /// binary/image missing; OperationFailed: it exited). The process is spawned before this
+    /// returns (descriptors in `config` may be closed then), except on errors found at once.
+    /// Never called once this object is destroyed.
+    virtual void start(const VmmLaunchConfig &config, Started started) = 0;
     /// Reconnects to a VMM started by an earlier helper (control and console sockets). NotFound
     /// when the process is gone or the pid now belongs to another program.
     virtual Result<void> adopt(const VmmRuntimeInfo &info) = 0;
     /// Asks the guest to power off (ACPI power button); if it has not exited after
     /// `timeoutMs`, quits the VMM and then kills it. exited() follows.
     virtual void stop(int timeoutMs) = 0;
-    /// Kills the VMM at once. exited() follows.
+    /// Kills the VMM at once. exited() follows; during a start, the start ends with an error
+    /// instead (before this returns).
     virtual void kill() = 0;
     /// After kill(): blocks up to `timeoutMs` until the process is gone; false when it is not.
     virtual bool waitForExit(int timeoutMs)

@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QJsonDocument>
 #include <QProcess>
@@ -20,6 +21,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <memory>
+#include <optional>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -69,6 +71,26 @@ public:
 private:
     int m_writeFd = -1;
 };
+
+} // namespace
+
+namespace {
+
+/// Starts `vmm` and runs the event loop until the start is over: the VMM runs or it failed
+/// (QemuMicrovm's own start deadline bounds the wait).
+airlock::Result<airlock::VmmRuntimeInfo> startAndWait(airlock::Vmm &vmm,
+                                                      const airlock::VmmLaunchConfig &config)
+{
+    std::optional<airlock::Result<airlock::VmmRuntimeInfo>> outcome;
+    QEventLoop loop;
+    vmm.start(config, [&](const airlock::Result<airlock::VmmRuntimeInfo> &result) {
+        outcome = result;
+        loop.quit();
+    });
+    if (!outcome)
+        loop.exec();
+    return *outcome;
+}
 
 } // namespace
 
@@ -282,12 +304,12 @@ void TestQemuMicrovm::startRefusesMissingImageFiles()
     VmmLaunchConfig config = launchConfig(QStringLiteral("no-kernel"), run->path());
     config.kernelPath = run->filePath(QStringLiteral("vmlinux"));
     QemuMicrovm vmm;
-    const auto started = vmm.start(config);
+    const auto started = startAndWait(vmm, config);
     QVERIFY(!started);
     QCOMPARE(int(started.error().kind), int(ErrorKind::BackendUnavailable));
 
     config = launchConfig(QStringLiteral("Bad Name"), run->path());
-    const auto badName = vmm.start(config);
+    const auto badName = startAndWait(vmm, config);
     QVERIFY(!badName);
     QCOMPARE(int(badName.error().kind), int(ErrorKind::InvalidName));
 }
@@ -301,7 +323,7 @@ void TestQemuMicrovm::startReportsQemuErrors()
     VmmLaunchConfig config = launchConfig(QStringLiteral("too-many-cpus"), run->path());
     config.vcpus = 4096;
     QemuMicrovm vmm;
-    const auto started = vmm.start(config);
+    const auto started = startAndWait(vmm, config);
     QVERIFY(!started);
     QCOMPARE(int(started.error().kind), int(ErrorKind::OperationFailed));
     QVERIFY2(started.error().message.contains(QStringLiteral("status 1")),
@@ -316,7 +338,8 @@ void TestQemuMicrovm::unexpectedKillIsReported()
     auto run = makeRunDir();
     QVERIFY(run);
     QemuMicrovm vmm;
-    const auto started = vmm.start(launchConfig(QStringLiteral("killed-outside"), run->path()));
+    const auto started =
+        startAndWait(vmm, launchConfig(QStringLiteral("killed-outside"), run->path()));
     QVERIFY_RESULT(started);
     m_guard.add(pid_t(started->pid));
     m_started.append(started->pid);
@@ -336,7 +359,8 @@ void TestQemuMicrovm::bootsToReadyLineAsVmmUser()
     watch(m_vmm.get());
     QElapsedTimer boot;
     boot.start();
-    const auto started = m_vmm->start(launchConfig(QStringLiteral("tst-guest"), m_runDir->path()));
+    const auto started =
+        startAndWait(*m_vmm, launchConfig(QStringLiteral("tst-guest"), m_runDir->path()));
     QVERIFY_RESULT(started);
     m_info = *started;
     m_guard.add(pid_t(m_info.pid));
@@ -452,7 +476,7 @@ void TestQemuMicrovm::guestPoweroffIsReported()
     QemuMicrovm vmm;
     watch(&vmm);
     m_mark = m_console.size();
-    const auto started = vmm.start(launchConfig(QStringLiteral("powers-off"), run->path()));
+    const auto started = startAndWait(vmm, launchConfig(QStringLiteral("powers-off"), run->path()));
     QVERIFY_RESULT(started);
     m_guard.add(pid_t(started->pid));
     m_started.append(started->pid);

@@ -1,0 +1,158 @@
+#include "core/daemon/guestmemory.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+const QString kSuffix = QStringLiteral(".ram");
+}
+
+GuestMemory::GuestMemory(const QString &dir, const QString &stateDir) : m_dir(dir)
+{
+    if (m_dir.isEmpty()) {
+        const QByteArray hash =
+            QCryptographicHash::hash(QFile::encodeName(stateDir), QCryptographicHash::Sha256);
+        m_dir = QStringLiteral("/dev/shm/airlock-") + QString::fromLatin1(hash.toHex().left(12));
+    }
+}
+
+QString GuestMemory::pathFor(const QString &name) const
+{
+    return m_dir + u'/' + name + kSuffix;
+}
+
+Result<void> GuestMemory::ensureDir() const
+{
+    // Root's directory: a VMM may use its own RAM file but never replace or add entries.
+    const QByteArray path = QFile::encodeName(m_dir);
+    if (!QDir().mkpath(m_dir) || ::chmod(path.constData(), 0711) != 0
+        || ::chown(path.constData(), 0, 0) != 0)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot prepare the guest memory directory %1").arg(m_dir));
+    return {};
+}
+
+Result<int> GuestMemory::create(const QString &name, int memoryMib) const
+{
+    AIRLOCK_TRY(ensureDir());
+    AIRLOCK_TRY(checkCapacity(name, memoryMib));
+    // A new inode each time: a VMM that is still dying keeps its mapping of the old one.
+    const QByteArray path = QFile::encodeName(pathFor(name));
+    ::unlink(path.constData());
+    const int fd =
+        ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || ::ftruncate(fd, qint64(memoryMib) * 1024 * 1024) != 0) {
+        const int error = errno;
+        if (fd >= 0)
+            ::close(fd);
+        return failSystem(QStringLiteral("cannot create the guest memory file"), pathFor(name),
+                          error);
+    }
+    return fd;
+}
+
+Result<void> GuestMemory::checkCapacity(const QString &name, int memoryMib,
+                                        const QString &meminfoPath) const
+{
+    // docs/reviews/2026-12-01-newuser-pass.md#m4: a 64 GiB guest was accepted on a 24 GiB host; a
+    // guest that touched its memory would have filled tmpfs and host RAM. The file is sparse, so
+    // this is what the host could back right now, not a reservation.
+    const qint64 needed = qint64(memoryMib) * 1024 * 1024;
+    // Our own file of this sandbox (none for a stopped one, normally) is replaced.
+    struct stat own
+    {
+    };
+    const qint64 replaced = ::stat(QFile::encodeName(pathFor(name)).constData(), &own) == 0
+        ? qint64(own.st_blocks) * 512
+        : 0;
+    const auto mib = [](qint64 bytes) { return bytes / (1024 * 1024); };
+    struct statvfs room
+    {
+    };
+    if (::statvfs(QFile::encodeName(m_dir).constData(), &room) == 0) {
+        const qint64 free = qint64(room.f_bavail) * qint64(room.f_frsize) + replaced;
+        if (free < needed)
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the guest "
+                                       "memory directory %3 has only %4 MiB free; stop other "
+                                       "sandboxes or give this one less memory")
+                            .arg(name)
+                            .arg(memoryMib)
+                            .arg(m_dir)
+                            .arg(mib(free)));
+    }
+    QFile meminfo(meminfoPath);
+    if (meminfo.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &line : meminfo.readAll().split('\n')) {
+            if (!line.startsWith("MemAvailable:"))
+                continue;
+            const qint64 available = line.mid(13).trimmed().split(' ').first().toLongLong() * 1024;
+            if (available + replaced < needed)
+                return fail(ErrorKind::BackendUnavailable,
+                            QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the "
+                                           "host has only %3 MiB available (MemAvailable); stop "
+                                           "other sandboxes or give this one less memory")
+                                .arg(name)
+                                .arg(memoryMib)
+                                .arg(mib(available + replaced)));
+            break;
+        }
+    }
+    return {};
+}
+
+Result<void> GuestMemory::handOver(const QString &name, uid_t uid, gid_t gid) const
+{
+    const QByteArray path = QFile::encodeName(pathFor(name));
+    const int fd = ::open(path.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const bool handedOver = fd >= 0 && ::fchown(fd, uid, gid) == 0;
+    if (fd >= 0)
+        ::close(fd);
+    if (!handedOver)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot hand the guest memory file %1 to the VMM user")
+                        .arg(pathFor(name)));
+    return {};
+}
+
+void GuestMemory::remove(const QString &name) const
+{
+    // A dying VMM keeps its own mapping until it exits.
+    ::unlink(QFile::encodeName(pathFor(name)).constData());
+    // The directory goes with the last file; ensureDir() makes it again.
+    removeDirIfEmpty();
+}
+
+void GuestMemory::removeDirIfEmpty() const
+{
+    ::rmdir(QFile::encodeName(m_dir).constData());
+}
+
+QStringList GuestMemory::removeStale(const std::function<bool(const QString &name)> &isLive) const
+{
+    QStringList removed;
+    const QDir dir(m_dir);
+    for (const QString &file : dir.entryList(QDir::Files | QDir::System)) {
+        if (file.startsWith(u'.'))
+            continue;
+        const QString name = file.section(u'.', 0, 0);
+        if (file == name + kSuffix && isLive(name))
+            continue;
+        QFile::remove(dir.filePath(file));
+        removed.append(file);
+    }
+    removeDirIfEmpty();
+    return removed;
+}
+
+} // namespace airlock

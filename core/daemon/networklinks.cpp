@@ -1,0 +1,85 @@
+#include "core/daemon/networklinks.h"
+
+#include "core/daemon/egressrecorder.h"
+#include "core/daemon/vmmuidallocator.h"
+#include "core/vmm/vmm.h"
+
+namespace airlock {
+
+NetworkLinks::NetworkLinks(SandboxNetworkConfig config, const VmmUidAllocator &uids,
+                           QObject *parent)
+    : QObject(parent), m_config(std::move(config)), m_uids(uids)
+{ }
+
+Result<void> NetworkLinks::createPool(const QString &pool)
+{
+    AIRLOCK_TRY_INIT(created, AddressPool::create(pool));
+    m_pool = std::move(*created);
+    return {};
+}
+
+SandboxNetwork *NetworkLinks::make(const QString &name, const LinkAllocation &link, uid_t vmmUid,
+                                   const EgressPolicy &policy)
+{
+    auto *network = new SandboxNetwork(m_config, name, link, vmmUid, m_uids.gatewayUidFor(vmmUid),
+                                       policy, this);
+    network->setCredentialSource([this, name] {
+        return m_credentialSource ? m_credentialSource(name) : QList<GatewayCredentialGrant>();
+    });
+    connect(network, &SandboxNetwork::egress, this,
+            [this, name](const QJsonObject &event) { Q_EMIT egress(name, event); });
+    connect(network, &SandboxNetwork::gatewayRestarted, this,
+            [this, name](const QString &reason, int attempt) {
+                Q_EMIT egress(name, EgressRecorder::gatewayRestartedEvent(name, reason, attempt));
+            });
+    return network;
+}
+
+Result<SandboxNetwork *> NetworkLinks::bringUp(const QString &name, uid_t vmmUid,
+                                               const EgressPolicy &policy)
+{
+    AIRLOCK_TRY_INIT(link, m_pool->allocate());
+    SandboxNetwork *network = make(name, *link, vmmUid, policy);
+    if (auto up = network->up(false); !up) {
+        delete network;
+        m_pool->release(link->index);
+        return std::unexpected(up.error());
+    }
+    return network;
+}
+
+Result<SandboxNetwork *> NetworkLinks::restore(const QString &name, qint64 linkIndex, uid_t vmmUid,
+                                               const EgressPolicy &policy)
+{
+    if (linkIndex < 0 || linkIndex >= qint64(m_pool->capacity()))
+        return fail(ErrorKind::NotFound, QStringLiteral("no network link was recorded"));
+    AIRLOCK_TRY_INIT(link, m_pool->reserve(quint32(linkIndex)));
+    SandboxNetwork *network = make(name, *link, vmmUid, policy);
+    if (auto up = network->up(true); !up) {
+        delete network;
+        m_pool->release(quint32(linkIndex));
+        return std::unexpected(up.error());
+    }
+    return network;
+}
+
+void NetworkLinks::release(SandboxNetwork *network, Vmm *vmmStillRunning,
+                           std::function<bool()> superseded)
+{
+    if (!network)
+        return;
+    const quint32 index = network->link().index;
+    auto teardown = [this, network, index, superseded = std::move(superseded)] {
+        network->down(superseded && superseded());
+        network->deleteLater();
+        if (m_pool)
+            m_pool->release(index);
+    };
+    // The table stays until the VMM is really gone.
+    if (vmmStillRunning)
+        connect(vmmStillRunning, &Vmm::exited, network, teardown);
+    else
+        teardown();
+}
+
+} // namespace airlock

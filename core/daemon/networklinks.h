@@ -1,0 +1,64 @@
+#pragma once
+
+#include "core/daemon/sandboxnetwork.h"
+#include "core/model/error.h"
+#include "core/net/addresspool.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <optional>
+
+namespace airlock {
+
+class Vmm;
+class VmmUidAllocator;
+
+/// The sandboxes' networks and the address pool their links are cut from: brings a
+/// SandboxNetwork up on a fresh link (a start) or on its recorded one (a re-adopted guest),
+/// wires its gateway's reports to egress(), and tears it down again, returning the link.
+class NetworkLinks : public QObject
+{
+    Q_OBJECT
+public:
+    /// Where a sandbox's gateway gets its credentials (SandboxService::CredentialSource).
+    using CredentialSource = std::function<QList<GatewayCredentialGrant>(const QString &name)>;
+
+    NetworkLinks(SandboxNetworkConfig config, const VmmUidAllocator &uids,
+                 QObject *parent = nullptr);
+
+    /// Makes the pool (AddressPool::create); call once before anything else.
+    Result<void> createPool(const QString &pool);
+    bool hasPool() const { return m_pool.has_value(); }
+    void setCredentialSource(CredentialSource source) { m_credentialSource = std::move(source); }
+
+    /// A network for `name`'s VMM running as `vmmUid`, up on a new link (tap, CA, gateway,
+    /// table). Owned by this object until released.
+    Result<SandboxNetwork *> bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy);
+    /// The network of a re-adopted guest, up again on its recorded link `linkIndex` (the
+    /// existing tap adopted, the table loaded, a new gateway).
+    Result<SandboxNetwork *> restore(const QString &name, qint64 linkIndex, uid_t vmmUid,
+                                     const EgressPolicy &policy);
+    /// Takes `network` down and returns its link: now, or once `vmmStillRunning` exited. A
+    /// deferred teardown asks `superseded` whether the sandbox runs again meanwhile with a newer
+    /// network of the same names (table, tap, pid file), which are then not this one's.
+    void release(SandboxNetwork *network, Vmm *vmmStillRunning = nullptr,
+                 std::function<bool()> superseded = {});
+
+Q_SIGNALS:
+    /// An egress event (a gateway's decision, or the notice that it was restarted) of `name`.
+    void egress(const QString &name, const QJsonObject &event);
+
+private:
+    SandboxNetwork *make(const QString &name, const LinkAllocation &link, uid_t vmmUid,
+                         const EgressPolicy &policy);
+
+    SandboxNetworkConfig m_config;
+    const VmmUidAllocator &m_uids;
+    std::optional<AddressPool> m_pool;
+    CredentialSource m_credentialSource;
+};
+
+} // namespace airlock
