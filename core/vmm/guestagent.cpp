@@ -37,8 +37,11 @@ GuestAgent::~GuestAgent()
 {
     // A refresh in flight is never answered: whoever waits learns it from the VMM's exit.
     m_done = nullptr;
-    delete m_client; // before the members its callbacks reach
-    m_client = nullptr;
+    if (m_client) {
+        // Before the members its callbacks reach; the device is its child now, and goes along.
+        delete std::exchange(m_client, nullptr);
+        return;
+    }
     if (auto *socket = qobject_cast<QLocalSocket *>(m_device))
         socket->abort();
 }

@@ -3,6 +3,7 @@
 // hostile guest answers (an answer under another nonce, a failure, silence, a closed channel,
 // garbage instead of a handshake), and that it reads nothing before anyone waits.
 
+#include "core/agent/agentclient.h"
 #include "core/agentwire/framedecoder.h"
 #include "core/vmm/guestagent.h"
 #include "eventloop.h"
