@@ -157,8 +157,9 @@ void GuestAgent::awaitReady(int timeoutMs, Done done)
     m_awaitingReady = true;
     expect(timeoutMs, std::move(done));
     if (isClosed()) {
-        finishLater(fail(ErrorKind::OperationFailed,
-                         QStringLiteral("the guest agent channel closed before the agent started")));
+        finishLater(
+            fail(ErrorKind::OperationFailed,
+                 QStringLiteral("the guest agent channel closed before the agent started")));
         return;
     }
     client(/*restored=*/false, timeoutMs);
@@ -237,6 +238,7 @@ Result<void> GuestAgent::fromAgent(const agent::AgentError &error)
     case Kind::InvalidRequest:
         return fail(ErrorKind::InvalidParams, error.message);
     case Kind::IdentityFailed: // "... could not apply its new identity (step NAME)"
+        return fail(ErrorKind::OperationFailed, error.message);
     case Kind::AgentUnavailable:
     case Kind::ProtocolError:
     case Kind::Guest:

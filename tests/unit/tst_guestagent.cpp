@@ -231,18 +231,16 @@ void TestGuestAgent::encodeRefusesWhatCannotBeSent()
     QCOMPARE(message.error().kind, ErrorKind::InvalidParams);
     // refresh() refuses it at once, before anything is sent.
     std::optional<airlock::Result<void>> outcome;
-    m_agent->refresh(identity, 5000, [&outcome](const airlock::Result<void> &done) {
-        outcome = done;
-    });
+    m_agent->refresh(identity, 5000,
+                     [&outcome](const airlock::Result<void> &done) { outcome = done; });
     QVERIFY(outcome && !*outcome);
     QCOMPARE(outcome->error().kind, ErrorKind::InvalidParams);
 }
 
 void TestGuestAgent::acknowledgedRefresh()
 {
-    m_guest->run(refreshes([](FakeGuest &guest, std::uint64_t request) {
-        guest.send(MessageType::Ok, request);
-    }));
+    m_guest->run(refreshes(
+        [](FakeGuest &guest, std::uint64_t request) { guest.send(MessageType::Ok, request); }));
     QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
     QVERIFY(m_agent->isReady());
     // A restored guest may be inside a frame of its previous host: the preamble completes it.
@@ -252,8 +250,9 @@ void TestGuestAgent::acknowledgedRefresh()
         if (frame.header.type != MessageType::Hello)
             types.push_back(frame.header.type);
     }
-    QCOMPARE(types, (std::vector<MessageType> {MessageType::Identity, MessageType::IdentityFile,
-                                               MessageType::IdentityFile}));
+    QCOMPARE(types,
+             (std::vector<MessageType> {MessageType::Identity, MessageType::IdentityFile,
+                                        MessageType::IdentityFile}));
     for (const Frame &frame : m_guest->frames()) {
         if (frame.header.type == MessageType::Identity) {
             const auto identity = IdentityRequest::decode(frame.payload);
@@ -321,9 +320,8 @@ void TestGuestAgent::silenceTimesOut()
 
 void TestGuestAgent::closedChannelFailsAtOnce()
 {
-    m_guest->run(refreshes([](FakeGuest &guest, std::uint64_t) {
-        ::shutdown(guest.fd(), SHUT_RDWR);
-    }));
+    m_guest->run(
+        refreshes([](FakeGuest &guest, std::uint64_t) { ::shutdown(guest.fd(), SHUT_RDWR); }));
     // At once: the closed channel ends it (OperationFailed), not the 5 s timeout (Timeout).
     const QDeadlineTimer before(4000);
     auto refreshed = m_agent->refreshAndWait(sampleIdentity(), 5000);
@@ -344,9 +342,8 @@ void TestGuestAgent::awaitReady()
     QVERIFY(!outcome); // from the event loop, not inside the call
     QVERIFY(airlock::test::runUntilIdle());
     QVERIFY(!outcome); // the guest has not answered yet: it is still booting
-    m_guest->run(refreshes([](FakeGuest &guest, std::uint64_t request) {
-        guest.send(MessageType::Ok, request);
-    }));
+    m_guest->run(refreshes(
+        [](FakeGuest &guest, std::uint64_t request) { guest.send(MessageType::Ok, request); }));
     QTRY_VERIFY(outcome.has_value());
     QVERIFY(*outcome);
     QVERIFY(m_agent->isReady());
@@ -406,9 +403,8 @@ void TestGuestAgent::garbageInsteadOfAHandshakeEndsTheWait()
 
 void TestGuestAgent::refreshAnswersFromTheEventLoop()
 {
-    m_guest->run(refreshes([](FakeGuest &guest, std::uint64_t request) {
-        guest.send(MessageType::Ok, request);
-    }));
+    m_guest->run(refreshes(
+        [](FakeGuest &guest, std::uint64_t request) { guest.send(MessageType::Ok, request); }));
     std::optional<airlock::Result<void>> outcome;
     m_agent->refresh(sampleIdentity(), 5000,
                      [&outcome](const airlock::Result<void> &done) { outcome = done; });
