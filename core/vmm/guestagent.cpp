@@ -100,6 +100,13 @@ bool GuestAgent::isClosed() const
     return !m_device->isOpen() || (socket && socket->state() != QLocalSocket::ConnectedState);
 }
 
+agent::AgentClient *GuestAgent::connection(int handshakeTimeoutMs)
+{
+    if (isClosed())
+        return nullptr;
+    return client(/*restored=*/false, handshakeTimeoutMs);
+}
+
 agent::AgentClient *GuestAgent::client(bool restored, int timeoutMs)
 {
     if (m_client)

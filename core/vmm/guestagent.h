@@ -112,6 +112,11 @@ public:
     Result<void> refreshAndWait(const GuestIdentity &identity,
                                 int timeoutMs = kDefaultRefreshTimeoutMs);
 
+    /// The protocol 2 connection, for exec and files (core/daemon/agentapi.h): the one the
+    /// refresh or the ready wait started, or one started now with a handshake of at most
+    /// `handshakeTimeoutMs` (a cold-booted guest, between frames: no preamble); requests issued
+    /// before its handshake wait for it. nullptr once the channel closed. Owned by this object.
+    agent::AgentClient *connection(int handshakeTimeoutMs = kDefaultRefreshTimeoutMs);
     /// True once the agent answered the handshake on this connection.
     bool isReady() const;
     /// True once the channel closed or the connection failed: refresh() fails at once.

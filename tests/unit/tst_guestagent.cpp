@@ -143,6 +143,7 @@ private Q_SLOTS:
     void silenceTimesOut();
     void closedChannelFailsAtOnce();
     void awaitReady();
+    void connectionOfAColdBoot();
     void awaitReadyTimesOut();
     void garbageInsteadOfAHandshakeEndsTheWait();
     void refreshAnswersFromTheEventLoop();
@@ -267,6 +268,10 @@ void TestGuestAgent::acknowledgedRefresh()
     // A second refresh on the same connection needs no handshake and no preamble.
     QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
     QCOMPARE(m_guest->skipped(), airlock::agent::AgentClient::kResyncPreambleBytes);
+    // Exec and files share that connection.
+    airlock::agent::AgentClient *client = m_agent->connection();
+    QVERIFY(client && client->isReady());
+    QCOMPARE(m_agent->connection(), client);
 }
 
 void TestGuestAgent::onlyTheRightNonceCounts()
@@ -283,6 +288,7 @@ void TestGuestAgent::onlyTheRightNonceCounts()
     QVERIFY2(refreshed.error().message.contains(QStringLiteral("protocol_error")),
              qPrintable(refreshed.error().message));
     QVERIFY(m_agent->isClosed());
+    QCOMPARE(m_agent->connection(), nullptr);
     // Closed: the next refresh fails at once.
     std::optional<airlock::Result<void>> outcome;
     m_agent->refresh(sampleIdentity(), 5000,
@@ -354,6 +360,28 @@ void TestGuestAgent::awaitReady()
     QVERIFY(again && *again);
     // And a refresh on it goes through.
     QVERIFY(m_agent->refreshAndWait(sampleIdentity(), 5000));
+}
+
+void TestGuestAgent::connectionOfAColdBoot()
+{
+    // Nobody waited and nothing was restored: the connection starts on first use, without the
+    // preamble, and a request issued before the handshake waits for it.
+    m_guest->run([](FakeGuest &guest, const Frame &frame) {
+        if (frame.header.type == MessageType::Hello)
+            guest.hello(frame.header.request);
+        else if (frame.header.type == MessageType::Ping)
+            guest.send(MessageType::Pong, frame.header.request, frame.payload);
+    });
+    airlock::agent::AgentClient *client = m_agent->connection();
+    QVERIFY(client);
+    std::optional<airlock::agent::AgentResult<QByteArray>> pong;
+    client->ping("echo",
+                 [&pong](const airlock::agent::AgentResult<QByteArray> &done) { pong = done; });
+    QTRY_VERIFY(pong.has_value());
+    QVERIFY(*pong);
+    QCOMPARE(**pong, QByteArray("echo"));
+    QCOMPARE(m_guest->skipped(), qint64(0));
+    QVERIFY(m_agent->isReady());
 }
 
 void TestGuestAgent::awaitReadyTimesOut()
