@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/agentwire/messages.h"
 #include "core/model/error.h"
 #include "core/vmm/seedimage.h"
 
@@ -10,10 +11,16 @@
 #include <QTimer>
 
 #include <functional>
+#include <vector>
 
 class QIODevice;
 
 namespace airlock {
+
+namespace agent {
+class AgentClient;
+struct AgentError;
+} // namespace agent
 
 /// What a guest restored from a snapshot is told about itself (docs/snapshots.md, "Guest
 /// agent"): the identity a cold boot would have read from its kernel command line and seed
@@ -32,43 +39,47 @@ struct GuestIdentity
     QByteArray entropy; ///< random bytes the guest writes to /dev/urandom
 };
 
+/// The identity refresh as the protocol 2 messages that carry it: one identity frame and one
+/// identity_file frame per seed file.
+struct GuestIdentityMessage
+{
+    agentwire::IdentityRequest request;
+    std::vector<agentwire::IdentityFile> files;
+};
+
 /// The host end of the guest agent channel: a virtio-serial port named `org.airlock.agent`
 /// (QEMU `virtserialport` on a `virtio-serial-device`), whose chardev is a Unix socket in the
-/// sandbox's runtime dir that only airlockd connects to. The guest side is
-/// installers/guest/files/airlock-agent.
+/// sandbox's runtime dir that only airlockd connects to. The guest side is `airlock-agent`
+/// (guest/agent), and the protocol is version 2 (docs/agent-protocol.md): this class runs an
+/// agent::AgentClient on the channel for the two jobs the helper has for it, the ready wait of
+/// a cold boot (a template being prepared) and the identity refresh of a restored guest.
 ///
-/// Protocol 1, ASCII lines. Host to guest: `begin NONCE LENGTH`, then LENGTH bytes of lines:
-/// `name`, `mac`, `addr ADDR/PREFIX`, `gw`, `dns`, `file NAME MODE BASE64`, `entropy BASE64`,
-/// and last `commit NONCE`. Guest to host: `ready 1` when the agent starts, `ack NONCE` or
-/// `fail NONCE STEP` after a commit.
+/// The guest is hostile (root, knows this code). Nothing is read from the channel until the
+/// first refresh() or awaitReady(): a cold-booted guest nobody waits for fills only the
+/// socket's kReadBufferBytes buffer, then the kernel's and QEMU's, and its writes block. From
+/// then on the AgentClient reads with its bounds (one frame at a time, a bounded read buffer,
+/// 64 frames per event loop pass, a budget for stray frames past which the connection is
+/// dropped) and believes nothing but answers under the random request ids (nonces) of its own
+/// requests: a refresh succeeds only on the guest's `ok` to this refresh's identity request.
+/// A guest that breaks the protocol, floods or lies about lengths fails the refresh or the
+/// wait and loses its channel (a later refresh fails at once); one that stays silent times out.
 ///
-/// The guest is hostile (root, knows this code): its lines are parsed strictly (at most
-/// kMaxLineBytes each, longer ones are discarded up to their newline, anything but the three
-/// forms above is counted and dropped), and nothing it says is believed except that it
-/// acknowledged the nonce of the refresh we sent. The channel is read only while an answer is
-/// expected: during a refresh (the `ack`/`fail`), or during awaitReady() (the `ready` line
-/// after a cold boot; a restored or forked agent is already running and never says it again).
-/// Each such window reads at most kMaxAnswerLines lines / kMaxAnswerBytes bytes and ends at
-/// its timeout; one spent without its answer fails as a timeout would. Outside a window
-/// nothing is read: the guest's bytes wait in the socket's kReadBufferBytes buffer, then in
-/// the kernel's and QEMU's, and its writes block.
+/// A restored, forked or template-started guest resumes its agent's connection state from the
+/// snapshot, possibly inside a frame from or to the previous host: the first refresh() on a
+/// connection sends AgentClient::kResyncPreambleBytes zero bytes before its Hello, and the
+/// handshake skips whatever stale frames the guest still had queued (docs/agent-protocol.md,
+/// "Connection, handshake, errors").
 class GuestAgent : public QObject
 {
     Q_OBJECT
 public:
-    /// Longest line accepted from the guest, newline included.
-    static constexpr qsizetype kMaxLineBytes = 128;
-    /// What the socket buffers from the guest while nobody reads.
+    /// What the socket buffers from the guest while nobody reads (the AgentClient sets its own
+    /// Limits::readBufferBytes once it runs).
     static constexpr qint64 kReadBufferBytes = 64 * 1024;
-    /// Lines read per expected answer (one refresh, one awaitReady()): the answer itself plus
-    /// a few stale ones (a `ready` nobody waited for, a late `ack` of a timed-out refresh).
-    static constexpr qint64 kMaxAnswerLines = 16;
-    /// Bytes read per expected answer, discarded oversized lines included.
-    static constexpr qint64 kMaxAnswerBytes = kMaxAnswerLines * kMaxLineBytes;
-    /// Longest file sent in one refresh (the seed files are a CA and a small env file).
-    static constexpr qsizetype kMaxFileBytes = 48 * 1024;
-    /// Longest refresh body the agent accepts (installers/guest/files/airlock-agent).
-    static constexpr qsizetype kMaxBodyBytes = 256 * 1024;
+    /// Longest seed file sent in one refresh (the seed files are a CA and a small env file).
+    static constexpr qsizetype kMaxFileBytes = qsizetype(agentwire::kMaxIdentityFileBytes);
+    /// Seed files per refresh.
+    static constexpr qsizetype kMaxFiles = qsizetype(agentwire::kMaxIdentityFiles);
     /// How long refresh() waits by default; a restored guest answers in milliseconds, a TCG
     /// guest on a loaded machine in well under a second.
     static constexpr int kDefaultRefreshTimeoutMs = 10000;
@@ -77,56 +88,58 @@ public:
     explicit GuestAgent(QIODevice *device, QObject *parent = nullptr);
     ~GuestAgent() override;
 
-    /// The refresh commands for `identity` under `nonce`, as sent. InvalidParams when a field
-    /// would break the framing (a line break, a name outside [a-zA-Z0-9._-], a file over
-    /// kMaxFileBytes).
-    static Result<QByteArray> encode(const GuestIdentity &identity, const QString &nonce);
+    /// The refresh messages for `identity`. InvalidParams when a field cannot be sent (a name
+    /// outside [a-zA-Z0-9._-], an address that is not one, a file name that is not plain, a
+    /// file over kMaxFileBytes, over kMaxFiles files).
+    static Result<GuestIdentityMessage> encode(const GuestIdentity &identity);
 
     using Done = std::function<void(const Result<void> &)>;
     /// Sends `identity`; `done` gets the outcome from the event loop once the guest answered
-    /// `ack` (success), `fail` (OperationFailed naming the step), after `timeoutMs` (Timeout),
-    /// when the channel closes or the guest sent kMaxAnswerLines / kMaxAnswerBytes without
-    /// answering (OperationFailed), or at once for InvalidParams (encode()) and Busy (a
-    /// refresh or awaitReady() is under way). Never called once this object is destroyed.
+    /// `ok` (success), `identity_fail` (OperationFailed naming the step), after `timeoutMs`
+    /// (Timeout, the handshake included), when the channel closes or the guest broke the
+    /// protocol (OperationFailed), or at once for InvalidParams (encode()), Busy (a refresh or
+    /// awaitReady() is under way) and a channel already closed (OperationFailed). Never called
+    /// once this object is destroyed.
     void refresh(const GuestIdentity &identity, int timeoutMs, Done done);
-    /// Reads the channel for the agent's `ready 1` (a cold boot: it starts after the kernel and
-    /// init). `done` gets success once the line came (at once when it already did on this
+    /// Waits for the agent of a cold boot (it starts after the kernel and init) to answer the
+    /// handshake. `done` gets success once it did (at once when it already did on this
     /// connection), Timeout after `timeoutMs`, OperationFailed when the channel closes or the
-    /// guest sent kMaxAnswerLines / kMaxAnswerBytes without it, Busy at once while a refresh or
-    /// another wait is under way; from the event loop otherwise, never once this object is
-    /// destroyed. Lines the guest sent before the call are read first.
+    /// guest broke the protocol, Busy at once while a refresh or another wait is under way;
+    /// from the event loop otherwise, never once this object is destroyed.
     void awaitReady(int timeoutMs, Done done);
-    /// refresh() that blocks the calling thread until the outcome (tests).
+    /// refresh() that blocks the calling thread, running a local event loop, until the
+    /// outcome (tests).
     Result<void> refreshAndWait(const GuestIdentity &identity,
                                 int timeoutMs = kDefaultRefreshTimeoutMs);
 
-    /// True once the agent's `ready` on this connection was read (only awaitReady() reads it).
-    bool isReady() const { return m_ready; }
-    /// Lines from the guest that were dropped (malformed, oversized, unexpected).
-    qint64 rejectedLines() const { return m_rejected; }
+    /// The protocol 2 connection, for exec and files (core/daemon/agentapi.h): the one the
+    /// refresh or the ready wait started, or one started now with a handshake of at most
+    /// `handshakeTimeoutMs` (a cold-booted guest, between frames: no preamble); requests issued
+    /// before its handshake wait for it. nullptr once the channel closed. Owned by this object.
+    agent::AgentClient *connection(int handshakeTimeoutMs = kDefaultRefreshTimeoutMs);
+    /// True once the agent answered the handshake on this connection.
+    bool isReady() const;
+    /// True once the channel closed or the connection failed: refresh() fails at once.
+    bool isClosed() const;
 
 private:
-    /// Opens the window for one expected answer: budget, timer, callback.
+    /// The connection, started on first use; `restored`: with the resync preamble.
+    agent::AgentClient *client(bool restored, int timeoutMs);
+    /// Opens the wait for one outcome: callback and timer.
     void expect(int timeoutMs, Done done);
-    void readPending();
-    /// Ends the window: the guest spent its budget without the expected line.
-    void overBudget();
-    void handleLine(QByteArrayView line);
-    void reject(const char *why);
     void finish(const Result<void> &result);
+    /// finish() with `result` from the event loop, unless this attempt ended meanwhile.
+    void finishLater(const Result<void> &result);
     void onTimeout();
-    void onDisconnected();
+    void onClientReady();
+    void onClientFailed(const agent::AgentError &error);
+    static Result<void> fromAgent(const agent::AgentError &error);
 
     QIODevice *m_device;
-    QByteArray m_buffer;
-    bool m_discarding = false; ///< inside an oversized line, until its newline
-    bool m_ready = false;
-    qint64 m_rejected = 0;
-    QString m_waitingFor; ///< nonce of the refresh in flight
+    agent::AgentClient *m_client = nullptr;
+    Done m_done; ///< callback of the outcome awaited
     bool m_awaitingReady = false; ///< inside awaitReady()
-    Done m_done; ///< callback of the answer expected; reading only while set
-    qint64 m_budgetLines = 0; ///< lines the current window may still read
-    qint64 m_budgetBytes = 0; ///< bytes the current window may still read
+    quint64 m_attempt = 0; ///< increases with each finish(): late callbacks are dropped
     QTimer m_timer;
     int m_timeoutMs = 0;
 };

@@ -6,6 +6,8 @@
 #include <csignal>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/random.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +72,11 @@ bool IdentityRefresh::applyEntropy(const agentwire::IdentityRequest &request)
     if (fd < 0)
         return false;
     const bool ok = writeAll(fd, request.entropy.data(), request.entropy.size());
+    // A write only mixes the bytes into the input pool; the CRNG would go on from the
+    // snapshot's state until its next reseed (up to a minute). Reseed now; a kernel without
+    // the ioctl (before 4.17) reseeds on its own schedule.
+    if (ok && m_targets.sysroot == "/")
+        ::ioctl(fd, RNDRESEEDCRNG);
     ::close(fd);
     return ok;
 }

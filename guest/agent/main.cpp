@@ -1,6 +1,7 @@
-// airlock-agent: the guest agent, protocol 2 (docs/agent-protocol.md). Started once by the
-// guest's init (installers/guest/files/rcS); serves the virtio-serial port named
-// org.airlock.agent whose host end belongs to airlockd. For tests it runs on the host too:
+// airlock-agent: the guest agent, protocol 2 (docs/agent-protocol.md). Started by the guest's
+// busybox init after the contract script, again whenever it exits (installers/guest/files/
+// inittab); serves the virtio-serial port named org.airlock.agent whose host end belongs to
+// airlockd. For tests it runs on the host too:
 // --socket PATH connects to a listening Unix socket (again after each disconnect), --fd N
 // uses an inherited connected descriptor, --sysroot DIR and --ip PROGRAM keep the identity
 // refresh away from the host's own files and network.

@@ -9,7 +9,8 @@ state=${AIRLOCK_STATE_DIR:-/var/lib/airlock}
 socket=${AIRLOCK_SOCKET:-/run/airlock/airlockd.sock}
 "$src/installers/dev/install-deps.sh"
 BUILD_DIR=$build "$src/installers/dev/build.sh" -DAIRLOCK_BUILD_TESTS=OFF
-"$src/installers/guest/build-image.sh" --output "$state/images/default"
+"$src/installers/guest/build-image.sh" --agent "$build/guest/agent/airlock-agent" \
+    --output "$state/images/default"
 
 ctl=("$build/app/airlockctl/airlockctl" --socket "$socket")
 if ! "${ctl[@]}" list >/dev/null 2>&1; then

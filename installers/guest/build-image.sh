@@ -2,7 +2,7 @@
 # Builds an Airlock guest image from Debian packages only. Two variants:
 #
 #   busybox (default)  DIR/vmlinux, DIR/initrd.img: the guest is the initramfs itself
-#                      (busybox-static, the virtio modules, the guest files)
+#                      (busybox-static, the virtio modules, the guest files, the agent)
 #   debian             the same kernel and initramfs, which mounts a root disk and
 #                      switch_roots into it, plus DIR/rootfs.qcow2: debootstrap --variant=minbase
 #                      with curl, openssl, ca-certificates, python3 and busybox-static (init,
@@ -10,11 +10,13 @@
 #   DIR/image.json     {id, description, kernel, initrd, [disk], kernelArgs, kernelVersion,
 #                      createdAt}
 #
-# Usage: build-image.sh --output DIR [--variant busybox|debian] [--name ID] [--cache DIR]
-#                       [--disk-size SIZE] [--force]
+# Usage: build-image.sh --output DIR [--agent PATH] [--variant busybox|debian] [--name ID]
+#                       [--cache DIR] [--disk-size SIZE] [--force]
 #
-# Idempotent: does nothing when DIR/image.json exists and is newer than this script and the
-# guest files beside it. Downloaded .debs are kept in the cache (default
+# --agent names the guest agent binary (guest/agent, static; stripped into /sbin/airlock-agent
+# of both variants); the default is airlock-agent beside this script, where the package puts it.
+# Idempotent: does nothing when DIR/image.json exists and is newer than this script, the
+# guest files beside it and the agent. Downloaded .debs are kept in the cache (default
 # /var/cache/airlock-guest, or DIR/../.cache when that is not writable; debootstrap's in
 # CACHE/debootstrap). The kernel is only unpacked into a temporary directory, never installed on
 # the host. The debian variant needs root (debootstrap), debootstrap, mke2fs and qemu-img.
@@ -28,14 +30,16 @@ variant="busybox"
 cache=""
 disk_size="4G"
 force=0
+agent="$script_dir/airlock-agent"
 
 usage() {
-    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --output) output=${2:?--output needs a directory}; shift 2 ;;
+    --agent) agent=${2:?--agent needs the airlock-agent binary}; shift 2 ;;
     --name) name=${2:?--name needs an id}; shift 2 ;;
     --variant) variant=${2:?--variant needs busybox or debian}; shift 2 ;;
     --disk-size) disk_size=${2:?--disk-size needs a size such as 4G}; shift 2 ;;
@@ -46,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 [[ -n "$output" ]] || { echo "build-image.sh: --output DIR is required" >&2; usage >&2; exit 2; }
+[[ -f "$agent" && -x "$agent" ]] || { echo "build-image.sh: no guest agent binary at '$agent' (--agent PATH)" >&2; exit 2; }
 case "$variant" in
 busybox) name=${name:-default} ;;
 debian) name=${name:-debian} ;;
@@ -57,14 +62,14 @@ esac
 
 log() { echo "build-image.sh: $*" >&2; }
 
-# Up to date? Newer than this script and every guest file it copies.
+# Up to date? Newer than this script, every guest file it copies and the agent binary.
 products=(image.json vmlinux initrd.img)
 [[ $variant == debian ]] && products+=(rootfs.qcow2)
 complete=1
 for f in "${products[@]}"; do [[ -f "$output/$f" ]] || complete=0; done
 if [[ $force -eq 0 && $complete -eq 1 ]]; then
     stale=0
-    for src in "${BASH_SOURCE[0]}" "$script_dir"/files/*; do
+    for src in "${BASH_SOURCE[0]}" "$script_dir"/files/* "$agent"; do
         [[ -e "$src" && "$src" -nt "$output/image.json" ]] && stale=1
     done
     if [[ $stale -eq 0 ]]; then
@@ -73,7 +78,7 @@ if [[ $force -eq 0 && $complete -eq 1 ]]; then
     fi
 fi
 
-tools=(apt-get apt-cache dpkg-deb cpio gzip xz grep)
+tools=(apt-get apt-cache dpkg-deb cpio gzip xz grep strip)
 [[ $variant == debian ]] && tools+=(debootstrap mke2fs qemu-img)
 for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || { log "missing tool: $tool (apt-get install it)"; exit 1; }
@@ -202,12 +207,14 @@ for mod in "${modules[@]}"; do
 done
 
 # The guest contract (files/rcS) is one script for both variants: the busybox guest runs it from
-# the initramfs, the Debian guest from its root disk after files/init has switched to it.
+# the initramfs, the Debian guest from its root disk after files/init has switched to it. The
+# agent is static (no library of either variant needed); its symbols are of no use in a guest.
 install_guest_files() {
     local dest=$1 shell=$2
-    mkdir -p "$dest/etc/acpi/PWRF"
+    mkdir -p "$dest/etc/acpi/PWRF" "$dest/sbin"
     install -m 0755 "$script_dir/files/rcS" "$dest/etc/rcS"
-    install -m 0755 "$script_dir/files/airlock-agent" "$dest/sbin/airlock-agent"
+    strip --strip-all -o "$dest/sbin/airlock-agent" "$agent"
+    chmod 0755 "$dest/sbin/airlock-agent"
     install -m 0755 "$script_dir/files/power-button" "$dest/etc/acpi/PWRF/00000080"
     sed "s|-/bin/sh\$|-$shell|" "$script_dir/files/inittab" >"$dest/etc/inittab"
     chmod 0644 "$dest/etc/inittab"
@@ -217,8 +224,11 @@ install -m 0755 "$script_dir/files/init" "$root/init"
 if [[ $variant == busybox ]]; then
     install_guest_files "$root" /bin/sh
     install -m 0644 "$script_dir/files/profile" "$root/etc/profile"
-    printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
-    printf 'root:x:0:\n' >"$root/etc/group"
+    # The agent user (uid and gid 1000 in both images): exec and workspaces run as it
+    # (docs/agent-protocol.md). The cpio owns everything by root: rcS makes its folders.
+    printf 'root:x:0:0:root:/root:/bin/sh\nagent:x:1000:1000:agent:/home/agent:/bin/sh\n' \
+        >"$root/etc/passwd"
+    printf 'root:x:0:\nagent:x:1000:\n' >"$root/etc/group"
     printf 'airlock\n' >"$root/etc/hostname"
 fi
 
@@ -250,6 +260,11 @@ if [[ $variant == debian ]]; then
         fi
     done
     install_guest_files "$rootfs" /bin/bash
+    # The agent user, as in the busybox image; mke2fs -d keeps the owners of its folders.
+    chroot "$rootfs" groupadd --gid 1000 agent
+    chroot "$rootfs" useradd --uid 1000 --gid agent --create-home --home-dir /home/agent \
+        --shell /bin/bash agent
+    install -d -m 0755 -o 1000 -g 1000 "$rootfs/workspace"
     install -m 0644 "$script_dir/files/profile" "$rootfs/etc/profile.d/airlock.sh"
     mkdir -p "$rootfs/usr/local/share/ca-certificates"
     printf 'airlock\n' >"$rootfs/etc/hostname"
