@@ -1,5 +1,8 @@
 #include "core/daemon/logging.h"
 
+#include <cstdlib>
+#include <utility>
+
 #include <QDir>
 #include <QLoggingCategory>
 
@@ -94,6 +97,12 @@ void installLogHandler(const QString &logDir, const QString &baseName, const QSt
     QLoggingCategory::setFilterRules(verbose ? QStringLiteral("airlock.*.debug=true")
                                              : QStringLiteral("airlock.*.debug=false"));
     qInstallMessageHandler(forwardToSpdlog);
+    // Qt's own static destructors may still log after main() returned, when spdlog's registry
+    // (a static created before this point, so destroyed after this handler runs) is gone: the
+    // sanitizer run found that use after free. Back to Qt's handler first.
+    static bool uninstallRegistered = false;
+    if (!std::exchange(uninstallRegistered, true))
+        std::atexit([] { qInstallMessageHandler(nullptr); });
     if (!fileError.isEmpty())
         spdlog::warn("log file disabled: {}", fileError.toStdString());
 }

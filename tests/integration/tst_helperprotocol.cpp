@@ -9,6 +9,7 @@
 
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "sanitizer.h"
 #include "sshserver.h"
 #include "sshsocketforwarder.h"
 
@@ -791,7 +792,7 @@ void TestHelperProtocol::clientThatNeverReadsIsDropped()
     // Meanwhile another client is served promptly.
     RpcTestClient other(clientSocket());
     for (int i = 0; i < 5; ++i)
-        QVERIFY(other.hello(5000));
+        QVERIFY(other.hello(5000 * airlock::test::kSanitizerSlowdown));
 
     // The flooder never read; now it drains what it was sent and finds the connection closed
     // long before all answers arrived.

@@ -8,6 +8,7 @@
 #include "core/gateway/eventratelimiter.h"
 #include "core/pki/sandboxca.h"
 #include "redteamtestbase.h"
+#include "sanitizer.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -667,6 +668,7 @@ void TestRedteamCredentials::upstreamErrorAfterInjection()
 // bookkeeping (+100 MB per connection in the report).
 void TestRedteamCredentials::pipelinedRequestsStayBounded()
 {
+    AIRLOCK_SKIP_WHEN_SANITIZED("memory figures are AddressSanitizer's in this build");
     auto rssKiB = [this] {
         QFile status(u"/proc/%1/status"_s.arg(m_topo.gateway().pid()));
         if (!status.open(QIODevice::ReadOnly))
@@ -891,6 +893,7 @@ void TestRedteamCredentials::I4_secretInNoLogOrEvent()
 // PR_SET_DUMPABLE 0), where a dumpable process under the same limit and directory does.
 void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
 {
+    AIRLOCK_SKIP_WHEN_SANITIZED("AddressSanitizer takes the SIGSEGV for itself");
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QDir cores(dir.path());
@@ -931,6 +934,7 @@ void TestRedteamCredentials::I4_crashedGatewayLeavesNoCore()
 // gateway keeps working (EFBIG, not SIGXFSZ).
 void TestRedteamCredentials::logAndMemoryAreBounded()
 {
+    AIRLOCK_SKIP_WHEN_SANITIZED("the sanitized gateway runs without RLIMIT_DATA");
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QJsonObject config = standaloneConfig(dir.path());
