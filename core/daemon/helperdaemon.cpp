@@ -1,6 +1,7 @@
 #include "core/daemon/helperdaemon.h"
 
 #include "core/daemon/accesspolicy.h"
+#include "core/daemon/agentapi.h"
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/consolehub.h"
 #include "core/daemon/credentialapi.h"
@@ -25,9 +26,11 @@
 #include "core/snapshot/snapshotcatalog.h"
 #include "core/snapshot/snapshotstore.h"
 #include "core/vault/secretvault.h"
+#include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/kvmprobe.h"
 #include "core/vmm/qemumicrovm.h"
+#include "core/vmm/vmm.h"
 #include "core/vmm/vmmprocess.h"
 
 #include <QDir>
@@ -42,6 +45,26 @@
 namespace airlock {
 
 namespace {
+
+/// The guest agent connection of a running sandbox, for AgentApi (exec.*, files.*).
+Result<agent::AgentClient *> agentOf(SandboxService &sandboxes, const QString &name)
+{
+    // The helper's own guests (template preparation) are nobody's to run commands in.
+    if (name.startsWith(SandboxService::kInternalPrefix))
+        return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(name));
+    AIRLOCK_TRY_INIT(sandbox, sandboxes.get(name));
+    if (sandbox->state != SandboxState::Running)
+        return fail(ErrorKind::InvalidState,
+                    QStringLiteral("sandbox '%1' is %2, not running")
+                        .arg(name, sandboxStateName(sandbox->state)));
+    Vmm *vmm = sandboxes.vmmOf(name);
+    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
+    agent::AgentClient *client = agent ? agent->connection() : nullptr;
+    if (!client)
+        return fail(ErrorKind::AgentUnavailable,
+                    QStringLiteral("the guest agent of '%1' is not connected").arg(name));
+    return client;
+}
 
 Q_LOGGING_CATEGORY(lcDaemon, "airlock.daemon")
 
@@ -76,6 +99,7 @@ struct HelperDaemon::Parts
     std::unique_ptr<EventBus> events;
     std::unique_ptr<SandboxApi> api;
     std::unique_ptr<SnapshotApi> snapshotApi;
+    std::unique_ptr<AgentApi> agentApi;
 };
 
 HelperDaemon::HelperDaemon() : m_parts(std::make_unique<Parts>()) { }
@@ -211,6 +235,10 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     p.snapshotApi = std::make_unique<SnapshotApi>(*p.server, *p.sandboxes, *p.snapshots,
                                                   *p.templates, *p.snapshotScheduler);
     p.snapshotApi->setCredentialControls(p.secretOwners.get(), p.credentialAudit.get());
+    p.agentApi =
+        std::make_unique<AgentApi>(*p.server, [&sandboxes = *p.sandboxes](const QString &name) {
+            return agentOf(sandboxes, name);
+        });
     const int inheritedSocket = takeInheritedListenSocket();
     AIRLOCK_TRY(inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)
                                      : p.server->listen(config.socketPath));

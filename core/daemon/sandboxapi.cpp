@@ -248,7 +248,9 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
                      QStringLiteral("images"), QStringLiteral("policy"), QStringLiteral("egress"),
                      QStringLiteral("credentials"), QStringLiteral("snapshot"),
                      // template.*, sandbox.create boot, snapshot.fork bindings, guest agent
-                     QStringLiteral("templates")}},
+                     QStringLiteral("templates"),
+                     // exec.* and files.* over the guest agent (AgentApi)
+                     QStringLiteral("exec"), QStringLiteral("files")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},

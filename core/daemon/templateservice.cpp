@@ -196,8 +196,9 @@ void TemplateService::templateGuestStarted(const QString &id, const QString &gue
         if (stillPreparing())
             endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
     });
-    // The agent channel is read only for this wait, and only so much (GuestAgent::awaitReady):
-    // a guest that floods it instead of saying `ready` fails like one that never starts.
+    // The agent channel is read within AgentClient's bounds (GuestAgent::awaitReady): a guest
+    // that floods it or breaks the protocol instead of answering the handshake fails like one
+    // that never starts.
     agent->awaitReady(
         m_options.readyTimeoutMs,
         [self = QPointer(this), id, guest, onReady, stillPreparing](const Result<void> &ready) {
