@@ -132,37 +132,44 @@ Result<ExecSession *> AgentApi::sessionFor(quint64 client, const QJsonObject &pa
 void AgentApi::registerMethods()
 {
     const auto deferred = [this](const char *name,
-                                 void (AgentApi::*handler)(const QJsonObject &, RpcServer::Reply)) {
+                                 Result<void> (AgentApi::*handler)(const QJsonObject &,
+                                                                   const RpcServer::Reply &)) {
         m_server.addDeferredMethod(
             QString::fromLatin1(name),
             [this, handler](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
-                (this->*handler)(params, OnceReply(std::move(reply)));
+                // A handler's own error (a bad parameter, no agent) is the answer too.
+                const OnceReply once(std::move(reply));
+                if (auto started = (this->*handler)(params, once); !started)
+                    once(std::unexpected(started.error()));
             });
     };
     m_server.addDeferredMethod(
         QString::fromLatin1(method::ExecStart),
         [this](const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply) {
-            startSession(context, params, false, OnceReply(std::move(reply)));
+            const OnceReply once(std::move(reply));
+            if (auto started = startSession(context, params, false, once); !started)
+                once(std::unexpected(started.error()));
         });
     m_server.addDeferredMethod(
         QString::fromLatin1(method::ExecConnect),
         [this](const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply) {
-            startSession(context, params, true, OnceReply(std::move(reply)));
+            const OnceReply once(std::move(reply));
+            if (auto started = startSession(context, params, true, once); !started)
+                once(std::unexpected(started.error()));
         });
     deferred(method::ExecList, &AgentApi::list);
     m_server.addDeferredMethod(
         QString::fromLatin1(method::ExecInput),
         [this](const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply) {
-            auto session = sessionFor(context.clientId, params);
-            if (!session)
-                return reply(std::unexpected(session.error()));
-            auto data = dataParam(params, kMaxInputBytes);
-            if (!data)
-                return reply(std::unexpected(data.error()));
-            auto eof = json::readBool(params, QStringLiteral("eof"), false);
-            if (!eof)
-                return reply(std::unexpected(eof.error()));
-            (*session)->input(*data, *eof, std::move(reply));
+            const auto queued = [&]() -> Result<void> {
+                AIRLOCK_TRY_INIT(session, sessionFor(context.clientId, params));
+                AIRLOCK_TRY_INIT(data, dataParam(params, kMaxInputBytes));
+                AIRLOCK_TRY_INIT(eof, json::readBool(params, QStringLiteral("eof"), false));
+                (*session)->input(*data, *eof, reply); // answers once the guest took it
+                return {};
+            }();
+            if (!queued)
+                reply(std::unexpected(queued.error()));
         });
     m_server.addMethod(
         QString::fromLatin1(method::ExecSignal),
@@ -197,29 +204,22 @@ void AgentApi::registerMethods()
     deferred(method::FilesRename, &AgentApi::rename);
 }
 
-void AgentApi::startSession(const RpcContext &context, const QJsonObject &params, bool attach,
-                            RpcServer::Reply reply)
+Result<void> AgentApi::startSession(const RpcContext &context, const QJsonObject &params,
+                                    bool attach, const RpcServer::Reply &reply)
 {
     QString sandbox;
-    auto client = agentFor(params, &sandbox);
-    if (!client)
-        return reply(std::unexpected(client.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params, &sandbox));
     if (m_sessions.value(context.clientId).size() >= kMaxSessionsPerClient)
-        return reply(fail(ErrorKind::Busy,
-                          QStringLiteral("this connection follows %1 processes "
-                                         "already")
-                              .arg(kMaxSessionsPerClient)));
+        return fail(ErrorKind::Busy,
+                    QStringLiteral("this connection follows %1 processes already")
+                        .arg(kMaxSessionsPerClient));
     agent::AgentProcess *process = nullptr;
     bool acceptsInput = true;
     if (attach) {
-        auto pid = pidParam(params);
-        if (!pid)
-            return reply(std::unexpected(pid.error()));
+        AIRLOCK_TRY_INIT(pid, pidParam(params));
         process = (*client)->attach(*pid);
     } else {
-        auto request = agentjson::execRequest(params);
-        if (!request)
-            return reply(std::unexpected(request.error()));
+        AIRLOCK_TRY_INIT(request, agentjson::execRequest(params));
         acceptsInput = request->stdinOpen || request->pty;
         process = (*client)->exec(*request);
     }
@@ -232,6 +232,7 @@ void AgentApi::startSession(const RpcContext &context, const QJsonObject &params
     connect(session, &ExecSession::startFailed, this,
             [reply](const Error &error) { reply(std::unexpected(error)); });
     connect(session, &ExecSession::ended, this, [this, session] { forget(session); });
+    return {};
 }
 
 void AgentApi::forget(ExecSession *session)
@@ -245,11 +246,9 @@ void AgentApi::forget(ExecSession *session)
     session->deleteLater();
 }
 
-void AgentApi::list(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::list(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
     (*client)->listProcesses([reply](const AgentResult<agentwire::ProcessList> &result) {
         if (!result)
             return reply(std::unexpected(agentjson::toError(result.error())));
@@ -266,41 +265,30 @@ void AgentApi::list(const QJsonObject &params, RpcServer::Reply reply)
         }
         reply(QJsonValue(QJsonObject {{QStringLiteral("processes"), processes}}));
     });
+    return {};
 }
 
-void AgentApi::stat(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::stat(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
-    auto path = agentjson::guestPath(params, QStringLiteral("path"));
-    if (!path)
-        return reply(std::unexpected(path.error()));
-    auto follow = json::readBool(params, QStringLiteral("follow"), false);
-    if (!follow)
-        return reply(std::unexpected(follow.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    AIRLOCK_TRY_INIT(path, agentjson::guestPath(params, QStringLiteral("path")));
+    AIRLOCK_TRY_INIT(follow, json::readBool(params, QStringLiteral("follow"), false));
     (*client)->stat({*path, *follow}, [reply](const AgentResult<agentwire::FileInfo> &result) {
         if (!result)
             return reply(std::unexpected(agentjson::toError(result.error())));
         reply(QJsonValue(agentjson::fileInfo(*result)));
     });
+    return {};
 }
 
-void AgentApi::listFiles(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::listFiles(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
-    auto path = agentjson::guestPath(params, QStringLiteral("path"));
-    if (!path)
-        return reply(std::unexpected(path.error()));
-    auto depth = json::readInteger(params, QStringLiteral("depth"), 1, 64, 1);
-    if (!depth)
-        return reply(std::unexpected(depth.error()));
-    auto maxEntries =
-        json::readInteger(params, QStringLiteral("maxEntries"), 1, kMaxListEntries, 1000);
-    if (!maxEntries)
-        return reply(std::unexpected(maxEntries.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    AIRLOCK_TRY_INIT(path, agentjson::guestPath(params, QStringLiteral("path")));
+    AIRLOCK_TRY_INIT(depth, json::readInteger(params, QStringLiteral("depth"), 1, 64, 1));
+    AIRLOCK_TRY_INIT(
+        maxEntries,
+        json::readInteger(params, QStringLiteral("maxEntries"), 1, kMaxListEntries, 1000));
     agentwire::ListRequest request {*path, quint16(*depth), quint32(*maxEntries)};
     (*client)->list(request, [reply](const AgentResult<agentwire::ListResult> &result) {
         if (!result)
@@ -321,24 +309,19 @@ void AgentApi::listFiles(const QJsonObject &params, RpcServer::Reply reply)
         reply(QJsonValue(QJsonObject {{QStringLiteral("entries"), entries},
                                       {QStringLiteral("truncated"), truncated}}));
     });
+    return {};
 }
 
-void AgentApi::read(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::read(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
-    auto path = agentjson::guestPath(params, QStringLiteral("path"));
-    if (!path)
-        return reply(std::unexpected(path.error()));
-    auto offset = json::readInteger(params, QStringLiteral("offset"), 0,
-                                    std::numeric_limits<qint64>::max(), 0);
-    if (!offset)
-        return reply(std::unexpected(offset.error()));
-    auto length = json::readInteger(params, QStringLiteral("length"), 1, kMaxFileChunkBytes,
-                                    kMaxFileChunkBytes);
-    if (!length)
-        return reply(std::unexpected(length.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    AIRLOCK_TRY_INIT(path, agentjson::guestPath(params, QStringLiteral("path")));
+    AIRLOCK_TRY_INIT(offset,
+                     json::readInteger(params, QStringLiteral("offset"), 0,
+                                       std::numeric_limits<qint64>::max(), 0));
+    AIRLOCK_TRY_INIT(length,
+                     json::readInteger(params, QStringLiteral("length"), 1, kMaxFileChunkBytes,
+                                       kMaxFileChunkBytes));
     agent::AgentReadStream *stream =
         (*client)->readFile({*path, quint64(*offset), quint64(*length)});
     auto data = std::make_shared<QByteArray>();
@@ -359,19 +342,14 @@ void AgentApi::read(const QJsonObject &params, RpcServer::Reply reply)
         reply(std::unexpected(agentjson::toError(error)));
         stream->deleteLater();
     });
+    return {};
 }
 
-void AgentApi::write(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::write(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
-    auto path = agentjson::guestPath(params, QStringLiteral("path"));
-    if (!path)
-        return reply(std::unexpected(path.error()));
-    auto data = dataParam(params, kMaxFileChunkBytes);
-    if (!data)
-        return reply(std::unexpected(data.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    AIRLOCK_TRY_INIT(path, agentjson::guestPath(params, QStringLiteral("path")));
+    AIRLOCK_TRY_INIT(data, dataParam(params, kMaxFileChunkBytes));
     agentwire::WriteRequest request;
     request.path = *path;
     const auto flag = [&params](const char *key, bool &out) -> Result<void> {
@@ -379,14 +357,11 @@ void AgentApi::write(const QJsonObject &params, RpcServer::Reply reply)
         out = *value;
         return {};
     };
-    auto mode = json::readInteger(params, QStringLiteral("mode"), 0, 07777, 0644);
-    if (!mode)
-        return reply(std::unexpected(mode.error()));
+    AIRLOCK_TRY_INIT(mode, json::readInteger(params, QStringLiteral("mode"), 0, 07777, 0644));
     request.mode = quint32(*mode);
     for (auto result : {flag("createParents", request.createParents),
                         flag("append", request.append), flag("exclusive", request.exclusive)}) {
-        if (!result)
-            return reply(std::unexpected(result.error()));
+        AIRLOCK_TRY(result);
     }
     agent::AgentWriteStream *stream = (*client)->writeFile(request);
     auto rest = std::make_shared<QByteArray>(*data);
@@ -410,61 +385,43 @@ void AgentApi::write(const QJsonObject &params, RpcServer::Reply reply)
         reply(std::unexpected(agentjson::toError(error)));
         stream->deleteLater();
     });
+    return {};
 }
 
-void AgentApi::mkdir(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::mkdir(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
-    auto path = agentjson::guestPath(params, QStringLiteral("path"));
-    if (!path)
-        return reply(std::unexpected(path.error()));
-    auto parents = json::readBool(params, QStringLiteral("parents"), false);
-    if (!parents)
-        return reply(std::unexpected(parents.error()));
-    auto mode = json::readInteger(params, QStringLiteral("mode"), 0, 07777, 0755);
-    if (!mode)
-        return reply(std::unexpected(mode.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    AIRLOCK_TRY_INIT(path, agentjson::guestPath(params, QStringLiteral("path")));
+    AIRLOCK_TRY_INIT(parents, json::readBool(params, QStringLiteral("parents"), false));
+    AIRLOCK_TRY_INIT(mode, json::readInteger(params, QStringLiteral("mode"), 0, 07777, 0755));
     agentwire::MkdirRequest request;
     request.path = *path;
     request.parents = *parents;
     request.mode = quint32(*mode);
     (*client)->mkdir(request,
                      [reply](const AgentResult<void> &result) { reply(emptyAnswer(result)); });
+    return {};
 }
 
-void AgentApi::remove(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::remove(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
-    auto path = agentjson::guestPath(params, QStringLiteral("path"));
-    if (!path)
-        return reply(std::unexpected(path.error()));
-    auto recursive = json::readBool(params, QStringLiteral("recursive"), false);
-    if (!recursive)
-        return reply(std::unexpected(recursive.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    AIRLOCK_TRY_INIT(path, agentjson::guestPath(params, QStringLiteral("path")));
+    AIRLOCK_TRY_INIT(recursive, json::readBool(params, QStringLiteral("recursive"), false));
     (*client)->remove({*path, *recursive},
                       [reply](const AgentResult<void> &result) { reply(emptyAnswer(result)); });
+    return {};
 }
 
-void AgentApi::rename(const QJsonObject &params, RpcServer::Reply reply)
+Result<void> AgentApi::rename(const QJsonObject &params, const RpcServer::Reply &reply)
 {
-    auto client = agentFor(params);
-    if (!client)
-        return reply(std::unexpected(client.error()));
-    auto from = agentjson::guestPath(params, QStringLiteral("from"));
-    if (!from)
-        return reply(std::unexpected(from.error()));
-    auto to = agentjson::guestPath(params, QStringLiteral("to"));
-    if (!to)
-        return reply(std::unexpected(to.error()));
-    auto noReplace = json::readBool(params, QStringLiteral("noReplace"), false);
-    if (!noReplace)
-        return reply(std::unexpected(noReplace.error()));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    AIRLOCK_TRY_INIT(from, agentjson::guestPath(params, QStringLiteral("from")));
+    AIRLOCK_TRY_INIT(to, agentjson::guestPath(params, QStringLiteral("to")));
+    AIRLOCK_TRY_INIT(noReplace, json::readBool(params, QStringLiteral("noReplace"), false));
     (*client)->rename({*from, *to, *noReplace},
                       [reply](const AgentResult<void> &result) { reply(emptyAnswer(result)); });
+    return {};
 }
 
 } // namespace airlock

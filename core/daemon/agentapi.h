@@ -50,16 +50,18 @@ private:
     void registerMethods();
     Result<agent::AgentClient *> agentFor(const QJsonObject &params, QString *sandbox = nullptr);
     Result<ExecSession *> sessionFor(quint64 client, const QJsonObject &params);
-    void startSession(const RpcContext &context, const QJsonObject &params, bool attach,
-                      RpcServer::Reply reply);
-    void list(const QJsonObject &params, RpcServer::Reply reply);
-    void stat(const QJsonObject &params, RpcServer::Reply reply);
-    void listFiles(const QJsonObject &params, RpcServer::Reply reply);
-    void read(const QJsonObject &params, RpcServer::Reply reply);
-    void write(const QJsonObject &params, RpcServer::Reply reply);
-    void mkdir(const QJsonObject &params, RpcServer::Reply reply);
-    void remove(const QJsonObject &params, RpcServer::Reply reply);
-    void rename(const QJsonObject &params, RpcServer::Reply reply);
+    // Each answers through `reply`, later; an Error returned at once (a bad parameter, no
+    // agent) is the answer instead.
+    Result<void> startSession(const RpcContext &context, const QJsonObject &params, bool attach,
+                              const RpcServer::Reply &reply);
+    Result<void> list(const QJsonObject &params, const RpcServer::Reply &reply);
+    Result<void> stat(const QJsonObject &params, const RpcServer::Reply &reply);
+    Result<void> listFiles(const QJsonObject &params, const RpcServer::Reply &reply);
+    Result<void> read(const QJsonObject &params, const RpcServer::Reply &reply);
+    Result<void> write(const QJsonObject &params, const RpcServer::Reply &reply);
+    Result<void> mkdir(const QJsonObject &params, const RpcServer::Reply &reply);
+    Result<void> remove(const QJsonObject &params, const RpcServer::Reply &reply);
+    Result<void> rename(const QJsonObject &params, const RpcServer::Reply &reply);
     void forget(ExecSession *session);
 
     RpcServer &m_server;
