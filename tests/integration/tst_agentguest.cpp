@@ -1,9 +1,9 @@
 // exec.* and files.* (docs/protocol.md, "Exec and files") through a real airlockd into real TCG
 // guests of both images, over the guest agent's virtio-serial channel: output and exit codes,
 // stderr apart, a timeout kill, the unprivileged `agent` user and its /workspace, a 16 MiB file
-// round trip with checksum, file operations and their errors, and a fork that answers exec with
-// its own identity. The sandboxes' egress policy stays the default deny-all: none of this uses
-// the network.
+// round trip with checksum, file operations and their errors, a fork that answers exec with
+// its own identity, and a guest restored in place that answers from the snapshot's state. The
+// sandboxes' egress policy stays the default deny-all: none of this uses the network.
 #include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
@@ -54,6 +54,7 @@ private Q_SLOTS:
     void fileRoundTripOf16MiB();
     void fileOperationsAndErrors();
     void forkAnswersWithItsOwnIdentity();
+    void restoreInPlaceAnswersAgain();
 
 private:
     ExecRun exec(const QString &sandbox, QJsonObject params);
@@ -319,6 +320,35 @@ void TestAgentGuest::forkAnswersWithItsOwnIdentity()
     const ExecRun original =
         exec(kSmall, {{QStringLiteral("argv"), QJsonArray {QStringLiteral("hostname")}}});
     QCOMPARE(original.out.trimmed(), kSmall.toUtf8());
+}
+
+void TestAgentGuest::restoreInPlaceAnswersAgain()
+{
+    // The restored guest's agent resumes from the snapshot's memory: the helper's new VMM
+    // connection must resynchronise with it, and what it serves is the snapshot's state.
+    const auto write = [this](const QByteArray &text) {
+        return call(QStringLiteral("files.write"),
+                    {{QStringLiteral("path"), QStringLiteral("/workspace/state")},
+                     {QStringLiteral("data"), QString::fromLatin1(text.toBase64())}})
+            .contains(QStringLiteral("result"));
+    };
+    QVERIFY(write("before"));
+    const QString id = RpcTestClient::result(call(QStringLiteral("snapshot.create"), {}))
+                           .value(QStringLiteral("id"))
+                           .toString();
+    QVERIFY(!id.isEmpty());
+    QVERIFY(write("after"));
+    RpcTestClient client(m_helper->socketPath());
+    const QJsonObject restored =
+        client.call(QStringLiteral("snapshot.restore"),
+                    {{QStringLiteral("name"), kSmall}, {QStringLiteral("snapshot"), id}}, 180000);
+    QVERIFY2(restored.contains(QStringLiteral("result")),
+             QJsonDocument(restored).toJson().constData());
+    const ExecRun run = exec(
+        kSmall, {{QStringLiteral("command"), QStringLiteral("cat /workspace/state; hostname")}});
+    QCOMPARE(run.errorKind, QString());
+    QCOMPARE(run.out, QByteArray("before") + kSmall.toUtf8() + '\n');
+    QCOMPARE(run.exit.value(QStringLiteral("exitCode")).toInt(-1), 0);
 }
 
 QTEST_GUILESS_MAIN(TestAgentGuest)
