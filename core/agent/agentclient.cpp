@@ -447,6 +447,7 @@ AgentReadStream *AgentClient::readFile(const ReadRequest &readRequest)
 {
     auto *stream =
         new AgentReadStream(this, newStreamId(), newRequestId(), AgentReadStream::Kind::File);
+    stream->m_maxSize = readRequest.length;
     if (openStream(stream, MessageType::Read, readRequest.encode()))
         stream->grantInitialCredit();
     return stream;

@@ -44,6 +44,10 @@ std::optional<ProtocolError> AgentReadStream::handleFrame(const Frame &frame)
         const auto opened = FileOpened::decode(frame.payload);
         if (!opened)
             return ProtocolError::BadPayload;
+        // A range read gets at most the range: the guest may not announce (and then stream)
+        // more than was asked for.
+        if (m_maxSize > 0 && opened->size > m_maxSize)
+            return ProtocolError::BadPayload;
         m_opened = *opened;
         updateStall();
         emit this->opened(opened->size, opened->mode);

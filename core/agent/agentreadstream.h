@@ -49,6 +49,7 @@ private:
     quint64 m_received = 0;
     bool m_ended = false;
     std::optional<agentwire::FileOpened> m_opened;
+    quint64 m_maxSize = 0; ///< the requested length of a file read; 0: to the end
 };
 
 } // namespace airlock::agent

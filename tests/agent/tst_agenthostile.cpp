@@ -176,6 +176,7 @@ private slots:
     void lateAnswerToATimedOutRequestIsDropped();
     void creditOverrunIsAProtocolError();
     void readStreamBeyondItsSizeIsAProtocolError();
+    void readAnnouncingMoreThanAskedIsAProtocolError();
     void floodOfHellosIsBounded();
     void closedChannelIsUnavailable();
     void guestErrorTextIsSanitised();
@@ -380,6 +381,24 @@ void TestAgentHostile::readStreamBeyondItsSizeIsAProtocolError()
     }));
     QVERIFY(!handshake(*pair.client));
     AgentReadStream *stream = pair.client->readFile(ReadRequest {"/f", 0, 0});
+    std::optional<AgentError> error;
+    connect(stream, &AgentReadStream::failed, stream, [&](const AgentError &e) { error = e; });
+    QVERIFY(QTest::qWaitFor([&] { return error.has_value(); }, kWaitMs));
+    QCOMPARE(error->name(), QStringLiteral("protocol_error"));
+}
+
+void TestAgentHostile::readAnnouncingMoreThanAskedIsAProtocolError()
+{
+    // files.read asks for a bounded range and buffers it whole: a guest announcing more would
+    // make the helper hold whatever it then streams.
+    Pair pair = makePair(answersHello([](FakeGuest &guest, const Frame &frame) {
+        if (frame.header.type != MessageType::Read)
+            return;
+        guest.send(MessageType::FileOpened, frame.header.stream, frame.header.request,
+                   *FileOpened {1ull << 40, 0100644}.encode());
+    }));
+    QVERIFY(!handshake(*pair.client));
+    AgentReadStream *stream = pair.client->readFile(ReadRequest {"/f", 0, 4096});
     std::optional<AgentError> error;
     connect(stream, &AgentReadStream::failed, stream, [&](const AgentError &e) { error = e; });
     QVERIFY(QTest::qWaitFor([&] { return error.has_value(); }, kWaitMs));
