@@ -14,6 +14,7 @@
 #include "core/protocol/message.h"
 #include "core/protocol/methods.h"
 #include "nativeagent.h"
+#include "sanitizer.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -344,7 +345,10 @@ void TestAgentApi::slowReaderBoundsTheHelper()
     QVERIFY(QTest::qWaitFor(
         [&] {
             sample();
-            buffer += raw.read(64 * 1024); // a slow reader: a little per event loop pass
+            // Reading again, a slice per event loop pass: enough that 64 MiB pass in seconds
+            // (qWaitFor sleeps 10 ms between passes), little enough that the helper's queue
+            // keeps filling and draining, which is what the bounds below are sampled over.
+            buffer += raw.read(1024 * 1024);
             qsizetype newline;
             while ((newline = buffer.indexOf('\n')) >= 0) {
                 const QJsonObject message = QJsonDocument::fromJson(buffer.first(newline)).object();
@@ -360,7 +364,7 @@ void TestAgentApi::slowReaderBoundsTheHelper()
             }
             return exited;
         },
-        120000));
+        120000 * airlock::test::kSanitizerSlowdown));
     QCOMPARE(received, kTotal);
     // The bounds: one high-water mark plus one notification (base64 of a chunk and envelope)
     // queued for the client; the agent client's window from the guest.
