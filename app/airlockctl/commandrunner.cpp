@@ -10,6 +10,7 @@
 #include "app/airlockctl/snapshotcommands.h"
 #include "app/airlockctl/templatecommands.h"
 #include "app/airlockctl/terminalprompter.h"
+#include "app/airlockctl/workspacecommands.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
 #include "core/model/error.h"
@@ -38,6 +39,7 @@ CommandRunner::CommandRunner(QTextStream &out, QTextStream &err, const QString &
     m_groups.push_back(std::make_unique<SandboxCommands>(*this));
     m_groups.push_back(std::make_unique<ConsoleCommands>(*this));
     m_groups.push_back(std::make_unique<GuestCommands>(*this));
+    m_groups.push_back(std::make_unique<WorkspaceCommands>(*this));
     m_groups.push_back(std::make_unique<BridgeCommands>(*this));
     m_groups.push_back(std::make_unique<PolicyCommands>(*this));
     m_groups.push_back(std::make_unique<CredentialCommands>(*this));

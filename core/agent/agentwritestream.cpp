@@ -25,7 +25,11 @@ qint64 AgentWriteStream::write(QByteArrayView data)
     if (n <= 0)
         return 0;
     m_buffer.append(data.first(n));
+    // A writer that loops on write() and also writes from bytesWritten() would be re-entered
+    // with its own bookkeeping half done: the signal of what this call sent comes later.
+    m_inWrite = true;
     pump();
+    m_inWrite = false;
     return n;
 }
 
@@ -66,7 +70,10 @@ void AgentWriteStream::pump()
         send(MessageType::End);
     }
     updateStall();
-    if (sent > 0)
+    if (sent > 0 && m_inWrite)
+        QMetaObject::invokeMethod(
+            this, [this, sent] { emit bytesWritten(sent); }, Qt::QueuedConnection);
+    else if (sent > 0)
         emit bytesWritten(sent);
 }
 

@@ -28,7 +28,8 @@ public:
     const std::optional<agentwire::ArchiveResult> &archiveResult() const { return m_result; }
 
 signals:
-    /// `bytes` went to the guest.
+    /// `bytes` went to the guest. Never emitted from inside write(): a writer may write again
+    /// from it.
     void bytesWritten(qint64 bytes);
     /// The guest wrote everything.
     void finished();
@@ -47,6 +48,7 @@ private:
     bool m_credited = false; ///< the guest opened the target and granted credit
     bool m_finishRequested = false;
     bool m_endSent = false;
+    bool m_inWrite = false;
     std::optional<agentwire::ArchiveResult> m_result;
 };
 

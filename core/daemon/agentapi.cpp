@@ -6,6 +6,7 @@
 #include "core/agent/agentwritestream.h"
 #include "core/daemon/agentjson.h"
 #include "core/daemon/execsession.h"
+#include "core/daemon/oncereply.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
 #include "core/protocol/methods.h"
@@ -25,54 +26,11 @@ using agent::AgentError;
 template<typename T>
 using AgentResult = agent::AgentResult<T>;
 
-/// A Reply answered exactly once: by its first call, or, when the last copy goes unanswered
-/// (the agent client was destroyed with the request in it, which drops its callbacks without
-/// calling them), with agent_unavailable.
-class OnceReply
-{
-public:
-    explicit OnceReply(RpcServer::Reply reply) : m_state(std::make_shared<State>(std::move(reply)))
-    { }
-    void operator()(const Result<QJsonValue> &result) const
-    {
-        if (RpcServer::Reply reply = std::exchange(m_state->reply, nullptr))
-            reply(result);
-    }
-
-private:
-    struct State
-    {
-        explicit State(RpcServer::Reply r) : reply(std::move(r)) { }
-        ~State()
-        {
-            if (reply)
-                reply(fail(ErrorKind::AgentUnavailable,
-                           QStringLiteral("the sandbox's agent channel closed")));
-        }
-        RpcServer::Reply reply;
-    };
-    std::shared_ptr<State> m_state;
-};
-
 Result<QJsonValue> emptyAnswer(const AgentResult<void> &result)
 {
     if (!result)
         return std::unexpected(agentjson::toError(result.error()));
     return QJsonValue(QJsonObject());
-}
-
-/// A `data` field: base64 of at most `maxBytes`.
-Result<QByteArray> dataParam(const QJsonObject &params, qint64 maxBytes)
-{
-    AIRLOCK_TRY_INIT(text, json::readString(params, QStringLiteral("data"), QString()));
-    auto decoded =
-        QByteArray::fromBase64Encoding(text->toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
-    if (!decoded || text->size() != text->toLatin1().size())
-        return fail(ErrorKind::InvalidParams, QStringLiteral("data is not base64"));
-    if (decoded.decoded.size() > maxBytes)
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("data holds more than %1 bytes").arg(maxBytes));
-    return decoded.decoded;
 }
 
 Result<quint32> pidParam(const QJsonObject &params)
@@ -163,7 +121,8 @@ void AgentApi::registerMethods()
         [this](const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply) {
             const auto queued = [&]() -> Result<void> {
                 AIRLOCK_TRY_INIT(session, sessionFor(context.clientId, params));
-                AIRLOCK_TRY_INIT(data, dataParam(params, kMaxInputBytes));
+                AIRLOCK_TRY_INIT(
+                    data, agentjson::base64Param(params, QStringLiteral("data"), kMaxInputBytes));
                 AIRLOCK_TRY_INIT(eof, json::readBool(params, QStringLiteral("eof"), false));
                 (*session)->input(*data, *eof, reply); // answers once the guest took it
                 return {};
@@ -349,7 +308,8 @@ Result<void> AgentApi::write(const QJsonObject &params, const RpcServer::Reply &
 {
     AIRLOCK_TRY_INIT(client, agentFor(params));
     AIRLOCK_TRY_INIT(path, agentjson::guestPath(params, QStringLiteral("path")));
-    AIRLOCK_TRY_INIT(data, dataParam(params, kMaxFileChunkBytes));
+    AIRLOCK_TRY_INIT(data,
+                     agentjson::base64Param(params, QStringLiteral("data"), kMaxFileChunkBytes));
     agentwire::WriteRequest request;
     request.path = *path;
     const auto flag = [&params](const char *key, bool &out) -> Result<void> {

@@ -35,6 +35,31 @@ Result<std::string> guestPath(const QJsonObject &params, const QString &key)
     return path;
 }
 
+QJsonObject archiveResult(const agentwire::ArchiveResult &result)
+{
+    QJsonArray refused;
+    for (const auto &[path, reason] : result.refusals)
+        refused.append(QJsonObject {{QStringLiteral("path"), QString::fromStdString(path)},
+                                    {QStringLiteral("reason"), QString::fromStdString(reason)}});
+    return {{QStringLiteral("entries"), qint64(result.entries)},
+            {QStringLiteral("bytes"), qint64(result.bytes)},
+            {QStringLiteral("refusedCount"), qint64(result.refusedCount)},
+            {QStringLiteral("refused"), refused}};
+}
+
+Result<QByteArray> base64Param(const QJsonObject &params, const QString &key, qint64 maxBytes)
+{
+    AIRLOCK_TRY_INIT(text, json::readString(params, key, QString()));
+    const QByteArray latin1 = text->toLatin1();
+    auto decoded = QByteArray::fromBase64Encoding(latin1, QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || QString::fromLatin1(latin1) != *text)
+        return std::unexpected(invalid(QStringLiteral("%1 is not base64").arg(key)));
+    if (decoded.decoded.size() > maxBytes)
+        return std::unexpected(
+            invalid(QStringLiteral("%1 holds more than %2 bytes").arg(key).arg(maxBytes)));
+    return decoded.decoded;
+}
+
 Result<agentwire::ExecRequest> execRequest(const QJsonObject &params)
 {
     agentwire::ExecRequest request;

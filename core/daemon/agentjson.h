@@ -25,6 +25,12 @@ QJsonObject exitStatus(const agentwire::ExitStatus &status);
 QJsonObject fileInfo(const agentwire::FileInfo &info);
 /// A `path` field: an absolute guest path of at most agentwire::kMaxPathBytes (InvalidParams).
 Result<std::string> guestPath(const QJsonObject &params, const QString &key);
+/// What an archive_in wrote: {entries, bytes, refusedCount, refused: [{path, reason}]} (at most
+/// the first 64 refusals are listed; refusedCount counts all).
+QJsonObject archiveResult(const agentwire::ArchiveResult &result);
+/// A base64 field `key` of at most `maxBytes` decoded bytes (InvalidParams otherwise; absent
+/// is empty).
+Result<QByteArray> base64Param(const QJsonObject &params, const QString &key, qint64 maxBytes);
 /// The helper's error for an agent failure: agent_unavailable, timeout, protocol_error,
 /// invalid_params, or the guest's code (not_found, is_a_directory, not_a_directory,
 /// already_exists, permission_denied, not_empty, no_space, busy, ...), with its message.

@@ -22,6 +22,7 @@
 #include "core/daemon/socketactivation.h"
 #include "core/daemon/statedirlock.h"
 #include "core/daemon/templateservice.h"
+#include "core/daemon/workspaceapi.h"
 #include "core/snapshot/snapshotarchive.h"
 #include "core/snapshot/snapshotcatalog.h"
 #include "core/snapshot/snapshotstore.h"
@@ -100,6 +101,7 @@ struct HelperDaemon::Parts
     std::unique_ptr<SandboxApi> api;
     std::unique_ptr<SnapshotApi> snapshotApi;
     std::unique_ptr<AgentApi> agentApi;
+    std::unique_ptr<WorkspaceApi> workspaceApi;
 };
 
 HelperDaemon::HelperDaemon() : m_parts(std::make_unique<Parts>()) { }
@@ -235,10 +237,11 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     p.snapshotApi = std::make_unique<SnapshotApi>(*p.server, *p.sandboxes, *p.snapshots,
                                                   *p.templates, *p.snapshotScheduler);
     p.snapshotApi->setCredentialControls(p.secretOwners.get(), p.credentialAudit.get());
-    p.agentApi =
-        std::make_unique<AgentApi>(*p.server, [&sandboxes = *p.sandboxes](const QString &name) {
-            return agentOf(sandboxes, name);
-        });
+    const AgentApi::ClientLookup agentLookup = [&sandboxes = *p.sandboxes](const QString &name) {
+        return agentOf(sandboxes, name);
+    };
+    p.agentApi = std::make_unique<AgentApi>(*p.server, agentLookup);
+    p.workspaceApi = std::make_unique<WorkspaceApi>(*p.server, agentLookup);
     const int inheritedSocket = takeInheritedListenSocket();
     AIRLOCK_TRY(inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)
                                      : p.server->listen(config.socketPath));

@@ -249,8 +249,9 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
                      QStringLiteral("credentials"), QStringLiteral("snapshot"),
                      // template.*, sandbox.create boot, snapshot.fork bindings, guest agent
                      QStringLiteral("templates"),
-                     // exec.* and files.* over the guest agent (AgentApi)
-                     QStringLiteral("exec"), QStringLiteral("files")}},
+                     // exec.*, files.* (AgentApi) and workspace.* (WorkspaceApi) over
+                     // the guest agent
+                     QStringLiteral("exec"), QStringLiteral("files"), QStringLiteral("workspace")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},

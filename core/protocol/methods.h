@@ -63,6 +63,12 @@ inline constexpr char FilesWrite[] = "files.write";
 inline constexpr char FilesMkdir[] = "files.mkdir";
 inline constexpr char FilesRemove[] = "files.remove";
 inline constexpr char FilesRename[] = "files.rename";
+inline constexpr char WorkspacePushStart[] = "workspace.pushStart";
+inline constexpr char WorkspacePushData[] = "workspace.pushData";
+inline constexpr char WorkspacePushFinish[] = "workspace.pushFinish";
+inline constexpr char WorkspacePullStart[] = "workspace.pullStart";
+inline constexpr char WorkspacePullRead[] = "workspace.pullRead";
+inline constexpr char WorkspaceCancel[] = "workspace.cancel";
 } // namespace method
 
 namespace notification {

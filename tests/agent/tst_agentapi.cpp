@@ -1,24 +1,36 @@
-// The exec.* and files.* methods (docs/protocol.md, "Exec" and "Files") end to end on the host:
+// The exec.*, files.* and workspace.* methods (docs/protocol.md, "Exec", "Files" and
+// "Workspace") end to end on the host:
 // a real RpcServer on a real Unix socket with AgentApi, a HelperClient (and a raw socket that
 // stops reading) as clients, and the real airlock-agent binary run natively as the sandbox's
 // agent (NativeAgent; no guest). Exec output and exit codes, stderr apart, stdin, timeouts,
 // backpressure from a client that does not read (the helper's buffers stay bounded while 64 MiB
 // pass), reattach after a reconnect, chunked file round trips, the file operations and their
-// errors, bad parameters, and an agent that goes away mid-request.
+// errors, bad parameters, workspace push/pull/review through core/workspace and airlockctl
+// (what a hostile guest plants is refused and named, nothing is written outside the target,
+// only accepted changes are taken), transfers that end with their connection, and an agent
+// that goes away mid-request.
 #include "core/agent/agentclient.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
 #include "core/daemon/agentapi.h"
 #include "core/daemon/execsession.h"
 #include "core/daemon/rpcserver.h"
+#include "core/daemon/workspaceapi.h"
 #include "core/protocol/message.h"
 #include "core/protocol/methods.h"
+#include "core/workspace/workspacedownload.h"
+#include "core/workspace/workspacereview.h"
+#include "core/workspace/workspaceupload.h"
+#include "core/workspace/workspacewriter.h"
 #include "nativeagent.h"
 #include "sanitizer.h"
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QDirIterator>
+#include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocalSocket>
@@ -26,7 +38,9 @@
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace airlock;
@@ -45,6 +59,54 @@ struct ExecRun
     QJsonObject exit;
     bool exited = false;
 };
+
+/// Runs a core/workspace transfer to its `done` signal; its error, or Timeout.
+template<typename Object, typename Done>
+std::optional<Error> runToEnd(Object &object, Done done)
+{
+    QEventLoop loop;
+    std::optional<Error> error = Error {ErrorKind::Timeout, QStringLiteral("no answer")};
+    QObject::connect(&object, done, &loop, [&] {
+        error.reset();
+        loop.quit();
+    });
+    QObject::connect(&object, &Object::failed, &loop, [&](const Error &e) {
+        error = e;
+        loop.quit();
+    });
+    QTimer::singleShot(kWaitMs, &loop, &QEventLoop::quit);
+    object.start();
+    loop.exec();
+    return error;
+}
+
+void writeFile(const QString &path, const QByteArray &content, int mode = 0644)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(content);
+    file.close();
+    QCOMPARE(::chmod(QFile::encodeName(path).constData(), mode_t(mode)), 0);
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<missing>");
+}
+
+/// Every name below `folder`, relative, sorted.
+QStringList entriesBelow(const QString &folder)
+{
+    QStringList names;
+    QDirIterator it(folder, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext())
+        names << QDir(folder).relativeFilePath(it.next());
+    names.sort();
+    return names;
+}
 
 } // namespace
 
@@ -67,6 +129,10 @@ private Q_SLOTS:
     void unknownSandboxIsNotFound();
     void airlockctlExecMirrorsTheCommand();
     void airlockctlCopiesBothWays();
+    void workspacePushPullRoundTrip();
+    void workspacePullRefusesWhatLeavesTheTarget();
+    void workspaceReviewTakesOnlyWhatWasAccepted();
+    void workspaceTransfersEndWithTheirConnection();
     void agentGoingAwayFailsItsRequests();
 
 private:
@@ -90,6 +156,7 @@ private:
     std::unique_ptr<agent::AgentClient> m_agentClient;
     std::unique_ptr<RpcServer> m_server;
     std::unique_ptr<AgentApi> m_api;
+    std::unique_ptr<WorkspaceApi> m_workspaceApi;
     QString m_socket;
 };
 
@@ -109,18 +176,21 @@ void TestAgentApi::initTestCase()
         [](const RpcContext &, const QJsonObject &) -> Result<QJsonValue> {
             return QJsonObject {{QStringLiteral("protocol"), protocol::kProtocolVersion}};
         });
-    m_api = std::make_unique<AgentApi>(
-        *m_server, [this](const QString &name) -> Result<agent::AgentClient *> {
-            if (name != kSandbox)
-                return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(name));
-            if (!m_agentClient)
-                return fail(ErrorKind::AgentUnavailable, QStringLiteral("no agent"));
-            return m_agentClient.get();
-        });
+    const AgentApi::ClientLookup lookup =
+        [this](const QString &name) -> Result<agent::AgentClient *> {
+        if (name != kSandbox)
+            return fail(ErrorKind::NotFound, QStringLiteral("no sandbox named '%1'").arg(name));
+        if (!m_agentClient)
+            return fail(ErrorKind::AgentUnavailable, QStringLiteral("no agent"));
+        return m_agentClient.get();
+    };
+    m_api = std::make_unique<AgentApi>(*m_server, lookup);
+    m_workspaceApi = std::make_unique<WorkspaceApi>(*m_server, lookup);
 }
 
 void TestAgentApi::cleanupTestCase()
 {
+    m_workspaceApi.reset();
     m_api.reset();
     m_server.reset();
     m_agentClient.reset();
@@ -719,6 +789,190 @@ void TestAgentApi::airlockctlCopiesBothWays()
     QVERIFY(missing.err.contains("not"));
     const CtlRun usage = airlockctl({QStringLiteral("cp"), hostFile, back});
     QCOMPARE(usage.exitCode, 2);
+}
+
+void TestAgentApi::workspacePushPullRoundTrip()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    QTemporaryDir project;
+    QByteArray big(3 * 1024 * 1024 + 17, Qt::Uninitialized); // several pushData chunks
+    for (char &byte : big)
+        byte = char(QRandomGenerator::global()->generate());
+    writeFile(project.filePath(QStringLiteral("src/main.c")), "int main() { return 0; }\n");
+    writeFile(project.filePath(QStringLiteral("build.sh")), "#!/bin/sh\nmake\n", 0755);
+    writeFile(project.filePath(QStringLiteral("data/blob.bin")), big);
+    QCOMPARE(::symlink("src/main.c",
+                       QFile::encodeName(project.filePath(QStringLiteral("entry"))).constData()),
+             0);
+
+    // The "guest" folder: the native agent writes the host's disk.
+    const QString guest = m_dir.filePath(QStringLiteral("ws-roundtrip"));
+    workspace::WorkspaceUpload upload(client.get(), kSandbox, project.path(), guest,
+                                      QStringLiteral("root"));
+    workspace::PushResult pushed;
+    connect(&upload, &workspace::WorkspaceUpload::finished,
+            [&pushed](const workspace::PushResult &result) { pushed = result; });
+    QCOMPARE(runToEnd(upload, &workspace::WorkspaceUpload::finished), std::nullopt);
+    QCOMPARE(pushed.refusedCount, quint64(0));
+    QCOMPARE(pushed.entries, quint64(6)); // src, main.c, build.sh, data, blob.bin, entry
+    QCOMPARE(readFile(guest + QStringLiteral("/data/blob.bin")), big);
+    QCOMPARE(QFileInfo(guest + QStringLiteral("/build.sh")).permissions() & QFileDevice::ExeOwner,
+             QFileDevice::ExeOwner);
+    QCOMPARE(QFileInfo(guest + QStringLiteral("/entry")).symLinkTarget(),
+             guest + QStringLiteral("/src/main.c"));
+
+    QTemporaryDir back;
+    auto writer = workspace::WorkspaceWriter::open(back.path());
+    QVERIFY(writer);
+    workspace::WorkspaceDownload download(
+        client.get(), kSandbox, guest, [&writer](QByteArrayView chunk) -> std::optional<QString> {
+            if (!(*writer)->feed(chunk))
+                return (*writer)->error();
+            return std::nullopt;
+        });
+    QCOMPARE(runToEnd(download, &workspace::WorkspaceDownload::finished), std::nullopt);
+    QVERIFY((*writer)->finished());
+    QCOMPARE((*writer)->refusals().size(), size_t(0));
+    QCOMPARE(entriesBelow(back.path()), entriesBelow(project.path()));
+    QCOMPARE(readFile(back.filePath(QStringLiteral("data/blob.bin"))), big);
+    QCOMPARE(m_workspaceApi->transferCount(), 0);
+}
+
+void TestAgentApi::workspacePullRefusesWhatLeavesTheTarget()
+{
+    // What a hostile agent leaves in its folder for the person to pull.
+    const QString guest = m_dir.filePath(QStringLiteral("ws-hostile"));
+    writeFile(guest + QStringLiteral("/src/ok.txt"), "fine\n");
+    QCOMPARE(
+        ::symlink("/etc/passwd", QFile::encodeName(guest + QStringLiteral("/passwd")).constData()),
+        0);
+    QCOMPARE(
+        ::symlink("../../..", QFile::encodeName(guest + QStringLiteral("/src/up")).constData()), 0);
+    QCOMPARE(::mkfifo(QFile::encodeName(guest + QStringLiteral("/pipe")).constData(), 0600), 0);
+    writeFile(guest + QStringLiteral("/suid"), "#!/bin/sh\n", 04755);
+    QCOMPARE(::link(QFile::encodeName(guest + QStringLiteral("/src/ok.txt")).constData(),
+                    QFile::encodeName(guest + QStringLiteral("/src/zz-alias")).constData()),
+             0);
+
+    QTemporaryDir parent;
+    writeFile(parent.filePath(QStringLiteral("sentinel")), "mine\n");
+    const QString target = parent.filePath(QStringLiteral("project"));
+    const CtlRun pulled = airlockctl({QStringLiteral("--json"), QStringLiteral("workspace"),
+                                      QStringLiteral("pull"), kSandbox, target, guest});
+    QCOMPARE(pulled.exitCode, 0);
+    const QJsonObject answer = QJsonDocument::fromJson(pulled.out).object();
+    QMap<QString, QString> refused;
+    for (const QJsonValue &entry : answer.value(QStringLiteral("refused")).toArray())
+        refused.insert(entry[QStringLiteral("path")].toString(),
+                       entry[QStringLiteral("reason")].toString());
+    QCOMPARE(
+        refused,
+        (QMap<QString, QString> {{QStringLiteral("passwd"), QStringLiteral("symlink_escapes")},
+                                 {QStringLiteral("src/up"), QStringLiteral("symlink_escapes")},
+                                 {QStringLiteral("pipe"), QStringLiteral("fifo")},
+                                 {QStringLiteral("suid"), QStringLiteral("setuid")},
+                                 {QStringLiteral("src/zz-alias"), QStringLiteral("hardlink")}}));
+    QCOMPARE(entriesBelow(parent.path()),
+             (QStringList {QStringLiteral("project"), QStringLiteral("project/src"),
+                           QStringLiteral("project/src/ok.txt"), QStringLiteral("sentinel")}));
+
+    // Without --json each refusal is named on its own line.
+    QTemporaryDir again;
+    const CtlRun plain = airlockctl(
+        {QStringLiteral("workspace"), QStringLiteral("pull"), kSandbox, again.path(), guest});
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY2(plain.out.contains("refused: pipe (fifo)"), plain.out.constData());
+    QVERIFY(plain.out.contains("refused: passwd (symlink_escapes)"));
+}
+
+void TestAgentApi::workspaceReviewTakesOnlyWhatWasAccepted()
+{
+    QTemporaryDir project;
+    writeFile(project.filePath(QStringLiteral("app.py")), "print('hello')\n");
+    writeFile(project.filePath(QStringLiteral("notes.txt")), "keep me\n");
+    writeFile(project.filePath(QStringLiteral("old.txt")), "remove me\n");
+    const QString guest = m_dir.filePath(QStringLiteral("ws-review"));
+    const CtlRun pushed =
+        airlockctl({QStringLiteral("workspace"), QStringLiteral("push"), QStringLiteral("--user"),
+                    QStringLiteral("root"), kSandbox, project.path(), guest});
+    QCOMPARE(pushed.exitCode, 0);
+    QVERIFY2(pushed.out.startsWith("pushed 3 entries"), pushed.out.constData());
+    const CtlRun same = airlockctl(
+        {QStringLiteral("workspace"), QStringLiteral("diff"), kSandbox, project.path(), guest});
+    QCOMPARE(same.exitCode, 0);
+    QCOMPARE(same.out, QByteArray());
+
+    // The agent's work: an edit, a new file, a deletion, and a change nobody will accept.
+    writeFile(guest + QStringLiteral("/app.py"), "print('hello world')\n");
+    writeFile(guest + QStringLiteral("/tests/test_app.py"), "assert True\n");
+    QVERIFY(QFile::remove(guest + QStringLiteral("/old.txt")));
+    writeFile(guest + QStringLiteral("/notes.txt"), "overwritten by the agent\n");
+    const CtlRun diff = airlockctl(
+        {QStringLiteral("workspace"), QStringLiteral("diff"), kSandbox, project.path(), guest});
+    QCOMPARE(diff.exitCode, 1);
+    QVERIFY2(diff.out.contains("-print('hello')\n+print('hello world')\n"), diff.out.constData());
+    QVERIFY(diff.out.contains("+++ b/tests/test_app.py"));
+    QVERIFY(diff.out.contains("--- a/old.txt"));
+
+    auto client = newClient();
+    QVERIFY(client);
+    workspace::WorkspaceReview review(client.get(), kSandbox, project.path(), guest);
+    QCOMPARE(runToEnd(review, &workspace::WorkspaceReview::ready), std::nullopt);
+    QStringList paths;
+    for (const workspace::WorkspaceChange &change : review.changes())
+        paths << change.path + u' ' + workspace::changeStatusName(change.status);
+    QCOMPARE(paths,
+             (QStringList {QStringLiteral("app.py modified"), QStringLiteral("notes.txt modified"),
+                           QStringLiteral("old.txt deleted"), QStringLiteral("tests added"),
+                           QStringLiteral("tests/test_app.py added")}));
+    // The agent changes app.py again after the review: what is taken is what was reviewed.
+    writeFile(guest + QStringLiteral("/app.py"), "import os; os.system('curl evil')\n");
+    const auto applied = review.apply(
+        {QStringLiteral("app.py"), QStringLiteral("old.txt"), QStringLiteral("tests/test_app.py")});
+    QVERIFY(applied);
+    QCOMPARE(applied->removed, quint64(1));
+    QCOMPARE(applied->failed.size(), 0);
+    QCOMPARE(readFile(project.filePath(QStringLiteral("app.py"))),
+             QByteArray("print('hello world')\n"));
+    QCOMPARE(readFile(project.filePath(QStringLiteral("notes.txt"))), QByteArray("keep me\n"));
+    QCOMPARE(readFile(project.filePath(QStringLiteral("tests/test_app.py"))),
+             QByteArray("assert True\n"));
+    QVERIFY(!QFileInfo::exists(project.filePath(QStringLiteral("old.txt"))));
+}
+
+void TestAgentApi::workspaceTransfersEndWithTheirConnection()
+{
+    const QString guest = m_dir.filePath(QStringLiteral("ws-limits"));
+    writeFile(guest + QStringLiteral("/a.txt"), "a\n");
+    auto client = newClient();
+    QVERIFY(client);
+    QString kind;
+    call(*client, protocol::method::WorkspacePullRead, {{QStringLiteral("transfer"), 12345}},
+         &kind);
+    QCOMPARE(kind, QStringLiteral("not_found"));
+    call(*client, protocol::method::WorkspacePushStart,
+         {{QStringLiteral("path"), QStringLiteral("relative")}}, &kind);
+    QCOMPARE(kind, QStringLiteral("invalid_params"));
+    QList<qint64> opened;
+    for (int i = 0; i < WorkspaceApi::kMaxTransfersPerClient; ++i) {
+        const QJsonObject started =
+            call(*client, protocol::method::WorkspacePullStart, {{QStringLiteral("path"), guest}});
+        QVERIFY(started.contains(QStringLiteral("transfer")));
+        opened << started.value(QStringLiteral("transfer")).toInteger();
+    }
+    call(*client, protocol::method::WorkspacePullStart, {{QStringLiteral("path"), guest}}, &kind);
+    QCOMPARE(kind, QStringLiteral("busy"));
+    // A pull transfer is not a push transfer.
+    call(*client, protocol::method::WorkspacePushData,
+         {{QStringLiteral("transfer"), opened.first()}, {QStringLiteral("data"), QString()}},
+         &kind);
+    QCOMPARE(kind, QStringLiteral("not_found"));
+    call(*client, protocol::method::WorkspaceCancel,
+         {{QStringLiteral("transfer"), opened.first()}});
+    QCOMPARE(m_workspaceApi->transferCount(), WorkspaceApi::kMaxTransfersPerClient - 1);
+    client.reset();
+    QTRY_COMPARE_WITH_TIMEOUT(m_workspaceApi->transferCount(), 0, kWaitMs);
 }
 
 void TestAgentApi::agentGoingAwayFailsItsRequests()

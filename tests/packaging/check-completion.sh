@@ -45,7 +45,7 @@ expect() { # expect "WANT" word...
         echo "ok: '$*' -> '$got'"
     fi
 }
-expect "create list info start stop kill rm images console exec cp bridge policy egress secret binding pause resume snapshot template" airlockctl ""
+expect "create list info start stop kill rm images console exec cp workspace bridge policy egress secret binding pause resume snapshot template" airlockctl ""
 expect "start stop" airlockctl st
 expect "--host --identity --known-hosts --ssh-config --remote-airlockctl --socket --json --help --version" airlockctl -
 expect "FILES" airlockctl --socket ""
@@ -64,6 +64,10 @@ expect "" airlockctl exec demo ""
 expect "--env --cwd --user --timeout --interactive --tty --json --socket --help" airlockctl exec demo -
 expect "FILES demo:/" airlockctl cp d
 expect "" airlockctl cp demo:/etc
+expect "push pull diff" airlockctl workspace ""
+expect "push pull" airlockctl workspace pu
+expect "demo agent-2" airlockctl workspace diff ""
+expect "--user --json --socket --help" airlockctl workspace push demo -
 expect "get set validate" airlockctl policy ""
 expect "validate" airlockctl policy v
 expect "demo agent-2" airlockctl policy get ""
