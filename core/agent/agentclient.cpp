@@ -95,7 +95,14 @@ void AgentClient::sendHello()
 {
     if (m_state != State::Handshake)
         return;
-    // Each Hello has its own nonce; the guest answers each (a late answer is dropped).
+    // A guest that does not read yet (its agent not started) gets no more Hellos queued for it
+    // than one, however long the handshake goes on.
+    if (m_device->bytesToWrite() > 4096)
+        return;
+    // Each Hello has its own nonce; the guest answers each (a late answer is dropped). A guest
+    // that reads but never answers gets its oldest ones forgotten.
+    if (m_helloNonces.size() >= 1024)
+        m_helloNonces.clear();
     const quint64 nonce = newRequestId();
     m_helloNonces.insert(nonce);
     Hello hello;
@@ -725,10 +732,22 @@ void AgentClient::checkDeadlines()
 {
     const QPointer<AgentClient> self(this);
     if (m_state == State::Handshake) {
-        if (m_handshakeDeadline.hasExpired())
+        if (!m_handshakeDeadline.hasExpired())
+            return;
+        if (!m_limits.keepTryingHandshake) {
             failConnection(AgentError::timeout(
                 QStringLiteral("the guest agent did not answer its Hello within %1 ms")
                     .arg(m_limits.handshakeTimeoutMs)));
+            return;
+        }
+        // The frames of the requests that fail now must never reach the guest later: a
+        // command its caller gave up on would run after all.
+        m_queued.clear();
+        m_handshakeDeadline = QDeadlineTimer(m_limits.handshakeTimeoutMs);
+        failAll(AgentError::unavailable(
+            QStringLiteral("the guest agent has not answered within %1 ms (is the guest still "
+                           "booting?)")
+                .arg(m_limits.handshakeTimeoutMs)));
         return;
     }
     if (m_state != State::Ready)

@@ -65,6 +65,11 @@ public:
         /// frame, after which the guest fails to parse the zeros and seeks our Hello. 0 for a
         /// guest that saw its host go (a new airlockd, a cold boot).
         qint64 resyncPreambleBytes = 0;
+        /// A cold-booted guest whose agent has not started yet: when handshakeTimeoutMs
+        /// passes, the requests issued so far fail (agent_unavailable) but Hello goes on, and
+        /// the connection becomes ready whenever the agent answers. Without it the
+        /// connection fails (timeout) and is closed.
+        bool keepTryingHandshake = false;
     };
     /// Enough to complete the largest frame a guest may be inside of.
     static constexpr qint64 kResyncPreambleBytes =
@@ -80,8 +85,9 @@ public:
     ~AgentClient() override;
 
     /// Starts the handshake: Hello until the guest answers (ready()) or
-    /// Limits::handshakeTimeoutMs passes (failed(), timeout). Requests issued before ready()
-    /// wait for it.
+    /// Limits::handshakeTimeoutMs passes (failed(), timeout; with keepTryingHandshake only the
+    /// requests issued so far fail, and Hello goes on). Requests issued before ready() wait
+    /// for it.
     void start();
     State state() const { return m_state; }
     bool isReady() const { return m_state == State::Ready; }

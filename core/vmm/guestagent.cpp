@@ -118,6 +118,10 @@ agent::AgentClient *GuestAgent::client(bool restored, int timeoutMs)
     limits.requestTimeoutMs = qMax(1, timeoutMs);
     // A guest that never saw its host go (restored from a snapshot) may be inside a frame.
     limits.resyncPreambleBytes = restored ? agent::AgentClient::kResyncPreambleBytes : 0;
+    // A cold boot's agent starts when init gets to it, which on TCG may be after the first
+    // exec was asked for: that one fails, the channel stays, and the agent is met when it
+    // comes. A restored guest's agent is running: it answers at once or it is broken.
+    limits.keepTryingHandshake = !restored;
     m_client = new agent::AgentClient(m_device, limits, this);
     connect(m_client, &agent::AgentClient::ready, this, &GuestAgent::onClientReady);
     connect(m_client, &agent::AgentClient::failed, this, &GuestAgent::onClientFailed);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace airlock::guest {
@@ -39,6 +40,10 @@ void ArchiveInStream::open(const ArchiveInRequest &request, const std::string &p
         uid = user->uid;
         gid = user->gid;
     }
+    struct stat existing
+    {
+    };
+    const bool created = ::lstat(request.path.c_str(), &existing) != 0;
     if (!makeDirectories(request.path)) {
         const auto failure = fileops::failure(errno, "cannot create folder", request.path);
         failWith(failure.code, failure.message);
@@ -47,6 +52,13 @@ void ArchiveInStream::open(const ArchiveInRequest &request, const std::string &p
     m_root = ::open(request.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (m_root < 0) {
         const auto failure = fileops::failure(errno, "cannot open folder", request.path);
+        failWith(failure.code, failure.message);
+        return;
+    }
+    // A folder made for this archive belongs to its user, like what goes into it: `agent`
+    // must be able to work in the project it was given.
+    if (created && uid != uid_t(-1) && ::fchown(m_root, uid, gid) != 0) {
+        const auto failure = fileops::failure(errno, "cannot hand over folder", request.path);
         failWith(failure.code, failure.message);
         return;
     }

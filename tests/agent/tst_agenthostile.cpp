@@ -165,6 +165,7 @@ class TestAgentHostile : public QObject
     Q_OBJECT
 private slots:
     void silentGuestTimesOutTheHandshake();
+    void lateAgentIsMetWhenItStarts();
     void wrongVersionIsUnavailable();
     void garbageBeforeHelloIsSkippedWithinBudget();
     void endlessGarbageIsAProtocolError();
@@ -192,6 +193,39 @@ void TestAgentHostile::silentGuestTimesOutTheHandshake()
     QCOMPARE(pair.client->state(), AgentClient::State::Failed);
     // Requests after the failure fail at once.
     QCOMPARE(statOnce(*pair.client).error().name(), QStringLiteral("agent_unavailable"));
+}
+
+void TestAgentHostile::lateAgentIsMetWhenItStarts()
+{
+    // A cold boot on TCG: exec is asked for before init started the agent.
+    bool started = false;
+    AgentClient::Limits limits = shortLimits();
+    limits.handshakeTimeoutMs = 300;
+    limits.keepTryingHandshake = true;
+    Pair pair = makePair(
+        [&started](FakeGuest &guest, const Frame &frame) {
+            if (started && frame.header.type == MessageType::Hello)
+                guest.hello(frame.header.request);
+        },
+        limits);
+    QSignalSpy failed(pair.client.get(), &AgentClient::failed);
+    QSignalSpy ready(pair.client.get(), &AgentClient::ready);
+    pair.client->start();
+    std::optional<AgentResult<void>> early;
+    pair.client->mkdir({"/early", 0755, false},
+                       [&early](const AgentResult<void> &result) { early = result; });
+    QTRY_VERIFY_WITH_TIMEOUT(early.has_value(), kWaitMs);
+    QVERIFY(!*early);
+    QCOMPARE(early->error().kind, AgentError::Kind::AgentUnavailable);
+    QCOMPARE(failed.count(), 0);
+    QCOMPARE(pair.client->state(), AgentClient::State::Handshake);
+
+    started = true;
+    QVERIFY(ready.wait(kWaitMs));
+    // The request its caller was told failed never reaches the guest; a new one does.
+    pair.client->mkdir({"/late", 0755, false}, [](const AgentResult<void> &) {});
+    QTRY_COMPARE_WITH_TIMEOUT(pair.guest->count(MessageType::Mkdir), 1, kWaitMs);
+    QCOMPARE(failed.count(), 0);
 }
 
 void TestAgentHostile::wrongVersionIsUnavailable()

@@ -2,18 +2,27 @@
 // guests of both images, over the guest agent's virtio-serial channel: output and exit codes,
 // stderr apart, a timeout kill, the unprivileged `agent` user and its /workspace, a 16 MiB file
 // round trip with checksum, file operations and their errors, a fork that answers exec with
-// its own identity, and a guest restored in place that answers from the snapshot's state. The
+// its own identity, a guest restored in place that answers from the snapshot's state, and a
+// workspace pushed in, changed by the agent and pulled out with what a hostile root planted
+// (symlinks leaving the target, a FIFO, a setuid file, a hard link) refused and named. The
 // sandboxes' egress policy stays the default deny-all: none of this uses the network.
 #include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
 #include <QCryptographicHash>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <tuple>
 
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
@@ -53,6 +62,8 @@ private Q_SLOTS:
     void agentUserOwnsTheWorkspace();
     void fileRoundTripOf16MiB();
     void fileOperationsAndErrors();
+    void workspaceRoundTripRefusesWhatTheGuestPlanted_data();
+    void workspaceRoundTripRefusesWhatTheGuestPlanted();
     void forkAnswersWithItsOwnIdentity();
     void restoreInPlaceAnswersAgain();
 
@@ -60,6 +71,8 @@ private:
     ExecRun exec(const QString &sandbox, QJsonObject params);
     QJsonObject call(const QString &method, QJsonObject params, const QString &sandbox = kSmall);
     bool boot(const QString &name, const QString &image);
+    /// Runs airlockctl against the helper; exit code (-1 when it did not end), stdout, stderr.
+    std::tuple<int, QByteArray, QByteArray> airlockctl(const QStringList &arguments);
 
     std::unique_ptr<HelperProcess> m_helper;
 };
@@ -289,6 +302,104 @@ void TestAgentGuest::fileOperationsAndErrors()
         RpcTestClient::errorKind(call(QStringLiteral("files.stat"),
                                       {{QStringLiteral("path"), root}}, QStringLiteral("nosuch"))),
         QStringLiteral("not_found"));
+}
+
+std::tuple<int, QByteArray, QByteArray> TestAgentGuest::airlockctl(const QStringList &arguments)
+{
+    QProcess process;
+    process.start(QStringLiteral(AIRLOCK_BINARY_DIR "/app/airlockctl/airlockctl"),
+                  QStringList {QStringLiteral("--socket"), m_helper->socketPath()} + arguments);
+    if (!process.waitForFinished(kCallTimeoutMs) || process.exitStatus() != QProcess::NormalExit)
+        return {-1, process.readAllStandardOutput(), process.readAllStandardError()};
+    return {process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+void TestAgentGuest::workspaceRoundTripRefusesWhatTheGuestPlanted_data()
+{
+    execReportsOutputAndExitCode_data();
+}
+
+void TestAgentGuest::workspaceRoundTripRefusesWhatTheGuestPlanted()
+{
+    QFETCH(QString, sandbox);
+    QTemporaryDir project;
+    const auto write = [](const QString &path, const QByteArray &content) {
+        QDir().mkpath(QFileInfo(path).path());
+        QFile file(path);
+        return file.open(QIODevice::WriteOnly) && file.write(content) == content.size();
+    };
+    QVERIFY(write(project.filePath(QStringLiteral("app.py")), "print('hello')\n"));
+    QVERIFY(write(project.filePath(QStringLiteral("src/lib.py")), "X = 1\n"));
+    const QString guest = QStringLiteral("/workspace/project");
+    auto [pushed, pushOut, pushErr] = airlockctl(
+        {QStringLiteral("workspace"), QStringLiteral("push"), sandbox, project.path(), guest});
+    QVERIFY2(pushed == 0, pushErr.constData());
+    QVERIFY2(pushOut.startsWith("pushed 3 entries"), pushOut.constData());
+
+    // The agent works as `agent`; then a hostile root plants what must not come out.
+    const ExecRun work =
+        exec(sandbox,
+             {{QStringLiteral("user"), QStringLiteral("agent")},
+              {QStringLiteral("cwd"), guest},
+              {QStringLiteral("command"),
+               QStringLiteral("echo \"print('hello agent')\" > app.py && echo ok > NEW.md")}});
+    QVERIFY2(work.exit.value(QStringLiteral("exitCode")).toInt(-1) == 0,
+             (work.err
+              + exec(sandbox,
+                     {{QStringLiteral("command"), QStringLiteral("ls -lan /workspace/project")}})
+                    .out)
+                 .constData());
+    const ExecRun plant =
+        exec(sandbox,
+             {{QStringLiteral("cwd"), guest},
+              {QStringLiteral("command"),
+               QStringLiteral("ln -s /etc/passwd passwd && ln -s ../../../.. src/up && "
+                              "mkfifo pipe && echo x > suid && chmod 4755 suid && "
+                              "ln src/lib.py src/zz-alias")}});
+    QVERIFY2(plant.exit.value(QStringLiteral("exitCode")).toInt(-1) == 0, plant.err.constData());
+
+    auto [differs, diffOut, diffErr] = airlockctl(
+        {QStringLiteral("workspace"), QStringLiteral("diff"), sandbox, project.path(), guest});
+    QVERIFY2(differs == 1, diffErr.constData());
+    QVERIFY2(diffOut.contains("-print('hello')\n+print('hello agent')\n"), diffOut.constData());
+    QVERIFY(diffOut.contains("+++ b/NEW.md"));
+    QVERIFY(diffOut.contains("refused passwd: symlink_escapes"));
+    QVERIFY(diffOut.contains("refused pipe: fifo"));
+    QVERIFY(diffOut.contains("refused suid: setuid"));
+
+    QTemporaryDir parent;
+    QVERIFY(write(parent.filePath(QStringLiteral("sentinel")), "mine\n"));
+    const QString target = parent.filePath(QStringLiteral("out"));
+    auto [pulled, pullOut, pullErr] =
+        airlockctl({QStringLiteral("--json"), QStringLiteral("workspace"), QStringLiteral("pull"),
+                    sandbox, target, guest});
+    QVERIFY2(pulled == 0, pullErr.constData());
+    QMap<QString, QString> refused;
+    for (const QJsonValue &entry :
+         QJsonDocument::fromJson(pullOut).object().value(QStringLiteral("refused")).toArray())
+        refused.insert(entry[QStringLiteral("path")].toString(),
+                       entry[QStringLiteral("reason")].toString());
+    QCOMPARE(
+        refused,
+        (QMap<QString, QString> {{QStringLiteral("passwd"), QStringLiteral("symlink_escapes")},
+                                 {QStringLiteral("src/up"), QStringLiteral("symlink_escapes")},
+                                 {QStringLiteral("pipe"), QStringLiteral("fifo")},
+                                 {QStringLiteral("suid"), QStringLiteral("setuid")},
+                                 {QStringLiteral("src/zz-alias"), QStringLiteral("hardlink")}}));
+    QStringList written;
+    QDirIterator it(parent.path(),
+                    QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext())
+        written << QDir(parent.path()).relativeFilePath(it.next());
+    written.sort();
+    QCOMPARE(written,
+             (QStringList {QStringLiteral("out"), QStringLiteral("out/NEW.md"),
+                           QStringLiteral("out/app.py"), QStringLiteral("out/src"),
+                           QStringLiteral("out/src/lib.py"), QStringLiteral("sentinel")}));
+    QFile app(target + QStringLiteral("/app.py"));
+    QVERIFY(app.open(QIODevice::ReadOnly));
+    QCOMPARE(app.readAll(), QByteArray("print('hello agent')\n"));
 }
 
 void TestAgentGuest::forkAnswersWithItsOwnIdentity()

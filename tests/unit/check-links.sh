@@ -3,7 +3,7 @@
 # section (readelf -d: NEEDED) and the symbol table of the built executables and fails when
 # airlock-gateway, which parses hostile guest traffic, carries SQL, nftables, libarchive or
 # zstd, or when airlockd carries a DNS wire-format or HTTP parser, libssl or libssh, or when
-# either carries Qt Widgets.
+# either carries Qt Widgets, or when either carries libgit2 (a workspace diff is the client's).
 # Usage: check-links.sh AIRLOCKD AIRLOCK_GATEWAY AIRLOCKCTL
 set -euo pipefail
 airlockd=$1 gateway=$2 airlockctl=$3
@@ -62,6 +62,10 @@ refuse_library "$airlockd" "ldns" '^libldns\.so'
 refuse_library "$airlockd" "libssl" '^libssl\.so'
 refuse_library "$airlockd" "libssh" '^libssh\.so'
 refuse_symbols "$airlockd" "Boost.Beast" 'boost::beast'
+# Diffs of a workspace are made by the client that reviews them (core/workspace).
+refuse_library "$airlockd" "libgit2" '^libgit2\.so'
+refuse_library "$gateway" "libgit2" '^libgit2\.so'
+require_library "$airlockctl" "libgit2" '^libgit2\.so'
 refuse_symbols "$airlockd" "ldns" '\bldns_'
 refuse_symbols "$airlockd" "libssl" '\bSSL_(CTX_)?(new|free|read|write|accept|connect)\b'
 
