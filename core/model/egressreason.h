@@ -77,7 +77,7 @@ enum class EgressReason {
     MethodForbidden, ///< TRACE/TRACK in any case; CONNECT unless on an explicit proxy
     PlainHttpPort, ///< a plain-HTTP proxy request for a port other than 80
     AmbiguousFieldName, ///< a field name CGI-style upstreams fold onto a guarded field
-    RequestOverride, ///< a method or URL override field or `_method` parameter
+    RequestOverride, ///< a method, URL, host or upstream override field or `_method` parameter
     HostMismatch, ///< a later request on the connection names another host or port
     // The request's authority.
     MissingHost, ///< no Host field (RFC 9112 §3.2)

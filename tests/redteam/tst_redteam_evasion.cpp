@@ -291,6 +291,13 @@ void TestRedteamEvasion::overrideFieldsDefeatMethodAndPathRules_data()
     QTest::newRow("X-Method-Override: DELETE") << "X-Method-Override: DELETE"_ba;
     QTest::newRow("X-Original-URL: /admin") << "X-Original-URL: /admin/delete-all"_ba;
     QTest::newRow("X-Rewrite-URL: /admin") << "X-Rewrite-URL: /admin/delete-all"_ba;
+    // The same class for the host and the next hop (docs/http.md, "Fields that steer a shared
+    // upstream"): a shared upstream honouring one serves another tenant than pkg.test.
+    QTest::newRow("X-Host: evil.test") << "X-Host: evil.test"_ba;
+    QTest::newRow("X-Original-Host: evil.test") << "X-Original-Host: evil.test"_ba;
+    QTest::newRow("X-HTTP-Host-Override: evil.test") << "X-HTTP-Host-Override: evil.test"_ba;
+    QTest::newRow("X-Envoy-Original-Dst-Host") << "X-Envoy-Original-Dst-Host: 10.0.0.9:443"_ba;
+    QTest::newRow("Proxy: httpoxy") << "Proxy: http://10.0.0.9:3128"_ba;
 }
 
 void TestRedteamEvasion::overrideFieldsDefeatMethodAndPathRules()

@@ -3,8 +3,10 @@
 // class. Every row is also fed split at every byte offset and byte by byte, and must give the same
 // result.
 #include "core/gateway/http/httprequestguard.h"
+#include "core/gateway/http/steeringfields.h"
 #include "egressrules.h"
 
+#include <QFile>
 #include <QRandomGenerator>
 #include <QTest>
 
@@ -169,6 +171,7 @@ private Q_SLOTS:
     void bodyLimit();
     void denialResponse();
     void mutatedRequests();
+    void docsListEverySteeringField();
 };
 
 void TestHttpRequestGuard::verdicts_data()
@@ -576,6 +579,39 @@ void TestHttpRequestGuard::verdicts_data()
             << pkg << get("/", "Host: pkg.test\r\n" + name + ": 127.0.0.1\r\n") << 0 << QString()
             << 1 << QByteArray("127.0.0.1");
     }
+
+    // Fields that steer a shared upstream to another host, URL or proxy than the Host and the
+    // request line the policy checked: refused; the ones each proxy sets for itself (scheme,
+    // client address, X-Forwarded-*): stripped. Known examples by name, then every entry
+    // of the table (steeringfields.h), so an entry the guard ignored would fail here.
+    for (const QByteArray &field :
+         {"X-Host: tenant-b.test"_ba, "X-Original-Host: tenant-b.test"_ba,
+          "X-HTTP-Host-Override: tenant-b.test"_ba, "x-envoy-original-dst-host: 10.0.0.9:443"_ba,
+          "Proxy: http://10.0.0.9:3128"_ba, "X-Original-URI: /admin"_ba,
+          "X-Envoy-Original-Path: /admin"_ba}) {
+        QTest::addRow("steering %s", field.constData())
+            << pkg << get("/", "Host: pkg.test\r\n" + field + "\r\n") << 403 << "request_override"
+            << 0 << none;
+    }
+    for (const QByteArray &field :
+         {"X-Forwarded-Server: tenant-b.test"_ba, "Front-End-Https: tenant-b-on"_ba,
+          "CF-Visitor: tenant-b-scheme"_ba, "CloudFront-Forwarded-Proto: tenant-b-proto"_ba,
+          "X-Scheme: tenant-b-scheme"_ba, "Fastly-Client-IP: tenant-b-ip"_ba,
+          "Client-IP: tenant-b-ip"_ba}) {
+        QTest::addRow("steering %s stripped", field.constData())
+            << pkg << get("/", "Host: pkg.test\r\n" + field + "\r\n") << 0 << QString() << 1
+            << QByteArray("tenant-b");
+    }
+    for (const airlock::SteeringField &entry : airlock::steeringFields()) {
+        QByteArray name(entry.name.data(), qsizetype(entry.name.size()));
+        if (name.endsWith('-'))
+            name += "server";
+        const bool refused = entry.action == airlock::SteeringAction::Refuse;
+        QTest::addRow("table %s", name.constData())
+            << pkg << get("/", "Host: pkg.test\r\n" + name.toUpper() + ": steered.test\r\n")
+            << (refused ? 403 : 0) << (refused ? QStringLiteral("request_override") : QString())
+            << (refused ? 0 : 1) << (refused ? none : QByteArray("steered.test"));
+    }
 }
 
 void TestHttpRequestGuard::verdicts()
@@ -881,6 +917,19 @@ void TestHttpRequestGuard::mutatedRequests()
             QCOMPARE(again.status, 0);
             QCOMPARE(again.payload, whole.payload);
         }
+    }
+}
+
+// Every steering field the guard acts on is in docs/http.md's table, so the table a person
+// reads is the one the gateway applies.
+void TestHttpRequestGuard::docsListEverySteeringField()
+{
+    QFile file(QStringLiteral(AIRLOCK_SOURCE_DIR "/docs/http.md"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray docs = file.readAll().toLower();
+    for (const airlock::SteeringField &entry : airlock::steeringFields()) {
+        const QByteArray name(entry.name.data(), qsizetype(entry.name.size()));
+        QVERIFY2(docs.contains("| `" + name + (name.endsWith('-') ? "*`" : "`")), name.constData());
     }
 }
 

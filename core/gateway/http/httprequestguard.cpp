@@ -1,5 +1,7 @@
 #include "core/gateway/http/httprequestguard.h"
 
+#include "core/gateway/http/steeringfields.h"
+
 #include "core/gateway/http/hostheader.h"
 
 #include <boost/asio/buffer.hpp>
@@ -60,55 +62,45 @@ QByteArrayView trimmedOws(QByteArrayView v)
 }
 
 // Hop-by-hop fields (RFC 9110 §7.6.1, RFC 9112 §9.6 Keep-Alive, Proxy-Connection as sent by old
-// clients, Proxy-Authorization: meant for the gateway, never the origin) and routing fields
-// (RFC 7239 Forwarded, X-Forwarded-*, RFC 9110 §7.6.3 Via): the guest must not speak for the
-// gateway. Host and the framing fields are rewritten by the guard itself.
-// Client-address fields (X-Real-IP, True-Client-IP, X-Client-IP, CF-Connecting-IP) are the same
-// family as X-Forwarded-For: set by a front proxy, trusted by the origin
-// (docs/reviews/2026-12-01-gateway-round3.md#f6).
+// clients, Proxy-Authorization: meant for the gateway, never the origin), the framing fields and
+// Host, which the guard rewrites itself, and the steering fields a proxy sets for itself
+// (steeringfields.h: Forwarded, Via, X-Forwarded-*, scheme and client-address fields): the guest
+// must not speak for the gateway.
 bool isStrippedField(QByteArrayView name)
 {
-    static constexpr std::array<const char *, 17> names {"connection",
+    static constexpr std::array<const char *, 11> names {"connection",
                                                          "keep-alive",
                                                          "proxy-connection",
                                                          "proxy-authorization",
                                                          "te",
                                                          "trailer",
                                                          "upgrade",
-                                                         "forwarded",
-                                                         "via",
                                                          "host",
                                                          "content-length",
                                                          "transfer-encoding",
-                                                         "proxy-authenticate",
-                                                         "x-real-ip",
-                                                         "true-client-ip",
-                                                         "x-client-ip",
-                                                         "cf-connecting-ip"};
+                                                         "proxy-authenticate"};
     for (const char *n : names) {
         if (iequals(name, QByteArrayView(n)))
             return true;
     }
-    return name.size() >= 12 && iequals(name.first(12), "x-forwarded-");
+    const SteeringField *steering = findSteeringField(name);
+    return steering && steering->action == SteeringAction::Strip;
 }
 
-// Fields that stacks honour as the "real" method or target of a request: X-HTTP-Method-Override,
-// X-HTTP-Method, X-Method-Override (Google APIs, Symfony, Laravel, ASP.NET, Express
-// method-override) and X-Original-URL, X-Rewrite-URL (IIS URL Rewrite, Symfony's IIS support).
-// An upstream that honours them acts on another method or path than the request line the policy
-// and the credential bindings checked (docs/reviews/2026-12-01-gateway-round3.md#f6): refused, not
-// stripped, so a client that relies on one learns it instead of having its request silently turned
-// into another.
+// Fields that stacks honour as the "real" method, target, host or upstream of a request
+// (steeringfields.h). An upstream that honours them acts on another request than the one the
+// policy and the credential bindings checked (docs/reviews/2026-12-01-gateway-round3.md#f6):
+// refused, not stripped, so a client that relies on one learns it instead of having its request
+// silently turned into another.
+const SteeringField *overrideField(QByteArrayView name)
+{
+    const SteeringField *steering = findSteeringField(name);
+    return steering && steering->action == SteeringAction::Refuse ? steering : nullptr;
+}
+
 bool isOverrideField(QByteArrayView name)
 {
-    static constexpr std::array<const char *, 5> names {"x-http-method-override", "x-http-method",
-                                                        "x-method-override", "x-original-url",
-                                                        "x-rewrite-url"};
-    for (const char *n : names) {
-        if (iequals(name, QByteArrayView(n)))
-            return true;
-    }
-    return false;
+    return overrideField(name) != nullptr;
 }
 
 // A field name of letters, digits and '-' only: what CGI (RFC 3875 §4.1.18), WSGI, Rack, PHP and
@@ -623,11 +615,15 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
                                 QStringLiteral("field name %1 reads as %2 on CGI-style upstreams")
                                     .arg(QString::fromLatin1(name.toByteArray()),
                                          QString::fromLatin1(folded))));
-        } else if (isOverrideField(name)) {
+        } else if (const SteeringField *steering = overrideField(name)) {
             return std::unexpected(
                 httpRefusal(EgressReason::RequestOverride,
-                            QStringLiteral("%1 would override the checked method or path")
-                                .arg(QString::fromLatin1(name.toByteArray()))));
+                            QStringLiteral("%1 would override the checked %2 (%3)")
+                                .arg(QString::fromLatin1(name.toByteArray()),
+                                     QString::fromLatin1(steering->steers.data(),
+                                                         qsizetype(steering->steers.size())),
+                                     QString::fromLatin1(steering->source.data(),
+                                                         qsizetype(steering->source.size())))));
         }
     }
     if (hasMethodOverrideParameter(split->path))
