@@ -417,11 +417,17 @@ void GatewayConnection::onBody(const HttpBody &body)
 
 void GatewayConnection::onRequestEnd()
 {
+    const bool last = !m_ledger.isEmpty() && m_ledger.back().lastRequest;
     const std::optional<QByteArray> tail = m_ledger.endUpload();
     if (!tail)
         return denyBody();
     if (!tail->isEmpty())
         m_upstream->send(*tail);
+    // RFC 9112 §9.6: a server must not process requests after one with the close option.
+    if (last) {
+        m_guardStopped = true;
+        m_guestBacklog.clear();
+    }
 }
 
 void GatewayConnection::denyBody()
@@ -565,9 +571,14 @@ void GatewayConnection::onUpstreamPlaintext(QByteArrayView bytes)
         }
         bytes = bytes.sliced(progress.consumed);
         if (progress.finished) {
+            const bool guestClose = m_ledger.front().lastRequest;
             completeFront();
-            if (!progress.keepAlive) {
-                m_ledger.abandon(QStringLiteral("the upstream closed the connection"));
+            // RFC 9112 §9.6: the guest's close is honoured after the response to its request,
+            // whatever the upstream would do.
+            if (!progress.keepAlive || guestClose) {
+                m_ledger.abandon(guestClose
+                                     ? QStringLiteral("the guest asked to close the connection")
+                                     : QStringLiteral("the upstream closed the connection"));
                 if (m_pendingDenial)
                     return sendPendingDenialIfIdle();
                 return closeGracefully();

@@ -92,6 +92,7 @@ RequestLedger::Request RequestLedger::requestFor(const HttpForward &forward)
     request.port = forward.authority.port;
     request.head = forward.method == u"HEAD";
     request.http10 = forward.version == 10;
+    request.lastRequest = !forward.keepAlive;
     request.uploadDone = false;
     request.framing = forward.framing;
     return request;

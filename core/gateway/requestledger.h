@@ -41,6 +41,10 @@ public:
         quint16 port = 0;
         bool head = false;
         bool http10 = false;
+        /// The guest asked to close after this request (RFC 9112 §9.6: `Connection: close`,
+        /// or HTTP/1.0 without keep-alive): nothing after it is read, and the connection
+        /// closes once its response went out.
+        bool lastRequest = false;
         bool uploadDone = false;
         int status = 0;
         qint64 bytesUp = 0;

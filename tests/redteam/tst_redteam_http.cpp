@@ -13,6 +13,8 @@ class TestRedteamHttp : public RedteamTestBase
 private Q_SLOTS:
     void G1_data();
     void G1();
+    void connectionCloseIsHonoured_data();
+    void connectionCloseIsHonoured();
     void H1_data();
     void H1();
     void H1_curlFollows();
@@ -57,6 +59,44 @@ void TestRedteamHttp::G1()
     QVERIFY2(connection->closedByPeer(3000), "the connection stayed open after a framing error");
     REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, reasons));
     REDTEAM_CHECK(recordedTraffic(m_topo.upstream()));
+}
+
+// RFC 9112 §9.6: a request with the close option (or HTTP/1.0 without keep-alive) is the last
+// one: the upstream is told so, nothing the guest pipelines after it goes anywhere, and the
+// gateway closes the guest's connection after the response instead of keeping it open.
+void TestRedteamHttp::connectionCloseIsHonoured_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    QTest::newRow("HTTP/1.1 Connection: close")
+        << "GET /first HTTP/1.1\r\nHost: pkg.test\r\nConnection: close\r\n\r\n"_ba;
+    QTest::newRow("HTTP/1.1 Connection: Close (any letter case)")
+        << "GET /first HTTP/1.1\r\nHost: pkg.test\r\nConnection: Close\r\n\r\n"_ba;
+    QTest::newRow("HTTP/1.0") << "GET /first HTTP/1.0\r\nHost: pkg.test\r\n\r\n"_ba;
+}
+
+void TestRedteamHttp::connectionCloseIsHonoured()
+{
+    QFETCH(QByteArray, request);
+    const QHostAddress pkg = m_topo.resolveAddress(u"pkg.test"_s);
+    QVERIFY(!pkg.isNull());
+    bool handshake = false;
+    auto connection = openTls(pkg, "pkg.test"_ba, &handshake);
+    QVERIFY2(connection && handshake, qPrintable(connection ? connection->lastError() : QString()));
+    QVERIFY(connection->send(request + "GET /after-close HTTP/1.1\r\nHost: pkg.test\r\n\r\n"));
+    const HttpResponse response = connection->readResponse();
+    QCOMPARE(response.status, 200);
+    QVERIFY2(connection->closedByPeer(5000), "the gateway kept the connection after close");
+    QVERIFY(m_topo.settle());
+    QStringList targets;
+    QByteArrayList closes;
+    for (const auto &c : m_topo.upstream().connections(u"pkg"_s)) {
+        for (const auto &r : c.requests) {
+            targets << QString::fromLatin1(r.target);
+            closes << r.values("Connection"_ba).join(',');
+        }
+    }
+    QCOMPARE(targets, QStringList {u"/first"_s});
+    QCOMPARE(closes, QByteArrayList {"close"_ba});
 }
 
 // H1: a redirect to somewhere denied is passed on as is and never followed by the gateway;

@@ -698,6 +698,9 @@ std::expected<HttpEvent, Refusal> HttpRequestGuard::Private::checkRequest(const 
         head +=
             name.toByteArray() + ": " + QByteArray(value.data(), qsizetype(value.size())) + "\r\n";
     }
+    // The guest's close goes on to the upstream (RFC 9112 §9.6), which then closes its leg.
+    if (!forward.keepAlive)
+        head += "Connection: close\r\n";
     if (forward.framing == HttpFraming::Chunked)
         head += "Transfer-Encoding: chunked\r\n";
     else if (forward.framing == HttpFraming::ContentLength)
