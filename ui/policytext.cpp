@@ -272,6 +272,8 @@ QString PolicyText::reasonText(EgressReason reason)
         return tr("Firewall table restored");
     case EgressReason::FirewallLost:
         return tr("Firewall table lost; guest stopped");
+    case EgressReason::PolicyRevoked:
+        return tr("Open connection closed by a policy change");
     }
     return wireName(reason);
 }

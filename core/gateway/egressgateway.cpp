@@ -169,6 +169,10 @@ Result<void> EgressGateway::setPolicy(const EgressPolicy &policy)
     AIRLOCK_TRY(matcher);
     m_policy = *matcher;
     m_responder.setPolicy(*matcher);
+    // Open connections too: taking access away must reach an agent that keeps one open.
+    const QSet<GatewayConnection *> open = m_connections;
+    for (GatewayConnection *connection : open)
+        connection->applyPolicy(m_policy);
     return {};
 }
 

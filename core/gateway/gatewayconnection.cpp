@@ -91,6 +91,45 @@ void GatewayConnection::start()
     onGuestReadable();
 }
 
+std::optional<std::pair<QString, quint16>> GatewayConnection::admittedFor() const
+{
+    if (m_guestTlsMode && m_mode == Mode::Http && !m_sni.isEmpty())
+        return std::pair {m_sni, m_port};
+    if (!m_guestTlsMode && m_pinnedHost)
+        return std::pair {*m_pinnedHost, m_pinnedPort};
+    return std::nullopt;
+}
+
+void GatewayConnection::applyPolicy(const policy::PolicyMatcher &policy)
+{
+    m_policy = policy;
+    if (m_guard)
+        m_guard->setMatcher(policy);
+    if (m_mode == Mode::Closing)
+        return;
+    const auto admitted = admittedFor();
+    if (!admitted)
+        return;
+    const policy::Verdict verdict = policy.checkConnection(admitted->first, admitted->second);
+    if (verdict.allowed())
+        return;
+    m_ledger.record(baseEvent(m_guestTlsMode ? EgressLayer::Tls : EgressLayer::Http, false,
+                              EgressReason::PolicyRevoked,
+                              QStringLiteral("the policy no longer allows %1 port %2 (%3)")
+                                  .arg(admitted->first)
+                                  .arg(admitted->second)
+                                  .arg(wireName(verdict.reason))));
+    m_guardStopped = true;
+    m_guestBacklog.clear();
+    const bool answerable = !m_ledger.isEmpty() && m_ledger.front().bytesDown == 0;
+    m_ledger.abandon(QStringLiteral("the policy changed"));
+    // What the upstream sends from now on is dropped with its leg; a guest still waiting for a
+    // response learns why instead of seeing its connection vanish.
+    if (answerable)
+        sendGuest(HttpRequestGuard::denialResponse(403, EgressReason::PolicyRevoked));
+    closeGracefully();
+}
+
 EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, EgressReason reason,
                                          const QString &detail) const
 {

@@ -73,14 +73,21 @@ public:
     /// at most a slice's worth of requests beyond RequestLedger::kMaxPipeline.
     static constexpr qsizetype kGuardSlice = 4096;
 
-    /// Takes ownership of the accepted socket `fd`. `policy` is this connection's snapshot
-    /// (a policy change applies to new connections).
+    /// Takes ownership of the accepted socket `fd`. `policy` is the policy in force now;
+    /// applyPolicy() replaces it while the connection is open.
     GatewayConnection(const GatewayEnvironment *environment, policy::PolicyMatcher policy, int fd,
                       const OriginalDestination &destination, QObject *parent = nullptr);
     ~GatewayConnection() override;
 
     /// Starts reading from the guest.
     void start();
+    /// A policy change (docs/gateway.md, "Policy changes and open connections"): every request
+    /// from now on is checked against `policy`; when it no longer allows the name and port
+    /// this connection was admitted for, the connection is closed at once (a policy_revoked
+    /// event; a request still waiting for its response is answered 403 when nothing of the
+    /// response went out yet). A connection whose name is not decided yet (before the TLS
+    /// handshake or the first plain-HTTP request) is decided by the new policy.
+    void applyPolicy(const policy::PolicyMatcher &policy);
 
 Q_SIGNALS:
     /// Both sides are closed; the owner deletes the connection (deleteLater).
@@ -88,6 +95,8 @@ Q_SIGNALS:
 
 private:
     enum class Mode { Sniff, TlsHandshake, Http, Closing };
+    /// The name and port the connection was admitted for, once decided.
+    std::optional<std::pair<QString, quint16>> admittedFor() const;
     using Request = RequestLedger::Request;
 
     // Guest side.

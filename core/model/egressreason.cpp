@@ -70,6 +70,7 @@ constexpr EgressReasonInfo kEgressReasons[] = {
     {EgressReason::GatewayRestarted, "gateway_restarted", L::Network, 0, false},
     {EgressReason::FirewallRestored, "firewall_restored", L::Network, 0, false},
     {EgressReason::FirewallLost, "firewall_lost", L::Network, 0, false},
+    {EgressReason::PolicyRevoked, "policy_revoked", L::Policy, 403, false},
 };
 
 constexpr bool inEnumOrder()

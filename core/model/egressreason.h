@@ -97,6 +97,8 @@ enum class EgressReason {
     GatewayRestarted, ///< the gateway died and runs again; connections were refused meanwhile
     FirewallRestored, ///< the nftables table had changed and was loaded again
     FirewallLost, ///< the nftables table could not be loaded again; the guest was killed
+    // A policy change reaching a connection that was open already (gateway.md).
+    PolicyRevoked, ///< the new policy no longer allows the connection's name or port: closed
 };
 
 /// One row of the reason table.
@@ -115,7 +117,7 @@ struct EgressReasonInfo
 
 /// How many reasons there are: the enum's values are 0 .. kEgressReasonCount - 1, each with its
 /// row in the table (egressreason.cpp checks both at compile time).
-inline constexpr int kEgressReasonCount = int(EgressReason::FirewallLost) + 1;
+inline constexpr int kEgressReasonCount = int(EgressReason::PolicyRevoked) + 1;
 
 /// The row of `reason`.
 const EgressReasonInfo &egressReasonInfo(EgressReason reason);

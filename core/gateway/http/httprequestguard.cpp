@@ -743,6 +743,11 @@ QList<HttpEvent> HttpRequestGuard::feed(QByteArrayView bytes)
     return out;
 }
 
+void HttpRequestGuard::setMatcher(policy::PolicyMatcher matcher)
+{
+    m_d->m_matcher = std::move(matcher);
+}
+
 bool HttpRequestGuard::finished() const
 {
     return m_d->m_state == Private::State::Finished;

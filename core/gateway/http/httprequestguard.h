@@ -121,6 +121,9 @@ public:
 
     /// Consumes `bytes` from the guest and returns what to do with them.
     QList<HttpEvent> feed(QByteArrayView bytes);
+    /// The policy for every request from now on (a policy change while the connection is
+    /// open: each request is checked against the policy in force when it arrives).
+    void setMatcher(policy::PolicyMatcher matcher);
 
     /// True after an HttpDeny or HttpTunnel: the guard takes no more input.
     bool finished() const;
