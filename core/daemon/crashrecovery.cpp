@@ -130,7 +130,7 @@ SandboxState CrashRecovery::reconcileRunState(Vmm &vmm, const QString &name, San
         return recorded;
     // Recorded running, CPUs stopped: the helper died between a snapshot's pause and its
     // resume. Nobody asked for the pause, so the guest runs on.
-    if (auto resumed = vmm.resume(); resumed) {
+    if (auto resumed = vmm.resumeNow(); resumed) {
         qCWarning(lcRecovery, "%s: resumed a guest left paused by an interrupted snapshot",
                   qPrintable(name));
         return recorded;

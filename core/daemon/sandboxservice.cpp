@@ -596,9 +596,15 @@ Result<Sandbox> SandboxService::stop(const QString &name, int timeoutMs)
         return fail(ErrorKind::InvalidState,
                     QStringLiteral("sandbox '%1' is %2, not running")
                         .arg(name, sandboxStateName(entry->sandbox.state)));
-    // A paused guest cannot see the power button.
+    if (entry->heldStill > 0)
+        return fail(ErrorKind::Busy,
+                    QStringLiteral("a snapshot of sandbox '%1' is being taken; stop it once that "
+                                   "has finished (or kill it)")
+                        .arg(name));
+    // A paused guest cannot see the power button. QMP answers in order: `cont` is done before
+    // the power button is pressed.
     if (entry->sandbox.state == SandboxState::Paused)
-        entry->vmm->resume();
+        entry->vmm->resume({});
     entry->stopRequested = true;
     entry->sandbox.state = SandboxState::Stopping;
     commit(*entry);
@@ -691,24 +697,43 @@ Result<void> SandboxService::writeConsole(const QString &name, const QByteArray 
     return {};
 }
 
-Result<Sandbox> SandboxService::pause(const QString &name)
+void SandboxService::holdStill(const QString &name)
 {
-    AIRLOCK_TRY_INIT(found, find(name));
-    Entry *entry = *found;
-    if (entry->sandbox.state != SandboxState::Running || !entry->vmm)
-        return fail(ErrorKind::InvalidState,
-                    QStringLiteral("sandbox '%1' is %2, not running")
-                        .arg(name, sandboxStateName(entry->sandbox.state)));
-    AIRLOCK_TRY(entry->vmm->pause());
-    entry->sandbox.state = SandboxState::Paused;
-    qCInfo(lcSandbox, "paused %s", qPrintable(name));
-    commit(*entry);
-    return entry->sandbox;
+    if (auto found = find(name))
+        ++(*found)->heldStill;
 }
 
-Result<Sandbox> SandboxService::resume(const QString &name)
+void SandboxService::releaseStill(const QString &name)
 {
-    AIRLOCK_TRY_INIT(found, find(name));
+    if (auto found = find(name); found && (*found)->heldStill > 0)
+        --(*found)->heldStill;
+}
+
+void SandboxService::pause(const QString &name, Controlled done)
+{
+    auto found = find(name);
+    if (!found)
+        return done(std::unexpected(found.error()));
+    Entry *entry = *found;
+    if (entry->sandbox.state != SandboxState::Running || !entry->vmm)
+        return done(fail(ErrorKind::InvalidState,
+                         QStringLiteral("sandbox '%1' is %2, not running")
+                             .arg(name, sandboxStateName(entry->sandbox.state))));
+    if (entry->heldStill > 0)
+        return done(fail(ErrorKind::Busy,
+                         QStringLiteral("a snapshot of sandbox '%1' is being taken").arg(name)));
+    entry->vmm->pause([this, name, vmm = entry->vmm.get(), done](const Result<void> &paused) {
+        if (!paused)
+            return done(std::unexpected(paused.error()));
+        settleControl(name, vmm, SandboxState::Paused, done);
+    });
+}
+
+void SandboxService::resume(const QString &name, Controlled done)
+{
+    auto found = find(name);
+    if (!found)
+        return done(std::unexpected(found.error()));
     Entry *entry = *found;
     const auto notPaused = [&] {
         return fail(ErrorKind::InvalidState,
@@ -718,20 +743,41 @@ Result<Sandbox> SandboxService::resume(const QString &name)
     if ((entry->sandbox.state != SandboxState::Paused
          && entry->sandbox.state != SandboxState::Running)
         || !entry->vmm)
-        return notPaused();
+        return done(notPaused());
+    if (entry->heldStill > 0)
+        return done(fail(ErrorKind::Busy,
+                         QStringLiteral("a snapshot of sandbox '%1' is being taken").arg(name)));
     if (entry->sandbox.state == SandboxState::Running) {
         // What QEMU says, not what we recorded: CPUs that stand still are resumed.
         auto running = entry->vmm->queryRunning();
         if (!running || *running)
-            return notPaused();
+            return done(notPaused());
         qCWarning(lcSandbox, "%s: recorded as running, but its CPUs stand still; resuming",
                   qPrintable(name));
     }
-    AIRLOCK_TRY(entry->vmm->resume());
-    entry->sandbox.state = SandboxState::Running;
-    qCInfo(lcSandbox, "resumed %s", qPrintable(name));
+    entry->vmm->resume([this, name, vmm = entry->vmm.get(), done](const Result<void> &resumed) {
+        if (!resumed)
+            return done(std::unexpected(resumed.error()));
+        settleControl(name, vmm, SandboxState::Running, done);
+    });
+}
+
+void SandboxService::settleControl(const QString &name, const Vmm *vmm, SandboxState state,
+                                   const Controlled &done)
+{
+    // The answer comes from the VMM's QMP socket: the sandbox may have been killed (and even
+    // started again with another VMM) meanwhile. The callback itself only runs while `vmm`
+    // lives, and the service owns every VMM.
+    auto found = find(name);
+    if (!found || (*found)->vmm.get() != vmm)
+        return done(fail(ErrorKind::InvalidState,
+                         QStringLiteral("sandbox '%1' stopped meanwhile").arg(name)));
+    Entry *entry = *found;
+    entry->sandbox.state = state;
+    qCInfo(lcSandbox, "%s %s", state == SandboxState::Paused ? "paused" : "resumed",
+           qPrintable(name));
     commit(*entry);
-    return entry->sandbox;
+    done(entry->sandbox);
 }
 
 Vmm *SandboxService::vmmOf(const QString &name) const

@@ -97,12 +97,20 @@ public:
     void whenSettled(const QString &name, std::function<void()> callback);
     /// Where template starts come from (SnapshotService); none by default.
     void setTemplateSource(TemplateSource source) { m_templates = std::move(source); }
-    /// Stops the guest's CPUs (QMP stop); InvalidState unless running. State becomes paused.
-    Result<Sandbox> pause(const QString &name);
-    /// Lets a paused guest run again; InvalidState unless paused. Acts on the VMM's real
-    /// state: a guest recorded as running whose CPUs stand still (a snapshot interrupted by a
-    /// crash) is resumed too.
-    Result<Sandbox> resume(const QString &name);
+    /// Called once with the sandbox after a pause or resume, or the error.
+    using Controlled = std::function<void(const Result<Sandbox> &)>;
+    /// Stops the guest's CPUs (QMP stop) and returns at once; `done` gets the sandbox (state
+    /// paused) once QEMU answered. InvalidState unless running, Busy while a snapshot holds the
+    /// guest (holdStill), the VMM's errors otherwise (Vmm::pause).
+    void pause(const QString &name, Controlled done);
+    /// Lets a paused guest run again, answered like pause(); InvalidState unless paused. Acts
+    /// on the VMM's real state: a guest recorded as running whose CPUs stand still (a snapshot
+    /// interrupted by a crash) is resumed too (that check blocks, Vmm::queryRunning).
+    void resume(const QString &name, Controlled done);
+    /// While held (by a snapshot that copies the guest's memory, from its QMP stop to its
+    /// cont), pause, resume and stop of the sandbox are Busy; kill still works. Counted.
+    void holdStill(const QString &name);
+    void releaseStill(const QString &name);
     /// The running (or paused) sandbox's VMM, for the snapshot service; nullptr otherwise.
     Vmm *vmmOf(const QString &name) const;
     /// The guest RAM file of a sandbox (VmmLaunchConfig::memoryPath).
@@ -203,6 +211,7 @@ private:
         /// The VMM of a start in progress (state starting), until it runs or failed.
         std::unique_ptr<Vmm> startingVmm;
         bool stopRequested = false;
+        int heldStill = 0; ///< holdStill() count
         uid_t vmmUid = 0; ///< uid of the running VMM (its runtime dir's owner); 0 when none
         SandboxNetwork *network = nullptr; ///< owned (child of the service) while running
         qint64 linkIndex = -1; ///< AddressPool index of network's link
@@ -225,6 +234,9 @@ private:
     /// The VMM of `launch` runs (or failed to start): records it (or undoes the start).
     void launched(const QString &name, const std::shared_ptr<Launch> &launch,
                   const Result<VmmRuntimeInfo> &info, const StartedOnce &done);
+    /// The end of a pause or resume of `vmm`: records `state` if `vmm` is still the sandbox's.
+    void settleControl(const QString &name, const Vmm *vmm, SandboxState state,
+                       const Controlled &done);
     /// Records a failed start: stopped with the error as reason.
     std::unexpected<Error> failStart(const QString &name, const Error &error);
 

@@ -69,16 +69,25 @@ void SnapshotApi::registerMethods()
                                return f(params);
                            });
     };
-    add(method::VmPause, [this](const QJsonObject &params) -> Result<QJsonValue> {
-        auto name = nameParam(params);
-        AIRLOCK_TRY(name);
-        return asJson(m_sandboxes.pause(*name));
-    });
-    add(method::VmResume, [this](const QJsonObject &params) -> Result<QJsonValue> {
-        auto name = nameParam(params);
-        AIRLOCK_TRY(name);
-        return asJson(m_sandboxes.resume(*name));
-    });
+    // Answered once QEMU has: a VMM that is slow to answer holds up no other client.
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::VmPause),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            auto name = nameParam(params);
+            if (!name)
+                return reply(std::unexpected(name.error()));
+            m_sandboxes.pause(*name,
+                              [reply](const Result<Sandbox> &paused) { reply(asJson(paused)); });
+        });
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::VmResume),
+        [this](const RpcContext &, const QJsonObject &params, RpcServer::Reply reply) {
+            auto name = nameParam(params);
+            if (!name)
+                return reply(std::unexpected(name.error()));
+            m_sandboxes.resume(*name,
+                               [reply](const Result<Sandbox> &resumed) { reply(asJson(resumed)); });
+        });
     // Answered once the snapshot is stored; the chunks are written on a worker meanwhile.
     m_server.addDeferredMethod(
         QString::fromLatin1(method::SnapshotCreate),

@@ -2,6 +2,7 @@
 
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/sandboxservice.h"
+#include "core/daemon/snapshotcapture.h"
 #include "core/model/names.h"
 #include "core/snapshot/diskcopy.h"
 #include "core/snapshot/sparsecopy.h"
@@ -58,18 +59,6 @@ public:
     int fd() const { return m_fd; }
     /// Hands the descriptor to the caller.
     int release() { return std::exchange(m_fd, -1); }
-    Result<QByteArray> readAll(qint64 maxBytes) const
-    {
-        struct stat info;
-        if (::fstat(m_fd, &info) != 0 || info.st_size > maxBytes)
-            return fail(
-                ErrorKind::OperationFailed,
-                QStringLiteral("the VMM's device state is larger than %1 bytes").arg(maxBytes));
-        QByteArray bytes(qsizetype(info.st_size), Qt::Uninitialized);
-        if (::pread(m_fd, bytes.data(), size_t(bytes.size()), 0) != bytes.size())
-            return fail(ErrorKind::OperationFailed, QStringLiteral("cannot read the device state"));
-        return bytes;
-    }
     Result<void> write(const QByteArray &bytes) const
     {
         if (::pwrite(m_fd, bytes.constData(), size_t(bytes.size()), 0) != bytes.size()
@@ -152,33 +141,15 @@ void SnapshotService::finishInterruptedOperations()
     }
 }
 
-Result<Snapshot> SnapshotService::create(const QString &name, const QString &label,
-                                         SnapshotKind kind)
-{
-    if (kind == SnapshotKind::Template)
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("templates are made by prepareTemplate()"));
-    return capture(name, label, kind, QString());
-}
-
-Result<Snapshot> SnapshotService::createTemplate(const QString &guest, const QString &label,
-                                                 const QString &templateKey)
-{
-    return capture(guest, label, SnapshotKind::Template, templateKey);
-}
-
 /// A guest's state taken while it stood still, waiting to be stored.
 struct SnapshotService::Capture
 {
     Snapshot meta;
-    std::optional<SparseCopy> memory;
-    QByteArray deviceState;
-    /// The root disk's overlay, for images with a disk: in memory while the helper's budget
-    /// for that allows (kDiskBytesInMemory), else in an unnamed file
-    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3).
-    std::optional<SparseCopy> diskInMemory;
-    std::optional<DiskCopy> disk;
-    std::shared_ptr<std::atomic<qint64>> budget; ///< where diskInMemory's bytes are counted
+    std::shared_ptr<SnapshotCapture::State> state;
+    /// The root disk's overlay goes into memory while the helper's budget for that allows
+    /// (kDiskBytesInMemory), else into an unnamed file
+    /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3). Reserved before the copy.
+    std::shared_ptr<std::atomic<qint64>> budget; ///< where the in-memory overlay is counted
     qint64 budgetBytes = 0;
     ~Capture()
     {
@@ -186,20 +157,7 @@ struct SnapshotService::Capture
             budget->fetch_sub(budgetBytes);
     }
     QByteArray diskIdentity; ///< the base the overlay was made on (disk:vda:base)
-    qint64 savedMs = 0;
-    qint64 copiedMs = 0;
 };
-
-Result<Snapshot> SnapshotService::capture(const QString &name, const QString &label,
-                                          SnapshotKind kind, const QString &templateKey)
-{
-    auto taken = captureState(name, label, kind, templateKey);
-    AIRLOCK_TRY(taken);
-    auto staged = m_archive.stage((*taken)->meta, objectsOf(**taken));
-    if (!staged)
-        return staged;
-    return record(name, **taken, *staged);
-}
 
 void SnapshotService::createAsync(const QString &name, const QString &label, SnapshotKind kind,
                                   std::function<void(const Result<Snapshot> &)> done)
@@ -209,13 +167,31 @@ void SnapshotService::createAsync(const QString &name, const QString &label, Sna
                   QStringLiteral("templates are made by prepareTemplate()")));
         return;
     }
-    auto taken = captureState(name, label, kind, QString());
-    if (!taken) {
-        done(std::unexpected(taken.error()));
-        return;
-    }
-    std::shared_ptr<Capture> capture = std::move(*taken);
-    m_storing.insert(name);
+    takeSnapshot(name, label, kind, QString(), std::move(done));
+}
+
+void SnapshotService::createTemplate(const QString &guest, const QString &label,
+                                     const QString &templateKey,
+                                     std::function<void(const Result<Snapshot> &)> done)
+{
+    takeSnapshot(guest, label, SnapshotKind::Template, templateKey, std::move(done));
+}
+
+void SnapshotService::takeSnapshot(const QString &name, const QString &label, SnapshotKind kind,
+                                   const QString &templateKey,
+                                   std::function<void(const Result<Snapshot> &)> done)
+{
+    captureState(name, label, kind, templateKey,
+                 [this, name, done](const Result<std::shared_ptr<Capture>> &taken) {
+                     if (!taken)
+                         return done(std::unexpected(taken.error()));
+                     storeAsync(name, *taken, done);
+                 });
+}
+
+void SnapshotService::storeAsync(const QString &name, const std::shared_ptr<Capture> &capture,
+                                 std::function<void(const Result<Snapshot> &)> done)
+{
     // Hashing, compressing and writing the chunks (about a second for a booted 256 MiB guest)
     // on a worker; the row is recorded back on this thread, which owns the registry.
     QPointer<SnapshotService> self(this);
@@ -244,17 +220,17 @@ void SnapshotService::createAsync(const QString &name, const QString &label, Sna
 
 std::vector<SnapshotArchive::Object> SnapshotService::objectsOf(const Capture &capture)
 {
+    const SnapshotCapture::State &state = *capture.state;
     std::vector<SnapshotArchive::Object> objects {
-        {kMemoryObject, capture.memory->bytes()},
+        {kMemoryObject, state.memory->bytes()},
         {kDeviceState,
-         std::span<const char>(capture.deviceState.constData(),
-                               size_t(capture.deviceState.size()))}};
-    if (capture.diskInMemory || capture.disk) {
+         std::span<const char>(state.deviceState.constData(), size_t(state.deviceState.size()))}};
+    if (state.diskInMemory || state.disk) {
         // A file copy is read in bounded windows: the overlay's size is the guest's.
-        if (capture.diskInMemory)
-            objects.push_back({kDisk, capture.diskInMemory->bytes()});
+        if (state.diskInMemory)
+            objects.push_back({kDisk, state.diskInMemory->bytes()});
         else
-            objects.push_back({kDisk, {}, capture.disk->fd()});
+            objects.push_back({kDisk, {}, state.disk->fd()});
         objects.push_back({kDiskBase,
                            std::span<const char>(capture.diskIdentity.constData(),
                                                  size_t(capture.diskIdentity.size()))});
@@ -275,107 +251,77 @@ Result<Snapshot> SnapshotService::record(const QString &name, const Capture &cap
     auto committed = m_archive.record(staged);
     if (!committed)
         return committed;
+    const SnapshotCapture::State &state = *capture.state;
     qCInfo(lcSnapshots,
            "%s: %s snapshot %s, guest paused %lld ms (device state %lld ms, %lld bytes of RAM "
            "and %lld of disk%s copied in %lld ms)",
            qPrintable(name), qPrintable(snapshotKindName(committed->kind)),
            qPrintable(committed->id), static_cast<long long>(committed->pauseMs),
-           static_cast<long long>(capture.savedMs),
-           static_cast<long long>(capture.memory->dataBytes()),
-           static_cast<long long>(capture.diskInMemory ? capture.diskInMemory->dataBytes()
-                                      : capture.disk   ? capture.disk->dataBytes()
-                                                       : 0),
-           capture.disk ? (capture.disk->cloned() ? " (a reflink)" : " (into a file)") : "",
-           static_cast<long long>(capture.copiedMs));
+           static_cast<long long>(state.savedMs), static_cast<long long>(state.memory->dataBytes()),
+           static_cast<long long>(state.diskInMemory ? state.diskInMemory->dataBytes()
+                                      : state.disk   ? state.disk->dataBytes()
+                                                     : 0),
+           state.disk ? (state.disk->cloned() ? " (a reflink)" : " (into a file)") : "",
+           static_cast<long long>(state.copiedMs));
     Q_EMIT snapshotChanged(committed->sandbox, *committed);
     return committed;
 }
 
-Result<std::shared_ptr<SnapshotService::Capture>>
-SnapshotService::captureState(const QString &name, const QString &label, SnapshotKind kind,
-                              const QString &templateKey)
+void SnapshotService::captureState(const QString &name, const QString &label, SnapshotKind kind,
+                                   const QString &templateKey, Captured done)
 {
+    const auto refuse = [&done](const Error &error) { done(std::unexpected(error)); };
     auto sandbox = m_sandboxes.get(name);
-    AIRLOCK_TRY(sandbox);
-    AIRLOCK_TRY(Snapshot::validateLabel(label));
+    if (!sandbox)
+        return refuse(sandbox.error());
+    if (auto valid = Snapshot::validateLabel(label); !valid)
+        return refuse(valid.error());
     if (m_storing.contains(name))
-        return fail(ErrorKind::Busy,
-                    QStringLiteral("a snapshot of sandbox '%1' is still being stored").arg(name));
+        return refuse(Error {
+            ErrorKind::Busy,
+            QStringLiteral("a snapshot of sandbox '%1' is still being taken or stored").arg(name)});
     Vmm *vmm = m_sandboxes.vmmOf(name);
     const bool running = sandbox->state == SandboxState::Running;
     if ((!running && sandbox->state != SandboxState::Paused) || !vmm)
-        return fail(ErrorKind::InvalidState,
-                    QStringLiteral("sandbox '%1' is %2; only a running or paused guest can be "
-                                   "snapshotted")
-                        .arg(name, sandboxStateName(sandbox->state)));
-    auto state = MemFd::create("airlock-device-state");
-    AIRLOCK_TRY(state);
+        return refuse(Error {ErrorKind::InvalidState,
+                             QStringLiteral("sandbox '%1' is %2; only a running or paused guest "
+                                            "can be snapshotted")
+                                 .arg(name, sandboxStateName(sandbox->state))});
+    // From here until done: a second snapshot is Busy, and so are pause, resume and stop.
+    m_storing.insert(name);
+    auto capture = std::make_shared<Capture>();
     // The base this overlay was made on (recorded beside it), not the image store's current
     // build: an image rebuilt (or removed) while the guest runs must not relabel its disk.
-    const QByteArray diskIdentity = m_sandboxes.diskIdentityOf(name).toUtf8();
-    const bool hasDisk = !diskIdentity.isEmpty();
-
-    // The guest stands still from here to resume(): device state, then a private copy of its
-    // RAM file (data extents only). Hashing and storing happen after it runs on.
-    QElapsedTimer paused;
-    paused.start();
-    if (running) {
-        AIRLOCK_TRY(vmm->pause());
-    }
-    auto capture = std::make_shared<Capture>();
-    auto saved = vmm->saveDeviceState(state->fd());
-    capture->savedMs = paused.elapsed();
-    auto memory = saved ? SparseCopy::of(m_sandboxes.memoryPathFor(name))
-                        : Result<SparseCopy>(std::unexpected(saved.error()));
-    // The disk overlay too: QMP stop drained and flushed every block device, and the migration
-    // that saved the device state inactivated them (qcow2 caches written back), so the file is
-    // complete and unchanging until `cont`. Copied so the guest can run on, but into an unnamed
-    // file beside the overlay, not into memory: the guest decides how much of its disk holds
-    // data (docs/reviews/2026-12-01-guest-channels-round4.md#f3). Refused when the state file
-    // system lacks the room. Small overlays (the usual case) still go to memory, within a budget
-    // shared by every capture not yet stored: a copy to disk dirties the page cache, which cost a
-    // loaded host 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
-    std::optional<Result<DiskCopy>> disk;
-    std::optional<Result<SparseCopy>> diskInMemory;
-    if (hasDisk && memory) {
-        const QString overlay = m_sandboxes.diskPathFor(name);
+    capture->diskIdentity = m_sandboxes.diskIdentityOf(name).toUtf8();
+    SnapshotCapture::Source source;
+    source.sandbox = name;
+    source.vmm = vmm;
+    source.running = running;
+    source.memoryPath = m_sandboxes.memoryPathFor(name);
+    // The overlay is copied so the guest can run on, but into an unnamed file beside it, not
+    // into memory: the guest decides how much of its disk holds data
+    // (docs/reviews/2026-12-01-guest-channels-round4.md#f3). Refused when the state file system
+    // lacks the room. Small overlays (the usual case) still go to memory, within a budget
+    // shared by every capture not yet stored: a copy to disk dirties the page cache, which cost
+    // a loaded host 200-300 ms more pause for a 35 MiB overlay (docs/snapshots.md).
+    if (!capture->diskIdentity.isEmpty()) {
+        source.diskPath = m_sandboxes.diskPathFor(name);
         struct stat info;
-        const qint64 allocated =
-            ::stat(QFile::encodeName(overlay).constData(), &info) == 0 && S_ISREG(info.st_mode)
+        const qint64 allocated = ::stat(QFile::encodeName(source.diskPath).constData(), &info) == 0
+                && S_ISREG(info.st_mode)
             ? qint64(info.st_blocks) * 512
             : kDiskBytesInMemory + 1;
         if (m_diskBytesInMemory->load() + allocated <= kDiskBytesInMemory) {
             m_diskBytesInMemory->fetch_add(allocated);
             capture->budget = m_diskBytesInMemory;
             capture->budgetBytes = allocated;
-            diskInMemory.emplace(SparseCopy::of(overlay));
-        } else {
-            disk.emplace(DiskCopy::of(overlay, QFileInfo(overlay).absolutePath()));
+            source.diskInMemory = true;
         }
     }
-    capture->copiedMs = paused.elapsed() - capture->savedMs;
-    // Resumed also after a failure: a snapshot that did not work must not stop the guest.
-    const Result<void> resumed = running ? vmm->resume() : vmm->pause();
-    const qint64 pauseMs = paused.elapsed();
-    AIRLOCK_TRY(memory);
-    if (disk)
-        AIRLOCK_TRY(*disk);
-    if (diskInMemory)
-        AIRLOCK_TRY(*diskInMemory);
-    if (!resumed)
-        qCWarning(lcSnapshots, "%s: resume after snapshot failed: %s", qPrintable(name),
-                  qPrintable(resumed.error().message));
-    auto deviceState = state->readAll(kMaxDeviceStateBytes);
-    AIRLOCK_TRY(deviceState);
-    capture->memory.emplace(std::move(*memory));
-    capture->deviceState = *deviceState;
-    if (disk)
-        capture->disk.emplace(std::move(**disk));
-    if (diskInMemory)
-        capture->diskInMemory.emplace(std::move(**diskInMemory));
-    if (disk || diskInMemory)
-        capture->diskIdentity = diskIdentity;
-
+    m_sandboxes.holdStill(name);
+    auto *taking = new SnapshotCapture(source, this);
+    // The metadata as of the moment the guest stood still (the head cannot move meanwhile: a
+    // restore of a running sandbox needs a safety snapshot, which is Busy).
     Snapshot &meta = capture->meta;
     // A template belongs to no sandbox and starts no tree.
     const bool isTemplate = kind == SnapshotKind::Template;
@@ -386,11 +332,21 @@ SnapshotService::captureState(const QString &name, const QString &label, Snapsho
     meta.label = label;
     meta.kind = kind;
     meta.createdAt = m_clock();
-    meta.pauseMs = pauseMs;
     meta.image = sandbox->spec.image;
     meta.vcpus = sandbox->spec.vcpus;
     meta.memoryMib = sandbox->spec.memoryMib;
-    return capture;
+    taking->start([this, name, capture, taking,
+                   done](const Result<std::shared_ptr<SnapshotCapture::State>> &state) {
+        taking->deleteLater();
+        m_sandboxes.releaseStill(name);
+        if (!state) {
+            m_storing.remove(name);
+            return done(std::unexpected(state.error()));
+        }
+        capture->state = *state;
+        capture->meta.pauseMs = (*state)->pauseMs;
+        done(capture);
+    });
 }
 
 Result<QList<Snapshot>> SnapshotService::list(const QString &sandbox) const

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/daemon/operationjournal.h"
+#include "core/daemon/snapshotcapture.h"
 #include "core/model/credentialbinding.h"
 #include "core/model/error.h"
 #include "core/model/snapshot.h"
@@ -36,7 +37,7 @@ class SnapshotService : public QObject
     Q_OBJECT
 public:
     /// Largest device state accepted from a VMM (which is not trusted): 64 MiB.
-    static constexpr qint64 kMaxDeviceStateBytes = 64LL * 1024 * 1024;
+    static constexpr qint64 kMaxDeviceStateBytes = SnapshotCapture::kMaxDeviceStateBytes;
     /// Disk overlays copied into the helper's memory by all captures not yet stored, together
     /// (docs/reviews/2026-12-01-guest-channels-round4.md#f3: the guest decides an overlay's size).
     /// An overlay that does not fit is copied into an unnamed file on the state file system instead
@@ -62,14 +63,13 @@ public:
     /// The clock's time (UTC): snapshots' `createdAt`, the scheduler's and templates' "now".
     QDateTime now() const { return m_clock(); }
 
-    /// Snapshot of a running or paused sandbox. InvalidState otherwise; Busy while another
-    /// snapshot of it is being stored.
-    Result<Snapshot> create(const QString &sandbox, const QString &label,
-                            SnapshotKind kind = SnapshotKind::Manual);
-    /// create() that stores on a worker thread: the guest is paused, saved and resumed before
-    /// this returns; hashing, compressing and writing the chunks run on a worker; `done` gets
-    /// the result on this object's thread (at once for errors of the first part). The event
-    /// loop serves other clients meanwhile. Not called when the service is destroyed first.
+    /// Snapshot of a running or paused sandbox, taken without blocking the event loop: the
+    /// guest is paused, its device state saved and its memory and disk copied (SnapshotCapture,
+    /// the copies on a worker), then it runs on while hashing, compressing and writing the
+    /// chunks run on another worker; `done` gets the stored snapshot on this object's thread (at
+    /// once for errors found before the guest was touched). InvalidState unless running or
+    /// paused (also when it stops meanwhile); Busy while another snapshot of it is taken or
+    /// stored. Not called when the service is destroyed first.
     void createAsync(const QString &sandbox, const QString &label, SnapshotKind kind,
                      std::function<void(const Result<Snapshot> &)> done);
     /// Snapshots of a sandbox (all when empty), oldest first. NotFound for an unknown sandbox.
@@ -108,8 +108,9 @@ public:
 
     /// The snapshot of TemplateService's running or paused internal guest `guest`: kind
     /// `template`, no sandbox and no parent, `templateKey` recorded (TemplateService::templateKey).
-    Result<Snapshot> createTemplate(const QString &guest, const QString &label,
-                                    const QString &templateKey);
+    /// Taken and answered like createAsync().
+    void createTemplate(const QString &guest, const QString &label, const QString &templateKey,
+                        std::function<void(const Result<Snapshot> &)> done);
     /// Fills `sandbox`'s memory file from `snapshot` (or, when >= 0, by copying the data
     /// extents of `memorySource`, a file with the same bytes), writes its disk back (errors as
     /// for a restore) and returns a memfd with its device state, for SandboxService::start.
@@ -117,7 +118,7 @@ public:
     Result<int> stageState(const QString &sandbox, const Snapshot &snapshot, int memorySource = -1);
     /// True while a restore or fork reads snapshot `id` (remove() is Busy then).
     bool isInUse(const QString &id) const { return m_inUse.contains(id); }
-    /// True while a worker stores a snapshot of `sandbox` (another one is Busy then).
+    /// True while a snapshot of `sandbox` is taken or stored (another one is Busy then).
     bool isStoring(const QString &sandbox) const { return m_storing.contains(sandbox); }
     /// Removes snapshot `id` of `sandbox` ("" for a template) from the archive and announces it
     /// (snapshotRemoved), without remove()'s in-use check and garbage collection: for passes
@@ -133,11 +134,18 @@ Q_SIGNALS:
 
 private:
     struct Capture;
-    Result<Snapshot> capture(const QString &sandbox, const QString &label, SnapshotKind kind,
-                             const QString &templateKey);
-    /// The part of a snapshot that needs the guest paused (on this thread).
-    Result<std::shared_ptr<Capture>> captureState(const QString &sandbox, const QString &label,
-                                                  SnapshotKind kind, const QString &templateKey);
+    using Captured = std::function<void(const Result<std::shared_ptr<Capture>> &)>;
+    /// createAsync() and createTemplate(): captureState(), then storeAsync().
+    void takeSnapshot(const QString &sandbox, const QString &label, SnapshotKind kind,
+                      const QString &templateKey,
+                      std::function<void(const Result<Snapshot> &)> done);
+    /// The part of a snapshot that needs the guest paused (SnapshotCapture); `sandbox` is in
+    /// m_storing from the call until the snapshot is stored or failed.
+    void captureState(const QString &sandbox, const QString &label, SnapshotKind kind,
+                      const QString &templateKey, Captured done);
+    /// Stages the capture on a worker, then records it on this thread.
+    void storeAsync(const QString &sandbox, const std::shared_ptr<Capture> &capture,
+                    std::function<void(const Result<Snapshot> &)> done);
     static std::vector<SnapshotArchive::Object> objectsOf(const Capture &capture);
     /// Records a staged snapshot (this thread), logs and announces it.
     Result<Snapshot> record(const QString &sandbox, const Capture &capture, const Snapshot &staged);
@@ -161,7 +169,7 @@ private:
     SnapshotArchive &m_archive;
     BindingStore *m_bindings = nullptr;
     std::function<QDateTime()> m_clock;
-    QSet<QString> m_storing; ///< sandboxes whose snapshot a worker is storing
+    QSet<QString> m_storing; ///< sandboxes whose snapshot is being taken or stored
     /// Bytes of disk overlays now copied into memory by captures not yet stored, shared with
     /// them (a capture gives its share back when it goes, on whichever thread).
     std::shared_ptr<std::atomic<qint64>> m_diskBytesInMemory =

@@ -214,12 +214,25 @@ void TemplateService::templateGuestStarted(const QString &id, const QString &gue
 void TemplateService::captureTemplate(const QString &key, const QString &guest,
                                       const SandboxSpec &shape)
 {
-    auto made = m_snapshots.createTemplate(guest,
-                                           QStringLiteral("template of image %1 (%2 vCPU, %3 MiB)")
-                                               .arg(shape.image)
-                                               .arg(shape.vcpus)
-                                               .arg(shape.memoryMib),
-                                           key);
+    // Answered once the snapshot is stored; the event loop serves others meanwhile.
+    m_snapshots.createTemplate(
+        guest,
+        QStringLiteral("template of image %1 (%2 vCPU, %3 MiB)")
+            .arg(shape.image)
+            .arg(shape.vcpus)
+            .arg(shape.memoryMib),
+        key, [self = QPointer(this), key, guest, shape](const Result<Snapshot> &made) {
+            if (self)
+                self->templateCaptured(key, guest, shape, made);
+        });
+}
+
+void TemplateService::templateCaptured(const QString &key, const QString &guest,
+                                       const SandboxSpec &shape, const Result<Snapshot> &made)
+{
+    // Its guest exited during the capture: endTemplateGuest() has run for it already.
+    if (m_preparing.value(key) != guest)
+        return;
     endTemplateGuest(key, guest, made ? QString() : made.error().message);
     if (!made)
         return;

@@ -87,7 +87,11 @@ private:
     /// `ready`, then captures it.
     void templateGuestStarted(const QString &key, const QString &guest, const SandboxSpec &shape,
                               const Result<Sandbox> &ran);
+    /// Snapshots the ready template guest (SnapshotService::createTemplate, asynchronous).
     void captureTemplate(const QString &key, const QString &guest, const SandboxSpec &shape);
+    /// The template snapshot is stored (or failed): ends the guest, replaces older templates.
+    void templateCaptured(const QString &key, const QString &guest, const SandboxSpec &shape,
+                          const Result<Snapshot> &made);
     void endTemplateGuest(const QString &key, const QString &guest, const QString &failure);
     /// Template caches (tmpfs) of templates no longer in the store.
     void removeStaleTemplateCaches();

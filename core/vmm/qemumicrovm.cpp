@@ -14,7 +14,6 @@
 #include <QJsonObject>
 #include <QLocalSocket>
 #include <QLoggingCategory>
-#include <QThread>
 
 #include <cerrno>
 #include <csignal>
@@ -37,7 +36,7 @@ constexpr int kControlTimeoutMs = 5000; // stop/cont/query: answered in ms unles
 constexpr int kMigrationTimeoutMs = 60000; // device state only: tens of KiB in practice
 constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
 constexpr int kSocketPollMs = 10; // until QEMU has created its sockets
-constexpr int kMigrationPollMs = 2; // until QEMU has loaded the device state
+constexpr int kMigrationPollMs = 2; // until QEMU has loaded or saved the device state
 
 /// The runtime directory belongs to the VMM user, so a compromised VMM could swap its sockets
 /// for symlinks to other root-only sockets. A socket is therefore pinned with O_PATH|O_NOFOLLOW
@@ -93,9 +92,12 @@ void QemuMicrovm::reset()
     m_stopTimer.stop();
     ++m_startGeneration;
     if (m_qmp) {
-        // Not delete: a failed start ends inside one of its replies.
+        // Not delete: a failed start ends inside one of its replies. Requests still waiting
+        // (a pause, a device state save) get Disconnected now, not silence.
         m_qmp->disconnect(this);
-        std::exchange(m_qmp, nullptr)->deleteLater();
+        QmpClient *qmp = std::exchange(m_qmp, nullptr);
+        qmp->disconnectFromServer();
+        qmp->deleteLater();
     }
     if (m_console) {
         m_console->disconnect(this);
@@ -215,16 +217,21 @@ void QemuMicrovm::channelsConnected()
     const auto loadThenRun = [this] {
         if (m_incomingStateFd < 0)
             return runGuest();
-        // The descriptor is handed over at once (SCM_RIGHTS, a local reply).
-        if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-load"), m_incomingStateFd,
-                                                kControlTimeoutMs);
-            !passed)
-            return abandonStart(passed.error());
-        executeForStart(QStringLiteral("migrate-incoming"),
-                        {{QStringLiteral("uri"), QStringLiteral("fd:airlock-load")}}, [this] {
-                            m_loadDeadline = QDeadlineTimer(kMigrationTimeoutMs);
-                            pollIncoming();
-                        });
+        // The descriptor is handed over at once (SCM_RIGHTS); QEMU's answer comes later.
+        m_qmp->passDescriptor(
+            QStringLiteral("airlock-load"), m_incomingStateFd, kControlTimeoutMs,
+            [this, generation = m_startGeneration](const Result<QJsonValue> &passed) {
+                if (generation != m_startGeneration || !m_started)
+                    return;
+                if (!passed)
+                    return abandonStart(passed.error());
+                executeForStart(QStringLiteral("migrate-incoming"),
+                                {{QStringLiteral("uri"), QStringLiteral("fd:airlock-load")}},
+                                [this] {
+                                    m_loadDeadline = QDeadlineTimer(kMigrationTimeoutMs);
+                                    pollIncoming();
+                                });
+            });
     };
     if (!m_memoryBacked)
         return loadThenRun();
@@ -511,15 +518,42 @@ void QemuMicrovm::writeConsole(const QByteArray &bytes)
         m_console->write(bytes);
 }
 
-Result<void> QemuMicrovm::pause()
+void QemuMicrovm::refuse(const Done &done, const Error &error)
 {
-    if (!m_running || !m_qmp)
-        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
-    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("stop"), {}, kControlTimeoutMs));
-    return {};
+    if (done)
+        QTimer::singleShot(0, this, [done, error] { done(std::unexpected(error)); });
 }
 
-Result<void> QemuMicrovm::resume()
+void QemuMicrovm::control(const QString &command, const QJsonObject &arguments,
+                          std::function<void(const Result<QJsonValue> &)> next)
+{
+    // m_qmp is set whenever m_running is (callers checked); its replies come from the loop.
+    m_qmp->execute(command, arguments, std::move(next), kControlTimeoutMs);
+}
+
+void QemuMicrovm::pause(Done done)
+{
+    if (!m_running || !m_qmp)
+        return refuse(done,
+                      Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
+    control(QStringLiteral("stop"), {}, [done](const Result<QJsonValue> &stopped) {
+        if (done)
+            done(stopped ? Result<void>() : Result<void>(std::unexpected(stopped.error())));
+    });
+}
+
+void QemuMicrovm::resume(Done done)
+{
+    if (!m_running || !m_qmp)
+        return refuse(done,
+                      Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
+    control(QStringLiteral("cont"), {}, [done](const Result<QJsonValue> &resumed) {
+        if (done)
+            done(resumed ? Result<void>() : Result<void>(std::unexpected(resumed.error())));
+    });
+}
+
+Result<void> QemuMicrovm::resumeNow()
 {
     if (!m_running || !m_qmp)
         return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
@@ -546,43 +580,72 @@ Result<bool> QemuMicrovm::queryRunning()
     return status->toObject().value(QStringLiteral("running")).toBool();
 }
 
-Result<void> QemuMicrovm::saveDeviceState(int fd)
+void QemuMicrovm::saveDeviceState(int fd, Done done)
 {
     if (!m_running || !m_qmp)
-        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
+        return refuse(done,
+                      Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
     if (!m_memoryBacked)
-        return fail(ErrorKind::InvalidState,
-                    QStringLiteral("this guest's memory is not in a file the helper can copy; "
-                                   "restart it to take snapshots"));
-    AIRLOCK_TRY_INIT(status,
-                     m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs));
-    if (status->toObject().value(QStringLiteral("running")).toBool())
-        return fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"));
-    if (auto passed = m_qmp->passDescriptor(QStringLiteral("airlock-save"), fd, kControlTimeoutMs);
-        !passed)
-        return passed;
-    // No exec: migration (the seccomp sandbox forbids spawning); QEMU writes into our fd.
-    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("migrate"),
-                                      {{QStringLiteral("uri"), QStringLiteral("fd:airlock-save")}},
-                                      kControlTimeoutMs));
-    const QDeadlineTimer deadline(kMigrationTimeoutMs);
-    for (;;) {
-        AIRLOCK_TRY_INIT(
-            state, m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs));
-        const QJsonObject info = state->toObject();
-        const QString phase = info.value(QStringLiteral("status")).toString();
-        if (phase == QLatin1String("completed"))
-            return {};
-        if (phase == QLatin1String("failed") || phase == QLatin1String("cancelled"))
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("QEMU could not save the device state: %1")
-                            .arg(info.value(QStringLiteral("error-desc")).toString()));
-        if (deadline.hasExpired()) {
-            m_qmp->execute(QStringLiteral("migrate_cancel"));
-            return fail(ErrorKind::Timeout, QStringLiteral("saving the device state timed out"));
-        }
-        QThread::msleep(2);
-    }
+        return refuse(done,
+                      Error {ErrorKind::InvalidState,
+                             QStringLiteral("this guest's memory is not in a file the helper can "
+                                            "copy; restart it to take snapshots")});
+    // Each step runs from the answer to the one before; an exit fails the step waiting
+    // (reset() fails QMP's pending replies), so `done` is always called while this object lives.
+    const int generation = m_startGeneration;
+    control(QStringLiteral("query-status"), {},
+            [this, fd, generation, done](const Result<QJsonValue> &status) {
+                if (!status)
+                    return done(std::unexpected(status.error()));
+                if (status->toObject().value(QStringLiteral("running")).toBool())
+                    return done(
+                        fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first")));
+                m_qmp->passDescriptor(
+                    QStringLiteral("airlock-save"), fd, kControlTimeoutMs,
+                    [this, generation, done](const Result<QJsonValue> &passed) {
+                        if (!passed)
+                            return done(std::unexpected(passed.error()));
+                        // No exec: migration (the seccomp sandbox forbids spawning); QEMU writes
+                        // into our fd.
+                        control(QStringLiteral("migrate"),
+                                {{QStringLiteral("uri"), QStringLiteral("fd:airlock-save")}},
+                                [this, generation, done](const Result<QJsonValue> &migrating) {
+                                    if (!migrating)
+                                        return done(std::unexpected(migrating.error()));
+                                    pollSave(generation, QDeadlineTimer(kMigrationTimeoutMs), done);
+                                });
+                    });
+            });
+}
+
+void QemuMicrovm::pollSave(int generation, QDeadlineTimer deadline, Done done)
+{
+    if (generation != m_startGeneration || !m_qmp)
+        return done(fail(ErrorKind::Disconnected,
+                         QStringLiteral("the VMM exited while saving its device state")));
+    control(
+        QStringLiteral("query-migrate"), {},
+        [this, generation, deadline, done](const Result<QJsonValue> &state) {
+            if (!state)
+                return done(std::unexpected(state.error()));
+            const QJsonObject info = state->toObject();
+            const QString phase = info.value(QStringLiteral("status")).toString();
+            if (phase == QLatin1String("completed"))
+                return done({});
+            if (phase == QLatin1String("failed") || phase == QLatin1String("cancelled"))
+                return done(fail(ErrorKind::OperationFailed,
+                                 QStringLiteral("QEMU could not save the device state: %1")
+                                     .arg(info.value(QStringLiteral("error-desc")).toString())));
+            if (deadline.hasExpired()) {
+                m_qmp->execute(QStringLiteral("migrate_cancel"));
+                return done(
+                    fail(ErrorKind::Timeout, QStringLiteral("saving the device state timed out")));
+            }
+            // A timer, not a sleep: the loop serves everyone else between two polls.
+            QTimer::singleShot(kMigrationPollMs, this, [this, generation, deadline, done] {
+                pollSave(generation, deadline, done);
+            });
+        });
 }
 
 void QemuMicrovm::onQmpEvent(const QString &name, const QJsonObject &data)

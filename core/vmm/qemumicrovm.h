@@ -45,12 +45,14 @@ public:
     void kill() override;
     bool waitForExit(int timeoutMs) override;
     void writeConsole(const QByteArray &bytes) override;
-    Result<void> pause() override;
-    Result<void> resume() override;
+    void pause(Done done) override;
+    void resume(Done done) override;
+    Result<void> resumeNow() override;
     Result<bool> queryRunning() override;
     /// QMP `getfd` + `migrate fd:` with x-ignore-shared, so only the device state goes to `fd`
-    /// (the RAM file stays where it is); waits for `completed`.
-    Result<void> saveDeviceState(int fd) override;
+    /// (the RAM file stays where it is); `query-migrate` is then polled from the event loop
+    /// (every 2 ms, no sleep) until `completed`.
+    void saveDeviceState(int fd, Done done) override;
     VmmRuntimeInfo runtimeInfo() const override { return m_info; }
     /// The agent channel, connected before the guest's CPUs run (so the guest sees its host
     /// end open from the first instruction); nullptr for an adopted VMM that has none.
@@ -71,6 +73,13 @@ private:
     /// Polls QEMU's status until it left `inmigrate` (the device state is loaded).
     void pollIncoming();
     void runGuest();
+    /// A QMP command whose answer ends a control request (pause, resume, one step of a save).
+    void control(const QString &command, const QJsonObject &arguments,
+                 std::function<void(const Result<QJsonValue> &)> next);
+    /// Answers `done` with `error` from the event loop.
+    void refuse(const Done &done, const Error &error);
+    /// One `query-migrate` of saveDeviceState(), then the next one a little later.
+    void pollSave(int generation, QDeadlineTimer deadline, Done done);
     /// A QMP command of the start; `next` runs after its success, any error ends the start.
     void executeForStart(const QString &command, const QJsonObject &arguments,
                          std::function<void()> next);

@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QLoggingCategory>
+#include <QTimer>
 
 #include <cerrno>
 #include <cstring>
@@ -83,17 +84,22 @@ void QmpClient::disconnectFromServer()
     failPending(QStringLiteral("QMP connection closed"));
 }
 
-void QmpClient::execute(const QString &command, const QJsonObject &arguments, Reply reply)
+void QmpClient::execute(const QString &command, const QJsonObject &arguments, Reply reply,
+                        int timeoutMs)
 {
-    send(command, arguments, std::move(reply), -1);
+    send(command, arguments, std::move(reply), -1, timeoutMs);
 }
 
-void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply reply, int fd)
+void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply reply, int fd,
+                     int timeoutMs)
 {
     if (!isConnected()) {
+        // From the event loop like every answer: the caller may not expect it inside its call.
         if (reply)
-            reply(fail(ErrorKind::Disconnected,
-                       QStringLiteral("QMP is not connected (command %1)").arg(command)));
+            QTimer::singleShot(0, this, [reply = std::move(reply), command] {
+                reply(fail(ErrorKind::Disconnected,
+                           QStringLiteral("QMP is not connected (command %1)").arg(command)));
+            });
         return;
     }
     const qint64 id = m_nextId++;
@@ -101,6 +107,20 @@ void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply
     if (!arguments.isEmpty())
         message.insert(QStringLiteral("arguments"), arguments);
     m_pending.insert(id, std::move(reply));
+    if (timeoutMs > 0) {
+        QTimer::singleShot(timeoutMs, this, [this, id, command, timeoutMs] {
+            // Gone from m_pending once answered (or failed by a disconnect).
+            const auto it = m_pending.find(id);
+            if (it == m_pending.end())
+                return;
+            Reply late = std::move(it.value());
+            m_pending.erase(it);
+            if (late)
+                late(
+                    fail(ErrorKind::Timeout,
+                         QStringLiteral("QMP %1: no answer in %2 ms").arg(command).arg(timeoutMs)));
+        });
+    }
     const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
     if (fd < 0) {
         m_socket->write(line);
@@ -131,28 +151,30 @@ void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply
         const QString why = QString::fromLocal8Bit(std::strerror(sent < 0 ? errno : EMSGSIZE));
         Reply failed = m_pending.take(id);
         if (failed)
-            failed(fail(ErrorKind::OperationFailed,
-                        QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why)));
+            QTimer::singleShot(0, this, [failed = std::move(failed), why] {
+                failed(fail(ErrorKind::OperationFailed,
+                            QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why)));
+            });
     }
 }
 
-Result<void> QmpClient::passDescriptor(const QString &name, int fd, int timeoutMs)
+void QmpClient::passDescriptor(const QString &name, int fd, int timeoutMs, Reply reply)
 {
-    std::optional<Result<QJsonValue>> answer;
-    const qint64 id = m_nextId;
-    send(
-        QStringLiteral("getfd"), {{QStringLiteral("fdname"), name}},
-        [&answer](const Result<QJsonValue> &result) { answer = result; }, fd);
-    AIRLOCK_TRY(waitFor(id, answer, QStringLiteral("getfd"), timeoutMs));
-    return {};
+    send(QStringLiteral("getfd"), {{QStringLiteral("fdname"), name}}, std::move(reply), fd,
+         timeoutMs);
 }
 
 Result<QJsonValue> QmpClient::executeAndWait(const QString &command, const QJsonObject &arguments,
                                              int timeoutMs)
 {
+    if (!isConnected())
+        return fail(ErrorKind::Disconnected,
+                    QStringLiteral("QMP is not connected (command %1)").arg(command));
     std::optional<Result<QJsonValue>> answer;
     const qint64 id = m_nextId;
-    execute(command, arguments, [&answer](const Result<QJsonValue> &result) { answer = result; });
+    send(
+        command, arguments, [&answer](const Result<QJsonValue> &result) { answer = result; }, -1,
+        0);
     return waitFor(id, answer, command, timeoutMs);
 }
 

@@ -42,16 +42,21 @@ public:
     /// The greeting object (`{"QMP": {"version": ..., "capabilities": [...]}}`).
     QJsonObject greeting() const { return m_greeting; }
 
-    /// Sends `command` with `arguments`; `reply` (may be empty) gets the answer later.
-    void execute(const QString &command, const QJsonObject &arguments = {}, Reply reply = {});
-    /// Sends `command` and waits up to `timeoutMs` for its answer (for start-up and probes only;
-    /// everything else uses execute()).
+    /// Sends `command` with `arguments`; `reply` (may be empty) gets the answer later, from the
+    /// event loop. With `timeoutMs` > 0 it gets Timeout instead when QEMU has not answered by
+    /// then (a late answer is dropped): a VMM that hangs must not keep its caller waiting.
+    void execute(const QString &command, const QJsonObject &arguments = {}, Reply reply = {},
+                 int timeoutMs = 0);
+    /// Sends `command` and waits up to `timeoutMs` for its answer, blocking the thread. Only for
+    /// the capability handshake, adopting a VMM and crash recovery at start-up (bounded, a local
+    /// reply in ms); everything else uses execute().
     Result<QJsonValue> executeAndWait(const QString &command, const QJsonObject &arguments,
                                       int timeoutMs);
 
     /// Hands `fd` to QEMU under `name` (QMP `getfd` with the descriptor as SCM_RIGHTS), e.g. for
-    /// a migration to or from `fd:name`. QEMU keeps its own copy; the caller still owns `fd`.
-    Result<void> passDescriptor(const QString &name, int fd, int timeoutMs);
+    /// a migration to or from `fd:name`. The descriptor is sent before this returns (QEMU keeps
+    /// its own copy; the caller still owns `fd`); `reply` gets QEMU's answer as for execute().
+    void passDescriptor(const QString &name, int fd, int timeoutMs, Reply reply);
 
     /// Handles whatever already waits in the socket without blocking (e.g. a SHUTDOWN event
     /// when the process-exit notification arrived first).
@@ -64,7 +69,8 @@ Q_SIGNALS:
     void disconnected();
 
 private:
-    void send(const QString &command, const QJsonObject &arguments, Reply reply, int fd);
+    void send(const QString &command, const QJsonObject &arguments, Reply reply, int fd,
+              int timeoutMs);
     Result<QJsonValue> waitFor(qint64 id, std::optional<Result<QJsonValue>> &answer,
                                const QString &command, int timeoutMs);
     void onReadyRead();

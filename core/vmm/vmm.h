@@ -74,7 +74,8 @@ struct VmmRuntimeInfo
 };
 
 /// One guest's virtual machine monitor. The helper owns one per running sandbox.
-/// Signals are the only way state flows back; methods never block the event loop for long.
+/// State flows back through signals and completion callbacks; methods never block the event
+/// loop for long (the few bounded exceptions say so).
 class Vmm : public QObject
 {
     Q_OBJECT
@@ -107,18 +108,29 @@ public:
     }
     /// Sends bytes to the guest's serial console.
     virtual void writeConsole(const QByteArray &bytes) = 0;
-    /// Stops the guest's CPUs (QMP `stop`). Blocks for at most a second.
-    virtual Result<void> pause() = 0;
-    /// Lets the guest's CPUs run again (QMP `cont`).
-    virtual Result<void> resume() = 0;
+    /// Called once a control request is over, from the event loop (never inside the call that
+    /// made it): success, or why not. Never called once this object is destroyed.
+    using Done = std::function<void(const Result<void> &)>;
+    /// Stops the guest's CPUs (QMP `stop`) and returns at once; `done` follows. InvalidState
+    /// unless running; Timeout when the VMM does not answer in 5 s; Disconnected when it exits.
+    virtual void pause(Done done) = 0;
+    /// Lets the guest's CPUs run again (QMP `cont`); errors as for pause(). `done` may be empty.
+    virtual void resume(Done done) = 0;
+    /// resume() that blocks until QEMU answered (at most 5 s): only for crash recovery at
+    /// start-up, before any client is served.
+    virtual Result<void> resumeNow() = 0;
     /// Whether the guest's CPUs really run (QMP `query-status`), after cancelling a device
     /// state save that a dead helper left unfinished. The helper's recorded state can be wrong
-    /// after a crash: a helper killed during a snapshot leaves the guest stopped.
+    /// after a crash: a helper killed during a snapshot leaves the guest stopped. Blocks for at
+    /// most 15 s (three local QMP answers): crash recovery at start-up and the rare `vm.resume`
+    /// of a guest recorded as running.
     virtual Result<bool> queryRunning() = 0;
     /// Writes the device state (CPU registers, devices; not the RAM file of memoryPath) of a
-    /// paused guest into `fd`, from its current offset. InvalidState unless paused and started
-    /// with a memoryPath; OperationFailed when QEMU reports a failed migration.
-    virtual Result<void> saveDeviceState(int fd) = 0;
+    /// paused guest into `fd`, from its current offset, and returns at once; `done` follows once
+    /// QEMU reports the migration completed. `fd` must stay open until then. InvalidState unless
+    /// paused and started with a memoryPath; OperationFailed when QEMU reports a failed
+    /// migration; Timeout after 60 s (the migration is cancelled); Disconnected when it exits.
+    virtual void saveDeviceState(int fd, Done done) = 0;
     virtual VmmRuntimeInfo runtimeInfo() const = 0;
     /// The guest agent channel (GuestAgent), owned by the VMM; nullptr when there is none.
     virtual GuestAgent *agent() { return nullptr; }
