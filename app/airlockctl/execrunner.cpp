@@ -2,10 +2,14 @@
 
 #include "app/airlockctl/rawterminal.h"
 #include "app/airlockctl/stdinreader.h"
+#include "app/airlockctl/windowsizewatcher.h"
 #include "core/client/helperclient.h"
 #include "core/protocol/methods.h"
 
 #include <QJsonArray>
+
+#include <algorithm>
+#include <utility>
 
 #include <unistd.h>
 
@@ -49,9 +53,21 @@ int ExecRunner::run()
         finish(kExitUnavailable,
                QStringLiteral("the connection to the helper was lost: %1").arg(error.message));
     });
-    if (m_start.value(QStringLiteral("pty")).isObject()) {
+    if (const QJsonValue pty = m_start.value(QStringLiteral("pty")); pty.isObject()) {
         m_terminal = new RawTerminal(m_inFd);
         m_terminal->enable(); // a pipe stays as it is
+        m_sentRows = m_wantedRows = pty[QStringLiteral("rows")].toInt();
+        m_sentCols = m_wantedCols = pty[QStringLiteral("cols")].toInt();
+        const int sizeFd = ::isatty(m_outFd) ? m_outFd : m_inFd;
+        if (::isatty(sizeFd)) {
+            m_sizeWatcher = new WindowSizeWatcher(sizeFd, this);
+            connect(m_sizeWatcher, &WindowSizeWatcher::changed, this, &ExecRunner::onResized);
+            // A change between reading the size for exec.start and now.
+            int rows = 0;
+            int cols = 0;
+            if (WindowSizeWatcher::currentSize(sizeFd, &rows, &cols))
+                onResized(rows, cols);
+        }
     }
     m_client->call(
         QString::fromLatin1(method::ExecStart), m_start,
@@ -80,6 +96,7 @@ void ExecRunner::onStarted(quint32 pid)
         });
         m_reader->start();
     }
+    sendSize(); // a change before the pid was known
     while (!m_early.empty() && !m_finished) {
         auto [method, params] = std::move(m_early.front());
         m_early.pop_front();
@@ -161,6 +178,33 @@ void ExecRunner::sendInput()
                    });
 }
 
+void ExecRunner::onResized(int rows, int cols)
+{
+    m_wantedRows = rows;
+    m_wantedCols = cols;
+    sendSize();
+}
+
+void ExecRunner::sendSize()
+{
+    if (m_pid == 0 || m_finished || (m_wantedRows == m_sentRows && m_wantedCols == m_sentCols))
+        return;
+    // The helper accepts 1..1000 of each; a larger terminal gets the largest PTY it allows.
+    m_sentRows = m_wantedRows;
+    m_sentCols = m_wantedCols;
+    m_client->call(QString::fromLatin1(method::ExecResize),
+                   {{QStringLiteral("name"), m_sandbox},
+                    {QStringLiteral("pid"), qint64(m_pid)},
+                    {QStringLiteral("rows"), std::clamp(m_sentRows, 1, 1000)},
+                    {QStringLiteral("cols"), std::clamp(m_sentCols, 1, 1000)}},
+                   [this](const Result<QJsonValue> &answer) {
+                       // The process may have ended meanwhile (not_found): not an error.
+                       if (!answer && answer.error().kind != ErrorKind::NotFound && !m_finished)
+                           m_err << "airlockctl: resize not delivered: " << answer.error().message
+                                 << Qt::endl;
+                   });
+}
+
 void ExecRunner::finish(int code, const QString &message)
 {
     if (m_finished)
@@ -169,6 +213,7 @@ void ExecRunner::finish(int code, const QString &message)
     m_exitCode = code;
     if (m_reader)
         m_reader->stop();
+    delete std::exchange(m_sizeWatcher, nullptr);
     if (m_terminal)
         m_terminal->restore();
     if (!message.isEmpty())

@@ -19,13 +19,15 @@ namespace airlock::ctl {
 
 class RawTerminal;
 class StdinReader;
+class WindowSizeWatcher;
 
 /// `airlockctl exec`: runs one command in a sandbox through the helper (exec.start,
 /// docs/protocol.md "Exec and files") and mirrors it here: its stdout to `outFd`, its stderr to
 /// `errFd` (each through an EscapeFilter when it is a terminal: the guest is hostile), our stdin
-/// to its stdin with `-i` (one exec.input at a time, so a slow guest slows the reading here), and
-/// its exit as ours: the exit code, 128 + the signal for a killed process, kExitUnavailable when
-/// the command could not run or the channel failed (the message says why).
+/// to its stdin with `-i` (one exec.input at a time, so a slow guest slows the reading here), with
+/// a PTY our terminal's size changes (SIGWINCH) as exec.resize, and its exit as ours: the exit
+/// code, 128 + the signal for a killed process, kExitUnavailable when the command could not run
+/// or the channel failed (the message says why).
 class ExecRunner : public QObject
 {
     Q_OBJECT
@@ -36,7 +38,8 @@ public:
 
     /// `client` must be Ready and outlive the runner. `start` holds exec.start's params
     /// (name, argv, ...); with `stdin` set there, `inFd` is forwarded; with `pty` and a
-    /// terminal on `inFd`, that terminal is put into raw mode for the run.
+    /// terminal on `inFd`, that terminal is put into raw mode for the run, and the size of the
+    /// terminal on `outFd` (else `inFd`) is followed.
     ExecRunner(HelperClient *client, QJsonObject start, int inFd, int outFd, int errFd,
                QTextStream &err, QObject *parent = nullptr);
     ~ExecRunner() override;
@@ -49,6 +52,8 @@ private:
     void onNotification(const QString &method, const QJsonObject &params);
     void onInput(const QByteArray &bytes);
     void sendInput();
+    void onResized(int rows, int cols);
+    void sendSize();
     void finish(int code, const QString &message = {});
 
     HelperClient *m_client;
@@ -65,6 +70,12 @@ private:
     std::deque<std::pair<QString, QJsonObject>> m_early;
     StdinReader *m_reader = nullptr;
     RawTerminal *m_terminal = nullptr;
+    WindowSizeWatcher *m_sizeWatcher = nullptr;
+    /// The PTY size the guest was last told (exec.start, exec.resize), and the one to tell it.
+    int m_sentRows = 0;
+    int m_sentCols = 0;
+    int m_wantedRows = 0;
+    int m_wantedCols = 0;
     QByteArray m_pendingInput;
     bool m_inputEnded = false;
     bool m_eofSent = false;

@@ -89,9 +89,14 @@ int main(int argc, char *argv[])
         QStringLiteral("Templates kept at most; beyond that, the least recently used are "
                        "removed (1..64, default 4)."),
         QStringLiteral("N"), QStringLiteral("4"));
+    const QCommandLineOption benchPortOption(
+        QStringLiteral("bench-port"),
+        QStringLiteral("Give every guest a second virtio-serial port, org.airlock.bench on "
+                       "RUNDIR/bench.sock, that airlockd never reads: the raw baseline of the "
+                       "agent benchmark (tests/bench/bench_agent). Not for production."));
     parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption,
                        gatewayOption, poolOption, upstreamOption, trustOption, templatesOption,
-                       templatesMaxOption});
+                       templatesMaxOption, benchPortOption});
     parser.process(app);
     const QString templateMode = parser.value(templatesOption);
     if (templateMode != QLatin1String("auto") && templateMode != QLatin1String("off")) {
@@ -162,6 +167,7 @@ int main(int argc, char *argv[])
     config.trustStoreCaFile = trustStore;
     config.automaticTemplates = templateMode == QLatin1String("auto");
     config.templatesMax = templatesMax;
+    config.benchPort = parser.isSet(benchPortOption);
 
     airlock::HelperDaemon daemon;
     if (auto prepared = daemon.prepare(config); !prepared) {

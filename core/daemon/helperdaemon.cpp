@@ -175,6 +175,7 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     sandboxConfig.vmmUidBase = SandboxServiceConfig::kDefaultVmmUidBase;
     sandboxConfig.gatewayUidBase = SandboxServiceConfig::kDefaultGatewayUidBase;
     sandboxConfig.addressPool = config.addressPool;
+    sandboxConfig.benchPort = config.benchPort;
     sandboxConfig.network.gatewayProgram = config.gatewayProgram;
     sandboxConfig.network.stateDir = config.stateDir;
     sandboxConfig.network.upstreamDns = config.upstreamDns;

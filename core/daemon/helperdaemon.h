@@ -24,6 +24,7 @@ struct HelperDaemonConfig
         trustStoreCaFile; ///< PEM CAs for upstream TLS instead of the system store; empty: system
     bool automaticTemplates = true; ///< --templates auto|off
     int templatesMax = 4; ///< --templates-max, 1..64
+    bool benchPort = false; ///< --bench-port (SandboxServiceConfig::benchPort)
 };
 
 /// airlockd's composition root: makes the host accounts, probes KVM, opens the registry, vault

@@ -529,6 +529,7 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
     }
     config.memoryPath = m_memory.pathFor(name);
     config.incomingStateFd = incomingStateFd;
+    config.benchPort = m_config.benchPort;
     return {};
 }
 

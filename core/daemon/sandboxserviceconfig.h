@@ -48,6 +48,9 @@ struct SandboxServiceConfig
     /// (SandboxNetwork::verifyTable): one that is gone or changed is loaded again at once, and
     /// a guest whose table cannot be restored is killed (docs/network.md). 0: never.
     int tableCheckIntervalMs = 1000;
+    /// Every VMM gets the benchmark's raw port (VmmLaunchConfig::benchPort; `airlockd
+    /// --bench-port`). Templates are kept apart from those without it (another device layout).
+    bool benchPort = false;
 };
 
 } // namespace airlock

@@ -94,6 +94,8 @@ Result<QString> TemplateService::templateKey(const SandboxSpec &shape) const
         hash.addData(QByteArrayView("\n", 1));
     };
     add(QStringLiteral("airlock-template-%1").arg(QemuCommand::kDeviceLayoutVersion));
+    if (m_sandboxes.config().benchPort)
+        add(QStringLiteral("bench-port")); // one more device: a state that loads only there
     add(image->id);
     add(image->kernelArgs);
     for (const QString &path : {image->kernelPath, image->initrdPath, QemuCommand::findQemu()}) {

@@ -152,6 +152,15 @@ QStringList QemuCommand::arguments(const QString &qemu, const VmmLaunchConfig &c
          << QStringLiteral("-device")
          << QStringLiteral("virtserialport,bus=agentbus.0,chardev=agent,name=%1")
                 .arg(kAgentPortName);
+    if (config.benchPort) {
+        // The same bus, so the same virtio device and path as the agent's port; port 2.
+        args << QStringLiteral("-chardev")
+             << QStringLiteral("socket,id=bench,path=%1,server=on,wait=off")
+                    .arg(optionValue(run.filePath(kBenchSocket)))
+             << QStringLiteral("-device")
+             << QStringLiteral("virtserialport,bus=agentbus.0,chardev=bench,name=%1")
+                    .arg(kBenchPortName);
+    }
     if (paused)
         args << QStringLiteral("-S");
     if (config.incomingStateFd >= 0)

@@ -19,6 +19,9 @@ public:
     static constexpr QLatin1StringView kAgentSocket {"agent.sock"};
     /// The port's name, which the guest agent looks for in /sys/class/virtio-ports/*/name.
     static constexpr QLatin1StringView kAgentPortName {"org.airlock.agent"};
+    /// Host end and name of the benchmark's raw port (VmmLaunchConfig::benchPort).
+    static constexpr QLatin1StringView kBenchSocket {"bench.sock"};
+    static constexpr QLatin1StringView kBenchPortName {"org.airlock.bench"};
     static constexpr QLatin1StringView kPidFile {"qemu.pid"};
     static constexpr QLatin1StringView kLogFile {"qemu.log"};
     /// Changes whenever the guest's devices do: a snapshot (and a template) only loads into
@@ -41,7 +44,8 @@ public:
     /// -no-reboot (a guest reboot ends the VMM); with a network a virtio-net device on the
     /// tap, with a root disk its overlay on the read-only base as a virtio-blk device (serial
     /// `airlock-root`), with a seed image a read-only virtio-blk device (serial `airlock-seed`),
-    /// and the guest agent's virtio-serial port (`org.airlock.agent`) on RUNDIR/agent.sock.
+    /// and the guest agent's virtio-serial port (`org.airlock.agent`) on RUNDIR/agent.sock
+    /// (with benchPort, `org.airlock.bench` on RUNDIR/bench.sock beside it).
     /// With `paused`,
     /// the CPUs wait for QMP `cont`, so no console output is lost before the helper attaches.
     /// With a memoryPath, RAM is a

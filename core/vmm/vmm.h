@@ -63,6 +63,10 @@ struct VmmLaunchConfig
     /// holds the device state saved by Vmm::saveDeviceState(); memoryPath must hold the
     /// matching memory. The caller keeps ownership.
     int incomingStateFd = -1;
+    /// A second virtio-serial port `org.airlock.bench` on the agent's bus, its host end
+    /// RUNDIR/bench.sock, which nothing in airlockd reads: the raw baseline of the agent
+    /// benchmark (tests/bench/bench_agent.cpp, `airlockd --bench-port`). Off in production.
+    bool benchPort = false;
 };
 
 /// What the helper records in its registry so a later helper can re-adopt a running VMM.

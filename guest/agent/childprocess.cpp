@@ -10,8 +10,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -24,7 +26,7 @@ namespace {
 
 constexpr const char *kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-/// Steps of the child that can fail before exec, reported through the error pipe.
+/// Steps of the child that can fail before exec, reported in ChildSetup::report.
 enum class ChildStep : int { Terminal = 1, Credentials, Cwd, Exec };
 
 struct ChildError
@@ -93,11 +95,86 @@ std::vector<std::string> programCandidates(const std::string &program, const std
     return out;
 }
 
-[[noreturn]] void childFail(int pipeFd, ChildStep step, int error)
+/// What the child of spawn() reads, all of it built before the clone, and where it reports the
+/// step that failed (shared memory: CLONE_VM).
+struct ChildSetup
 {
-    const ChildError report {static_cast<int>(step), error};
-    [[maybe_unused]] const ssize_t n = ::write(pipeFd, &report, sizeof report);
+    bool pty = false;
+    const char *slavePath = nullptr;
+    int in = -1; ///< -1: /dev/null
+    int out = -1;
+    int err = -1;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    const gid_t *groups = nullptr;
+    std::size_t groupCount = 0;
+    const char *cwd = nullptr;
+    const char *const *candidates = nullptr;
+    std::size_t candidateCount = 0;
+    char *const *argv = nullptr;
+    char *const *envp = nullptr;
+    ChildError report {};
+};
+
+constexpr std::size_t kChildStackBytes = 256 * 1024;
+
+/// The child's stack: one at a time (the parent waits for each child's exec), untouched pages
+/// stay unmapped.
+char *childStack()
+{
+    alignas(64) static char stack[kChildStackBytes];
+    return stack;
+}
+
+// Not instrumented in a sanitized build: the child runs on a stack the sanitizer never saw.
+[[noreturn]] __attribute__((no_sanitize("address"))) void childFail(ChildSetup &setup,
+                                                                    ChildStep step, int error)
+{
+    setup.report = ChildError {static_cast<int>(step), error};
     ::_exit(127);
+}
+
+/// The child between clone and exec. Only system calls: it runs on our memory. The
+/// credentials are set with the raw system calls, not glibc's wrappers, which would try to
+/// reach the threads of a process this child only shares memory with.
+__attribute__((no_sanitize("address"))) int runChild(void *argument)
+{
+    ChildSetup &setup = *static_cast<ChildSetup *>(argument);
+    // Default signal dispositions and mask, its own session.
+    for (int sig = 1; sig < NSIG; ++sig)
+        ::signal(sig, SIG_DFL);
+    sigset_t all;
+    sigemptyset(&all);
+    ::sigprocmask(SIG_SETMASK, &all, nullptr);
+    ::setsid();
+    if (setup.pty) {
+        const int slave = ::open(setup.slavePath, O_RDWR);
+        if (slave < 0 || ::ioctl(slave, TIOCSCTTY, 0) != 0)
+            childFail(setup, ChildStep::Terminal, errno);
+        ::dup2(slave, 0);
+        ::dup2(slave, 1);
+        ::dup2(slave, 2);
+        if (slave > 2)
+            ::close(slave);
+    } else {
+        const int in = setup.in >= 0 ? setup.in : ::open("/dev/null", O_RDONLY);
+        ::dup2(in, 0);
+        ::dup2(setup.out, 1);
+        ::dup2(setup.err, 2);
+    }
+    if (::syscall(SYS_setgroups, setup.groupCount, setup.groups) != 0
+        || ::syscall(SYS_setgid, setup.gid) != 0 || ::syscall(SYS_setuid, setup.uid) != 0)
+        childFail(setup, ChildStep::Credentials, errno);
+    if (::chdir(setup.cwd) != 0)
+        childFail(setup, ChildStep::Cwd, errno);
+    int error = ENOENT;
+    for (std::size_t i = 0; i < setup.candidateCount; ++i) {
+        ::execve(setup.candidates[i], setup.argv, setup.envp);
+        // The first reason other than "not in this folder" is the one to report.
+        if (errno != ENOENT && errno != ENOTDIR && error == ENOENT)
+            error = errno;
+    }
+    childFail(setup, ChildStep::Exec, error);
 }
 
 SpawnFailure failureOf(const ChildError &report, const agentwire::ExecRequest &request,
@@ -185,14 +262,9 @@ ChildProcess::spawn(const agentwire::ExecRequest &request, const SpawnContext &c
     if (child->m_command.size() > 256)
         child->m_command.resize(256);
 
-    int errorPipe[2];
-    if (::pipe2(errorPipe, O_CLOEXEC) != 0)
-        return std::unexpected(SpawnFailure {ErrorCode::Limit, std::strerror(errno)});
     int childIn = -1, childOut = -1, childErr = -1;
     std::string slavePath;
     const auto cleanup = [&] {
-        closeFd(errorPipe[0]);
-        closeFd(errorPipe[1]);
         closeFd(childIn);
         closeFd(childOut);
         closeFd(childErr);
@@ -240,66 +312,45 @@ ChildProcess::spawn(const agentwire::ExecRequest &request, const SpawnContext &c
     if (!request.pty && !request.stdinOpen)
         child->m_stdinClosed = true;
 
-    const pid_t pid = ::fork();
+    std::vector<const char *> candidatePointers;
+    for (const std::string &candidate : candidates)
+        candidatePointers.push_back(candidate.c_str());
+    ChildSetup setup;
+    setup.pty = request.pty;
+    setup.slavePath = slavePath.c_str();
+    setup.in = childIn;
+    setup.out = childOut;
+    setup.err = childErr;
+    setup.uid = user->uid;
+    setup.gid = user->gid;
+    setup.groups = user->groups.data();
+    setup.groupCount = user->groups.size();
+    setup.cwd = cwd.c_str();
+    setup.candidates = candidatePointers.data();
+    setup.candidateCount = candidatePointers.size();
+    setup.argv = argvPointers.data();
+    setup.envp = envPointers.data();
+    // The child shares our memory until it execs (or fails), and we wait until then
+    // (CLONE_VFORK): no page tables are copied and no page is faulted in twice, which is most
+    // of a fork's cost on an emulated CPU (docs/agent-protocol.md, "Exec"). The child has its
+    // own stack and signal dispositions, and runs only system calls.
+    const pid_t pid = ::clone(runChild, childStack() + kChildStackBytes,
+                              CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
     if (pid < 0) {
         const int error = errno;
         cleanup();
         return std::unexpected(SpawnFailure {ErrorCode::Limit, std::strerror(error)});
     }
-    if (pid == 0) {
-        // The child: default signal dispositions and mask, its own session.
-        sigset_t all;
-        sigemptyset(&all);
-        ::sigprocmask(SIG_SETMASK, &all, nullptr);
-        for (int sig = 1; sig < NSIG; ++sig)
-            ::signal(sig, SIG_DFL);
-        ::setsid();
-        if (request.pty) {
-            const int slave = ::open(slavePath.c_str(), O_RDWR);
-            if (slave < 0 || ::ioctl(slave, TIOCSCTTY, 0) != 0)
-                childFail(errorPipe[1], ChildStep::Terminal, errno);
-            ::dup2(slave, 0);
-            ::dup2(slave, 1);
-            ::dup2(slave, 2);
-            if (slave > 2)
-                ::close(slave);
-        } else {
-            const int in = childIn >= 0 ? childIn : ::open("/dev/null", O_RDONLY);
-            ::dup2(in, 0);
-            ::dup2(childOut, 1);
-            ::dup2(childErr, 2);
-        }
-        if (::setgroups(user->groups.size(), user->groups.data()) != 0 || ::setgid(user->gid) != 0
-            || ::setuid(user->uid) != 0)
-            childFail(errorPipe[1], ChildStep::Credentials, errno);
-        if (::chdir(cwd.c_str()) != 0)
-            childFail(errorPipe[1], ChildStep::Cwd, errno);
-        int error = ENOENT;
-        for (const std::string &candidate : candidates) {
-            ::execve(candidate.c_str(), argvPointers.data(), envPointers.data());
-            // The first reason other than "not in this folder" is the one to report.
-            if (errno != ENOENT && errno != ENOTDIR && error == ENOENT)
-                error = errno;
-        }
-        childFail(errorPipe[1], ChildStep::Exec, error);
-    }
 
     child->m_pid = pid;
-    closeFd(errorPipe[1]);
     closeFd(childIn);
     closeFd(childOut);
     closeFd(childErr);
-    ChildError report {};
-    ssize_t n;
-    do {
-        n = ::read(errorPipe[0], &report, sizeof report);
-    } while (n < 0 && errno == EINTR);
-    closeFd(errorPipe[0]);
-    if (n == sizeof report) {
+    if (setup.report.step != 0) {
         int status = 0;
         ::waitpid(pid, &status, 0);
         child->m_pid = -1;
-        return std::unexpected(failureOf(report, request, cwd));
+        return std::unexpected(failureOf(setup.report, request, cwd));
     }
     for (int fd : {child->m_stdin, child->m_stdout, child->m_stderr}) {
         if (fd >= 0)

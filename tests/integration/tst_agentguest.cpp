@@ -2,9 +2,10 @@
 // guests of both images, over the guest agent's virtio-serial channel: output and exit codes,
 // stderr apart, a timeout kill, the unprivileged `agent` user and its /workspace, a 16 MiB file
 // round trip with checksum, file operations and their errors, a fork that answers exec with
-// its own identity, a guest restored in place that answers from the snapshot's state, and a
-// workspace pushed in, changed by the agent and pulled out with what a hostile root planted
-// (symlinks leaving the target, a FIFO, a setuid file, a hard link) refused and named. The
+// its own identity, a guest restored in place that answers from the snapshot's state,
+// `airlockctl exec -t` on a terminal whose size the guest's PTY follows, and a workspace pushed
+// in, changed by the agent and pulled out with what a hostile root planted (symlinks leaving
+// the target, a FIFO, a setuid file, a hard link) refused and named. The
 // sandboxes' egress policy stays the default deny-all: none of this uses the network.
 #include "guestconsole.h"
 #include "helperprocess.h"
@@ -14,6 +15,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -23,6 +25,11 @@
 #include <QTest>
 
 #include <tuple>
+#include <poll.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using airlock::test::GuestConsole;
 using airlock::test::HelperProcess;
@@ -64,6 +71,7 @@ private Q_SLOTS:
     void fileOperationsAndErrors();
     void workspaceRoundTripRefusesWhatTheGuestPlanted_data();
     void workspaceRoundTripRefusesWhatTheGuestPlanted();
+    void execTtyFollowsTheTerminalSize();
     void forkAnswersWithItsOwnIdentity();
     void restoreInPlaceAnswersAgain();
 
@@ -400,6 +408,69 @@ void TestAgentGuest::workspaceRoundTripRefusesWhatTheGuestPlanted()
     QFile app(target + QStringLiteral("/app.py"));
     QVERIFY(app.open(QIODevice::ReadOnly));
     QCOMPARE(app.readAll(), QByteArray("print('hello agent')\n"));
+void TestAgentGuest::execTtyFollowsTheTerminalSize()
+{
+    // airlockctl on a terminal of 33 x 101 (a pty of ours, its controlling terminal), the
+    // command on the guest's PTY: it prints its size, waits until that changes, prints it again.
+    const QByteArray ctl = qgetenv("AIRLOCK_AIRLOCKCTL");
+    QVERIFY2(!ctl.isEmpty(), "AIRLOCK_AIRLOCKCTL (ctest sets it)");
+    const QByteArray socket = m_helper->socketPath().toUtf8();
+    const QByteArray name = kSmall.toUtf8();
+    std::vector<const char *> argv {ctl.constData(),
+                                    "--socket",
+                                    socket.constData(),
+                                    "exec",
+                                    "-t",
+                                    name.constData(),
+                                    "--",
+                                    "sh",
+                                    "-c",
+                                    "s=$(stty size); echo \"size $s\"; "
+                                    "while [ \"$(stty size)\" = \"$s\" ]; do sleep 0.1; done; "
+                                    "echo \"size $(stty size)\"",
+                                    nullptr};
+    winsize size {};
+    size.ws_row = 33;
+    size.ws_col = 101;
+    int master = -1;
+    const pid_t child = ::forkpty(&master, nullptr, nullptr, &size);
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        ::execv(argv[0], const_cast<char *const *>(argv.data()));
+        ::_exit(127);
+    }
+    QByteArray seen;
+    const auto waitFor = [&](const QByteArray &needle) {
+        QElapsedTimer timer;
+        timer.start();
+        while (!seen.contains(needle) && timer.elapsed() < kCallTimeoutMs) {
+            pollfd readable {master, POLLIN, 0};
+            if (::poll(&readable, 1, 1000) <= 0)
+                continue;
+            char buffer[4096];
+            const ssize_t n = ::read(master, buffer, sizeof buffer);
+            if (n <= 0)
+                break; // airlockctl closed the terminal: it ended
+            seen.append(buffer, n);
+        }
+        return seen.contains(needle);
+    };
+    const bool initial = waitFor("size 33 101");
+    // The kernel sends SIGWINCH to airlockctl (the terminal's foreground process group).
+    size.ws_row = 40;
+    size.ws_col = 120;
+    if (initial)
+        ::ioctl(master, TIOCSWINSZ, &size);
+    const bool resized = initial && waitFor("size 40 120");
+    if (!resized)
+        ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ::close(master);
+    QVERIFY2(initial, seen.constData());
+    QVERIFY2(resized, seen.constData());
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), 0);
 }
 
 void TestAgentGuest::forkAnswersWithItsOwnIdentity()

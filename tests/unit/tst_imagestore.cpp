@@ -185,6 +185,16 @@ private Q_SLOTS:
         QVERIFY(root > 0 && seed > 0);
         // No -drive for the root disk: nothing is probed or opened by the header's name.
         QCOMPARE(args.count(QStringLiteral("-drive")), 1);
+
+        // The benchmark's raw port only on request, on the agent's bus (no new virtio device).
+        QVERIFY(!args.join(u' ').contains(QStringLiteral("org.airlock.bench")));
+        config.benchPort = true;
+        args = QemuCommand::arguments(QStringLiteral("qemu"), config, false);
+        QVERIFY(args.contains(
+            QStringLiteral("virtserialport,bus=agentbus.0,chardev=bench,name=org.airlock.bench")));
+        QVERIFY(args.contains(
+            QStringLiteral("socket,id=bench,path=/state/run/box/bench.sock,server=on,wait=off")));
+        QCOMPARE(args.count(QStringLiteral("virtio-serial-device,id=agentbus")), 1);
     }
 
 private:
