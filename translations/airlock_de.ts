@@ -1841,8 +1841,12 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <source> failed.</source>
-        <translation> fehlgeschlagen.</translation>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1 failed.</source>
+        <translation>%1 fehlgeschlagen.</translation>
     </message>
 </context>
 <context>

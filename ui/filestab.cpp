@@ -642,6 +642,7 @@ void FilesTab::runNext()
 {
     while (!m_current && !m_queue.isEmpty()) {
         Job job = m_queue.takeFirst();
+        m_currentLabel = job.label;
         m_transferLabel->setText(GuestText::shown(job.label));
         m_progress->setRange(0, 0);
         m_progress->setFormat({});
@@ -664,8 +665,8 @@ void FilesTab::jobProgress(qint64 done, qint64 total)
             tr("%1 of %2").arg(locale.formattedDataSize(done), locale.formattedDataSize(total)));
     } else {
         m_progress->setRange(0, 0);
-        m_transferLabel->setText(m_transferLabel->text().section(QStringLiteral(" — "), 0, 0)
-                                 + QStringLiteral(" — ") + locale.formattedDataSize(done));
+        m_transferLabel->setText(
+            GuestText::shown(tr("%1 — %2").arg(m_currentLabel, locale.formattedDataSize(done))));
     }
 }
 
@@ -684,8 +685,7 @@ void FilesTab::jobEnded(QObject *job, const std::optional<Error> &error, const Q
     job->deleteLater();
     m_current = nullptr;
     if (error) {
-        showError(m_transferLabel->text().section(QStringLiteral(" — "), 0, 0) + tr(" failed."),
-                  *error);
+        showError(tr("%1 failed.").arg(m_currentLabel), *error);
     } else {
         setStatus(GuestText::shown(done));
     }

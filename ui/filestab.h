@@ -147,6 +147,7 @@ private:
     QAction *m_review = nullptr;
     QList<Job> m_queue;
     QPointer<QObject> m_current;
+    QString m_currentLabel; ///< what m_current does, e.g. "Uploading big.bin"
     QString m_lastHostFolder; ///< Bring a project folder's, for Review
     QString m_lastGuestFolder = QStringLiteral("/workspace");
 };
