@@ -4015,10 +4015,6 @@ Der Helfer meldete: %2</translation>
         <translation>Nicht übernommen: %1</translation>
     </message>
     <message>
-        <source>refused: %1</source>
-        <translation>abgelehnt: %1</translation>
-    </message>
-    <message>
         <source>binary</source>
         <translation>binär</translation>
     </message>

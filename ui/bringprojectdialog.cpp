@@ -42,8 +42,12 @@ BringProjectDialog::BringProjectDialog(HelperClient *client, const QString &sand
     auto *hostRow = new QHBoxLayout;
     hostRow->addWidget(m_host, 1);
     hostRow->addWidget(browse);
+    // A label of its own for the host row: QFormLayout gives a row label its buddy only for
+    // a widget field.
+    auto *hostLabel = new QLabel(tr("&Host folder:"), this);
+    hostLabel->setBuddy(m_host);
     auto *form = new QFormLayout;
-    form->addRow(tr("&Host folder:"), hostRow);
+    form->addRow(hostLabel, hostRow);
     form->addRow(tr("&Guest folder:"), m_guest);
     m_host->setAccessibleName(tr("Host folder"));
     m_guest->setAccessibleName(tr("Guest folder"));

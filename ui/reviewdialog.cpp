@@ -50,9 +50,15 @@ ReviewDialog::ReviewDialog(HelperClient *client, const QString &sandbox, const Q
     auto *guestRow = new QHBoxLayout;
     guestRow->addWidget(m_guest, 1);
     guestRow->addWidget(m_compare);
+    // Labels of their own: a QFormLayout row label only gets its buddy (and its mnemonic)
+    // for a widget field, and these fields are rows of a field and a button.
+    auto *hostLabel = new QLabel(tr("&Host folder:"), this);
+    hostLabel->setBuddy(m_host);
+    auto *guestLabel = new QLabel(tr("&Guest folder:"), this);
+    guestLabel->setBuddy(m_guest);
     auto *form = new QFormLayout;
-    form->addRow(tr("&Host folder:"), hostRow);
-    form->addRow(tr("&Guest folder:"), guestRow);
+    form->addRow(hostLabel, hostRow);
+    form->addRow(guestLabel, guestRow);
     m_host->setAccessibleName(tr("Host folder"));
     m_guest->setAccessibleName(tr("Guest folder"));
 
@@ -72,8 +78,8 @@ ReviewDialog::ReviewDialog(HelperClient *client, const QString &sandbox, const Q
     m_table->verticalHeader()->setVisible(false);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    m_table->setColumnWidth(WorkspaceChangeModel::PathColumn, 260);
-    m_table->setColumnWidth(WorkspaceChangeModel::StatusColumn, 90);
+    m_table->setColumnWidth(WorkspaceChangeModel::PathColumn, 200);
+    m_table->setColumnWidth(WorkspaceChangeModel::StatusColumn, 80);
     m_table->setAccessibleName(tr("Changes"));
 
     m_patch->setReadOnly(true);
@@ -86,9 +92,11 @@ ReviewDialog::ReviewDialog(HelperClient *client, const QString &sandbox, const Q
     auto *splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_table);
     splitter->addWidget(m_patch);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
+    // Wide enough for a refusal's reason, which has no patch pane to show it.
+    splitter->setSizes({560, 540});
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(m_all, QDialogButtonBox::ActionRole);

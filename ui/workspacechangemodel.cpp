@@ -112,8 +112,8 @@ QVariant WorkspaceChangeModel::data(const QModelIndex &index, int role) const
         return statusText(change->status);
     case DetailsColumn: {
         QStringList parts;
-        if (refused)
-            return tr("refused: %1").arg(change->summary);
+        if (refused) // the Change column says Refused; this one why
+            return change->summary;
         if (change->binary)
             parts << tr("binary");
         if (!change->summary.isEmpty())
