@@ -593,6 +593,77 @@
     </message>
 </context>
 <context>
+    <name>RefusalText</name>
+    <message>
+        <source>an absolute path</source>
+        <translation>ein absoluter Pfad</translation>
+    </message>
+    <message>
+        <source>a path through “..”</source>
+        <translation>ein Pfad über „..“</translation>
+    </message>
+    <message>
+        <source>an empty or “.” path component</source>
+        <translation>ein leerer oder „.“-Pfadbestandteil</translation>
+    </message>
+    <message>
+        <source>a link</source>
+        <translation>ein Link</translation>
+    </message>
+    <message>
+        <source>a link pointing outside the folder</source>
+        <translation>ein Link, der aus dem Ordner hinaus zeigt</translation>
+    </message>
+    <message>
+        <source>a hard link</source>
+        <translation>ein harter Link</translation>
+    </message>
+    <message>
+        <source>a named pipe</source>
+        <translation>eine benannte Pipe</translation>
+    </message>
+    <message>
+        <source>a socket</source>
+        <translation>ein Socket</translation>
+    </message>
+    <message>
+        <source>a device</source>
+        <translation>ein Gerät</translation>
+    </message>
+    <message>
+        <source>a setuid file</source>
+        <translation>eine setuid-Datei</translation>
+    </message>
+    <message>
+        <source>a setgid file</source>
+        <translation>eine setgid-Datei</translation>
+    </message>
+    <message>
+        <source>a link inside its path</source>
+        <translation>ein Link in seinem Pfad</translation>
+    </message>
+    <message>
+        <source>a file where a folder is needed</source>
+        <translation>eine Datei, wo ein Ordner nötig ist</translation>
+    </message>
+    <message>
+        <source>something of another kind is already there</source>
+        <translation>dort ist schon etwas anderer Art</translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation>Zugriff verweigert</translation>
+    </message>
+    <message>
+        <source>an input/output error</source>
+        <translation>ein Ein-/Ausgabefehler</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+</context>
+<context>
     <name>SshDialogPrompter</name>
     <message>
         <source>Unknown Host Key</source>

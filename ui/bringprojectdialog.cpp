@@ -2,6 +2,7 @@
 
 #include "ui/errortext.h"
 #include "ui/guesttext.h"
+#include "ui/refusaltext.h"
 
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -125,7 +126,7 @@ void BringProjectDialog::push()
                         u' ' + tr("%n refused by the guest:", nullptr, int(result.refusedCount));
                     QStringList lines;
                     for (const auto &[path, reason] : result.refused)
-                        lines << tr("%1: %2").arg(path, reason);
+                        lines << tr("%1: %2").arg(path, RefusalText::describe(reason));
                     if (result.refusedCount > quint64(result.refused.size()))
                         lines << tr("… and %n more", nullptr,
                                     int(result.refusedCount - result.refused.size()));

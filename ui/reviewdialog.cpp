@@ -3,6 +3,7 @@
 #include "ui/errortext.h"
 #include "ui/guesttext.h"
 #include "ui/patchhighlighter.h"
+#include "ui/refusaltext.h"
 #include "ui/workspacechangemodel.h"
 
 #include <QDialogButtonBox>
@@ -196,7 +197,7 @@ void ReviewDialog::takeSelected()
         + tr("%n removed", nullptr, int(result->removed));
     QStringList problems;
     for (const auto &[path, reason] : result->refused)
-        problems << tr("%1 refused: %2").arg(path, reason);
+        problems << tr("%1 refused: %2").arg(path, RefusalText::describe(reason));
     for (const auto &[path, why] : result->failed)
         problems << tr("%1 not removed: %2").arg(path, why);
     if (!problems.isEmpty())

@@ -1,5 +1,8 @@
 #include "ui/workspacechangemodel.h"
 
+#include "ui/guesttext.h"
+#include "ui/refusaltext.h"
+
 #include <QColor>
 
 namespace airlock {
@@ -90,7 +93,7 @@ QVariant WorkspaceChangeModel::data(const QModelIndex &index, int role) const
     if (role == Qt::CheckStateRole && index.column() == PathColumn && !refused)
         return m_accepted.at(index.row()) ? Qt::Checked : Qt::Unchecked;
     if (role == Qt::ToolTipRole && refused)
-        return tr("Not taken: %1").arg(change->summary);
+        return tr("Not taken: %1").arg(GuestText::shown(RefusalText::describe(change->summary)));
     if (role == Qt::ForegroundRole && index.column() == StatusColumn) {
         switch (change->status) {
         case WorkspaceChange::Status::Added:
@@ -107,17 +110,17 @@ QVariant WorkspaceChangeModel::data(const QModelIndex &index, int role) const
         return {};
     switch (index.column()) {
     case PathColumn:
-        return change->path;
+        return GuestText::shown(change->path);
     case StatusColumn:
         return statusText(change->status);
     case DetailsColumn: {
         QStringList parts;
         if (refused) // the Change column says Refused; this one why
-            return change->summary;
+            return GuestText::shown(RefusalText::describe(change->summary));
         if (change->binary)
             parts << tr("binary");
         if (!change->summary.isEmpty())
-            parts << change->summary;
+            parts << GuestText::shown(change->summary);
         return parts.join(QStringLiteral(", "));
     }
     default:

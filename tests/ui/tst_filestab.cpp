@@ -494,7 +494,12 @@ void TestFilesTab::bringProjectAndReviewTakeASubset()
     const QModelIndex evilIndex = model->index(evil, WorkspaceChangeModel::PathColumn);
     QVERIFY(!(model->flags(evilIndex) & Qt::ItemIsSelectable));
     QVERIFY(!(model->flags(evilIndex) & Qt::ItemIsUserCheckable));
-    QVERIFY(!model->index(evil, WorkspaceChangeModel::DetailsColumn).data().toString().isEmpty());
+    // In words, with the stable name.
+    const QString reason =
+        model->index(evil, WorkspaceChangeModel::DetailsColumn).data().toString();
+    QVERIFY2(reason.contains(QStringLiteral("outside the folder"))
+                 && reason.contains(QStringLiteral("symlink_escapes")),
+             qPrintable(reason));
     QVERIFY(!model->accepted().contains(QStringLiteral("evil")));
 
     // The patch of the selected file.
