@@ -1919,6 +1919,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>%1 failed.</source>
         <translation>%1 fehlgeschlagen.</translation>
     </message>
+    <message>
+        <source>This folder is empty. Drop files here or use Upload…</source>
+        <translation>Dieser Ordner ist leer. Legen Sie Dateien hier ab oder nutzen Sie Hochladen…</translation>
+    </message>
 </context>
 <context>
     <name>airlock::ForkDialog</name>

@@ -92,6 +92,17 @@ FilesTab::FilesTab(HelperClient *client, const QString &sandbox, QWidget *parent
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_table->setAccessibleName(tr("Files of %1").arg(sandbox));
 
+    // Said inside an empty folder's table, so it does not look like a listing that failed.
+    auto *emptyHint =
+        new QLabel(tr("This folder is empty. Drop files here or use Upload…"), m_table->viewport());
+    emptyHint->setForegroundRole(QPalette::PlaceholderText);
+    auto *emptyLayout = new QVBoxLayout(m_table->viewport());
+    emptyLayout->addWidget(emptyHint, 0, Qt::AlignCenter);
+    emptyHint->setVisible(false);
+    connect(m_model, &QAbstractItemModel::modelReset, emptyHint, [this, emptyHint] {
+        emptyHint->setVisible(!m_path.isEmpty() && m_model->rowCount() == 0);
+    });
+
     m_error->setWordWrap(true);
     m_error->setTextFormat(Qt::PlainText);
     m_error->setVisible(false);
