@@ -79,7 +79,8 @@ QString GuestFileModel::modeText(quint32 mode)
     QString text;
     const char letters[] = "rwx";
     for (int bit = 8; bit >= 0; --bit)
-        text.append((mode & (1u << bit)) ? QChar(QLatin1Char(letters[(8 - bit) % 3])) : QChar(u'-'));
+        text.append((mode & (1u << bit)) ? QChar(QLatin1Char(letters[(8 - bit) % 3]))
+                                         : QChar(u'-'));
     return text;
 }
 
