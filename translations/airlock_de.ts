@@ -83,6 +83,54 @@
         <source>Install the same Airlock version for the window and the helper.</source>
         <translation>Installieren Sie für Fenster und Helfer dieselbe Airlock-Version.</translation>
     </message>
+    <message>
+        <source>The sandbox&apos;s guest agent is not reachable; is the sandbox running?</source>
+        <translation>Der Gastagent der Sandbox ist nicht erreichbar; läuft die Sandbox?</translation>
+    </message>
+    <message>
+        <source>The sandbox&apos;s guest agent sent garbage; its channel was closed.</source>
+        <translation>Der Gastagent der Sandbox hat Unsinn gesendet; sein Kanal wurde geschlossen.</translation>
+    </message>
+    <message>
+        <source>The path in the sandbox is a folder, not a file.</source>
+        <translation>Der Pfad in der Sandbox ist ein Ordner, keine Datei.</translation>
+    </message>
+    <message>
+        <source>The path in the sandbox is a file, not a folder.</source>
+        <translation>Der Pfad in der Sandbox ist eine Datei, kein Ordner.</translation>
+    </message>
+    <message>
+        <source>The folder in the sandbox is not empty.</source>
+        <translation>Der Ordner in der Sandbox ist nicht leer.</translation>
+    </message>
+    <message>
+        <source>The sandbox&apos;s disk is full.</source>
+        <translation>Die Festplatte der Sandbox ist voll.</translation>
+    </message>
+    <message>
+        <source>The path does not exist in the sandbox.</source>
+        <translation>Der Pfad existiert in der Sandbox nicht.</translation>
+    </message>
+    <message>
+        <source>The sandbox refused it: permission denied.</source>
+        <translation>Die Sandbox hat es abgelehnt: Zugriff verweigert.</translation>
+    </message>
+    <message>
+        <source>Something with that name already exists in the sandbox.</source>
+        <translation>In der Sandbox gibt es bereits etwas mit diesem Namen.</translation>
+    </message>
+    <message>
+        <source>The path in the sandbox is in use.</source>
+        <translation>Der Pfad in der Sandbox wird verwendet.</translation>
+    </message>
+    <message>
+        <source>The sandbox is not running; start it to work with its files.</source>
+        <translation>Die Sandbox läuft nicht; starten Sie sie, um mit ihren Dateien zu arbeiten.</translation>
+    </message>
+    <message>
+        <source>The operation failed on this computer.</source>
+        <translation>Der Vorgang ist auf diesem Computer fehlgeschlagen.</translation>
+    </message>
 </context>
 <context>
     <name>NameText</name>
@@ -545,6 +593,77 @@
     </message>
 </context>
 <context>
+    <name>RefusalText</name>
+    <message>
+        <source>an absolute path</source>
+        <translation>ein absoluter Pfad</translation>
+    </message>
+    <message>
+        <source>a path through “..”</source>
+        <translation>ein Pfad über „..“</translation>
+    </message>
+    <message>
+        <source>an empty or “.” path component</source>
+        <translation>ein leerer oder „.“-Pfadbestandteil</translation>
+    </message>
+    <message>
+        <source>a link</source>
+        <translation>ein Link</translation>
+    </message>
+    <message>
+        <source>a link pointing outside the folder</source>
+        <translation>ein Link, der aus dem Ordner hinaus zeigt</translation>
+    </message>
+    <message>
+        <source>a hard link</source>
+        <translation>ein harter Link</translation>
+    </message>
+    <message>
+        <source>a named pipe</source>
+        <translation>eine benannte Pipe</translation>
+    </message>
+    <message>
+        <source>a socket</source>
+        <translation>ein Socket</translation>
+    </message>
+    <message>
+        <source>a device</source>
+        <translation>ein Gerät</translation>
+    </message>
+    <message>
+        <source>a setuid file</source>
+        <translation>eine setuid-Datei</translation>
+    </message>
+    <message>
+        <source>a setgid file</source>
+        <translation>eine setgid-Datei</translation>
+    </message>
+    <message>
+        <source>a link inside its path</source>
+        <translation>ein Link in seinem Pfad</translation>
+    </message>
+    <message>
+        <source>a file where a folder is needed</source>
+        <translation>eine Datei, wo ein Ordner nötig ist</translation>
+    </message>
+    <message>
+        <source>something of another kind is already there</source>
+        <translation>dort ist schon etwas anderer Art</translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation>Zugriff verweigert</translation>
+    </message>
+    <message>
+        <source>an input/output error</source>
+        <translation>ein Ein-/Ausgabefehler</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+</context>
+<context>
     <name>SshDialogPrompter</name>
     <message>
         <source>Unknown Host Key</source>
@@ -788,6 +907,184 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Denied</source>
         <translation>Abgelehnt</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::BringProjectDialog</name>
+    <message>
+        <source>&amp;Send</source>
+        <translation>&amp;Senden</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Stopp</translation>
+    </message>
+    <message>
+        <source>Bring a Project Folder into %1</source>
+        <translation>Projektordner nach %1 bringen</translation>
+    </message>
+    <message>
+        <source>Copies a folder of this computer into the sandbox over its guest agent (no network needed). Links, devices and anything that would leave the guest folder are refused by the guest.</source>
+        <translation>Kopiert einen Ordner dieses Computers über den Gastagenten in die Sandbox (kein Netzwerk nötig). Links, Geräte und alles, was den Gastordner verlassen würde, lehnt der Gast ab.</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>&amp;Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>&amp;Host folder:</source>
+        <translation>&amp;Hostordner:</translation>
+    </message>
+    <message>
+        <source>&amp;Guest folder:</source>
+        <translation>&amp;Gastordner:</translation>
+    </message>
+    <message>
+        <source>Host folder</source>
+        <translation>Hostordner</translation>
+    </message>
+    <message>
+        <source>Guest folder</source>
+        <translation>Gastordner</translation>
+    </message>
+    <message>
+        <source>Refused entries</source>
+        <translation>Abgelehnte Einträge</translation>
+    </message>
+    <message>
+        <source>Project Folder</source>
+        <translation>Projektordner</translation>
+    </message>
+    <message>
+        <source>Choose a folder of this computer to send.</source>
+        <translation>Wählen Sie einen Ordner dieses Computers zum Senden.</translation>
+    </message>
+    <message>
+        <source>The guest folder must be an absolute path, e.g. /workspace.</source>
+        <translation>Der Gastordner muss ein absoluter Pfad sein, z. B. /workspace.</translation>
+    </message>
+    <message>
+        <source>Sending %1 to %2…</source>
+        <translation>Sende %1 nach %2…</translation>
+    </message>
+    <message>
+        <source>Sending %1 to %2… %3</source>
+        <translation>Sende %1 nach %2… %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sent to %1: %n item(s), </source>
+        <translation>
+            <numerusform>Nach %1 gesendet: %n Eintrag, </numerusform>
+            <numerusform>Nach %1 gesendet: %n Einträge, </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n refused by the guest:</source>
+        <translation>
+            <numerusform>%n vom Gast abgelehnt:</numerusform>
+            <numerusform>%n vom Gast abgelehnt:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… und %n weiterer</numerusform>
+            <numerusform>… und %n weitere</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not send the folder: %1 %2</source>
+        <translation>Der Ordner konnte nicht gesendet werden: %1 %2</translation>
+    </message>
+    <message>
+        <source>Stopped; the guest folder may hold part of the project.</source>
+        <translation>Gestoppt; der Gastordner kann einen Teil des Projekts enthalten.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::CommandOutputView</name>
+    <message>
+        <source>The command&apos;s output appears here.</source>
+        <translation>Die Ausgabe des Befehls erscheint hier.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::CommandPanel</name>
+    <message>
+        <source>&amp;Run</source>
+        <translation>&amp;Ausführen</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>S&amp;topp</translation>
+    </message>
+    <message>
+        <source>Run co&amp;mmand:</source>
+        <translation>Be&amp;fehl ausführen:</translation>
+    </message>
+    <message>
+        <source>A shell command line, e.g. ls -la /workspace</source>
+        <translation>Eine Shell-Befehlszeile, z. B. ls -la /workspace</translation>
+    </message>
+    <message>
+        <source>Command line</source>
+        <translation>Befehlszeile</translation>
+    </message>
+    <message>
+        <source>Send the command SIGTERM; a second Stop sends SIGKILL</source>
+        <translation>Sendet dem Befehl SIGTERM; ein zweites Stopp sendet SIGKILL</translation>
+    </message>
+    <message>
+        <source>Command output</source>
+        <translation>Befehlsausgabe</translation>
+    </message>
+    <message>
+        <source>Command status</source>
+        <translation>Befehlsstatus</translation>
+    </message>
+    <message>
+        <source>Running (pid %1)…</source>
+        <translation>Läuft (PID %1)…</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>Startet…</translation>
+    </message>
+    <message>
+        <source>Stopping (pid %1)…</source>
+        <translation>Wird gestoppt (PID %1)…</translation>
+    </message>
+    <message>
+        <source>Exited with code 0 (success).</source>
+        <translation>Beendet mit Code 0 (Erfolg).</translation>
+    </message>
+    <message>
+        <source>Exited with code %1.</source>
+        <translation>Beendet mit Code %1.</translation>
+    </message>
+    <message>
+        <source>%1 (SIG%2)</source>
+        <translation>%1 (SIG%2)</translation>
+    </message>
+    <message>
+        <source>Timed out: killed by signal %1.</source>
+        <translation>Zeit überschritten: durch Signal %1 beendet.</translation>
+    </message>
+    <message>
+        <source>Killed by signal %1.</source>
+        <translation>Durch Signal %1 beendet.</translation>
+    </message>
+    <message>
+        <source>Its end is unknown: %1</source>
+        <translation>Sein Ende ist unbekannt: %1</translation>
+    </message>
+    <message>
+        <source>Could not run the command: %1</source>
+        <translation>Der Befehl konnte nicht ausgeführt werden: %1</translation>
     </message>
 </context>
 <context>
@@ -1357,6 +1654,277 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     </message>
 </context>
 <context>
+    <name>airlock::FilesTab</name>
+    <message>
+        <source>Stop</source>
+        <translation>Stopp</translation>
+    </message>
+    <message>
+        <source>Guest folder</source>
+        <translation>Gastordner</translation>
+    </message>
+    <message>
+        <source>The folder in the sandbox; type a path and press Enter</source>
+        <translation>Der Ordner in der Sandbox; Pfad eingeben und Enter drücken</translation>
+    </message>
+    <message>
+        <source>Files of %1</source>
+        <translation>Dateien von %1</translation>
+    </message>
+    <message>
+        <source>Files error</source>
+        <translation>Dateifehler</translation>
+    </message>
+    <message>
+        <source>Files status</source>
+        <translation>Dateistatus</translation>
+    </message>
+    <message>
+        <source>Transfer progress</source>
+        <translation>Übertragungsfortschritt</translation>
+    </message>
+    <message>
+        <source>Stop the transfer and the ones waiting</source>
+        <translation>Die Übertragung und die wartenden stoppen</translation>
+    </message>
+    <message>
+        <source>&amp;Up</source>
+        <translation>&amp;Hoch</translation>
+    </message>
+    <message>
+        <source>Show the folder above</source>
+        <translation>Den übergeordneten Ordner zeigen</translation>
+    </message>
+    <message>
+        <source>Re&amp;fresh</source>
+        <translation>A&amp;ktualisieren</translation>
+    </message>
+    <message>
+        <source>List the folder again</source>
+        <translation>Den Ordner neu auflisten</translation>
+    </message>
+    <message>
+        <source>&amp;Upload…</source>
+        <translation>Hoch&amp;laden…</translation>
+    </message>
+    <message>
+        <source>Copy files of this computer into this folder (or drop them here)</source>
+        <translation>Dateien dieses Computers in diesen Ordner kopieren (oder hier ablegen)</translation>
+    </message>
+    <message>
+        <source>&amp;Download…</source>
+        <translation>&amp;Herunterladen…</translation>
+    </message>
+    <message>
+        <source>Copy the selected entries to this computer</source>
+        <translation>Die ausgewählten Einträge auf diesen Computer kopieren</translation>
+    </message>
+    <message>
+        <source>&amp;New Folder…</source>
+        <translation>&amp;Neuer Ordner…</translation>
+    </message>
+    <message>
+        <source>Make a folder here</source>
+        <translation>Hier einen Ordner anlegen</translation>
+    </message>
+    <message>
+        <source>De&amp;lete…</source>
+        <translation>&amp;Löschen…</translation>
+    </message>
+    <message>
+        <source>Remove the selected entries (folders with their content)</source>
+        <translation>Die ausgewählten Einträge entfernen (Ordner mit ihrem Inhalt)</translation>
+    </message>
+    <message>
+        <source>&amp;Bring Project Folder…</source>
+        <translation>Projektordner &amp;bringen…</translation>
+    </message>
+    <message>
+        <source>Copy a project folder of this computer into the sandbox</source>
+        <translation>Einen Projektordner dieses Computers in die Sandbox kopieren</translation>
+    </message>
+    <message>
+        <source>&amp;Review Changes…</source>
+        <translation>Änderungen &amp;prüfen…</translation>
+    </message>
+    <message>
+        <source>Compare a guest folder with a host folder and take the changes you accept</source>
+        <translation>Einen Gastordner mit einem Hostordner vergleichen und die Änderungen übernehmen, die Sie annehmen</translation>
+    </message>
+    <message>
+        <source>Cannot show “%1”.</source>
+        <translation>„%1“ kann nicht angezeigt werden.</translation>
+    </message>
+    <message>
+        <source>a guest path is absolute, e.g. /workspace</source>
+        <translation>ein Gastpfad ist absolut, z. B. /workspace</translation>
+    </message>
+    <message>
+        <source>Listing %1…</source>
+        <translation>Liste %1 auf…</translation>
+    </message>
+    <message>
+        <source>Cannot list %1.</source>
+        <translation>%1 kann nicht aufgelistet werden.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) shown; the folder has more than can be listed.</source>
+        <translation>
+            <numerusform>%n Eintrag angezeigt; der Ordner hat mehr, als aufgelistet werden kann.</numerusform>
+            <numerusform>%n Einträge angezeigt; der Ordner hat mehr, als aufgelistet werden kann.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s)</source>
+        <translation>
+            <numerusform>%n Eintrag</numerusform>
+            <numerusform>%n Einträge</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Uploading folder %1</source>
+        <translation>Lade Ordner %1 hoch</translation>
+    </message>
+    <message numerus="yes">
+        <source>Uploaded %1: %n item(s)</source>
+        <translation>
+            <numerusform>%1 hochgeladen: %n Eintrag</numerusform>
+            <numerusform>%1 hochgeladen: %n Einträge</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n refused by the guest)</source>
+        <translation>
+            <numerusform>(%n vom Gast abgelehnt)</numerusform>
+            <numerusform>(%n vom Gast abgelehnt)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Uploading %1</source>
+        <translation>Lade %1 hoch</translation>
+    </message>
+    <message>
+        <source>Uploaded %1</source>
+        <translation>%1 hochgeladen</translation>
+    </message>
+    <message>
+        <source>Downloading folder %1</source>
+        <translation>Lade Ordner %1 herunter</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded to %1: %n item(s)</source>
+        <translation>
+            <numerusform>Nach %1 heruntergeladen: %n Eintrag</numerusform>
+            <numerusform>Nach %1 heruntergeladen: %n Einträge</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n refused on this computer)</source>
+        <translation>
+            <numerusform>(%n auf diesem Computer abgelehnt)</numerusform>
+            <numerusform>(%n auf diesem Computer abgelehnt)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Downloading %1</source>
+        <translation>Lade %1 herunter</translation>
+    </message>
+    <message>
+        <source>Downloaded %1</source>
+        <translation>%1 heruntergeladen</translation>
+    </message>
+    <message>
+        <source>Cannot delete %1.</source>
+        <translation>%1 kann nicht gelöscht werden.</translation>
+    </message>
+    <message>
+        <source>Deleted.</source>
+        <translation>Gelöscht.</translation>
+    </message>
+    <message>
+        <source>Cannot make the folder “%1”.</source>
+        <translation>Der Ordner „%1“ kann nicht angelegt werden.</translation>
+    </message>
+    <message>
+        <source>a folder name has no “/” and is not . or ..</source>
+        <translation>ein Ordnername enthält kein „/“ und ist nicht . oder ..</translation>
+    </message>
+    <message>
+        <source>Cannot make the folder %1.</source>
+        <translation>Der Ordner %1 kann nicht angelegt werden.</translation>
+    </message>
+    <message>
+        <source>Made %1.</source>
+        <translation>%1 angelegt.</translation>
+    </message>
+    <message>
+        <source>Transfer stopped.</source>
+        <translation>Übertragung gestoppt.</translation>
+    </message>
+    <message>
+        <source>Upload to %1 in %2</source>
+        <translation>Hochladen nach %1 in %2</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>%1 herunterladen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Download %n item(s) into</source>
+        <translation>
+            <numerusform>%n Eintrag herunterladen nach</numerusform>
+            <numerusform>%n Einträge herunterladen nach</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Delete in %1</source>
+        <translation>Löschen in %1</translation>
+    </message>
+    <message>
+        <source>Delete “%1” in %2?</source>
+        <translation>„%1“ in %2 löschen?</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n item(s) in %1?</source>
+        <translation>
+            <numerusform>%n Eintrag in %1 löschen?</numerusform>
+            <numerusform>%n Einträge in %1 löschen?</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Folders are deleted with everything in them. This cannot be undone.</source>
+        <translation>Ordner werden mit ihrem ganzen Inhalt gelöscht. Das kann nicht rückgängig gemacht werden.</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>&amp;Löschen</translation>
+    </message>
+    <message>
+        <source>New Folder in %1</source>
+        <translation>Neuer Ordner in %1</translation>
+    </message>
+    <message>
+        <source>Folder name:</source>
+        <translation>Ordnername:</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1 failed.</source>
+        <translation>%1 fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>This folder is empty. Drop files here or use Upload…</source>
+        <translation>Dieser Ordner ist leer. Legen Sie Dateien hier ab oder nutzen Sie Hochladen…</translation>
+    </message>
+</context>
+<context>
     <name>airlock::ForkDialog</name>
     <message>
         <source>&amp;Copy credential bindings (with fresh placeholders)</source>
@@ -1405,6 +1973,72 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>A sandbox named “%1” already exists.</source>
         <translation>Eine Sandbox namens „%1“ existiert bereits.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::GuestFileModel</name>
+    <message>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation>Link</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Andere</translation>
+    </message>
+    <message>
+        <source>Link to %1</source>
+        <translation>Link auf %1</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>Typ</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>Geändert</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::GuestFileTransfer</name>
+    <message>
+        <source>cannot open %1: %2</source>
+        <translation>%1 kann nicht geöffnet werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 is a folder</source>
+        <translation>%1 ist ein Ordner</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
     </message>
 </context>
 <context>
@@ -1630,10 +2264,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <source>Select a sandbox and choose &lt;b&gt;Open Console&lt;/b&gt; (Ctrl+O) or double-click it to see its console here.</source>
-        <translation>Wählen Sie eine Sandbox und dann &lt;b&gt;Konsole öffnen&lt;/b&gt; (Strg+O) oder doppelklicken Sie sie, um hier ihre Konsole zu sehen.</translation>
-    </message>
-    <message>
         <source>Helper connection</source>
         <translation>Verbindung zum Helfer</translation>
     </message>
@@ -1792,6 +2422,30 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Airlock: credential alert in %1</source>
         <translation>Airlock: Zugangsdaten-Warnung in %1</translation>
+    </message>
+    <message>
+        <source>Select a sandbox and choose &lt;b&gt;Open Console&lt;/b&gt; (Ctrl+O) or double-click it to see its console here, or &lt;b&gt;Open Files&lt;/b&gt; (Ctrl+Shift+O) to work with its files and run commands.</source>
+        <translation>Wählen Sie eine Sandbox und dann &lt;b&gt;Konsole öffnen&lt;/b&gt; (Strg+O) oder doppelklicken Sie sie, um hier ihre Konsole zu sehen, oder &lt;b&gt;Dateien öffnen&lt;/b&gt; (Strg+Umschalt+O), um mit ihren Dateien zu arbeiten und Befehle auszuführen.</translation>
+    </message>
+    <message>
+        <source>Open &amp;Files</source>
+        <translation>&amp;Dateien öffnen</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+O</source>
+        <translation>Ctrl+Shift+O</translation>
+    </message>
+    <message>
+        <source>Browse the selected sandbox&apos;s files, run commands in it, bring a project in and review its changes</source>
+        <translation>Die Dateien der ausgewählten Sandbox durchsuchen, Befehle darin ausführen, ein Projekt hineinbringen und seine Änderungen prüfen</translation>
+    </message>
+    <message>
+        <source>%1 files (%2)</source>
+        <translation>%1 Dateien (%2)</translation>
+    </message>
+    <message>
+        <source>%1 files</source>
+        <translation>%1 Dateien</translation>
     </message>
 </context>
 <context>
@@ -2325,6 +2979,137 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
             <numerusform>%n Regel entfernen</numerusform>
             <numerusform>%n Regeln entfernen</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>airlock::ReviewDialog</name>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>&amp;Vergleichen</translation>
+    </message>
+    <message>
+        <source>Select &amp;All</source>
+        <translation>&amp;Alle auswählen</translation>
+    </message>
+    <message>
+        <source>Select &amp;None</source>
+        <translation>&amp;Keine auswählen</translation>
+    </message>
+    <message>
+        <source>&amp;Take Selected</source>
+        <translation>Ausgewählte &amp;übernehmen</translation>
+    </message>
+    <message>
+        <source>Review Changes in %1</source>
+        <translation>Änderungen in %1 prüfen</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>&amp;Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>&amp;Host folder:</source>
+        <translation>&amp;Hostordner:</translation>
+    </message>
+    <message>
+        <source>&amp;Guest folder:</source>
+        <translation>&amp;Gastordner:</translation>
+    </message>
+    <message>
+        <source>Host folder</source>
+        <translation>Hostordner</translation>
+    </message>
+    <message>
+        <source>Guest folder</source>
+        <translation>Gastordner</translation>
+    </message>
+    <message>
+        <source>Review status</source>
+        <translation>Prüfstatus</translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation>Änderungen</translation>
+    </message>
+    <message>
+        <source>Patch</source>
+        <translation>Patch</translation>
+    </message>
+    <message>
+        <source>Select a change to see its patch.</source>
+        <translation>Wählen Sie eine Änderung, um ihren Patch zu sehen.</translation>
+    </message>
+    <message>
+        <source>Write the checked changes into the host folder</source>
+        <translation>Die angekreuzten Änderungen in den Hostordner schreiben</translation>
+    </message>
+    <message>
+        <source>Host Folder to Compare</source>
+        <translation>Zu vergleichender Hostordner</translation>
+    </message>
+    <message>
+        <source>Reading %1 from the sandbox…</source>
+        <translation>Lese %1 aus der Sandbox…</translation>
+    </message>
+    <message>
+        <source>Reading %1 from the sandbox… %2</source>
+        <translation>Lese %1 aus der Sandbox… %2</translation>
+    </message>
+    <message>
+        <source>No differences: the host folder has what the guest folder has.</source>
+        <translation>Keine Unterschiede: der Hostordner enthält, was der Gastordner enthält.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s); </source>
+        <translation>
+            <numerusform>%n Änderung; </numerusform>
+            <numerusform>%n Änderung(en); </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n refused.</source>
+        <translation>
+            <numerusform>%n abgelehnt.</numerusform>
+            <numerusform>%n abgelehnt.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not compare: %1 %2</source>
+        <translation>Vergleich nicht möglich: %1 %2</translation>
+    </message>
+    <message>
+        <source>Could not take the changes: %1</source>
+        <translation>Die Änderungen konnten nicht übernommen werden: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Took the selected changes into %1: %n written, </source>
+        <translation>
+            <numerusform>Ausgewählte Änderungen nach %1 übernommen: %n geschrieben, </numerusform>
+            <numerusform>Ausgewählte Änderungen nach %1 übernommen: %n geschrieben, </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n removed</source>
+        <translation>
+            <numerusform>%n entfernt</numerusform>
+            <numerusform>%n entfernt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 refused: %2</source>
+        <translation>%1 abgelehnt: %2</translation>
+    </message>
+    <message>
+        <source>%1 not removed: %2</source>
+        <translation>%1 nicht entfernt: %2</translation>
+    </message>
+    <message>
+        <source>%1: binary content, no patch shown.</source>
+        <translation>%1: binärer Inhalt, kein Patch angezeigt.</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>
@@ -3280,6 +4065,45 @@ Der Helfer meldete: %2</translation>
     <message>
         <source>Console of the sandbox. Ctrl+Shift+C copies, Ctrl+Shift+V pastes, Shift+Page Up/Down scrolls the history.</source>
         <translation>Konsole der Sandbox. Strg+Umschalt+C kopiert, Strg+Umschalt+V fügt ein, Umschalt+Bild auf/ab blättert im Verlauf.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::WorkspaceChangeModel</name>
+    <message>
+        <source>Added</source>
+        <translation>Hinzugefügt</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>Geändert</translation>
+    </message>
+    <message>
+        <source>Deleted</source>
+        <translation>Gelöscht</translation>
+    </message>
+    <message>
+        <source>Refused</source>
+        <translation>Abgelehnt</translation>
+    </message>
+    <message>
+        <source>Not taken: %1</source>
+        <translation>Nicht übernommen: %1</translation>
+    </message>
+    <message>
+        <source>binary</source>
+        <translation>binär</translation>
+    </message>
+    <message>
+        <source>Path</source>
+        <translation>Pfad</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>Änderung</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
     </message>
 </context>
 <context>

@@ -57,6 +57,27 @@ QString ErrorText::details(const Error &error)
     return summary(error) + QStringLiteral("\n\n") + error.message;
 }
 
+QString ErrorText::fileSummary(const Error &error)
+{
+    switch (error.kind) {
+    case ErrorKind::NotFound:
+        return tr("The path does not exist in the sandbox.");
+    case ErrorKind::PermissionDenied:
+        return tr("The sandbox refused it: permission denied.");
+    case ErrorKind::AlreadyExists:
+        return tr("Something with that name already exists in the sandbox.");
+    case ErrorKind::Busy:
+        return tr("The path in the sandbox is in use.");
+    case ErrorKind::InvalidState:
+        return tr("The sandbox is not running; start it to work with its files.");
+    case ErrorKind::OperationFailed:
+        return tr("The operation failed on this computer.");
+    default:
+        break;
+    }
+    return summary(error);
+}
+
 QString ErrorText::connectionTitle(const Error &error)
 {
     switch (error.kind) {

@@ -17,6 +17,9 @@ public:
     /// summary(), a blank line, then the helper's message: the informative text of the
     /// message box for a failed action.
     static QString details(const Error &error);
+    /// summary() for an error of a guest file operation (files.*, workspace.*): `not_found`
+    /// and `permission_denied` name the guest path there, not a sandbox or the helper.
+    static QString fileSummary(const Error &error);
     /// Headline for a failed connection, e.g. "The Airlock helper is not running".
     static QString connectionTitle(const Error &error);
     /// What the user can do about a failed connection, e.g. the usermod command.

@@ -9,6 +9,7 @@
 #include "ui/credentialsview.h"
 #include "ui/egressview.h"
 #include "ui/errortext.h"
+#include "ui/filestab.h"
 #include "ui/hostconnection.h"
 #include "ui/hostsidebar.h"
 #include "ui/hoststore.h"
@@ -118,7 +119,8 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     m_tabs->setDocumentMode(true);
     m_tabs->setAccessibleName(tr("Consoles"));
     auto *hint = new QLabel(tr("Select a sandbox and choose <b>Open Console</b> (Ctrl+O) or "
-                               "double-click it to see its console here."),
+                               "double-click it to see its console here, or <b>Open Files</b> "
+                               "(Ctrl+Shift+O) to work with its files and run commands."),
                             this);
     hint->setAlignment(Qt::AlignCenter);
     hint->setWordWrap(true);
@@ -453,6 +455,9 @@ void MainWindow::createActions()
          tr("Show the selected sandbox's snapshots"));
     make(m_consoleAction, icon("console"), tr("Open &Console"), QKeySequence(tr("Ctrl+O")),
          tr("Show the selected sandbox's console"));
+    make(m_filesAction, icon("files"), tr("Open &Files"), QKeySequence(tr("Ctrl+Shift+O")),
+         tr("Browse the selected sandbox's files, run commands in it, bring a project in and "
+            "review its changes"));
     make(m_closeConsoleAction, QIcon(), tr("&Close Console"), QKeySequence(tr("Ctrl+Shift+W")),
          tr("Close the current console tab"));
     make(m_policyAction, QIcon(), tr("Edit &Policy…"), QKeySequence(tr("Ctrl+P")),
@@ -481,6 +486,7 @@ void MainWindow::createActions()
     connect(m_deleteAction, &QAction::triggered, this,
             [this] { deleteSandbox(selectedSandbox()); });
     connect(m_consoleAction, &QAction::triggered, this, [this] { openConsole(selectedSandbox()); });
+    connect(m_filesAction, &QAction::triggered, this, [this] { openFiles(selectedSandbox()); });
     connect(m_closeConsoleAction, &QAction::triggered, this,
             [this] { closeConsoleTab(m_tabs->currentIndex()); });
     connect(m_policyAction, &QAction::triggered, this,
@@ -502,8 +508,8 @@ void MainWindow::createActions()
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::showConnectionsDialog);
 
     for (QAction *action :
-         {m_consoleAction, m_policyAction, m_timelineAction, m_startAction, m_pauseAction,
-          m_resumeAction, m_stopAction, m_killAction, m_dismissAlertAction})
+         {m_consoleAction, m_filesAction, m_policyAction, m_timelineAction, m_startAction,
+          m_pauseAction, m_resumeAction, m_stopAction, m_killAction, m_dismissAlertAction})
         m_table->addAction(action);
 }
 
@@ -527,6 +533,7 @@ void MainWindow::createMenus()
     sandbox->addAction(m_timelineAction);
     sandbox->addSeparator();
     sandbox->addAction(m_consoleAction);
+    sandbox->addAction(m_filesAction);
     sandbox->addAction(m_closeConsoleAction);
     sandbox->addAction(m_policyAction);
     sandbox->addAction(m_dismissAlertAction);
@@ -552,6 +559,7 @@ void MainWindow::createMenus()
     toolbar->addAction(m_pauseAction);
     toolbar->addAction(m_resumeAction);
     toolbar->addAction(m_consoleAction);
+    toolbar->addAction(m_filesAction);
     toolbar->addAction(m_policyAction);
     toolbar->addAction(m_snapshotsView->takeSnapshotAction());
     toolbar->addSeparator();
@@ -562,6 +570,17 @@ ConsoleTab *MainWindow::consoleTab(const QString &sandbox) const
 {
     for (int i = 0; i < m_tabs->count(); ++i) {
         auto *tab = qobject_cast<ConsoleTab *>(m_tabs->widget(i));
+        if (tab && tab->sandbox() == sandbox
+            && tab->property("airlockHost").value<QObject *>() == m_activeHost)
+            return tab;
+    }
+    return nullptr;
+}
+
+FilesTab *MainWindow::filesTab(const QString &sandbox) const
+{
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto *tab = qobject_cast<FilesTab *>(m_tabs->widget(i));
         if (tab && tab->sandbox() == sandbox
             && tab->property("airlockHost").value<QObject *>() == m_activeHost)
             return tab;
@@ -605,6 +624,26 @@ ConsoleTab *MainWindow::openConsole(const QString &sandbox)
     m_consoleArea->setCurrentWidget(m_tabs);
     m_tabs->setCurrentWidget(tab);
     tab->view()->setFocus(Qt::OtherFocusReason);
+    updateActions();
+    return tab;
+}
+
+FilesTab *MainWindow::openFiles(const QString &sandbox)
+{
+    if (sandbox.isEmpty() || !m_client)
+        return nullptr;
+    FilesTab *tab = filesTab(sandbox);
+    if (!tab) {
+        tab = new FilesTab(m_client, sandbox, m_tabs);
+        tab->setProperty("airlockHost", QVariant::fromValue<QObject *>(m_activeHost));
+        const bool remote = m_activeHost && m_activeHost->isRemote();
+        m_tabs->addTab(tab, icon("files"),
+                       remote ? tr("%1 files (%2)").arg(sandbox, m_activeHost->title())
+                              : tr("%1 files").arg(sandbox));
+    }
+    m_consoleArea->setCurrentWidget(m_tabs);
+    m_tabs->setCurrentWidget(tab);
+    tab->table()->setFocus(Qt::OtherFocusReason);
     updateActions();
     return tab;
 }
@@ -680,9 +719,11 @@ void MainWindow::resumeSandbox(const QString &sandbox)
 void MainWindow::forgetSandbox(const QString &sandbox)
 {
     for (int i = 0; i < m_tabs->count(); ++i) {
-        auto *tab = qobject_cast<ConsoleTab *>(m_tabs->widget(i));
-        if (tab && tab->sandbox() == sandbox)
-            closeConsoleTab(i);
+        QWidget *widget = m_tabs->widget(i);
+        auto *console = qobject_cast<ConsoleTab *>(widget);
+        auto *files = qobject_cast<FilesTab *>(widget);
+        if ((console && console->sandbox() == sandbox) || (files && files->sandbox() == sandbox))
+            closeConsoleTab(i--);
     }
     m_model->remove(sandbox);
 }
@@ -789,6 +830,7 @@ void MainWindow::updateActions()
     m_resumeAction->setEnabled(enabled.resume);
     m_timelineAction->setEnabled(true);
     m_consoleAction->setEnabled(enabled.openConsole);
+    m_filesAction->setEnabled(enabled.openConsole);
     m_policyAction->setEnabled(enabled.editPolicy);
     m_closeConsoleAction->setEnabled(m_tabs->count() > 0);
     m_dismissAlertAction->setEnabled(

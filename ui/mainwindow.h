@@ -20,6 +20,7 @@ namespace airlock {
 
 class ConnectionPage;
 class ConsoleTab;
+class FilesTab;
 class CredentialsView;
 class EgressView;
 class HelperClient;
@@ -63,6 +64,8 @@ public:
     QTabWidget *consoleTabs() const { return m_tabs; }
     /// The open console tab of `sandbox`, or nullptr.
     ConsoleTab *consoleTab(const QString &sandbox) const;
+    /// The open Files tab of `sandbox`, or nullptr.
+    FilesTab *filesTab(const QString &sandbox) const;
     /// True while the window shows a connection problem (placeholder page or banner).
     bool isShowingConnectionProblem() const;
     /// The connection problem text on screen (title, fix and detail), empty when connected.
@@ -85,6 +88,9 @@ public:
 public Q_SLOTS:
     /// Opens (or brings forward) the console tab of `sandbox` and focuses it.
     ConsoleTab *openConsole(const QString &sandbox);
+    /// Opens (or brings forward) the Files tab of `sandbox` (guest files, Run command, the
+    /// workspace dialogs), in the same tab area as the consoles.
+    FilesTab *openFiles(const QString &sandbox);
     /// Opens the console of `sandbox` as soon as the sandbox list contains it.
     void openConsoleWhenListed(const QString &sandbox);
     /// The SandboxActions of the current host (see there); failures open a message box and
@@ -175,6 +181,7 @@ private:
     QAction *m_timelineAction = nullptr;
     QAction *m_deleteAction = nullptr;
     QAction *m_consoleAction = nullptr;
+    QAction *m_filesAction = nullptr;
     QAction *m_closeConsoleAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_aboutAction = nullptr;

@@ -1,5 +1,6 @@
 // airlock_screenshot_tour: takes the pictures of docs/gui.md (main-window, new-sandbox, console,
-// timeline, egress, credentials, policy-editor, dry-run .png). Not a test. Run as root under Xvfb
+// timeline, egress, credentials, policy-editor, dry-run, files, run-command, review-changes
+// .png). Not a test. Run as root under Xvfb
 // from the build directory after the guest image is built (docs/gui.md, "Screenshots"):
 //   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd
 //   AIRLOCK_GATEWAY=$PWD/app/airlock-gateway/airlock-gateway
@@ -16,22 +17,28 @@
 #include "core/client/localsockettransport.h"
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/registry.h"
+#include "core/workspace/workspaceupload.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "ui/commandpanel.h"
 #include "ui/consoletab.h"
 #include "ui/credentialsview.h"
 #include "ui/dryrunmodel.h"
 #include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
+#include "ui/filestab.h"
+#include "ui/guestfilemodel.h"
 #include "ui/mainwindow.h"
 #include "ui/newsandboxdialog.h"
 #include "ui/policyeditor.h"
 #include "ui/policyrulemodel.h"
 #include "ui/resources.h"
+#include "ui/reviewdialog.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/snapshotsview.h"
 #include "ui/snapshottimelinemodel.h"
 #include "ui/snapshottimelineview.h"
+#include "ui/workspacechangemodel.h"
 
 #include <QApplication>
 #include <QDeadlineTimer>
@@ -43,8 +50,10 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTranslator>
 #include <QTreeView>
@@ -492,5 +501,82 @@ int main(int argc, char *argv[])
     finished.wait(10000);
     shoot(editor, out + QStringLiteral("/dry-run.png"));
     editor->close();
+
+    // The agent views: a project brought into /workspace, the Files tab, a command, a review.
+    QTemporaryDir projectDir;
+    const QString project = projectDir.filePath(QStringLiteral("acme-app"));
+    auto put = [&](const QString &name, const QByteArray &content) {
+        QDir().mkpath(QFileInfo(project + u'/' + name).path());
+        QFile file(project + u'/' + name);
+        file.open(QIODevice::WriteOnly);
+        file.write(content);
+    };
+    put(QStringLiteral("README.md"), "# acme-app\n\nA small tool that parses config files.\n");
+    put(QStringLiteral("Makefile"), "all:\n\tcc -O2 -o app src/main.c src/parse.c\n");
+    put(QStringLiteral("src/main.c"),
+        "#include <stdio.h>\n#include \"parse.h\"\n\nint main(int argc, char **argv)\n{\n"
+        "    if (argc < 2)\n        return 2;\n    return parse_file(argv[1]) ? 0 : 1;\n}\n");
+    put(QStringLiteral("src/parse.c"),
+        "#include \"parse.h\"\n#include <stdio.h>\n\nint parse_file(const char *path)\n{\n"
+        "    FILE *f = fopen(path, \"r\");\n    if (!f)\n        return 0;\n"
+        "    /* TODO: read the keys */\n    fclose(f);\n    return 1;\n}\n");
+    put(QStringLiteral("src/parse.h"), "int parse_file(const char *path);\n");
+    put(QStringLiteral("notes/old-plan.txt"), "1. parse\n2. test\n");
+    {
+        workspace::WorkspaceUpload upload(&client, agent, project, QStringLiteral("/workspace"),
+                                          QStringLiteral("agent"));
+        QSignalSpy pushed(&upload, &workspace::WorkspaceUpload::finished);
+        upload.start();
+        if (!pushed.wait(60000))
+            qWarning("the project was not pushed");
+    }
+    window.sections()->setCurrentIndex(0);
+    FilesTab *files = window.openFiles(agent);
+    waitFor([&] {
+        return files->path() == u"/workspace" && files->model()->rowOf(QStringLiteral("src")) >= 0;
+    });
+    // More room for the tab area than the table of sandboxes.
+    if (auto *split =
+            qobject_cast<QSplitter *>(window.consoleTabs()->parentWidget()->parentWidget()))
+        split->setSizes({170, 600});
+    files->table()->selectRow(files->model()->rowOf(QStringLiteral("README.md")));
+    files->commandPanel()->commandEdit()->setText(QStringLiteral("make"));
+    settle(800);
+    shoot(&window, out + QStringLiteral("/files.png"));
+
+    CommandPanel *command = files->commandPanel();
+    QSignalSpy ran(command, &CommandPanel::commandFinished);
+    command->commandEdit()->setText(
+        QStringLiteral("wc -l src/*.c; grep -rn TODO src; ls missing.txt"));
+    command->run(command->commandEdit()->text());
+    ran.wait(60000);
+    settle(800);
+    shoot(&window, out + QStringLiteral("/run-command.png"));
+
+    // The agent's work, as it would leave it: an edit, a new test, a removed file, and a link
+    // out of the folder the host refuses to write.
+    const QByteArray parse =
+        "#include \"parse.h\"\n#include <stdio.h>\n\nint parse_file(const char *path)\n{\n"
+        "    FILE *f = fopen(path, \"r\");\n    if (!f)\n        return 0;\n"
+        "    char line[256];\n    while (fgets(line, sizeof line, f))\n"
+        "        if (line[0] != '#')\n            fputs(line, stdout);\n"
+        "    fclose(f);\n    return 1;\n}\n";
+    const QByteArray test =
+        "#include \"parse.h\"\n\nint main(void)\n{\n    return !parse_file(\"README.md\");\n}\n";
+    restored.run("cd /workspace && echo " + parse.toBase64() + " | base64 -d > src/parse.c && echo "
+                     + test.toBase64()
+                     + " | base64 -d > src/test_parse.c && rm notes/old-plan.txt && "
+                       "ln -s /etc/shadow secrets; cd /; echo w-$((4+4))",
+                 "w-8");
+    ReviewDialog review(&client, agent, project, QStringLiteral("/workspace"), &window);
+    review.setGeometry(0, 0, 1200, 720);
+    review.show();
+    QSignalSpy reviewed(&review, &ReviewDialog::ready);
+    review.compare();
+    reviewed.wait(60000);
+    review.model()->setAccepted(review.model()->rowOf(QStringLiteral("notes/old-plan.txt")), false);
+    review.selectChange(QStringLiteral("src/parse.c"));
+    settle(800);
+    shoot(&review, out + QStringLiteral("/review-changes.png"));
     return 0;
 }
