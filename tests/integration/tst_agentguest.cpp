@@ -408,6 +408,8 @@ void TestAgentGuest::workspaceRoundTripRefusesWhatTheGuestPlanted()
     QFile app(target + QStringLiteral("/app.py"));
     QVERIFY(app.open(QIODevice::ReadOnly));
     QCOMPARE(app.readAll(), QByteArray("print('hello agent')\n"));
+}
+
 void TestAgentGuest::execTtyFollowsTheTerminalSize()
 {
     // airlockctl on a terminal of 33 x 101 (a pty of ours, its controlling terminal), the
