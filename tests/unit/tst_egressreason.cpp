@@ -81,11 +81,11 @@ void TestEgressReason::namesAreTheEmittedOnes()
         // GatewayConnection and EgressGateway, by name
         u"idle_timeout"_s, u"closed_before_decision"_s, u"host_mismatch"_s,
         u"upstream_unreachable"_s, u"upstream_tls_failed"_s, u"credential_exfil"_s,
-        u"credential_unavailable"_s, u"unscrubbable_response"_s,
+        u"credential_unavailable"_s, u"unscrubbable_response"_s, u"policy_revoked"_s,
         // SandboxService
         u"gateway_restarted"_s, u"firewall_restored"_s, u"firewall_lost"_s};
-    QCOMPARE(emitted.size(), 60);
-    QCOMPARE(kEgressReasonCount, 60);
+    QCOMPARE(emitted.size(), 61);
+    QCOMPARE(kEgressReasonCount, 61);
     QStringList expected = emitted;
     expected.sort();
     QStringList table;
