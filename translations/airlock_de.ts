@@ -577,6 +577,10 @@
         <translation>Firewall-Tabelle verloren; Gast gestoppt</translation>
     </message>
     <message>
+        <source>Open connection closed by a policy change</source>
+        <translation>Offene Verbindung durch eine Richtlinienänderung geschlossen</translation>
+    </message>
+    <message>
         <source>%1 sent the placeholder of %2 to %3 (%4 %5), where the binding does not allow it: the gateway refused the request. Something in the sandbox may be trying to leak the credential.</source>
         <translation>%1 hat den Platzhalter von %2 an %3 (%4 %5) gesendet, wo die Bindung ihn nicht erlaubt: Das Gateway hat die Anfrage abgelehnt. Möglicherweise versucht etwas in der Sandbox, das Zugangsdatum abfließen zu lassen.</translation>
     </message>
