@@ -201,8 +201,8 @@ int WorkspaceCommands::diff(const Invocation &invocation)
         // A text change is its patch; what a patch cannot show (a mode, a link, a binary, a
         // refusal) gets a line of its own.
         if (change.patch.isEmpty() || !change.summary.isEmpty()) {
-            QString line = QStringLiteral("%1 %2").arg(
-                workspace::changeStatusName(change.status), change.path);
+            QString line = QStringLiteral("%1 %2").arg(workspace::changeStatusName(change.status),
+                                                       change.path);
             if (change.binary)
                 line += QStringLiteral(" (binary)");
             if (!change.summary.isEmpty())

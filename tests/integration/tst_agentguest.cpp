@@ -14,8 +14,8 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
-#include <QFile>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -24,11 +24,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <tuple>
 #include <poll.h>
 #include <pty.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 using airlock::test::GuestConsole;

@@ -689,8 +689,8 @@ void TestHttpRequestGuard::headIsReserialized()
     // Connection: close is reported, and the gateway's own close goes upstream (RFC 9112
     // §9.6), never the guest's field with the options it names.
     HttpRequestGuard closing(contextFor(QStringLiteral("https:pkg.test")), casesMatcher());
-    const auto closed = closing.feed(
-        get("/", "Host: pkg.test\r\nConnection: close, X-Hop\r\nX-Hop: 1\r\n"));
+    const auto closed =
+        closing.feed(get("/", "Host: pkg.test\r\nConnection: close, X-Hop\r\nX-Hop: 1\r\n"));
     QVERIFY(!std::get<HttpForward>(closed[0]).keepAlive);
     QCOMPARE(std::get<HttpForward>(closed[0]).head,
              QByteArray("GET / HTTP/1.1\r\nHost: pkg.test\r\nConnection: close\r\n\r\n"));
