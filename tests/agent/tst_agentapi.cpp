@@ -24,6 +24,7 @@
 #include "core/workspace/workspacewriter.h"
 #include "nativeagent.h"
 #include "sanitizer.h"
+#include "testfolders.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -45,6 +46,9 @@
 
 using namespace airlock;
 using airlock::test::NativeAgent;
+
+using airlock::test::entriesBelow;
+using airlock::test::writeFile;
 
 namespace {
 
@@ -80,32 +84,10 @@ std::optional<Error> runToEnd(Object &object, Done done)
     return error;
 }
 
-void writeFile(const QString &path, const QByteArray &content, int mode = 0644)
-{
-    QDir().mkpath(QFileInfo(path).path());
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(content);
-    file.close();
-    QCOMPARE(::chmod(QFile::encodeName(path).constData(), mode_t(mode)), 0);
-}
-
 QByteArray readFile(const QString &path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<missing>");
-}
-
-/// Every name below `folder`, relative, sorted.
-QStringList entriesBelow(const QString &folder)
-{
-    QStringList names;
-    QDirIterator it(folder, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext())
-        names << QDir(folder).relativeFilePath(it.next());
-    names.sort();
-    return names;
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "core/workspace/workspacediff.h"
 #include "core/workspace/workspacetree.h"
 #include "core/workspace/workspacewriter.h"
+#include "testfolders.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -24,17 +25,10 @@ using namespace airlock;
 using namespace airlock::workspace;
 using agentwire::ArchiveKind;
 
-namespace {
+using airlock::test::entriesBelow;
+using airlock::test::writeFile;
 
-void writeFile(const QString &path, const QByteArray &content, int mode = 0644)
-{
-    QDir().mkpath(QFileInfo(path).path());
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(content);
-    file.close();
-    QCOMPARE(::chmod(QFile::encodeName(path).constData(), mode_t(mode)), 0);
-}
+namespace {
 
 void symlinkAt(const QString &target, const QString &path)
 {
@@ -64,17 +58,6 @@ const WorkspaceChange *findChange(const QList<WorkspaceChange> &changes, const Q
             return &change;
     }
     return nullptr;
-}
-
-QStringList entriesBelow(const QString &folder)
-{
-    QStringList names;
-    QDirIterator it(folder, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext())
-        names << QDir(folder).relativeFilePath(it.next());
-    names.sort();
-    return names;
 }
 
 } // namespace

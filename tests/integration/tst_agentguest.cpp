@@ -10,10 +10,10 @@
 #include "guestconsole.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "testfolders.h"
 
 #include <QCryptographicHash>
 #include <QDir>
-#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -394,13 +394,7 @@ void TestAgentGuest::workspaceRoundTripRefusesWhatTheGuestPlanted()
                                  {QStringLiteral("pipe"), QStringLiteral("fifo")},
                                  {QStringLiteral("suid"), QStringLiteral("setuid")},
                                  {QStringLiteral("src/zz-alias"), QStringLiteral("hardlink")}}));
-    QStringList written;
-    QDirIterator it(parent.path(),
-                    QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext())
-        written << QDir(parent.path()).relativeFilePath(it.next());
-    written.sort();
+    const QStringList written = airlock::test::entriesBelow(parent.path());
     QCOMPARE(written,
              (QStringList {QStringLiteral("out"), QStringLiteral("out/NEW.md"),
                            QStringLiteral("out/app.py"), QStringLiteral("out/src"),
