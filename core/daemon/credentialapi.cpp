@@ -196,6 +196,7 @@ Result<QJsonValue> CredentialApi::secretDelete(uid_t caller, const QJsonObject &
         qCWarning(lcCredentials, "%s", qPrintable(forgotten.error().message));
     m_audit.record(entry);
     Q_EMIT secretChanged(*name);
+    Q_EMIT secretDeleted(*name);
     return QJsonObject();
 }
 

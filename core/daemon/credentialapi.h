@@ -47,6 +47,8 @@ Q_SIGNALS:
     void bindingsChanged(const QString &sandbox);
     /// A secret's value was replaced or it was deleted.
     void secretChanged(const QString &secret);
+    /// A secret was deleted from the vault: no gateway may keep any value of it.
+    void secretDeleted(const QString &secret);
 
 private:
     Result<vault::SecretVault *> requireVault();

@@ -32,6 +32,10 @@ void CredentialBroker::watch(CredentialApi &api)
 {
     connect(&api, &CredentialApi::bindingsChanged, this, &CredentialBroker::refreshSandbox);
     connect(&api, &CredentialApi::secretChanged, this, &CredentialBroker::refreshSecret);
+    // Unbound values stay scrub-only in the gateways
+    // (docs/reviews/2026-12-01-credentials-redteam.md#f7) until the secret itself is deleted; then
+    // they go (issue 16: a removed secret leaves their memory).
+    connect(&api, &CredentialApi::secretDeleted, &m_sandboxes, &SandboxService::forgetSecret);
 }
 
 QList<GatewayCredentialGrant> CredentialBroker::grants(const QString &sandbox) const

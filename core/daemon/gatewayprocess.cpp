@@ -7,7 +7,9 @@
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QSocketNotifier>
+#include <QTimer>
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
@@ -64,13 +66,19 @@ Result<int> bindListener(const QHostAddress &address, quint16 port, int type)
     sin.sin_family = AF_INET;
     sin.sin_port = htons(port);
     sin.sin_addr.s_addr = htonl(address.toIPv4Address());
-    if (::bind(fd.get(), reinterpret_cast<sockaddr *>(&sin), sizeof sin) != 0)
+    if (::bind(fd.get(), reinterpret_cast<sockaddr *>(&sin), sizeof sin) != 0) {
+        const int error = errno;
+        // Two helpers with one address pool on one host meet here (issue 16, section 4).
+        const QString hint = error == EADDRINUSE
+            ? QStringLiteral(" (another airlockd on this host with the same --address-pool?)")
+            : QString();
         return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("cannot bind the gateway's %1 listener to %2:%3: %4")
+                    QStringLiteral("cannot bind the gateway's %1 listener to %2:%3: %4%5")
                         .arg(type == SOCK_STREAM ? QStringLiteral("TCP") : QStringLiteral("UDP"),
                              address.toString())
                         .arg(port)
-                        .arg(errnoText(errno)));
+                        .arg(errnoText(error), hint));
+    }
     if (type == SOCK_STREAM && ::listen(fd.get(), 1024) != 0)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("listen on %1:%2: %3")
@@ -104,6 +112,8 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
     m_config = config;
     m_ready = false;
     m_fatal.clear();
+    // The config carries the newest policy: everything sent before is superseded by it.
+    m_appliedGeneration = m_policyGeneration;
     m_stopping = false;
 
     // Listeners first: a port conflict is reported before any process exists.
@@ -215,13 +225,57 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
     return {};
 }
 
-Result<void> GatewayProcess::setPolicy(const EgressPolicy &policy)
+Result<void> GatewayProcess::setPolicy(const EgressPolicy &policy, PolicyAck applied)
 {
     if (!m_process || m_control < 0 || !m_ready)
         return fail(ErrorKind::InvalidState, QStringLiteral("the gateway is not running"));
     m_config.policy = policy;
-    return sendLine(QJsonObject {{QStringLiteral("type"), QStringLiteral("policy")},
-                                 {QStringLiteral("policy"), policy.toJson()}});
+    const quint64 generation = ++m_policyGeneration;
+    AIRLOCK_TRY(sendLine(QJsonObject {{QStringLiteral("type"), QStringLiteral("policy")},
+                                      {QStringLiteral("generation"), qint64(generation)},
+                                      {QStringLiteral("policy"), policy.toJson()}}));
+    if (!applied)
+        return {};
+    m_policyWaiters.append({generation, std::move(applied)});
+    QTimer::singleShot(kPolicyAckTimeoutMs, this, [this, generation] {
+        auto waiting =
+            std::find_if(m_policyWaiters.begin(), m_policyWaiters.end(),
+                         [&](const PolicyWaiter &w) { return w.generation == generation; });
+        if (waiting == m_policyWaiters.end())
+            return;
+        const PolicyAck ack = std::move(waiting->ack);
+        m_policyWaiters.erase(waiting);
+        ack(fail(ErrorKind::Timeout,
+                 QStringLiteral("the policy is stored, but the gateway of '%1' has not confirmed "
+                                "it within %2 s")
+                     .arg(m_config.sandbox)
+                     .arg(kPolicyAckTimeoutMs / 1000)));
+    });
+    return {};
+}
+
+Result<void> GatewayProcess::forgetSecret(const QString &secret)
+{
+    if (!m_process || m_control < 0 || !m_ready)
+        return fail(ErrorKind::InvalidState, QStringLiteral("the gateway is not running"));
+    return sendLine(QJsonObject {{QStringLiteral("type"), QStringLiteral("forgetSecret")},
+                                 {QStringLiteral("secret"), secret}});
+}
+
+void GatewayProcess::resolvePolicyWaiters(quint64 generation, const Result<void> &result)
+{
+    // Taken out first: an answer may reach code that sends the next policy.
+    QList<PolicyWaiter> done;
+    for (auto it = m_policyWaiters.begin(); it != m_policyWaiters.end();) {
+        if (it->generation <= generation) {
+            done.append(std::move(*it));
+            it = m_policyWaiters.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const PolicyWaiter &waiter : std::as_const(done))
+        waiter.ack(result);
 }
 
 Result<void> GatewayProcess::setCredentials(const QList<GatewayCredentialGrant> &credentials)
@@ -337,11 +391,30 @@ void GatewayProcess::handleMessage(const QJsonObject &message)
         qCInfo(lcGateway, "%s: the gateway holds %d credential(s)", qPrintable(m_config.sandbox),
                message.value(QStringLiteral("credentials")).toInt());
     } else if (type == u"applied") {
-        qCInfo(lcGateway, "%s: the gateway applied the new policy (%d rules)",
-               qPrintable(m_config.sandbox), message.value(QStringLiteral("rules")).toInt());
+        const quint64 generation = quint64(message.value(QStringLiteral("generation")).toDouble());
+        qCInfo(lcGateway, "%s: the gateway applied policy generation %llu (%d rules)",
+               qPrintable(m_config.sandbox), static_cast<unsigned long long>(generation),
+               message.value(QStringLiteral("rules")).toInt());
+        // Generations only grow: an answer for an older one confirms nothing newer.
+        if (generation > m_appliedGeneration && generation <= m_policyGeneration) {
+            m_appliedGeneration = generation;
+            resolvePolicyWaiters(generation, {});
+        }
     } else if (type == u"error") {
+        const QString error = message.value(QStringLiteral("error")).toString();
         qCWarning(lcGateway, "%s: the gateway refused a message: %s", qPrintable(m_config.sandbox),
-                  qPrintable(message.value(QStringLiteral("error")).toString()));
+                  qPrintable(error));
+        const quint64 generation = quint64(message.value(QStringLiteral("generation")).toDouble());
+        auto refused =
+            std::find_if(m_policyWaiters.begin(), m_policyWaiters.end(),
+                         [&](const PolicyWaiter &w) { return w.generation == generation; });
+        if (generation > 0 && refused != m_policyWaiters.end()) {
+            const PolicyAck ack = std::move(refused->ack);
+            m_policyWaiters.erase(refused);
+            ack(fail(ErrorKind::OperationFailed,
+                     QStringLiteral("the gateway of '%1' refused the policy: %2")
+                         .arg(m_config.sandbox, error)));
+        }
     } else if (type == u"egress") {
         const QJsonObject event = message.value(QStringLiteral("event")).toObject();
         if (!event.isEmpty())
@@ -410,6 +483,9 @@ void GatewayProcess::stop(int graceMs)
 
 void GatewayProcess::closeControl()
 {
+    // A gateway without its control socket exits and takes its listeners with it: nothing
+    // passes until the next one starts, with the stored policy. So the policy is enforced.
+    resolvePolicyWaiters(m_policyGeneration, {});
     delete m_notifier;
     m_notifier = nullptr;
     if (m_control >= 0)

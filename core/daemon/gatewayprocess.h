@@ -13,6 +13,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 class QSocketNotifier;
@@ -77,6 +78,14 @@ class GatewayProcess : public QObject
     Q_OBJECT
 public:
     static constexpr int kDefaultReadyTimeoutMs = 10000;
+    /// How long setPolicy() waits for the gateway's "applied" answer before reporting Timeout.
+    static constexpr int kPolicyAckTimeoutMs = 5000;
+    /// Called once per setPolicy(): with success when the gateway answered "applied" for that
+    /// policy's generation (every connection and DNS query from then on is checked against it,
+    /// and open connections it no longer allows are closed), or when the gateway stopped first
+    /// (no guest connection passes until a new gateway starts with the stored policy); with
+    /// OperationFailed when the gateway refused it and Timeout after kPolicyAckTimeoutMs.
+    using PolicyAck = std::function<void(const Result<void> &)>;
     /// Largest control line accepted from the gateway (docs/gateway.md: 4 MiB).
     static constexpr qsizetype kMaxLineBytes = 4 * 1024 * 1024;
 
@@ -89,9 +98,17 @@ public:
     /// OperationFailed (bind, spawn, a "fatal" answer, exit or timeout; the message says which,
     /// with the gateway's last log line). On error no gateway process is left.
     Result<void> start(const GatewayConfig &config, int readyTimeoutMs = kDefaultReadyTimeoutMs);
-    /// Sends {"type":"policy"}: the gateway applies it to new connections and DNS queries.
+    /// Sends {"type":"policy","generation":N}: the gateway applies it to every request from
+    /// then on, closes open connections it no longer allows and answers "applied" with N
+    /// (docs/gateway.md). `applied` is called once, as PolicyAck says. Errors (then `applied` is
+    /// not called): InvalidState when not running, OperationFailed when the write fails.
+    Result<void> setPolicy(const EgressPolicy &policy, PolicyAck applied = {});
+    /// Sends {"type":"forgetSecret"}: the gateway drops every value it still holds of `secret`
+    /// (current or kept for scrubbing after a rotation or an unbinding) and wipes it.
     /// Errors: InvalidState when not running, OperationFailed when the write fails.
-    Result<void> setPolicy(const EgressPolicy &policy);
+    Result<void> forgetSecret(const QString &secret);
+    /// The generation of the last policy the gateway confirmed (0: the one it started with).
+    quint64 appliedPolicyGeneration() const { return m_appliedGeneration; }
     /// Sends {"type":"credentials"} with the values as its raw payload, written straight from
     /// their SecretValues (no other copy is made). Replaces the gateway's credentials whole.
     /// Errors: InvalidState when not running, OperationFailed when the write fails.
@@ -120,6 +137,8 @@ private:
     void onProcessExited(bool statusKnown, int waitStatus);
     void closeControl();
     QString lastLogLine() const;
+    /// Answers (and forgets) every waiter of a generation up to `generation` with `result`.
+    void resolvePolicyWaiters(quint64 generation, const Result<void> &result);
 
     GatewayConfig m_config;
     VmmProcess *m_process = nullptr;
@@ -129,6 +148,14 @@ private:
     bool m_ready = false;
     QString m_fatal;
     bool m_stopping = false;
+    struct PolicyWaiter
+    {
+        quint64 generation = 0;
+        PolicyAck ack;
+    };
+    quint64 m_policyGeneration = 0; ///< of the last policy sent
+    quint64 m_appliedGeneration = 0; ///< of the last policy the gateway confirmed
+    QList<PolicyWaiter> m_policyWaiters; ///< oldest first
 };
 
 } // namespace airlock

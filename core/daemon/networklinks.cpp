@@ -2,9 +2,14 @@
 
 #include "core/daemon/egressrecorder.h"
 #include "core/daemon/vmmuidallocator.h"
+#include "core/net/interfacenetworks.h"
 #include "core/vmm/vmm.h"
 
+#include <QLoggingCategory>
+
 namespace airlock {
+
+Q_LOGGING_CATEGORY(lcLinks, "airlock.network")
 
 NetworkLinks::NetworkLinks(SandboxNetworkConfig config, const VmmUidAllocator &uids,
                            QObject *parent)
@@ -35,10 +40,42 @@ SandboxNetwork *NetworkLinks::make(const QString &name, const LinkAllocation &li
     return network;
 }
 
+Result<LinkAllocation> NetworkLinks::allocateUnused()
+{
+    const QList<InterfaceNetwork> inUse = InterfaceNetworks::ipv4();
+    QList<quint32> skipped;
+    Result<LinkAllocation> link = m_pool->allocate();
+    while (link) {
+        const InterfaceNetwork *taken =
+            InterfaceNetworks::overlapping(inUse, link->network, link->prefixLength);
+        if (!taken)
+            break;
+        qCWarning(lcLinks,
+                  "link %s/%d is in use on interface %s (%s/%d): another airlockd on this host, or "
+                  "the host's own network; skipping it (give each helper its own --address-pool)",
+                  qPrintable(link->network.toString()), link->prefixLength,
+                  qPrintable(taken->interface), qPrintable(taken->address.toString()),
+                  taken->prefixLength);
+        skipped.append(link->index);
+        link = m_pool->allocate();
+    }
+    // Not kept: the other user may let go of them, and they are checked again next time.
+    for (const quint32 index : std::as_const(skipped))
+        m_pool->release(index);
+    if (!link && !skipped.isEmpty())
+        return fail(link.error().kind,
+                    QStringLiteral("%1; %2 of its links are in use on this host's interfaces "
+                                   "(another airlockd?): start this one with another "
+                                   "--address-pool")
+                        .arg(link.error().message)
+                        .arg(skipped.size()));
+    return link;
+}
+
 Result<SandboxNetwork *> NetworkLinks::bringUp(const QString &name, uid_t vmmUid,
                                                const EgressPolicy &policy)
 {
-    AIRLOCK_TRY_INIT(link, m_pool->allocate());
+    AIRLOCK_TRY_INIT(link, allocateUnused());
     SandboxNetwork *network = make(name, *link, vmmUid, policy);
     if (auto up = network->up(false); !up) {
         delete network;

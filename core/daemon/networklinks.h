@@ -52,6 +52,10 @@ Q_SIGNALS:
     void egress(const QString &name, const QJsonObject &event);
 
 private:
+    /// The lowest free link of the pool that no interface of this namespace overlaps (another
+    /// helper's taps, the host's own networks). Errors: Busy when none is left, naming
+    /// --address-pool when links were skipped.
+    Result<LinkAllocation> allocateUnused();
     SandboxNetwork *make(const QString &name, const LinkAllocation &link, uid_t vmmUid,
                          const EgressPolicy &policy);
 

@@ -217,8 +217,11 @@ void SandboxApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &p) { return consoleWrite(p); });
     add(method::PolicyGet,
         [this](const RpcContext &, const QJsonObject &p) { return policyGet(p); });
-    add(method::PolicySet,
-        [this](const RpcContext &, const QJsonObject &p) { return policySet(p); });
+    // Deferred: answered once the sandbox's gateway confirmed the policy, so that "applied" in
+    // a client means enforced (issue 16).
+    m_server.addDeferredMethod(QString::fromLatin1(method::PolicySet),
+                               [this](const RpcContext &, const QJsonObject &p,
+                                      RpcServer::Reply reply) { policySet(p, std::move(reply)); });
     add(method::PolicyValidate,
         [this](const RpcContext &, const QJsonObject &p) { return policyValidate(p); });
     add(method::PolicyDryRun,
@@ -320,20 +323,29 @@ Result<QJsonValue> SandboxApi::policyGet(const QJsonObject &params)
     return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
 }
 
-Result<QJsonValue> SandboxApi::policySet(const QJsonObject &params)
+void SandboxApi::policySet(const QJsonObject &params, RpcServer::Reply reply)
 {
     auto name = nameParam(params);
-    AIRLOCK_TRY(name);
+    if (!name)
+        return reply(std::unexpected(name.error()));
     auto value = policyParam(params);
-    AIRLOCK_TRY(value);
+    if (!value)
+        return reply(std::unexpected(value.error()));
     // Check the name first so that an unknown sandbox is not_found whatever the policy.
-    AIRLOCK_TRY(m_sandboxes.get(*name));
+    if (auto found = m_sandboxes.get(*name); !found)
+        return reply(std::unexpected(found.error()));
     auto policy = EgressPolicy::fromJson(*value);
     if (!policy)
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("policy: %1").arg(policy.error().message));
-    AIRLOCK_TRY(m_sandboxes.setPolicy(*name, *policy));
-    return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
+        return reply(fail(ErrorKind::InvalidParams,
+                          QStringLiteral("policy: %1").arg(policy.error().message)));
+    const QJsonObject answer {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
+    auto stored = m_sandboxes.setPolicy(*name, *policy, [reply, answer](const Result<void> &done) {
+        if (!done)
+            return reply(std::unexpected(done.error()));
+        reply(answer);
+    });
+    if (!stored)
+        reply(std::unexpected(stored.error()));
 }
 
 Result<QJsonValue> SandboxApi::policyValidate(const QJsonObject &params)

@@ -36,7 +36,8 @@ private:
     Result<QJsonValue> consoleWrite(const QJsonObject &params);
     Result<QJsonValue> imageList();
     Result<QJsonValue> policyGet(const QJsonObject &params);
-    Result<QJsonValue> policySet(const QJsonObject &params);
+    /// Answers through `reply` once the policy is stored and enforced (SandboxService::setPolicy).
+    void policySet(const QJsonObject &params, RpcServer::Reply reply);
     Result<QJsonValue> policyValidate(const QJsonObject &params);
     Result<QJsonValue> policyDryRun(const QJsonObject &params);
     Result<QJsonValue> egressHistory(const QJsonObject &params);

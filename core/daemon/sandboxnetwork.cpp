@@ -187,15 +187,26 @@ void SandboxNetwork::down(bool superseded)
     }
 }
 
-Result<void> SandboxNetwork::setPolicy(const EgressPolicy &policy)
+Result<void> SandboxNetwork::setPolicy(const EgressPolicy &policy,
+                                       GatewayProcess::PolicyAck enforced)
 {
     m_policy = policy;
+    if (!m_gateway || !m_gateway->isRunning()) {
+        // Restarting: its listeners are gone, so nothing passes until it is back with this.
+        qCInfo(lcNetwork, "%s: the gateway is restarting; it will start with the new policy",
+               qPrintable(m_sandbox));
+        if (enforced)
+            enforced({});
+        return {};
+    }
+    return m_gateway->setPolicy(policy, std::move(enforced));
+}
+
+Result<void> SandboxNetwork::forgetSecret(const QString &secret)
+{
     if (!m_gateway || !m_gateway->isRunning())
-        return fail(ErrorKind::InvalidState,
-                    QStringLiteral("the gateway of '%1' is restarting; it will use the new "
-                                   "policy when it is back")
-                        .arg(m_sandbox));
-    return m_gateway->setPolicy(policy);
+        return {};
+    return m_gateway->forgetSecret(secret);
 }
 
 Result<void> SandboxNetwork::loadCa()

@@ -71,7 +71,14 @@ public:
     /// gateway stops: table, tap and pid file have the same names and are the newer one's.
     void down(bool superseded = false);
     /// Hands a new policy to the running gateway; kept for its restarts in any case.
-    Result<void> setPolicy(const EgressPolicy &policy);
+    /// `enforced` is called once (GatewayProcess::PolicyAck): at once when no gateway runs
+    /// (nothing passes until one starts, with this policy), else when the gateway confirmed it.
+    /// Errors (then `enforced` is not called): OperationFailed when the write to the gateway
+    /// fails.
+    Result<void> setPolicy(const EgressPolicy &policy, GatewayProcess::PolicyAck enforced = {});
+    /// Tells the running gateway to drop every value of a deleted secret (success when none
+    /// runs: a new gateway starts with no value of it).
+    Result<void> forgetSecret(const QString &secret);
     /// Where the gateway's credentials come from (the sandbox's bindings with their values,
     /// read from the vault each time, so airlockd holds no value longer than a send). Asked
     /// whenever a gateway has started (also after a restart) and by pushCredentials(). Set

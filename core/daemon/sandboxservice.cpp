@@ -842,7 +842,8 @@ Result<EgressPolicy> SandboxService::policy(const QString &name) const
     return (*entry)->policy;
 }
 
-Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &policy)
+Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &policy,
+                                       GatewayProcess::PolicyAck enforced)
 {
     AIRLOCK_TRY_INIT(found, find(name));
     AIRLOCK_TRY(policy.validate());
@@ -854,13 +855,29 @@ Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &
     entry->policy = policy;
     qCInfo(lcSandbox, "%s: egress policy set (%lld rules)", qPrintable(name),
            static_cast<long long>(policy.rules.size()));
-    if (entry->network) {
-        // Stored either way: a restarting gateway is started with the stored policy.
-        if (auto applied = entry->network->setPolicy(policy); !applied)
-            qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(applied.error().message));
-    }
     Q_EMIT policyChanged(name);
+    if (!entry->network) {
+        if (enforced)
+            enforced({});
+        return {};
+    }
+    // Stored either way: a restarting gateway is started with the stored policy.
+    if (auto applied = entry->network->setPolicy(policy, enforced); !applied) {
+        qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(applied.error().message));
+        if (enforced)
+            enforced(std::unexpected(applied.error()));
+    }
     return {};
+}
+
+void SandboxService::forgetSecret(const QString &secret)
+{
+    for (auto &[name, entry] : m_entries) {
+        if (!entry.network)
+            continue;
+        if (auto forgotten = entry.network->forgetSecret(secret); !forgotten)
+            qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(forgotten.error().message));
+    }
 }
 
 Result<QList<EgressRecord>>

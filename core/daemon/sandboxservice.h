@@ -152,8 +152,15 @@ public:
     Result<EgressPolicy> policy(const QString &name) const;
     /// Replaces the sandbox's egress policy, in any state: validates it (InvalidParams, nothing
     /// changes), persists it (on failure nothing changes either), then emits policyChanged.
-    /// A running sandbox's gateway gets it at once (new connections and DNS queries).
-    Result<void> setPolicy(const QString &name, const EgressPolicy &policy);
+    /// A running sandbox's gateway gets it at once: every request from then on, and open
+    /// connections it no longer allows are closed. `enforced` is called once when the call
+    /// succeeded (GatewayProcess::PolicyAck): at once for a sandbox without a gateway, else when
+    /// its gateway confirmed the policy (Timeout or OperationFailed when it did not; the policy
+    /// stays stored either way).
+    Result<void> setPolicy(const QString &name, const EgressPolicy &policy,
+                           GatewayProcess::PolicyAck enforced = {});
+    /// Tells every running gateway to drop the values of a deleted secret.
+    void forgetSecret(const QString &secret);
     /// Stored egress events of a sandbox (Registry::egressHistory). NotFound, InvalidName.
     Result<QList<EgressRecord>> egressHistory(const QString &name, std::optional<qint64> since,
                                               int limit) const;

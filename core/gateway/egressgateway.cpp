@@ -206,6 +206,30 @@ void EgressGateway::setCredentials(QList<GatewayCredential> credentials)
         : std::make_shared<const CredentialInjector>(std::move(credentials), std::move(kept));
 }
 
+qsizetype EgressGateway::forgetSecret(const QString &secret)
+{
+    if (!m_env.credentials)
+        return 0;
+    auto others = [&](const QList<GatewayCredential> &from) {
+        QList<GatewayCredential> kept;
+        for (const GatewayCredential &credential : from) {
+            if (credential.secret != secret)
+                kept.append(credential);
+        }
+        return kept;
+    };
+    QList<GatewayCredential> current = others(m_env.credentials->credentials());
+    QList<GatewayCredential> retired = others(m_env.credentials->retired());
+    const qsizetype dropped = m_env.credentials->credentials().size() - current.size()
+        + m_env.credentials->retired().size() - retired.size();
+    if (dropped == 0)
+        return 0;
+    m_env.credentials = current.isEmpty() && retired.isEmpty()
+        ? nullptr
+        : std::make_shared<const CredentialInjector>(std::move(current), std::move(retired));
+    return dropped;
+}
+
 qsizetype EgressGateway::credentialCount() const
 {
     return m_env.credentials ? m_env.credentials->credentials().size() : 0;

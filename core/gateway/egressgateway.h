@@ -41,9 +41,10 @@ public:
     quint16 tcpPort() const;
     quint16 dnsPort() const;
 
-    /// Replaces the policy atomically: new connections and the next DNS query use it; open
-    /// connections keep the policy they started with. The error is the validation error; the
-    /// old policy then stays.
+    /// Replaces the policy atomically: new connections, the next DNS query and the next request
+    /// of every open connection use it; an open connection whose name, port or tunnel it no
+    /// longer allows is closed before this returns (GatewayConnection::applyPolicy, event
+    /// `policy_revoked`). The error is the validation error; the old policy then stays.
     Result<void> setPolicy(const EgressPolicy &policy);
     const policy::PolicyMatcher &policy() const { return m_policy; }
     /// Values a gateway keeps scrubbing after they left its credentials.
@@ -57,6 +58,11 @@ public:
     /// (docs/reviews/2026-12-01-credentials-redteam.md#f7: an upstream may still return them, and
     /// the provider may still accept them).
     void setCredentials(QList<GatewayCredential> credentials);
+    /// Drops every value of `secret` the gateway holds, current or scrub-only (the secret was
+    /// deleted from the vault: issue 16 asks that its value leave the gateway's memory). The
+    /// SecretValues wipe themselves once the last request that used them has ended. Returns how
+    /// many values were dropped.
+    qsizetype forgetSecret(const QString &secret);
     qsizetype credentialCount() const;
     const QString &sandbox() const { return m_config.sandbox; }
     /// Guest connections open now.

@@ -6,6 +6,8 @@
 #include <QJsonValue>
 #include <QLoggingCategory>
 
+#include <cmath>
+
 namespace airlock::gateway {
 
 Q_LOGGING_CATEGORY(lcController, "airlock.gateway")
@@ -45,6 +47,8 @@ void GatewayController::onMessage(const QJsonObject &object)
         return onPolicy(object);
     if (type.toString() == u"credentials")
         return onCredentials(object);
+    if (type.toString() == u"forgetSecret")
+        return onForgetSecret(object);
     fatal(QStringLiteral("unknown control message type '%1'").arg(type.toString()));
 }
 
@@ -83,13 +87,24 @@ void GatewayController::onPolicy(const QJsonObject &object)
     if (!m_gateway)
         return fatal(QStringLiteral("a policy message before the config message"));
     for (auto it = object.begin(); it != object.end(); ++it) {
-        if (it.key() != u"type" && it.key() != u"policy")
+        if (it.key() != u"type" && it.key() != u"policy" && it.key() != u"generation")
             return fatal(QStringLiteral("policy message: field '%1': unknown key").arg(it.key()));
     }
     const QJsonValue value = object.value(QStringLiteral("policy"));
     if (!value.isObject())
         return fatal(QStringLiteral("policy message: field 'policy': must be an object"));
+    // The generation airlockd numbered this policy with; echoed so that its policy.set answers
+    // only once this policy is enforced (docs/gateway.md, "Control channel").
+    const QJsonValue generationValue = object.value(QStringLiteral("generation"));
+    const double generation = generationValue.toDouble(-1);
+    if (!generationValue.isUndefined()
+        && (!generationValue.isDouble() || generation < 0 || generation > 9007199254740991.0
+            || generation != std::floor(generation)))
+        return fatal(QStringLiteral("policy message: field 'generation': must be a non-negative "
+                                    "integer"));
     auto policy = EgressPolicy::fromJson(value.toObject());
+    // setPolicy() closes the open connections the new policy no longer allows before it
+    // returns, so "applied" is sent only once nothing the old policy allowed can pass.
     Result<void> applied =
         policy ? m_gateway->setPolicy(*policy) : Result<void>(std::unexpected(policy.error()));
     if (!applied) {
@@ -97,11 +112,35 @@ void GatewayController::onPolicy(const QJsonObject &object)
         error.insert(
             QStringLiteral("error"),
             QStringLiteral("policy: %1 (the previous policy stays)").arg(applied.error().message));
+        if (!generationValue.isUndefined())
+            error.insert(QStringLiteral("generation"), qint64(generation));
         m_channel->send(error);
         return;
     }
     QJsonObject ack = message(QStringLiteral("applied"));
     ack.insert(QStringLiteral("rules"), int(policy->rules.size()));
+    if (!generationValue.isUndefined())
+        ack.insert(QStringLiteral("generation"), qint64(generation));
+    m_channel->send(ack);
+}
+
+void GatewayController::onForgetSecret(const QJsonObject &object)
+{
+    if (!m_gateway)
+        return fatal(QStringLiteral("a forgetSecret message before the config message"));
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.key() != u"type" && it.key() != u"secret")
+            return fatal(
+                QStringLiteral("forgetSecret message: field '%1': unknown key").arg(it.key()));
+    }
+    const QJsonValue secret = object.value(QStringLiteral("secret"));
+    if (!secret.isString() || secret.toString().isEmpty())
+        return fatal(QStringLiteral("forgetSecret message: field 'secret': must be a string"));
+    const qsizetype dropped = m_gateway->forgetSecret(secret.toString());
+    qCInfo(lcController, "secret %s deleted: forgot %lld value(s)", qPrintable(secret.toString()),
+           static_cast<long long>(dropped));
+    QJsonObject ack = message(QStringLiteral("secretForgotten"));
+    ack.insert(QStringLiteral("values"), qint64(dropped));
     m_channel->send(ack);
 }
 

@@ -39,6 +39,7 @@ private:
     void onConfig(const QJsonObject &message);
     void onPolicy(const QJsonObject &message);
     void onCredentials(const QJsonObject &message);
+    void onForgetSecret(const QJsonObject &message);
     void fatal(const QString &error);
 
     ControlChannel *m_channel;

@@ -190,6 +190,8 @@ void UpstreamLeg::pumpTls()
             m_socket->write(out);
         if (!plain.isEmpty())
             Q_EMIT received(plain);
+        // It may hold a secret the upstream reflected (scrubbed on its way to the guest).
+        wipe(plain);
         if (status == TlsMemoryStream::Status::Ok)
             continue;
         if (status == TlsMemoryStream::Status::Closed)
@@ -214,7 +216,18 @@ bool UpstreamLeg::ready() const
 void UpstreamLeg::send(const QByteArray &bytes)
 {
     if (!ready()) {
-        m_pending += bytes;
+        if (m_pending.isEmpty()) {
+            m_pending = bytes;
+            return;
+        }
+        // Grown by hand, not by +=: a reallocation would free the old buffer, which may hold an
+        // injected head, without wiping it.
+        QByteArray grown;
+        grown.reserve(m_pending.size() + bytes.size());
+        grown.append(m_pending);
+        grown.append(bytes);
+        wipe(m_pending);
+        m_pending = std::move(grown);
         return;
     }
     if (m_tls) {

@@ -535,21 +535,24 @@ void TestGatewayProcess::policyUpdate()
     QJsonArray rules = policy.value(u"rules"_s).toArray();
     rules.append(rule(u"tenant.test"_s));
     policy.insert(u"rules"_s, rules);
-    m_topo.gateway().send({{u"type"_s, u"policy"_s}, {u"policy"_s, policy}});
+    // The generation is echoed: airlockd answers policy.set only once it came back.
+    m_topo.gateway().send({{u"type"_s, u"policy"_s}, {u"generation"_s, 7}, {u"policy"_s, policy}});
     const auto applied = m_topo.gateway().waitFor(
         [](const QJsonObject &m) { return m.value(u"type"_s) == u"applied"_s; }, 5000);
     QVERIFY(applied);
     QCOMPARE(applied->value(u"rules"_s).toInt(), 4);
+    QCOMPARE(applied->value(u"generation"_s).toInteger(), 7);
     const QByteArray response =
         tlsExchange(kUnroutedAddress, u"tenant.test"_s, get(u"/t"_s, u"tenant.test"_s));
     QCOMPARE(responseBody(response), QByteArray("hello tenant.test /t\n"));
 
     // An invalid policy is refused and the previous one stays.
     QJsonObject bad {{u"version"_s, 1}, {u"rules"_s, QJsonArray {rule(u"*.test"_s)}}};
-    m_topo.gateway().send({{u"type"_s, u"policy"_s}, {u"policy"_s, bad}});
+    m_topo.gateway().send({{u"type"_s, u"policy"_s}, {u"generation"_s, 8}, {u"policy"_s, bad}});
     const auto error = m_topo.gateway().waitFor(
         [](const QJsonObject &m) { return m.value(u"type"_s) == u"error"_s; }, 5000);
     QVERIFY(error);
+    QCOMPARE(error->value(u"generation"_s).toInteger(), 8);
     QVERIFY2(error->value(u"error"_s).toString().contains(u"rule 0"_s),
              qPrintable(error->value(u"error"_s).toString()));
     QCOMPARE(responseStatus(

@@ -12,11 +12,13 @@
 #include "rpctestclient.h"
 #include "sanitizer.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <csignal>
@@ -105,6 +107,45 @@ QMap<QString, QString> procStatus(qint64 pid)
 bool waitFor(const std::function<bool()> &condition, int timeoutMs)
 {
     return QTest::qWaitFor(condition, timeoutMs);
+}
+
+/// True once process `pid` is stopped (state T in /proc/PID/stat).
+bool isStopped(pid_t pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray line = stat.readAll();
+    const qsizetype close = line.lastIndexOf(')');
+    return close > 0 && line.mid(close + 2, 1) == "T";
+}
+
+/// A policy.set request with a fixed id, written without waiting for its answer.
+QByteArray policySetRequest(qint64 id, const QString &sandbox, const QJsonArray &rules)
+{
+    const QJsonObject request {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                               {QStringLiteral("id"), id},
+                               {QStringLiteral("method"), QStringLiteral("policy.set")},
+                               {QStringLiteral("params"),
+                                QJsonObject {{QStringLiteral("name"), sandbox},
+                                             {QStringLiteral("policy"),
+                                              QJsonObject {{QStringLiteral("version"), 1},
+                                                           {QStringLiteral("rules"), rules}}}}}};
+    return QJsonDocument(request).toJson(QJsonDocument::Compact) + '\n';
+}
+
+/// The next response (not a notification) the client reads, or an empty object.
+QJsonObject nextResponse(RpcTestClient &client, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!deadline.hasExpired()) {
+        auto message = client.readMessage(int(deadline.remainingTime()));
+        if (!message)
+            return {};
+        if (!message->contains(QStringLiteral("method")))
+            return *message;
+    }
+    return {};
 }
 
 } // namespace
@@ -318,6 +359,77 @@ private Q_SLOTS:
             QByteArrayLiteral("\"seq\":%1").replace("%1", QByteArray::number(lastSeq))));
     }
 
+    // Issue 16: policy.set answers only once the gateway confirmed the policy, so "applied" in
+    // a client means enforced. With the gateway stopped the answer waits while the helper keeps
+    // serving (a later call is answered first); once the gateway runs again and applies it,
+    // policy.set answers.
+    void policySetAnswersAfterTheGatewayApplied()
+    {
+        const QList<qint64> gateways = gatewaysIn(ns());
+        QCOMPARE(gateways.size(), 1);
+        const pid_t gateway = pid_t(gateways.first());
+        const auto resume = qScopeGuard([gateway] { ::kill(gateway, SIGCONT); });
+        RpcTestClient client(m_helper->socketPath());
+        QCOMPARE(::kill(gateway, SIGSTOP), 0);
+        QVERIFY(waitFor([gateway] { return isStopped(gateway); }, 5000));
+        const QJsonArray rules {QJsonObject {{QStringLiteral("host"), QStringLiteral("pkg.test")}}};
+        QVERIFY(client.sendRaw(policySetRequest(9001, kName, rules)));
+        QVERIFY(client.sendRaw(
+            QJsonDocument(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                       {QStringLiteral("id"), 9002},
+                                       {QStringLiteral("method"), QStringLiteral("sandbox.get")},
+                                       {QStringLiteral("params"), named(kName)}})
+                .toJson(QJsonDocument::Compact)
+            + '\n'));
+        const QJsonObject first = nextResponse(client, 10000);
+        QCOMPARE(first.value(QStringLiteral("id")).toInteger(), 9002);
+        QCOMPARE(::kill(gateway, SIGCONT), 0);
+        const QJsonObject applied = nextResponse(client, 10000);
+        QCOMPARE(applied.value(QStringLiteral("id")).toInteger(), 9001);
+        QVERIFY2(applied.contains(QStringLiteral("result")),
+                 QJsonDocument(applied).toJson().constData());
+        // The helper logged the gateway's confirmation before it answered.
+        QFile log(m_helper->stateDir() + QStringLiteral("/log/airlockd.log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains("the gateway applied policy generation"));
+    }
+
+    // A gateway that never confirms costs the caller a Timeout (the policy stays stored and is
+    // what a restarted gateway starts with), never the helper's event loop.
+    void policySetTimesOutWhenTheGatewayNeverConfirms()
+    {
+        const QList<qint64> gateways = gatewaysIn(ns());
+        QCOMPARE(gateways.size(), 1);
+        const pid_t gateway = pid_t(gateways.first());
+        const auto resume = qScopeGuard([gateway] { ::kill(gateway, SIGCONT); });
+        RpcTestClient client(m_helper->socketPath());
+        QCOMPARE(::kill(gateway, SIGSTOP), 0);
+        QVERIFY(waitFor([gateway] { return isStopped(gateway); }, 5000));
+        const QJsonArray rules {
+            QJsonObject {{QStringLiteral("host"), QStringLiteral("stored.test")}}};
+        QVERIFY(client.sendRaw(policySetRequest(9003, kName, rules)));
+        const QJsonObject answer =
+            nextResponse(client, airlock::GatewayProcess::kPolicyAckTimeoutMs + 10000);
+        QCOMPARE(answer.value(QStringLiteral("id")).toInteger(), 9003);
+        QCOMPARE(RpcTestClient::errorKind(answer), QStringLiteral("timeout"));
+        QVERIFY2(answer.value(QStringLiteral("error"))
+                     .toObject()
+                     .value(QStringLiteral("message"))
+                     .toString()
+                     .contains(QStringLiteral("has not confirmed")),
+                 QJsonDocument(answer).toJson().constData());
+        RpcTestClient other(m_helper->socketPath());
+        const QJsonObject stored =
+            RpcTestClient::result(other.call(QStringLiteral("policy.get"), named(kName)));
+        const QJsonArray storedRules = stored.value(QStringLiteral("policy"))
+                                           .toObject()
+                                           .value(QStringLiteral("rules"))
+                                           .toArray();
+        QCOMPARE(storedRules.size(), 1);
+        QCOMPARE(storedRules.at(0).toObject().value(QStringLiteral("host")).toString(),
+                 QStringLiteral("stored.test"));
+    }
+
     void airlockctlShowsEgress()
     {
         const QString ctl = qEnvironmentVariable("AIRLOCK_AIRLOCKCTL");
@@ -406,6 +518,54 @@ private Q_SLOTS:
         QVERIFY(!tapExists());
         QCOMPARE(leftoverTables(), QStringList());
         QVERIFY(waitFor([&] { return gatewaysIn(ns()).isEmpty(); }, 5000));
+    }
+
+    // Issue 16, section 4: a link another helper (or the host) already uses is skipped, so two
+    // helpers with the default pool on one host do not both take 100.96.0.0/30. The other
+    // helper's tap is played by a dummy interface with the first link's gateway address.
+    void linkInUseOnTheHostIsSkipped()
+    {
+        RpcTestClient client(m_helper->socketPath());
+        if (state() != u"stopped") {
+            client.call(
+                QStringLiteral("sandbox.stop"),
+                QJsonObject {{QStringLiteral("name"), kName}, {QStringLiteral("timeoutMs"), 2000}});
+            QVERIFY(waitFor([&] { return state() == u"stopped"; }, 20000));
+        }
+        const QString dummy = QStringLiteral("alother0");
+        auto ip = [this](const QStringList &args) {
+            return QProcess::execute(QStringLiteral("ip"),
+                                     QStringList {QStringLiteral("-n"), ns()} + args);
+        };
+        const auto removeDummy = qScopeGuard([&] {
+            ip({QStringLiteral("link"), QStringLiteral("del"), dummy});
+        });
+        QCOMPARE(ip({QStringLiteral("link"), QStringLiteral("add"), dummy, QStringLiteral("type"),
+                     QStringLiteral("veth"), QStringLiteral("peer"), QStringLiteral("name"),
+                     QStringLiteral("alother1")}),
+                 0);
+        QCOMPARE(ip({QStringLiteral("addr"), QStringLiteral("add"), QStringLiteral("100.96.0.1/30"),
+                     QStringLiteral("dev"), dummy}),
+                 0);
+        QCOMPARE(
+            RpcTestClient::result(client.call(QStringLiteral("sandbox.start"), named(kName), 60000))
+                .value(QStringLiteral("state"))
+                .toString(),
+            QStringLiteral("running"));
+        QProcess show;
+        show.start(QStringLiteral("ip"),
+                   {QStringLiteral("-n"), ns(), QStringLiteral("-4"), QStringLiteral("addr"),
+                    QStringLiteral("show"), QStringLiteral("dev"), tap()});
+        QVERIFY(show.waitForFinished(5000));
+        const QByteArray addresses = show.readAllStandardOutput();
+        QVERIFY2(addresses.contains("inet 100.96.0.5/30"), addresses.constData());
+        QFile log(m_helper->stateDir() + QStringLiteral("/log/airlockd.log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains("link 100.96.0.0/30 is in use on interface alother0"));
+        client.call(
+            QStringLiteral("sandbox.stop"),
+            QJsonObject {{QStringLiteral("name"), kName}, {QStringLiteral("timeoutMs"), 2000}});
+        QVERIFY(waitFor([&] { return state() == u"stopped"; }, 20000));
     }
 
     void stopRemovesEverything()

@@ -73,6 +73,53 @@ QString leakedForms(const QByteArray &haystack, const QString &where)
                            : u"the secret appears in %1 as %2"_s.arg(where, found.join(u", "));
 }
 
+/// Every form of either secret found in the readable memory of process `pid`
+/// (/proc/PID/maps and /proc/PID/mem; root may read a non-dumpable process). Empty when none.
+QString leakedFormsInMemory(pid_t pid)
+{
+    QFile maps(u"/proc/%1/maps"_s.arg(pid));
+    const int mem = ::open(QByteArray("/proc/" + QByteArray::number(pid) + "/mem").constData(),
+                           O_RDONLY | O_CLOEXEC);
+    if (!maps.open(QIODevice::ReadOnly) || mem < 0) {
+        if (mem >= 0)
+            ::close(mem);
+        return u"cannot read the memory of process %1"_s.arg(pid);
+    }
+    QStringList found;
+    const QList<QByteArray> forms =
+        airlock::gateway::credentialForms(kSecret) + airlock::gateway::credentialForms(kSecond);
+    for (const QByteArray &line : maps.readAll().split('\n')) {
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (fields.size() < 2 || !fields.at(1).startsWith('r') || line.contains("[vvar]")
+            || line.contains("[vsyscall]"))
+            continue;
+        const QList<QByteArray> range = fields.at(0).split('-');
+        const quint64 begin = range.value(0).toULongLong(nullptr, 16);
+        const quint64 end = range.value(1).toULongLong(nullptr, 16);
+        if (end <= begin || end - begin > 1024ull * 1024 * 1024)
+            continue;
+        QByteArray bytes(qsizetype(end - begin), Qt::Uninitialized);
+        const ssize_t got = ::pread(mem, bytes.data(), size_t(bytes.size()), off_t(begin));
+        if (got <= 0)
+            continue;
+        bytes.truncate(got);
+        for (const QByteArray &form : forms) {
+            const qsizetype at = bytes.indexOf(form);
+            if (at < 0)
+                continue;
+            // What surrounds it says which buffer kept it.
+            QByteArray context = bytes.mid(qMax<qsizetype>(0, at - 48), form.size() + 96);
+            for (char &c : context)
+                c = (c >= 0x20 && c < 0x7f) ? c : '.';
+            found << u"%1 in %2 (…%3…)"_s.arg(QString::fromLatin1(form), QString::fromLatin1(line),
+                                              QString::fromLatin1(context));
+        }
+    }
+    ::close(mem);
+    return found.isEmpty() ? QString()
+                           : u"process %1 still holds: %2"_s.arg(pid).arg(found.join(u"; "));
+}
+
 } // namespace
 
 /// QVERIFY2 on leakedForms(): passes when it returned an empty string.
@@ -452,6 +499,28 @@ private Q_SLOTS:
         REDTEAM_CHECK_LEAK(leakedForms(m_rpcSeen, u"the RPC messages"_s));
         REDTEAM_CHECK_LEAK(leakedForms(m_console, u"the guest's console"_s));
         REDTEAM_CHECK_LEAK(leakedForms(m_clientSaw, u"the responses through the gateway"_s));
+    }
+
+    // Issue 16: after the binding is gone the gateway keeps the old values scrub-only (an
+    // upstream may still hand them back); once the secret is deleted from the vault, no value
+    // of it stays in the gateway's memory.
+    void deletedSecretLeavesTheGatewaysMemory()
+    {
+        const QString state = m_net->helper().stateDir();
+        QFile pidFile(QDir(state).filePath(u"net/%1.gateway"_s.arg(kName)));
+        QVERIFY(pidFile.open(QIODevice::ReadOnly));
+        const pid_t gateway = pid_t(pidFile.readAll().split(' ').value(0).toLongLong());
+        QVERIFY(gateway > 0);
+        // Not vacuous: the scrub-only values are found where they are held.
+        QVERIFY2(!leakedFormsInMemory(gateway).isEmpty(),
+                 "the memory scan does not see the values the gateway holds");
+        QVERIFY(call(u"secret.delete"_s, {{u"name"_s, u"api-token"_s}}).contains(u"result"_s));
+        QFile gatewayLog(QDir(state).filePath(u"log/gateway-%1.log"_s.arg(kName)));
+        QVERIFY(gatewayLog.open(QIODevice::ReadOnly));
+        QByteArray logged;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (logged += gatewayLog.readAll()).contains("secret api-token deleted: forgot"), 10000);
+        REDTEAM_CHECK_LEAK(leakedFormsInMemory(gateway));
     }
 };
 

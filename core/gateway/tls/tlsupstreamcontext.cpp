@@ -19,7 +19,11 @@ Result<TlsUpstreamContext> TlsUpstreamContext::create(const TlsTrustStore &trust
     SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()));
     if (!ctx || SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION) != 1)
         return failOpenSsl(QStringLiteral("upstream SSL_CTX"));
-    SSL_CTX_set_options(ctx.get(), SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+    // CLEANSE_PLAINTEXT: an upstream's answer may carry an injected secret back (a reflection
+    // the gateway scrubs); OpenSSL would otherwise keep that plaintext in its read buffer after
+    // handing it over, where it outlives the secret's deletion (issue 16).
+    SSL_CTX_set_options(ctx.get(),
+                        SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CLEANSE_PLAINTEXT);
     SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
     if (SSL_CTX_set_alpn_protos(ctx.get(), kHttp11, sizeof kHttp11) != 0)
