@@ -215,6 +215,20 @@ private:
             m_events->call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
     }
 
+    /// Stops (SIGSTOP) the sandbox's one gateway and returns its pid once it is stopped; 0 when
+    /// there is not exactly one or it did not stop.
+    pid_t stopTheGateway() const
+    {
+        const QList<qint64> gateways = gatewaysIn(ns());
+        if (gateways.size() != 1)
+            return 0;
+        const pid_t gateway = pid_t(gateways.first());
+        if (::kill(gateway, SIGSTOP) != 0
+            || !waitFor([gateway] { return isStopped(gateway); }, 5000))
+            return 0;
+        return gateway;
+    }
+
     std::unique_ptr<HelperProcess> m_helper;
     std::unique_ptr<RpcTestClient> m_events;
 
@@ -365,13 +379,10 @@ private Q_SLOTS:
     // policy.set answers.
     void policySetAnswersAfterTheGatewayApplied()
     {
-        const QList<qint64> gateways = gatewaysIn(ns());
-        QCOMPARE(gateways.size(), 1);
-        const pid_t gateway = pid_t(gateways.first());
+        const pid_t gateway = stopTheGateway();
+        QVERIFY(gateway > 0);
         const auto resume = qScopeGuard([gateway] { ::kill(gateway, SIGCONT); });
         RpcTestClient client(m_helper->socketPath());
-        QCOMPARE(::kill(gateway, SIGSTOP), 0);
-        QVERIFY(waitFor([gateway] { return isStopped(gateway); }, 5000));
         const QJsonArray rules {QJsonObject {{QStringLiteral("host"), QStringLiteral("pkg.test")}}};
         QVERIFY(client.sendRaw(policySetRequest(9001, kName, rules)));
         QVERIFY(client.sendRaw(
@@ -398,13 +409,10 @@ private Q_SLOTS:
     // what a restarted gateway starts with), never the helper's event loop.
     void policySetTimesOutWhenTheGatewayNeverConfirms()
     {
-        const QList<qint64> gateways = gatewaysIn(ns());
-        QCOMPARE(gateways.size(), 1);
-        const pid_t gateway = pid_t(gateways.first());
+        const pid_t gateway = stopTheGateway();
+        QVERIFY(gateway > 0);
         const auto resume = qScopeGuard([gateway] { ::kill(gateway, SIGCONT); });
         RpcTestClient client(m_helper->socketPath());
-        QCOMPARE(::kill(gateway, SIGSTOP), 0);
-        QVERIFY(waitFor([gateway] { return isStopped(gateway); }, 5000));
         const QJsonArray rules {
             QJsonObject {{QStringLiteral("host"), QStringLiteral("stored.test")}}};
         QVERIFY(client.sendRaw(policySetRequest(9003, kName, rules)));
