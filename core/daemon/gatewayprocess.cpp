@@ -238,20 +238,26 @@ Result<void> GatewayProcess::setPolicy(const EgressPolicy &policy, PolicyAck app
         return {};
     m_policyWaiters.append({generation, std::move(applied)});
     QTimer::singleShot(kPolicyAckTimeoutMs, this, [this, generation] {
-        auto waiting =
-            std::find_if(m_policyWaiters.begin(), m_policyWaiters.end(),
-                         [&](const PolicyWaiter &w) { return w.generation == generation; });
-        if (waiting == m_policyWaiters.end())
-            return;
-        const PolicyAck ack = std::move(waiting->ack);
-        m_policyWaiters.erase(waiting);
-        ack(fail(ErrorKind::Timeout,
-                 QStringLiteral("the policy is stored, but the gateway of '%1' has not confirmed "
-                                "it within %2 s")
-                     .arg(m_config.sandbox)
-                     .arg(kPolicyAckTimeoutMs / 1000)));
+        failPolicyWaiter(generation,
+                         Error {ErrorKind::Timeout,
+                                QStringLiteral("the policy is stored, but the gateway of '%1' has "
+                                               "not confirmed it within %2 s")
+                                    .arg(m_config.sandbox)
+                                    .arg(kPolicyAckTimeoutMs / 1000)});
     });
     return {};
+}
+
+void GatewayProcess::failPolicyWaiter(quint64 generation, const Error &error)
+{
+    const auto waiting =
+        std::find_if(m_policyWaiters.begin(), m_policyWaiters.end(),
+                     [&](const PolicyWaiter &w) { return w.generation == generation; });
+    if (waiting == m_policyWaiters.end())
+        return;
+    const PolicyAck ack = std::move(waiting->ack);
+    m_policyWaiters.erase(waiting);
+    ack(std::unexpected(error));
 }
 
 Result<void> GatewayProcess::forgetSecret(const QString &secret)
@@ -405,16 +411,11 @@ void GatewayProcess::handleMessage(const QJsonObject &message)
         qCWarning(lcGateway, "%s: the gateway refused a message: %s", qPrintable(m_config.sandbox),
                   qPrintable(error));
         const quint64 generation = quint64(message.value(QStringLiteral("generation")).toDouble());
-        auto refused =
-            std::find_if(m_policyWaiters.begin(), m_policyWaiters.end(),
-                         [&](const PolicyWaiter &w) { return w.generation == generation; });
-        if (generation > 0 && refused != m_policyWaiters.end()) {
-            const PolicyAck ack = std::move(refused->ack);
-            m_policyWaiters.erase(refused);
-            ack(fail(ErrorKind::OperationFailed,
-                     QStringLiteral("the gateway of '%1' refused the policy: %2")
-                         .arg(m_config.sandbox, error)));
-        }
+        if (generation > 0)
+            failPolicyWaiter(generation,
+                             Error {ErrorKind::OperationFailed,
+                                    QStringLiteral("the gateway of '%1' refused the policy: %2")
+                                        .arg(m_config.sandbox, error)});
     } else if (type == u"egress") {
         const QJsonObject event = message.value(QStringLiteral("event")).toObject();
         if (!event.isEmpty())

@@ -107,8 +107,6 @@ public:
     /// (current or kept for scrubbing after a rotation or an unbinding) and wipes it.
     /// Errors: InvalidState when not running, OperationFailed when the write fails.
     Result<void> forgetSecret(const QString &secret);
-    /// The generation of the last policy the gateway confirmed (0: the one it started with).
-    quint64 appliedPolicyGeneration() const { return m_appliedGeneration; }
     /// Sends {"type":"credentials"} with the values as its raw payload, written straight from
     /// their SecretValues (no other copy is made). Replaces the gateway's credentials whole.
     /// Errors: InvalidState when not running, OperationFailed when the write fails.
@@ -139,6 +137,8 @@ private:
     QString lastLogLine() const;
     /// Answers (and forgets) every waiter of a generation up to `generation` with `result`.
     void resolvePolicyWaiters(quint64 generation, const Result<void> &result);
+    /// Answers the waiter of exactly `generation` (if it still waits) with `error`.
+    void failPolicyWaiter(quint64 generation, const Error &error);
 
     GatewayConfig m_config;
     VmmProcess *m_process = nullptr;

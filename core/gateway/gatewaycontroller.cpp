@@ -2,11 +2,12 @@
 
 #include "core/gateway/controlchannel.h"
 #include "core/gateway/credentials/gatewaycredentials.h"
+#include "core/model/jsonfields.h"
 
 #include <QJsonValue>
 #include <QLoggingCategory>
 
-#include <cmath>
+#include <limits>
 
 namespace airlock::gateway {
 
@@ -95,13 +96,11 @@ void GatewayController::onPolicy(const QJsonObject &object)
         return fatal(QStringLiteral("policy message: field 'policy': must be an object"));
     // The generation airlockd numbered this policy with; echoed so that its policy.set answers
     // only once this policy is enforced (docs/gateway.md, "Control channel").
-    const QJsonValue generationValue = object.value(QStringLiteral("generation"));
-    const double generation = generationValue.toDouble(-1);
-    if (!generationValue.isUndefined()
-        && (!generationValue.isDouble() || generation < 0 || generation > 9007199254740991.0
-            || generation != std::floor(generation)))
-        return fatal(QStringLiteral("policy message: field 'generation': must be a non-negative "
-                                    "integer"));
+    // -1: absent (a sender that does not number its policies gets no generation back).
+    const auto generation = json::readInteger(object, QStringLiteral("generation"), 0,
+                                              std::numeric_limits<qint64>::max(), -1);
+    if (!generation)
+        return fatal(QStringLiteral("policy message: %1").arg(generation.error().message));
     auto policy = EgressPolicy::fromJson(value.toObject());
     // setPolicy() closes the open connections the new policy no longer allows before it
     // returns, so "applied" is sent only once nothing the old policy allowed can pass.
@@ -112,15 +111,15 @@ void GatewayController::onPolicy(const QJsonObject &object)
         error.insert(
             QStringLiteral("error"),
             QStringLiteral("policy: %1 (the previous policy stays)").arg(applied.error().message));
-        if (!generationValue.isUndefined())
-            error.insert(QStringLiteral("generation"), qint64(generation));
+        if (*generation >= 0)
+            error.insert(QStringLiteral("generation"), *generation);
         m_channel->send(error);
         return;
     }
     QJsonObject ack = message(QStringLiteral("applied"));
     ack.insert(QStringLiteral("rules"), int(policy->rules.size()));
-    if (!generationValue.isUndefined())
-        ack.insert(QStringLiteral("generation"), qint64(generation));
+    if (*generation >= 0)
+        ack.insert(QStringLiteral("generation"), *generation);
     m_channel->send(ack);
 }
 
