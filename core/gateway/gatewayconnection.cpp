@@ -3,7 +3,7 @@
 #include "core/gateway/dns/dnsnamemapping.h"
 #include "core/gateway/streamsocket.h"
 #include "core/gateway/upstreamleg.h"
-#include "core/gateway/wipe.h"
+#include "core/gateway/credentials/wipe.h"
 
 #include <QPointer>
 #include <QTimer>

@@ -1,6 +1,6 @@
 #include "core/gateway/requestledger.h"
 
-#include "core/gateway/wipe.h"
+#include "core/gateway/credentials/wipe.h"
 
 #include <QJsonDocument>
 #include <QLoggingCategory>

@@ -1,10 +1,10 @@
 #include "core/gateway/upstreamleg.h"
 
+#include "core/gateway/credentials/wipe.h"
 #include "core/gateway/dns/dnsupstreamresolver.h"
 #include "core/gateway/gatewayconnection.h"
 #include "core/gateway/streamsocket.h"
 #include "core/gateway/tls/tlsupstreamcontext.h"
-#include "core/gateway/wipe.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -216,18 +216,12 @@ bool UpstreamLeg::ready() const
 void UpstreamLeg::send(const QByteArray &bytes)
 {
     if (!ready()) {
-        if (m_pending.isEmpty()) {
+        // It may hold an injected head: shared while it is the only piece, else grown without
+        // leaving the old buffer unwiped.
+        if (m_pending.isEmpty())
             m_pending = bytes;
-            return;
-        }
-        // Grown by hand, not by +=: a reallocation would free the old buffer, which may hold an
-        // injected head, without wiping it.
-        QByteArray grown;
-        grown.reserve(m_pending.size() + bytes.size());
-        grown.append(m_pending);
-        grown.append(bytes);
-        wipe(m_pending);
-        m_pending = std::move(grown);
+        else
+            appendWiping(m_pending, bytes);
         return;
     }
     if (m_tls) {

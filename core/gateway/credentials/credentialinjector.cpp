@@ -1,6 +1,7 @@
 #include "core/gateway/credentials/credentialinjector.h"
 
 #include "core/gateway/credentials/credentialpatterns.h"
+#include "core/gateway/credentials/wipe.h"
 #include "core/policy/policymatcher.h"
 
 #include <openssl/crypto.h>
@@ -47,13 +48,6 @@ bool isFieldValue(QByteArrayView value)
             return false;
     }
     return !value.isEmpty();
-}
-
-void wipe(QByteArray &bytes)
-{
-    if (!bytes.isEmpty() && bytes.isDetached())
-        OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
-    bytes.clear();
 }
 
 QByteArray trimmedOws(const QByteArray &value)

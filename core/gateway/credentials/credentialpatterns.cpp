@@ -1,4 +1,5 @@
 #include "core/gateway/credentials/credentialpatterns.h"
+#include "core/gateway/credentials/wipe.h"
 
 #include <openssl/crypto.h>
 
@@ -12,14 +13,6 @@ namespace {
 // The base64 characters of `value` that are independent of the bytes around it when it starts
 // `offset` bytes (0..2) into an encoded stream. Character i covers bits [6i, 6i + 6) of the
 // stream; the value occupies bits [8 * offset, 8 * (offset + n)).
-// Wipes a temporary that held (an encoding of) a secret value before it is freed.
-void wipe(QByteArray &bytes)
-{
-    if (!bytes.isEmpty() && bytes.isDetached())
-        OPENSSL_cleanse(bytes.data(), std::size_t(bytes.size()));
-    bytes.clear();
-}
-
 QByteArray alignedBase64(const QByteArray &value, int offset, QByteArray::Base64Options options)
 {
     QByteArray padded = QByteArray(offset, '\0') + value;

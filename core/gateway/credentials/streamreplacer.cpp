@@ -1,5 +1,7 @@
 #include "core/gateway/credentials/streamreplacer.h"
 
+#include "core/gateway/credentials/wipe.h"
+
 #include <algorithm>
 
 namespace airlock::gateway {
@@ -29,9 +31,15 @@ QList<StreamReplacer::Rule> StreamReplacer::maskRules(const QList<QByteArray> &p
     return rules;
 }
 
+StreamReplacer::~StreamReplacer()
+{
+    wipe(m_pending);
+}
+
 QByteArray StreamReplacer::feed(QByteArrayView bytes)
 {
-    m_pending.append(bytes);
+    // What is held back may be part of a secret (a reflected credential not yet scrubbed).
+    appendWiping(m_pending, bytes);
     return process(false);
 }
 
@@ -85,7 +93,7 @@ QByteArray StreamReplacer::process(bool final)
         if (!replaced)
             out.append(m_pending.at(i++));
     }
-    m_pending.remove(0, i);
+    dropFrontWiping(m_pending, i);
     return out;
 }
 

@@ -21,6 +21,12 @@ public:
     };
 
     explicit StreamReplacer(QList<Rule> rules = {});
+    /// Wipes the held-back bytes.
+    ~StreamReplacer();
+    StreamReplacer(const StreamReplacer &) = default;
+    StreamReplacer(StreamReplacer &&) noexcept = default;
+    StreamReplacer &operator=(const StreamReplacer &) = default;
+    StreamReplacer &operator=(StreamReplacer &&) noexcept = default;
 
     /// Returns the bytes that are final: input before any possible partial match, with
     /// replacements applied.

@@ -1,12 +1,15 @@
 #include "core/gateway/http/httpresponsetracker.h"
 
 #include "core/gateway/credentials/contentdecoder.h"
+#include "core/gateway/credentials/wipe.h"
 
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
+
+#include <QScopeGuard>
 
 #include <limits>
 #include <optional>
@@ -44,6 +47,8 @@ struct HttpResponseTracker::Private
     bool active = false;
     QByteArray pending; // an incomplete head (or chunk header) not parsed yet
     char scratch[kScratch];
+
+    ~Private() { wipe(pending); }
     // Rewriting (expect() with rules).
     QList<StreamReplacer::Rule> rules;
     bool http10 = false;
@@ -165,10 +170,11 @@ struct HttpResponseTracker::Private
     {
         if (decoder) {
             QByteArray decoded;
-            if (!decoder->feed(data, &decoded, &bodyError))
-                return false;
-            *output += frame(body->feed(decoded));
-            return true;
+            const bool fed = decoder->feed(data, &decoded, &bodyError);
+            if (fed)
+                *output += frame(body->feed(decoded));
+            wipe(decoded);
+            return fed;
         }
         *output += frame(body->feed(data));
         return true;
@@ -189,7 +195,7 @@ struct HttpResponseTracker::Private
     /// Forgets the current response (an error or a refusal ends the connection).
     void reset()
     {
-        pending.clear();
+        wipe(pending);
         active = false;
         body.reset();
         decoder.reset();
@@ -219,7 +225,7 @@ void HttpResponseTracker::expect(bool head, Rewrite rewrite)
 {
     m_d->head = head;
     m_d->active = true;
-    m_d->pending.clear();
+    wipe(m_d->pending);
     m_d->rules = std::move(rewrite.rules);
     m_d->http10 = rewrite.http10;
     m_d->body.reset();
@@ -254,10 +260,13 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
     // Beast parses a head only when all of it is in one buffer; a head split across reads is
     // kept here until it is complete (bounded by the header limit).
     QByteArray joined;
+    // A head may reflect a credential: the joined copy goes on every way out.
+    const auto wipeJoined = qScopeGuard([&joined] { wipe(joined); });
     QByteArrayView data = bytes;
     const qsizetype before = m_d->pending.size();
     if (before > 0) {
-        joined = m_d->pending + bytes.toByteArray();
+        joined = std::exchange(m_d->pending, {});
+        appendWiping(joined, bytes);
         data = joined;
     }
     auto finishProgress = [&] {
@@ -281,8 +290,11 @@ HttpResponseTracker::Progress HttpResponseTracker::feed(QByteArrayView bytes)
         parsed += qsizetype(used);
         if (headerDoneBefore && rewriting) {
             const auto produced = qsizetype(kScratch - m_d->parser->get().body().size);
-            if (produced > 0
-                && !m_d->bodyData(QByteArrayView(m_d->scratch, produced), &progress.output)) {
+            const bool scrubbed = produced <= 0
+                || m_d->bodyData(QByteArrayView(m_d->scratch, produced), &progress.output);
+            // The plaintext may hold a credential the upstream reflected: gone once scrubbed.
+            wipe(m_d->scratch, std::size_t(qMax<qsizetype>(0, produced)));
+            if (!scrubbed) {
                 // What was held back is dropped: it may be the start of a secret's form.
                 progress.error = true;
                 progress.errorText = m_d->bodyError;
