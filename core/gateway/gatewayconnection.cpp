@@ -1,9 +1,9 @@
 #include "core/gateway/gatewayconnection.h"
 
+#include "core/gateway/credentials/wipe.h"
 #include "core/gateway/dns/dnsnamemapping.h"
 #include "core/gateway/streamsocket.h"
 #include "core/gateway/upstreamleg.h"
-#include "core/gateway/credentials/wipe.h"
 
 #include <QPointer>
 #include <QTimer>
