@@ -30,7 +30,8 @@ namespace {
 Q_LOGGING_CATEGORY(lcQemu, "airlock.vmm.qemu")
 
 constexpr int kStartTimeoutMs = 10000; // QEMU makes its sockets in ms; generous for loaded CI
-constexpr int kAdoptTimeoutMs = 3000;
+// Per VMM, in the background: a slow one delays only its own adoption.
+constexpr int kAdoptTimeoutMs = 10000;
 constexpr int kQuitGraceMs = 3000; // between QMP quit and SIGKILL
 constexpr int kControlTimeoutMs = 5000; // stop/cont/query: answered in ms unless QEMU hangs
 constexpr int kMigrationTimeoutMs = 60000; // device state only: tens of KiB in practice
@@ -113,6 +114,8 @@ void QemuMicrovm::reset()
         m_process = nullptr;
     }
     m_running = false;
+    m_qmpConnecting = false;
+    m_qmpFailure.reset();
 }
 
 void QemuMicrovm::start(const VmmLaunchConfig &config, Started started)
@@ -330,72 +333,128 @@ void QemuMicrovm::finishStart(const Result<VmmRuntimeInfo> &result)
     started(result);
 }
 
-Result<void> QemuMicrovm::adopt(const VmmRuntimeInfo &info)
+void QemuMicrovm::adopt(const VmmRuntimeInfo &info, Done done)
 {
-    if (m_running || m_started)
-        return fail(ErrorKind::InvalidState, QStringLiteral("this VMM is already running"));
+    if (m_running || m_started || m_adopted)
+        return refuse(
+            done, Error {ErrorKind::InvalidState, QStringLiteral("this VMM is already running")});
     m_process = new VmmProcess(this);
     if (auto watched = m_process->watch(pid_t(info.pid), info.startTimeTicks); !watched) {
         reset();
-        return std::unexpected(watched.error());
+        return refuse(done, watched.error());
     }
     m_info = info;
     m_shutdownReason.clear();
     m_stopRequested = false;
     m_stopPhase = StopPhase::None;
-    // A running VMM has its sockets: one pass, no waiting.
     m_qmp = new QmpClient(this);
-    auto connected = connectChannels(/*requireAgent=*/false);
-    if (!connected || !*connected) {
+    m_adopted = std::move(done);
+    connect(m_process, &VmmProcess::exited, this, [this] {
+        finishAdopt(fail(ErrorKind::NotFound,
+                         QStringLiteral("VMM %1 exited while it was adopted").arg(m_info.pid)));
+    });
+    adoptChannelsLater(0, QDeadlineTimer(kAdoptTimeoutMs));
+}
+
+void QemuMicrovm::adoptChannelsLater(int delayMs, QDeadlineTimer deadline)
+{
+    // A running VMM has its sockets; a hung one (or one stopped by a debugger) connects late or
+    // never, and the event loop serves everyone else meanwhile.
+    QTimer::singleShot(delayMs, this, [this, deadline, generation = m_startGeneration] {
+        if (generation != m_startGeneration || !m_adopted)
+            return;
+        auto connected = connectChannels(/*requireAgent=*/false);
+        if (connected && !*connected && !deadline.hasExpired())
+            return adoptChannelsLater(kSocketPollMs, deadline);
+        if (!connected || !*connected) {
+            if (!connected && connected.error().kind != ErrorKind::NotFound)
+                return finishAdopt(std::unexpected(connected.error()));
+            return finishAdopt(
+                fail(ErrorKind::OperationFailed,
+                     QStringLiteral("VMM %1 runs but its sockets are gone or do not answer%2")
+                         .arg(m_info.pid)
+                         .arg(connected ? QString()
+                                        : QStringLiteral(": ") + connected.error().message)));
+        }
+        // A helper that died between launch and `cont` left the guest in prelaunch: finish the
+        // job.
+        m_qmp->execute(
+            QStringLiteral("query-status"), {},
+            [this, generation](const Result<QJsonValue> &status) {
+                if (generation != m_startGeneration || !m_adopted)
+                    return;
+                const QString phase = status
+                    ? status->toObject().value(QStringLiteral("status")).toString()
+                    : QString();
+                if (phase == QLatin1String("prelaunch"))
+                    m_qmp->execute(QStringLiteral("cont"));
+                // One that died while feeding a restore left a guest without state: it cannot
+                // run.
+                if (phase == QLatin1String("inmigrate")) {
+                    m_process->sendSignal(SIGKILL);
+                    return finishAdopt(
+                        fail(ErrorKind::NotFound,
+                             QStringLiteral("VMM %1 was interrupted while restoring a snapshot")
+                                 .arg(m_info.pid)));
+                }
+                finishAdopt({});
+            },
+            kAdoptTimeoutMs);
+    });
+}
+
+void QemuMicrovm::finishAdopt(const Result<void> &result)
+{
+    if (!m_adopted)
+        return;
+    Done done = std::exchange(m_adopted, {});
+    if (!result) {
         reset();
-        if (connected && !*connected)
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("VMM %1 runs but its sockets are gone").arg(info.pid));
-        if (connected.error().kind == ErrorKind::NotFound)
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("VMM %1 runs but its sockets are gone: %2")
-                            .arg(info.pid)
-                            .arg(connected.error().message));
-        return std::unexpected(connected.error());
-    }
-    // A helper that died between launch and `cont` left the guest in prelaunch: finish the job.
-    const auto status = m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kAdoptTimeoutMs);
-    const QString phase =
-        status ? status->toObject().value(QStringLiteral("status")).toString() : QString();
-    if (phase == QLatin1String("prelaunch"))
-        m_qmp->execute(QStringLiteral("cont"));
-    // One that died while feeding a restore left a guest without state: it cannot run.
-    if (phase == QLatin1String("inmigrate")) {
-        m_process->sendSignal(SIGKILL);
-        reset();
-        return fail(
-            ErrorKind::NotFound,
-            QStringLiteral("VMM %1 was interrupted while restoring a snapshot").arg(info.pid));
+        return done(result);
     }
     m_memoryBacked = true; // if it is not, saveDeviceState reports QEMU's refusal
-
+    m_process->disconnect(this);
     connect(m_process, &VmmProcess::exited, this, &QemuMicrovm::onProcessExited);
     m_running = true;
-    qCInfo(lcQemu) << "adopted VMM pid" << info.pid << "in" << info.runtimeDir;
-    return {};
+    qCInfo(lcQemu) << "adopted VMM pid" << m_info.pid << "in" << m_info.runtimeDir;
+    done({});
 }
 
 Result<bool> QemuMicrovm::connectChannels(bool requireAgent)
 {
     const QDir run(m_info.runtimeDir);
-    if (!m_qmp->isConnected()) {
+    if (m_qmpFailure)
+        return std::unexpected(*std::exchange(m_qmpFailure, std::nullopt));
+    if (!m_qmp->isConnected() || m_qmpConnecting) {
+        if (m_qmpConnecting)
+            return false; // its handshake is under way; the next pass sees how it ended
         auto pinned = PinnedSocket::open(run.filePath(QemuCommand::kQmpSocket));
-        // A local handshake: QEMU greets as soon as it accepts.
-        auto connected = pinned ? m_qmp->connectToServer((*pinned)->path(), kControlTimeoutMs)
-                                : Result<void>(std::unexpected(pinned.error()));
-        if (!connected) {
-            // NotFound: QEMU has not created or not yet listens on the socket.
-            if (connected.error().kind == ErrorKind::NotFound)
+        if (!pinned) {
+            // NotFound: QEMU has not created the socket yet.
+            if (pinned.error().kind == ErrorKind::NotFound)
                 return false;
-            return std::unexpected(connected.error());
+            return std::unexpected(pinned.error());
         }
+        // Asynchronous: a VMM that accepts but never greets must not hold up the event loop.
+        // The pinned descriptor lives until the handshake is over.
+        m_qmpConnecting = true;
+        const QString path = (*pinned)->path();
+        m_qmp->connectToServer(path, kControlTimeoutMs,
+                               [this, generation = m_startGeneration,
+                                pin = std::shared_ptr<PinnedSocket>(std::move(*pinned))](
+                                   const Result<void> &connected) {
+                                   // Another start's (reset() since): not this one's handshake.
+                                   if (generation != m_startGeneration)
+                                       return;
+                                   m_qmpConnecting = false;
+                                   // NotFound: QEMU has made but not yet listens on the socket; try
+                                   // again.
+                                   if (!connected && connected.error().kind != ErrorKind::NotFound)
+                                       m_qmpFailure = connected.error();
+                               });
         connect(m_qmp, &QmpClient::eventReceived, this, &QemuMicrovm::onQmpEvent,
                 Qt::UniqueConnection);
+        return false;
     }
     if (!m_console) {
         auto console = connectLocal(run.filePath(QemuCommand::kConsoleSocket));
@@ -434,9 +493,15 @@ Result<QLocalSocket *> QemuMicrovm::connectLocal(const QString &path)
     }
     auto *socket = new QLocalSocket(this);
     socket->connectToServer((*pinned)->path());
-    // A Unix socket connects at once or not at all.
-    if (socket->waitForConnected(kControlTimeoutMs))
+    // A Unix socket connects inside connectToServer() or not at all; one still connecting (a
+    // full backlog: QEMU does not accept) is tried again on the next pass, without waiting.
+    if (socket->state() == QLocalSocket::ConnectedState)
         return socket;
+    if (socket->state() == QLocalSocket::ConnectingState) {
+        socket->abort();
+        delete socket;
+        return nullptr;
+    }
     const auto error = socket->error();
     const QString why = socket->errorString();
     delete socket;
@@ -553,31 +618,37 @@ void QemuMicrovm::resume(Done done)
     });
 }
 
-Result<void> QemuMicrovm::resumeNow()
+void QemuMicrovm::queryRunning(std::function<void(const Result<bool> &)> done)
 {
     if (!m_running || !m_qmp)
-        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
-    AIRLOCK_TRY(m_qmp->executeAndWait(QStringLiteral("cont"), {}, kControlTimeoutMs));
-    return {};
-}
-
-Result<bool> QemuMicrovm::queryRunning()
-{
-    if (!m_running || !m_qmp)
-        return fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running"));
+        return QTimer::singleShot(0, this, [done] {
+            done(fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running")));
+        });
+    const auto askStatus = [this, done] {
+        if (!m_qmp)
+            return done(fail(ErrorKind::Disconnected, QStringLiteral("the VMM exited")));
+        control(QStringLiteral("query-status"), {}, [done](const Result<QJsonValue> &status) {
+            if (!status)
+                return done(std::unexpected(status.error()));
+            done(status->toObject().value(QStringLiteral("running")).toBool());
+        });
+    };
     // A save into a helper's memfd that never finished: `cont` is refused while it is active.
-    if (auto migration =
-            m_qmp->executeAndWait(QStringLiteral("query-migrate"), {}, kControlTimeoutMs)) {
-        const QString phase = migration->toObject().value(QStringLiteral("status")).toString();
-        if (phase == QLatin1String("setup") || phase == QLatin1String("active")
-            || phase == QLatin1String("device") || phase == QLatin1String("pre-switchover")) {
-            qCWarning(lcQemu) << "cancelling an unfinished device state save of VMM" << m_info.pid;
-            m_qmp->executeAndWait(QStringLiteral("migrate_cancel"), {}, kControlTimeoutMs);
-        }
-    }
-    AIRLOCK_TRY_INIT(status,
-                     m_qmp->executeAndWait(QStringLiteral("query-status"), {}, kControlTimeoutMs));
-    return status->toObject().value(QStringLiteral("running")).toBool();
+    control(QStringLiteral("query-migrate"), {},
+            [this, askStatus](const Result<QJsonValue> &migration) {
+                const QString phase = migration
+                    ? migration->toObject().value(QStringLiteral("status")).toString()
+                    : QString();
+                if (!m_qmp
+                    || (phase != QLatin1String("setup") && phase != QLatin1String("active")
+                        && phase != QLatin1String("device")
+                        && phase != QLatin1String("pre-switchover")))
+                    return askStatus();
+                qCWarning(lcQemu) << "cancelling an unfinished device state save of VMM"
+                                  << m_info.pid;
+                control(QStringLiteral("migrate_cancel"), {},
+                        [askStatus](const Result<QJsonValue> &) { askStatus(); });
+            });
 }
 
 void QemuMicrovm::saveDeviceState(int fd, Done done)

@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <optional>
 
 class QLocalSocket;
 
@@ -35,10 +36,11 @@ public:
     /// running), OperationFailed (QEMU exited; the message holds its last log line). On error no
     /// QEMU process is left behind.
     void start(const VmmLaunchConfig &config, Started started) override;
-    /// Re-attaches to a running VMM: checks pid and start time, then reconnects QMP and the
-    /// console. A VMM left paused by a helper that died mid-start is resumed. Errors: NotFound
-    /// (gone or pid reused), OperationFailed (sockets unusable).
-    Result<void> adopt(const VmmRuntimeInfo &info) override;
+    /// Re-attaches to a running VMM: checks pid and start time at once, then from the event loop
+    /// reconnects QMP and the console (for at most 10 s: a hung VMM delays only its own
+    /// adoption). A VMM left paused by a helper that died mid-start is resumed. Errors:
+    /// NotFound (gone or pid reused), OperationFailed (sockets unusable or silent).
+    void adopt(const VmmRuntimeInfo &info, Done done) override;
     /// QMP system_powerdown (the guest's acpid powers off); after `timeoutMs` QMP quit, and
     /// SIGKILL 3 s after that. exited("") follows.
     void stop(int timeoutMs) override;
@@ -47,8 +49,7 @@ public:
     void writeConsole(const QByteArray &bytes) override;
     void pause(Done done) override;
     void resume(Done done) override;
-    Result<void> resumeNow() override;
-    Result<bool> queryRunning() override;
+    void queryRunning(std::function<void(const Result<bool> &)> done) override;
     /// QMP `getfd` + `migrate fd:` with x-ignore-shared, so only the device state goes to `fd`
     /// (the RAM file stays where it is); `query-migrate` is then polled from the event loop
     /// (every 2 ms, no sleep) until `completed`.
@@ -69,6 +70,9 @@ private:
     Result<QLocalSocket *> connectLocal(const QString &path);
     /// The steps of start(), each from the event loop.
     void connectChannelsLater(int delayMs);
+    /// The steps of adopt(): channels until `deadline`, then QEMU's status.
+    void adoptChannelsLater(int delayMs, QDeadlineTimer deadline);
+    void finishAdopt(const Result<void> &result);
     void channelsConnected();
     /// Polls QEMU's status until it left `inmigrate` (the device state is loaded).
     void pollIncoming();
@@ -107,6 +111,9 @@ private:
     bool m_stopRequested = false;
     QString m_shutdownReason; ///< `reason` of QMP's SHUTDOWN event, when one came
     Started m_started; ///< set while a start is under way
+    Done m_adopted; ///< set while an adoption is under way
+    bool m_qmpConnecting = false; ///< a QMP handshake of connectChannels() is under way
+    std::optional<Error> m_qmpFailure; ///< how the last one failed, for the next pass
     int m_startGeneration = 0; ///< steps of an earlier start see another value and stop
     QDeadlineTimer m_startDeadline;
     QDeadlineTimer m_loadDeadline; ///< of loading the incoming device state

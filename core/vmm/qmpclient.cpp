@@ -1,6 +1,5 @@
 #include "core/vmm/qmpclient.h"
 
-#include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QLoggingCategory>
@@ -35,40 +34,69 @@ bool QmpClient::isConnected() const
     return m_socket && m_socket->state() == QLocalSocket::ConnectedState;
 }
 
-Result<void> QmpClient::connectToServer(const QString &path, int timeoutMs)
+void QmpClient::connectToServer(const QString &path, int timeoutMs, Connected done)
 {
     disconnectFromServer();
-    const QDeadlineTimer deadline(timeoutMs);
     m_socket = new QLocalSocket(this);
-    m_socket->connectToServer(path, QIODevice::ReadWrite);
-    if (!m_socket->waitForConnected(int(deadline.remainingTime()))) {
-        const auto error = m_socket->error();
-        const QString text = m_socket->errorString();
-        delete m_socket;
-        m_socket = nullptr;
-        if (error == QLocalSocket::ServerNotFoundError
-            || error == QLocalSocket::ConnectionRefusedError)
-            return fail(ErrorKind::NotFound,
-                        QStringLiteral("no QMP server at %1: %2").arg(path, text));
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("cannot connect to QMP at %1: %2").arg(path, text));
-    }
+    m_handshake = std::move(done);
+    const int attempt = ++m_handshakeAttempt;
+    // A VMM that accepts but never greets (hung, or stopped by a debugger) ends here, not in a
+    // blocked event loop.
+    QTimer::singleShot(timeoutMs, this, [this, attempt, path] {
+        if (attempt == m_handshakeAttempt && m_handshake)
+            finishHandshake(
+                fail(ErrorKind::Timeout, QStringLiteral("no QMP greeting from %1").arg(path)));
+    });
     connect(m_socket, &QLocalSocket::readyRead, this, &QmpClient::onReadyRead);
     connect(m_socket, &QLocalSocket::disconnected, this, &QmpClient::onDisconnected);
+    connect(m_socket, &QLocalSocket::errorOccurred, this,
+            [this, path](QLocalSocket::LocalSocketError error) {
+                if (!m_handshake || (m_socket && m_socket->state() == QLocalSocket::ConnectedState))
+                    return;
+                const QString text = m_socket ? m_socket->errorString() : QString();
+                if (error == QLocalSocket::ServerNotFoundError
+                    || error == QLocalSocket::ConnectionRefusedError)
+                    return finishHandshake(
+                        fail(ErrorKind::NotFound,
+                             QStringLiteral("no QMP server at %1: %2").arg(path, text)));
+                finishHandshake(
+                    fail(ErrorKind::OperationFailed,
+                         QStringLiteral("cannot connect to QMP at %1: %2").arg(path, text)));
+            });
+    // QEMU speaks first (handleMessage); commands are refused until qmp_capabilities has been
+    // answered.
+    m_socket->connectToServer(path, QIODevice::ReadWrite);
+}
 
-    // QEMU speaks first; commands are refused until qmp_capabilities has been answered.
-    while (m_greeting.isEmpty()) {
-        if (!isConnected())
-            return fail(ErrorKind::Disconnected, QStringLiteral("QMP closed before its greeting"));
-        if (deadline.hasExpired())
-            return fail(ErrorKind::Timeout, QStringLiteral("no QMP greeting from %1").arg(path));
-        if (m_socket->waitForReadyRead(int(deadline.remainingTime())))
-            onReadyRead();
+void QmpClient::greeted()
+{
+    send(
+        QStringLiteral("qmp_capabilities"), {},
+        [this, attempt = m_handshakeAttempt](const Result<QJsonValue> &answer) {
+            if (attempt != m_handshakeAttempt || !m_handshake)
+                return;
+            if (answer)
+                qCDebug(lcQmp) << "connected";
+            finishHandshake(answer ? Result<void>()
+                                   : Result<void>(std::unexpected(answer.error())));
+        },
+        -1, 0);
+}
+
+void QmpClient::finishHandshake(const Result<void> &result)
+{
+    Connected done = std::exchange(m_handshake, {});
+    ++m_handshakeAttempt;
+    if (!result) {
+        // Not failPending's Disconnected for the capabilities request: the caller hears why.
+        m_pending.clear();
+        disconnectFromServer();
     }
-    AIRLOCK_TRY(executeAndWait(QStringLiteral("qmp_capabilities"), {},
-                               int(qMax<qint64>(1, deadline.remainingTime()))));
-    qCDebug(lcQmp) << "connected to" << path;
-    return {};
+    // From the event loop: an error can be found inside connectToServer() itself.
+    QTimer::singleShot(0, this, [done = std::move(done), result] {
+        if (done)
+            done(result);
+    });
 }
 
 void QmpClient::disconnectFromServer()
@@ -81,6 +109,9 @@ void QmpClient::disconnectFromServer()
     m_socket = nullptr;
     m_buffer.clear();
     m_greeting = {};
+    // A handshake under way ends unanswered: its owner is letting go of the connection.
+    m_handshake = {};
+    ++m_handshakeAttempt;
     failPending(QStringLiteral("QMP connection closed"));
 }
 
@@ -164,39 +195,6 @@ void QmpClient::passDescriptor(const QString &name, int fd, int timeoutMs, Reply
          timeoutMs);
 }
 
-Result<QJsonValue> QmpClient::executeAndWait(const QString &command, const QJsonObject &arguments,
-                                             int timeoutMs)
-{
-    if (!isConnected())
-        return fail(ErrorKind::Disconnected,
-                    QStringLiteral("QMP is not connected (command %1)").arg(command));
-    std::optional<Result<QJsonValue>> answer;
-    const qint64 id = m_nextId;
-    send(
-        command, arguments, [&answer](const Result<QJsonValue> &result) { answer = result; }, -1,
-        0);
-    return waitFor(id, answer, command, timeoutMs);
-}
-
-Result<QJsonValue> QmpClient::waitFor(qint64 id, std::optional<Result<QJsonValue>> &answer,
-                                      const QString &command, int timeoutMs)
-{
-    const QDeadlineTimer deadline(timeoutMs);
-    while (!answer) {
-        if (!isConnected())
-            return fail(ErrorKind::Disconnected,
-                        QStringLiteral("QMP closed while waiting for %1").arg(command));
-        if (deadline.hasExpired()) {
-            // A late answer must not write into this stack frame.
-            m_pending.remove(id);
-            return fail(ErrorKind::Timeout, QStringLiteral("QMP %1: no answer").arg(command));
-        }
-        if (m_socket->waitForReadyRead(int(qMax<qint64>(1, deadline.remainingTime()))))
-            onReadyRead();
-    }
-    return *answer;
-}
-
 void QmpClient::readPending()
 {
     if (!m_socket)
@@ -233,7 +231,10 @@ void QmpClient::onReadyRead()
 void QmpClient::handleMessage(const QJsonObject &message)
 {
     if (message.contains(QStringLiteral("QMP"))) {
+        const bool first = m_greeting.isEmpty();
         m_greeting = message;
+        if (first && m_handshake)
+            greeted();
         return;
     }
     if (message.contains(QStringLiteral("event"))) {
@@ -268,6 +269,9 @@ void QmpClient::onDisconnected()
 {
     if (!m_socket)
         return;
+    if (m_handshake)
+        return finishHandshake(
+            fail(ErrorKind::Disconnected, QStringLiteral("QMP closed during its handshake")));
     disconnectFromServer();
     Q_EMIT disconnected();
 }

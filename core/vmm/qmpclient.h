@@ -32,10 +32,14 @@ public:
     explicit QmpClient(QObject *parent = nullptr);
     ~QmpClient() override;
 
-    /// Connects to the QMP socket at `path`, reads the greeting and sends qmp_capabilities.
-    /// Blocks for at most `timeoutMs` (a local handshake, a few ms in practice). Errors:
-    /// NotFound when nothing listens at `path`, Timeout, Disconnected, OperationFailed.
-    Result<void> connectToServer(const QString &path, int timeoutMs);
+    /// Called once a handshake is over: connected, or why not.
+    using Connected = std::function<void(const Result<void> &)>;
+    /// Connects to the QMP socket at `path`, reads the greeting and sends qmp_capabilities, and
+    /// returns at once; `done` is called from the event loop once that is over (a local
+    /// handshake, a few ms in practice), never when this object is destroyed first. Errors:
+    /// NotFound when nothing listens at `path`, Timeout after `timeoutMs` (a VMM that accepts
+    /// but never greets), Disconnected, OperationFailed.
+    void connectToServer(const QString &path, int timeoutMs, Connected done);
     /// Closes the connection; pending replies fail with Disconnected.
     void disconnectFromServer();
     bool isConnected() const;
@@ -47,12 +51,6 @@ public:
     /// then (a late answer is dropped): a VMM that hangs must not keep its caller waiting.
     void execute(const QString &command, const QJsonObject &arguments = {}, Reply reply = {},
                  int timeoutMs = 0);
-    /// Sends `command` and waits up to `timeoutMs` for its answer, blocking the thread. Only for
-    /// the capability handshake, adopting a VMM and crash recovery at start-up (bounded, a local
-    /// reply in ms); everything else uses execute().
-    Result<QJsonValue> executeAndWait(const QString &command, const QJsonObject &arguments,
-                                      int timeoutMs);
-
     /// Hands `fd` to QEMU under `name` (QMP `getfd` with the descriptor as SCM_RIGHTS), e.g. for
     /// a migration to or from `fd:name`. The descriptor is sent before this returns (QEMU keeps
     /// its own copy; the caller still owns `fd`); `reply` gets QEMU's answer as for execute().
@@ -71,8 +69,9 @@ Q_SIGNALS:
 private:
     void send(const QString &command, const QJsonObject &arguments, Reply reply, int fd,
               int timeoutMs);
-    Result<QJsonValue> waitFor(qint64 id, std::optional<Result<QJsonValue>> &answer,
-                               const QString &command, int timeoutMs);
+    /// The greeting arrived during a handshake: negotiates the capabilities.
+    void greeted();
+    void finishHandshake(const Result<void> &result);
     void onReadyRead();
     void onDisconnected();
     void handleMessage(const QJsonObject &message);
@@ -83,6 +82,8 @@ private:
     QJsonObject m_greeting;
     QHash<qint64, Reply> m_pending;
     qint64 m_nextId = 1;
+    Connected m_handshake; ///< set while connectToServer() is under way
+    int m_handshakeAttempt = 0; ///< tells a stale handshake timeout from the current one
 };
 
 } // namespace airlock

@@ -95,9 +95,11 @@ public:
     /// returns (descriptors in `config` may be closed then), except on errors found at once.
     /// Never called once this object is destroyed.
     virtual void start(const VmmLaunchConfig &config, Started started) = 0;
-    /// Reconnects to a VMM started by an earlier helper (control and console sockets). NotFound
-    /// when the process is gone or the pid now belongs to another program.
-    virtual Result<void> adopt(const VmmRuntimeInfo &info) = 0;
+    /// Reconnects to a VMM started by an earlier helper (control and console sockets) and
+    /// returns at once; `done` follows from the event loop (declared below). NotFound when the
+    /// process is gone or the pid now belongs to another program.
+    virtual void adopt(const VmmRuntimeInfo &info,
+                       std::function<void(const Result<void> &)> done) = 0;
     /// Asks the guest to power off (ACPI power button); if it has not exited after
     /// `timeoutMs`, quits the VMM and then kills it. exited() follows.
     virtual void stop(int timeoutMs) = 0;
@@ -120,15 +122,12 @@ public:
     virtual void pause(Done done) = 0;
     /// Lets the guest's CPUs run again (QMP `cont`); errors as for pause(). `done` may be empty.
     virtual void resume(Done done) = 0;
-    /// resume() that blocks until QEMU answered (at most 5 s): only for crash recovery at
-    /// start-up, before any client is served.
-    virtual Result<void> resumeNow() = 0;
     /// Whether the guest's CPUs really run (QMP `query-status`), after cancelling a device
-    /// state save that a dead helper left unfinished. The helper's recorded state can be wrong
-    /// after a crash: a helper killed during a snapshot leaves the guest stopped. Blocks for at
-    /// most 15 s (three local QMP answers): crash recovery at start-up and the rare `vm.resume`
-    /// of a guest recorded as running.
-    virtual Result<bool> queryRunning() = 0;
+    /// state save that a dead helper left unfinished; returns at once, `done` follows from the
+    /// event loop (within 15 s: three QMP answers). The helper's recorded state can be wrong
+    /// after a crash: a helper killed during a snapshot leaves the guest stopped. For crash
+    /// recovery (Adoption) and the rare `vm.resume` of a guest recorded as running.
+    virtual void queryRunning(std::function<void(const Result<bool> &)> done) = 0;
     /// Writes the device state (CPU registers, devices; not the RAM file of memoryPath) of a
     /// paused guest into `fd`, from its current offset, and returns at once; `done` follows once
     /// QEMU reports the migration completed. `fd` must stay open until then. InvalidState unless

@@ -126,6 +126,8 @@ private:
     void watch(QemuMicrovm *vmm);
     bool waitForConsole(const QByteArray &needle, int timeoutMs);
     static bool processAlive(qint64 pid);
+    /// Vmm::adopt, waited for (its answer comes from the event loop).
+    static Result<void> adoptAndWait(QemuMicrovm &vmm, const VmmRuntimeInfo &info);
 
     OrphanGuard m_guard;
     GuestImage m_image;
@@ -222,6 +224,16 @@ bool TestQemuMicrovm::waitForConsole(const QByteArray &needle, int timeoutMs)
     qWarning("console did not show %s; it ends with:\n%s", needle.constData(),
              m_console.right(600).constData());
     return false;
+}
+
+Result<void> TestQemuMicrovm::adoptAndWait(QemuMicrovm &vmm, const VmmRuntimeInfo &info)
+{
+    std::optional<Result<void>> answer;
+    vmm.adopt(info, [&answer](const Result<void> &adopted) { answer = adopted; });
+    // Bounded by adopt's own deadline (10 s); the wait only lets the event loop run.
+    if (!QTest::qWaitFor([&] { return answer.has_value(); }, 20000))
+        return fail(ErrorKind::Timeout, QStringLiteral("adopt() never answered"));
+    return *answer;
 }
 
 bool TestQemuMicrovm::processAlive(qint64 pid)
@@ -413,7 +425,7 @@ void TestQemuMicrovm::adoptRejectsRecycledPid()
     QemuMicrovm other;
     VmmRuntimeInfo wrong = m_info;
     wrong.startTimeTicks += 1;
-    const auto adopted = other.adopt(wrong);
+    const auto adopted = adoptAndWait(other, wrong);
     QVERIFY(!adopted);
     QCOMPARE(int(adopted.error().kind), int(ErrorKind::NotFound));
     QVERIFY(processAlive(m_info.pid));
@@ -436,7 +448,7 @@ void TestQemuMicrovm::adoptReconnectsConsole()
     QVERIFY(QFile::link(moved, qmp));
     {
         QemuMicrovm fooled;
-        const auto refused = fooled.adopt(m_info);
+        const auto refused = adoptAndWait(fooled, m_info);
         QFile::remove(qmp);
         QVERIFY(QFile::rename(moved, qmp));
         QVERIFY(!refused);
@@ -446,7 +458,7 @@ void TestQemuMicrovm::adoptReconnectsConsole()
 
     m_vmm = std::make_unique<QemuMicrovm>();
     watch(m_vmm.get());
-    const auto adopted = m_vmm->adopt(m_info);
+    const auto adopted = adoptAndWait(*m_vmm, m_info);
     QVERIFY_RESULT(adopted);
     QCOMPARE(m_vmm->runtimeInfo().pid, m_info.pid);
     m_vmm->writeConsole("echo adopted-$((6*7))\n");
