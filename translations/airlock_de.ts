@@ -3269,6 +3269,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>Stoppt</translation>
     </message>
     <message>
+        <source>Adopting</source>
+        <translation>Wird übernommen</translation>
+    </message>
+    <message>
         <source>TCG (software)</source>
         <translation>TCG (Software)</translation>
     </message>

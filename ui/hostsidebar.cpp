@@ -125,7 +125,8 @@ void HostSidebar::refresh(HostConnection *host)
             icon = "start";
         else if (state == SandboxState::Paused)
             icon = "pause";
-        else if (state == SandboxState::Starting || state == SandboxState::Stopping)
+        else if (state == SandboxState::Starting || state == SandboxState::Stopping
+                 || state == SandboxState::Adopting)
             icon = "console";
         QString stateText = SandboxTableModel::stateText(state);
         // The table's badge (identity warning, probing, credential alert) in words too.

@@ -287,6 +287,8 @@ QString SandboxTableModel::stateText(SandboxState state)
         return tr("Stopping");
     case SandboxState::Paused:
         return tr("Paused");
+    case SandboxState::Adopting:
+        return tr("Adopting");
     }
     return {};
 }

@@ -362,7 +362,8 @@ void SnapshotsView::updateActions()
     m_scheduleButton->setEnabled(m_scheduleAction->isEnabled());
     // A sandbox restores only its own snapshots (another's memory carries that identity).
     m_restoreAction->setEnabled(idle && own && sandbox && sandbox->state != SandboxState::Starting
-                                && sandbox->state != SandboxState::Stopping);
+                                && sandbox->state != SandboxState::Stopping
+                                && sandbox->state != SandboxState::Adopting);
     m_forkAction->setEnabled(idle && snapshot);
     m_renameAction->setEnabled(idle && snapshot);
     m_pinAction->setEnabled(idle && snapshot);

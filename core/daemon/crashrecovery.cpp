@@ -113,33 +113,4 @@ void CrashRecovery::removeLeftovers(const QSet<QString> &sandboxes, const QSet<Q
     }
 }
 
-SandboxState CrashRecovery::reconcileRunState(Vmm &vmm, const QString &name, SandboxState recorded)
-{
-    auto running = vmm.queryRunning();
-    if (!running) {
-        qCWarning(lcRecovery, "%s: cannot query the VMM's run state: %s", qPrintable(name),
-                  qPrintable(running.error().message));
-        return recorded;
-    }
-    if (*running) {
-        if (recorded == SandboxState::Paused)
-            qCInfo(lcRecovery, "%s: recorded as paused, but its guest runs", qPrintable(name));
-        return SandboxState::Running;
-    }
-    if (recorded == SandboxState::Paused)
-        return recorded;
-    // Recorded running, CPUs stopped: the helper died between a snapshot's pause and its
-    // resume. Nobody asked for the pause, so the guest runs on.
-    if (auto resumed = vmm.resumeNow(); resumed) {
-        qCWarning(lcRecovery, "%s: resumed a guest left paused by an interrupted snapshot",
-                  qPrintable(name));
-        return recorded;
-    } else {
-        qCWarning(lcRecovery,
-                  "%s: its guest stands still and cannot be resumed (%s); showing it as paused",
-                  qPrintable(name), qPrintable(resumed.error().message));
-        return SandboxState::Paused;
-    }
-}
-
 } // namespace airlock

@@ -35,11 +35,6 @@ public:
     void removeLeftovers(const QSet<QString> &sandboxes, const QSet<QString> &tables,
                          const QSet<QString> &taps) const;
 
-    /// The run state of `name`'s re-adopted VMM, recorded as `recorded` (running or paused),
-    /// as QEMU has it: a guest left paused by an interrupted snapshot is resumed
-    /// (docs/reviews/2026-11-30-redteam-pass.md#f1), and one that cannot be is shown paused.
-    static SandboxState reconcileRunState(Vmm &vmm, const QString &name, SandboxState recorded);
-
 private:
     QString m_stateDir;
     QString m_instance;

@@ -11,6 +11,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLoggingCategory>
 #include <QSet>
 
@@ -98,21 +99,26 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
     , m_seed(m_bindings)
     , m_networks(m_config.network, m_uids)
     , m_egress(registry, m_config.egressHistory)
-    , m_tableWatch(m_config.network.instance, [this] {
-        std::vector<std::pair<QString, SandboxNetwork *>> networks;
-        for (const auto &[name, entry] : m_entries) {
-            if (entry.network && entry.vmm
-                && (entry.sandbox.state == SandboxState::Running
-                    || entry.sandbox.state == SandboxState::Paused))
-                networks.emplace_back(name, entry.network);
-        }
-        return networks;
-    })
+    , m_tableWatch(m_config.network.instance,
+                   [this] {
+                       std::vector<std::pair<QString, SandboxNetwork *>> networks;
+                       for (const auto &[name, entry] : m_entries) {
+                           if (entry.network && entry.vmm
+                               && (entry.sandbox.state == SandboxState::Running
+                                   || entry.sandbox.state == SandboxState::Paused))
+                               networks.emplace_back(name, entry.network);
+                       }
+                       return networks;
+                   })
+    , m_adoption(m_factory, [this](Adoption::Outcome &outcome) { onAdopted(outcome); })
 {
     connect(&m_egress, &EgressRecorder::recorded, this, &SandboxService::egressEvent);
     connect(&m_networks, &NetworkLinks::egress, this, &SandboxService::recordEgress);
     connect(&m_tableWatch, &TableWatch::restored, this, &SandboxService::recordEgress);
     connect(&m_tableWatch, &TableWatch::lost, this, &SandboxService::onTableLost);
+    connect(
+        &m_adoption, &Adoption::consoleOutput, this,
+        [this](const QString &name, const QByteArray &bytes) { m_consoles.append(name, bytes); });
 }
 
 SandboxService::~SandboxService()
@@ -156,33 +162,28 @@ Result<void> SandboxService::restore()
             returnFilesToRoot(entry.sandbox.spec.name);
             continue;
         }
-        const QString &name = entry.sandbox.spec.name;
-        std::unique_ptr<Vmm> vmm = m_factory();
-        auto adopted = record.runtime.pid > 0 ? vmm->adopt(record.runtime)
-                                              : Result<void>(fail(ErrorKind::NotFound, {}));
-        if (adopted) {
-            qCInfo(lcSandbox, "re-adopted %s (VMM pid %lld)", qPrintable(name),
-                   static_cast<long long>(record.runtime.pid));
-            if (entry.sandbox.state != SandboxState::Paused)
-                entry.sandbox.state = SandboxState::Running;
-            entry.sandbox.vmmPid = record.runtime.pid;
-            entry.vmmUid = m_runtimeDirs.owner(name);
-            attachVmm(entry, std::move(vmm));
-            if (restoreNetwork(entry, record.linkIndex))
-                reconcileRunState(entry);
-        } else {
-            qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped", qPrintable(name),
-                   static_cast<long long>(record.runtime.pid), qPrintable(adopted.error().message));
+        if (record.runtime.pid <= 0) {
             markStopped(entry, vanishedReason());
+            if (auto ok = m_registry.update(entry.record()); !ok)
+                qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
+            continue;
         }
-        if (auto ok = m_registry.update(entry.record()); !ok)
-            qCWarning(lcSandbox, "%s", qPrintable(ok.error().message));
+        // In the background (Adoption): the helper serves before every guest is back. Its uid
+        // is taken now, so no start meanwhile gets it.
+        const SandboxState recorded = entry.sandbox.state == SandboxState::Paused
+            ? SandboxState::Paused
+            : SandboxState::Running;
+        entry.sandbox.state = SandboxState::Adopting;
+        entry.sandbox.vmmPid = record.runtime.pid;
+        entry.vmmUid = m_runtimeDirs.owner(entry.sandbox.spec.name);
+        m_adoption.add({entry.sandbox.spec.name, record.runtime, recorded, record.linkIndex});
     }
     removeLeftovers();
     // A guest's RAM file lives as long as its guest (docs/reviews/2026-12-01-newuser-pass.md#m2).
     const QStringList stale = m_memory.removeStale([this](const QString &name) {
         const auto it = m_entries.find(name);
-        return it != m_entries.end() && it->second.vmm;
+        return it != m_entries.end()
+            && (it->second.vmm || it->second.sandbox.state == SandboxState::Adopting);
     });
     for (const QString &file : stale)
         qCInfo(lcSandbox, "removed the leftover guest memory file %s", qPrintable(file));
@@ -199,6 +200,10 @@ void SandboxService::removeLeftovers()
         sandboxes.insert(name);
         if (entry.network) {
             taps.insert(entry.network->tapName());
+            tables.insert(name);
+        } else if (entry.sandbox.state == SandboxState::Adopting) {
+            // Its network comes back once its VMM is adopted (onAdopted).
+            taps.insert(TapDevice::interfaceName(name, instance()));
             tables.insert(name);
         }
     }
@@ -236,10 +241,23 @@ Result<void> SandboxService::ensureMemoryDir() const
     return m_memory.ensureDir();
 }
 
-void SandboxService::reconcileRunState(Entry &entry)
+void SandboxService::onAdopted(Adoption::Outcome &outcome)
 {
-    entry.sandbox.state =
-        CrashRecovery::reconcileRunState(*entry.vmm, entry.sandbox.spec.name, entry.sandbox.state);
+    const auto it = m_entries.find(outcome.job.name);
+    if (it == m_entries.end())
+        return;
+    Entry &entry = it->second;
+    if (outcome.vmm) {
+        entry.sandbox.state = outcome.state;
+        attachVmm(entry, std::move(outcome.vmm));
+        restoreNetwork(entry, outcome.job.linkIndex);
+    } else {
+        qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped",
+               qPrintable(outcome.job.name), static_cast<long long>(outcome.job.runtime.pid),
+               qPrintable(outcome.error));
+        markStopped(entry, vanishedReason());
+    }
+    commit(entry);
 }
 
 void SandboxService::refreshIdentity(Entry &entry, StartSource from)
@@ -415,6 +433,17 @@ void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSo
                          QStringLiteral("image '%1' of sandbox '%2' is missing: %3")
                              .arg(entry->sandbox.spec.image, name, image.error().message)),
                     false);
+    if (!image->diskPath.isEmpty() && !QFileInfo::exists(m_disks.pathFor(name))) {
+        // The first start makes the overlay (qemu-img, from the event loop), then goes on.
+        m_disks.make(
+            name, *image, this,
+            [this, name, incomingStateFd, source, allowTemplate, done](const Result<void> &made) {
+                if (!made)
+                    return done(std::unexpected(made.error()), false);
+                startOnce(name, incomingStateFd, source, allowTemplate, done);
+            });
+        return;
+    }
     if (auto prepared =
             prepareLaunch(*entry, *image, incomingStateFd, source, allowTemplate, *launch);
         !prepared)
@@ -748,18 +777,24 @@ void SandboxService::resume(const QString &name, Controlled done)
     if (entry->heldStill > 0)
         return done(fail(ErrorKind::Busy,
                          QStringLiteral("a snapshot of sandbox '%1' is being taken").arg(name)));
-    if (entry->sandbox.state == SandboxState::Running) {
-        // What QEMU says, not what we recorded: CPUs that stand still are resumed.
-        auto running = entry->vmm->queryRunning();
+    Vmm *vmm = entry->vmm.get();
+    const auto resume = [this, name, vmm, done] {
+        vmm->resume([this, name, vmm, done](const Result<void> &resumed) {
+            if (!resumed)
+                return done(std::unexpected(resumed.error()));
+            settleControl(name, vmm, SandboxState::Running, done);
+        });
+    };
+    if (entry->sandbox.state != SandboxState::Running)
+        return resume();
+    // What QEMU says, not what we recorded: CPUs that stand still are resumed. The VMM calls
+    // back only while it lives.
+    vmm->queryRunning([name, resume, done, refused = notPaused()](const Result<bool> &running) {
         if (!running || *running)
-            return done(notPaused());
+            return done(refused);
         qCWarning(lcSandbox, "%s: recorded as running, but its CPUs stand still; resuming",
                   qPrintable(name));
-    }
-    entry->vmm->resume([this, name, vmm = entry->vmm.get(), done](const Result<void> &resumed) {
-        if (!resumed)
-            return done(std::unexpected(resumed.error()));
-        settleControl(name, vmm, SandboxState::Running, done);
+        resume();
     });
 }
 
@@ -900,7 +935,11 @@ Result<QList<SeedFile>> SandboxService::seedFiles(const QString &name)
 
 Result<void> SandboxService::refreshCredentials(const QString &name)
 {
-    AIRLOCK_TRY_INIT(found, find(name));
+    auto found = find(name);
+    // An adopting guest's gateway asks for its credentials when it starts (onAdopted).
+    if (!found && found.error().kind == ErrorKind::Busy)
+        return {};
+    AIRLOCK_TRY(found);
     if (!(*found)->network)
         return {};
     return (*found)->network->pushCredentials();
@@ -937,6 +976,11 @@ Result<SandboxService::Entry *> SandboxService::find(const QString &name)
     const auto it = m_entries.find(name);
     if (it == m_entries.end())
         return notFound(name);
+    if (it->second.sandbox.state == SandboxState::Adopting)
+        return fail(ErrorKind::Busy,
+                    QStringLiteral("sandbox '%1' is being re-adopted after a helper restart; "
+                                   "try again once it is no longer adopting")
+                        .arg(name));
     return &it->second;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/daemon/adoption.h"
 #include "core/daemon/bindingstore.h"
 #include "core/daemon/crashrecovery.h"
 #include "core/daemon/egressrecorder.h"
@@ -62,10 +63,11 @@ public:
     ~SandboxService() override;
 
     /// Creates STATE/run (0711), loads the registry, and re-adopts every VMM recorded as running
-    /// with its network (tap kept, table reloaded, a new gateway); those that are gone become
-    /// stopped with vanishedReason(), and one whose network cannot be restored is killed. Then
-    /// removes the taps, tables and gateways no running sandbox owns (a crash's leftovers).
-    /// Call once before serving.
+    /// with its network (tap kept, table reloaded, a new gateway) in the background (Adoption):
+    /// such a sandbox is `adopting` until then, and operations on it answer Busy. Those that are
+    /// gone become stopped with vanishedReason(), and one whose network cannot be restored is
+    /// killed. Removes the taps, tables and gateways no sandbox owns (a crash's leftovers).
+    /// Call once before serving; returns without waiting for any VMM.
     Result<void> restore();
 
     QList<Sandbox> list() const; ///< ordered by name
@@ -282,9 +284,9 @@ private:
     void refreshIdentity(Entry &entry, StartSource from);
     void identityRefreshed(Entry &entry, StartSource from, const Result<void> &done);
     void settle(Entry &entry);
-    /// Brings a re-adopted VMM's recorded run state in line with QEMU's
-    /// (docs/reviews/2026-11-30-redteam-pass.md#f1).
-    void reconcileRunState(Entry &entry);
+    /// The end of a background adoption (restore()): the sandbox runs (or is paused) with its
+    /// network again, or is stopped.
+    void onAdopted(Adoption::Outcome &outcome);
     /// A table that TableWatch could not restore: the guest goes.
     void onTableLost(const QString &name, const QString &reason, const QJsonObject &event);
 
@@ -305,6 +307,7 @@ private:
     TemplateSource m_templates;
     EgressRecorder m_egress;
     TableWatch m_tableWatch;
+    Adoption m_adoption;
 };
 
 } // namespace airlock

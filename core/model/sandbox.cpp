@@ -46,6 +46,8 @@ QString sandboxStateName(SandboxState state)
         return QStringLiteral("stopping");
     case SandboxState::Paused:
         return QStringLiteral("paused");
+    case SandboxState::Adopting:
+        return QStringLiteral("adopting");
     }
     return QStringLiteral("stopped");
 }
@@ -53,7 +55,7 @@ QString sandboxStateName(SandboxState state)
 std::optional<SandboxState> sandboxStateFromName(QStringView name)
 {
     for (auto state : {SandboxState::Stopped, SandboxState::Starting, SandboxState::Running,
-                       SandboxState::Stopping, SandboxState::Paused}) {
+                       SandboxState::Stopping, SandboxState::Paused, SandboxState::Adopting}) {
         if (name == sandboxStateName(state))
             return state;
     }

@@ -15,6 +15,9 @@ enum class SandboxState {
     Running, ///< VMM running (the guest may still be booting)
     Stopping, ///< graceful power-down requested, kill follows after the timeout
     Paused, ///< VMM running, guest CPUs stopped (vm.pause); resumed by vm.resume
+    /// VMM left running by an earlier helper, being re-adopted in the background after a
+    /// helper restart; running, paused or stopped follows. Operations answer `busy` meanwhile.
+    Adopting,
 };
 
 /// How the guest's CPU is virtualised.
@@ -40,7 +43,7 @@ enum class StartSource {
     Snapshot, ///< a snapshot (restore or fork), then a new identity through the guest agent
 };
 
-/// "stopped", "starting", "running", "stopping", "paused"
+/// "stopped", "starting", "running", "stopping", "paused", "adopting"
 QString sandboxStateName(SandboxState state);
 std::optional<SandboxState> sandboxStateFromName(QStringView name);
 QString accelerationName(Acceleration acceleration); ///< "unknown", "kvm", "tcg"

@@ -1,11 +1,15 @@
 #include "helperprocess.h"
 
+#include "rpctestclient.h"
+
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QLocalSocket>
+#include <QSet>
 #include <QTest>
 
 #include <csignal>
@@ -136,7 +140,8 @@ bool HelperProcess::start(int timeoutMs)
         probe.connectToServer(socketPath());
         if (probe.waitForConnected(200)) {
             probe.abort();
-            return true;
+            return !m_waitForAdoption
+                || waitForAdoption(int(qMax<qint64>(1, timeoutMs - timer.elapsed())));
         }
         m_process.waitForFinished(50);
     }
@@ -144,6 +149,48 @@ bool HelperProcess::start(int timeoutMs)
                       .arg(socketPath())
                       .arg(timeoutMs);
     return false;
+}
+
+bool HelperProcess::waitForAdoption(int timeoutMs)
+{
+    // Subscribed first: a sandbox listed as adopting announces its next state.
+    RpcTestClient client(socketPath());
+    // A helper that refuses this client (a test of its access policy) has nothing to wait for
+    // here; the test's own calls find out.
+    if (!client.hello()
+        || !client.call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")))
+        return true;
+    QSet<QString> adopting;
+    const QJsonArray sandboxes = RpcTestClient::result(client.call(QStringLiteral("sandbox.list")))
+                                     .value(QStringLiteral("sandboxes"))
+                                     .toArray();
+    for (const QJsonValue &sandbox : sandboxes) {
+        if (sandbox[QStringLiteral("state")].toString() == u"adopting")
+            adopting.insert(sandbox[QStringLiteral("name")].toString());
+    }
+    QElapsedTimer timer;
+    timer.start();
+    while (!adopting.isEmpty()) {
+        const auto changed = client.waitForNotification(
+            QStringLiteral("sandbox.changed"),
+            [&adopting](const QJsonObject &params) {
+                const QJsonObject sandbox = params.value(QStringLiteral("sandbox")).toObject();
+                return adopting.contains(sandbox.value(QStringLiteral("name")).toString())
+                    && sandbox.value(QStringLiteral("state")).toString() != u"adopting";
+            },
+            int(qMax<qint64>(1, timeoutMs - timer.elapsed())));
+        if (!changed) {
+            m_lastError = QStringLiteral("sandboxes still adopting after %1 ms: %2")
+                              .arg(timeoutMs)
+                              .arg(QStringList(adopting.cbegin(), adopting.cend()).join(u' '));
+            return false;
+        }
+        adopting.remove(changed->value(QStringLiteral("sandbox"))
+                            .toObject()
+                            .value(QStringLiteral("name"))
+                            .toString());
+    }
+    return true;
 }
 
 bool HelperProcess::stop(int timeoutMs)

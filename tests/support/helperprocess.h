@@ -33,9 +33,14 @@ public:
     HelperProcess(const HelperProcess &) = delete;
     HelperProcess &operator=(const HelperProcess &) = delete;
 
-    /// Starts airlockd and waits (up to `timeoutMs`) until its socket accepts connections.
-    /// False, with lastError() set, when the binary is missing, exits, or never listens.
+    /// Starts airlockd and waits (up to `timeoutMs`) until its socket accepts connections and,
+    /// unless setWaitForAdoption(false), until no sandbox is `adopting` any more (a restarted
+    /// helper re-adopts its running guests in the background). False, with lastError() set,
+    /// when the binary is missing, exits, or never listens.
     bool start(int timeoutMs = 20000);
+    /// Whether start() waits for the background adoption to end (the default); off for a test
+    /// that watches the adoption itself.
+    void setWaitForAdoption(bool wait) { m_waitForAdoption = wait; }
     /// SIGTERM, then waits for a clean exit (SIGKILL after `timeoutMs`). True on exit code 0.
     bool stop(int timeoutMs = 10000);
     /// SIGKILL, as if the helper crashed; guests keep running.
@@ -83,6 +88,8 @@ public:
     QString lastError() const { return m_lastError; }
 
 private:
+    /// Waits until no sandbox is `adopting` (start()).
+    bool waitForAdoption(int timeoutMs);
     QTemporaryDir m_tempDir;
     QStringList m_extraArguments;
     QProcess m_process;
@@ -90,6 +97,7 @@ private:
     QString m_imageStore;
     bool m_ownsNamespace = true;
     QString m_namespace;
+    bool m_waitForAdoption = true;
 };
 
 } // namespace airlock::test
