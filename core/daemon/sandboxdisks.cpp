@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <QTimer>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -48,16 +49,43 @@ QString SandboxDisks::identityOf(const QString &name) const
     return QString::fromUtf8(recorded.read(4096));
 }
 
+void SandboxDisks::make(const QString &name, const GuestImage &image, QObject *context, Made done)
+{
+    const QString path = pathFor(name);
+    if (QFileInfo::exists(path) && !m_making.contains(name)) {
+        QTimer::singleShot(0, context, [done] { done({}); });
+        return;
+    }
+    auto &waiting = m_making[name];
+    waiting.push_back(std::move(done));
+    if (waiting.size() > 1)
+        return;
+    const QByteArray identity = image.diskIdentity().toUtf8();
+    RootDisk::createOverlay(
+        path, image.diskPath, context,
+        [this, name, path, identity, base = image.diskPath](Result<void> made) {
+            if (made) {
+                made = io::writeFileAtomically(path + kIdentitySuffix, identity, 0600);
+                if (made)
+                    qCInfo(lcDisks, "%s: root disk overlay %s on %s", qPrintable(name),
+                           qPrintable(path), qPrintable(base));
+            }
+            // Waiters may call make() again: take them out first.
+            const auto waiters = std::move(m_making[name]);
+            m_making.erase(name);
+            for (const Made &waiter : waiters)
+                waiter(made);
+        });
+}
+
 Result<void> SandboxDisks::prepare(const QString &name, const GuestImage &image, uid_t uid,
                                    gid_t gid) const
 {
     const QString path = pathFor(name);
     const QByteArray identity = image.diskIdentity().toUtf8();
     if (!QFileInfo::exists(path)) {
-        AIRLOCK_TRY(RootDisk::createOverlay(path, image.diskPath));
-        AIRLOCK_TRY(io::writeFileAtomically(path + kIdentitySuffix, identity, 0600));
-        qCInfo(lcDisks, "%s: root disk overlay %s on %s", qPrintable(name), qPrintable(path),
-               qPrintable(image.diskPath));
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the disk of sandbox '%1' has not been made").arg(name));
     } else {
         // An overlay stores only what differs from its base: on a rebuilt base it would read
         // as a corrupt file system, so it is refused rather than booted.

@@ -10,6 +10,10 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <map>
+#include <vector>
+
+class QObject;
 
 namespace airlock {
 
@@ -29,8 +33,14 @@ public:
     QString pathFor(const QString &name) const;
     /// The identity recorded beside `name`'s overlay; empty when it has none.
     QString identityOf(const QString &name) const;
-    /// Makes the overlay on the first start (or checks that it belongs to the image's current
-    /// disk) and hands it to `uid`:`gid`. OperationFailed when the image was rebuilt since.
+    /// Called once an overlay exists, or with why it could not be made.
+    using Made = std::function<void(const Result<void> &)>;
+    /// Makes `name`'s overlay on `image`'s disk, with its identity, unless it exists (the first
+    /// start), and returns at once; `done` follows from the event loop (qemu-img runs meanwhile),
+    /// never once `context` is destroyed. A second call while one is being made waits for it.
+    void make(const QString &name, const GuestImage &image, QObject *context, Made done);
+    /// Checks that the overlay (make()) belongs to the image's current disk and hands it to
+    /// `uid`:`gid`. OperationFailed when the image was rebuilt since or it was never made.
     Result<void> prepare(const QString &name, const GuestImage &image, uid_t uid, gid_t gid) const;
     /// Replaces `name`'s overlay by what `fill` writes into a fresh file, recording that it
     /// belongs to the image disk `identity`. Written beside and renamed into place, so a failure
@@ -48,6 +58,8 @@ public:
 
 private:
     QString m_dir;
+    /// make() calls waiting for the overlay being made, by sandbox name.
+    std::map<QString, std::vector<Made>> m_making;
 };
 
 } // namespace airlock

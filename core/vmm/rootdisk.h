@@ -4,6 +4,10 @@
 
 #include <QString>
 
+#include <functional>
+
+class QObject;
+
 namespace airlock {
 
 /// A sandbox's root disk: a qcow2 overlay of its own (copy-on-write) on top of the image's
@@ -25,11 +29,15 @@ public:
     /// `qemu-img` from PATH (or $AIRLOCK_QEMU_IMG), empty when missing.
     static QString findQemuImg();
 
+    /// Called once an overlay is made, or with why not.
+    using Created = std::function<void(const Result<void> &)>;
     /// Creates an empty overlay at `overlayPath` (mode 0600, root's until chowned) whose backing
-    /// file is the qcow2 `basePath` and whose virtual size is the base's, with `qemu-img create`.
-    /// An existing file is replaced. Errors: BackendUnavailable (no qemu-img), OperationFailed
-    /// (qemu-img failed: its message).
-    static Result<void> createOverlay(const QString &overlayPath, const QString &basePath);
+    /// file is the qcow2 `basePath` and whose virtual size is the base's, with `qemu-img create`,
+    /// and returns at once: `done` is called from the event loop when qemu-img has finished
+    /// (killed after 30 s), never once `context` is destroyed. An existing file is replaced.
+    /// Errors: BackendUnavailable (no qemu-img), OperationFailed (qemu-img failed: its message).
+    static void createOverlay(const QString &overlayPath, const QString &basePath, QObject *context,
+                              Created done);
 };
 
 } // namespace airlock

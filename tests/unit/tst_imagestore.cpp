@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
 #include <sys/stat.h>
 
 using namespace airlock;
@@ -37,6 +38,19 @@ QJsonObject qemuImgInfo(const QString &path)
     if (!process.waitForFinished(30000) || process.exitCode() != 0)
         return {};
     return QJsonDocument::fromJson(process.readAllStandardOutput()).object();
+}
+
+/// RootDisk::createOverlay, waited for (its answer comes from the event loop).
+Result<void> createOverlay(const QString &overlay, const QString &base)
+{
+    QObject context;
+    std::optional<Result<void>> answer;
+    RootDisk::createOverlay(overlay, base, &context,
+                            [&answer](const Result<void> &made) { answer = made; });
+    // Bounded by createOverlay's own 30 s deadline; the wait only runs the event loop.
+    if (!QTest::qWaitFor([&] { return answer.has_value(); }, 40000))
+        return fail(ErrorKind::Timeout, QStringLiteral("createOverlay never answered"));
+    return *answer;
 }
 
 } // namespace
@@ -129,7 +143,7 @@ private Q_SLOTS:
         const QString base = m_dir.filePath(QStringLiteral("base.qcow2"));
         const QString overlay = m_dir.filePath(QStringLiteral("overlay.qcow2"));
         QVERIFY(writeFile(overlay, "an earlier overlay"));
-        const auto made = RootDisk::createOverlay(overlay, base);
+        const auto made = createOverlay(overlay, base);
         QVERIFY_RESULT(made);
         const QJsonObject info = qemuImgInfo(overlay);
         QCOMPARE(info.value(QStringLiteral("format")).toString(), QStringLiteral("qcow2"));
@@ -142,8 +156,7 @@ private Q_SLOTS:
         QCOMPARE(::stat(QFile::encodeName(overlay).constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0600));
 
-        const auto broken =
-            RootDisk::createOverlay(overlay, m_dir.filePath(QStringLiteral("absent.qcow2")));
+        const auto broken = createOverlay(overlay, m_dir.filePath(QStringLiteral("absent.qcow2")));
         QVERIFY(!broken);
         QCOMPARE(broken.error().kind, ErrorKind::OperationFailed);
         QVERIFY(!QFile::exists(overlay));
