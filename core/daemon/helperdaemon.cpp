@@ -141,6 +141,8 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     // A client that vanishes must cost us an error code, not the process.
     std::signal(SIGPIPE, SIG_IGN);
 
+    // The account tools and the KVM probe below wait for their processes: they run once, here,
+    // before the socket listens (nothing is served yet, so no client waits), and never again.
     auto group = HostAccounts::ensureGroup(kGroup);
     AIRLOCK_TRY(group);
     auto vmmUser = HostAccounts::ensureSystemUser(kVmmUser);

@@ -43,6 +43,7 @@ std::optional<SystemAccount> lookupUser(const QString &name)
 /// missing afterwards (a concurrent helper may have created it first).
 QString run(const QString &program, const QStringList &arguments)
 {
+    // Blocking on purpose: only HelperDaemon::start() runs this, before the helper serves.
     QProcess process;
     process.setProcessChannelMode(QProcess::MergedChannels);
     process.start(program, arguments);

@@ -70,6 +70,7 @@ KvmProbeResult KvmProbe::run(const Config &config)
         if (credentials.apply() != 0)
             ::_exit(126);
     });
+    // Blocking on purpose: the helper probes once in HelperDaemon::start(), before it serves.
     process.start(qemu, args);
     if (!process.waitForStarted(config.timeoutMs))
         return tcg(
