@@ -230,7 +230,6 @@ QMenu *TerminalView::createContextMenu(QWidget *parent)
         QDialog dialog(this);
         dialog.setWindowTitle(tr("Leave Console Shortcut"));
         auto *edit = new QKeySequenceEdit(leaveShortcut(), &dialog);
-        edit->setMaximumSequenceLength(1);
         auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel
                                                  | QDialogButtonBox::RestoreDefaults,
                                              &dialog);
