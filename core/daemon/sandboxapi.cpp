@@ -266,7 +266,12 @@ Result<QJsonValue> SandboxApi::consoleAttach(const RpcContext &context, const QJ
     auto name = nameParam(params);
     AIRLOCK_TRY(name);
     AIRLOCK_TRY(m_sandboxes.get(*name));
-    const ConsoleHub::Replay replay = m_consoles.attach(*name, context.clientId, kMaxReplayBytes);
+    // replay: false is for a client that only wants what comes next (piped `airlockctl
+    // console`): old output, and the terminal queries in it, would reach a reader who cannot
+    // tell them from the answer.
+    AIRLOCK_TRY_INIT(wantReplay, json::readBool(params, QStringLiteral("replay"), true));
+    const ConsoleHub::Replay replay =
+        m_consoles.attach(*name, context.clientId, wantReplay ? kMaxReplayBytes : 0);
     return QJsonObject {{QStringLiteral("sandbox"), *name},
                         {QStringLiteral("seq"), qint64(replay.seq)},
                         {QStringLiteral("data"), QString::fromLatin1(replay.data.toBase64())}};

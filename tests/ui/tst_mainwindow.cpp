@@ -257,6 +257,64 @@ void TestMainWindow::sandboxRunsAndConsoleWorks()
         qPrintable(consoleText(window, QStringLiteral("gui")) + tab->notice()), 30000);
     QVERIFY2(tab->notice().isEmpty(), qPrintable(tab->notice()));
 
+    // The guest's console tty has the terminal's size (console.resize), also after a resize.
+    ConsoleController *controller = tab->controller();
+    TerminalSession *session = view->session();
+    const auto guestSaysSize = [&] {
+        const QSize size(session->cols(), session->rows());
+        QTRY_COMPARE_WITH_TIMEOUT(controller->guestSize(), size, 60000);
+        QTest::keyClicks(view, QStringLiteral("stty size"));
+        QTest::keyClick(view, Qt::Key_Return);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            hasLine(consoleText(window, QStringLiteral("gui")),
+                    QStringLiteral("%1 %2").arg(size.height()).arg(size.width())),
+            qPrintable(consoleText(window, QStringLiteral("gui")).right(500)), 30000);
+    };
+    guestSaysSize();
+    const int colsBefore = session->cols();
+    window.resize(window.width() + 10 * view->cellSize().width(), window.height());
+    QTRY_VERIFY(session->cols() > colsBefore);
+    guestSaysSize();
+
+    // The note above the terminal follows every state: paused, running, stopped, running.
+    const auto noticeIs = [&](const QString &part) {
+        QTRY_VERIFY2_WITH_TIMEOUT(part.isEmpty() ? tab->notice().isEmpty()
+                                                 : tab->notice().contains(part),
+                                  qPrintable(tab->notice()), 60000);
+    };
+    window.pauseSandbox(QStringLiteral("gui"));
+    noticeIs(QStringLiteral("paused"));
+    window.resumeSandbox(QStringLiteral("gui"));
+    noticeIs({});
+    window.killSandbox(QStringLiteral("gui"));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(window, QStringLiteral("gui")), QStringLiteral("Stopped"),
+                              30000);
+    noticeIs(QStringLiteral("is not running; start it to type here"));
+    window.startSandbox(QStringLiteral("gui"));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(window, QStringLiteral("gui")), QStringLiteral("Running"),
+                              kBootTimeoutMs);
+    noticeIs({});
+    QTRY_VERIFY_WITH_TIMEOUT(consoleText(window, QStringLiteral("gui"))
+                                 .contains(QStringLiteral(": the sandbox started")),
+                             10000);
+
+    // A restore leaves a marker line: what follows is the snapshot's guest, not the last one.
+    const Result<QJsonValue> snapshot =
+        client->callSync(QStringLiteral("snapshot.create"),
+                         {{QStringLiteral("name"), QStringLiteral("gui")}}, kBootTimeoutMs);
+    QVERIFY2(snapshot, snapshot ? "" : qPrintable(snapshot.error().message));
+    const Result<QJsonValue> restored = client->callSync(
+        QStringLiteral("snapshot.restore"),
+        {{QStringLiteral("name"), QStringLiteral("gui")},
+         {QStringLiteral("snapshot"), snapshot->toObject().value(QStringLiteral("id")).toString()}},
+        kBootTimeoutMs);
+    QVERIFY2(restored, restored ? "" : qPrintable(restored.error().message));
+    QTRY_VERIFY2_WITH_TIMEOUT(consoleText(window, QStringLiteral("gui"))
+                                  .contains(QStringLiteral("restored from a snapshot")),
+                              qPrintable(consoleText(window, QStringLiteral("gui")).right(500)),
+                              10000);
+    noticeIs({});
+
     window.killSandbox(QStringLiteral("gui"));
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(window, QStringLiteral("gui")), QStringLiteral("Stopped"),
                               30000);
