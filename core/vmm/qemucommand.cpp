@@ -29,9 +29,7 @@ QString QemuCommand::findQemu()
 
 QString QemuCommand::kernelCommandLine(const VmmLaunchConfig &config)
 {
-    // pci=off: the microvm has no PCI bus (virtio-mmio only); without it the kernel's PCI probe
-    // finds no config space access and prints a "PCI: Fatal" error on every boot.
-    QString line = QStringLiteral("console=ttyS0 tsc_early_khz=2000000 pci=off airlock.name=%1")
+    QString line = QStringLiteral("console=ttyS0 tsc_early_khz=2000000 airlock.name=%1")
                        .arg(config.sandboxName);
     if (!config.network.tapName.isEmpty())
         line += QStringLiteral(" airlock.ip=%1/%2 airlock.gw=%3 airlock.dns=%3")
