@@ -263,6 +263,11 @@ install -m 0755 "$script_dir/files/init" "$root/init"
 if [[ $variant == busybox ]]; then
     install_guest_files "$root" /bin/sh
     install -m 0644 "$script_dir/files/profile" "$root/etc/profile"
+    # busybox sh runs its applets whatever PATH holds, so init's removal of the wget link does
+    # not keep the console's shell from busybox's crashing wget; a function does.
+    printf '%s\n' "# busybox's wget crashes (SIGSEGV) on every URL here; this image has curl." \
+        "wget() { echo 'wget: not in this image; use curl (curl -O URL saves a file)' >&2; return 127; }" \
+        >>"$root/etc/profile"
     # The agent user (uid and gid 1000 in both images): exec and workspaces run as it
     # (docs/agent-protocol.md). The cpio owns everything by root: rcS makes its folders.
     printf 'root:x:0:0:root:/root:/bin/sh\nagent:x:1000:1000:agent:/home/agent:/bin/sh\n' \
@@ -334,12 +339,16 @@ fi
 if [[ $variant == debian ]]; then
     description="Debian $suite ($rootfs_packages packages: minbase with curl, openssl, ca-certificates, python3) on a $disk_size disk, kernel $kver"
     disk_line='    "disk": "rootfs.qcow2",'
-    kernel_args="quiet panic=-1"
+    kernel_args="quiet loglevel=3 panic=-1"
 else
     description="Debian 12 kernel $kver with a busybox initramfs and a root shell on the console"
     disk_line=""
-    kernel_args="quiet panic=-1"
+    kernel_args="quiet loglevel=3 panic=-1"
 fi
+# loglevel=3 (after quiet, which would set 4): the console shows critical kernel messages, not
+# errors (they stay in dmesg). The microvm has no PCI bus, and x86's PCI init reports that as
+# "PCI: Fatal: No config space access function found" at error level on every boot, pci=off
+# included; harmless (the devices are virtio-mmio), but it is the first thing a new user reads.
 created_at=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
 {
     printf '{\n'
