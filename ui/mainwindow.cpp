@@ -798,6 +798,7 @@ void MainWindow::onSelectionChanged()
     // The timeline follows the table, so Ctrl+4 shows the sandbox one works with.
     if (const QString sandbox = selectedSandbox(); !sandbox.isEmpty())
         m_snapshotsView->setSandbox(sandbox);
+    m_egressView->setSelectedSandbox(selectedSandbox());
     updateActions();
     updateDetails();
 }
