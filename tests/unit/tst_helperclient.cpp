@@ -356,7 +356,7 @@ private Q_SLOTS:
     {
         // A real EACCES from connect(2): the socket is root's 0600, and we are somebody else
         // (root passes every permission check, so a root test takes another effective uid).
-        QVERIFY(listen());
+        QVERIFY(m_helper->listen());
         uid_t stranger = ::geteuid();
         if (stranger == 0) {
             stranger = 65534;
