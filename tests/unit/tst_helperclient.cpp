@@ -418,8 +418,8 @@ private Q_SLOTS:
         QVERIFY(!result.has_value());
         QCOMPARE(result.error().message,
                  QStringLiteral("airlockd is not running: nothing accepts connections on %1 "
-                                "(start it with: sudo systemctl start airlockd, or sudo airlockd)")
-                     .arg(m_path));
+                                "(start it with: %2)")
+                     .arg(m_path, HelperStartAdvice::command(m_path)));
     }
 
     void oversizedMessageFromHelperDropsTheConnection()
