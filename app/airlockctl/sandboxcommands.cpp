@@ -136,12 +136,16 @@ int SandboxCommands::list(const Invocation &)
         return ExitOk;
     }
     const QJsonArray sandboxes = result->toObject().value(QStringLiteral("sandboxes")).toArray();
-    if (sandboxes.isEmpty()) {
+    if (sandboxes.isEmpty())
         m_out << "no sandboxes (create one with: airlockctl create NAME)" << Qt::endl;
-        return ExitOk;
-    }
-    m_out << formatSandboxTable(sandboxes, QDateTime::currentDateTimeUtc());
+    else
+        m_out << formatSandboxTable(sandboxes, QDateTime::currentDateTimeUtc());
     m_out.flush();
+    // Once per listing, from the helper's `hello`: why guests run without KVM and what to do.
+    const QString warning =
+        m_runner.client()->helloResult().value(QStringLiteral("accelerationWarning")).toString();
+    if (!warning.isEmpty())
+        m_err << "airlockctl: warning: KVM is not usable: " << warning << Qt::endl;
     return ExitOk;
 }
 

@@ -242,6 +242,7 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
     auto client = json::readString(params, QStringLiteral("client"), QString());
     AIRLOCK_TRY(client);
     const SandboxServiceConfig &config = m_sandboxes.config();
+    const GuestMemory::HostFigures memory = m_sandboxes.hostMemory();
     return QJsonObject {
         {QStringLiteral("protocol"), protocol::kProtocolVersion},
         {QStringLiteral("helper"), QStringLiteral("airlockd")},
@@ -258,6 +259,10 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},
+        // The most memory a sandbox may ask for (sandbox.create refuses more), and what the
+        // host has available now (sandbox.start refuses more): the New dialog shows both.
+        {QStringLiteral("hostMemoryMib"), memory.ceilingMib},
+        {QStringLiteral("hostMemoryAvailableMib"), memory.availableMib},
     };
 }
 

@@ -1,6 +1,7 @@
 // The real airlockctl binary ($AIRLOCK_AIRLOCKCTL) against a real airlockd (HelperProcess) and a
 // real QEMU guest on TCG: every command, its output and its exit code.
 
+#include "core/client/helperstartadvice.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
@@ -112,10 +113,11 @@ private Q_SLOTS:
         const QString missing = m_helper->tempPath() + QStringLiteral("/no-such.sock");
         Run run = ctl({QStringLiteral("--socket"), missing, QStringLiteral("list")}, {}, false);
         QCOMPARE(run.exitCode, 1);
+        // systemctl only where airlockd.service is installed (HelperStartAdvice).
         QCOMPARE(run.err.trimmed(),
                  QStringLiteral("airlockctl: airlockd is not running: no socket at %1 (start it "
-                                "with: sudo systemctl start airlockd, or sudo airlockd)")
-                     .arg(missing));
+                                "with: %2)")
+                     .arg(missing, airlock::HelperStartAdvice::command(missing)));
         // $AIRLOCK_SOCKET is the default; --socket beats it.
         QProcess process;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -243,6 +245,20 @@ private Q_SLOTS:
         run = ctl({QStringLiteral("list")});
         QCOMPARE(run.exitCode, 0);
         QVERIFY(run.out.startsWith(QStringLiteral("NAME")));
+        {
+            // Without KVM, `list` says why once, on stderr (the helper's hello warning).
+            RpcTestClient probe(m_helper->socketPath());
+            const QString warning =
+                RpcTestClient::result(
+                    probe.call(QStringLiteral("hello"),
+                               {{QStringLiteral("protocol"), 1},
+                                {QStringLiteral("client"), QStringLiteral("test")}}))
+                    .value(QStringLiteral("accelerationWarning"))
+                    .toString();
+            QCOMPARE(run.err.count(QStringLiteral("KVM is not usable")), warning.isEmpty() ? 0 : 1);
+            if (!warning.isEmpty())
+                QVERIFY2(run.err.contains(warning), qPrintable(run.err));
+        }
         QVERIFY2(QRegularExpression(QStringLiteral("^ctl-demo\\s+stopped\\s"),
                                     QRegularExpression::MultilineOption)
                      .match(run.out)
