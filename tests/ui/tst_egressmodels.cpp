@@ -384,11 +384,13 @@ void TestEgressModels::repeatsFoldIntoOneRow()
     };
     const QDateTime t0 = QDateTime::currentDateTimeUtc();
     // One lookup asks A and AAAA: one row that says both.
-    model.handleNotification(QStringLiteral("egress.event"),
-                             notification(1, lookup(QStringLiteral("evil.test"), QStringLiteral("A"), t0)));
     model.handleNotification(
         QStringLiteral("egress.event"),
-        notification(2, lookup(QStringLiteral("evil.test"), QStringLiteral("AAAA"), t0.addMSecs(3))));
+        notification(1, lookup(QStringLiteral("evil.test"), QStringLiteral("A"), t0)));
+    model.handleNotification(
+        QStringLiteral("egress.event"),
+        notification(2,
+                     lookup(QStringLiteral("evil.test"), QStringLiteral("AAAA"), t0.addMSecs(3))));
     QCOMPARE(model.rowCount(), 1);
     QCOMPARE(model.index(0, EgressEventModel::LayerColumn).data().toString(),
              QStringLiteral("DNS A, AAAA"));
@@ -403,10 +405,10 @@ void TestEgressModels::repeatsFoldIntoOneRow()
         QStringLiteral("egress.event"),
         notification(4, lookup(QStringLiteral("other.test"), QStringLiteral("A"), t0.addSecs(3))));
     const qint64 pause = EgressEventModel::kFoldWindowMs + 1000;
-    model.handleNotification(
-        QStringLiteral("egress.event"),
-        notification(5, lookup(QStringLiteral("evil.test"), QStringLiteral("A"),
-                               t0.addSecs(2).addMSecs(pause))));
+    model.handleNotification(QStringLiteral("egress.event"),
+                             notification(5,
+                                          lookup(QStringLiteral("evil.test"), QStringLiteral("A"),
+                                                 t0.addSecs(2).addMSecs(pause))));
     QCOMPARE(model.rowCount(), 3);
     QCOMPARE(model.index(0, 0).data(EgressEventModel::CountRole).toLongLong(), 3);
     QCOMPARE(model.index(1, EgressEventModel::NameColumn).data().toString(),
@@ -420,7 +422,8 @@ void TestEgressModels::repeatsFoldIntoOneRow()
     request.insert(QStringLiteral("time"), t0.addSecs(13).toString(Qt::ISODateWithMs));
     model.handleNotification(QStringLiteral("egress.event"), notification(6, request));
     QCOMPARE(model.rowCount(), 4);
-    QCOMPARE(model.index(3, EgressEventModel::LayerColumn).data().toString(), QStringLiteral("HTTP"));
+    QCOMPARE(model.index(3, EgressEventModel::LayerColumn).data().toString(),
+             QStringLiteral("HTTP"));
 
     // History with the same repeats folds the same way, and brings nothing twice.
     EgressEventModel fromHistory;
@@ -429,8 +432,8 @@ void TestEgressModels::repeatsFoldIntoOneRow()
         events.append(QJsonObject {
             {QStringLiteral("seq"), 10 + i},
             {QStringLiteral("event"),
-             lookup(QStringLiteral("evil.test"), i % 2 ? QStringLiteral("AAAA") : QStringLiteral("A"),
-                    t0.addMSecs(100 * i))}});
+             lookup(QStringLiteral("evil.test"),
+                    i % 2 ? QStringLiteral("AAAA") : QStringLiteral("A"), t0.addMSecs(100 * i))}});
     const QJsonObject history {{QStringLiteral("name"), QStringLiteral("agent")},
                                {QStringLiteral("events"), events}};
     QCOMPARE(fromHistory.addHistory(history), 4);

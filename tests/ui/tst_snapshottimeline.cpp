@@ -849,8 +849,9 @@ void TestSnapshotTimeline::restoreStartsABranch()
     QCOMPARE(safety->kind, SnapshotKind::Safety);
     QCOMPARE(safety->parent, m_second);
     // Its label says in words which state it keeps, not the helper's "before restoring ID".
-    QCOMPARE(byTime.constLast().siblingAtColumn(SnapshotTimelineModel::LabelColumn).data().toString(),
-             QStringLiteral("State kept before restoring “first”"));
+    QCOMPARE(
+        byTime.constLast().siblingAtColumn(SnapshotTimelineModel::LabelColumn).data().toString(),
+        QStringLiteral("State kept before restoring “first”"));
     QVERIFY2(view->statusText().contains(QStringLiteral("safety snapshot")),
              qPrintable(view->statusText()));
     QTRY_COMPARE(SandboxTableModel::stateText(
