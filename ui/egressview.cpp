@@ -87,6 +87,8 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     connect(m_filter, &QAbstractItemModel::rowsRemoved, this, recount);
     connect(m_filter, &QAbstractItemModel::modelReset, this, recount);
     connect(m_filter, &QAbstractItemModel::layoutChanged, this, recount);
+    // A repeat folded into its row changes that row's count, not the rows.
+    connect(m_filter, &QAbstractItemModel::dataChanged, this, recount);
     m_sandbox->addItem(tr("All sandboxes"), QString());
     m_sandbox->setAccessibleName(tr("Sandbox filter"));
     m_verdict->addItem(tr("All verdicts"), int(EgressFilterProxy::Verdict::Any));

@@ -276,7 +276,7 @@ Result<QJsonValue> SandboxApi::consoleAttach(const RpcContext &context, const QJ
     // tell them from the answer.
     AIRLOCK_TRY_INIT(wantReplay, json::readBool(params, QStringLiteral("replay"), true));
     const ConsoleHub::Replay replay =
-        m_consoles.attach(*name, context.clientId, wantReplay ? kMaxReplayBytes : 0);
+        m_consoles.attach(*name, context.clientId, *wantReplay ? kMaxReplayBytes : 0);
     return QJsonObject {{QStringLiteral("sandbox"), *name},
                         {QStringLiteral("seq"), qint64(replay.seq)},
                         {QStringLiteral("data"), QString::fromLatin1(replay.data.toBase64())}};

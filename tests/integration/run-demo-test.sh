@@ -26,6 +26,9 @@ source "$src/installers/dev/demo-window.sh"
 [ -f "$images/default/image.json" ] || fail "no default image in $images"
 
 tmp=$(mktemp -d /tmp/airlock-rundemo.XXXXXX)
+# The VMMs run as unprivileged uids and must reach their run folder below the state dir, as
+# they do below /var/lib/airlock (mktemp makes the folder 0700).
+chmod 0755 "$tmp"
 ns=alt-rundemo-$$
 helper=
 vmm=

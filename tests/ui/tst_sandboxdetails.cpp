@@ -656,7 +656,8 @@ void TestSandboxDetails::egressReasonsInWordsAndCountsWhatIsShown()
             u"egress.event"_s,
             liveEvent(u"stale"_s, ++seq, false, u"host_not_allowed"_s, u"evil.test"_s));
     EgressView *egress = m_window->egressView();
-    QTRY_COMPARE(egress->events()->rowCount(), 9);
+    // Repeats share a row (pkg.test 3 times, evil.test 4 times), the footer counts each one.
+    QTRY_COMPARE(egress->events()->rowCount(), 4);
     QTRY_COMPARE(egress->summary(), u"Decisions: 9, denied: 6"_s);
 
     // The reasons in words in the table, never the codes.
