@@ -40,14 +40,11 @@ QList<Command> ConsoleCommands::commands()
 
 int ConsoleCommands::console(const Invocation &invocation)
 {
-    bool ok = false;
-    const double seconds = invocation.options.value(QStringLiteral("timeout")).toDouble(&ok);
-    if (!ok || seconds < 0)
-        return usageError(invocation,
-                          QStringLiteral("--timeout: '%1' is not a number of seconds")
-                              .arg(invocation.options.value(QStringLiteral("timeout"))));
+    const std::optional<int> idleTimeoutMs = timeoutOption(invocation);
+    if (!idleTimeoutMs)
+        return ExitUsage;
     ConsoleSession::Options options;
-    options.idleTimeoutMs = int(std::min(seconds, 1e6) * 1000);
+    options.idleTimeoutMs = *idleTimeoutMs;
     options.follow = invocation.options.isSet(QStringLiteral("follow"));
     options.scrollback = invocation.options.isSet(QStringLiteral("scrollback"));
     if (!m_runner.connectHelper())

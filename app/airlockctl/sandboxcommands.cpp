@@ -190,13 +190,10 @@ int SandboxCommands::start(const Invocation &invocation)
 int SandboxCommands::stop(const Invocation &invocation)
 {
     const QString name = invocation.arguments.first();
-    bool ok = false;
-    const double seconds = invocation.options.value(QStringLiteral("timeout")).toDouble(&ok);
-    if (!ok || seconds < 0)
-        return usageError(invocation,
-                          QStringLiteral("--timeout: '%1' is not a number of seconds")
-                              .arg(invocation.options.value(QStringLiteral("timeout"))));
-    const int timeoutMs = int(std::min(seconds, 1e6) * 1000);
+    const std::optional<int> timeout = timeoutOption(invocation);
+    if (!timeout)
+        return ExitUsage;
+    const int timeoutMs = *timeout;
 
     // Subscribe first: the stopped event must not slip by between the answer and the wait.
     if (!call(protocol::method::EventsSubscribe, {}))
