@@ -24,10 +24,6 @@
         <translation>Der Airlock-Helfer ist nicht erreichbar</translation>
     </message>
     <message>
-        <source>Start the helper with &lt;code&gt;sudo systemctl start airlockd&lt;/code&gt; (or run &lt;code&gt;airlockd&lt;/code&gt; as root), then press Retry.</source>
-        <translation>Starten Sie den Helfer mit &lt;code&gt;sudo systemctl start airlockd&lt;/code&gt; (oder führen Sie &lt;code&gt;airlockd&lt;/code&gt; als root aus) und klicken Sie dann auf „Erneut versuchen“.</translation>
-    </message>
-    <message>
         <source>The helper refused the request: permission denied.</source>
         <translation>Der Helfer hat die Anfrage abgelehnt: keine Berechtigung.</translation>
     </message>
@@ -130,6 +126,14 @@
     <message>
         <source>The operation failed on this computer.</source>
         <translation>Der Vorgang ist auf diesem Computer fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>Start the helper with &lt;code&gt;sudo systemctl start airlockd&lt;/code&gt;, then press Retry.</source>
+        <translation>Starten Sie den Helfer mit &lt;code&gt;sudo systemctl start airlockd&lt;/code&gt; und drücken Sie dann „Erneut versuchen“.</translation>
+    </message>
+    <message>
+        <source>There is no airlockd.service on this computer, so the helper was started by hand (a build tree). Start it again as root: &lt;code&gt;sudo installers/dev/run-demo.sh&lt;/code&gt; from the source tree, or &lt;code&gt;sudo build/app/airlockd/airlockd&lt;/code&gt;, then press Retry.</source>
+        <translation>Auf diesem Computer gibt es keinen airlockd.service, der Helfer wurde also von Hand gestartet (ein Build-Verzeichnis). Starten Sie ihn erneut als root: &lt;code&gt;sudo installers/dev/run-demo.sh&lt;/code&gt; im Quellverzeichnis oder &lt;code&gt;sudo build/app/airlockd/airlockd&lt;/code&gt;, und drücken Sie dann „Erneut versuchen“.</translation>
     </message>
 </context>
 <context>
@@ -1182,6 +1186,21 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     </message>
 </context>
 <context>
+    <name>airlock::ConsoleController</name>
+    <message>
+        <source>── %1: the guest was restored from a snapshot; what follows is its state then ──</source>
+        <translation>── %1: Der Gast wurde aus einem Snapshot wiederhergestellt; was folgt, ist sein damaliger Zustand ──</translation>
+    </message>
+    <message>
+        <source>── %1: the sandbox started from its image&apos;s template ──</source>
+        <translation>── %1: Die Sandbox wurde aus der Vorlage ihres Abbilds gestartet ──</translation>
+    </message>
+    <message>
+        <source>── %1: the sandbox started ──</source>
+        <translation>── %1: Die Sandbox wurde gestartet ──</translation>
+    </message>
+</context>
+<context>
     <name>airlock::ConsoleTab</name>
     <message>
         <source>Console of %1</source>
@@ -1202,6 +1221,18 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>%1 wrote faster than this console can draw; %2 of its output were skipped.</source>
         <translation>%1 hat schneller geschrieben, als diese Konsole zeichnen kann; %2 der Ausgabe wurden übersprungen.</translation>
+    </message>
+    <message>
+        <source>Sandbox %1 is starting; its console follows.</source>
+        <translation>Sandbox %1 startet; ihre Konsole folgt.</translation>
+    </message>
+    <message>
+        <source>Sandbox %1 is stopping.</source>
+        <translation>Sandbox %1 wird gestoppt.</translation>
+    </message>
+    <message>
+        <source>Sandbox %1 is paused; what you type reaches it when it resumes.</source>
+        <translation>Sandbox %1 ist angehalten; was Sie tippen, erreicht sie, wenn sie weiterläuft.</translation>
     </message>
 </context>
 <context>
@@ -1452,11 +1483,19 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>%1: %2</translation>
     </message>
     <message numerus="yes">
-        <source>%1 (%n times in a second)</source>
+        <source>%1 (%n times)</source>
         <translation>
-            <numerusform>%1 (%n-mal in einer Sekunde)</numerusform>
-            <numerusform>%1 (%n-mal in einer Sekunde)</numerusform>
+            <numerusform>%1 (%n-mal)</numerusform>
+            <numerusform>%1 (%n-mal)</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>First %1, last %2</source>
+        <translation>Zuerst %1, zuletzt %2</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>Ebene</translation>
     </message>
 </context>
 <context>
@@ -1496,6 +1535,13 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>both</source>
         <translation>beides</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n others</source>
+        <translation>
+            <numerusform>%n weiteres</numerusform>
+            <numerusform>%n weitere</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2451,6 +2497,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>%1 files</source>
         <translation>%1 Dateien</translation>
     </message>
+    <message>
+        <source>%1. KVM is not usable: %2</source>
+        <translation>%1. KVM ist nicht nutzbar: %2</translation>
+    </message>
 </context>
 <context>
     <name>airlock::NewSandboxDialog</name>
@@ -2561,6 +2611,38 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>%1 — root disk</source>
         <translation>%1 — Root-Festplatte</translation>
+    </message>
+    <message>
+        <source>Host memory</source>
+        <translation>Arbeitsspeicher des Hosts</translation>
+    </message>
+    <message>
+        <source>Memory problem</source>
+        <translation>Speicherproblem</translation>
+    </message>
+    <message>
+        <source>This host: at most %1 MiB for a sandbox.</source>
+        <translation>Dieser Host: höchstens %1 MiB für eine Sandbox.</translation>
+    </message>
+    <message>
+        <source>This host: at most %1 MiB for a sandbox, %2 MiB available now.</source>
+        <translation>Dieser Host: höchstens %1 MiB für eine Sandbox, %2 MiB sind jetzt frei.</translation>
+    </message>
+    <message>
+        <source>%1 MiB is too little: a sandbox needs at least %2 MiB.</source>
+        <translation>%1 MiB sind zu wenig: Eine Sandbox braucht mindestens %2 MiB.</translation>
+    </message>
+    <message>
+        <source>%1 MiB is too much: a sandbox may have at most %2 MiB.</source>
+        <translation>%1 MiB sind zu viel: Eine Sandbox darf höchstens %2 MiB haben.</translation>
+    </message>
+    <message>
+        <source>%1 MiB is more than this host can back (at most %2 MiB).</source>
+        <translation>%1 MiB sind mehr, als dieser Host bereitstellen kann (höchstens %2 MiB).</translation>
+    </message>
+    <message>
+        <source>More than the %1 MiB available now: starting it fails until other sandboxes or programs free memory.</source>
+        <translation>Mehr als die %1 MiB, die jetzt frei sind: Der Start schlägt fehl, bis andere Sandboxen oder Programme Speicher freigeben.</translation>
     </message>
 </context>
 <context>
@@ -3568,6 +3650,22 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>Sandbox</source>
         <translation>Sandbox</translation>
     </message>
+    <message>
+        <source>“%1”</source>
+        <translation>„%1“</translation>
+    </message>
+    <message>
+        <source>the snapshot of %1</source>
+        <translation>den Snapshot von %1</translation>
+    </message>
+    <message>
+        <source>a snapshot since deleted</source>
+        <translation>einen inzwischen gelöschten Snapshot</translation>
+    </message>
+    <message>
+        <source>State kept before restoring %1</source>
+        <translation>Zustand vor dem Wiederherstellen von %1</translation>
+    </message>
 </context>
 <context>
     <name>airlock::SnapshotTimelineView</name>
@@ -3791,10 +3889,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Label</source>
         <translation>Bezeichnung</translation>
-    </message>
-    <message>
-        <source>(no label)</source>
-        <translation>(ohne Bezeichnung)</translation>
     </message>
     <message>
         <source>Time</source>
@@ -4063,6 +4157,14 @@ Der Helfer meldete: %2</translation>
         <source>&amp;Restart Now</source>
         <translation>Jetzt &amp;neu starten</translation>
     </message>
+    <message>
+        <source>Restore the selected snapshot</source>
+        <translation>Den ausgewählten Snapshot wiederherstellen</translation>
+    </message>
+    <message>
+        <source>Fork the selected snapshot</source>
+        <translation>Den ausgewählten Snapshot abzweigen</translation>
+    </message>
 </context>
 <context>
     <name>airlock::TerminalView</name>
@@ -4071,8 +4173,52 @@ Der Helfer meldete: %2</translation>
         <translation>Terminal</translation>
     </message>
     <message>
-        <source>Console of the sandbox. Ctrl+Shift+C copies, Ctrl+Shift+V pastes, Shift+Page Up/Down scrolls the history.</source>
-        <translation>Konsole der Sandbox. Strg+Umschalt+C kopiert, Strg+Umschalt+V fügt ein, Umschalt+Bild auf/ab blättert im Verlauf.</translation>
+        <source>Console of the sandbox. Ctrl+Shift+C copies, Ctrl+Shift+V pastes, Shift+Page Up/Down scrolls the history, Ctrl+Page Up/Down switch tabs, %1 leaves the console.</source>
+        <translation>Konsole der Sandbox. Strg+Umschalt+C kopiert, Strg+Umschalt+V fügt ein, Umschalt+Bild auf/ab blättert im Verlauf, Strg+Bild auf/ab wechselt den Reiter, %1 verlässt die Konsole.</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>&amp;Kopieren</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+C</source>
+        <translation>Ctrl+Shift+C</translation>
+    </message>
+    <message>
+        <source>&amp;Paste</source>
+        <translation>&amp;Einfügen</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+V</source>
+        <translation>Ctrl+Shift+V</translation>
+    </message>
+    <message>
+        <source>Select &amp;All</source>
+        <translation>&amp;Alles auswählen</translation>
+    </message>
+    <message>
+        <source>&amp;Leave Console</source>
+        <translation>Konsole &amp;verlassen</translation>
+    </message>
+    <message>
+        <source>&amp;Next Tab</source>
+        <translation>&amp;Nächster Reiter</translation>
+    </message>
+    <message>
+        <source>P&amp;revious Tab</source>
+        <translation>&amp;Vorheriger Reiter</translation>
+    </message>
+    <message>
+        <source>Set Leave &amp;Shortcut…</source>
+        <translation>&amp;Tastenkürzel zum Verlassen …</translation>
+    </message>
+    <message>
+        <source>Leave Console Shortcut</source>
+        <translation>Tastenkürzel zum Verlassen der Konsole</translation>
+    </message>
+    <message>
+        <source>The key that moves the focus out of every console:</source>
+        <translation>Die Taste, die den Fokus aus jeder Konsole nimmt:</translation>
     </message>
 </context>
 <context>

@@ -31,8 +31,14 @@ ConsoleTab::ConsoleTab(HelperClient *client, const QString &sandbox, QWidget *pa
     layout->addWidget(m_notice);
     layout->addWidget(m_view, 1);
     setFocusProxy(m_view);
+    // The guest's shell wraps and redraws at the size it is told (stty size shows it).
+    connect(m_view, &TerminalView::terminalSizeChanged, m_controller,
+            &ConsoleController::requestGuestSize);
 
-    connect(m_controller, &ConsoleController::attached, this, [this] { setNotice({}); });
+    connect(m_controller, &ConsoleController::attached, this,
+            [this] { setNotice(stateNotice(m_controller->sandboxState())); });
+    connect(m_controller, &ConsoleController::sandboxStateChanged, this,
+            [this](const QString &state) { setNotice(stateNotice(state)); });
     connect(m_controller, &ConsoleController::attachFailed, this, &ConsoleTab::showError);
     connect(m_controller, &ConsoleController::writeFailed, this, &ConsoleTab::showError);
     connect(m_controller, &ConsoleController::outputSkipped, this, [this](qint64 bytes) {
@@ -62,9 +68,23 @@ QString ConsoleTab::notice() const
     return m_notice->text();
 }
 
+QString ConsoleTab::stateNotice(const QString &state) const
+{
+    if (state == QLatin1String("stopped"))
+        return tr("Sandbox %1 is not running; start it to type here.").arg(sandbox());
+    if (state == QLatin1String("starting"))
+        return tr("Sandbox %1 is starting; its console follows.").arg(sandbox());
+    if (state == QLatin1String("stopping"))
+        return tr("Sandbox %1 is stopping.").arg(sandbox());
+    if (state == QLatin1String("paused"))
+        return tr("Sandbox %1 is paused; what you type reaches it when it resumes.").arg(sandbox());
+    return {}; // running (or not known yet): nothing to say
+}
+
 void ConsoleTab::showError(const Error &error)
 {
     if (error.kind == ErrorKind::InvalidState) {
+        // The keys were refused because it is not running; the next state change says more.
         setNotice(tr("Sandbox %1 is not running; start it to type here.").arg(sandbox()));
         return;
     }

@@ -31,6 +31,7 @@ std::optional<EgressEntry> EgressEntry::fromJson(const QJsonObject &event, const
     if (!entry.time.isValid())
         return std::nullopt;
     entry.time = entry.time.toUTC();
+    entry.lastTime = entry.time;
     if (verdict.toString() != QLatin1String("allowed")
         && verdict.toString() != QLatin1String("denied"))
         return std::nullopt;
@@ -38,6 +39,8 @@ std::optional<EgressEntry> EgressEntry::fromJson(const QJsonObject &event, const
     entry.reason = reason.toString();
     entry.sandbox = event.value(QStringLiteral("sandbox")).toString(sandbox);
     entry.layer = event.value(QStringLiteral("layer")).toString();
+    if (const QString type = event.value(QStringLiteral("dnsType")).toString(); !type.isEmpty())
+        entry.dnsTypes.append(type);
     entry.detail = event.value(QStringLiteral("detail")).toString();
     entry.name = event.value(QStringLiteral("name")).toString();
     entry.sni = event.value(QStringLiteral("sni")).toString();
@@ -73,6 +76,37 @@ QString EgressEntry::sniAndHost() const
     if (sni.isEmpty() || host.isEmpty() || sni == host)
         return sni.isEmpty() ? host : sni;
     return QStringLiteral("%1 / %2").arg(sni, host);
+}
+
+QString EgressEntry::layerText() const
+{
+    const QString upper = layer.toUpper();
+    return dnsTypes.isEmpty()
+        ? upper
+        : QStringLiteral("%1 %2").arg(upper, dnsTypes.join(QStringLiteral(", ")));
+}
+
+bool EgressEntry::sameDecision(const EgressEntry &other) const
+{
+    return sandbox == other.sandbox && layer == other.layer && allowed == other.allowed
+        && reason == other.reason && name == other.name && sni == other.sni && host == other.host
+        && port == other.port && method == other.method && path == other.path
+        && binding == other.binding;
+}
+
+void EgressEntry::fold(const EgressEntry &other)
+{
+    count += other.count;
+    scrubbed += other.scrubbed;
+    alert = alert || other.alert;
+    if (other.lastTime > lastTime)
+        lastTime = other.lastTime;
+    if (other.time < time)
+        time = other.time;
+    for (const QString &type : other.dnsTypes) {
+        if (!dnsTypes.contains(type))
+            dnsTypes.append(type);
+    }
 }
 
 } // namespace airlock

@@ -3,6 +3,7 @@
 #include <QDateTime>
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -16,7 +17,11 @@ struct EgressEntry
     qint64 seq = -1; ///< the helper's sequence number, -1 when unknown
     QDateTime time; ///< UTC
     QString sandbox;
+    /// When the row was last seen: later than `time` when repeats were folded into it.
+    QDateTime lastTime;
     QString layer; ///< "dns", "tcp", "tls", "http"
+    /// Layer dns: the record types asked ("A", "AAAA"); one lookup's A and AAAA fold into one row.
+    QStringList dnsTypes;
     bool allowed = false;
     QString reason; ///< stable snake_case reason
     QString detail; ///< the gateway's English detail
@@ -45,6 +50,15 @@ struct EgressEntry
     QString destination() const;
     /// "SNI / Host" for the table: one value when both agree.
     QString sniAndHost() const;
+    /// The layer for the table: "DNS A, AAAA", "TLS", "HTTP".
+    QString layerText() const;
+    /// True when `other` is a repeat of this decision (same sandbox, layer, verdict, reason,
+    /// destination, port, SNI/Host, method, path and binding), so the table shows one row
+    /// counting both. DNS lookups of another record type repeat too: A and AAAA of one name.
+    bool sameDecision(const EgressEntry &other) const;
+    /// Takes `other` (a repeat, see sameDecision) into this row: adds its count, moves
+    /// lastTime forward, merges the record types and keeps an alert.
+    void fold(const EgressEntry &other);
     /// A request target's path without query or fragment ("/a?x=1" → "/a").
     static QString redactPath(const QString &target);
 };

@@ -20,8 +20,22 @@ QString EgressEventModel::reasonText(const EgressEntry &entry)
     const QString reason = PolicyText::reasonText(entry.reason);
     if (entry.count <= 1)
         return reason;
-    return tr("%1 (%n times in a second)", nullptr, int(std::min<qint64>(entry.count, INT_MAX)))
-        .arg(reason);
+    return tr("%1 (%n times)", nullptr, int(std::min<qint64>(entry.count, INT_MAX))).arg(reason);
+}
+
+int EgressEventModel::repeatedRow(const QList<EgressEntry> &rows, const EgressEntry &entry)
+{
+    // Only recent rows: a decision seen again after a pause gets a row of its own, so the table
+    // still shows when it happened. Bounded, whatever the event rate.
+    const qsizetype oldest = std::max<qsizetype>(0, rows.size() - kFoldScanRows);
+    for (qsizetype row = rows.size() - 1; row >= oldest; --row) {
+        const EgressEntry &candidate = rows.at(row);
+        if (candidate.lastTime.msecsTo(entry.time) > kFoldWindowMs)
+            break;
+        if (candidate.sameDecision(entry))
+            return int(row);
+    }
+    return -1;
 }
 
 std::optional<EgressEntry> EgressEventModel::handleNotification(const QString &method,
@@ -51,19 +65,25 @@ int EgressEventModel::addHistory(const QJsonObject &historyResult)
     }
     if (fresh.isEmpty())
         return 0;
-    // History may arrive after live events: insert everything in time order once.
-    QList<EgressEntry> merged = m_entries + fresh;
-    std::stable_sort(merged.begin(), merged.end(),
+    // History may arrive after live events: insert everything in time order once, with repeats
+    // folded as if they had arrived live.
+    QList<EgressEntry> sorted = m_entries + fresh;
+    std::stable_sort(sorted.begin(), sorted.end(),
                      [](const EgressEntry &a, const EgressEntry &b) { return a.time < b.time; });
+    QList<EgressEntry> merged;
+    merged.reserve(sorted.size());
+    for (const EgressEntry &entry : std::as_const(sorted)) {
+        if (const int row = repeatedRow(merged, entry); row >= 0)
+            merged[row].fold(entry);
+        else
+            merged.append(entry);
+    }
     if (merged.size() > kMaxRows)
         merged = merged.mid(merged.size() - kMaxRows);
     beginResetModel();
     m_entries = merged;
-    m_seqs.clear();
-    for (const EgressEntry &entry : std::as_const(m_entries)) {
-        if (entry.seq >= 0)
-            m_seqs.insert(entry.seq);
-    }
+    for (const EgressEntry &entry : std::as_const(fresh))
+        rememberSeq(entry.seq);
     endResetModel();
     for (const EgressEntry &entry : std::as_const(fresh))
         Q_EMIT entryAdded(entry, false);
@@ -74,21 +94,36 @@ bool EgressEventModel::addEntry(const EgressEntry &entry, bool live)
 {
     if (entry.seq >= 0 && m_seqs.contains(entry.seq))
         return false;
+    if (const int row = repeatedRow(m_entries, entry); row >= 0) {
+        m_entries[row].fold(entry);
+        rememberSeq(entry.seq);
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        Q_EMIT entryAdded(entry, live);
+        return true;
+    }
     if (m_entries.size() >= kMaxRows) {
         beginRemoveRows({}, 0, 0);
-        if (m_entries.constFirst().seq >= 0)
-            m_seqs.remove(m_entries.constFirst().seq);
         m_entries.removeFirst();
         endRemoveRows();
     }
     const int row = int(m_entries.size());
     beginInsertRows({}, row, row);
     m_entries.append(entry);
-    if (entry.seq >= 0)
-        m_seqs.insert(entry.seq);
+    rememberSeq(entry.seq);
     endInsertRows();
     Q_EMIT entryAdded(entry, live);
     return true;
+}
+
+void EgressEventModel::rememberSeq(qint64 seq)
+{
+    if (seq < 0)
+        return;
+    m_seqs.insert(seq);
+    // The helper numbers events in order, so the oldest numbers are the ones no history answer
+    // brings again; forgetting them keeps the set bounded while rows fold many events.
+    while (m_seqs.size() > kMaxSeqs)
+        m_seqs.erase(m_seqs.begin());
 }
 
 void EgressEventModel::clear()
@@ -118,9 +153,11 @@ QVariant EgressEventModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case TimeColumn:
-            return QLocale().toString(entry.time.toLocalTime(), QStringLiteral("HH:mm:ss"));
+            return QLocale().toString(entry.lastTime.toLocalTime(), QStringLiteral("HH:mm:ss"));
         case SandboxColumn:
             return entry.sandbox;
+        case LayerColumn:
+            return entry.layerText();
         case NameColumn:
             return entry.port > 0 && entry.port != 443
                 ? QStringLiteral("%1:%2").arg(entry.destination()).arg(entry.port)
@@ -138,8 +175,14 @@ QVariant EgressEventModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::ToolTipRole:
-        if (index.column() == TimeColumn)
-            return QLocale().toString(entry.time.toLocalTime(), QLocale::LongFormat);
+        if (index.column() == TimeColumn) {
+            const QString last =
+                QLocale().toString(entry.lastTime.toLocalTime(), QLocale::LongFormat);
+            return entry.lastTime == entry.time
+                ? last
+                : tr("First %1, last %2")
+                      .arg(QLocale().toString(entry.time.toLocalTime(), QLocale::LongFormat), last);
+        }
         // The reason in full (the column is often narrow), then the gateway's detail.
         if (index.column() == ReasonColumn || index.column() == VerdictColumn)
             return entry.detail.isEmpty() ? reasonText(entry)
@@ -160,10 +203,10 @@ QVariant EgressEventModel::data(const QModelIndex &index, int role) const
     case CountRole:
         return entry.count;
     case SearchTextRole:
-        return QStringList {
-            entry.sandbox, entry.destination(), entry.sni,    entry.host,
-            entry.method,  entry.path,          entry.reason, PolicyText::reasonText(entry.reason),
-            entry.detail}
+        return QStringList {entry.sandbox, entry.layerText(), entry.destination(),
+                            entry.sni,     entry.host,        entry.method,
+                            entry.path,    entry.reason,      PolicyText::reasonText(entry.reason),
+                            entry.detail}
             .join(QLatin1Char('\n'));
     default:
         return {};
@@ -179,6 +222,8 @@ QVariant EgressEventModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Time");
     case SandboxColumn:
         return tr("Sandbox");
+    case LayerColumn:
+        return tr("Layer");
     case NameColumn:
         return tr("Name");
     case SniHostColumn:

@@ -6,21 +6,31 @@
 #include <QList>
 #include <QSet>
 
+#include <set>
+
 namespace airlock {
 
-/// Every egress decision the window has seen, newest last: Time, Sandbox, Name, SNI / Host,
-/// Method, Path (query redacted), Verdict, Reason. Fed by `egress.event` notifications (live)
-/// and `egress.history` answers (recorded); events with a known seq are kept once. Bounded:
-/// beyond kMaxRows the oldest rows are dropped.
+/// Every egress decision the window has seen, newest last: Time, Sandbox, Layer, Name,
+/// SNI / Host, Method, Path (query redacted), Verdict, Reason. Fed by `egress.event`
+/// notifications (live) and `egress.history` answers (recorded); events with a known seq are
+/// kept once. A repeat of a recent row's decision (EgressEntry::sameDecision, within
+/// kFoldWindowMs, e.g. the A and AAAA lookups of one name or a retry loop) is folded into that
+/// row, which then counts both; entryAdded still reports each event. Bounded: beyond kMaxRows
+/// the oldest rows are dropped.
 class EgressEventModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
     static constexpr int kMaxRows = 20000;
+    /// A repeat this soon after a row's last event is folded into it.
+    static constexpr qint64 kFoldWindowMs = 10000;
+    /// How many of the newest rows a repeat is looked for in.
+    static constexpr int kFoldScanRows = 32;
 
     enum Column {
         TimeColumn,
         SandboxColumn,
+        LayerColumn,
         NameColumn,
         SniHostColumn,
         MethodColumn,
@@ -66,9 +76,15 @@ Q_SIGNALS:
 private:
     /// The reason in words; a summary adds how many decisions it stands for.
     static QString reasonText(const EgressEntry &entry);
+    /// The recent row `entry` repeats (see kFoldWindowMs), or -1.
+    static int repeatedRow(const QList<EgressEntry> &rows, const EgressEntry &entry);
 
     QList<EgressEntry> m_entries;
-    QSet<qint64> m_seqs;
+    /// Remembers an event's seq (ignored when -1) so that history brings it no second time.
+    void rememberSeq(qint64 seq);
+
+    static constexpr size_t kMaxSeqs = 4 * kMaxRows;
+    std::set<qint64> m_seqs;
 };
 
 } // namespace airlock

@@ -77,6 +77,28 @@ QString EgressMapView::summary() const
     return lines.join(QLatin1Char('\n'));
 }
 
+QList<DestinationCountModel::Destination>
+EgressMapView::shownDestinations(QList<DestinationCountModel::Destination> destinations,
+                                 int capacity)
+{
+    capacity = std::max(2, capacity);
+    if (destinations.size() <= capacity)
+        return destinations;
+    std::stable_sort(destinations.begin(), destinations.end(), [](const auto &a, const auto &b) {
+        return a.allowed + a.denied > b.allowed + b.denied;
+    });
+    DestinationCountModel::Destination others;
+    const qsizetype hidden = destinations.size() - (capacity - 1);
+    for (qsizetype i = capacity - 1; i < destinations.size(); ++i) {
+        others.allowed += destinations.at(i).allowed;
+        others.denied += destinations.at(i).denied;
+    }
+    others.name = tr("%n others", nullptr, int(hidden));
+    destinations.resize(capacity - 1);
+    destinations.append(others);
+    return destinations;
+}
+
 QSize EgressMapView::sizeHint() const
 {
     return {560, 420};
@@ -95,7 +117,6 @@ void EgressMapView::paintEvent(QPaintEvent *)
         painter.drawText(area, Qt::AlignCenter, tr("Select a sandbox to see its egress map."));
         return;
     }
-    const QList<DestinationCountModel::Destination> destinations = m_model->destinations(m_sandbox);
     // An ellipse that uses the widget's shape: the map usually sits in a tall, narrow pane,
     // where a circle sized by the width left most of it empty. Room is kept for short labels
     // beside the dots on the left and right; longer ones go above or below their dot.
@@ -103,6 +124,12 @@ void EgressMapView::paintEvent(QPaintEvent *)
     // Not much taller than wide (long spikes read badly), and clear of the legend at the top.
     const qreal radiusY =
         std::max(40.0, std::min(area.height() / 2 - 3.5 * metrics.height(), 1.6 * radiusX));
+    // As many destinations as the ellipse has room for labels (about two lines of text apart
+    // along its circumference); the rest are summed up in one "N others" node.
+    const qreal circumference = std::numbers::pi * (radiusX + radiusY);
+    const int capacity = int(std::clamp(circumference / (2.2 * metrics.height()), 6.0, 40.0));
+    const QList<DestinationCountModel::Destination> destinations =
+        shownDestinations(m_model->destinations(m_sandbox), capacity);
     const int count = int(destinations.size());
     for (int i = 0; i < count; ++i) {
         const auto &destination = destinations.at(i);

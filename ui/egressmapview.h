@@ -1,11 +1,11 @@
 #pragma once
 
+#include "ui/destinationcountmodel.h"
+
 #include <QPointer>
 #include <QWidget>
 
 namespace airlock {
-
-class DestinationCountModel;
 
 /// The egress map of one sandbox: the sandbox in the middle, its destinations on a circle
 /// around it, one edge per destination coloured by verdict (green: only allowed, red: only
@@ -24,6 +24,11 @@ public:
     QString summary() const;
 
     QSize sizeHint() const override;
+    /// The destinations drawn when at most `capacity` fit around the sandbox: all of them when
+    /// they fit, else the capacity - 1 with the most decisions and one last entry "N others"
+    /// (empty sandbox) that adds up the rest, so 30 or 300 destinations stay readable.
+    static QList<DestinationCountModel::Destination>
+    shownDestinations(QList<DestinationCountModel::Destination> destinations, int capacity);
 
 protected:
     void paintEvent(QPaintEvent *event) override;

@@ -21,6 +21,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -86,6 +87,8 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     connect(m_filter, &QAbstractItemModel::rowsRemoved, this, recount);
     connect(m_filter, &QAbstractItemModel::modelReset, this, recount);
     connect(m_filter, &QAbstractItemModel::layoutChanged, this, recount);
+    // A repeat folded into its row changes that row's count, not the rows.
+    connect(m_filter, &QAbstractItemModel::dataChanged, this, recount);
     m_sandbox->addItem(tr("All sandboxes"), QString());
     m_sandbox->setAccessibleName(tr("Sandbox filter"));
     m_verdict->addItem(tr("All verdicts"), int(EgressFilterProxy::Verdict::Any));
@@ -124,6 +127,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     setUpTable(m_table, tr("Egress decisions"));
     m_table->setColumnWidth(EgressEventModel::TimeColumn, 64);
     m_table->setColumnWidth(EgressEventModel::SandboxColumn, 60);
+    m_table->setColumnWidth(EgressEventModel::LayerColumn, 76);
     m_table->setColumnWidth(EgressEventModel::NameColumn, 150);
     m_table->setColumnWidth(EgressEventModel::SniHostColumn, 115);
     m_table->setColumnWidth(EgressEventModel::MethodColumn, 58);
@@ -225,7 +229,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
         counts->setFilterRegularExpression(
             sandbox.isEmpty() ? QString()
                               : QStringLiteral("^%1$").arg(QRegularExpression::escape(sandbox)));
-        m_map->setSandbox(sandbox);
+        updateMapSandbox();
         m_learnMode->setEnabled(!sandbox.isEmpty());
         const QSignalBlocker blocker(m_learnMode);
         m_learnMode->setChecked(m_learn->isLearning(sandbox));
@@ -268,6 +272,16 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
         m_learn->removeRows(rows);
     });
     connect(m_events, &EgressEventModel::entryAdded, this, &EgressView::onEntry);
+    // Like a log: while the newest row is in view, new rows scroll into view; a person who
+    // scrolled up to read keeps their place.
+    connect(m_filter, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
+        const QScrollBar *bar = m_table->verticalScrollBar();
+        m_followNewest = bar->value() >= bar->maximum();
+    });
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_followNewest)
+            m_table->scrollToBottom();
+    });
 
     if (sandboxes) {
         connect(sandboxes, &QAbstractItemModel::rowsInserted, this,
@@ -284,6 +298,22 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     updateSandboxChoices();
     updateActions();
     updateSummary();
+}
+
+void EgressView::setSelectedSandbox(const QString &sandbox)
+{
+    m_selectedSandbox = sandbox;
+    updateMapSandbox();
+}
+
+void EgressView::updateMapSandbox()
+{
+    QString sandbox = m_sandbox->currentData().toString();
+    if (sandbox.isEmpty())
+        sandbox = m_selectedSandbox;
+    if (sandbox.isEmpty() && m_sandboxes && m_sandboxes->rowCount() == 1)
+        sandbox = m_sandboxes->sandboxAt(0)->spec.name;
+    m_map->setSandbox(sandbox);
 }
 
 void EgressView::setSandbox(const QString &sandbox)
@@ -378,6 +408,7 @@ void EgressView::updateSandboxChoices()
     }
     const int index = m_sandbox->findData(current);
     m_sandbox->setCurrentIndex(std::max(0, index));
+    updateMapSandbox();
 }
 
 const EgressEntry *EgressView::selectedEntry() const

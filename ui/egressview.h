@@ -52,6 +52,9 @@ public:
 
     /// Shows `sandbox` in the filter and the map ("" = every sandbox).
     void setSandbox(const QString &sandbox);
+    /// The sandbox selected in the main table: the map shows it while the filter shows every
+    /// sandbox (a map of all sandboxes at once would not say whose destination is whose).
+    void setSelectedSandbox(const QString &sandbox);
     /// The rule "Allow This Host…" proposes for a denied decision: its host (exact), its port,
     /// its method when the decision was about one; no path limit.
     static EgressRule ruleFor(const EgressEntry &entry);
@@ -75,6 +78,8 @@ private:
     void updateSandboxChoices();
     void updateActions();
     void updateSummary();
+    /// The filter's sandbox, else the selected one, else the only one there is.
+    void updateMapSandbox();
     const EgressEntry *selectedEntry() const;
 
     QPointer<HelperClient> m_client;
@@ -93,6 +98,9 @@ private:
     QPushButton *m_allowButton;
     QTabWidget *m_sideTabs;
     EgressMapView *m_map;
+    QString m_selectedSandbox;
+    /// The table was scrolled to its newest row before rows arrived: it follows them.
+    bool m_followNewest = true;
     QTableView *m_countTable;
     QTableView *m_learnTable;
     QPushButton *m_promoteButton;

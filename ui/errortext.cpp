@@ -1,5 +1,7 @@
 #include "ui/errortext.h"
 
+#include "core/client/helperstartadvice.h"
+
 #include <QtGlobal>
 
 namespace airlock {
@@ -107,8 +109,14 @@ QString ErrorText::connectionFix(const Error &error)
     default:
         break;
     }
-    return tr("Start the helper with <code>sudo systemctl start airlockd</code> (or run "
-              "<code>airlockd</code> as root), then press Retry.");
+    // systemctl only where the package's unit is; a build tree's helper is started by hand.
+    if (HelperStartAdvice::hasSystemdUnit())
+        return tr("Start the helper with <code>sudo systemctl start airlockd</code>, then press "
+                  "Retry.");
+    return tr("There is no airlockd.service on this computer, so the helper was started by hand "
+              "(a build tree). Start it again as root: <code>sudo installers/dev/run-demo.sh"
+              "</code> from the source tree, or <code>sudo build/app/airlockd/airlockd</code>, "
+              "then press Retry.");
 }
 
 } // namespace airlock

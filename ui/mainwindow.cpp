@@ -771,8 +771,14 @@ void MainWindow::onReady()
     const QString acceleration = hello.value(QStringLiteral("acceleration")).toString();
     const QString mode = acceleration == QLatin1String("kvm") ? tr("KVM: hardware virtualisation")
                                                               : tr("TCG: software emulation");
-    m_statusLabel->setText(tr("Connected to %1 (%2)").arg(m_client->transportDescription(), mode));
-    m_statusLabel->setToolTip(hello.value(QStringLiteral("accelerationWarning")).toString());
+    // Why not KVM, and what to do, in words where people look: cut off at the window's edge,
+    // whole in the tooltip.
+    const QString warning = hello.value(QStringLiteral("accelerationWarning")).toString();
+    const QString connected =
+        tr("Connected to %1 (%2)").arg(m_client->transportDescription(), mode);
+    m_statusLabel->setText(
+        warning.isEmpty() ? connected : tr("%1. KVM is not usable: %2").arg(connected, warning));
+    m_statusLabel->setToolTip(warning);
     updateActions();
     if (m_table->currentIndex().isValid() == false && m_model->rowCount() > 0)
         m_table->selectRow(0);
@@ -798,6 +804,7 @@ void MainWindow::onSelectionChanged()
     // The timeline follows the table, so Ctrl+4 shows the sandbox one works with.
     if (const QString sandbox = selectedSandbox(); !sandbox.isEmpty())
         m_snapshotsView->setSandbox(sandbox);
+    m_egressView->setSelectedSandbox(selectedSandbox());
     updateActions();
     updateDetails();
 }

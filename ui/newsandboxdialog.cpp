@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <limits>
 
 namespace airlock {
 
@@ -36,6 +37,8 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     , m_nameProblem(new QLabel(this))
     , m_vcpus(new QSpinBox(this))
     , m_memory(new QSpinBox(this))
+    , m_hostMemory(new QLabel(this))
+    , m_memoryProblem(new QLabel(this))
     , m_image(new QComboBox(this))
     , m_imageProblem(new QLabel(this))
     , m_start(new QCheckBox(tr("&Start after creating"), this))
@@ -60,11 +63,30 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     m_vcpus->setValue(SandboxSpec::kDefaultVcpus);
     m_vcpus->setAccessibleName(tr("Virtual CPUs"));
 
-    m_memory->setRange(SandboxSpec::kMinMemoryMib, SandboxSpec::kMaxMemoryMib);
+    // The spin box's own range would clip a typed 100000 to 65536 without a word, or refuse
+    // the last digit: it takes any figure, and validate() says what is wrong with it.
+    m_memory->setRange(0, std::numeric_limits<int>::max());
     m_memory->setSingleStep(64);
     m_memory->setValue(SandboxSpec::kDefaultMemoryMib);
     m_memory->setSuffix(tr(" MiB"));
     m_memory->setAccessibleName(tr("Memory in MiB"));
+
+    if (client) {
+        const QJsonObject hello = client->helloResult();
+        m_hostMemoryMib = hello.value(QStringLiteral("hostMemoryMib")).toInteger(-1);
+        m_hostAvailableMib = hello.value(QStringLiteral("hostMemoryAvailableMib")).toInteger(-1);
+    }
+    m_hostMemory->setTextFormat(Qt::PlainText);
+    m_hostMemory->setWordWrap(true);
+    m_hostMemory->setForegroundRole(QPalette::PlaceholderText);
+    m_hostMemory->setAccessibleName(tr("Host memory"));
+    m_hostMemory->setText(hostMemoryText());
+    m_hostMemory->setVisible(!m_hostMemory->text().isEmpty());
+    m_memoryProblem->setWordWrap(true);
+    m_memoryProblem->setTextFormat(Qt::PlainText);
+    m_memoryProblem->setStyleSheet(QStringLiteral("color: #c0392b;"));
+    m_memoryProblem->setAccessibleName(tr("Memory problem"));
+    m_memoryProblem->setVisible(false);
 
     m_image->addItem(QStringLiteral("default"), QStringLiteral("default"));
     m_image->setAccessibleName(tr("Guest image"));
@@ -90,6 +112,8 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     form->addRow(QString(), m_nameProblem);
     form->addRow(tr("&vCPUs:"), m_vcpus);
     form->addRow(tr("&Memory:"), m_memory);
+    form->addRow(QString(), m_hostMemory);
+    form->addRow(QString(), m_memoryProblem);
     form->addRow(tr("&Image:"), m_image);
     form->addRow(QString(), m_imageProblem);
     form->addRow(QString(), m_start);
@@ -103,6 +127,7 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_name, &QLineEdit::textChanged, this, &NewSandboxDialog::validate);
+    connect(m_memory, &QSpinBox::valueChanged, this, &NewSandboxDialog::validate);
 
     validate();
     // An empty field is not an error yet; only say why once the user has typed something.
@@ -146,11 +171,54 @@ QString NewSandboxDialog::nameProblem() const
     return {};
 }
 
+QString NewSandboxDialog::hostMemoryText() const
+{
+    if (m_hostMemoryMib < 0)
+        return {};
+    if (m_hostAvailableMib < 0)
+        return tr("This host: at most %1 MiB for a sandbox.").arg(m_hostMemoryMib);
+    return tr("This host: at most %1 MiB for a sandbox, %2 MiB available now.")
+        .arg(m_hostMemoryMib)
+        .arg(m_hostAvailableMib);
+}
+
+QString NewSandboxDialog::memoryProblem() const
+{
+    const int mib = m_memory->value();
+    if (mib < SandboxSpec::kMinMemoryMib)
+        return tr("%1 MiB is too little: a sandbox needs at least %2 MiB.")
+            .arg(mib)
+            .arg(SandboxSpec::kMinMemoryMib);
+    if (mib > SandboxSpec::kMaxMemoryMib)
+        return tr("%1 MiB is too much: a sandbox may have at most %2 MiB.")
+            .arg(mib)
+            .arg(SandboxSpec::kMaxMemoryMib);
+    if (m_hostMemoryMib >= 0 && mib > m_hostMemoryMib)
+        return tr("%1 MiB is more than this host can back (at most %2 MiB).")
+            .arg(mib)
+            .arg(m_hostMemoryMib);
+    if (m_hostAvailableMib >= 0 && mib > m_hostAvailableMib)
+        return tr("More than the %1 MiB available now: starting it fails until other "
+                  "sandboxes or programs free memory.")
+            .arg(m_hostAvailableMib);
+    return {};
+}
+
+bool NewSandboxDialog::memoryAcceptable() const
+{
+    const int mib = m_memory->value();
+    return mib >= SandboxSpec::kMinMemoryMib && mib <= SandboxSpec::kMaxMemoryMib
+        && (m_hostMemoryMib < 0 || mib <= m_hostMemoryMib);
+}
+
 void NewSandboxDialog::validate()
 {
     const QString problem = nameProblem();
     m_nameProblem->setText(problem);
-    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+    const QString memory = memoryProblem();
+    m_memoryProblem->setText(memory);
+    m_memoryProblem->setVisible(!memory.isEmpty());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty() && memoryAcceptable());
     growToFit();
 }
 

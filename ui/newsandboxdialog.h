@@ -25,6 +25,10 @@ class HelperClient;
 /// it says whether `template.list` has a current template for the chosen image and shape. A
 /// helper without templates (no `template.list`) gets the choice disabled: it boots cold; so
 /// does an image with a root disk (unticked too, back to the person's choice for another image).
+/// Memory is checked, never clipped: a typed value outside 64 MiB … 64 GiB or above what the
+/// host can back (`hello`'s hostMemoryMib) is kept as typed, the reason shows under the field
+/// and OK stays disabled; the host's figures show beside it (more than is available now is
+/// allowed, with a note: start checks that).
 /// The dialog grows when a wrapped note needs more lines than it has room for.
 class NewSandboxDialog final : public QDialog
 {
@@ -47,12 +51,20 @@ public:
     QComboBox *imageBox() const { return m_image; }
     /// The reason the current name is rejected; empty when it is acceptable.
     QString nameProblem() const;
+    /// The reason the typed memory is rejected (or, not blocking, that it is more than the host
+    /// has available now); empty when there is nothing to say.
+    QString memoryProblem() const;
+    /// "This host: N MiB for guests, M MiB available now" (empty without those figures).
+    QString hostMemoryText() const;
+    QSpinBox *memoryBox() const { return m_memory; }
 
 protected:
     void showEvent(QShowEvent *event) override;
 
 private:
     void validate();
+    /// Within the spec's range and what the host can back (OK may be pressed).
+    bool memoryAcceptable() const;
     /// Makes the shown dialog tall enough for its wrapped notes at its current width.
     void growToFit();
     void updateTemplateText();
@@ -65,6 +77,10 @@ private:
     QLabel *m_nameProblem;
     QSpinBox *m_vcpus;
     QSpinBox *m_memory;
+    QLabel *m_hostMemory;
+    QLabel *m_memoryProblem;
+    qint64 m_hostMemoryMib = -1; // hello's hostMemoryMib; -1: unknown
+    qint64 m_hostAvailableMib = -1; // hello's hostMemoryAvailableMib
     QComboBox *m_image;
     QLabel *m_imageProblem;
     QCheckBox *m_start;

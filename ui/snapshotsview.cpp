@@ -56,6 +56,8 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     , m_state(new QLabel(this))
     , m_takeButton(new QPushButton(this))
     , m_scheduleButton(new QPushButton(this))
+    , m_restoreButton(new QPushButton(this))
+    , m_forkButton(new QPushButton(this))
 {
     m_sandboxBox->setAccessibleName(tr("Sandbox whose snapshots are shown"));
     m_sandboxBox->setMinimumContentsLength(16);
@@ -114,9 +116,28 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     auto *detailsLayout = new QVBoxLayout(detailsBox);
     detailsLayout->addWidget(m_details, 1);
 
+    // Restore and Fork beside the list, not only in the context menu: they are what a
+    // timeline is for.
+    auto *treeRow = new QWidget(this);
+    auto *treeLayout = new QHBoxLayout(treeRow);
+    treeLayout->setContentsMargins(0, 0, 0, 0);
+    treeLayout->addWidget(m_tree, 1);
+    auto *treeButtons = new QVBoxLayout;
+    for (const auto &[button, action] :
+         {std::pair {m_restoreButton, m_restoreAction}, std::pair {m_forkButton, m_forkAction}}) {
+        button->setText(action->text());
+        button->setToolTip(action->toolTip());
+        connect(button, &QPushButton::clicked, action, &QAction::trigger);
+        treeButtons->addWidget(button);
+    }
+    m_restoreButton->setAccessibleName(tr("Restore the selected snapshot"));
+    m_forkButton->setAccessibleName(tr("Fork the selected snapshot"));
+    treeButtons->addStretch(1);
+    treeLayout->addLayout(treeButtons);
+
     auto *lists = new QSplitter(Qt::Vertical, this);
     lists->addWidget(m_timeline);
-    lists->addWidget(m_tree);
+    lists->addWidget(treeRow);
     lists->setStretchFactor(0, 3);
     lists->setStretchFactor(1, 2);
     lists->setChildrenCollapsible(false);
@@ -137,6 +158,8 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     setTabOrder(m_takeButton, m_scheduleButton);
     setTabOrder(m_scheduleButton, m_timeline);
     setTabOrder(m_timeline, m_tree);
+    setTabOrder(m_tree, m_restoreButton);
+    setTabOrder(m_restoreButton, m_forkButton);
 
     connect(m_sandboxBox, &QComboBox::currentIndexChanged, this,
             [this] { setSandbox(m_sandboxBox->currentData().toString()); });
@@ -365,6 +388,8 @@ void SnapshotsView::updateActions()
                                 && sandbox->state != SandboxState::Stopping
                                 && sandbox->state != SandboxState::Adopting);
     m_forkAction->setEnabled(idle && snapshot);
+    m_restoreButton->setEnabled(m_restoreAction->isEnabled());
+    m_forkButton->setEnabled(m_forkAction->isEnabled());
     m_renameAction->setEnabled(idle && snapshot);
     m_pinAction->setEnabled(idle && snapshot);
     m_pinAction->setChecked(snapshot && snapshot->pinned);
@@ -401,7 +426,7 @@ void SnapshotsView::updateDetails()
             parent = tr("%1 (another sandbox's)").arg(s->parent);
     }
     const QList<std::pair<QString, QString>> rows {
-        {tr("Label"), s->label.isEmpty() ? tr("(no label)") : s->label},
+        {tr("Label"), m_model->labelText(*s)},
         {tr("Time"), QLocale().toString(s->createdAt.toLocalTime(), QLocale::LongFormat)},
         {tr("Kind"), SnapshotTimelineModel::kindText(s->kind)},
         {tr("Sandbox"), s->sandbox},

@@ -130,6 +130,8 @@ private:
     QLabel *m_state;
     QPushButton *m_takeButton;
     QPushButton *m_scheduleButton;
+    QPushButton *m_restoreButton;
+    QPushButton *m_forkButton;
     QPointer<QDialog> m_pending;
     QAction *m_takeAction = nullptr;
     QAction *m_scheduleAction = nullptr;

@@ -574,6 +574,28 @@ QString SnapshotTimelineModel::formatBytes(qint64 bytes)
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat);
 }
 
+QString SnapshotTimelineModel::labelText(const Snapshot &snapshot) const
+{
+    // The helper labels a safety snapshot "before restoring ID" (docs/snapshots.md); a person
+    // reads which state it keeps, so the id becomes the restored snapshot's label or time.
+    static const QLatin1StringView safetyPrefix("before restoring ");
+    if (snapshot.kind == SnapshotKind::Safety && snapshot.label.startsWith(safetyPrefix)) {
+        const QString restored = snapshot.label.mid(safetyPrefix.size());
+        const Node *target = m_nodes.value(restored);
+        QString what;
+        if (target && !target->snapshot.label.isEmpty())
+            what = tr("“%1”").arg(target->snapshot.label);
+        else if (target)
+            what = tr("the snapshot of %1")
+                       .arg(QLocale().toString(target->snapshot.createdAt.toLocalTime(),
+                                               QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+        else
+            what = tr("a snapshot since deleted");
+        return tr("State kept before restoring %1").arg(what);
+    }
+    return snapshot.label.isEmpty() ? tr("(no label)") : snapshot.label;
+}
+
 QString SnapshotTimelineModel::kindText(SnapshotKind kind)
 {
     switch (kind) {
@@ -627,7 +649,7 @@ QVariant SnapshotTimelineModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole: {
         QString text =
             tr("%1 snapshot “%2” of %3, taken %4: %5 new of %6, paused %7 ms")
-                .arg(kindText(s.kind), s.label.isEmpty() ? tr("(no label)") : s.label, s.sandbox,
+                .arg(kindText(s.kind), labelText(s), s.sandbox,
                      QLocale().toString(s.createdAt.toLocalTime(), QLocale::LongFormat),
                      formatBytes(s.newBytes), formatBytes(s.logicalBytes),
                      QString::number(s.pauseMs)); // one pass: a "%1" in a label stays text
@@ -651,7 +673,7 @@ QVariant SnapshotTimelineModel::data(const QModelIndex &index, int role) const
     }
     switch (index.column()) {
     case LabelColumn:
-        return s.label.isEmpty() ? tr("(no label)") : s.label;
+        return labelText(s);
     case TimeColumn:
         return QLocale().toString(s.createdAt.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case KindColumn:

@@ -122,6 +122,9 @@ public:
 
     /// "512 B", "14.5 KiB", "49.0 MiB", "1.2 GiB".
     static QString formatBytes(qint64 bytes);
+    /// The label as the timeline shows it: a safety snapshot's "before restoring ID" in words
+    /// ("State kept before restoring “clean”"), "(no label)" for none.
+    QString labelText(const Snapshot &snapshot) const;
     /// Translated kind, e.g. "Automatic".
     static QString kindText(SnapshotKind kind);
 

@@ -4,13 +4,26 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QContextMenuEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QInputMethodEvent>
 #include <QKeyEvent>
+#include <QKeySequenceEdit>
+#include <QLabel>
+#include <QMenu>
 #include <QPainter>
+#include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 
 namespace airlock {
 
@@ -18,8 +31,6 @@ namespace {
 
 // ~100 frames per second at most: enough to look live, cheap enough to survive `yes`.
 constexpr int kRepaintIntervalMs = 10;
-// Space between the viewport edge and the first cell, so text does not touch the frame.
-constexpr int kMargin = 4;
 
 QFont terminalFont()
 {
@@ -36,6 +47,15 @@ bool sameStyle(const TerminalCell &a, const TerminalCell &b)
         && a.italic == b.italic && a.underline == b.underline && a.reverse == b.reverse;
 }
 
+QTabWidget *enclosingTabWidget(QWidget *widget)
+{
+    for (QWidget *w = widget->parentWidget(); w; w = w->parentWidget()) {
+        if (auto *tabs = qobject_cast<QTabWidget *>(w))
+            return tabs;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 TerminalView::TerminalView(TerminalSession *session, QWidget *parent)
@@ -50,12 +70,23 @@ TerminalView::TerminalView(TerminalSession *session, QWidget *parent)
     viewport()->setAutoFillBackground(false);
     viewport()->setAttribute(Qt::WA_OpaquePaintEvent, true);
     setAccessibleName(tr("Terminal"));
-    setAccessibleDescription(tr("Console of the sandbox. Ctrl+Shift+C copies, Ctrl+Shift+V "
-                                "pastes, Shift+Page Up/Down scrolls the history."));
+    setAccessibleDescription(
+        tr("Console of the sandbox. Ctrl+Shift+C copies, Ctrl+Shift+V pastes, Shift+Page "
+           "Up/Down scrolls the history, Ctrl+Page Up/Down switch tabs, %1 leaves the console.")
+            .arg(leaveShortcut().toString(QKeySequence::NativeText)));
 
+    // Runs of cells are drawn as one string, so the string's real width must be the grid's:
+    // an advance of 7.8 px counted as 8 (or 8.2 as 8) drifts by a character every 40 columns and
+    // the last ones are drawn under the scroll bar. Round up and pad with letter spacing.
+    QFont cellFont = font();
+    const qreal advance = QFontMetricsF(cellFont).horizontalAdvance(QLatin1Char('M'));
+    const int cellWidth = std::max(1, int(std::ceil(advance - 0.001)));
+    if (cellWidth - advance > 0.001) {
+        cellFont.setLetterSpacing(QFont::AbsoluteSpacing, cellWidth - advance);
+        setFont(cellFont);
+    }
     const QFontMetrics metrics(font());
-    m_cell = QSize(std::max(1, metrics.horizontalAdvance(QLatin1Char('M'))),
-                   std::max(1, metrics.height()));
+    m_cell = QSize(cellWidth, std::max(1, metrics.height()));
     m_ascent = metrics.ascent();
 
     m_repaintTimer.setParent(this);
@@ -85,19 +116,138 @@ bool TerminalView::event(QEvent *event)
 {
     if (event->type() == QEvent::ShortcutOverride) {
         // Keys belong to the guest while the console has focus (Ctrl+C, Ctrl+N, Alt+x, ...).
-        // Ctrl+Shift combinations and Ctrl+Page Up/Down stay with the window for its own
-        // shortcuts (tab switching, closing a tab).
+        // The ways out (tab switching, the leave shortcut) are ours whatever the window's
+        // shortcuts; other Ctrl+Shift combinations stay with the window (closing a tab).
         auto *key = static_cast<QKeyEvent *>(event);
         const Qt::KeyboardModifiers mods = key->modifiers();
         const bool ctrlShift = (mods & Qt::ControlModifier) && (mods & Qt::ShiftModifier);
-        const bool tabSwitch = (mods & Qt::ControlModifier)
-            && (key->key() == Qt::Key_PageUp || key->key() == Qt::Key_PageDown);
-        if (!tabSwitch && (!ctrlShift || key->key() == Qt::Key_C || key->key() == Qt::Key_V)) {
+        if (tabSwitchDelta(key) != 0 || isLeaveShortcut(key)) {
+            // Handled in keyPressEvent(), whatever the window's shortcuts say.
+            event->accept();
+            return true;
+        }
+        if (!ctrlShift || key->key() == Qt::Key_C || key->key() == Qt::Key_V) {
             event->accept();
             return true;
         }
     }
     return QAbstractScrollArea::event(event);
+}
+
+int TerminalView::tabSwitchDelta(const QKeyEvent *event)
+{
+    const Qt::KeyboardModifiers mods =
+        event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier | Qt::AltModifier);
+    if (mods == Qt::ControlModifier && event->key() == Qt::Key_PageDown)
+        return 1;
+    if (mods == Qt::ControlModifier && event->key() == Qt::Key_PageUp)
+        return -1;
+    if (mods == Qt::ControlModifier && event->key() == Qt::Key_Tab)
+        return 1;
+    // Ctrl+Shift+Tab arrives as Backtab (with or without Shift in the modifiers).
+    if ((mods & Qt::ControlModifier) && !(mods & Qt::AltModifier)
+        && (event->key() == Qt::Key_Backtab
+            || (event->key() == Qt::Key_Tab && (mods & Qt::ShiftModifier))))
+        return -1;
+    return 0;
+}
+
+QKeySequence TerminalView::leaveShortcut()
+{
+    const QString stored = QSettings().value(QLatin1String(kLeaveShortcutKey)).toString();
+    const QKeySequence sequence = QKeySequence::fromString(stored, QKeySequence::PortableText);
+    return sequence.isEmpty() ? QKeySequence(Qt::ControlModifier | Qt::Key_BracketRight) : sequence;
+}
+
+void TerminalView::setLeaveShortcut(const QKeySequence &shortcut)
+{
+    QSettings settings;
+    if (shortcut.isEmpty())
+        settings.remove(QLatin1String(kLeaveShortcutKey));
+    else
+        settings.setValue(QLatin1String(kLeaveShortcutKey),
+                          shortcut.toString(QKeySequence::PortableText));
+}
+
+bool TerminalView::isLeaveShortcut(const QKeyEvent *event)
+{
+    const QKeySequence shortcut = leaveShortcut();
+    if (shortcut.isEmpty())
+        return false;
+    const Qt::KeyboardModifiers mods = event->modifiers() & ~Qt::KeypadModifier;
+    return shortcut[0] == QKeyCombination(mods, Qt::Key(event->key()));
+}
+
+void TerminalView::leaveTerminal()
+{
+    if (QTabWidget *tabs = enclosingTabWidget(this)) {
+        tabs->tabBar()->setFocus(Qt::ShortcutFocusReason);
+        return;
+    }
+    QAbstractScrollArea::focusNextPrevChild(true);
+}
+
+void TerminalView::switchTab(int delta)
+{
+    QTabWidget *tabs = enclosingTabWidget(this);
+    if (!tabs || tabs->count() < 2)
+        return;
+    const int count = tabs->count();
+    tabs->setCurrentIndex(((tabs->currentIndex() + delta) % count + count) % count);
+    if (QWidget *page = tabs->currentWidget())
+        page->setFocus(Qt::TabFocusReason);
+}
+
+void TerminalView::contextMenuEvent(QContextMenuEvent *event)
+{
+    std::unique_ptr<QMenu> menu(createContextMenu(this));
+    menu->exec(event->globalPos());
+}
+
+QMenu *TerminalView::createContextMenu(QWidget *parent)
+{
+    auto *menuPointer = new QMenu(parent);
+    QMenu &menu = *menuPointer;
+    QAction *copyAction = menu.addAction(tr("&Copy"), this, &TerminalView::copy);
+    copyAction->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
+    copyAction->setEnabled(m_hasSelection);
+    menu.addAction(tr("&Paste"), this, &TerminalView::paste)
+        ->setShortcut(QKeySequence(tr("Ctrl+Shift+V")));
+    menu.addAction(tr("Select &All"), this, &TerminalView::selectAll);
+    menu.addSeparator();
+    // The ways out of the terminal, written where a trapped user looks (docs/gui.md).
+    QAction *leave = menu.addAction(tr("&Leave Console"), this, &TerminalView::leaveTerminal);
+    leave->setObjectName(QStringLiteral("leaveConsole"));
+    leave->setShortcut(leaveShortcut());
+    QAction *next = menu.addAction(tr("&Next Tab"), this, [this] { switchTab(1); });
+    next->setShortcuts({QKeySequence(Qt::ControlModifier | Qt::Key_PageDown),
+                        QKeySequence(Qt::ControlModifier | Qt::Key_Tab)});
+    QAction *previous = menu.addAction(tr("P&revious Tab"), this, [this] { switchTab(-1); });
+    previous->setShortcuts(
+        {QKeySequence(Qt::ControlModifier | Qt::Key_PageUp),
+         QKeySequence(Qt::ControlModifier | Qt::ShiftModifier | Qt::Key_Backtab)});
+    menu.addAction(tr("Set Leave &Shortcut…"), this, [this] {
+        QDialog dialog(this);
+        dialog.setWindowTitle(tr("Leave Console Shortcut"));
+        auto *edit = new QKeySequenceEdit(leaveShortcut(), &dialog);
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel
+                                                 | QDialogButtonBox::RestoreDefaults,
+                                             &dialog);
+        connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+        connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+        connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, edit,
+                [edit] {
+                    edit->setKeySequence(QKeySequence(Qt::ControlModifier | Qt::Key_BracketRight));
+                });
+        auto *layout = new QVBoxLayout(&dialog);
+        layout->addWidget(
+            new QLabel(tr("The key that moves the focus out of every console:"), &dialog));
+        layout->addWidget(edit);
+        layout->addWidget(buttons);
+        if (dialog.exec() == QDialog::Accepted)
+            setLeaveShortcut(edit->keySequence());
+    });
+    return menuPointer;
 }
 
 bool TerminalView::focusNextPrevChild(bool)
@@ -275,6 +425,14 @@ void TerminalView::keyPressEvent(QKeyEvent *event)
         return;
     const Qt::KeyboardModifiers mods = event->modifiers();
     const bool ctrlShift = (mods & Qt::ControlModifier) && (mods & Qt::ShiftModifier);
+    if (isLeaveShortcut(event)) {
+        leaveTerminal();
+        return;
+    }
+    if (const int delta = tabSwitchDelta(event)) {
+        switchTab(delta);
+        return;
+    }
     if (ctrlShift && event->key() == Qt::Key_C) {
         copy();
         return;

@@ -2,6 +2,8 @@
 
 #include "app/airlockctl/commandrunner.h"
 
+#include <algorithm>
+
 namespace airlock::ctl {
 
 QString Action::synopsis() const
@@ -84,6 +86,19 @@ void CommandGroup::printJson(const QJsonValue &value)
 int CommandGroup::usageError(const Invocation &invocation, const QString &message)
 {
     return m_runner.usageError(message, invocation.command);
+}
+
+std::optional<int> CommandGroup::timeoutOption(const Invocation &invocation)
+{
+    const QString value = invocation.options.value(QStringLiteral("timeout"));
+    bool ok = false;
+    const double seconds = value.toDouble(&ok);
+    if (!ok || seconds < 0) {
+        usageError(invocation,
+                   QStringLiteral("--timeout: '%1' is not a number of seconds").arg(value));
+        return std::nullopt;
+    }
+    return int(std::min(seconds, 1e6) * 1000);
 }
 
 bool CommandGroup::insertWholeNumbers(const Invocation &invocation,

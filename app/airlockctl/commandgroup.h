@@ -93,6 +93,9 @@ protected:
     void printJson(const QJsonValue &value);
     /// Prints `message` and "Try 'airlockctl COMMAND --help'."; returns ExitUsage.
     int usageError(const Invocation &invocation, const QString &message);
+    /// The `--timeout SECONDS` option in milliseconds (fractions allowed, capped at 10^6 s);
+    /// std::nullopt after the usage error "--timeout: 'VALUE' is not a number of seconds".
+    std::optional<int> timeoutOption(const Invocation &invocation);
     /// Inserts the whole-number value of each set option (option → protocol field) into
     /// `params`. false after the usage error "--OPTION: 'VALUE' is not a whole number".
     bool insertWholeNumbers(const Invocation &invocation,

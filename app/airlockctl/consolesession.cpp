@@ -20,13 +20,14 @@ constexpr int kDetachGraceMs = 2000;
 } // namespace
 
 ConsoleSession::ConsoleSession(HelperClient *client, const QString &sandbox, int inFd, int outFd,
-                               QTextStream &err, QObject *parent)
+                               QTextStream &err, const Options &options, QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_sandbox(sandbox)
     , m_inFd(inFd)
     , m_outFd(outFd)
     , m_err(err)
+    , m_options(options)
 { }
 
 ConsoleSession::~ConsoleSession()
@@ -64,12 +65,24 @@ int ConsoleSession::run()
         finish(1, QStringLiteral("airlockctl: %1").arg(error.message));
     });
 
+    m_terminal = new RawTerminal(m_inFd);
+    const bool interactive = m_terminal->enable();
+
     m_stream = new ConsoleStream(m_client, m_sandbox, this);
+    // A script wants the answer to its input, not the boot log nor what others typed before.
+    m_stream->setReplay(interactive || m_options.scrollback);
+    m_filter.setDropTerminalQueries(!interactive);
     connect(m_stream, &ConsoleStream::output, this, [this](const QByteArray &bytes) {
         // The guest is hostile: its output must not reach the user's clipboard, window title
         // or terminal-specific control strings.
         if (!writeAll(m_outFd, m_filter.feed(bytes)))
             finish(1, QStringLiteral("airlockctl: cannot write the console output"));
+        else if (m_inputEnded)
+            armIdleTimer(); // the guest is still answering
+    });
+    connect(m_stream, &ConsoleStream::writesDone, this, [this] {
+        if (m_inputEnded)
+            armIdleTimer();
     });
     connect(m_stream, &ConsoleStream::failed, this, [this](const Error &error) {
         // A write that raced the guest powering off: sandbox.changed ends the session.
@@ -78,15 +91,20 @@ int ConsoleSession::run()
         finish(1, QStringLiteral("airlockctl: %1").arg(error.message));
     });
 
-    m_terminal = new RawTerminal(m_inFd);
-    if (m_terminal->enable())
+    if (interactive)
         m_err << QStringLiteral("Connected to the console of '%1'. Press Ctrl-] to detach.\r")
                      .arg(m_sandbox)
               << Qt::endl;
 
+    m_idle = new QTimer(this);
+    m_idle->setSingleShot(true);
+    m_idle->setInterval(m_options.idleTimeoutMs);
+    connect(m_idle, &QTimer::timeout, this, [this] { detach(false); });
+
     m_reader = new StdinReader(m_inFd, this);
     connect(m_reader, &StdinReader::bytesRead, this, &ConsoleSession::onInput);
-    // End of piped input is not the end of the session: the guest may still be answering.
+    if (!interactive && !m_options.follow)
+        connect(m_reader, &StdinReader::endOfInput, this, &ConsoleSession::onEndOfInput);
     m_stream->attach();
     m_reader->start();
     if (!m_finished)
@@ -105,16 +123,38 @@ void ConsoleSession::onInput(const QByteArray &bytes)
     }
     if (detachAt > 0)
         m_stream->write(bytes.left(detachAt));
-    detach();
+    detach(true);
 }
 
-void ConsoleSession::detach()
+void ConsoleSession::onEndOfInput()
 {
+    // The guest may still be answering: the session ends only once it has been quiet.
+    m_inputEnded = true;
+    armIdleTimer();
+}
+
+void ConsoleSession::armIdleTimer()
+{
+    if (m_detaching || m_finished)
+        return;
+    if (m_stream->pendingWrites() > 0) {
+        m_idle->stop(); // writesDone() arms it: the quiet period starts after the last byte
+        return;
+    }
+    m_idle->start();
+}
+
+void ConsoleSession::detach(bool byUser)
+{
+    if (m_detaching)
+        return;
     m_detaching = true;
     m_reader->stop();
-    m_stream->detach([this] { finish(0); });
+    const QString message =
+        byUser ? QStringLiteral("[detached from the console of '%1']").arg(m_sandbox) : QString();
+    m_stream->detach([this, message] { finish(0, message); });
     // The helper answers at once; do not let a wedged one keep the user's terminal hostage.
-    QTimer::singleShot(kDetachGraceMs, this, [this] { finish(0); });
+    QTimer::singleShot(kDetachGraceMs, this, [this, message] { finish(0, message); });
 }
 
 void ConsoleSession::onNotification(const QString &method, const QJsonObject &params)

@@ -136,12 +136,16 @@ int SandboxCommands::list(const Invocation &)
         return ExitOk;
     }
     const QJsonArray sandboxes = result->toObject().value(QStringLiteral("sandboxes")).toArray();
-    if (sandboxes.isEmpty()) {
+    if (sandboxes.isEmpty())
         m_out << "no sandboxes (create one with: airlockctl create NAME)" << Qt::endl;
-        return ExitOk;
-    }
-    m_out << formatSandboxTable(sandboxes, QDateTime::currentDateTimeUtc());
+    else
+        m_out << formatSandboxTable(sandboxes, QDateTime::currentDateTimeUtc());
     m_out.flush();
+    // Once per listing, from the helper's `hello`: why guests run without KVM and what to do.
+    const QString warning =
+        m_runner.client()->helloResult().value(QStringLiteral("accelerationWarning")).toString();
+    if (!warning.isEmpty())
+        m_err << "airlockctl: warning: KVM is not usable: " << warning << Qt::endl;
     return ExitOk;
 }
 
@@ -186,13 +190,10 @@ int SandboxCommands::start(const Invocation &invocation)
 int SandboxCommands::stop(const Invocation &invocation)
 {
     const QString name = invocation.arguments.first();
-    bool ok = false;
-    const double seconds = invocation.options.value(QStringLiteral("timeout")).toDouble(&ok);
-    if (!ok || seconds < 0)
-        return usageError(invocation,
-                          QStringLiteral("--timeout: '%1' is not a number of seconds")
-                              .arg(invocation.options.value(QStringLiteral("timeout"))));
-    const int timeoutMs = int(std::min(seconds, 1e6) * 1000);
+    const std::optional<int> timeout = timeoutOption(invocation);
+    if (!timeout)
+        return ExitUsage;
+    const int timeoutMs = *timeout;
 
     // Subscribe first: the stopped event must not slip by between the answer and the wait.
     if (!call(protocol::method::EventsSubscribe, {}))

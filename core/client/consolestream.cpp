@@ -49,7 +49,10 @@ void ConsoleStream::sendAttach()
     m_attached = false;
     m_early.clear();
     const QPointer<ConsoleStream> self(this);
-    m_client->call(QString::fromLatin1(protocol::method::ConsoleAttach), {{kName, m_sandbox}},
+    QJsonObject params {{kName, m_sandbox}};
+    if (!m_replay)
+        params.insert(QStringLiteral("replay"), false);
+    m_client->call(QString::fromLatin1(protocol::method::ConsoleAttach), params,
                    [self](const Result<QJsonValue> &result) {
                        if (!self)
                            return;
@@ -96,11 +99,17 @@ void ConsoleStream::write(const QByteArray &bytes)
     // The helper runs calls of one connection in order, so the pieces arrive in order.
     for (qsizetype offset = 0; offset < bytes.size(); offset += kMaxWriteBytes) {
         const QByteArray piece = bytes.mid(offset, kMaxWriteBytes);
+        ++m_pendingWrites;
         m_client->call(QString::fromLatin1(protocol::method::ConsoleWrite),
                        {{kName, m_sandbox}, {kData, QString::fromLatin1(piece.toBase64())}},
                        [self](const Result<QJsonValue> &result) {
-                           if (self && !result)
+                           if (!self)
+                               return;
+                           --self->m_pendingWrites;
+                           if (!result)
                                Q_EMIT self->failed(result.error());
+                           if (self && self->m_pendingWrites == 0)
+                               Q_EMIT self->writesDone();
                        });
     }
 }

@@ -33,6 +33,11 @@ public:
     void detach(std::function<void()> done = {});
     /// Types bytes into the console; failures arrive through failed().
     void write(const QByteArray &bytes);
+    /// False: attach without the scrollback (`console.attach` with `replay: false`), so only
+    /// output that comes after the attach is delivered. Set before attach().
+    void setReplay(bool replay) { m_replay = replay; }
+    /// `console.write` calls sent but not answered yet.
+    int pendingWrites() const { return m_pendingWrites; }
 
     QString sandbox() const { return m_sandbox; }
     bool isAttached() const { return m_attached; }
@@ -44,6 +49,8 @@ Q_SIGNALS:
     void output(const QByteArray &bytes);
     /// An attach or write failed (e.g. NotFound, InvalidState when the sandbox is stopped).
     void failed(const airlock::Error &error);
+    /// Every write so far has been answered: its bytes reached the guest's console (or failed).
+    void writesDone();
 
 private:
     void sendAttach();
@@ -55,6 +62,8 @@ private:
     bool m_wanted = false;
     bool m_attached = false;
     bool m_attachPending = false;
+    bool m_replay = true;
+    int m_pendingWrites = 0;
     qint64 m_lastSeq = -1;
     // Live chunks that arrived while the attach answer was still on its way.
     QList<QPair<qint64, QByteArray>> m_early;

@@ -254,7 +254,7 @@ struct HelperClient::Private
 
     void onTransportDisconnected(const QString &reason)
     {
-        lose(fatalError.value_or(Error {ErrorKind::Disconnected, reason}));
+        lose(fatalError.value_or(Error {transport->disconnectKind(), reason}));
     }
 };
 

@@ -1,5 +1,7 @@
 #include "core/client/localsockettransport.h"
 
+#include "core/client/helperstartadvice.h"
+
 #include <QFileInfo>
 #include <QMetaObject>
 
@@ -44,13 +46,12 @@ QString LocalSocketTransport::connectErrorReason(QLocalSocket::LocalSocketError 
 {
     switch (error) {
     case QLocalSocket::ServerNotFoundError:
-        return QStringLiteral("airlockd is not running: no socket at %1 (start it with: sudo "
-                              "systemctl start airlockd, or sudo airlockd)")
-            .arg(path);
+        return QStringLiteral("airlockd is not running: no socket at %1 (start it with: %2)")
+            .arg(path, HelperStartAdvice::command(path));
     case QLocalSocket::ConnectionRefusedError:
         return QStringLiteral("airlockd is not running: nothing accepts connections on %1 "
-                              "(start it with: sudo systemctl start airlockd, or sudo airlockd)")
-            .arg(path);
+                              "(start it with: %2)")
+            .arg(path, HelperStartAdvice::command(path));
     case QLocalSocket::SocketAccessError:
         return QStringLiteral("permission denied on %1: add yourself to the airlock group (sudo "
                               "usermod -aG airlock $USER) and log in again")
@@ -69,6 +70,7 @@ void LocalSocketTransport::open()
     ++m_generation;
     m_closeScheduled = false;
     m_closeReason.clear();
+    m_closeKind = ErrorKind::Disconnected;
     m_tail.clear();
     m_state = State::Connecting;
     m_socket->connectToServer(m_path, QIODevice::ReadWrite);
@@ -159,6 +161,9 @@ void LocalSocketTransport::onErrorOccurred(QLocalSocket::LocalSocketError error)
 {
     if (m_state == State::Connecting) {
         m_closeReason = connectErrorReason(error, m_path, m_socket->errorString());
+        // The socket is root:airlock 0660: refused before the helper could say so itself.
+        if (error == QLocalSocket::SocketAccessError)
+            m_closeKind = ErrorKind::PermissionDenied;
     } else if (m_state == State::Open) {
         drainReceived();
         if (error != QLocalSocket::PeerClosedError && m_closeReason.isEmpty())

@@ -21,6 +21,7 @@ public:
     void write(const QByteArray &bytes) override;
     bool isOpen() const override;
     QString description() const override;
+    ErrorKind disconnectKind() const override { return m_closeKind; }
 
     /// The absolute socket path.
     QString path() const { return m_path; }
@@ -44,6 +45,7 @@ private:
     QLocalSocket *m_socket;
     State m_state = State::Closed;
     QString m_closeReason;
+    ErrorKind m_closeKind = ErrorKind::Disconnected;
     QByteArray m_tail; // received but not yet delivered when the socket failed
     // Bumped on every open/close so a deferred finishClose() from an older attempt is ignored.
     quint64 m_generation = 0;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/model/error.h"
+
 #include <QByteArray>
 #include <QObject>
 #include <QString>
@@ -24,6 +26,9 @@ public:
     virtual bool isOpen() const = 0;
     /// For the status bar and error messages, e.g. "local helper at /run/airlock/airlockd.sock".
     virtual QString description() const = 0;
+    /// What kind of failure the last disconnected() was: PermissionDenied when the helper's
+    /// socket refused us (not in the `airlock` group), Disconnected otherwise.
+    virtual ErrorKind disconnectKind() const { return ErrorKind::Disconnected; }
 
 Q_SIGNALS:
     void connected();

@@ -23,6 +23,8 @@ namespace {
 namespace method = protocol::method;
 using agent::AgentClient;
 using agent::AgentError;
+using agent::AgentProcess;
+using agent::AgentStream;
 template<typename T>
 using AgentResult = agent::AgentResult<T>;
 
@@ -116,6 +118,7 @@ void AgentApi::registerMethods()
                 once(std::unexpected(started.error()));
         });
     deferred(method::ExecList, &AgentApi::list);
+    deferred(method::ConsoleResize, &AgentApi::consoleResize);
     m_server.addDeferredMethod(
         QString::fromLatin1(method::ExecInput),
         [this](const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply) {
@@ -203,6 +206,41 @@ void AgentApi::forget(ExecSession *session)
             m_sessions.erase(it);
     }
     session->deleteLater();
+}
+
+Result<void> AgentApi::consoleResize(const QJsonObject &params, const RpcServer::Reply &reply)
+{
+    AIRLOCK_TRY_INIT(rows, json::readInteger(params, QStringLiteral("rows"), 1, 1000));
+    AIRLOCK_TRY_INIT(cols, json::readInteger(params, QStringLiteral("cols"), 1, 1000));
+    AIRLOCK_TRY_INIT(client, agentFor(params));
+    // The serial console is a tty like any other: TIOCSWINSZ on it (what stty does) sets the
+    // size its shell reads and sends that shell SIGWINCH. /dev/console opens the tty of the
+    // kernel's console= device (ttyS0), whatever it is named. No new agent request needed.
+    agentwire::ExecRequest request;
+    request.argv = {
+        "stty", "-F", "/dev/console", "rows", std::to_string(*rows), "cols", std::to_string(*cols)};
+    request.timeoutMs = 10000;
+    AgentProcess *process = (*client)->exec(request);
+    const OnceReply once(reply);
+    connect(process, &AgentStream::failed, this, [process, once](const AgentError &error) {
+        once(std::unexpected(agentjson::toError(error)));
+        process->deleteLater();
+    });
+    connect(process, &AgentProcess::finished, this,
+            [process, once](const agentwire::ExitStatus &status) {
+                const QByteArray why = process->readStderr(4096).trimmed();
+                process->deleteLater();
+                if (status.signaled || status.value != 0)
+                    return once(std::unexpected(
+                        Error {ErrorKind::OperationFailed,
+                               QStringLiteral("stty in the guest failed: %1")
+                                   .arg(why.isEmpty() ? QStringLiteral("exit %1").arg(status.value)
+                                                      : QString::fromUtf8(why))}));
+                once(QJsonValue(QJsonObject()));
+            });
+    // Output must be taken for the process to finish (credit); there is little of it.
+    connect(process, &AgentProcess::readyReadStdout, process, [process] { process->readStdout(); });
+    return {};
 }
 
 Result<void> AgentApi::list(const QJsonObject &params, const RpcServer::Reply &reply)

@@ -15,7 +15,8 @@ class AgentClient;
 }
 class ExecSession;
 
-/// Binds `exec.*` and `files.*` (docs/protocol.md, "Exec" and "Files") to the guest agents of
+/// Binds `exec.*`, `files.*` and `console.resize` (docs/protocol.md, "Exec", "Files" and
+/// "console.resize") to the guest agents of
 /// running sandboxes. Everything goes over the sandbox's agent channel (virtio-serial), never
 /// its network: a sandbox with a deny-all policy still runs commands and moves files. File
 /// contents travel inside the JSON messages (base64, at most kMaxFileChunkBytes per call); the
@@ -55,6 +56,8 @@ private:
     Result<void> startSession(const RpcContext &context, const QJsonObject &params, bool attach,
                               const RpcServer::Reply &reply);
     Result<void> list(const QJsonObject &params, const RpcServer::Reply &reply);
+    /// `console.resize`: the console tty's size, set by `stty` run as root through the agent.
+    Result<void> consoleResize(const QJsonObject &params, const RpcServer::Reply &reply);
     Result<void> stat(const QJsonObject &params, const RpcServer::Reply &reply);
     Result<void> listFiles(const QJsonObject &params, const RpcServer::Reply &reply);
     Result<void> read(const QJsonObject &params, const RpcServer::Reply &reply);

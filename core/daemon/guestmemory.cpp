@@ -3,6 +3,9 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -109,6 +112,65 @@ Result<void> GuestMemory::checkCapacity(const QString &name, int memoryMib,
         }
     }
     return {};
+}
+
+namespace {
+/// A /proc/meminfo field in MiB, or -1.
+qint64 meminfoMib(const QByteArray &info, const QByteArray &field)
+{
+    for (const QByteArray &line : info.split('\n')) {
+        if (line.startsWith(field) && line.size() > field.size() && line[field.size()] == ':')
+            return line.mid(field.size() + 1).trimmed().split(' ').first().toLongLong() / 1024;
+    }
+    return -1;
+}
+} // namespace
+
+GuestMemory::HostFigures GuestMemory::hostFigures(const QString &meminfoPath) const
+{
+    HostFigures figures;
+    QFile meminfo(meminfoPath);
+    if (meminfo.open(QIODevice::ReadOnly)) {
+        const QByteArray info = meminfo.readAll();
+        figures.totalMib = meminfoMib(info, "MemTotal");
+        figures.availableMib = meminfoMib(info, "MemAvailable");
+    }
+    // The directory is made by the first guest; before that its file system is its parent's.
+    QString dir = m_dir;
+    while (!dir.isEmpty() && !QFileInfo::exists(dir) && dir != QLatin1String("/"))
+        dir = QFileInfo(dir).path();
+    struct statvfs room
+    {
+    };
+    if (::statvfs(QFile::encodeName(dir).constData(), &room) == 0)
+        figures.tmpfsMib = qint64(room.f_blocks) * qint64(room.f_frsize) / (1024 * 1024);
+    if (figures.totalMib >= 0 && figures.tmpfsMib >= 0)
+        figures.ceilingMib = std::min(figures.totalMib, figures.tmpfsMib);
+    else
+        figures.ceilingMib = std::max(figures.totalMib, figures.tmpfsMib);
+    return figures;
+}
+
+Result<void> GuestMemory::checkCeiling(const QString &name, int memoryMib,
+                                       const QString &meminfoPath) const
+{
+    const HostFigures host = hostFigures(meminfoPath);
+    if (host.ceilingMib < 0 || memoryMib <= host.ceilingMib)
+        return {};
+    QString why;
+    if (host.tmpfsMib >= 0 && host.tmpfsMib < host.totalMib)
+        why = QStringLiteral("the guest memory file system %1 holds %2 MiB")
+                  .arg(m_dir)
+                  .arg(host.tmpfsMib);
+    else
+        why = QStringLiteral("the host has %1 MiB of memory in all (MemTotal)").arg(host.totalMib);
+    return fail(ErrorKind::InvalidParams,
+                QStringLiteral("sandbox '%1' asks for %2 MiB of guest memory, but this host can "
+                               "back at most %3 MiB: %4; give it at most %3 MiB")
+                    .arg(name)
+                    .arg(memoryMib)
+                    .arg(host.ceilingMib)
+                    .arg(why));
 }
 
 Result<void> GuestMemory::handOver(const QString &name, uid_t uid, gid_t gid) const

@@ -35,6 +35,22 @@ public:
     /// space or the host's MemAvailable (`meminfoPath`) is below `memoryMib`.
     Result<void> checkCapacity(const QString &name, int memoryMib,
                                const QString &meminfoPath = QStringLiteral("/proc/meminfo")) const;
+    /// What this host could ever back, for sandbox.create and `hello`: `ceilingMib` is the
+    /// smaller of MemTotal and the size of the tmpfs the RAM files live on; `availableMib` is
+    /// MemAvailable now (what start checks, checkCapacity). -1 where unknown.
+    struct HostFigures
+    {
+        qint64 ceilingMib = -1;
+        qint64 totalMib = -1; ///< MemTotal
+        qint64 availableMib = -1; ///< MemAvailable
+        qint64 tmpfsMib = -1; ///< size of the RAM files' file system
+    };
+    HostFigures hostFigures(const QString &meminfoPath = QStringLiteral("/proc/meminfo")) const;
+    /// InvalidParams, with the host's figures, when `memoryMib` is more than the host could
+    /// ever back (hostFigures().ceilingMib): refused at create rather than at every start
+    /// (docs/reviews: a sandbox that can never start was left behind).
+    Result<void> checkCeiling(const QString &name, int memoryMib,
+                              const QString &meminfoPath = QStringLiteral("/proc/meminfo")) const;
     /// Gives `name`'s RAM file to `uid`:`gid` (the VMM user).
     Result<void> handOver(const QString &name, uid_t uid, gid_t gid) const;
     /// Deletes `name`'s RAM file, then the directory if that was its last file.

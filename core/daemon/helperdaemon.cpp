@@ -38,6 +38,7 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 
+#include <algorithm>
 #include <csignal>
 #include <optional>
 #include <sys/resource.h>
@@ -157,6 +158,14 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         probeConfig.kernelPath = image->kernelPath;
     probeConfig.vmmUid = vmmUser->uid;
     probeConfig.vmmGid = vmmUser->gid;
+    // The package makes airlock-vmm a member of kvm (installers/systemd/airlock.sysusers); a
+    // helper started by hand (run-demo.sh, a build tree) gives every VMM the device's group
+    // itself, so /dev/kvm as root:kvm 0660 (the Debian default) works there too.
+    std::vector<gid_t> vmmGroups = VmmCredentials::forUser(vmmUser->uid, vmmUser->gid).groups;
+    if (const auto kvmGroup = KvmProbe::deviceGroup(probeConfig.kvmDevice);
+        kvmGroup && std::ranges::find(vmmGroups, *kvmGroup) == vmmGroups.end())
+        vmmGroups.push_back(*kvmGroup);
+    probeConfig.vmmGroups = vmmGroups;
     const KvmProbeResult probe = KvmProbe::run(probeConfig);
     if (!probe.warning.isEmpty())
         qCWarning(lcDaemon, "%s", qPrintable(probe.warning));
@@ -173,7 +182,7 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     sandboxConfig.accelerationWarning = probe.warning;
     sandboxConfig.vmmUid = vmmUser->uid;
     sandboxConfig.vmmGid = vmmUser->gid;
-    sandboxConfig.vmmGroups = VmmCredentials::forUser(vmmUser->uid, vmmUser->gid).groups;
+    sandboxConfig.vmmGroups = vmmGroups;
     sandboxConfig.vmmUidBase = SandboxServiceConfig::kDefaultVmmUidBase;
     sandboxConfig.gatewayUidBase = SandboxServiceConfig::kDefaultGatewayUidBase;
     sandboxConfig.addressPool = config.addressPool;

@@ -242,6 +242,7 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
     auto client = json::readString(params, QStringLiteral("client"), QString());
     AIRLOCK_TRY(client);
     const SandboxServiceConfig &config = m_sandboxes.config();
+    const GuestMemory::HostFigures memory = m_sandboxes.hostMemory();
     return QJsonObject {
         {QStringLiteral("protocol"), protocol::kProtocolVersion},
         {QStringLiteral("helper"), QStringLiteral("airlockd")},
@@ -258,6 +259,10 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
         {QStringLiteral("uid"), qint64(context.peer.uid)},
+        // The most memory a sandbox may ask for (sandbox.create refuses more), and what the
+        // host has available now (sandbox.start refuses more): the New dialog shows both.
+        {QStringLiteral("hostMemoryMib"), memory.ceilingMib},
+        {QStringLiteral("hostMemoryAvailableMib"), memory.availableMib},
     };
 }
 
@@ -266,7 +271,12 @@ Result<QJsonValue> SandboxApi::consoleAttach(const RpcContext &context, const QJ
     auto name = nameParam(params);
     AIRLOCK_TRY(name);
     AIRLOCK_TRY(m_sandboxes.get(*name));
-    const ConsoleHub::Replay replay = m_consoles.attach(*name, context.clientId, kMaxReplayBytes);
+    // replay: false is for a client that only wants what comes next (piped `airlockctl
+    // console`): old output, and the terminal queries in it, would reach a reader who cannot
+    // tell them from the answer.
+    AIRLOCK_TRY_INIT(wantReplay, json::readBool(params, QStringLiteral("replay"), true));
+    const ConsoleHub::Replay replay =
+        m_consoles.attach(*name, context.clientId, *wantReplay ? kMaxReplayBytes : 0);
     return QJsonObject {{QStringLiteral("sandbox"), *name},
                         {QStringLiteral("seq"), qint64(replay.seq)},
                         {QStringLiteral("data"), QString::fromLatin1(replay.data.toBase64())}};

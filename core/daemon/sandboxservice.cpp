@@ -389,6 +389,8 @@ Result<Sandbox> SandboxService::create(const SandboxSpec &spec, bool internal)
     if (auto image = m_images.find(spec.image); !image)
         return fail(ErrorKind::NotFound,
                     QStringLiteral("no image '%1' in the image store").arg(spec.image));
+    // A sandbox this host could never back would only fail at every start.
+    AIRLOCK_TRY(m_memory.checkCeiling(spec.name, spec.memoryMib));
     Entry entry;
     entry.sandbox.spec = spec;
     entry.sandbox.createdAt = QDateTime::currentDateTimeUtc();
@@ -820,6 +822,11 @@ Vmm *SandboxService::vmmOf(const QString &name) const
 {
     auto entry = find(name);
     return entry ? (*entry)->vmm.get() : nullptr;
+}
+
+GuestMemory::HostFigures SandboxService::hostMemory() const
+{
+    return m_memory.hostFigures();
 }
 
 QString SandboxService::memoryPathFor(const QString &name) const

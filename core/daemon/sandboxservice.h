@@ -117,6 +117,8 @@ public:
     Vmm *vmmOf(const QString &name) const;
     /// The guest RAM file of a sandbox (VmmLaunchConfig::memoryPath).
     QString memoryPathFor(const QString &name) const;
+    /// The host's memory figures for guests (GuestMemory::hostFigures; `hello`).
+    GuestMemory::HostFigures hostMemory() const;
     /// Makes the directory of the RAM files (root's, mode 0711) if it is gone: it is removed
     /// with its last file (docs/reviews/2026-11-30-redteam-pass.md#f7).
     Result<void> ensureMemoryDir() const;

@@ -25,6 +25,7 @@ inline constexpr char ImageList[] = "image.list";
 inline constexpr char ConsoleAttach[] = "console.attach";
 inline constexpr char ConsoleDetach[] = "console.detach";
 inline constexpr char ConsoleWrite[] = "console.write";
+inline constexpr char ConsoleResize[] = "console.resize";
 inline constexpr char EventsSubscribe[] = "events.subscribe";
 inline constexpr char PolicyGet[] = "policy.get";
 inline constexpr char PolicySet[] = "policy.set";

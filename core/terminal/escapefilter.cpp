@@ -110,6 +110,27 @@ void EscapeFilter::flushInvalidUtf8(QByteArray &out)
     codePoint(kReplacementCharacter, kReplacement, out);
 }
 
+bool EscapeFilter::isTerminalQuery(QByteArrayView sequence, char final)
+{
+    // After "ESC [": the private marker (if any) and the intermediate bytes decide.
+    const QByteArrayView body = sequence.sliced(qMin<qsizetype>(2, sequence.size()));
+    const char marker = body.isEmpty() ? 0 : body.front();
+    switch (final) {
+    case 'n': // DSR: status and cursor position reports (5n, 6n, ?6n, ...)
+    case 'c': // DA1, DA2 (>c), DA3 (=c)
+    case 'x': // DECREQTPARM
+        return true;
+    case 'p': // DECRQM (CSI ? Ps $ p)
+        return body.endsWith('$');
+    case 'q': // XTVERSION (CSI > q)
+        return marker == '>';
+    case 'u': // kitty keyboard protocol query (CSI ? u)
+        return marker == '?';
+    default:
+        return false;
+    }
+}
+
 void EscapeFilter::enter(State state, QByteArrayView sequence)
 {
     m_state = state;
@@ -223,7 +244,9 @@ void EscapeFilter::escape(char32_t cp, QByteArrayView text, QByteArray &out)
     }
     // ESC % selects a coding system (ECMA-35 15.4, DOCS): leaving UTF-8 would make the
     // terminal read continuation bytes 0x80..0x9f of valid text as C1 controls.
-    if (!m_sequence.startsWith("\x1b%")) {
+    // ESC Z (DECID) asks the terminal to identify itself, like DA.
+    const bool query = m_dropQueries && m_sequence == "\x1b" && c == 'Z';
+    if (!m_sequence.startsWith("\x1b%") && !query) {
         out.append(m_sequence);
         out.append(c);
     }
@@ -246,7 +269,7 @@ void EscapeFilter::csi(char32_t cp, QByteArrayView text, QByteArray &out)
     if (isCsiFinal(cp)) {
         // t: XTWINOPS (window moves, resizes, iconify, title and size reports);
         // i: media copy (printing, printer controller mode sends what follows to a printer).
-        if (c != 't' && c != 'i') {
+        if (c != 't' && c != 'i' && !(m_dropQueries && isTerminalQuery(m_sequence, c))) {
             out.append(m_sequence);
             out.append(c);
         }

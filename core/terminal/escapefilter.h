@@ -39,6 +39,12 @@ public:
 
     /// The filtered bytes of `input`.
     QByteArray feed(const QByteArray &input);
+    /// True: also drop the sequences that ask the terminal for an answer (DSR `CSI n` such as
+    /// the cursor position query `ESC [ 6 n`, DA `CSI c`/`CSI > c`, DECREQTPARM `CSI x`,
+    /// DECRQM `CSI ? Ps $ p`, XTVERSION `CSI > q`, `CSI ? u`, DECID `ESC Z`). For a reader
+    /// whose answer cannot reach the guest (piped `airlockctl console`): the terminal would
+    /// type its reply into the user's shell instead.
+    void setDropTerminalQueries(bool drop) { m_dropQueries = drop; }
 
 private:
     enum class State {
@@ -57,10 +63,12 @@ private:
     void escape(char32_t cp, QByteArrayView text, QByteArray &out);
     void csi(char32_t cp, QByteArrayView text, QByteArray &out);
     void enter(State state, QByteArrayView sequence = {});
+    static bool isTerminalQuery(QByteArrayView sequence, char final);
 
     State m_state = State::Ground;
     QByteArray m_sequence; ///< the ESC or CSI sequence held back
     bool m_csiIntermediate = false; ///< the held CSI has intermediate bytes (no more parameters)
+    bool m_dropQueries = false;
 
     // UTF-8 decoding (Unicode 15, table 3-7): the bytes of a character not yet complete.
     unsigned char m_utf8[4] = {};

@@ -77,10 +77,12 @@ Result<void> SeedImage::write(const QString &path, const QList<SeedFile> &files)
         ::unlink(name.constData());
         return fail(ErrorKind::OperationFailed, message);
     };
-    // ustar is what busybox tar reads; 512-byte blocks keep the image a whole number of
-    // sectors for the virtio-blk device.
+    // ustar is what busybox tar reads. The archive is padded to whole kMinimumSize blocks: the
+    // guest kernel probes every virtio-blk disk for partition tables, and the Amiga one reads
+    // sectors 0-15, so a seed of a few sectors printed "unable to read RDB block" on each boot.
     if (archive_write_set_format_ustar(writer.get()) != ARCHIVE_OK
-        || archive_write_set_bytes_per_block(writer.get(), 512) != ARCHIVE_OK
+        || archive_write_set_bytes_per_block(writer.get(), kMinimumSize) != ARCHIVE_OK
+        || archive_write_set_bytes_in_last_block(writer.get(), kMinimumSize) != ARCHIVE_OK
         || archive_write_open_fd(writer.get(), fd) != ARCHIVE_OK)
         return failed(QStringLiteral("open"));
     const time_t now = ::time(nullptr);

@@ -27,9 +27,12 @@ class SeedImage
 public:
     /// The serial number the guest looks for in /sys/block/vd*/serial.
     static constexpr QLatin1StringView kSerial {"airlock-seed"};
+    /// The image's size is a multiple of this (64 KiB): larger than what the guest kernel's
+    /// partition-table probes read, so they find no table instead of a short disk.
+    static constexpr int kMinimumSize = 64 * 1024;
 
     /// Writes `files` to a fresh `path` (an existing file is replaced, never followed), mode
-    /// 0644, padded to whole 512-byte sectors. Errors: InvalidParams (an absolute path or
+    /// 0644, padded to whole kMinimumSize blocks. Errors: InvalidParams (an absolute path or
     /// "..", a duplicate), OperationFailed (I/O, libarchive's message).
     static Result<void> write(const QString &path, const QList<SeedFile> &files);
 };

@@ -10,7 +10,8 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${ASAN_BUILD_DIR:-$src/build-asan}
 reports=$build/sanitizer-reports
 BUILD_DIR=$build "$src/installers/dev/build.sh" -DAIRLOCK_BUILD_TESTS=ON -DAIRLOCK_BUILD_GUI=OFF \
-    -DAIRLOCK_SANITIZE=ON -DAIRLOCK_TEST_IMAGE_STORE="${AIRLOCK_TEST_IMAGE_STORE:-$src/build/images}"
+    -DAIRLOCK_BUILD_BENCHMARKS=OFF -DAIRLOCK_SANITIZE=ON \
+    -DAIRLOCK_TEST_IMAGE_STORE="${AIRLOCK_TEST_IMAGE_STORE:-$src/build/images}"
 rm -rf "$reports"
 # World-writable (sticky): gateways and VMM-side helpers write here as their own uids.
 mkdir -p "$reports" && chmod 1777 "$reports"

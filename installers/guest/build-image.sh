@@ -78,7 +78,7 @@ if [[ $force -eq 0 && $complete -eq 1 ]]; then
     fi
 fi
 
-tools=(apt-get apt-cache dpkg-deb cpio gzip xz grep strip)
+tools=(apt-get apt-cache dpkg-deb cpio gzip xz grep strip readelf)
 [[ $variant == debian ]] && tools+=(debootstrap mke2fs qemu-img)
 for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || { log "missing tool: $tool (apt-get install it)"; exit 1; }
@@ -220,16 +220,61 @@ install_guest_files() {
     chmod 0644 "$dest/etc/inittab"
 }
 
+# curl for the busybox image: busybox wget's HTTPS (ssl_client) verifies no certificate, so the
+# image gets Debian's curl, the shared libraries it needs and the dynamic loader. The packages
+# are the ones apt says curl depends on; of their files only curl and the libraries its ELF
+# NEEDED entries reach (transitively) are copied, stripped. curl reads the CA bundle compiled
+# into Debian's build, /etc/ssl/certs/ca-certificates.crt, which rcS writes with the sandbox CA.
+install_curl() {
+    local dest=$1 staging="$work/curl" pkg lib
+    mkdir -p "$staging"
+    while read -r pkg; do
+        dpkg-deb -x "$(fetch_deb "$pkg")" "$staging"
+    done < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+        --no-replaces --no-enhances curl | grep -v '^ ' | grep -v '^<' | sort -u)
+    local libdirs=("$staging/lib/x86_64-linux-gnu" "$staging/usr/lib/x86_64-linux-gnu")
+    local -A copied=()
+    local queue=("$staging/usr/bin/curl")
+    mkdir -p "$dest/lib/x86_64-linux-gnu" "$dest/lib64" "$dest/usr/bin"
+    strip --strip-all -o "$dest/usr/bin/curl" "$staging/usr/bin/curl"
+    while [[ ${#queue[@]} -gt 0 ]]; do
+        local elf=${queue[0]}
+        queue=("${queue[@]:1}")
+        while read -r lib; do
+            [[ -n "${copied[$lib]:-}" ]] && continue
+            local found=""
+            for dir in "${libdirs[@]}"; do
+                [[ -e "$dir/$lib" ]] && { found="$dir/$lib"; break; }
+            done
+            [[ -n "$found" ]] || { log "curl needs $lib, which no package of its dependencies ships"; exit 1; }
+            copied[$lib]=1
+            strip --strip-unneeded -o "$dest/lib/x86_64-linux-gnu/$lib" "$(readlink -f "$found")"
+            queue+=("$found")
+        done < <(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+    done
+    # The loader the binaries name (PT_INTERP) is /lib64/ld-linux-x86-64.so.2.
+    strip --strip-unneeded -o "$dest/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
+        "$(readlink -f "$staging/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2")"
+    chmod 0755 "$dest"/lib/x86_64-linux-gnu/* "$dest/usr/bin/curl"
+    ln -sf ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$dest/lib64/ld-linux-x86-64.so.2"
+}
+
 install -m 0755 "$script_dir/files/init" "$root/init"
 if [[ $variant == busybox ]]; then
     install_guest_files "$root" /bin/sh
     install -m 0644 "$script_dir/files/profile" "$root/etc/profile"
+    # busybox sh runs its applets whatever PATH holds, so init's removal of the wget link does
+    # not keep the console's shell from busybox's crashing wget; a function does.
+    printf '%s\n' "# busybox's wget crashes (SIGSEGV) on every URL here; this image has curl." \
+        "wget() { echo 'wget: not in this image; use curl (curl -O URL saves a file)' >&2; return 127; }" \
+        >>"$root/etc/profile"
     # The agent user (uid and gid 1000 in both images): exec and workspaces run as it
     # (docs/agent-protocol.md). The cpio owns everything by root: rcS makes its folders.
     printf 'root:x:0:0:root:/root:/bin/sh\nagent:x:1000:1000:agent:/home/agent:/bin/sh\n' \
         >"$root/etc/passwd"
     printf 'root:x:0:\nagent:x:1000:\n' >"$root/etc/group"
     printf 'airlock\n' >"$root/etc/hostname"
+    install_curl "$root"
 fi
 
 log "packing initramfs"
@@ -294,12 +339,16 @@ fi
 if [[ $variant == debian ]]; then
     description="Debian $suite ($rootfs_packages packages: minbase with curl, openssl, ca-certificates, python3) on a $disk_size disk, kernel $kver"
     disk_line='    "disk": "rootfs.qcow2",'
-    kernel_args="quiet panic=-1"
+    kernel_args="quiet loglevel=3 panic=-1"
 else
     description="Debian 12 kernel $kver with a busybox initramfs and a root shell on the console"
     disk_line=""
-    kernel_args="quiet panic=-1"
+    kernel_args="quiet loglevel=3 panic=-1"
 fi
+# loglevel=3 (after quiet, which would set 4): the console shows critical kernel messages, not
+# errors (they stay in dmesg). The microvm has no PCI bus, and x86's PCI init reports that as
+# "PCI: Fatal: No config space access function found" at error level on every boot, pci=off
+# included; harmless (the devices are virtio-mmio), but it is the first thing a new user reads.
 created_at=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
 {
     printf '{\n'

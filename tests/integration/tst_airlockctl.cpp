@@ -1,6 +1,7 @@
 // The real airlockctl binary ($AIRLOCK_AIRLOCKCTL) against a real airlockd (HelperProcess) and a
 // real QEMU guest on TCG: every command, its output and its exit code.
 
+#include "core/client/helperstartadvice.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
@@ -112,10 +113,11 @@ private Q_SLOTS:
         const QString missing = m_helper->tempPath() + QStringLiteral("/no-such.sock");
         Run run = ctl({QStringLiteral("--socket"), missing, QStringLiteral("list")}, {}, false);
         QCOMPARE(run.exitCode, 1);
+        // systemctl only where airlockd.service is installed (HelperStartAdvice).
         QCOMPARE(run.err.trimmed(),
                  QStringLiteral("airlockctl: airlockd is not running: no socket at %1 (start it "
-                                "with: sudo systemctl start airlockd, or sudo airlockd)")
-                     .arg(missing));
+                                "with: %2)")
+                     .arg(missing, airlock::HelperStartAdvice::command(missing)));
         // $AIRLOCK_SOCKET is the default; --socket beats it.
         QProcess process;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -243,6 +245,20 @@ private Q_SLOTS:
         run = ctl({QStringLiteral("list")});
         QCOMPARE(run.exitCode, 0);
         QVERIFY(run.out.startsWith(QStringLiteral("NAME")));
+        {
+            // Without KVM, `list` says why once, on stderr (the helper's hello warning).
+            RpcTestClient probe(m_helper->socketPath());
+            const QString warning =
+                RpcTestClient::result(
+                    probe.call(QStringLiteral("hello"),
+                               {{QStringLiteral("protocol"), 1},
+                                {QStringLiteral("client"), QStringLiteral("test")}}))
+                    .value(QStringLiteral("accelerationWarning"))
+                    .toString();
+            QCOMPARE(run.err.count(QStringLiteral("KVM is not usable")), warning.isEmpty() ? 0 : 1);
+            if (!warning.isEmpty())
+                QVERIFY2(run.err.contains(warning), qPrintable(run.err));
+        }
         QVERIFY2(QRegularExpression(QStringLiteral("^ctl-demo\\s+stopped\\s"),
                                     QRegularExpression::MultilineOption)
                      .match(run.out)
@@ -306,16 +322,44 @@ private Q_SLOTS:
         QVERIFY(console.waitForFinished(10000));
         QCOMPARE(console.exitStatus(), QProcess::NormalExit);
         QCOMPARE(console.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(console.readAllStandardError())
+                    .contains(QStringLiteral("[detached from the console of 'ctl-demo']")));
 
-        // A second console whose input has ended still follows the guest, and ends when it stops.
+        // `printf 'echo hi\n' | airlockctl console`: typed, answered, and over with 0 once the
+        // guest is quiet (default --timeout). Only the answer: no scrollback (the boot log and
+        // the 42 above), and none of the guest's terminal queries, which no one could answer.
+        run = ctl({QStringLiteral("console"), name}, "echo hi\n");
+        QCOMPARE(run.exitCode, 0);
+        static const QRegularExpression hi(QStringLiteral("^hi\\r?$"),
+                                           QRegularExpression::MultilineOption);
+        QVERIFY2(hi.match(run.out).hasMatch(), qPrintable(run.out));
+        QVERIFY2(!run.out.contains(QStringLiteral("airlock-guest ready")), qPrintable(run.out));
+        QVERIFY2(!answer.match(run.out).hasMatch(), qPrintable(run.out));
+        run =
+            ctl({QStringLiteral("console"), name, QStringLiteral("--timeout"), QStringLiteral("5")},
+                "printf 'q\\033[6nq\\033[1mb\\n'\n");
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QStringLiteral("qq\x1b[1mb")), qPrintable(run.out));
+        QVERIFY2(!run.out.contains(QStringLiteral("\x1b[6n")), qPrintable(run.out));
+        QCOMPARE(
+            ctl({QStringLiteral("console"), name, QStringLiteral("--timeout"), QStringLiteral("x")})
+                .exitCode,
+            2);
+
+        // A second console with --follow still follows the guest after its end of input, and
+        // ends when it stops.
         QProcess follower;
-        follower.start(
-            m_ctl,
-            {QStringLiteral("--socket"), m_helper->socketPath(), QStringLiteral("console"), name});
+        follower.start(m_ctl,
+                       {QStringLiteral("--socket"), m_helper->socketPath(),
+                        QStringLiteral("console"), name, QStringLiteral("--follow")});
         QVERIFY(follower.waitForStarted());
+        // Its own answer shows it is attached (the helper runs one connection's calls in order).
+        follower.write("echo lead-$((6*7))\n");
         follower.closeWriteChannel();
         QByteArray replay;
-        QVERIFY2(waitForMatch(follower, replay, answer, 10000), replay.right(2000).constData());
+        static const QRegularExpression lead(QStringLiteral("^lead-42\\r?$"),
+                                             QRegularExpression::MultilineOption);
+        QVERIFY2(waitForMatch(follower, replay, lead, 30000), replay.right(2000).constData());
         // Output typed by another console reaches it after its end of input (which it had
         // from the start, long before): it did not leave at that end.
         QCOMPARE(ctl({QStringLiteral("console"), name}, "echo follow-$((6*7))\n\x1d").exitCode, 0);

@@ -2,7 +2,7 @@
 // real airlock-gateway and a TCG guest (the busybox image) whose plain HTTP requests go through
 // the gateway to local servers in an "upstream" namespace: pkg.test is allowed and answers,
 // evil.test is not and is never reached; both decisions arrive over RPC as egress.event. HTTPS
-// with curl and python3 is tst_debianguest's (the Debian image; busybox cannot verify TLS).
+// with curl is tst_defaultimage's (this image) and tst_debianguest's (with python3 too).
 //
 //   guest ──tap── [helper ns: airlockd, gateway, table] ──veth 198.51.100.0/24── [upstream ns:
 //   pkg.test 198.51.100.10:80, evil.test 198.51.100.66:80, DNS 198.51.100.53]
@@ -152,7 +152,7 @@ private Q_SLOTS:
         // leaves (handshake_failure). So the guest resolves with nslookup (through the
         // gateway's DNS) and speaks plain HTTP on port 80 with nc: the same path through DNS,
         // the synthetic address, the table's redirect, the policy and the upstream connection.
-        // HTTPS with curl is the Debian image's part. `fetch NAME PATH [ADDRESS]` prints the
+        // HTTPS with curl is tst_defaultimage's part. `fetch NAME PATH [ADDRESS]` prints the
         // response and then fetch-rc=<status> (fetch-rc=dns when the name did not resolve).
         const QByteArray fetchFunction =
             "fetch() { a=$(nslookup -type=a \"$1\" 2>/dev/null | awk '/^Address/ {x=$NF} END "

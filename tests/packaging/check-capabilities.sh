@@ -59,10 +59,11 @@ echo "airlockd CapBnd: $bnd"
 ctl() { "$airlockctl" --socket "$work/s.sock" "$@"; }
 ctl create "$name" --memory 128 || fail "create"
 ctl start "$name" || fail "start"
-# One console session fed from a fifo: wait for the ready line, then type a command.
+# One console session fed from a fifo (--scrollback: the ready line may precede the attach):
+# wait for the ready line, then type a command.
 mkfifo "$work/in"
 exec 3<>"$work/in"
-"$airlockctl" --socket "$work/s.sock" console "$name" <"$work/in" >"$work/console" 2>&1 &
+"$airlockctl" --socket "$work/s.sock" console "$name" --scrollback --follow <"$work/in" >"$work/console" 2>&1 &
 console=$!
 wait_for() { # wait_for PATTERN SECONDS
     for _ in $(seq $(($2 * 5))); do

@@ -87,6 +87,9 @@ private Q_SLOTS:
     void historyAndLiveAreKeptOnce();
     void eventTableHeadersFitInGerman();
     void destinationsAndMap();
+    void repeatsFoldIntoOneRow();
+    void mapSumsUpWhatDoesNotFit();
+    void mapFollowsTheSelectedSandbox();
     void probingAlert();
     void summariesCountInFull();
     void learnModeCollectsDeniedOnly();
@@ -362,6 +365,130 @@ void TestEgressModels::destinationsAndMap()
                                                true, QStringLiteral("allowed")),
                                      {}));
     QVERIFY(map.accessibleDescription().contains(QStringLiteral("new.test: 1 allowed")));
+}
+
+void TestEgressModels::repeatsFoldIntoOneRow()
+{
+    EgressEventModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy added(&model, &EgressEventModel::entryAdded);
+    auto lookup = [](const QString &name, const QString &type, const QDateTime &time) {
+        QJsonObject e = makeEvent(QStringLiteral("agent"), name, false,
+                                  QStringLiteral("host_not_allowed"), {}, {}, 53);
+        e.insert(QStringLiteral("layer"), QStringLiteral("dns"));
+        e.insert(QStringLiteral("dnsType"), type);
+        e.remove(QStringLiteral("sni"));
+        e.remove(QStringLiteral("host"));
+        e.insert(QStringLiteral("time"), time.toString(Qt::ISODateWithMs));
+        return e;
+    };
+    const QDateTime t0 = QDateTime::currentDateTimeUtc();
+    // One lookup asks A and AAAA: one row that says both.
+    model.handleNotification(
+        QStringLiteral("egress.event"),
+        notification(1, lookup(QStringLiteral("evil.test"), QStringLiteral("A"), t0)));
+    model.handleNotification(
+        QStringLiteral("egress.event"),
+        notification(2,
+                     lookup(QStringLiteral("evil.test"), QStringLiteral("AAAA"), t0.addMSecs(3))));
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, EgressEventModel::LayerColumn).data().toString(),
+             QStringLiteral("DNS A, AAAA"));
+    QCOMPARE(model.index(0, 0).data(EgressEventModel::CountRole).toLongLong(), 2);
+    QVERIFY(model.index(0, EgressEventModel::ReasonColumn).data().toString().contains(u'2'));
+    QCOMPARE(added.count(), 2); // counters still see every decision
+    // A retry loop folds as well; another name, or the same one after a pause, gets its row.
+    model.handleNotification(
+        QStringLiteral("egress.event"),
+        notification(3, lookup(QStringLiteral("evil.test"), QStringLiteral("A"), t0.addSecs(2))));
+    model.handleNotification(
+        QStringLiteral("egress.event"),
+        notification(4, lookup(QStringLiteral("other.test"), QStringLiteral("A"), t0.addSecs(3))));
+    const qint64 pause = EgressEventModel::kFoldWindowMs + 1000;
+    model.handleNotification(QStringLiteral("egress.event"),
+                             notification(5,
+                                          lookup(QStringLiteral("evil.test"), QStringLiteral("A"),
+                                                 t0.addSecs(2).addMSecs(pause))));
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.index(0, 0).data(EgressEventModel::CountRole).toLongLong(), 3);
+    QCOMPARE(model.index(1, EgressEventModel::NameColumn).data().toString(),
+             QStringLiteral("other.test:53"));
+    QCOMPARE(model.index(2, 0).data(EgressEventModel::CountRole).toLongLong(), 1);
+    QCOMPARE(model.index(1, EgressEventModel::LayerColumn).data().toString(),
+             QStringLiteral("DNS A"));
+    // An HTTP decision is another decision, even for the same name.
+    QJsonObject request = makeEvent(QStringLiteral("agent"), QStringLiteral("evil.test"), false,
+                                    QStringLiteral("host_not_allowed"));
+    request.insert(QStringLiteral("time"), t0.addSecs(13).toString(Qt::ISODateWithMs));
+    model.handleNotification(QStringLiteral("egress.event"), notification(6, request));
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.index(3, EgressEventModel::LayerColumn).data().toString(),
+             QStringLiteral("HTTP"));
+
+    // History with the same repeats folds the same way, and brings nothing twice.
+    EgressEventModel fromHistory;
+    QJsonArray events;
+    for (int i = 0; i < 4; ++i)
+        events.append(QJsonObject {
+            {QStringLiteral("seq"), 10 + i},
+            {QStringLiteral("event"),
+             lookup(QStringLiteral("evil.test"),
+                    i % 2 ? QStringLiteral("AAAA") : QStringLiteral("A"), t0.addMSecs(100 * i))}});
+    const QJsonObject history {{QStringLiteral("name"), QStringLiteral("agent")},
+                               {QStringLiteral("events"), events}};
+    QCOMPARE(fromHistory.addHistory(history), 4);
+    QCOMPARE(fromHistory.rowCount(), 1);
+    QCOMPARE(fromHistory.index(0, 0).data(EgressEventModel::CountRole).toLongLong(), 4);
+    QCOMPARE(fromHistory.addHistory(history), 0);
+    QCOMPARE(fromHistory.index(0, 0).data(EgressEventModel::CountRole).toLongLong(), 4);
+}
+
+void TestEgressModels::mapSumsUpWhatDoesNotFit()
+{
+    QList<DestinationCountModel::Destination> destinations;
+    for (int i = 0; i < 40; ++i) {
+        DestinationCountModel::Destination d;
+        d.sandbox = QStringLiteral("agent");
+        d.name = QStringLiteral("host%1.test").arg(i);
+        d.allowed = i; // host39 has the most
+        d.denied = 1;
+        destinations.append(d);
+    }
+    QCOMPARE(EgressMapView::shownDestinations(destinations.mid(0, 12), 12).size(), 12);
+    const auto shown = EgressMapView::shownDestinations(destinations, 12);
+    QCOMPARE(shown.size(), 12);
+    QCOMPARE(shown.constFirst().name, QStringLiteral("host39.test"));
+    QCOMPARE(shown.at(10).name, QStringLiteral("host29.test"));
+    QCOMPARE(shown.constLast().name, QStringLiteral("29 others"));
+    qint64 allowed = 0;
+    for (int i = 0; i <= 28; ++i)
+        allowed += i;
+    QCOMPARE(shown.constLast().allowed, allowed);
+    QCOMPARE(shown.constLast().denied, 29);
+
+    // Drawn in a window-sized map: 40 destinations paint, and the text still lists all.
+    DestinationCountModel model;
+    for (const auto &d : std::as_const(destinations))
+        model.add(*EgressEntry::fromJson(
+            makeEvent(QStringLiteral("agent"), d.name, true, QStringLiteral("allowed")), {}));
+    EgressMapView map;
+    map.setModel(&model);
+    map.setSandbox(QStringLiteral("agent"));
+    map.resize(420, 380);
+    QImage image(map.size(), QImage::Format_ARGB32);
+    map.render(&image);
+    QCOMPARE(map.summary().count(u'\n'), 39);
+}
+
+void TestEgressModels::mapFollowsTheSelectedSandbox()
+{
+    EgressView view(nullptr, nullptr);
+    QVERIFY(view.map()->sandbox().isEmpty());
+    // The filter shows every sandbox: the map shows the one selected in the main table.
+    view.setSelectedSandbox(QStringLiteral("agent"));
+    QCOMPARE(view.map()->sandbox(), QStringLiteral("agent"));
+    view.setSelectedSandbox({});
+    QVERIFY(view.map()->sandbox().isEmpty());
 }
 
 void TestEgressModels::probingAlert()

@@ -823,7 +823,14 @@ void TestSnapshotTimeline::restoreStartsABranch()
     QVERIFY(view->restoreAction()->isEnabled());
     QCOMPARE(model->snapshotCount(), 2);
 
-    view->restoreAction()->trigger();
+    // The Restore button beside the list does what the action does.
+    QPushButton *restoreButton = nullptr;
+    for (auto *button : view->findChildren<QPushButton *>()) {
+        if (button->accessibleName() == QStringLiteral("Restore the selected snapshot"))
+            restoreButton = button;
+    }
+    QVERIFY(restoreButton && restoreButton->isEnabled());
+    restoreButton->click();
     box = qobject_cast<QMessageBox *>(view->pendingDialog());
     QVERIFY(box);
     QAbstractButton *restore = buttonWithText(box, QStringLiteral("&Restore"));
@@ -841,6 +848,10 @@ void TestSnapshotTimeline::restoreStartsABranch()
     const Snapshot *safety = model->snapshotAt(byTime.constLast());
     QCOMPARE(safety->kind, SnapshotKind::Safety);
     QCOMPARE(safety->parent, m_second);
+    // Its label says in words which state it keeps, not the helper's "before restoring ID".
+    QCOMPARE(
+        byTime.constLast().siblingAtColumn(SnapshotTimelineModel::LabelColumn).data().toString(),
+        QStringLiteral("State kept before restoring “first”"));
     QVERIFY2(view->statusText().contains(QStringLiteral("safety snapshot")),
              qPrintable(view->statusText()));
     QTRY_COMPARE(SandboxTableModel::stateText(

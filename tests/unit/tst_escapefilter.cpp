@@ -24,6 +24,8 @@ private Q_SLOTS:
     void chunks_data();
     void chunks();
     void outputIsSafeForAnyInput();
+    void terminalQueriesDroppedOnRequest_data();
+    void terminalQueriesDroppedOnRequest();
 };
 
 void TestEscapeFilter::filter_data()
@@ -336,6 +338,37 @@ void TestEscapeFilter::outputIsSafeForAnyInput()
             qPrintable(problem + QStringLiteral(" in ") + QString::fromLatin1(input.toHex(' '))));
         QCOMPARE(joined, out);
     }
+}
+
+void TestEscapeFilter::terminalQueriesDroppedOnRequest_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QByteArray>("dropped"); // with setDropTerminalQueries(true)
+    QTest::newRow("cursor position query") << QByteArray("a\x1b[6nb") << QByteArray("ab");
+    QTest::newRow("status report") << QByteArray("\x1b[5n~ # ") << QByteArray("~ # ");
+    QTest::newRow("private dsr") << QByteArray("\x1b[?6nx") << QByteArray("x");
+    QTest::newRow("da1") << QByteArray("\x1b[cx") << QByteArray("x");
+    QTest::newRow("da2") << QByteArray("\x1b[>0cx") << QByteArray("x");
+    QTest::newRow("decrqm") << QByteArray("\x1b[?2004$px") << QByteArray("x");
+    QTest::newRow("xtversion") << QByteArray("\x1b[>qx") << QByteArray("x");
+    QTest::newRow("decid") << QByteArray("\x1bZx") << QByteArray("x");
+    // Not queries: kept either way.
+    QTest::newRow("sgr kept") << QByteArray("\x1b[1mx") << QByteArray("\x1b[1mx");
+    QTest::newRow("cursor up kept") << QByteArray("\x1b[2Ax") << QByteArray("\x1b[2Ax");
+    QTest::newRow("decstr kept") << QByteArray("\x1b[!px") << QByteArray("\x1b[!px");
+    QTest::newRow("decscusr kept") << QByteArray("\x1b[2 qx") << QByteArray("\x1b[2 qx");
+}
+
+void TestEscapeFilter::terminalQueriesDroppedOnRequest()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QByteArray, dropped);
+    EscapeFilter dropping;
+    dropping.setDropTerminalQueries(true);
+    QCOMPARE(dropping.feed(input), dropped);
+    // By default a terminal gets its queries: the person at it can answer (raw mode).
+    EscapeFilter keeping;
+    QCOMPARE(keeping.feed(input), input);
 }
 
 QTEST_MAIN(TestEscapeFilter)

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void createReplacesTheInode();
     void capacityRefusesMoreThanTheHostHas();
     void capacityCountsMemAvailable();
+    void ceilingIsMemTotalOrTheFileSystem();
     void removeTakesTheDirWithTheLastFile();
     void removeStaleKeepsLiveGuestsAndCaches();
 
@@ -122,6 +123,44 @@ void TestGuestMemory::capacityCountsMemAvailable()
     QVERIFY2(refused.error().message.contains(QStringLiteral("only 10 MiB")),
              qPrintable(refused.error().message));
     QVERIFY_RESULT(memory.checkCapacity(QStringLiteral("dev"), 10, meminfo.fileName()));
+}
+
+void TestGuestMemory::ceilingIsMemTotalOrTheFileSystem()
+{
+    // What create refuses: more than the host could ever back, with the host's figure. The
+    // directory does not exist yet (made by the first guest): its parent's file system counts.
+    QVERIFY(QDir().mkpath(dir(QStringLiteral("ceiling"))));
+    QFile meminfo(dir(QStringLiteral("ceiling/meminfo")));
+    QVERIFY(meminfo.open(QIODevice::WriteOnly));
+    meminfo.write("MemTotal:          20480 kB\nMemFree:  1 kB\nMemAvailable:      10240 kB\n");
+    meminfo.close();
+    const GuestMemory memory(dir(QStringLiteral("ceiling/not-yet")), QStringLiteral("/x"));
+    const GuestMemory::HostFigures host = memory.hostFigures(meminfo.fileName());
+    QCOMPARE(host.totalMib, qint64(20));
+    QCOMPARE(host.availableMib, qint64(10));
+    QVERIFY2(host.tmpfsMib > 20, "the test's temporary file system is larger than 20 MiB");
+    QCOMPARE(host.ceilingMib, qint64(20));
+    const auto refused = memory.checkCeiling(QStringLiteral("big"), 21, meminfo.fileName());
+    QVERIFY(!refused);
+    QCOMPARE(int(refused.error().kind), int(ErrorKind::InvalidParams));
+    QVERIFY2(refused.error().message.contains(QStringLiteral("at most 20 MiB")),
+             qPrintable(refused.error().message));
+    QVERIFY2(refused.error().message.contains(QStringLiteral("MemTotal")),
+             qPrintable(refused.error().message));
+    // Above MemAvailable but within MemTotal: accepted now, start decides (checkCapacity).
+    QVERIFY_RESULT(memory.checkCeiling(QStringLiteral("big"), 20, meminfo.fileName()));
+
+    // A file system smaller than MemTotal bounds it instead, and is named.
+    QFile large(dir(QStringLiteral("ceiling/meminfo-large")));
+    QVERIFY(large.open(QIODevice::WriteOnly));
+    large.write("MemTotal:   1099511627776 kB\nMemAvailable: 1099511627776 kB\n");
+    large.close();
+    const GuestMemory::HostFigures bounded = memory.hostFigures(large.fileName());
+    QCOMPARE(bounded.ceilingMib, bounded.tmpfsMib);
+    const auto tooBig =
+        memory.checkCeiling(QStringLiteral("big"), int(bounded.tmpfsMib + 1), large.fileName());
+    QVERIFY(!tooBig);
+    QVERIFY2(tooBig.error().message.contains(memory.dir()), qPrintable(tooBig.error().message));
 }
 
 void TestGuestMemory::removeTakesTheDirWithTheLastFile()

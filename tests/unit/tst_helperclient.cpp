@@ -3,11 +3,13 @@
 
 #include "core/client/consolestream.h"
 #include "core/client/helperclient.h"
+#include "core/client/helperstartadvice.h"
 #include "core/client/localsockettransport.h"
 #include "core/protocol/message.h"
 #include "eventloop.h"
 #include "resultcheck.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -322,9 +325,54 @@ private Q_SLOTS:
         QVERIFY(!result.has_value());
         QCOMPARE(result.error().kind, ErrorKind::Disconnected);
         QCOMPARE(result.error().message,
-                 QStringLiteral("airlockd is not running: no socket at %1 (start it with: sudo "
-                                "systemctl start airlockd, or sudo airlockd)")
-                     .arg(m_path));
+                 QStringLiteral("airlockd is not running: no socket at %1 (start it with: %2)")
+                     .arg(m_path, HelperStartAdvice::command(m_path)));
+    }
+
+    void startAdviceNamesSystemctlOnlyWithTheUnit()
+    {
+        // Issue 17: a build tree has no airlockd.service; systemctl advice there is wrong.
+        QTemporaryDir units;
+        QVERIFY(units.isValid());
+        QVERIFY(!HelperStartAdvice::hasSystemdUnit({units.path()}));
+        const QString byHand = HelperStartAdvice::command(m_path, {units.path()});
+        QVERIFY2(!byHand.contains(QStringLiteral("systemctl")), qPrintable(byHand));
+        QVERIFY2(byHand.contains(QStringLiteral("run-demo.sh")), qPrintable(byHand));
+        QVERIFY2(byHand.contains(QStringLiteral("airlockd --socket ") + m_path),
+                 qPrintable(byHand));
+        QVERIFY2(!HelperStartAdvice::command(QStringLiteral("/run/airlock/airlockd.sock"),
+                                             {units.path()})
+                      .contains(QStringLiteral("--socket")),
+                 "the default socket needs no --socket");
+        QFile unit(units.filePath(QStringLiteral("airlockd.service")));
+        QVERIFY(unit.open(QIODevice::WriteOnly));
+        unit.close();
+        QVERIFY(HelperStartAdvice::hasSystemdUnit({units.path()}));
+        QCOMPARE(HelperStartAdvice::command(m_path, {units.path()}),
+                 QStringLiteral("sudo systemctl start airlockd"));
+    }
+
+    void refusedSocketIsPermissionDenied()
+    {
+        // A real EACCES from connect(2): the socket is root's 0600, and we are somebody else
+        // (root passes every permission check, so a root test takes another effective uid).
+        QVERIFY(m_helper->listen());
+        uid_t stranger = ::geteuid();
+        if (stranger == 0) {
+            stranger = 65534;
+            QVERIFY(::chmod(QFile::encodeName(m_dir->path()).constData(), 0711) == 0);
+        }
+        QVERIFY(::chmod(QFile::encodeName(m_path).constData(), 0) == 0);
+        makeClient();
+        QVERIFY(::seteuid(stranger) == 0);
+        const Result<void> result = m_client->connectSync(5000);
+        QVERIFY(::seteuid(0) == 0 || ::geteuid() == stranger);
+        QVERIFY(!result.has_value());
+        QCOMPARE(result.error().kind, ErrorKind::PermissionDenied);
+        QVERIFY2(result.error().message.contains(QStringLiteral("usermod -aG airlock")),
+                 qPrintable(result.error().message));
+        QVERIFY2(!result.error().message.contains(QStringLiteral("systemctl")),
+                 qPrintable(result.error().message));
     }
 
     void connectErrorReasons_data()
@@ -337,8 +385,8 @@ private Q_SLOTS:
                                                   "and log in again");
         QTest::newRow("refused") << int(QLocalSocket::ConnectionRefusedError)
                                  << QStringLiteral("airlockd is not running: nothing accepts "
-                                                   "connections on /s (start it with: sudo "
-                                                   "systemctl start airlockd, or sudo airlockd)");
+                                                   "connections on /s (start it with: %1)")
+                                        .arg(HelperStartAdvice::command(QStringLiteral("/s")));
         QTest::newRow("other") << int(QLocalSocket::UnknownSocketError)
                                << QStringLiteral("cannot connect to the helper at /s: boom");
     }
@@ -370,8 +418,8 @@ private Q_SLOTS:
         QVERIFY(!result.has_value());
         QCOMPARE(result.error().message,
                  QStringLiteral("airlockd is not running: nothing accepts connections on %1 "
-                                "(start it with: sudo systemctl start airlockd, or sudo airlockd)")
-                     .arg(m_path));
+                                "(start it with: %2)")
+                     .arg(m_path, HelperStartAdvice::command(m_path)));
     }
 
     void oversizedMessageFromHelperDropsTheConnection()
