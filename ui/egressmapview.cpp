@@ -124,10 +124,11 @@ void EgressMapView::paintEvent(QPaintEvent *)
     // Not much taller than wide (long spikes read badly), and clear of the legend at the top.
     const qreal radiusY =
         std::max(40.0, std::min(area.height() / 2 - 3.5 * metrics.height(), 1.6 * radiusX));
-    // As many destinations as the ellipse has room for labels (about two lines of text apart
-    // along its circumference); the rest are summed up in one "N others" node.
+    // As many destinations as the ellipse has room for labels (names are much wider than
+    // tall, so about three and a half lines of text apart along its circumference); the rest
+    // are summed up in one "N others" node.
     const qreal circumference = std::numbers::pi * (radiusX + radiusY);
-    const int capacity = int(std::clamp(circumference / (2.2 * metrics.height()), 6.0, 40.0));
+    const int capacity = int(std::clamp(circumference / (3.5 * metrics.height()), 6.0, 32.0));
     const QList<DestinationCountModel::Destination> destinations =
         shownDestinations(m_model->destinations(m_sandbox), capacity);
     const int count = int(destinations.size());

@@ -127,7 +127,7 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     setUpTable(m_table, tr("Egress decisions"));
     m_table->setColumnWidth(EgressEventModel::TimeColumn, 64);
     m_table->setColumnWidth(EgressEventModel::SandboxColumn, 60);
-    m_table->setColumnWidth(EgressEventModel::LayerColumn, 76);
+    m_table->setColumnWidth(EgressEventModel::LayerColumn, 100); // "DNS A, AAAA"
     m_table->setColumnWidth(EgressEventModel::NameColumn, 150);
     m_table->setColumnWidth(EgressEventModel::SniHostColumn, 115);
     m_table->setColumnWidth(EgressEventModel::MethodColumn, 58);

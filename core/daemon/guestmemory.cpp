@@ -64,6 +64,21 @@ Result<int> GuestMemory::create(const QString &name, int memoryMib) const
     return fd;
 }
 
+namespace {
+/// A /proc/meminfo field ("MemAvailable") in KiB, or -1 when the file or the field is missing.
+qint64 meminfoKib(const QString &meminfoPath, const QByteArray &field)
+{
+    QFile meminfo(meminfoPath);
+    if (!meminfo.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : meminfo.readAll().split('\n')) {
+        if (line.startsWith(field) && line.size() > field.size() && line[field.size()] == ':')
+            return line.mid(field.size() + 1).trimmed().split(' ').first().toLongLong();
+    }
+    return -1;
+}
+} // namespace
+
 Result<void> GuestMemory::checkCapacity(const QString &name, int memoryMib,
                                         const QString &meminfoPath) const
 {
@@ -94,47 +109,26 @@ Result<void> GuestMemory::checkCapacity(const QString &name, int memoryMib,
                             .arg(m_dir)
                             .arg(mib(free)));
     }
-    QFile meminfo(meminfoPath);
-    if (meminfo.open(QIODevice::ReadOnly)) {
-        for (const QByteArray &line : meminfo.readAll().split('\n')) {
-            if (!line.startsWith("MemAvailable:"))
-                continue;
-            const qint64 available = line.mid(13).trimmed().split(' ').first().toLongLong() * 1024;
-            if (available + replaced < needed)
-                return fail(ErrorKind::BackendUnavailable,
-                            QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the "
-                                           "host has only %3 MiB available (MemAvailable); stop "
-                                           "other sandboxes or give this one less memory")
-                                .arg(name)
-                                .arg(memoryMib)
-                                .arg(mib(available + replaced)));
-            break;
-        }
+    if (const qint64 kib = meminfoKib(meminfoPath, "MemAvailable"); kib >= 0) {
+        const qint64 available = kib * 1024;
+        if (available + replaced < needed)
+            return fail(ErrorKind::BackendUnavailable,
+                        QStringLiteral("sandbox '%1' needs %2 MiB of guest memory, but the host "
+                                       "has only %3 MiB available (MemAvailable); stop other "
+                                       "sandboxes or give this one less memory")
+                            .arg(name)
+                            .arg(memoryMib)
+                            .arg(mib(available + replaced)));
     }
     return {};
 }
 
-namespace {
-/// A /proc/meminfo field in MiB, or -1.
-qint64 meminfoMib(const QByteArray &info, const QByteArray &field)
-{
-    for (const QByteArray &line : info.split('\n')) {
-        if (line.startsWith(field) && line.size() > field.size() && line[field.size()] == ':')
-            return line.mid(field.size() + 1).trimmed().split(' ').first().toLongLong() / 1024;
-    }
-    return -1;
-}
-} // namespace
-
 GuestMemory::HostFigures GuestMemory::hostFigures(const QString &meminfoPath) const
 {
     HostFigures figures;
-    QFile meminfo(meminfoPath);
-    if (meminfo.open(QIODevice::ReadOnly)) {
-        const QByteArray info = meminfo.readAll();
-        figures.totalMib = meminfoMib(info, "MemTotal");
-        figures.availableMib = meminfoMib(info, "MemAvailable");
-    }
+    const auto mib = [](qint64 kib) { return kib < 0 ? kib : kib / 1024; };
+    figures.totalMib = mib(meminfoKib(meminfoPath, "MemTotal"));
+    figures.availableMib = mib(meminfoKib(meminfoPath, "MemAvailable"));
     // The directory is made by the first guest; before that its file system is its parent's.
     QString dir = m_dir;
     while (!dir.isEmpty() && !QFileInfo::exists(dir) && dir != QLatin1String("/"))
