@@ -113,4 +113,15 @@ void CrashRecovery::removeLeftovers(const QSet<QString> &sandboxes, const QSet<Q
     }
 }
 
+void CrashRecovery::removeLeftoversOf(const QString &sandbox, const QString &tap) const
+{
+    if (auto removed = NftablesTable::remove(sandbox, m_instance); !removed)
+        qCWarning(lcRecovery, "%s", qPrintable(removed.error().message));
+    if (TapDevice::isTap(tap)) {
+        qCInfo(lcRecovery, "removing leftover tap %s", qPrintable(tap));
+        if (auto removed = TapDevice::remove(tap); !removed)
+            qCWarning(lcRecovery, "%s", qPrintable(removed.error().message));
+    }
+}
+
 } // namespace airlock

@@ -30,6 +30,10 @@ public:
     /// `prefix`) left: gateways, VMMs, runtime dirs, CAs, RAM files. They are never in the
     /// registry. Their taps and tables go in removeLeftovers().
     void removeInternalLeftovers(const QString &prefix) const;
+    /// Removes the nftables table and the tap `tap` of one sandbox whose VMM vanished while no
+    /// helper watched (found during the background adoption, after removeLeftovers() kept them
+    /// for it). Failures are logged.
+    void removeLeftoversOf(const QString &sandbox, const QString &tap) const;
     /// Disk files of sandboxes not in `sandboxes`, and the tables and taps of this helper
     /// that are not in `tables` (sandbox names) and `taps` (interface names).
     void removeLeftovers(const QSet<QString> &sandboxes, const QSet<QString> &tables,

@@ -90,7 +90,15 @@ Result<int> bindListener(const QHostAddress &address, quint16 port, int type)
 
 } // namespace
 
-GatewayProcess::GatewayProcess(QObject *parent) : QObject(parent) { }
+GatewayProcess::GatewayProcess(QObject *parent) : QObject(parent)
+{
+    m_readyTimer.setSingleShot(true);
+    connect(&m_readyTimer, &QTimer::timeout, this, [this] {
+        finishStart(fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("airlock-gateway was not ready within %1 ms").arg(m_readyTimeoutMs)));
+    });
+}
 
 GatewayProcess::~GatewayProcess()
 {
@@ -102,7 +110,23 @@ pid_t GatewayProcess::pid() const
     return m_process ? m_process->pid() : 0;
 }
 
-Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeoutMs)
+void GatewayProcess::start(const GatewayConfig &config, int readyTimeoutMs, Ready ready)
+{
+    Q_ASSERT(ready);
+    if (auto launched = launch(config); !launched) {
+        QTimer::singleShot(0, this, [ready = std::move(ready), error = launched.error()] {
+            ready(std::unexpected(error));
+        });
+        return;
+    }
+    m_readyCallback = std::move(ready);
+    m_readyTimer.start(readyTimeoutMs);
+    m_readyTimeoutMs = readyTimeoutMs;
+    m_notifier = new QSocketNotifier(m_control, QSocketNotifier::Read, this);
+    connect(m_notifier, &QSocketNotifier::activated, this, &GatewayProcess::onReadable);
+}
+
+Result<void> GatewayProcess::launch(const GatewayConfig &config)
 {
     if (m_process)
         return fail(ErrorKind::InvalidState, QStringLiteral("the gateway is already running"));
@@ -188,41 +212,38 @@ Result<void> GatewayProcess::start(const GatewayConfig &config, int readyTimeout
              {QStringLiteral("keyPem"), QString::fromLatin1(config.caKeyPem)}}},
         {QStringLiteral("policy"), config.policy.toJson()},
     };
-    auto failStart = [this](const QString &why) -> Result<void> {
+    if (auto sent = sendLine(message); !sent) {
         const QString log = lastLogLine();
         stop(500);
         return fail(ErrorKind::OperationFailed,
-                    log.isEmpty() || why.contains(log)
-                        ? why
-                        : QStringLiteral("%1 (gateway log: %2)").arg(why, log));
-    };
-    if (auto sent = sendLine(message); !sent)
-        return failStart(sent.error().message);
-
-    QDeadlineTimer deadline(readyTimeoutMs);
-    while (!m_ready) {
-        if (!m_fatal.isEmpty())
-            return failStart(
-                QStringLiteral("airlock-gateway refused its configuration: %1").arg(m_fatal));
-        pollfd fd {m_control, POLLIN, 0};
-        const int waitMs = int(qMax<qint64>(0, deadline.remainingTime()));
-        const int polled = ::poll(&fd, 1, waitMs);
-        if (polled < 0 && errno == EINTR)
-            continue;
-        if (polled == 0)
-            return failStart(
-                QStringLiteral("airlock-gateway was not ready within %1 ms").arg(readyTimeoutMs));
-        if (!readAvailable()) {
-            if (!m_fatal.isEmpty())
-                continue;
-            return failStart(QStringLiteral("airlock-gateway exited before it was ready"));
-        }
+                    log.isEmpty() || sent.error().message.contains(log)
+                        ? sent.error().message
+                        : QStringLiteral("%1 (gateway log: %2)").arg(sent.error().message, log));
     }
-    m_notifier = new QSocketNotifier(m_control, QSocketNotifier::Read, this);
-    connect(m_notifier, &QSocketNotifier::activated, this, &GatewayProcess::onReadable);
-    qCInfo(lcGateway, "%s: airlock-gateway ready (pid %d, uid %u)", qPrintable(config.sandbox),
-           int(*pid), unsigned(config.credentials.uid));
     return {};
+}
+
+void GatewayProcess::finishStart(Result<void> result)
+{
+    Ready ready = std::exchange(m_readyCallback, {});
+    if (!ready)
+        return;
+    m_readyTimer.stop();
+    if (result) {
+        qCInfo(lcGateway, "%s: airlock-gateway ready (pid %d, uid %u)",
+               qPrintable(m_config.sandbox), int(pid()), unsigned(m_config.credentials.uid));
+    } else {
+        Error error = result.error();
+        const QString log = lastLogLine();
+        if (!log.isEmpty() && !error.message.contains(log))
+            error.message = QStringLiteral("%1 (gateway log: %2)").arg(error.message, log);
+        // No gateway process is left behind a failed start.
+        stop(500);
+        result = std::unexpected(error);
+    }
+    // From the event loop: the caller may delete this object in its callback, and this runs
+    // inside this object's socket and timer handlers.
+    QTimer::singleShot(0, this, [ready = std::move(ready), result] { ready(result); });
 }
 
 Result<void> GatewayProcess::setPolicy(const EgressPolicy &policy, PolicyAck applied)
@@ -389,10 +410,14 @@ void GatewayProcess::handleMessage(const QJsonObject &message)
     const QString type = message.value(QStringLiteral("type")).toString();
     if (type == u"ready") {
         m_ready = true;
+        finishStart({});
     } else if (type == u"fatal") {
         m_fatal = message.value(QStringLiteral("error")).toString();
         if (m_fatal.isEmpty())
             m_fatal = QStringLiteral("(no message)");
+        finishStart(
+            fail(ErrorKind::OperationFailed,
+                 QStringLiteral("airlock-gateway refused its configuration: %1").arg(m_fatal)));
     } else if (type == u"credentialsApplied") {
         qCInfo(lcGateway, "%s: the gateway holds %d credential(s)", qPrintable(m_config.sandbox),
                message.value(QStringLiteral("credentials")).toInt());
@@ -430,6 +455,11 @@ void GatewayProcess::onReadable()
 {
     if (readAvailable())
         return;
+    if (m_readyCallback) {
+        finishStart(fail(ErrorKind::OperationFailed,
+                         QStringLiteral("airlock-gateway exited before it was ready")));
+        return;
+    }
     // EOF or garbage: the gateway is going away (or must). Its exit is reported by the pidfd.
     closeControl();
     if (m_process && !m_process->hasExited())
@@ -455,6 +485,12 @@ void GatewayProcess::onProcessExited(bool statusKnown, int waitStatus)
     m_process->deleteLater();
     m_process = nullptr;
     m_ready = false;
+    if (m_readyCallback) {
+        finishStart(
+            fail(ErrorKind::OperationFailed,
+                 QStringLiteral("airlock-gateway exited before it was ready: %1").arg(reason)));
+        return;
+    }
     qCWarning(lcGateway, "%s: %s", qPrintable(m_config.sandbox), qPrintable(reason));
     Q_EMIT exited(reason);
 }

@@ -12,12 +12,12 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
 
 class QSocketNotifier;
-class QTimer;
 
 namespace airlock {
 
@@ -68,9 +68,9 @@ struct GatewayCredentialGrant
 /// root, on the link's gateway address), starts it through VmmProcess::spawn() as an
 /// unprivileged user with PR_SET_NO_NEW_PRIVS and no capabilities, passing only the listeners
 /// and one end of a socketpair (the control channel: one JSON object per line, both ways),
-/// sends the config and waits for "ready". Afterwards each "egress" message becomes egress()
-/// and the process's end becomes exited(). The listeners live only in the gateway: when it
-/// dies the kernel closes them, so redirected guest connections are refused (nothing fails
+/// sends the config and waits (on the event loop) for "ready". Afterwards each "egress" message
+/// becomes egress() and the process's end becomes exited(). The listeners live only in the gateway:
+/// when it dies the kernel closes them, so redirected guest connections are refused (nothing fails
 /// open). The gateway exits by itself when the control socket closes, so a crashed airlockd
 /// never leaves gateways behind.
 class GatewayProcess : public QObject
@@ -93,11 +93,18 @@ public:
     /// Stops the gateway (stop()).
     ~GatewayProcess() override;
 
-    /// Binds the listeners, spawns the gateway, sends the config and blocks until it reports
-    /// ready (at most `readyTimeoutMs`). Errors: BackendUnavailable (no gateway binary),
-    /// OperationFailed (bind, spawn, a "fatal" answer, exit or timeout; the message says which,
-    /// with the gateway's last log line). On error no gateway process is left.
-    Result<void> start(const GatewayConfig &config, int readyTimeoutMs = kDefaultReadyTimeoutMs);
+    /// Called once when start() is done: with success when the gateway reported "ready", else
+    /// with BackendUnavailable (no gateway binary) or OperationFailed (bind, spawn, a "fatal"
+    /// answer, exit or timeout; the message says which, with the gateway's last log line). On
+    /// error no gateway process is left. Always called from the event loop, never from start().
+    using Ready = std::function<void(const Result<void> &)>;
+    /// Binds the listeners, spawns the gateway and sends the config, then returns: `ready` is
+    /// called once the gateway reported ready or failed (at most `readyTimeoutMs` later), so a
+    /// slow gateway never blocks the helper's event loop. Not called when this object is
+    /// deleted first.
+    void start(const GatewayConfig &config, int readyTimeoutMs, Ready ready);
+    /// True between start() and its `ready` callback.
+    bool isStarting() const { return bool(m_readyCallback); }
     /// Sends {"type":"policy","generation":N}: the gateway applies it to every request from
     /// then on, closes open connections it no longer allows and answers "applied" with N
     /// (docs/gateway.md). `applied` is called once, as PolicyAck says. Errors (then `applied` is
@@ -126,6 +133,10 @@ Q_SIGNALS:
     void exited(const QString &reason);
 
 private:
+    /// The synchronous part of start(): listeners, process, config message.
+    Result<void> launch(const GatewayConfig &config);
+    /// Ends a pending start() with `result` (a failure stops the process first).
+    void finishStart(Result<void> result);
     Result<void> sendLine(const QJsonObject &message);
     Result<void> sendBytes(QByteArrayView bytes);
     /// Reads what the socket has; returns false on EOF or a framing error.
@@ -146,6 +157,9 @@ private:
     QSocketNotifier *m_notifier = nullptr;
     std::unique_ptr<protocol::LineFramer> m_framer;
     bool m_ready = false;
+    Ready m_readyCallback; ///< set while start() waits for "ready"
+    QTimer m_readyTimer;
+    int m_readyTimeoutMs = kDefaultReadyTimeoutMs;
     QString m_fatal;
     bool m_stopping = false;
     struct PolicyWaiter

@@ -1,5 +1,7 @@
 #include "core/daemon/networklinks.h"
 
+#include <QTimer>
+
 #include "core/daemon/egressrecorder.h"
 #include "core/daemon/vmmuidallocator.h"
 #include "core/net/interfacenetworks.h"
@@ -72,32 +74,46 @@ Result<LinkAllocation> NetworkLinks::allocateUnused()
     return link;
 }
 
-Result<SandboxNetwork *> NetworkLinks::bringUp(const QString &name, uid_t vmmUid,
-                                               const EgressPolicy &policy)
+void NetworkLinks::bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy,
+                           Brought done)
 {
-    AIRLOCK_TRY_INIT(link, allocateUnused());
-    SandboxNetwork *network = make(name, *link, vmmUid, policy);
-    if (auto up = network->up(false); !up) {
-        delete network;
-        m_pool->release(link->index);
-        return std::unexpected(up.error());
+    auto link = allocateUnused();
+    if (!link) {
+        QTimer::singleShot(0, this, [done = std::move(done), error = link.error()] {
+            done(std::unexpected(error));
+        });
+        return;
     }
-    return network;
+    up(make(name, *link, vmmUid, policy), /*adopt=*/false, std::move(done));
 }
 
-Result<SandboxNetwork *> NetworkLinks::restore(const QString &name, qint64 linkIndex, uid_t vmmUid,
-                                               const EgressPolicy &policy)
+void NetworkLinks::restore(const QString &name, qint64 linkIndex, uid_t vmmUid,
+                           const EgressPolicy &policy, Brought done)
 {
-    if (linkIndex < 0 || linkIndex >= qint64(m_pool->capacity()))
-        return fail(ErrorKind::NotFound, QStringLiteral("no network link was recorded"));
-    AIRLOCK_TRY_INIT(link, m_pool->reserve(quint32(linkIndex)));
-    SandboxNetwork *network = make(name, *link, vmmUid, policy);
-    if (auto up = network->up(true); !up) {
-        delete network;
-        m_pool->release(quint32(linkIndex));
-        return std::unexpected(up.error());
+    auto link = linkIndex >= 0 && linkIndex < qint64(m_pool->capacity())
+        ? m_pool->reserve(quint32(linkIndex))
+        : Result<LinkAllocation>(
+            fail(ErrorKind::NotFound, QStringLiteral("no network link was recorded")));
+    if (!link) {
+        QTimer::singleShot(0, this, [done = std::move(done), error = link.error()] {
+            done(std::unexpected(error));
+        });
+        return;
     }
-    return network;
+    up(make(name, *link, vmmUid, policy), /*adopt=*/true, std::move(done));
+}
+
+void NetworkLinks::up(SandboxNetwork *network, bool adopt, Brought done)
+{
+    const quint32 index = network->link().index;
+    network->up(adopt, [this, network, index, done = std::move(done)](const Result<void> &up) {
+        if (!up) {
+            network->deleteLater();
+            m_pool->release(index);
+            return done(std::unexpected(up.error()));
+        }
+        done(network);
+    });
 }
 
 void NetworkLinks::release(SandboxNetwork *network, Vmm *vmmStillRunning,

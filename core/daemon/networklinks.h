@@ -34,13 +34,15 @@ public:
     bool hasPool() const { return m_pool.has_value(); }
     void setCredentialSource(CredentialSource source) { m_credentialSource = std::move(source); }
 
+    /// Called once (from the event loop) with the network that is up, or the error.
+    using Brought = std::function<void(const Result<SandboxNetwork *> &)>;
     /// A network for `name`'s VMM running as `vmmUid`, up on a new link (tap, CA, gateway,
-    /// table). Owned by this object until released.
-    Result<SandboxNetwork *> bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy);
+    /// table), handed to `done`. Owned by this object until released.
+    void bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy, Brought done);
     /// The network of a re-adopted guest, up again on its recorded link `linkIndex` (the
     /// existing tap adopted, the table loaded, a new gateway).
-    Result<SandboxNetwork *> restore(const QString &name, qint64 linkIndex, uid_t vmmUid,
-                                     const EgressPolicy &policy);
+    void restore(const QString &name, qint64 linkIndex, uid_t vmmUid, const EgressPolicy &policy,
+                 Brought done);
     /// Takes `network` down and returns its link: now, or once `vmmStillRunning` exited. A
     /// deferred teardown asks `superseded` whether the sandbox runs again meanwhile with a newer
     /// network of the same names (table, tap, pid file), which are then not this one's.
@@ -56,6 +58,8 @@ private:
     /// helper's taps, the host's own networks). Errors: Busy when none is left, naming
     /// --address-pool when links were skipped.
     Result<LinkAllocation> allocateUnused();
+    /// Brings `network` up; on error deletes it and returns its link.
+    void up(SandboxNetwork *network, bool adopt, Brought done);
     SandboxNetwork *make(const QString &name, const LinkAllocation &link, uid_t vmmUid,
                          const EgressPolicy &policy);
 

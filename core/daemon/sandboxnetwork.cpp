@@ -65,7 +65,7 @@ SandboxNetwork::~SandboxNetwork()
         m_gateway->stop(500);
 }
 
-Result<void> SandboxNetwork::up(bool adopt)
+void SandboxNetwork::up(bool adopt, Done done)
 {
     m_down = false;
     auto rollback = [this](const Error &error) -> Result<void> {
@@ -74,31 +74,39 @@ Result<void> SandboxNetwork::up(bool adopt)
         down();
         return std::unexpected(error);
     };
-    if (adopt && TapDevice::isTap(m_tapName)) {
-        m_tapCreated = true;
-    } else {
-        TapConfig tap {m_tapName, m_vmmUid, m_link.gateway, m_link.prefixLength};
-        auto created = TapDevice::create(tap);
-        if (!created && created.error().kind == ErrorKind::AlreadyExists) {
-            // A leftover of a crash (restore() removes those, but a tap may also outlive a
-            // killed VMM for a moment): try once to take its place.
-            if (TapDevice::remove(m_tapName))
-                created = TapDevice::create(tap);
+    auto tapAndCa = [&]() -> Result<void> {
+        if (adopt && TapDevice::isTap(m_tapName)) {
+            m_tapCreated = true;
+        } else {
+            TapConfig tap {m_tapName, m_vmmUid, m_link.gateway, m_link.prefixLength};
+            auto created = TapDevice::create(tap);
+            if (!created && created.error().kind == ErrorKind::AlreadyExists) {
+                // A leftover of a crash (restore() removes those, but a tap may also outlive a
+                // killed VMM for a moment): try once to take its place.
+                if (TapDevice::remove(m_tapName))
+                    created = TapDevice::create(tap);
+            }
+            AIRLOCK_TRY(created);
+            m_tapCreated = true;
         }
-        if (!created)
-            return rollback(created.error());
-        m_tapCreated = true;
+        return loadCa();
+    };
+    if (auto made = tapAndCa(); !made) {
+        // Answered from the event loop like the gateway's outcome below.
+        QTimer::singleShot(
+            0, this, [done = std::move(done), error = rollback(made.error())] { done(error); });
+        return;
     }
-    if (auto ca = loadCa(); !ca)
-        return rollback(ca.error());
-    if (auto gateway = startGateway(); !gateway)
-        return rollback(gateway.error());
-    if (auto loaded = loadTable(); !loaded)
-        return rollback(loaded.error());
-    qCInfo(lcNetwork, "%s: network up on %s (guest %s/%d, gateway %s)", qPrintable(m_sandbox),
-           qPrintable(m_tapName), qPrintable(m_link.guest.toString()), m_link.prefixLength,
-           qPrintable(m_link.gateway.toString()));
-    return {};
+    startGateway([this, done = std::move(done), rollback](const Result<void> &started) {
+        if (!started)
+            return done(rollback(started.error()));
+        if (auto loaded = loadTable(); !loaded)
+            return done(rollback(loaded.error()));
+        qCInfo(lcNetwork, "%s: network up on %s (guest %s/%d, gateway %s)", qPrintable(m_sandbox),
+               qPrintable(m_tapName), qPrintable(m_link.guest.toString()), m_link.prefixLength,
+               qPrintable(m_link.gateway.toString()));
+        done({});
+    });
 }
 
 Result<void> SandboxNetwork::loadTable()
@@ -159,6 +167,8 @@ void SandboxNetwork::down(bool superseded)
 {
     m_down = true;
     m_restartTimer.stop();
+    // A gateway still starting is stopped with it; its callback never runs.
+    delete std::exchange(m_startingGateway, nullptr);
     if (superseded) {
         if (m_gateway) {
             m_gateway->stop();
@@ -237,10 +247,15 @@ Result<void> SandboxNetwork::loadCa()
     return {};
 }
 
-Result<void> SandboxNetwork::startGateway()
+void SandboxNetwork::startGateway(GatewayProcess::Ready done)
 {
     auto logDir = privateDir(m_config.stateDir, QStringLiteral("log"));
-    AIRLOCK_TRY(logDir);
+    if (!logDir) {
+        QTimer::singleShot(0, this, [done = std::move(done), error = logDir.error()] {
+            done(std::unexpected(error));
+        });
+        return;
+    }
     GatewayConfig config;
     config.program = m_config.gatewayProgram;
     config.sandbox = m_sandbox;
@@ -261,22 +276,40 @@ Result<void> SandboxNetwork::startGateway()
     config.credentials = VmmCredentials {m_gatewayUid, m_config.gatewayGid, {m_config.gatewayGid}};
     config.logPath = QDir(*logDir).filePath(QStringLiteral("gateway-%1.log").arg(m_sandbox));
     config.logLevel = m_config.gatewayLogLevel;
-    auto *gateway = new GatewayProcess(this);
+    delete std::exchange(m_startingGateway, new GatewayProcess(this));
+    GatewayProcess *gateway = m_startingGateway;
     connect(gateway, &GatewayProcess::egress, this, &SandboxNetwork::egress);
-    if (auto started = gateway->start(config, m_config.readyTimeoutMs); !started) {
-        delete gateway;
-        return std::unexpected(started.error());
-    }
+    gateway->start(config, m_config.readyTimeoutMs,
+                   [this, gateway, started = config.policy,
+                    done = std::move(done)](const Result<void> &ready) {
+                       m_startingGateway = nullptr;
+                       if (!ready) {
+                           // Inside its own callback: deleted from the event loop.
+                           gateway->deleteLater();
+                           return done(ready);
+                       }
+                       gatewayReady(gateway, started);
+                       done({});
+                   });
+}
+
+void SandboxNetwork::gatewayReady(GatewayProcess *gateway, const EgressPolicy &startedWith)
+{
     connect(gateway, &GatewayProcess::exited, this, &SandboxNetwork::onGatewayExited);
     m_gateway = gateway;
     m_gatewayStartedAtMs = QDateTime::currentMSecsSinceEpoch();
     writePidFile();
+    // A policy set while the gateway started: sent before anything else, so it is in force
+    // before the guest's first packet (the control channel is read in order).
+    if (m_policy != startedWith) {
+        if (auto sent = m_gateway->setPolicy(m_policy); !sent)
+            qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox), qPrintable(sent.error().message));
+    }
     // Before the guest (or, after a restart, its next connection) can send anything: the
     // control channel is ordered, so the gateway applies them before it reads guest traffic
     // queued behind them.
     if (auto pushed = pushCredentials(); !pushed)
         qCWarning(lcNetwork, "%s: %s", qPrintable(m_sandbox), qPrintable(pushed.error().message));
-    return {};
 }
 
 Result<void> SandboxNetwork::pushCredentials()
@@ -314,22 +347,26 @@ void SandboxNetwork::onGatewayExited(const QString &reason)
 
 void SandboxNetwork::tryRestart()
 {
-    if (m_down || m_gateway)
+    if (m_down || m_gateway || m_startingGateway)
         return;
     ++m_restartAttempt;
     m_restartDelayMs = qMin(m_restartDelayMs * 2, kMaxRestartDelayMs);
-    if (auto started = startGateway(); !started) {
-        qCWarning(lcNetwork,
-                  "%s: restarting the gateway failed (attempt %d): %s; next try in "
-                  "%d ms",
-                  qPrintable(m_sandbox), m_restartAttempt, qPrintable(started.error().message),
-                  m_restartDelayMs);
-        m_restartTimer.start(m_restartDelayMs);
-        return;
-    }
-    qCInfo(lcNetwork, "%s: gateway restarted (attempt %d)", qPrintable(m_sandbox),
-           m_restartAttempt);
-    Q_EMIT gatewayRestarted(m_deathReason, m_restartAttempt);
+    startGateway([this](const Result<void> &started) {
+        if (m_down)
+            return;
+        if (!started) {
+            qCWarning(lcNetwork,
+                      "%s: restarting the gateway failed (attempt %d): %s; next try in "
+                      "%d ms",
+                      qPrintable(m_sandbox), m_restartAttempt, qPrintable(started.error().message),
+                      m_restartDelayMs);
+            m_restartTimer.start(m_restartDelayMs);
+            return;
+        }
+        qCInfo(lcNetwork, "%s: gateway restarted (attempt %d)", qPrintable(m_sandbox),
+               m_restartAttempt);
+        Q_EMIT gatewayRestarted(m_deathReason, m_restartAttempt);
+    });
 }
 
 QString SandboxNetwork::pidFilePath() const

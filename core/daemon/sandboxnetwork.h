@@ -60,11 +60,14 @@ public:
                    uid_t gatewayUid, EgressPolicy policy, QObject *parent = nullptr);
     ~SandboxNetwork() override;
 
+    /// Called once when up() is done (from the event loop): success, or the first error.
+    using Done = std::function<void(const Result<void> &)>;
     /// Brings the network up: the tap (owner: the VMM's uid; with `adopt`, the existing tap of
     /// a running guest is kept), the sandbox CA (loaded or generated), the gateway (its
-    /// listeners bound on GW, waited for until ready), then the table. On error everything
-    /// made here is removed again (an adopted tap too: its guest cannot keep running).
-    Result<void> up(bool adopt);
+    /// listeners bound on GW; its "ready" waited for on the event loop), then the table, and
+    /// calls `done`. On error everything made here is removed again (an adopted tap too: its
+    /// guest cannot keep running). A policy set meanwhile is in force when `done` runs.
+    void up(bool adopt, Done done);
     /// Table, then gateway, then tap (the link's index is the caller's to release). Call once
     /// the VMM is gone: a tap still held fails with Busy and is reported in the log. With
     /// `superseded` (a newer network of the same sandbox is up already: a restore), only the
@@ -97,6 +100,8 @@ public:
     Result<void> reloadTable();
 
     const LinkAllocation &link() const { return m_link; }
+    /// The policy the gateway enforces (or will start with).
+    const EgressPolicy &policy() const { return m_policy; }
     QString tapName() const { return m_tapName; }
     /// The CA certificate (PEM) the guest must trust; empty before up().
     QByteArray caCertificatePem() const { return m_caCertificatePem; }
@@ -121,7 +126,10 @@ private:
     Result<void> loadCa();
     /// The table as up() loads it; remembers its fingerprint for verifyTable().
     Result<void> loadTable();
-    Result<void> startGateway();
+    /// Starts a gateway with the current policy; `done` as GatewayProcess::Ready.
+    void startGateway(GatewayProcess::Ready done);
+    /// Takes a gateway that reported ready into service (pid file, newer policy, credentials).
+    void gatewayReady(GatewayProcess *gateway, const EgressPolicy &startedWith);
     void onGatewayExited(const QString &reason);
     void tryRestart();
     QString pidFilePath() const;
@@ -136,7 +144,8 @@ private:
     QString m_tapName;
     QByteArray m_caCertificatePem;
     QByteArray m_caKeyPem;
-    GatewayProcess *m_gateway = nullptr;
+    GatewayProcess *m_gateway = nullptr; ///< the running gateway
+    GatewayProcess *m_startingGateway = nullptr; ///< one that has not reported ready yet
     bool m_tapCreated = false;
     bool m_tableLoaded = false;
     QByteArray m_tableFingerprint; ///< of the table as loaded (verifyTable)

@@ -248,15 +248,18 @@ void SandboxService::onAdopted(Adoption::Outcome &outcome)
         return;
     Entry &entry = it->second;
     if (outcome.vmm) {
-        entry.sandbox.state = outcome.state;
+        // Still `adopting` (Busy to every request) until its gateway and table are back.
         attachVmm(entry, std::move(outcome.vmm));
-        restoreNetwork(entry, outcome.job.linkIndex);
-    } else {
-        qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped",
-               qPrintable(outcome.job.name), static_cast<long long>(outcome.job.runtime.pid),
-               qPrintable(outcome.error));
-        markStopped(entry, vanishedReason());
+        restoreNetwork(entry, outcome.job.linkIndex, outcome.state);
+        return;
     }
+    qCInfo(lcSandbox, "%s: VMM pid %lld is gone (%s); marking it stopped",
+           qPrintable(outcome.job.name), static_cast<long long>(outcome.job.runtime.pid),
+           qPrintable(outcome.error));
+    // restore() kept its tap and table for the adoption; nothing uses them now.
+    m_recovery.removeLeftoversOf(outcome.job.name,
+                                 TapDevice::interfaceName(outcome.job.name, instance()));
+    markStopped(entry, vanishedReason());
     commit(entry);
 }
 
@@ -337,27 +340,45 @@ void SandboxService::whenSettled(const QString &name, std::function<void()> call
     it->second.settled.push_back(std::move(callback));
 }
 
-bool SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex)
+void SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex, SandboxState adoptedState)
 {
     const QString name = entry.sandbox.spec.name;
-    auto network = m_networks.restore(name, linkIndex, entry.vmmUid, entry.policy);
-    if (network) {
-        entry.network = *network;
-        entry.linkIndex = linkIndex;
-        return true;
-    }
-    // A VM never runs without its table and gateway.
-    const QString reason =
-        QStringLiteral("its network could not be restored: %1").arg(network.error().message);
-    qCWarning(lcSandbox, "%s: killing the re-adopted VMM: %s", qPrintable(name),
-              qPrintable(reason));
-    Vmm *vmm = entry.vmm.get();
-    releaseVmm(entry);
-    const QString tap = TapDevice::interfaceName(name, instance());
-    connect(vmm, &Vmm::exited, this, [tap] { TapDevice::remove(tap); });
-    vmm->kill();
-    markStopped(entry, reason);
-    return false;
+    const Vmm *adopted = entry.vmm.get();
+    m_networks.restore(
+        name, linkIndex, entry.vmmUid, entry.policy,
+        [this, name, adopted, linkIndex, adoptedState](const Result<SandboxNetwork *> &network) {
+            const auto it = m_entries.find(name);
+            if (it == m_entries.end() || it->second.vmm.get() != adopted) {
+                // Stopped (or gone) meanwhile: its teardown already ran without this network.
+                if (network)
+                    m_networks.release(*network, nullptr, [this, name, net = *network] {
+                        const auto now = m_entries.find(name);
+                        return now != m_entries.end() && now->second.network
+                            && now->second.network != net;
+                    });
+                return;
+            }
+            Entry &adoptedEntry = it->second;
+            if (network) {
+                adoptedEntry.network = *network;
+                adoptedEntry.linkIndex = linkIndex;
+                adoptedEntry.sandbox.state = adoptedState;
+                commit(adoptedEntry);
+                return;
+            }
+            // A VM never runs without its table and gateway.
+            const QString reason = QStringLiteral("its network could not be restored: %1")
+                                       .arg(network.error().message);
+            qCWarning(lcSandbox, "%s: killing the re-adopted VMM: %s", qPrintable(name),
+                      qPrintable(reason));
+            Vmm *vmm = adoptedEntry.vmm.get();
+            releaseVmm(adoptedEntry);
+            const QString tap = TapDevice::interfaceName(name, instance());
+            connect(vmm, &Vmm::exited, this, [tap] { TapDevice::remove(tap); });
+            vmm->kill();
+            markStopped(adoptedEntry, reason);
+            commit(adoptedEntry);
+        });
 }
 
 QList<Sandbox> SandboxService::list() const
@@ -450,13 +471,41 @@ void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSo
             prepareLaunch(*entry, *image, incomingStateFd, source, allowTemplate, *launch);
         !prepared)
         return done(std::unexpected(prepared.error()), launch->usedTemplate);
+    // The network first: tap, CA, gateway ready, table loaded; only then may the VM run. The
+    // gateway's "ready" is waited for on the event loop: other clients are served meanwhile.
+    m_networks.bringUp(
+        name, launch->vmmUid, entry->policy,
+        [this, name, image = *image, launch, done](const Result<SandboxNetwork *> &network) {
+            // A starting sandbox is neither removed nor started again meanwhile (Busy).
+            const auto it = m_entries.find(name);
+            Q_ASSERT(it != m_entries.end());
+            if (!network)
+                return done(failStart(name, network.error()), launch->usedTemplate);
+            launch->network = *network;
+            Entry &starting = it->second;
+            starting.startingNetwork = *network;
+            // A policy set while the gateway started is in force before the guest runs.
+            if ((*network)->policy() != starting.policy)
+                (*network)->setPolicy(starting.policy);
+            if (auto configured = configureLaunch(starting, image, *launch); !configured) {
+                starting.startingNetwork = nullptr;
+                dropNetwork(*launch);
+                return done(failStart(name, configured.error()), launch->usedTemplate);
+            }
+            launchVmm(starting, launch, done);
+        });
+}
 
+void SandboxService::launchVmm(Entry &entry, const std::shared_ptr<Launch> &launch,
+                               const StartedOnce &done)
+{
+    const QString name = entry.sandbox.spec.name;
     std::unique_ptr<Vmm> vmm = m_factory();
     Vmm *raw = vmm.get();
     // Connected before start(): the first console bytes may arrive before it is done.
     connect(raw, &Vmm::consoleOutput, this,
             [this, name](const QByteArray &bytes) { m_consoles.append(name, bytes); });
-    entry->startingVmm = std::move(vmm);
+    entry.startingVmm = std::move(vmm);
     raw->start(launch->config, [this, name, launch, done](const Result<VmmRuntimeInfo> &info) {
         launched(name, launch, info, done);
     });
@@ -474,6 +523,7 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
     if (!image.diskPath.isEmpty())
         AIRLOCK_TRY(m_disks.prepare(name, image, *vmmUid, m_config.vmmGid));
     launch.vmmUid = *vmmUid;
+    launch.config.runtimeDir = *runtimeDir;
     launch.from = incomingStateFd >= 0 ? source : StartSource::Boot;
     if (incomingStateFd < 0 && allowTemplate && entry.sandbox.spec.boot == BootMode::Template
         && m_templates && !entry.internal && image.diskPath.isEmpty()) {
@@ -497,6 +547,7 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
         ::close(*memory);
     }
     AIRLOCK_TRY(m_memory.handOver(name, *vmmUid, m_config.vmmGid));
+    launch.config.incomingStateFd = incomingStateFd;
 
     m_consoles.clear(name);
     entry.sandbox.acceleration = m_config.acceleration;
@@ -518,22 +569,22 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
                                 QStringLiteral("the network device %1 of sandbox '%2' is in use "
                                                "by sandbox '%3'; rename one of them")
                                     .arg(tap, name, holder)});
-    // The network first: tap, CA, gateway ready, table loaded; only then may the VM run.
-    auto network = m_networks.bringUp(name, *vmmUid, entry.policy);
-    if (!network)
-        return failStart(name, network.error());
-    launch.network = *network;
+    return {};
+}
+
+Result<void> SandboxService::configureLaunch(Entry &entry, const GuestImage &image, Launch &launch)
+{
+    const QString name = entry.sandbox.spec.name;
+    const QString runtimeDir = launch.config.runtimeDir;
+    const uid_t vmmUid = launch.vmmUid;
     const LinkAllocation &link = launch.network->link();
-    const QString seedPath = QDir(*runtimeDir).filePath(kSeedFile);
+    const QString seedPath = QDir(runtimeDir).filePath(kSeedFile);
     auto seedContent = m_seed.files(name, launch.network->caCertificatePem());
     auto seed = seedContent ? SeedImage::write(seedPath, *seedContent)
                             : Result<void>(std::unexpected(seedContent.error()));
     auto tapFd = seed ? TapDevice::attach(launch.network->tapName())
                       : Result<int>(std::unexpected(seed.error()));
-    if (!tapFd) {
-        dropNetwork(launch);
-        return failStart(name, tapFd.error());
-    }
+    AIRLOCK_TRY(tapFd);
 
     VmmLaunchConfig &config = launch.config;
     config.sandboxName = name;
@@ -542,9 +593,8 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
     config.kernelPath = image.kernelPath;
     config.initrdPath = image.initrdPath;
     config.kernelArgs = image.kernelArgs;
-    config.runtimeDir = *runtimeDir;
     config.acceleration = m_config.acceleration;
-    config.vmmUid = *vmmUid;
+    config.vmmUid = vmmUid;
     config.vmmGid = m_config.vmmGid;
     config.vmmGroups = m_config.vmmGroups;
     config.network.tapName = launch.network->tapName();
@@ -559,7 +609,6 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
         config.rootDiskBasePath = image.diskPath;
     }
     config.memoryPath = m_memory.pathFor(name);
-    config.incomingStateFd = incomingStateFd;
     config.benchPort = m_config.benchPort;
     return {};
 }
@@ -572,6 +621,7 @@ void SandboxService::launched(const QString &name, const std::shared_ptr<Launch>
     const auto it = m_entries.find(name);
     Q_ASSERT(it != m_entries.end());
     Entry &entry = it->second;
+    entry.startingNetwork = nullptr;
     std::unique_ptr<Vmm> vmm = std::move(entry.startingVmm);
     QObject::disconnect(vmm.get(), nullptr, this, nullptr);
     if (!info) {
@@ -898,13 +948,16 @@ Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &
     qCInfo(lcSandbox, "%s: egress policy set (%lld rules)", qPrintable(name),
            static_cast<long long>(policy.rules.size()));
     Q_EMIT policyChanged(name);
-    if (!entry->network) {
+    // A starting sandbox's network has its gateway up (or coming): it gets the policy before
+    // the guest runs.
+    SandboxNetwork *network = entry->network ? entry->network : entry->startingNetwork;
+    if (!network) {
         if (enforced)
             enforced({});
         return {};
     }
     // Stored either way: a restarting gateway is started with the stored policy.
-    if (auto applied = entry->network->setPolicy(policy, enforced); !applied) {
+    if (auto applied = network->setPolicy(policy, enforced); !applied) {
         qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(applied.error().message));
         if (enforced)
             enforced(std::unexpected(applied.error()));

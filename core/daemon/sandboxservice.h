@@ -225,6 +225,8 @@ private:
         int heldStill = 0; ///< holdStill() count
         uid_t vmmUid = 0; ///< uid of the running VMM (its runtime dir's owner); 0 when none
         SandboxNetwork *network = nullptr; ///< owned (child of the service) while running
+        /// The network of a start in progress once it is up, until its VMM runs or failed.
+        SandboxNetwork *startingNetwork = nullptr;
         qint64 linkIndex = -1; ///< AddressPool index of network's link
     };
     /// What start() prepared for the VMM and hands to it; released again if it fails.
@@ -235,11 +237,15 @@ private:
     /// One start attempt; with `allowTemplate` a template start may be tried.
     void startOnce(const QString &name, int incomingStateFd, StartSource source, bool allowTemplate,
                    StartedOnce done);
-    /// Prepares uid, runtime dir, disk, memory (or a template's), network and seed for the
-    /// start of `entry` into `launch`.
-    /// The sandbox is `starting` once it succeeded; on errors after that it is stopped again.
+    /// Prepares uid, runtime dir, disk and memory (or a template's) for the start of `entry`
+    /// into `launch`. The sandbox is `starting` once it succeeded; on errors after that it is
+    /// stopped again.
     Result<void> prepareLaunch(Entry &entry, const GuestImage &image, int incomingStateFd,
                                StartSource source, bool allowTemplate, Launch &launch);
+    /// With the network of `launch` up: the seed, the tap queue and the VMM's configuration.
+    Result<void> configureLaunch(Entry &entry, const GuestImage &image, Launch &launch);
+    /// Starts the VMM `launch` is configured for; launched() gets the outcome.
+    void launchVmm(Entry &entry, const std::shared_ptr<Launch> &launch, const StartedOnce &done);
     /// Takes down the network a start brought up before its VMM ran.
     void dropNetwork(Launch &launch);
     /// The VMM of `launch` runs (or failed to start): records it (or undoes the start).
@@ -267,8 +273,9 @@ private:
     void markStopped(Entry &entry, const QString &reason);
     /// Kills `entry`'s VMM, tears its network down and marks it stopped for `reason`.
     void killNow(Entry &entry, const QString &reason);
-    /// Brings the network of a re-adopted guest back; false (and the VMM killed) when not.
-    bool restoreNetwork(Entry &entry, qint64 linkIndex);
+    /// Brings the network of a re-adopted guest back (on the event loop), then records it in
+    /// `adoptedState`; when that fails the VMM is killed and the sandbox stopped with the reason.
+    void restoreNetwork(Entry &entry, qint64 linkIndex, SandboxState adoptedState);
     /// Takes the network out of the entry and tears it down (now, or once `vmm` exits).
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
     /// CrashRecovery::removeLeftovers for what no sandbox of this helper owns.

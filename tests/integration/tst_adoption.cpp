@@ -104,7 +104,11 @@ QJsonObject TestAdoption::waitUntilAdopted(RpcTestClient &client, const QString 
                 && sandbox.value(QStringLiteral("state")).toString() != u"adopting";
         },
         kAdoptedTimeoutMs);
-    return changed ? changed->value(QStringLiteral("sandbox")).toObject() : QJsonObject();
+    return changed ? changed->value(QStringLiteral("params"))
+                         .toObject()
+                         .value(QStringLiteral("sandbox"))
+                         .toObject()
+                   : QJsonObject();
 }
 
 void TestAdoption::servesWhileAGuestIsAdopted()

@@ -440,7 +440,8 @@ void TestGuestIdentity::helperKilledWhilePreparingATemplateLeavesNothing()
         }
         return false;
     };
-    QVERIFY(vmmRuns());
+    // Its VMM starts once the guest's gateway reported ready.
+    QTRY_VERIFY_WITH_TIMEOUT(vmmRuns(), 30000);
     // Nobody's guest: no client may reach it (what it typed would be in every template start).
     for (const char *method : {"console.attach", "console.write", "sandbox.get", "sandbox.kill",
                                "snapshot.create", "vm.pause"})

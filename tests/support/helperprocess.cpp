@@ -185,7 +185,9 @@ bool HelperProcess::waitForAdoption(int timeoutMs)
                               .arg(QStringList(adopting.cbegin(), adopting.cend()).join(u' '));
             return false;
         }
-        adopting.remove(changed->value(QStringLiteral("sandbox"))
+        adopting.remove(changed->value(QStringLiteral("params"))
+                            .toObject()
+                            .value(QStringLiteral("sandbox"))
                             .toObject()
                             .value(QStringLiteral("name"))
                             .toString());
