@@ -418,11 +418,15 @@ void SnapshotService::startFrom(const QString &name, const Snapshot &snapshot,
         return done(std::unexpected(state.error()));
     m_sandboxes.start(
         name, *state, StartSource::Snapshot,
-        [this, name, id = snapshot.id, fd = *state, done](const Result<Sandbox> &ran) {
+        [this, name, snapshot, fd = *state, done](const Result<Sandbox> &ran) {
             ::close(fd);
             if (!ran)
                 return done(std::unexpected(ran.error()));
-            done(m_archive.catalog().setHead(name, id));
+            auto headed = m_archive.catalog().setHead(name, snapshot.id);
+            // The sandbox runs from it now: clients that drew the head (a timeline) re-read it.
+            if (headed)
+                Q_EMIT snapshotChanged(name, snapshot);
+            done(headed);
         });
 }
 
