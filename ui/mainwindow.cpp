@@ -7,6 +7,11 @@
 #include "ui/consolecontroller.h"
 #include "ui/consoletab.h"
 #include "ui/credentialsview.h"
+#include "ui/denialbar.h"
+#include "ui/denialnotifier.h"
+#include "ui/denialprompt.h"
+#include "ui/denialtray.h"
+#include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
 #include "ui/errortext.h"
 #include "ui/filestab.h"
@@ -38,7 +43,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
@@ -148,6 +152,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     mainLayout->setContentsMargins(0, 0, 0, 0);
     mainLayout->setSpacing(0);
     mainLayout->addWidget(m_banner);
+    watchDenials(mainPage, mainLayout);
     m_sections->setDocumentMode(true);
     m_sections->setAccessibleName(tr("Sections"));
     m_sections->addTab(splitter, tr("Sand&boxes"));
@@ -227,7 +232,8 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
             onReady();
     }
     updateActions();
-    resize(1100, 720);
+    setMinimumSize(minimumWindowSize());
+    resize(defaultSize());
 }
 
 MainWindow::~MainWindow()
@@ -725,6 +731,7 @@ void MainWindow::forgetSandbox(const QString &sandbox)
         if ((console && console->sandbox() == sandbox) || (files && files->sandbox() == sandbox))
             closeConsoleTab(i--);
     }
+    m_denials->forgetSandbox(sandbox);
     m_model->remove(sandbox);
 }
 
@@ -905,19 +912,82 @@ PolicyEditor *MainWindow::proposeRules(const QString &sandbox, const QList<Egres
     return editor;
 }
 
-void MainWindow::notify(const QString &title, const QString &text)
+void MainWindow::notify(const QString &title, const QString &text, const QString &sandbox,
+                        const QString &name)
 {
     m_lastNotification = text;
     statusBar()->showMessage(text, 30000);
     // A desktop notification where there is a tray; offscreen and bare X servers have none.
-    if (!QSystemTrayIcon::isSystemTrayAvailable() || !QSystemTrayIcon::supportsMessages())
-        return;
-    if (!m_tray) {
-        m_tray = new QSystemTrayIcon(windowIcon(), this);
-        m_tray->setToolTip(tr("Airlock"));
-        m_tray->show();
+    m_denialTray->showMessage(title, text, sandbox, name);
+}
+
+void MainWindow::watchDenials(QWidget *barParent, QLayout *barLayout)
+{
+    m_denials = new DenialNotifier({}, this);
+    m_denialBar = new DenialBar(m_denials, barParent);
+    m_denialTray = new DenialTray(m_denials, windowIcon(), this);
+    m_denialBar->setTrayAvailable(m_denialTray->isAvailable());
+    barLayout->addWidget(m_denialBar);
+    connect(m_egressView->events(), &EgressEventModel::entryAdded, m_denials,
+            [this](const EgressEntry &entry, bool live) {
+                // Recorded history is old news; only what happens now is asked about.
+                if (live)
+                    m_denials->record(entry);
+            });
+    connect(m_denials, &DenialNotifier::notificationDue, this,
+            [this](const DenialNotification &notification) {
+                notify(tr("Airlock: %1 was denied").arg(notification.sandbox),
+                       DenialNotifier::text(notification), notification.sandbox,
+                       notification.names.constFirst());
+            });
+    connect(m_denialBar, &DenialBar::promptRequested, this, &MainWindow::openDenialPrompt);
+    connect(m_denialTray, &DenialTray::promptRequested, this, &MainWindow::openDenialPrompt);
+    connect(m_denialTray, &DenialTray::showWindowRequested, this, [this] {
+        showNormal();
+        raise();
+        activateWindow();
+    });
+}
+
+DenialPrompt *MainWindow::denialPrompt(const QString &sandbox, const QString &name) const
+{
+    return m_prompts.value(sandbox + QLatin1Char('\n') + name).data();
+}
+
+DenialPrompt *MainWindow::openDenialPrompt(const QString &sandbox, const QString &name)
+{
+    const QString key = sandbox + QLatin1Char('\n') + name;
+    DenialPrompt *prompt = m_prompts.value(key);
+    if (!prompt) {
+        const DeniedDestination *destination = m_denials->find(sandbox, name);
+        if (!destination || !m_denials->isOpen(sandbox, name))
+            return nullptr;
+        prompt = new DenialPrompt(m_client, *destination, this);
+        prompt->setAttribute(Qt::WA_DeleteOnClose);
+        m_prompts.insert(key, prompt);
+        connect(
+            prompt->decision(), &AllowDecision::answered, this,
+            [this, sandbox, name](AllowDecision::Answer answer) {
+                if (answer == AllowDecision::Answer::KeepDenied) {
+                    m_denials->keepDenied(sandbox, name);
+                    statusBar()->showMessage(tr("%1 stays denied for %2.").arg(name, sandbox),
+                                             10000);
+                } else {
+                    m_denials->forget(sandbox, name);
+                    statusBar()->showMessage(
+                        tr("%1 is allowed for %2 by a new rule of its policy.").arg(name, sandbox),
+                        10000);
+                }
+            });
+        connect(prompt, &DenialPrompt::editRequested, this,
+                [this](const QString &target, const EgressRule &rule) {
+                    proposeRules(target, {rule});
+                });
     }
-    m_tray->showMessage(title, text, QSystemTrayIcon::Warning, 10000);
+    prompt->show();
+    prompt->raise();
+    prompt->activateWindow();
+    return prompt;
 }
 
 void MainWindow::onCredentialAlert(const EgressEntry &entry)
