@@ -2,6 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "ui/bindingtablemodel.h"
+#include "ui/columnsizer.h"
 #include "ui/connectionpage.h"
 #include "ui/connectionsdialog.h"
 #include "ui/consolecontroller.h"
@@ -97,11 +98,24 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_table->setAccessibleName(tr("Sandboxes"));
     m_table->setTabKeyNavigation(false);
+    // Names get room to be read; the other columns as much as their longest value needs, so
+    // Memory and Uptime are never cut.
     m_table->setColumnWidth(SandboxTableModel::NameColumn, 200);
-    m_table->setColumnWidth(SandboxTableModel::StateColumn, 110);
-    m_table->setColumnWidth(SandboxTableModel::AccelerationColumn, 140);
-    m_table->setColumnWidth(SandboxTableModel::VcpusColumn, 70);
-    m_table->setColumnWidth(SandboxTableModel::MemoryColumn, 100);
+    QStringList states;
+    for (SandboxState state : {SandboxState::Stopped, SandboxState::Starting, SandboxState::Running,
+                               SandboxState::Stopping, SandboxState::Paused})
+        states.append(SandboxTableModel::stateText(state));
+    ColumnSizer::fit(m_table, SandboxTableModel::StateColumn, states);
+    ColumnSizer::fit(m_table, SandboxTableModel::AccelerationColumn,
+                     {SandboxTableModel::accelerationText(Acceleration::Kvm),
+                      SandboxTableModel::accelerationText(Acceleration::Tcg)});
+    ColumnSizer::fit(m_table, SandboxTableModel::VcpusColumn, {QStringLiteral("64")});
+    ColumnSizer::fit(m_table, SandboxTableModel::MemoryColumn,
+                     {SandboxTableModel::tr("%1 MiB").arg(65536)});
+    ColumnSizer::fit(
+        m_table, SandboxTableModel::UptimeColumn,
+        {SandboxTableModel::formatUptime(QDateTime::fromSecsSinceEpoch(0),
+                                         QDateTime::fromSecsSinceEpoch(999 * 3600 + 59 * 60))});
 
     // Said inside the empty table, so a first start does not look like a broken window.
     auto *emptyHint = new QLabel(tr("No sandboxes yet. Create one with <b>New Sandbox</b> "
