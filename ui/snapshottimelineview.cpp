@@ -296,6 +296,24 @@ QRect SnapshotTimelineView::markerRect(const QModelIndex &index) const
     return QRect(c.x() - r, c.y() - r, 2 * r + 1, 2 * r + 1);
 }
 
+QRect SnapshotTimelineView::currentStateRect() const
+{
+    if (!m_model)
+        return {};
+    const QRect marker = markerRect(m_model->indexOf(m_model->head()));
+    if (marker.isEmpty())
+        return {};
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics metrics(bold);
+    const int w = metrics.horizontalAdvance(currentStateText()) + 12;
+    const int h = metrics.height() + 4;
+    // Above the marker (its label is below), inside the view.
+    const int left = std::clamp(marker.center().x() - w / 2, 2, std::max(2, width() - w - 2));
+    const int top = std::max(2, marker.top() - h - 6);
+    return QRect(left, top, w, h);
+}
+
 QModelIndex SnapshotTimelineView::indexAt(const QPoint &pos) const
 {
     if (!m_model)
@@ -475,6 +493,27 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
             drawLabel(QPoint(left, top), text);
             labelRightAbove.insert(lane, left + w);
         }
+    }
+    // Where the sandbox runs from now: a ring and a tag, so a restore is seen at a glance.
+    if (const QRect tag = currentStateRect(); !tag.isEmpty()) {
+        const QRect marker = markerRect(m_model->indexOf(m_model->head()));
+        painter.setPen(QPen(kManual, 2.5));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(QRectF(marker).adjusted(-3, -3, 3, 3));
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(kManual);
+        painter.drawRoundedRect(tag, 4, 4);
+        QPolygonF pointer;
+        pointer << QPointF(marker.center().x() - 4, tag.bottom() + 1)
+                << QPointF(marker.center().x() + 4, tag.bottom() + 1)
+                << QPointF(marker.center().x(), tag.bottom() + 5);
+        painter.drawPolygon(pointer);
+        QFont bold = font();
+        bold.setBold(true);
+        painter.setFont(bold);
+        painter.setPen(Qt::white);
+        painter.drawText(tag, Qt::AlignCenter, currentStateText());
+        painter.setFont(font());
     }
     if (hasFocus() && current.isValid()) {
         const QRect focus = markerRect(current).adjusted(-6, -6, 6, 6);
@@ -800,6 +839,11 @@ void SnapshotTimelineView::updateDescription()
             + tr("%1 was forked from “%2” and has no snapshot yet.")
                   .arg(stub.sandbox, from.data().toString());
     }
+    if (const QModelIndex head =
+            m_model->indexOf(m_model->head(), SnapshotTimelineModel::LabelColumn);
+        head.isValid())
+        text +=
+            QLatin1Char(' ') + tr("The current state runs from “%1”.").arg(head.data().toString());
     const QModelIndex current = currentIndex();
     if (current.isValid())
         text += QLatin1Char(' ')

@@ -45,6 +45,12 @@ public:
     QModelIndex indexAt(const QPoint &pos) const;
     /// Where `index`'s marker is drawn (widget coordinates); empty when not shown.
     QRect markerRect(const QModelIndex &index) const;
+    /// The "current state" tag over the marker of the snapshot the sandbox now runs from (the
+    /// head: after a restore, the restored snapshot), with a ring around that marker; empty
+    /// when there is no head in view.
+    QRect currentStateRect() const;
+    /// The tag's text.
+    static QString currentStateText() { return tr("current state"); }
     /// Marker radius in pixels for a snapshot that stored `newBytes`: 5 for nothing new,
     /// growing with the logarithm of the size up to 18 (so a 1 GiB snapshot stays readable
     /// next to a 50 KiB one).
