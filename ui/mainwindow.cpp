@@ -976,7 +976,9 @@ DenialPrompt *MainWindow::openDenialPrompt(const QString &sandbox, const QString
         const DeniedDestination *destination = m_denials->find(sandbox, name);
         if (!destination || !m_denials->isOpen(sandbox, name))
             return nullptr;
-        prompt = new DenialPrompt(m_client, *destination, this);
+        // The egress view, and so every denial, is this computer's helper's.
+        prompt = new DenialPrompt(m_localHost ? m_localHost->client() : m_client.data(),
+                                  *destination, this);
         prompt->setAttribute(Qt::WA_DeleteOnClose);
         m_prompts.insert(key, prompt);
         connect(
