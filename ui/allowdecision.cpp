@@ -2,7 +2,6 @@
 
 #include "core/model/egressreason.h"
 
-#include <QCoreApplication>
 #include <QLocale>
 
 namespace airlock {
@@ -19,16 +18,11 @@ EgressRule AllowDecision::ruleFor(Answer answer, const QDateTime &at) const
 {
     const QString user = qEnvironmentVariable("USER");
     const QString when = at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"));
+    // Counted first: lupdate reads tr() calls, and a template argument inside one confuses it.
+    const int count = int(std::min<qint64>(m_destination.count, INT_MAX));
     const QString comment = user.isEmpty()
-        ? QCoreApplication::translate("AllowDecision",
-                                      "allowed at the Allow? prompt on %1 after %n denied "
-                                      "request(s)",
-                                      "", int(std::min<qint64>(m_destination.count, INT_MAX)))
-              .arg(when)
-        : QCoreApplication::translate("AllowDecision",
-                                      "allowed by %2 at the Allow? prompt on %1 after %n "
-                                      "denied request(s)",
-                                      "", int(std::min<qint64>(m_destination.count, INT_MAX)))
+        ? tr("allowed at the Allow? prompt on %1 after %n denied request(s)", "", count).arg(when)
+        : tr("allowed by %2 at the Allow? prompt on %1 after %n denied request(s)", "", count)
               .arg(when, user);
     return answer == Answer::AllowSeen ? m_destination.seenRule(comment)
                                        : m_destination.nameRule(comment);

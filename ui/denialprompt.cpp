@@ -44,10 +44,12 @@ DenialPrompt::DenialPrompt(HelperClient *client, const DeniedDestination &destin
     QStringList ports;
     for (quint16 port : destination.ports)
         ports.append(QString::number(port));
+    // Counted first: lupdate reads tr() calls, and a template argument inside one confuses it.
+    const int count = int(std::min<qint64>(destination.count, INT_MAX));
     auto *what = new QLabel(
         tr("<b>%1</b> was denied <b>%2</b> %n time(s), first at %3, last at %4. It stays "
            "denied while you decide, and unless you allow it.",
-           "", int(std::min<qint64>(destination.count, INT_MAX)))
+           "", count)
             .arg(destination.sandbox.toHtmlEscaped(), destination.name.toHtmlEscaped(),
                  timeText(destination.first), timeText(destination.last)),
         this);
