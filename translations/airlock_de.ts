@@ -3959,6 +3959,10 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>current state</source>
         <translation>aktueller Zustand</translation>
     </message>
+    <message>
+        <source>The current state: %1.</source>
+        <translation>Der aktuelle Zustand: %1.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::SnapshotsView</name>
@@ -4380,6 +4384,10 @@ Der Helfer meldete: %2</translation>
     <message>
         <source>Fork the selected snapshot</source>
         <translation>Den ausgewählten Snapshot abzweigen</translation>
+    </message>
+    <message>
+        <source>started from a template</source>
+        <translation>aus einer Vorlage gestartet</translation>
     </message>
 </context>
 <context>

@@ -296,11 +296,30 @@ QRect SnapshotTimelineView::markerRect(const QModelIndex &index) const
     return QRect(c.x() - r, c.y() - r, 2 * r + 1, 2 * r + 1);
 }
 
-QRect SnapshotTimelineView::currentStateRect() const
+void SnapshotTimelineView::setDetachedState(const QString &why)
+{
+    if (why == m_detached)
+        return;
+    m_detached = why;
+    updateDescription();
+    update();
+}
+
+QRect SnapshotTimelineView::currentStateMarker() const
 {
     if (!m_model)
         return {};
-    const QRect marker = markerRect(m_model->indexOf(m_model->head()));
+    if (m_detached.isEmpty())
+        return markerRect(m_model->indexOf(m_model->head()));
+    if (m_model->sandbox().isEmpty())
+        return {};
+    const QPoint c(int(std::lround(timeRange().nowX)), yForLane(0));
+    return QRect(c.x() - 8, c.y() - 8, 17, 17);
+}
+
+QRect SnapshotTimelineView::currentStateRect() const
+{
+    const QRect marker = currentStateMarker();
     if (marker.isEmpty())
         return {};
     QFont bold = font();
@@ -435,8 +454,18 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
                   text);
     }
 
-    // The current state: from the head to now.
-    if (const QModelIndex head = m_model->indexOf(m_model->head()); head.isValid()) {
+    // The current state: from the head to now, or on its own when it does not descend from it.
+    if (!m_detached.isEmpty()) {
+        const QRectF marker = QRectF(currentStateMarker()).adjusted(2, 2, -2, -2);
+        painter.setPen(QPen(kManual, 2));
+        painter.setBrush(pal.color(QPalette::Base));
+        painter.drawEllipse(marker);
+        painter.setPen(pal.color(QPalette::Text));
+        const int w = painter.fontMetrics().horizontalAdvance(m_detached);
+        drawLabel(QPoint(int(std::min(marker.center().x() - w / 2.0, double(width() - w - 4))),
+                         int(marker.bottom()) + 4 + painter.fontMetrics().ascent()),
+                  m_detached);
+    } else if (const QModelIndex head = m_model->indexOf(m_model->head()); head.isValid()) {
         const QPointF a = centerOf(head, range, plot);
         const double nowX = range.nowX;
         painter.setPen(QPen(kManual, 2, Qt::DashLine));
@@ -496,7 +525,7 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     }
     // Where the sandbox runs from now: a ring and a tag, so a restore is seen at a glance.
     if (const QRect tag = currentStateRect(); !tag.isEmpty()) {
-        const QRect marker = markerRect(m_model->indexOf(m_model->head()));
+        const QRect marker = currentStateMarker();
         painter.setPen(QPen(kManual, 2.5));
         painter.setBrush(Qt::NoBrush);
         painter.drawEllipse(QRectF(marker).adjusted(-3, -3, 3, 3));
@@ -839,9 +868,11 @@ void SnapshotTimelineView::updateDescription()
             + tr("%1 was forked from “%2” and has no snapshot yet.")
                   .arg(stub.sandbox, from.data().toString());
     }
-    if (const QModelIndex head =
-            m_model->indexOf(m_model->head(), SnapshotTimelineModel::LabelColumn);
-        head.isValid())
+    if (!m_detached.isEmpty())
+        text += QLatin1Char(' ') + tr("The current state: %1.").arg(m_detached);
+    else if (const QModelIndex head =
+                 m_model->indexOf(m_model->head(), SnapshotTimelineModel::LabelColumn);
+             head.isValid())
         text +=
             QLatin1Char(' ') + tr("The current state runs from “%1”.").arg(head.data().toString());
     const QModelIndex current = currentIndex();

@@ -549,6 +549,40 @@ void TestSnapshotTimeline::viewMarksTheCurrentState()
                  QStringLiteral("The current state runs from “clean boot”.")),
              qPrintable(view.accessibleDescription()));
 
+    // Started from its image's template after that: the state is the template's, so "now" is
+    // a marker of its own on the first lane, the tag over it, not over the restored snapshot.
+    Sandbox sandbox;
+    sandbox.spec.name = kName;
+    sandbox.state = SandboxState::Running;
+    sandbox.startedFrom = StartSource::Template;
+    sandbox.startedAt = QDateTime::currentDateTimeUtc();
+    const Snapshot *head = model.snapshotAt(model.indexOf(kA));
+    QVERIFY(head);
+    const QString detached = SnapshotsView::detachedState(&sandbox, head);
+    QCOMPARE(detached, QStringLiteral("started from a template"));
+    view.setDetachedState(detached);
+    const QRect tag = view.currentStateRect();
+    QVERIFY(!tag.isEmpty());
+    QVERIFY(view.rect().contains(tag));
+    for (const QModelIndex &index : model.indexesByTime())
+        QVERIFY2(tag.center().x() > view.markerRect(index).right(), qPrintable(idAt(index)));
+    QCOMPARE(view.currentStateMarker().center().y(),
+             view.markerRect(model.indexOf(kA)).center().y());
+    QVERIFY2(view.accessibleDescription().contains(
+                 QStringLiteral("The current state: started from a template.")),
+             qPrintable(view.accessibleDescription()));
+    // Not detached: booted or restored, not running, or a snapshot taken since the start.
+    sandbox.startedFrom = StartSource::Snapshot;
+    QVERIFY(SnapshotsView::detachedState(&sandbox, head).isEmpty());
+    sandbox.startedFrom = StartSource::Template;
+    sandbox.state = SandboxState::Stopped;
+    QVERIFY(SnapshotsView::detachedState(&sandbox, head).isEmpty());
+    sandbox.state = SandboxState::Running;
+    sandbox.startedAt = head->createdAt.addSecs(-1);
+    QVERIFY(SnapshotsView::detachedState(&sandbox, head).isEmpty());
+    view.setDetachedState({});
+    QTRY_VERIFY(checkTagOver(kA).isEmpty());
+
     // No head (a sandbox that never had one): no tag.
     restored.insert(QStringLiteral("head"), QJsonValue());
     QVERIFY(model.setLists(restored, allList()));
