@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>DenialNotifier</name>
+    <message>
+        <source>%1 was denied %2.</source>
+        <translation>Zugriff von %1 auf %2 abgelehnt.</translation>
+    </message>
+    <message>
+        <source>%1 was denied %2 new destinations: %3.</source>
+        <translation>%1 wurden %2 neue Ziele abgelehnt: %3.</translation>
+    </message>
+</context>
+<context>
     <name>ErrorText</name>
     <message>
         <source>The sandbox or image does not exist.</source>
@@ -713,6 +724,23 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     </message>
 </context>
 <context>
+    <name>airlock::AllowDecision</name>
+    <message numerus="yes">
+        <source>allowed at the Allow? prompt on %1 after %n denied request(s)</source>
+        <translation>
+            <numerusform>erlaubt in der Frage „Erlauben?“ am %1 nach %n abgelehnten Anfrage</numerusform>
+            <numerusform>erlaubt in der Frage „Erlauben?“ am %1 nach %n abgelehnten Anfragen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>allowed by %2 at the Allow? prompt on %1 after %n denied request(s)</source>
+        <translation>
+            <numerusform>von %2 erlaubt in der Frage „Erlauben?“ am %1 nach %n abgelehnten Anfrage</numerusform>
+            <numerusform>von %2 erlaubt in der Frage „Erlauben?“ am %1 nach %n abgelehnten Anfragen</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>airlock::BindingDialog</name>
     <message>
         <source>Add Credential Binding</source>
@@ -1364,6 +1392,155 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>The guest finds each bound secret&apos;s placeholder in /run/airlock/env (AIRLOCK_SECRET_NAME). A request that carries it anywhere else (another host, path, method or port, or plain HTTP) is refused, counted as denied and raises an alert.</source>
         <translation>Der Gast findet den Platzhalter jedes gebundenen Geheimnisses in /run/airlock/env (AIRLOCK_SECRET_NAME). Eine Anfrage, die ihn anderswohin trägt (anderer Host, Pfad, Methode oder Port, oder unverschlüsseltes HTTP), wird abgelehnt, als abgelehnt gezählt und löst eine Warnung aus.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::DenialBar</name>
+    <message>
+        <source>Allo&amp;w?…</source>
+        <translation>Erla&amp;uben?…</translation>
+    </message>
+    <message>
+        <source>Keep All &amp;Denied</source>
+        <translation>Alle abgelehnt &amp;lassen</translation>
+    </message>
+    <message>
+        <source>Denied destinations waiting for an answer</source>
+        <translation>Abgelehnte Ziele, die auf eine Antwort warten</translation>
+    </message>
+    <message>
+        <source>Answer the oldest denied destination</source>
+        <translation>Das älteste abgelehnte Ziel beantworten</translation>
+    </message>
+    <message>
+        <source>Decide whether the sandbox may reach it; it stays denied until you allow it</source>
+        <translation>Entscheiden, ob die Sandbox es erreichen darf; es bleibt abgelehnt, bis Sie es erlauben</translation>
+    </message>
+    <message>
+        <source>Stop asking about these destinations; they stay denied</source>
+        <translation>Nicht mehr nach diesen Zielen fragen; sie bleiben abgelehnt</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>Denied, waiting for your answer: %1 and %n more.</source>
+        <translation>
+            <numerusform>Abgelehnt, wartet auf Ihre Antwort: %1 und %n weiteres.</numerusform>
+            <numerusform>Abgelehnt, wartet auf Ihre Antwort: %1 und %n weitere.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Denied, waiting for your answer: %1.</source>
+        <translation>Abgelehnt, wartet auf Ihre Antwort: %1.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::DenialPrompt</name>
+    <message>
+        <source>&amp;Allow</source>
+        <translation>&amp;Erlauben</translation>
+    </message>
+    <message>
+        <source>&amp;Keep Denied</source>
+        <translation>Abgelehnt &amp;lassen</translation>
+    </message>
+    <message>
+        <source>&amp;Edit in Policy Editor…</source>
+        <translation>Im Richtlinien-&amp;Editor bearbeiten…</translation>
+    </message>
+    <message>
+        <source>Allow %1 for %2?</source>
+        <translation>%1 für %2 erlauben?</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt; was denied &lt;b&gt;%2&lt;/b&gt; %n time(s), first at %3, last at %4. It stays denied while you decide, and unless you allow it.</source>
+        <translation>
+            <numerusform>Für &lt;b&gt;%1&lt;/b&gt; wurde &lt;b&gt;%2&lt;/b&gt; %n-mal abgelehnt, zuerst um %3, zuletzt um %4. Es bleibt abgelehnt, während Sie entscheiden, und solange Sie es nicht erlauben.</numerusform>
+            <numerusform>Für &lt;b&gt;%1&lt;/b&gt; wurde &lt;b&gt;%2&lt;/b&gt; %n-mal abgelehnt, zuerst um %3, zuletzt um %4. Es bleibt abgelehnt, während Sie entscheiden, und solange Sie es nicht erlauben.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Seen: ports %1; methods %2; paths %3</source>
+        <translation>Gesehen: Ports %1; Methoden %2; Pfade %3</translation>
+    </message>
+    <message>
+        <source>none (a lookup only)</source>
+        <translation>keine (nur eine Namensauflösung)</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>Allow %1 for %2 (port %3, any method and path)</source>
+        <translation>%1 für %2 erlauben (Port %3, jede Methode und jeder Pfad)</translation>
+    </message>
+    <message>
+        <source>Allow only what was seen (port %1, methods %2, paths %3)</source>
+        <translation>Nur das Gesehene erlauben (Port %1, Methoden %2, Pfade %3)</translation>
+    </message>
+    <message>
+        <source>any</source>
+        <translation>alle</translation>
+    </message>
+    <message>
+        <source>Policy change</source>
+        <translation>Richtlinienänderung</translation>
+    </message>
+    <message>
+        <source>Prompt status</source>
+        <translation>Status der Frage</translation>
+    </message>
+    <message>
+        <source>Add the rule shown to the sandbox&apos;s policy now</source>
+        <translation>Die gezeigte Regel jetzt zur Richtlinie der Sandbox hinzufügen</translation>
+    </message>
+    <message>
+        <source>Leave the policy as it is; the destination stays denied</source>
+        <translation>Die Richtlinie bleibt, wie sie ist; das Ziel bleibt abgelehnt</translation>
+    </message>
+    <message>
+        <source>Change to the policy:</source>
+        <translation>Änderung der Richtlinie:</translation>
+    </message>
+    <message>
+        <source>+ %1 (in %2&apos;s policy)</source>
+        <translation>+ %1 (in der Richtlinie von %2)</translation>
+    </message>
+    <message>
+        <source>Applying…</source>
+        <translation>Wird angewendet…</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::DenialTray</name>
+    <message>
+        <source>Allow %1 for %2?…</source>
+        <translation>%1 für %2 erlauben?…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more in the window</source>
+        <translation>
+            <numerusform>%n weiteres im Fenster</numerusform>
+            <numerusform>%n weitere im Fenster</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Show Airlock</source>
+        <translation>Airlock zeigen</translation>
+    </message>
+    <message>
+        <source>Airlock</source>
+        <translation>Airlock</translation>
+    </message>
+    <message numerus="yes">
+        <source>Airlock: %n denied destination(s) wait for an answer</source>
+        <translation>
+            <numerusform>Airlock: %n abgelehntes Ziel wartet auf eine Antwort</numerusform>
+            <numerusform>Airlock: %n abgelehnte Ziele warten auf eine Antwort</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2501,6 +2678,18 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>%1. KVM is not usable: %2</source>
         <translation>%1. KVM ist nicht nutzbar: %2</translation>
     </message>
+    <message>
+        <source>Airlock: %1 was denied</source>
+        <translation>Airlock: Zugriff von %1 abgelehnt</translation>
+    </message>
+    <message>
+        <source>%1 stays denied for %2.</source>
+        <translation>%1 bleibt für %2 abgelehnt.</translation>
+    </message>
+    <message>
+        <source>%1 is allowed for %2 by a new rule of its policy.</source>
+        <translation>%1 ist für %2 durch eine neue Regel seiner Richtlinie erlaubt.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::NewSandboxDialog</name>
@@ -2643,6 +2832,29 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>More than the %1 MiB available now: starting it fails until other sandboxes or programs free memory.</source>
         <translation>Mehr als die %1 MiB, die jetzt frei sind: Der Start schlägt fehl, bis andere Sandboxen oder Programme Speicher freigeben.</translation>
+    </message>
+</context>
+<context>
+    <name>airlock::PolicyAmendment</name>
+    <message>
+        <source>Not connected to the helper.</source>
+        <translation>Nicht mit dem Helfer verbunden.</translation>
+    </message>
+    <message>
+        <source>Could not read the policy: %1 %2</source>
+        <translation>Die Richtlinie konnte nicht gelesen werden: %1 %2</translation>
+    </message>
+    <message>
+        <source>%1 already has this rule.</source>
+        <translation>%1 hat diese Regel schon.</translation>
+    </message>
+    <message>
+        <source>Not applied: %1 %2</source>
+        <translation>Nicht angewendet: %1 %2</translation>
+    </message>
+    <message>
+        <source>Applied: %1 may now reach %2 as the new rule allows.</source>
+        <translation>Angewendet: %1 darf %2 jetzt erreichen, wie die neue Regel es erlaubt.</translation>
     </message>
 </context>
 <context>
@@ -3743,6 +3955,18 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <source>%1 was forked from “%2” and has no snapshot yet.</source>
         <translation>%1 wurde von „%2“ abgezweigt und hat noch keinen Snapshot.</translation>
     </message>
+    <message>
+        <source>The current state runs from “%1”.</source>
+        <translation>Der aktuelle Zustand läuft ab „%1“.</translation>
+    </message>
+    <message>
+        <source>current state</source>
+        <translation>aktueller Zustand</translation>
+    </message>
+    <message>
+        <source>The current state: %1.</source>
+        <translation>Der aktuelle Zustand: %1.</translation>
+    </message>
 </context>
 <context>
     <name>airlock::SnapshotsView</name>
@@ -4164,6 +4388,10 @@ Der Helfer meldete: %2</translation>
     <message>
         <source>Fork the selected snapshot</source>
         <translation>Den ausgewählten Snapshot abzweigen</translation>
+    </message>
+    <message>
+        <source>started from a template</source>
+        <translation>aus einer Vorlage gestartet</translation>
     </message>
 </context>
 <context>

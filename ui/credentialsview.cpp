@@ -4,6 +4,7 @@
 #include "core/protocol/methods.h"
 #include "ui/bindingdialog.h"
 #include "ui/bindingtablemodel.h"
+#include "ui/columnsizer.h"
 #include "ui/errortext.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/secretlistmodel.h"
@@ -72,7 +73,9 @@ CredentialsView::CredentialsView(HelperClient *client, SandboxTableModel *sandbo
     m_bindingTable->setColumnWidth(BindingTableModel::TemplateColumn, 210);
     m_bindingTable->setColumnWidth(BindingTableModel::InjectionsColumn, 90);
     m_bindingTable->setColumnWidth(BindingTableModel::LastUsedColumn, 145);
-    m_bindingTable->setColumnWidth(BindingTableModel::DeniedColumn, 80);
+    ColumnSizer::fit(m_bindingTable, BindingTableModel::InjectionsColumn,
+                     {QStringLiteral("99999")});
+    ColumnSizer::fit(m_bindingTable, BindingTableModel::DeniedColumn, {QStringLiteral("99999")});
 
     m_setButton->setAccessibleName(tr("Set a new secret"));
     m_replaceButton->setAccessibleName(tr("Replace the selected secret's value"));

@@ -3,11 +3,13 @@
 #include "core/client/helperclient.h"
 #include "core/model/hostname.h"
 #include "core/protocol/methods.h"
+#include "ui/columnsizer.h"
 #include "ui/destinationcountmodel.h"
 #include "ui/egresseventmodel.h"
 #include "ui/egressfilterproxy.h"
 #include "ui/egressmapview.h"
 #include "ui/learnlistmodel.h"
+#include "ui/policytext.h"
 #include "ui/probingmonitor.h"
 #include "ui/sandboxtablemodel.h"
 
@@ -35,6 +37,15 @@
 namespace airlock {
 
 namespace {
+
+/// The reasons the Reason column is made wide enough for (with a repeat count): the policy's
+/// own and the common refusals. Longer ones are cut, with the whole text in the tooltip.
+QList<EgressReason> reasonsToFit()
+{
+    return {EgressReason::HostNotAllowed,     EgressReason::PortNotAllowed,
+            EgressReason::MethodNotAllowed,   EgressReason::PathNotAllowed,
+            EgressReason::PrivateDestination, EgressReason::IpLiteral};
+}
 
 void setUpTable(QTableView *table, const QString &name)
 {
@@ -125,19 +136,28 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
 
     m_table->setModel(m_filter);
     setUpTable(m_table, tr("Egress decisions"));
-    m_table->setColumnWidth(EgressEventModel::TimeColumn, 64);
-    m_table->setColumnWidth(EgressEventModel::SandboxColumn, 60);
-    m_table->setColumnWidth(EgressEventModel::LayerColumn, 100); // "DNS A, AAAA"
+    // What was decided and why come right after the name, so they are in view at any window
+    // size; SNI / Host, method and path follow (the path takes the rest).
+    QHeaderView *header = m_table->horizontalHeader();
+    header->moveSection(header->visualIndex(EgressEventModel::VerdictColumn),
+                        header->visualIndex(EgressEventModel::SniHostColumn));
+    header->moveSection(header->visualIndex(EgressEventModel::ReasonColumn),
+                        header->visualIndex(EgressEventModel::SniHostColumn));
+    // Each column as wide as its header and its longest usual value (also in longer
+    // languages: "Entscheidung" is wider than the verdicts).
+    ColumnSizer::fit(m_table, EgressEventModel::TimeColumn, {QStringLiteral("00:00:00")});
+    m_table->setColumnWidth(EgressEventModel::SandboxColumn, 80);
+    ColumnSizer::fit(m_table, EgressEventModel::LayerColumn, {QStringLiteral("DNS A, AAAA")});
     m_table->setColumnWidth(EgressEventModel::NameColumn, 150);
-    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 115);
-    m_table->setColumnWidth(EgressEventModel::MethodColumn, 58);
-    m_table->setColumnWidth(EgressEventModel::PathColumn, 110);
-    m_table->setColumnWidth(EgressEventModel::VerdictColumn, 64);
-    // No header cut off, also in longer languages ("Entscheidung" is wider than the verdicts).
-    for (int column = 0; column < EgressEventModel::ColumnCount; ++column)
-        m_table->setColumnWidth(column,
-                                std::max(m_table->columnWidth(column),
-                                         m_table->horizontalHeader()->sectionSizeHint(column)));
+    m_table->setColumnWidth(EgressEventModel::SniHostColumn, 150);
+    ColumnSizer::fit(m_table, EgressEventModel::MethodColumn, {QStringLiteral("OPTIONS")});
+    ColumnSizer::fit(m_table, EgressEventModel::VerdictColumn,
+                     {EgressEventModel::tr("Allowed"), EgressEventModel::tr("Denied")});
+    QStringList reasons;
+    for (EgressReason reason : reasonsToFit())
+        reasons.append(
+            EgressEventModel::tr("%1 (%n times)", nullptr, 99).arg(PolicyText::reasonText(reason)));
+    ColumnSizer::fit(m_table, EgressEventModel::ReasonColumn, reasons);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *allowAction = new QAction(tr("Allow This Host…"), m_table);
     allowAction->setShortcut(QKeySequence(tr("Ctrl+Shift+A")));
@@ -156,15 +176,27 @@ EgressView::EgressView(HelperClient *client, SandboxTableModel *sandboxes, QWidg
     m_countTable->setModel(counts);
     setUpTable(m_countTable, tr("Requests per destination"));
     m_countTable->setSortingEnabled(true);
+    // The counts right after the destination, so the narrow side pane shows them; the sandbox
+    // (the same in every row while one is chosen) last.
+    QHeaderView *countHeader = m_countTable->horizontalHeader();
+    countHeader->moveSection(countHeader->visualIndex(DestinationCountModel::SandboxColumn),
+                             DestinationCountModel::ColumnCount - 1);
     m_countTable->setColumnWidth(DestinationCountModel::SandboxColumn, 90);
-    m_countTable->setColumnWidth(DestinationCountModel::DestinationColumn, 190);
-    m_countTable->setColumnWidth(DestinationCountModel::AllowedColumn, 65);
-    m_countTable->setColumnWidth(DestinationCountModel::DeniedColumn, 65);
+    m_countTable->setColumnWidth(DestinationCountModel::DestinationColumn, 160);
+    ColumnSizer::fit(m_countTable, DestinationCountModel::AllowedColumn, {QStringLiteral("99999")});
+    ColumnSizer::fit(m_countTable, DestinationCountModel::DeniedColumn, {QStringLiteral("99999")});
 
     m_learnTable->setModel(m_learn);
     setUpTable(m_learnTable, tr("Learned destinations"));
+    // As the Destinations tab: the count (Denied) right after the host, the sandbox last.
+    QHeaderView *learnHeader = m_learnTable->horizontalHeader();
+    learnHeader->moveSection(learnHeader->visualIndex(LearnListModel::SandboxColumn),
+                             LearnListModel::ColumnCount - 1);
+    learnHeader->moveSection(learnHeader->visualIndex(LearnListModel::CountColumn),
+                             learnHeader->visualIndex(LearnListModel::PortColumn) + 1);
     m_learnTable->setColumnWidth(LearnListModel::SandboxColumn, 90);
-    m_learnTable->setColumnWidth(LearnListModel::HostColumn, 180);
+    m_learnTable->setColumnWidth(LearnListModel::HostColumn, 160);
+    ColumnSizer::fit(m_learnTable, LearnListModel::CountColumn, {QStringLiteral("99999")});
     m_learnTable->setColumnWidth(LearnListModel::PortColumn, 50);
     m_promoteButton->setAccessibleName(tr("Add the selected learned destinations as rules"));
     m_promoteButton->setToolTip(tr("Open the policy editor with one rule per selected "

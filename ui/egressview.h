@@ -45,6 +45,8 @@ public:
     ProbingMonitor *probing() const { return m_probing; }
     EgressMapView *map() const { return m_map; }
     QTableView *eventTable() const { return m_table; }
+    /// The Destinations tab: allowed and denied requests per destination.
+    QTableView *countTable() const { return m_countTable; }
     /// The line under the table: how many decisions the filters show and how many of those
     /// were denied, with the total when the filters hide some ("Decisions shown: 9 of 21,
     /// denied: 6").

@@ -2,11 +2,17 @@
 
 #include "core/client/helperclient.h"
 #include "ui/bindingtablemodel.h"
+#include "ui/columnsizer.h"
 #include "ui/connectionpage.h"
 #include "ui/connectionsdialog.h"
 #include "ui/consolecontroller.h"
 #include "ui/consoletab.h"
 #include "ui/credentialsview.h"
+#include "ui/denialbar.h"
+#include "ui/denialnotifier.h"
+#include "ui/denialprompt.h"
+#include "ui/denialtray.h"
+#include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
 #include "ui/errortext.h"
 #include "ui/filestab.h"
@@ -38,7 +44,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
@@ -93,11 +98,24 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_table->setAccessibleName(tr("Sandboxes"));
     m_table->setTabKeyNavigation(false);
+    // Names get room to be read; the other columns as much as their longest value needs, so
+    // Memory and Uptime are never cut.
     m_table->setColumnWidth(SandboxTableModel::NameColumn, 200);
-    m_table->setColumnWidth(SandboxTableModel::StateColumn, 110);
-    m_table->setColumnWidth(SandboxTableModel::AccelerationColumn, 140);
-    m_table->setColumnWidth(SandboxTableModel::VcpusColumn, 70);
-    m_table->setColumnWidth(SandboxTableModel::MemoryColumn, 100);
+    QStringList states;
+    for (SandboxState state : {SandboxState::Stopped, SandboxState::Starting, SandboxState::Running,
+                               SandboxState::Stopping, SandboxState::Paused})
+        states.append(SandboxTableModel::stateText(state));
+    ColumnSizer::fit(m_table, SandboxTableModel::StateColumn, states);
+    ColumnSizer::fit(m_table, SandboxTableModel::AccelerationColumn,
+                     {SandboxTableModel::accelerationText(Acceleration::Kvm),
+                      SandboxTableModel::accelerationText(Acceleration::Tcg)});
+    ColumnSizer::fit(m_table, SandboxTableModel::VcpusColumn, {QStringLiteral("64")});
+    ColumnSizer::fit(m_table, SandboxTableModel::MemoryColumn,
+                     {SandboxTableModel::tr("%1 MiB").arg(65536)});
+    ColumnSizer::fit(
+        m_table, SandboxTableModel::UptimeColumn,
+        {SandboxTableModel::formatUptime(QDateTime::fromSecsSinceEpoch(0),
+                                         QDateTime::fromSecsSinceEpoch(999 * 3600 + 59 * 60))});
 
     // Said inside the empty table, so a first start does not look like a broken window.
     auto *emptyHint = new QLabel(tr("No sandboxes yet. Create one with <b>New Sandbox</b> "
@@ -148,6 +166,7 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
     mainLayout->setContentsMargins(0, 0, 0, 0);
     mainLayout->setSpacing(0);
     mainLayout->addWidget(m_banner);
+    watchDenials(mainPage, mainLayout);
     m_sections->setDocumentMode(true);
     m_sections->setAccessibleName(tr("Sections"));
     m_sections->addTab(splitter, tr("Sand&boxes"));
@@ -227,7 +246,8 @@ MainWindow::MainWindow(HelperClient *client, QWidget *parent)
             onReady();
     }
     updateActions();
-    resize(1100, 720);
+    setMinimumSize(minimumWindowSize());
+    resize(defaultSize());
 }
 
 MainWindow::~MainWindow()
@@ -725,6 +745,7 @@ void MainWindow::forgetSandbox(const QString &sandbox)
         if ((console && console->sandbox() == sandbox) || (files && files->sandbox() == sandbox))
             closeConsoleTab(i--);
     }
+    m_denials->forgetSandbox(sandbox);
     m_model->remove(sandbox);
 }
 
@@ -905,19 +926,84 @@ PolicyEditor *MainWindow::proposeRules(const QString &sandbox, const QList<Egres
     return editor;
 }
 
-void MainWindow::notify(const QString &title, const QString &text)
+void MainWindow::notify(const QString &title, const QString &text, const QString &sandbox,
+                        const QString &name)
 {
     m_lastNotification = text;
     statusBar()->showMessage(text, 30000);
     // A desktop notification where there is a tray; offscreen and bare X servers have none.
-    if (!QSystemTrayIcon::isSystemTrayAvailable() || !QSystemTrayIcon::supportsMessages())
-        return;
-    if (!m_tray) {
-        m_tray = new QSystemTrayIcon(windowIcon(), this);
-        m_tray->setToolTip(tr("Airlock"));
-        m_tray->show();
+    m_denialTray->showMessage(title, text, sandbox, name);
+}
+
+void MainWindow::watchDenials(QWidget *barParent, QLayout *barLayout)
+{
+    m_denials = new DenialNotifier({}, this);
+    m_denialBar = new DenialBar(m_denials, barParent);
+    m_denialTray = new DenialTray(m_denials, windowIcon(), this);
+    m_denialBar->setTrayAvailable(m_denialTray->isAvailable());
+    barLayout->addWidget(m_denialBar);
+    connect(m_egressView->events(), &EgressEventModel::entryAdded, m_denials,
+            [this](const EgressEntry &entry, bool live) {
+                // Recorded history is old news; only what happens now is asked about.
+                if (live)
+                    m_denials->record(entry);
+            });
+    connect(m_denials, &DenialNotifier::notificationDue, this,
+            [this](const DenialNotification &notification) {
+                notify(tr("Airlock: %1 was denied").arg(notification.sandbox),
+                       DenialNotifier::text(notification), notification.sandbox,
+                       notification.names.constFirst());
+            });
+    connect(m_denialBar, &DenialBar::promptRequested, this, &MainWindow::openDenialPrompt);
+    connect(m_denialTray, &DenialTray::promptRequested, this, &MainWindow::openDenialPrompt);
+    connect(m_denialTray, &DenialTray::showWindowRequested, this, [this] {
+        showNormal();
+        raise();
+        activateWindow();
+    });
+}
+
+DenialPrompt *MainWindow::denialPrompt(const QString &sandbox, const QString &name) const
+{
+    return m_prompts.value(sandbox + QLatin1Char('\n') + name).data();
+}
+
+DenialPrompt *MainWindow::openDenialPrompt(const QString &sandbox, const QString &name)
+{
+    const QString key = sandbox + QLatin1Char('\n') + name;
+    DenialPrompt *prompt = m_prompts.value(key);
+    if (!prompt) {
+        const DeniedDestination *destination = m_denials->find(sandbox, name);
+        if (!destination || !m_denials->isOpen(sandbox, name))
+            return nullptr;
+        // The egress view, and so every denial, is this computer's helper's.
+        prompt = new DenialPrompt(m_localHost ? m_localHost->client() : m_client.data(),
+                                  *destination, this);
+        prompt->setAttribute(Qt::WA_DeleteOnClose);
+        m_prompts.insert(key, prompt);
+        connect(
+            prompt->decision(), &AllowDecision::answered, this,
+            [this, sandbox, name](AllowDecision::Answer answer) {
+                if (answer == AllowDecision::Answer::KeepDenied) {
+                    m_denials->keepDenied(sandbox, name);
+                    statusBar()->showMessage(tr("%1 stays denied for %2.").arg(name, sandbox),
+                                             10000);
+                } else {
+                    m_denials->forget(sandbox, name);
+                    statusBar()->showMessage(
+                        tr("%1 is allowed for %2 by a new rule of its policy.").arg(name, sandbox),
+                        10000);
+                }
+            });
+        connect(prompt, &DenialPrompt::editRequested, this,
+                [this](const QString &target, const EgressRule &rule) {
+                    proposeRules(target, {rule});
+                });
     }
-    m_tray->showMessage(title, text, QSystemTrayIcon::Warning, 10000);
+    prompt->show();
+    prompt->raise();
+    prompt->activateWindow();
+    return prompt;
 }
 
 void MainWindow::onCredentialAlert(const EgressEntry &entry)

@@ -12,7 +12,7 @@ class QAction;
 class QLabel;
 class QPushButton;
 class QStackedWidget;
-class QSystemTrayIcon;
+class QLayout;
 class QTabWidget;
 class QTableView;
 
@@ -22,6 +22,10 @@ class ConnectionPage;
 class ConsoleTab;
 class FilesTab;
 class CredentialsView;
+class DenialBar;
+class DenialNotifier;
+class DenialPrompt;
+class DenialTray;
 class EgressView;
 class HelperClient;
 class HostConnection;
@@ -84,6 +88,15 @@ public:
     SandboxActions *actions() const { return m_actions; }
     /// The last desktop notification (also shown in the status bar), for tests.
     QString lastNotification() const { return m_lastNotification; }
+    /// What decides which denied destinations are news and which wait for an answer.
+    DenialNotifier *denials() const { return m_denials; }
+    /// The in-window bar of denied destinations (shown where the desktop has no tray).
+    DenialBar *denialBar() const { return m_denialBar; }
+    /// The open "Allow?" prompt of `sandbox`'s denied `name`, or nullptr.
+    DenialPrompt *denialPrompt(const QString &sandbox, const QString &name) const;
+    /// The window's default size, and the smallest it can be made: names stay readable.
+    static QSize defaultSize() { return {1280, 800}; }
+    static QSize minimumWindowSize() { return {900, 600}; }
 
 public Q_SLOTS:
     /// Opens (or brings forward) the console tab of `sandbox` and focuses it.
@@ -116,6 +129,9 @@ public Q_SLOTS:
     PolicyEditor *openPolicyEditor(const QString &sandbox);
     /// Opens the editor of `sandbox` with `rules` added as pending changes (not applied).
     PolicyEditor *proposeRules(const QString &sandbox, const QList<airlock::EgressRule> &rules);
+    /// Opens (or raises) the "Allow?" prompt of `sandbox`'s denied `name` (nullptr when that
+    /// destination does not wait for an answer).
+    DenialPrompt *openDenialPrompt(const QString &sandbox, const QString &name);
 
 Q_SIGNALS:
     /// An action failed; the same text is shown in a message box.
@@ -139,7 +155,12 @@ private:
     void showNewSandboxDialog();
     void showActionError(const QString &text, const Error &error);
     void showAbout();
-    void notify(const QString &title, const QString &text);
+    /// Status bar and, where there is a tray, a desktop notification; a denial's notification
+    /// names its `sandbox` and `name`, so clicking it opens the prompt.
+    void notify(const QString &title, const QString &text, const QString &sandbox = {},
+                const QString &name = {});
+    /// Builds the denial notifier, bar, tray and their connections.
+    void watchDenials(QWidget *barParent, QLayout *barLayout);
     /// Badge and desktop notification for a live egress event with `alert: true`.
     void onCredentialAlert(const EgressEntry &entry);
     void checkPendingConsole();
@@ -168,7 +189,10 @@ private:
     SnapshotsView *m_snapshotsView;
     SandboxActions *m_actions;
     QHash<QString, QPointer<PolicyEditor>> m_editors;
-    QSystemTrayIcon *m_tray = nullptr;
+    DenialNotifier *m_denials = nullptr;
+    DenialBar *m_denialBar = nullptr;
+    DenialTray *m_denialTray = nullptr;
+    QHash<QString, QPointer<DenialPrompt>> m_prompts;
     QString m_lastNotification;
     QAction *m_policyAction = nullptr;
     QList<QAction *> m_sectionActions;

@@ -192,6 +192,9 @@ SnapshotsView::SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes,
     });
     connect(m_model, &QAbstractItemModel::dataChanged, this, &SnapshotsView::fitColumns);
     connect(m_model, &SnapshotTimelineModel::metadataChanged, this, &SnapshotsView::updateDetails);
+    connect(m_model, &SnapshotTimelineModel::metadataChanged, this,
+            &SnapshotsView::updateCurrentState);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &SnapshotsView::updateCurrentState);
     connect(m_model, &SnapshotTimelineModel::loadFailed, this,
             [this](const QString &message) { setStatus(message, true); });
     connect(m_timeline, &SnapshotTimelineView::menuRequested, this,
@@ -397,6 +400,27 @@ void SnapshotsView::updateActions()
     m_deleteAction->setEnabled(idle && snapshot);
     m_state->setText(sandbox ? tr("(%1)").arg(SandboxTableModel::stateText(sandbox->state))
                              : QString());
+    updateCurrentState();
+}
+
+QString SnapshotsView::detachedState(const Sandbox *sandbox, const Snapshot *head)
+{
+    if (!sandbox
+        || (sandbox->state != SandboxState::Running && sandbox->state != SandboxState::Paused)
+        || sandbox->startedFrom != StartSource::Template)
+        return {};
+    // A snapshot taken since the template start is the state's own history again.
+    if (head && head->createdAt >= sandbox->startedAt)
+        return {};
+    return tr("started from a template");
+}
+
+void SnapshotsView::updateCurrentState()
+{
+    const Sandbox *sandbox =
+        m_sandboxes ? m_sandboxes->sandboxAt(m_sandboxes->rowOf(m_model->sandbox())) : nullptr;
+    m_timeline->setDetachedState(
+        detachedState(sandbox, m_model->snapshotAt(m_model->indexOf(m_model->head()))));
 }
 
 QString SnapshotsView::describe(const Snapshot &snapshot) const

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 #include "core/model/snapshot.h"
 
 #include <QPointer>
@@ -35,6 +36,12 @@ class SnapshotsView final : public QWidget
 public:
     SnapshotsView(HelperClient *client, SandboxTableModel *sandboxes, QWidget *parent = nullptr);
     ~SnapshotsView() override;
+
+    /// Why `sandbox`'s current state does not descend from its `head` snapshot, or an empty
+    /// string when it does (or when it is not running): started from its image's template
+    /// after the head was taken (e.g. a template start after a restore), its state is the
+    /// template's, whatever head the helper keeps.
+    static QString detachedState(const Sandbox *sandbox, const Snapshot *head);
 
     /// Follows another host's helper and sandbox list.
     void setClient(HelperClient *client, SandboxTableModel *sandboxes);
@@ -98,6 +105,8 @@ Q_SIGNALS:
 private:
     void buildActions();
     void updateActions();
+    /// Tells the timeline whether the current state descends from the head (detachedState).
+    void updateCurrentState();
     void updateDetails();
     void updateSandboxChoices();
     void fitColumns();

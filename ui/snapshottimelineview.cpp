@@ -296,6 +296,43 @@ QRect SnapshotTimelineView::markerRect(const QModelIndex &index) const
     return QRect(c.x() - r, c.y() - r, 2 * r + 1, 2 * r + 1);
 }
 
+void SnapshotTimelineView::setDetachedState(const QString &why)
+{
+    if (why == m_detached)
+        return;
+    m_detached = why;
+    updateDescription();
+    update();
+}
+
+QRect SnapshotTimelineView::currentStateMarker() const
+{
+    if (!m_model)
+        return {};
+    if (m_detached.isEmpty())
+        return markerRect(m_model->indexOf(m_model->head()));
+    if (m_model->sandbox().isEmpty())
+        return {};
+    const QPoint c(int(std::lround(timeRange().nowX)), yForLane(0));
+    return QRect(c.x() - 8, c.y() - 8, 17, 17);
+}
+
+QRect SnapshotTimelineView::currentStateRect() const
+{
+    const QRect marker = currentStateMarker();
+    if (marker.isEmpty())
+        return {};
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics metrics(bold);
+    const int w = metrics.horizontalAdvance(currentStateText()) + 12;
+    const int h = metrics.height() + 4;
+    // Above the marker (its label is below), inside the view.
+    const int left = std::clamp(marker.center().x() - w / 2, 2, std::max(2, width() - w - 2));
+    const int top = std::max(2, marker.top() - h - 6);
+    return QRect(left, top, w, h);
+}
+
 QModelIndex SnapshotTimelineView::indexAt(const QPoint &pos) const
 {
     if (!m_model)
@@ -417,8 +454,18 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
                   text);
     }
 
-    // The current state: from the head to now.
-    if (const QModelIndex head = m_model->indexOf(m_model->head()); head.isValid()) {
+    // The current state: from the head to now, or on its own when it does not descend from it.
+    if (!m_detached.isEmpty()) {
+        const QRectF marker = QRectF(currentStateMarker()).adjusted(2, 2, -2, -2);
+        painter.setPen(QPen(kManual, 2));
+        painter.setBrush(pal.color(QPalette::Base));
+        painter.drawEllipse(marker);
+        painter.setPen(pal.color(QPalette::Text));
+        const int w = painter.fontMetrics().horizontalAdvance(m_detached);
+        drawLabel(QPoint(int(std::min(marker.center().x() - w / 2.0, double(width() - w - 4))),
+                         int(marker.bottom()) + 4 + painter.fontMetrics().ascent()),
+                  m_detached);
+    } else if (const QModelIndex head = m_model->indexOf(m_model->head()); head.isValid()) {
         const QPointF a = centerOf(head, range, plot);
         const double nowX = range.nowX;
         painter.setPen(QPen(kManual, 2, Qt::DashLine));
@@ -475,6 +522,27 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
             drawLabel(QPoint(left, top), text);
             labelRightAbove.insert(lane, left + w);
         }
+    }
+    // Where the sandbox runs from now: a ring and a tag, so a restore is seen at a glance.
+    if (const QRect tag = currentStateRect(); !tag.isEmpty()) {
+        const QRect marker = currentStateMarker();
+        painter.setPen(QPen(kManual, 2.5));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawEllipse(QRectF(marker).adjusted(-3, -3, 3, 3));
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(kManual);
+        painter.drawRoundedRect(tag, 4, 4);
+        QPolygonF pointer;
+        pointer << QPointF(marker.center().x() - 4, tag.bottom() + 1)
+                << QPointF(marker.center().x() + 4, tag.bottom() + 1)
+                << QPointF(marker.center().x(), tag.bottom() + 5);
+        painter.drawPolygon(pointer);
+        QFont bold = font();
+        bold.setBold(true);
+        painter.setFont(bold);
+        painter.setPen(Qt::white);
+        painter.drawText(tag, Qt::AlignCenter, currentStateText());
+        painter.setFont(font());
     }
     if (hasFocus() && current.isValid()) {
         const QRect focus = markerRect(current).adjusted(-6, -6, 6, 6);
@@ -800,6 +868,13 @@ void SnapshotTimelineView::updateDescription()
             + tr("%1 was forked from “%2” and has no snapshot yet.")
                   .arg(stub.sandbox, from.data().toString());
     }
+    if (!m_detached.isEmpty())
+        text += QLatin1Char(' ') + tr("The current state: %1.").arg(m_detached);
+    else if (const QModelIndex head =
+                 m_model->indexOf(m_model->head(), SnapshotTimelineModel::LabelColumn);
+             head.isValid())
+        text +=
+            QLatin1Char(' ') + tr("The current state runs from “%1”.").arg(head.data().toString());
     const QModelIndex current = currentIndex();
     if (current.isValid())
         text += QLatin1Char(' ')

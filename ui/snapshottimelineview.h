@@ -45,6 +45,21 @@ public:
     QModelIndex indexAt(const QPoint &pos) const;
     /// Where `index`'s marker is drawn (widget coordinates); empty when not shown.
     QRect markerRect(const QModelIndex &index) const;
+    /// The "current state" tag over the marker of the snapshot the sandbox now runs from (the
+    /// head: after a restore, the restored snapshot), with a ring around that marker; empty
+    /// when there is no head in view.
+    QRect currentStateRect() const;
+    /// The tag's text.
+    static QString currentStateText() { return tr("current state"); }
+    /// The current state does not descend from the head (e.g. the sandbox was started from
+    /// its image's template after a restore): "now" is drawn as a marker of its own on the
+    /// first lane, labelled `why`, with the tag over it, and no arrow from the head. Empty:
+    /// the current state descends from the head (the default).
+    void setDetachedState(const QString &why);
+    QString detachedState() const { return m_detached; }
+    /// Where the current state's marker is: the head's, or the "now" marker of a detached
+    /// state (setDetachedState); empty when neither is shown.
+    QRect currentStateMarker() const;
     /// Marker radius in pixels for a snapshot that stored `newBytes`: 5 for nothing new,
     /// growing with the logarithm of the size up to 18 (so a 1 GiB snapshot stays readable
     /// next to a 50 KiB one).
@@ -107,6 +122,7 @@ private:
     QPointer<SnapshotTimelineModel> m_model;
     QPointer<QItemSelectionModel> m_selection;
     std::function<QDateTime()> m_now = [] { return QDateTime::currentDateTimeUtc(); };
+    QString m_detached;
     QTimer m_clock; // "now" moves: a new axis now and then
     mutable std::optional<Range> m_range; // cached; reset when the data changes or the clock ticks
     mutable QSize m_rangeSize;

@@ -1,6 +1,6 @@
 // airlock_screenshot_tour: takes the pictures of docs/gui.md (main-window, new-sandbox, console,
-// timeline, egress, credentials, policy-editor, dry-run, files, run-command, review-changes
-// .png). Not a test. Run as root under Xvfb
+// timeline, egress, credentials, policy-editor, dry-run, files, run-command, review-changes,
+// denials, allow-prompt, minimum-size .png). Not a test. Run as root under Xvfb
 // from the build directory after the guest image is built (docs/gui.md, "Screenshots"):
 //   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd
 //   AIRLOCK_GATEWAY=$PWD/app/airlock-gateway/airlock-gateway
@@ -23,6 +23,8 @@
 #include "ui/commandpanel.h"
 #include "ui/consoletab.h"
 #include "ui/credentialsview.h"
+#include "ui/denialnotifier.h"
+#include "ui/denialprompt.h"
 #include "ui/dryrunmodel.h"
 #include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
@@ -410,7 +412,8 @@ int main(int argc, char *argv[])
 
     HelperClient client(std::make_unique<LocalSocketTransport>(socket), QStringLiteral("airlock"));
     MainWindow window(&client);
-    window.setGeometry(0, 0, 1400, 900); // the whole screen: no window manager to place it
+    // The default size, at the screen's corner: no window manager to place it.
+    window.setGeometry(QRect(QPoint(0, 0), MainWindow::defaultSize()));
     window.show();
     client.connectToHelper();
     if (!waitFor([&] { return window.egressView()->events()->rowCount() >= 30; }))
@@ -578,5 +581,31 @@ int main(int argc, char *argv[])
     review.selectChange(QStringLiteral("src/parse.c"));
     settle(800);
     shoot(&review, out + QStringLiteral("/review-changes.png"));
+    review.close();
+
+    // Denials as they happen: the agent asks for pypi.org over plain HTTP and looks up another
+    // name; its gateway denies both. Xvfb has no tray, so the bar above the sections asks.
+    restored.run("printf 'GET /simple/requests/ HTTP/1.1\\r\\nHost: pypi.org\\r\\nConnection: "
+                 "close\\r\\n\\r\\n' | nc -w 5 203.0.113.10 80 >/dev/null; nslookup "
+                 "files.pythonhosted.org >/dev/null 2>&1; echo d-$((5+5))",
+                 "d-10");
+    if (!waitFor([&] { return window.denials()->isOpen(agent, QStringLiteral("pypi.org")); }))
+        qWarning("no live denial of pypi.org arrived");
+    window.sections()->setCurrentIndex(1);
+    window.egressView()->setSandbox(agent);
+    settle(800);
+    shoot(&window, out + QStringLiteral("/denials.png"));
+    if (DenialPrompt *prompt = window.openDenialPrompt(agent, QStringLiteral("pypi.org"))) {
+        prompt->move(0, 0);
+        prompt->resize(prompt->sizeHint().expandedTo(QSize(640, 0)));
+        shoot(prompt, out + QStringLiteral("/allow-prompt.png"));
+        prompt->close();
+    }
+
+    // The smallest the window can be: names stay readable.
+    window.sections()->setCurrentIndex(0);
+    window.resize(MainWindow::minimumWindowSize());
+    settle(800);
+    shoot(&window, out + QStringLiteral("/minimum-size.png"));
     return 0;
 }

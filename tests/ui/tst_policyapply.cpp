@@ -12,6 +12,10 @@
 #include "core/client/localsockettransport.h"
 #include "gatewaytopology.h"
 #include "rpctestclient.h"
+#include "ui/allowdecision.h"
+#include "ui/denialbar.h"
+#include "ui/denialnotifier.h"
+#include "ui/denialprompt.h"
 #include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
 #include "ui/mainwindow.h"
@@ -66,6 +70,7 @@ class TestPolicyApply : public QObject
 private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
+    void deniedDestinationIsAskedAboutAndAllowedOnlyWhenAnswered();
     void appliedPolicyChangesTheGatewaysVerdict();
 
 private:
@@ -77,6 +82,8 @@ private:
     QByteArray fetch(const QByteArray &arguments);
     /// The rows of the window's egress model about pkg.test at the http layer.
     QList<EgressEntry> httpEntries() const;
+    /// The rules of the sandbox's applied policy, as the helper holds them.
+    QJsonArray appliedRules();
 
     std::unique_ptr<GatewayTopology> m_net;
     std::unique_ptr<RpcTestClient> m_console;
@@ -133,6 +140,16 @@ QList<EgressEntry> TestPolicyApply::httpEntries() const
     return entries;
 }
 
+QJsonArray TestPolicyApply::appliedRules()
+{
+    const QJsonObject answer = RpcTestClient::result(
+        m_console->call(QStringLiteral("policy.get"), {{QStringLiteral("name"), kName}}));
+    return answer.value(QStringLiteral("policy"))
+        .toObject()
+        .value(QStringLiteral("rules"))
+        .toArray();
+}
+
 void TestPolicyApply::initTestCase()
 {
     initUiResources();
@@ -143,7 +160,8 @@ void TestPolicyApply::initTestCase()
     m_net = std::make_unique<GatewayTopology>(
         GatewayTopology::Options {.tag = QStringLiteral("pa"),
                                   .side = GatewayTopology::Side::Helper,
-                                  .hosts = {{QStringLiteral("pkg.test"), kPkgAddress}},
+                                  .hosts = {{QStringLiteral("pkg.test"), kPkgAddress},
+                                            {QStringLiteral("mirror.test"), kPkgAddress}},
                                   .servers = {{QStringLiteral("pkg"),
                                                kPkgAddress,
                                                80,
@@ -197,11 +215,102 @@ void TestPolicyApply::cleanupTestCase()
     m_net.reset(); // airlockd and its guest, the servers, the upstream namespace
 }
 
+void TestPolicyApply::deniedDestinationIsAskedAboutAndAllowedOnlyWhenAnswered()
+{
+    QVERIFY(m_window);
+    DenialNotifier *denials = m_window->denials();
+    DenialBar *bar = m_window->denialBar();
+    const QByteArray address = kPkgAddress.toString().toLatin1();
+    const QString pkg = QStringLiteral("pkg.test");
+    const QString mirror = QStringLiteral("mirror.test");
+
+    // A request the policy denies is news: a notification (the status bar here) and, without a
+    // tray (offscreen), the bar above the sections.
+    QByteArray output = fetch("pkg.test /seen/a " + address);
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(denials->isOpen(kName, pkg), 15000);
+    QTRY_COMPARE(m_window->lastNotification(), QStringLiteral("apply was denied pkg.test."));
+    QTRY_VERIFY(bar->isVisible());
+    QVERIFY2(bar->text().contains(QStringLiteral("pkg.test (apply)")), qPrintable(bar->text()));
+
+    // The prompt is open: the request stays denied while the person decides.
+    QTest::mouseClick(bar->promptButton(), Qt::LeftButton);
+    QPointer<DenialPrompt> prompt = m_window->denialPrompt(kName, pkg);
+    QVERIFY(prompt);
+    QVERIFY(prompt->isVisible());
+    const qint64 deniedBefore = denials->find(kName, pkg)->count;
+    output = fetch("pkg.test /seen/a " + address);
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(denials->find(kName, pkg)->count > deniedBefore, 15000);
+    // Closed without an answer: denied, the policy untouched, no more news about it.
+    QSignalSpy news(denials, &DenialNotifier::notificationDue);
+    QVERIFY(prompt->close());
+    QTRY_VERIFY(!prompt);
+    QVERIFY(!denials->isOpen(kName, pkg));
+    QCOMPARE(appliedRules().size(), 0);
+    const qint64 deniedWhileOpen = denials->find(kName, pkg)->count;
+    output = fetch("pkg.test /seen/a " + address);
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(denials->find(kName, pkg)->count > deniedWhileOpen, 15000);
+    QCOMPARE(news.count(), 0);
+    QVERIFY(bar->isHidden());
+
+    // Another name: allowed only what was seen, applied through policy.set and recorded in
+    // the rule's comment.
+    output = fetch("mirror.test /seen/b " + address);
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(denials->isOpen(kName, mirror), 15000);
+    prompt = m_window->openDenialPrompt(kName, mirror);
+    QVERIFY(prompt);
+    QCOMPARE(prompt->choice(), AllowDecision::Answer::AllowSeen);
+    QVERIFY2(prompt->changeText().startsWith(
+                 QStringLiteral("+ mirror.test  ports 80  methods GET  paths /seen/b  — allowed")),
+             qPrintable(prompt->changeText()));
+    QSignalSpy answered(prompt->decision(), &AllowDecision::answered);
+    QTest::mouseClick(prompt->allowButton(), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 15000);
+    QCOMPARE(answered.constFirst().constFirst().value<AllowDecision::Answer>(),
+             AllowDecision::Answer::AllowSeen);
+    const QJsonArray rules = appliedRules();
+    QCOMPARE(rules.size(), 1);
+    const QJsonObject rule = rules.at(0).toObject();
+    QCOMPARE(rule.value(QStringLiteral("host")).toString(), mirror);
+    QCOMPARE(rule.value(QStringLiteral("ports")).toArray(), QJsonArray {80});
+    QCOMPARE(rule.value(QStringLiteral("methods")).toArray(), QJsonArray {QStringLiteral("GET")});
+    QCOMPARE(rule.value(QStringLiteral("pathPrefixes")).toArray(),
+             QJsonArray {QStringLiteral("/seen/b")});
+    QVERIFY2(rule.value(QStringLiteral("comment"))
+                 .toString()
+                 .contains(QStringLiteral("at the Allow? prompt on ")),
+             qPrintable(rule.value(QStringLiteral("comment")).toString()));
+    QVERIFY(!denials->find(kName, mirror));
+
+    // The gateway enforces exactly that: the path seen passes, another is still denied, and
+    // pkg.test was never allowed.
+    output = fetch("mirror.test /seen/b " + address);
+    QVERIFY2(output.contains("HTTP/1.1 200"), output.constData());
+    QVERIFY2(output.contains("hello mirror.test /seen/b"), output.constData());
+    output = fetch("mirror.test /elsewhere " + address);
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+    output = fetch("pkg.test /seen/a " + address);
+    QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
+
+    // Back to deny-all for the next test.
+    RpcTestClient::result(m_console->call(
+        QStringLiteral("policy.set"),
+        {{QStringLiteral("name"), kName},
+         {QStringLiteral("policy"),
+          QJsonObject {{QStringLiteral("version"), 1}, {QStringLiteral("rules"), QJsonArray()}}}}));
+    QCOMPARE(appliedRules().size(), 0);
+}
+
 void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
 {
     QVERIFY(m_window);
     EgressEventModel *events = m_window->egressView()->events();
     QAbstractItemModelTester tester(events, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    // The test before let one request through to mirror.test, on the same server.
+    const qsizetype served = m_net->upstream().requests(QStringLiteral("pkg")).size();
 
     // Denied: no rule names pkg.test. By name it does not even resolve; dialled by address the
     // gateway answers 403 itself and pkg.test never sees the request.
@@ -209,13 +318,14 @@ void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
     QVERIFY2(output.contains("fetch-rc=dns"), output.constData());
     output = fetch("pkg.test /before " + kPkgAddress.toString().toLatin1());
     QVERIFY2(output.contains("HTTP/1.1 403"), output.constData());
-    QTRY_VERIFY_WITH_TIMEOUT(!httpEntries().isEmpty(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !httpEntries().isEmpty() && httpEntries().constLast().path == u"/before", 15000);
     EgressEntry denied = httpEntries().constLast();
     QVERIFY(!denied.allowed);
     QCOMPARE(denied.reason, QStringLiteral("host_not_allowed"));
     QCOMPARE(denied.path, QStringLiteral("/before"));
     QVERIFY(m_net->settle());
-    QCOMPARE(m_net->upstream().requests(QStringLiteral("pkg")).size(), 0);
+    QCOMPARE(m_net->upstream().requests(QStringLiteral("pkg")).size(), served);
 
     // The person edits the policy in the editor: Add Rule, type the host, set the port.
     m_window->table()->selectRow(m_window->model()->rowOf(kName));
@@ -263,7 +373,7 @@ void TestPolicyApply::appliedPolicyChangesTheGatewaysVerdict()
     QVERIFY(allowed.allowed);
     QCOMPARE(allowed.reason, QStringLiteral("allowed"));
     QCOMPARE(allowed.method, QStringLiteral("GET"));
-    QCOMPARE(m_net->upstream().requests(QStringLiteral("pkg")).size(), 1);
+    QCOMPARE(m_net->upstream().requests(QStringLiteral("pkg")).size(), served + 1);
 
     // Both verdicts as the table shows them, and the pending one denied too.
     QStringList verdicts;

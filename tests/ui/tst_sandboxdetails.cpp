@@ -19,6 +19,7 @@
 #include "eventloop.h"
 #include "ui/bindingtablemodel.h"
 #include "ui/credentialsview.h"
+#include "ui/destinationcountmodel.h"
 #include "ui/egresseventmodel.h"
 #include "ui/egressview.h"
 #include "ui/hostsidebar.h"
@@ -33,11 +34,14 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QTimer>
@@ -225,6 +229,44 @@ QString clipping(QLabel *label, QWidget *buttons)
     return {};
 }
 
+/// How much of `column` a person sees: its width, cut at the viewport's right edge.
+int visibleWidth(QTableView *table, int column)
+{
+    if (table->isColumnHidden(column))
+        return 0;
+    const int x = table->columnViewportPosition(column);
+    return std::max(0, std::min(table->columnWidth(column), table->viewport()->width() - x));
+}
+
+/// The cells of `column` (and its header) whose text does not fit the part of the column in
+/// view: the text's advance in the table's font plus the delegate's margins (and an icon's
+/// room where the cell has one) against the visible width. Empty when everything fits.
+QStringList cutCells(QTableView *table, int column)
+{
+    QStringList cut;
+    const int visible = visibleWidth(table, column);
+    const int margin =
+        table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
+    const QAbstractItemModel *model = table->model();
+    if (const int header = table->horizontalHeader()->sectionSizeHint(column); header > visible)
+        cut << u"header “%1”: %2 px of %3"_s
+                   .arg(model->headerData(column, Qt::Horizontal).toString())
+                   .arg(visible)
+                   .arg(header);
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const QModelIndex index = model->index(row, column);
+        const QString text = index.data().toString();
+        int needed = table->fontMetrics().horizontalAdvance(text) + 2 * margin;
+        if (!index.data(Qt::DecorationRole).isNull())
+            needed += table->iconSize().width() > 0
+                ? table->iconSize().width() + margin
+                : table->style()->pixelMetric(QStyle::PM_SmallIconSize) + margin;
+        if (needed > visible)
+            cut << u"“%1”: %2 px of %3"_s.arg(text).arg(visible).arg(needed);
+    }
+    return cut;
+}
+
 QJsonObject liveEvent(const QString &sandbox, qint64 seq, bool allowed, const QString &reason,
                       const QString &host)
 {
@@ -261,6 +303,8 @@ private Q_SLOTS:
     void newSandboxDialogShowsItsNotesWhole();
     void newSandboxDialogChecksMemoryAgainstTheHost();
     void egressReasonsInWordsAndCountsWhatIsShown();
+    void columnsThatMatterFitAtTheDefaultSize();
+    void namesStayReadableAtTheMinimumSize();
 
 private:
     ScriptedTransport *m_transport = nullptr; // owned by m_client
@@ -707,6 +751,86 @@ void TestSandboxDetails::egressReasonsInWordsAndCountsWhatIsShown()
     flood.insert(u"event"_s, summarized);
     m_transport->push(u"egress.event"_s, flood);
     QTRY_COMPARE(egress->summary(), u"Decisions shown: 35 of 40, denied: 34"_s);
+}
+
+void TestSandboxDetails::columnsThatMatterFitAtTheDefaultSize()
+{
+    QTRY_COMPARE(m_window->size(), MainWindow::defaultSize());
+    // The longest values a row holds: 64 GiB, weeks of uptime.
+    Sandbox big = sandbox(u"fresh"_s, StartSource::Boot);
+    big.spec.memoryMib = 65536;
+    big.startedAt = QDateTime::currentDateTimeUtc().addSecs(-(999 * 3600 + 59 * 60));
+    m_transport->push(u"sandbox.changed"_s, {{u"sandbox"_s, big.toJson()}});
+    QTRY_COMPARE(m_window->model()
+                     ->index(m_window->model()->rowOf(u"fresh"_s), SandboxTableModel::MemoryColumn)
+                     .data()
+                     .toString(),
+                 u"65536 MiB"_s);
+    QTableView *sandboxes = m_window->table();
+    for (int column : {int(SandboxTableModel::StateColumn), int(SandboxTableModel::MemoryColumn),
+                       int(SandboxTableModel::UptimeColumn)})
+        QTRY_VERIFY2(cutCells(sandboxes, column).isEmpty(),
+                     qPrintable(cutCells(sandboxes, column).join(u"; ")));
+
+    // Egress: the reasons the policy gives, a repeat count, the common refusals.
+    qint64 seq = 200;
+    for (int i = 0; i < 12; ++i)
+        m_transport->push(
+            u"egress.event"_s,
+            liveEvent(u"stale"_s, ++seq, false, u"host_not_allowed"_s, u"evil.test"_s));
+    for (const QString &reason : {u"port_not_allowed"_s, u"method_not_allowed"_s,
+                                  u"path_not_allowed"_s, u"private_destination"_s, u"ip_literal"_s})
+        m_transport->push(u"egress.event"_s,
+                          liveEvent(u"fresh"_s, ++seq, false, reason, u"pkg.test"_s));
+    m_transport->push(u"egress.event"_s,
+                      liveEvent(u"fresh"_s, ++seq, true, u"allowed"_s, u"pkg.test"_s));
+    EgressView *egress = m_window->egressView();
+    QTRY_COMPARE(egress->events()->rowCount(), 7);
+    m_window->sections()->setCurrentWidget(egress);
+    QTableView *events = egress->eventTable();
+    QTRY_VERIFY(events->isVisible());
+    for (int column : {int(EgressEventModel::VerdictColumn), int(EgressEventModel::ReasonColumn)})
+        QTRY_VERIFY2(cutCells(events, column).isEmpty(),
+                     qPrintable(cutCells(events, column).join(u"; ")));
+    // With one sandbox chosen (the Sandbox column hidden) too.
+    egress->setSandbox(u"fresh"_s);
+    QTRY_VERIFY2(cutCells(events, EgressEventModel::ReasonColumn).isEmpty(),
+                 qPrintable(cutCells(events, EgressEventModel::ReasonColumn).join(u"; ")));
+    egress->setSandbox(QString());
+
+    // Denied: per destination, and per credential binding.
+    auto *sideTabs = egress->countTable()->parentWidget();
+    while (sideTabs && !qobject_cast<QTabWidget *>(sideTabs))
+        sideTabs = sideTabs->parentWidget();
+    QVERIFY(sideTabs);
+    qobject_cast<QTabWidget *>(sideTabs)->setCurrentWidget(egress->countTable());
+    QTRY_VERIFY(egress->countTable()->isVisible());
+    QTRY_VERIFY2(
+        cutCells(egress->countTable(), DestinationCountModel::DeniedColumn).isEmpty(),
+        qPrintable(
+            cutCells(egress->countTable(), DestinationCountModel::DeniedColumn).join(u"; ")));
+    m_window->sections()->setCurrentWidget(m_window->credentialsView());
+    QTableView *bindings = m_window->credentialsView()->bindingTable();
+    QTRY_VERIFY(bindings->isVisible());
+    QTRY_COMPARE(bindings->model()->rowCount(), 1);
+    QTRY_VERIFY2(cutCells(bindings, BindingTableModel::DeniedColumn).isEmpty(),
+                 qPrintable(cutCells(bindings, BindingTableModel::DeniedColumn).join(u"; ")));
+}
+
+void TestSandboxDetails::namesStayReadableAtTheMinimumSize()
+{
+    // A name of a usual length, badge and all.
+    m_transport->push(
+        u"sandbox.changed"_s,
+        {{u"sandbox"_s, sandbox(u"agent-frontend-2026"_s, StartSource::Boot).toJson()}});
+    QTRY_VERIFY(m_window->model()->rowOf(u"agent-frontend-2026"_s) >= 0);
+    m_window->resize(100, 100); // smaller than allowed: the minimum size applies
+    QTRY_COMPARE(m_window->size(), m_window->minimumSize());
+    QVERIFY(m_window->minimumSize().width() >= MainWindow::minimumWindowSize().width());
+    QVERIFY(m_window->minimumSize().height() >= MainWindow::minimumWindowSize().height());
+    QTRY_VERIFY2(
+        cutCells(m_window->table(), SandboxTableModel::NameColumn).isEmpty(),
+        qPrintable(cutCells(m_window->table(), SandboxTableModel::NameColumn).join(u"; ")));
 }
 
 QTEST_MAIN(TestSandboxDetails)

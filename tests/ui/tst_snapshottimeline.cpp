@@ -201,6 +201,7 @@ private Q_SLOTS:
     void modelShowsFreshForks();
     void viewPaintsAndNavigates();
     void viewKeepsItsAxisUnderThePointer();
+    void viewMarksTheCurrentState();
     void contextMenuOnlyForTheMarkerUnderThePointer();
     void listColumnsFitTheirCells();
 
@@ -492,6 +493,100 @@ void TestSnapshotTimeline::modelShowsFreshForks()
              QStringLiteral("fork: fresh"));
     model.setForkHeads({});
     QVERIFY(model.forkStubs().isEmpty());
+}
+
+void TestSnapshotTimeline::viewMarksTheCurrentState()
+{
+    SnapshotTimelineModel model;
+    model.setSandbox(kName);
+    QVERIFY(model.setLists(ownList(), allList())); // head: d, a restore's branch from a
+    QItemSelectionModel selection(&model);
+    SnapshotTimelineView view;
+    view.setModel(&model, &selection);
+    view.resize(900, view.sizeHint().height());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+    // The tag sits right above the head's marker, inside the view, over no other marker.
+    auto checkTagOver = [&](const QString &id) -> QString {
+        const QRect tag = view.currentStateRect();
+        const QRect head = view.markerRect(model.indexOf(id));
+        if (tag.isEmpty() || head.isEmpty())
+            return QStringLiteral("no tag or no marker");
+        if (!view.rect().contains(tag) || tag.bottom() >= head.top()
+            || std::abs(tag.center().x() - head.center().x()) > 1)
+            return QStringLiteral("tag %1,%2 %3x%4 not above the marker at %5,%6")
+                .arg(tag.x())
+                .arg(tag.y())
+                .arg(tag.width())
+                .arg(tag.height())
+                .arg(head.center().x())
+                .arg(head.top());
+        for (const QModelIndex &index : model.indexesByTime()) {
+            if (idAt(index) != id && view.markerRect(index).intersects(tag))
+                return QStringLiteral("tag covers %1").arg(idAt(index));
+        }
+        // Drawn: the tag's fill is the manual snapshots' blue, unlike the background.
+        const QImage image = view.grab().toImage();
+        const QColor fill = image.pixelColor(tag.left() + 3, tag.center().y());
+        if (fill.blue() < 150 || fill.red() > 100)
+            return QStringLiteral("tag not painted: %1").arg(fill.name());
+        return {};
+    };
+    QString problem = checkTagOver(kD);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QCOMPARE(SnapshotTimelineView::currentStateText(), QStringLiteral("current state"));
+    QVERIFY2(view.accessibleDescription().contains(
+                 QStringLiteral("The current state runs from “retry”.")),
+             qPrintable(view.accessibleDescription()));
+
+    // A restore of the first snapshot moves the head there: so does the tag.
+    QJsonObject restored = ownList();
+    restored.insert(QStringLiteral("head"), kA);
+    QVERIFY(model.setLists(restored, allList()));
+    QTRY_VERIFY(checkTagOver(kA).isEmpty());
+    QVERIFY2(view.accessibleDescription().contains(
+                 QStringLiteral("The current state runs from “clean boot”.")),
+             qPrintable(view.accessibleDescription()));
+
+    // Started from its image's template after that: the state is the template's, so "now" is
+    // a marker of its own on the first lane, the tag over it, not over the restored snapshot.
+    Sandbox sandbox;
+    sandbox.spec.name = kName;
+    sandbox.state = SandboxState::Running;
+    sandbox.startedFrom = StartSource::Template;
+    sandbox.startedAt = QDateTime::currentDateTimeUtc();
+    const Snapshot *head = model.snapshotAt(model.indexOf(kA));
+    QVERIFY(head);
+    const QString detached = SnapshotsView::detachedState(&sandbox, head);
+    QCOMPARE(detached, QStringLiteral("started from a template"));
+    view.setDetachedState(detached);
+    const QRect tag = view.currentStateRect();
+    QVERIFY(!tag.isEmpty());
+    QVERIFY(view.rect().contains(tag));
+    for (const QModelIndex &index : model.indexesByTime())
+        QVERIFY2(tag.center().x() > view.markerRect(index).right(), qPrintable(idAt(index)));
+    QCOMPARE(view.currentStateMarker().center().y(),
+             view.markerRect(model.indexOf(kA)).center().y());
+    QVERIFY2(view.accessibleDescription().contains(
+                 QStringLiteral("The current state: started from a template.")),
+             qPrintable(view.accessibleDescription()));
+    // Not detached: booted or restored, not running, or a snapshot taken since the start.
+    sandbox.startedFrom = StartSource::Snapshot;
+    QVERIFY(SnapshotsView::detachedState(&sandbox, head).isEmpty());
+    sandbox.startedFrom = StartSource::Template;
+    sandbox.state = SandboxState::Stopped;
+    QVERIFY(SnapshotsView::detachedState(&sandbox, head).isEmpty());
+    sandbox.state = SandboxState::Running;
+    sandbox.startedAt = head->createdAt.addSecs(-1);
+    QVERIFY(SnapshotsView::detachedState(&sandbox, head).isEmpty());
+    view.setDetachedState({});
+    QTRY_VERIFY(checkTagOver(kA).isEmpty());
+
+    // No head (a sandbox that never had one): no tag.
+    restored.insert(QStringLiteral("head"), QJsonValue());
+    QVERIFY(model.setLists(restored, allList()));
+    QTRY_VERIFY(view.currentStateRect().isEmpty());
 }
 
 void TestSnapshotTimeline::viewPaintsAndNavigates()
@@ -844,6 +939,11 @@ void TestSnapshotTimeline::restoreStartsABranch()
     // The safety snapshot of the state before is the second's child; the head is first.
     QTRY_COMPARE(model->snapshotCount(), 3);
     QTRY_COMPARE(model->head(), m_first);
+    // The current state is marked on the restored snapshot, not on the newest one.
+    SnapshotTimelineView *timeline = view->timeline();
+    QTRY_VERIFY(!timeline->currentStateRect().isEmpty());
+    QCOMPARE(timeline->currentStateRect().center().x(),
+             timeline->markerRect(model->indexOf(m_first)).center().x());
     const QModelIndexList byTime = model->indexesByTime();
     const Snapshot *safety = model->snapshotAt(byTime.constLast());
     QCOMPARE(safety->kind, SnapshotKind::Safety);

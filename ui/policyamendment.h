@@ -1,0 +1,44 @@
+#pragma once
+
+#include "core/model/egresspolicy.h"
+
+#include <QObject>
+#include <QPointer>
+
+namespace airlock {
+
+class HelperClient;
+
+/// Adds one rule to a sandbox's policy through the helper, the way the policy editor applies:
+/// `policy.get` for the policy the helper holds, the rule appended (unless an equal rule is
+/// there already), then one atomic `policy.set` of the whole policy, which answers once the
+/// sandbox's gateway enforces it. The new rule is stored with its comment, so the policy
+/// itself records why it is there. Used by the "Allow?" prompt.
+class PolicyAmendment final : public QObject
+{
+    Q_OBJECT
+public:
+    PolicyAmendment(HelperClient *client, QString sandbox, EgressRule rule,
+                    QObject *parent = nullptr);
+
+    /// Sends the calls; finished() follows exactly once.
+    void start();
+    /// The policy the helper answered policy.set with (empty before success).
+    const EgressPolicy &applied() const { return m_applied; }
+
+Q_SIGNALS:
+    /// `ok`: the rule is in the applied policy (`text` says so); otherwise `text` says why not
+    /// and the policy is as it was.
+    void finished(bool ok, const QString &text);
+
+private:
+    void set(EgressPolicy policy);
+    void fail(const QString &text);
+
+    QPointer<HelperClient> m_client;
+    QString m_sandbox;
+    EgressRule m_rule;
+    EgressPolicy m_applied;
+};
+
+} // namespace airlock
