@@ -1,0 +1,59 @@
+#pragma once
+
+#include "core/e2b/e2bcontext.h"
+#include "core/e2b/httpconnection.h"
+#include "core/e2b/sandboxregistry.h"
+
+#include <QObject>
+#include <QPointer>
+
+namespace airlock::e2b {
+
+/// E2B's control API (spec/openapi.yml of e2b-dev/E2B, as the `e2b` npm SDK 2.x calls it:
+/// SandboxApi in packages/js-sdk/src/sandbox/sandboxApi.ts) on top of airlockd:
+///
+/// | E2B | Airlock |
+/// |---|---|
+/// | `POST /v2/sandboxes` {templateID, timeout, metadata, envVars} | sandbox.create + sandbox.start
+/// of `e2b-<id>`, then the agent's first answer | | `GET /sandboxes/{id}`, `GET /v2/sandboxes`
+/// (metadata, state, limit, nextToken) | the registry + sandbox.get/list | | `DELETE
+/// /sandboxes/{id}` | sandbox.kill + sandbox.delete | | `POST /sandboxes/{id}/timeout` {timeout} |
+/// the registry's end time (expired() kills) | | `POST /v2/sandboxes/{id}/connect` {timeout} |
+/// vm.resume / sandbox.start when not running |
+///
+/// Errors are `{"code": N, "message": ...}` (the SDK's handleApiError reads `code` and
+/// `message`). Everything else answers 501 naming what is not supported.
+class ControlApi : public QObject
+{
+    Q_OBJECT
+public:
+    ControlApi(E2bContext context, QObject *parent = nullptr);
+
+    /// True when the request is for the control API (the caller checked the API key).
+    static bool handles(const HttpRequest &request);
+    void handle(const QPointer<HttpConnection> &connection, const HttpRequest &request);
+    /// Kills and deletes the sandbox `id` (also what its timeout does).
+    void kill(const QString &id, std::function<void(const Result<void> &)> done);
+
+private:
+    void create(const QPointer<HttpConnection> &connection, const HttpRequest &request);
+    void info(const QPointer<HttpConnection> &connection, const QString &id);
+    void list(const QPointer<HttpConnection> &connection, const HttpRequest &request);
+    void setTimeout(const QPointer<HttpConnection> &connection, const QString &id,
+                    const HttpRequest &request);
+    void connectTo(const QPointer<HttpConnection> &connection, const QString &id,
+                   const HttpRequest &request);
+    /// sandbox.start, then waits until the guest agent answers (exec.list), at most `deadline`.
+    void startAndWait(const QString &name, std::function<void(const Result<void> &)> done);
+    void waitForAgent(const QString &name, QDateTime deadline,
+                      std::function<void(const Result<void> &)> done);
+
+    /// The `Sandbox` body of create and connect (sandboxID, templateID, envdVersion, token).
+    static QJsonObject sandboxBody(const E2bSandbox &sandbox);
+    /// The `SandboxDetail` / `ListedSandbox` body, with `state` "running" or "paused".
+    static QJsonObject detailBody(const E2bSandbox &sandbox, const QString &state);
+
+    E2bContext m_context;
+};
+
+} // namespace airlock::e2b
