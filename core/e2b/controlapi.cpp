@@ -3,6 +3,7 @@
 #include "core/e2b/apierror.h"
 #include "core/e2b/apikeystore.h"
 
+#include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -97,13 +98,6 @@ Result<QJsonObject> jsonBody(const HttpRequest &request)
 // What airlock-e2b cannot do yet, refused by name rather than ignored.
 QString unsupportedCreateField(const QJsonObject &body)
 {
-    const QJsonObject network = body.value(QStringLiteral("network")).toObject();
-    if (!network.value(QStringLiteral("allowOut")).toArray().isEmpty()
-        || !network.value(QStringLiteral("denyOut")).toArray().isEmpty()
-        || network.contains(QStringLiteral("rules")))
-        return QStringLiteral("network rules are not mapped onto Airlock policies yet; the sandbox "
-                              "gets Airlock's deny-all policy. Set its policy with `airlockctl "
-                              "policy set` and give credentials as secret bindings (docs/e2b.md)");
     if (body.value(QStringLiteral("autoPause")).toBool())
         return QStringLiteral("autoPause is not supported by airlock-e2b yet");
     if (!body.value(QStringLiteral("volumeMounts")).toArray().isEmpty())
@@ -111,6 +105,19 @@ QString unsupportedCreateField(const QJsonObject &body)
     if (body.contains(QStringLiteral("mcp")) && !body.value(QStringLiteral("mcp")).isNull())
         return QStringLiteral("mcp is not supported by airlock-e2b");
     return {};
+}
+
+bool isAddressOrRange(const QString &entry)
+{
+    return entry.contains(u'/') || !QHostAddress(entry).isNull();
+}
+
+// E2B knows two states: a sandbox that is not running is paused.
+QString e2bState(const E2bSandbox &sandbox, const QString &airlockState)
+{
+    return airlockState == QLatin1String("running") && sandbox.pausedSnapshot.isEmpty()
+        ? QStringLiteral("running")
+        : QStringLiteral("paused");
 }
 
 // The metadata filter of GET /v2/sandboxes: `metadata` is the URL-encoded form of key=value
@@ -171,6 +178,8 @@ void ControlApi::handle(const QPointer<HttpConnection> &connection, const HttpRe
         return setTimeout(connection, id, request);
     if (action == QLatin1String("connect") && method == "POST")
         return connectTo(connection, id, request);
+    if (action == QLatin1String("pause") && method == "POST")
+        return pause(connection, id);
     answer(connection,
            apiError(501,
                     QStringLiteral("%1 %2 is not supported by airlock-e2b (docs/e2b.md)")
@@ -198,6 +207,10 @@ void ControlApi::create(const QPointer<HttpConnection> &connection, const HttpRe
         return answerError(connection, timeout.error());
     if (const QString refused = unsupportedCreateField(*body); !refused.isEmpty())
         return answer(connection, apiError(400, refused));
+    QStringList hosts;
+    const auto policy = policyFromNetwork(*body, &hosts);
+    if (!policy)
+        return answerError(connection, policy.error());
 
     E2bSandbox sandbox;
     sandbox.id = SandboxRegistry::newId();
@@ -207,12 +220,13 @@ void ControlApi::create(const QPointer<HttpConnection> &connection, const HttpRe
     sandbox.metadata = *metadata;
     sandbox.envVars = *envVars;
     sandbox.accessToken = ApiKeyStore::randomToken("e2bt_");
+    sandbox.allowOut = hosts;
     const QString name = sandbox.airlockName();
     m_context.call(
         QStringLiteral("sandbox.create"),
         {{QStringLiteral("name"), name}, {QStringLiteral("image"), sandbox.image}},
-        [this, connection, sandbox, name,
-         seconds = *timeout](const Result<QJsonObject> &created) mutable {
+        [this, connection, sandbox, name, seconds = *timeout,
+         policy = *policy](const Result<QJsonObject> &created) mutable {
             if (!created) {
                 // Not an Airlock image: the SDK shows "404: template ... not found".
                 if (created.error().kind == ErrorKind::NotFound)
@@ -227,26 +241,95 @@ void ControlApi::create(const QPointer<HttpConnection> &connection, const HttpRe
             }
             sandbox.cpuCount = created->value(QStringLiteral("vcpus")).toInt(1);
             sandbox.memoryMb = created->value(QStringLiteral("memoryMib")).toInt(256);
-            startAndWait(
-                name,
-                [this, connection, sandbox, name, seconds](const Result<void> &started) mutable {
-                    if (!started) {
-                        // Leave nothing half made behind.
-                        m_context.call(QStringLiteral("sandbox.kill"),
-                                       {{QStringLiteral("name"), name}},
-                                       [context = m_context, name](const Result<QJsonObject> &) {
-                                           context.call(QStringLiteral("sandbox.delete"),
-                                                        {{QStringLiteral("name"), name}},
-                                                        [](const Result<QJsonObject> &) {});
-                                       });
-                        return answerError(connection, started.error());
-                    }
-                    sandbox.startedAt = QDateTime::currentDateTimeUtc();
-                    sandbox.endAt = sandbox.startedAt.addSecs(seconds);
-                    m_context.registry->insert(sandbox);
-                    answer(connection, jsonResponse(201, sandboxBody(sandbox)));
+            if (policy.isEmpty())
+                return boot(connection, sandbox, seconds);
+            // The policy is in place before the guest runs a single instruction.
+            m_context.call(
+                QStringLiteral("policy.set"),
+                {{QStringLiteral("name"), name}, {QStringLiteral("policy"), policy}},
+                [this, connection, sandbox, name, seconds](const Result<QJsonObject> &set) {
+                    if (set)
+                        return boot(connection, sandbox, seconds);
+                    m_context.call(QStringLiteral("sandbox.delete"),
+                                   {{QStringLiteral("name"), name}},
+                                   [](const Result<QJsonObject> &) {});
+                    answer(
+                        connection,
+                        apiError(400,
+                                 QStringLiteral("network.allowOut: %1").arg(set.error().message)));
                 });
         });
+}
+
+void ControlApi::boot(const QPointer<HttpConnection> &connection, E2bSandbox sandbox, int seconds)
+{
+    const QString name = sandbox.airlockName();
+    startAndWait(
+        name, [this, connection, sandbox, name, seconds](const Result<void> &started) mutable {
+            if (!started) {
+                // Leave nothing half made behind.
+                m_context.call(QStringLiteral("sandbox.kill"), {{QStringLiteral("name"), name}},
+                               [context = m_context, name](const Result<QJsonObject> &) {
+                                   context.call(QStringLiteral("sandbox.delete"),
+                                                {{QStringLiteral("name"), name}},
+                                                [](const Result<QJsonObject> &) {});
+                               });
+                return answerError(connection, started.error());
+            }
+            sandbox.startedAt = QDateTime::currentDateTimeUtc();
+            sandbox.endAt = sandbox.startedAt.addSecs(seconds);
+            m_context.registry->insert(sandbox);
+            answer(connection, jsonResponse(201, sandboxBody(sandbox)));
+        });
+}
+
+Result<QJsonObject> ControlApi::policyFromNetwork(const QJsonObject &body, QStringList *hosts)
+{
+    const QJsonObject network = body.value(QStringLiteral("network")).toObject();
+    const QJsonValue rules = network.value(QStringLiteral("rules"));
+    if (!rules.toObject().isEmpty() || !rules.toArray().isEmpty())
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("network.rules carry values from the client into the "
+                                   "sandbox's traffic; Airlock keeps secrets out of the client: "
+                                   "store the value with `airlockctl secret set` and bind it to "
+                                   "the host with `airlockctl binding add` (docs/credentials.md)"));
+    if (!network.value(QStringLiteral("egressProxy")).isUndefined()
+        && !network.value(QStringLiteral("egressProxy")).isNull())
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("network.egressProxy is not supported: Airlock's own gateway "
+                                   "carries every sandbox's egress (docs/gateway.md)"));
+    for (const QJsonValue &value : network.value(QStringLiteral("denyOut")).toArray()) {
+        // Denying everything is what an Airlock policy does to what it does not allow.
+        if (value.toString() != QLatin1String("0.0.0.0/0"))
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("network.denyOut '%1': an Airlock policy is an allowlist "
+                                       "(anything not allowed is denied); leave out denyOut and "
+                                       "list what to allow in allowOut")
+                            .arg(value.toString()));
+    }
+    QJsonArray policyRules;
+    for (const QJsonValue &value : network.value(QStringLiteral("allowOut")).toArray()) {
+        const QString entry = value.toString().trimmed();
+        if (entry.isEmpty())
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("network.allowOut entries must be host names"));
+        if (isAddressOrRange(entry))
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("network.allowOut '%1': IP addresses and CIDR ranges "
+                                       "cannot be allowed: Airlock's gateway allows host names "
+                                       "(pkg.test, *.example.com), so that the name the guest "
+                                       "asked for is the one checked (docs/policy.md)")
+                            .arg(entry));
+        // E2B's host rules are for HTTP and HTTPS.
+        policyRules.append(
+            QJsonObject {{QStringLiteral("host"), entry},
+                         {QStringLiteral("ports"), QJsonArray {80, 443}},
+                         {QStringLiteral("comment"), QStringLiteral("E2B allowOut")}});
+        hosts->append(entry);
+    }
+    if (policyRules.isEmpty())
+        return QJsonObject();
+    return QJsonObject {{QStringLiteral("version"), 1}, {QStringLiteral("rules"), policyRules}};
 }
 
 void ControlApi::startAndWait(const QString &name, std::function<void(const Result<void> &)> done)
@@ -319,12 +402,7 @@ void ControlApi::info(const QPointer<HttpConnection> &connection, const QString 
             if (!got)
                 return answerError(connection, got.error());
             const QString state = got->value(QStringLiteral("state")).toString();
-            answer(connection,
-                   jsonResponse(200,
-                                detailBody(sandbox,
-                                           state == QLatin1String("running")
-                                               ? QStringLiteral("running")
-                                               : QStringLiteral("paused"))));
+            answer(connection, jsonResponse(200, detailBody(sandbox, e2bState(sandbox, state))));
         });
 }
 
@@ -355,8 +433,7 @@ void ControlApi::list(const QPointer<HttpConnection> &connection, const HttpRequ
                 const auto it = airlockStates.constFind(sandbox.airlockName());
                 if (it == airlockStates.cend())
                     continue;
-                const QString state = *it == QLatin1String("running") ? QStringLiteral("running")
-                                                                      : QStringLiteral("paused");
+                const QString state = e2bState(sandbox, *it);
                 if (!states.isEmpty() && !states.contains(state))
                     continue;
                 bool matches = true;
@@ -412,21 +489,48 @@ void ControlApi::connectTo(const QPointer<HttpConnection> &connection, const QSt
         [this, connection, id, name](const Result<QJsonObject> &got) {
             if (!got)
                 return answerError(connection, got.error());
+            const E2bSandbox *current = m_context.registry->find(id);
+            if (!current)
+                return answer(connection,
+                              apiError(404, QStringLiteral("sandbox %1 not found").arg(id)));
             const auto reply = [this, connection, id](int status) {
-                if (const E2bSandbox *current = m_context.registry->find(id))
-                    answer(connection, jsonResponse(status, sandboxBody(*current)));
+                if (const E2bSandbox *now = m_context.registry->find(id))
+                    answer(connection, jsonResponse(status, sandboxBody(*now)));
                 else
                     answer(connection,
                            apiError(404, QStringLiteral("sandbox %1 not found").arg(id)));
             };
             const QString state = got->value(QStringLiteral("state")).toString();
-            if (state == QLatin1String("running"))
+            if (state == QLatin1String("running") && current->pausedSnapshot.isEmpty())
                 return reply(200);
-            const auto resumed = [connection, reply](const Result<void> &result) {
+            const auto resumed = [this, connection, id, reply](const Result<void> &result) {
                 if (!result)
                     return answerError(connection, result.error());
+                if (const E2bSandbox *again = m_context.registry->find(id)) {
+                    m_context.registry->setPaused(id, {});
+                    // A sandbox whose end passed while it was paused gets the default lifetime.
+                    const QDateTime fresh =
+                        QDateTime::currentDateTimeUtc().addSecs(kDefaultTimeoutSeconds);
+                    if (again->endAt < fresh)
+                        m_context.registry->setEndAt(id, fresh);
+                }
                 reply(201);
             };
+            if (!current->pausedSnapshot.isEmpty()) {
+                // E2B's resume: the pause snapshot, restored into the stopped sandbox.
+                m_context.call(
+                    QStringLiteral("snapshot.restore"),
+                    {{QStringLiteral("name"), name},
+                     {QStringLiteral("snapshot"), current->pausedSnapshot}},
+                    [this, name, resumed](const Result<QJsonObject> &restored) {
+                        if (!restored)
+                            return resumed(std::unexpected(restored.error()));
+                        waitForAgent(name, QDateTime::currentDateTimeUtc().addMSecs(kAgentWaitMs),
+                                     resumed);
+                    },
+                    kStartTimeoutMs);
+                return;
+            }
             if (state == QLatin1String("paused")) {
                 m_context.call(QStringLiteral("vm.resume"), {{QStringLiteral("name"), name}},
                                [resumed](const Result<QJsonObject> &result) {
@@ -442,6 +546,31 @@ void ControlApi::connectTo(const QPointer<HttpConnection> &connection, const QSt
         });
 }
 
+void ControlApi::pause(const QPointer<HttpConnection> &connection, const QString &id)
+{
+    const E2bSandbox sandbox = *m_context.registry->find(id);
+    if (!sandbox.pausedSnapshot.isEmpty())
+        return answer(connection,
+                      apiError(409, QStringLiteral("sandbox %1 is already paused").arg(id)));
+    const QString name = sandbox.airlockName();
+    // E2B's pause keeps memory and disk: an Airlock snapshot holds both; then the VMM goes.
+    m_context.call(
+        QStringLiteral("snapshot.create"),
+        {{QStringLiteral("name"), name}, {QStringLiteral("label"), QStringLiteral("e2b pause")}},
+        [this, connection, id, name](const Result<QJsonObject> &snapshot) {
+            if (!snapshot)
+                return answerError(connection, snapshot.error());
+            m_context.registry->setPaused(id, snapshot->value(QStringLiteral("id")).toString());
+            m_context.call(QStringLiteral("sandbox.kill"), {{QStringLiteral("name"), name}},
+                           [connection](const Result<QJsonObject> &killed) {
+                               if (!killed && killed.error().kind != ErrorKind::InvalidState)
+                                   return answerError(connection, killed.error());
+                               answer(connection, emptyResponse(204));
+                           });
+        },
+        kStartTimeoutMs);
+}
+
 QJsonObject ControlApi::sandboxBody(const E2bSandbox &sandbox)
 {
     return {{QStringLiteral("sandboxID"), sandbox.id},
@@ -454,19 +583,26 @@ QJsonObject ControlApi::sandboxBody(const E2bSandbox &sandbox)
 
 QJsonObject ControlApi::detailBody(const E2bSandbox &sandbox, const QString &state)
 {
-    return {{QStringLiteral("sandboxID"), sandbox.id},
-            {QStringLiteral("templateID"), sandbox.templateId},
-            {QStringLiteral("alias"), sandbox.image},
-            {QStringLiteral("clientID"), QStringLiteral("airlock")},
-            {QStringLiteral("startedAt"), sandbox.startedAt.toString(Qt::ISODateWithMs)},
-            {QStringLiteral("endAt"), sandbox.endAt.toString(Qt::ISODateWithMs)},
-            {QStringLiteral("cpuCount"), sandbox.cpuCount},
-            {QStringLiteral("memoryMB"), sandbox.memoryMb},
-            {QStringLiteral("diskSizeMB"), 0},
-            {QStringLiteral("metadata"), sandbox.metadata},
-            {QStringLiteral("state"), state},
-            {QStringLiteral("envdVersion"), QLatin1String(E2bContext::kEnvdVersion)},
-            {QStringLiteral("domain"), QJsonValue::Null}};
+    QJsonObject detail {
+        {QStringLiteral("sandboxID"), sandbox.id},
+        {QStringLiteral("templateID"), sandbox.templateId},
+        {QStringLiteral("alias"), sandbox.image},
+        {QStringLiteral("clientID"), QStringLiteral("airlock")},
+        {QStringLiteral("startedAt"), sandbox.startedAt.toString(Qt::ISODateWithMs)},
+        {QStringLiteral("endAt"), sandbox.endAt.toString(Qt::ISODateWithMs)},
+        {QStringLiteral("cpuCount"), sandbox.cpuCount},
+        {QStringLiteral("memoryMB"), sandbox.memoryMb},
+        {QStringLiteral("diskSizeMB"), 0},
+        {QStringLiteral("metadata"), sandbox.metadata},
+        {QStringLiteral("state"), state},
+        {QStringLiteral("envdVersion"), QLatin1String(E2bContext::kEnvdVersion)},
+        {QStringLiteral("domain"), QJsonValue::Null}};
+    if (!sandbox.allowOut.isEmpty()) {
+        detail.insert(QStringLiteral("network"),
+                      QJsonObject {{QStringLiteral("allowOut"),
+                                    QJsonArray::fromStringList(sandbox.allowOut)}});
+    }
+    return detail;
 }
 
 } // namespace airlock::e2b

@@ -27,7 +27,7 @@ class ControlApi : public QObject
 {
     Q_OBJECT
 public:
-    ControlApi(E2bContext context, QObject *parent = nullptr);
+    explicit ControlApi(E2bContext context, QObject *parent = nullptr);
 
     /// True when the request is for the control API (the caller checked the API key).
     static bool handles(const HttpRequest &request);
@@ -43,11 +43,21 @@ private:
                     const HttpRequest &request);
     void connectTo(const QPointer<HttpConnection> &connection, const QString &id,
                    const HttpRequest &request);
+    /// E2B's pause: snapshot.create, then sandbox.kill; connect restores the snapshot.
+    void pause(const QPointer<HttpConnection> &connection, const QString &id);
+    /// Starts a created sandbox, then registers it and answers create.
+    void boot(const QPointer<HttpConnection> &connection, E2bSandbox sandbox, int seconds);
     /// sandbox.start, then waits until the guest agent answers (exec.list), at most `deadline`.
     void startAndWait(const QString &name, std::function<void(const Result<void> &)> done);
     void waitForAgent(const QString &name, QDateTime deadline,
                       std::function<void(const Result<void> &)> done);
 
+    /// E2B's `network` of POST /v2/sandboxes as an Airlock policy (docs/policy.md): each
+    /// `allowOut` host name or `*.domain` a rule for ports 80 and 443, appended to `hosts`;
+    /// IPs and CIDR ranges, `rules` (client-side secret values), an `egressProxy` and a
+    /// `denyOut` other than 0.0.0.0/0 are invalid_params naming the Airlock way. An empty
+    /// object when there is no allowOut (the sandbox keeps deny-all).
+    static Result<QJsonObject> policyFromNetwork(const QJsonObject &body, QStringList *hosts);
     /// The `Sandbox` body of create and connect (sandboxID, templateID, envdVersion, token).
     static QJsonObject sandboxBody(const E2bSandbox &sandbox);
     /// The `SandboxDetail` / `ListedSandbox` body, with `state` "running" or "paused".

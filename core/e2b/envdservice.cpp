@@ -180,6 +180,18 @@ EnvdService::EnvdService(E2bContext context, QObject *parent) : QObject(parent),
 {
     connect(m_context.helper, &HelperClient::notificationReceived, this,
             &EnvdService::onNotification);
+    // The processes run on in their guests, but their output was for the lost connection:
+    // end the streams rather than leave the SDK waiting for events that cannot come.
+    connect(m_context.helper, &HelperClient::connectionLost, this, [this](const Error &error) {
+        const QJsonObject lost {
+            {QStringLiteral("error"),
+             QJsonObject {
+                 {QStringLiteral("kind"), QStringLiteral("agent_unavailable")},
+                 {QStringLiteral("message"),
+                  QStringLiteral("lost the connection to airlockd: %1").arg(error.message)}}}};
+        for (ProcessStream *stream : m_streams.values())
+            stream->deliver(QStringLiteral("exec.exit"), lost);
+    });
 }
 
 EnvdService::~EnvdService() = default;
@@ -198,7 +210,7 @@ void EnvdService::handle(const QPointer<HttpConnection> &connection, const HttpR
     const QString id = QString::fromUtf8(request.header("e2b-sandbox-id"));
     const E2bSandbox *found = m_context.registry->find(id);
     if (request.path == QLatin1String("/health")) {
-        connection->respond(emptyResponse(found ? 204 : 502));
+        connection->respond(emptyResponse(found && found->pausedSnapshot.isEmpty() ? 204 : 502));
         return;
     }
     if (!found) {

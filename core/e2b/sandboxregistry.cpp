@@ -35,7 +35,9 @@ QJsonObject E2bSandbox::toJson() const
             {QStringLiteral("startedAt"), isoTime(startedAt)},
             {QStringLiteral("endAt"), isoTime(endAt)},
             {QStringLiteral("cpuCount"), cpuCount},
-            {QStringLiteral("memoryMb"), memoryMb}};
+            {QStringLiteral("memoryMb"), memoryMb},
+            {QStringLiteral("allowOut"), QJsonArray::fromStringList(allowOut)},
+            {QStringLiteral("pausedSnapshot"), pausedSnapshot}};
 }
 
 E2bSandbox E2bSandbox::fromJson(const QJsonObject &object)
@@ -53,6 +55,9 @@ E2bSandbox E2bSandbox::fromJson(const QJsonObject &object)
         QDateTime::fromString(object.value(QStringLiteral("endAt")).toString(), Qt::ISODate);
     sandbox.cpuCount = object.value(QStringLiteral("cpuCount")).toInt(1);
     sandbox.memoryMb = object.value(QStringLiteral("memoryMb")).toInt(256);
+    for (const QJsonValue &host : object.value(QStringLiteral("allowOut")).toArray())
+        sandbox.allowOut.append(host.toString());
+    sandbox.pausedSnapshot = object.value(QStringLiteral("pausedSnapshot")).toString();
     return sandbox;
 }
 
@@ -126,6 +131,15 @@ void SandboxRegistry::setEndAt(const QString &id, const QDateTime &endAt)
     save();
 }
 
+void SandboxRegistry::setPaused(const QString &id, const QString &snapshot)
+{
+    const auto it = m_sandboxes.find(id);
+    if (it == m_sandboxes.end())
+        return;
+    it->pausedSnapshot = snapshot;
+    save();
+}
+
 void SandboxRegistry::arm(const QString &id)
 {
     const E2bSandbox &sandbox = m_sandboxes[id];
@@ -136,7 +150,7 @@ void SandboxRegistry::arm(const QString &id)
     connect(timer.get(), &QTimer::timeout, this, [this, id, left] {
         if (left > kMaxTimerMs)
             arm(id);
-        else
+        else if (const E2bSandbox *current = find(id); current && current->pausedSnapshot.isEmpty())
             Q_EMIT expired(id);
     });
     timer->start();

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 
 #include <memory>
@@ -28,6 +29,11 @@ struct E2bSandbox
     QDateTime endAt;
     int cpuCount = 1;
     int memoryMb = 256;
+    /// The hosts of E2B's `network.allowOut`, as they became the sandbox's Airlock policy.
+    QStringList allowOut;
+    /// Set while the sandbox is paused (E2B's pause: a snapshot, then the VMM stopped): the
+    /// snapshot connect restores. A paused sandbox does not expire.
+    QString pausedSnapshot;
 
     /// The Airlock sandbox name (docs/protocol.md: [a-z0-9][a-z0-9-]{0,62}).
     QString airlockName() const { return QStringLiteral("e2b-") + id; }
@@ -54,6 +60,8 @@ public:
     QList<E2bSandbox> all() const;
     /// Moves the sandbox's end to `endAt` (re-arming its timer).
     void setEndAt(const QString &id, const QDateTime &endAt);
+    /// Marks the sandbox paused from `snapshot` (empty: running again).
+    void setPaused(const QString &id, const QString &snapshot);
     /// A fresh id of 20 lower-case letters and digits, as E2B's sandbox ids look.
     static QString newId();
 

@@ -4,6 +4,7 @@
 // `airlock-e2b --print-env` and runs this file with `node --test`.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 
 import { Sandbox, CommandExitError, AuthenticationError, NotFoundError } from 'e2b'
@@ -12,6 +13,15 @@ import { Sandbox, CommandExitError, AuthenticationError, NotFoundError } from 'e
 const slow = { requestTimeoutMs: 240_000 }
 const metadata = { suite: `airlock-${process.pid}` }
 let sandbox
+
+// Polls `check` until it holds (a fact airlock-e2b reaches on its own, e.g. an expiry).
+async function waitFor(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
 
 before(async () => {
   sandbox = await Sandbox.create({ metadata, ...slow })
@@ -143,6 +153,59 @@ test('a wrong envd access token reaches nothing', async () => {
     assert.equal(response.status, 401)
   }
   assert.equal(await sandbox.files.exists('/tmp/intruder'), false)
+})
+
+test('network.allowOut becomes the Airlock policy; IP ranges are refused', async () => {
+  await assert.rejects(Sandbox.create({ network: { allowOut: ['10.0.0.0/8'] } }), (error) => {
+    assert.match(error.message, /IP addresses and CIDR ranges cannot be allowed/)
+    return true
+  })
+  const other = await Sandbox.create({
+    network: { allowOut: ['pkg.test', '*.example.test'] },
+    metadata: { suite: `${metadata.suite}-other` },
+    ...slow,
+  })
+  try {
+    const policy = JSON.parse(execFileSync(process.env.AIRLOCK_AIRLOCKCTL,
+      ['--socket', process.env.AIRLOCK_SOCKET, 'policy', 'get', `e2b-${other.sandboxId}`]))
+    assert.deepEqual(policy.rules.map((r) => [r.host, r.ports]),
+      [['pkg.test', [80, 443]], ['*.example.test', [80, 443]]])
+    assert.deepEqual((await other.getInfo()).network.allowOut, ['pkg.test', '*.example.test'])
+
+    // One sandbox's envd token does not open another sandbox.
+    const response = await fetch(`${process.env.E2B_SANDBOX_URL}/process.Process/List`, {
+      method: 'POST',
+      headers: {
+        'E2b-Sandbox-Id': sandbox.sandboxId,
+        'X-Access-Token': other.envdAccessToken,
+        'Content-Type': 'application/json',
+        'Connect-Protocol-Version': '1',
+      },
+      body: '{}',
+    })
+    assert.equal(response.status, 401)
+    assert.equal((await response.json()).code, 'unauthenticated')
+
+    // setTimeout: the sandbox is killed when its time is up.
+    await other.setTimeout(1000)
+    await waitFor(async () => (await Sandbox.list({ query: { metadata: { suite: `${metadata.suite}-other` } } }).nextItems()).length === 0,
+      60_000, 'the expired sandbox to go')
+    assert.equal(await Sandbox.kill(other.sandboxId), false)
+  } finally {
+    await Sandbox.kill(other.sandboxId)
+  }
+})
+
+test('pause, then connect brings the sandbox back with its files', async () => {
+  await sandbox.files.write('/tmp/kept.txt', 'kept across a pause\n')
+  assert.equal(await sandbox.pause(), true)
+  assert.equal((await sandbox.getInfo()).state, 'paused')
+  assert.equal(await sandbox.isRunning(), false)
+  const resumed = await Sandbox.connect(sandbox.sandboxId, slow)
+  assert.equal(resumed.sandboxId, sandbox.sandboxId)
+  assert.equal((await resumed.getInfo()).state, 'running')
+  assert.equal(await resumed.files.read('/tmp/kept.txt'), 'kept across a pause\n')
+  assert.equal((await resumed.commands.run('echo back')).stdout, 'back\n')
 })
 
 test('kill removes the sandbox', async () => {

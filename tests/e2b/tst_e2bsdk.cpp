@@ -193,6 +193,8 @@ void TestE2bSdk::sdkSuite()
     for (auto it = m_env.cbegin(); it != m_env.cend(); ++it)
         env.insert(it.key(), it.value());
     env.remove(QStringLiteral("E2B_DEBUG"));
+    // For the policy check through airlockctl (AIRLOCK_AIRLOCKCTL comes from ctest).
+    env.insert(QStringLiteral("AIRLOCK_SOCKET"), m_helper->socketPath());
     node.setProcessEnvironment(env);
     node.setWorkingDirectory(QStringLiteral(AIRLOCK_E2B_TEST_DIR));
     node.setProcessChannelMode(QProcess::ForwardedChannels);
