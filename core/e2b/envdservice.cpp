@@ -325,8 +325,12 @@ void EnvdService::startProcess(const QPointer<HttpConnection> &connection,
                         {QStringLiteral("user"), user},
                         {QStringLiteral("stdin"), message.value(QStringLiteral("stdin")).toBool()}};
     const QString cwd = process.value(QStringLiteral("cwd")).toString();
+    // envd starts a command in the user's home unless told otherwise; so does this, for the
+    // users whose home it knows (another guest user's is the agent's choice).
     if (!cwd.isEmpty())
         params.insert(QStringLiteral("cwd"), resolvePath(cwd, user));
+    else if (user == QLatin1String("agent") || user == QLatin1String("root"))
+        params.insert(QStringLiteral("cwd"), homeOf(user));
     if (message.contains(QStringLiteral("pty"))) {
         const QJsonObject size = message.value(QStringLiteral("pty"))
                                      .toObject()

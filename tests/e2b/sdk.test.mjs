@@ -44,6 +44,14 @@ test('stderr and environment variables of a command', async () => {
   assert.equal(result.stderr, 'hello\n')
 })
 
+test('users, home folders and cwd', async () => {
+  // E2B's default user is the guest's unprivileged `agent`; `root` is root.
+  const mine = await sandbox.commands.run('id -un; pwd')
+  assert.equal(mine.stdout, 'agent\n/home/agent\n')
+  const root = await sandbox.commands.run('id -u; pwd', { user: 'root', cwd: '/tmp' })
+  assert.equal(root.stdout, '0\n/tmp\n')
+})
+
 test('a failing command raises CommandExitError with its exit code', async () => {
   await assert.rejects(sandbox.commands.run('echo broken >&2; exit 3'), (error) => {
     assert.ok(error instanceof CommandExitError, `not a CommandExitError: ${error}`)
@@ -171,6 +179,17 @@ test('network.allowOut becomes the Airlock policy; IP ranges are refused', async
     assert.deepEqual(policy.rules.map((r) => [r.host, r.ports]),
       [['pkg.test', [80, 443]], ['*.example.test', [80, 443]]])
     assert.deepEqual((await other.getInfo()).network.allowOut, ['pkg.test', '*.example.test'])
+
+    // Two sandboxes, one page each.
+    const pages = Sandbox.list({ limit: 1 })
+    const first = await pages.nextItems()
+    assert.equal(first.length, 1)
+    assert.equal(pages.hasNext, true)
+    const second = await pages.nextItems()
+    assert.equal(second.length, 1)
+    assert.equal(pages.hasNext, false)
+    assert.deepEqual([first[0].sandboxId, second[0].sandboxId].sort(),
+      [sandbox.sandboxId, other.sandboxId].sort())
 
     // One sandbox's envd token does not open another sandbox.
     const response = await fetch(`${process.env.E2B_SANDBOX_URL}/process.Process/List`, {
