@@ -32,6 +32,12 @@ public:
     /// True when the request is for the control API (the caller checked the API key).
     static bool handles(const HttpRequest &request);
     void handle(const QPointer<HttpConnection> &connection, const HttpRequest &request);
+    /// E2B's `network` of POST /v2/sandboxes as an Airlock policy (docs/policy.md): each
+    /// `allowOut` host name or `*.domain` a rule for ports 80 and 443, appended to `hosts`;
+    /// IPs and CIDR ranges, `rules` (client-side secret values), an `egressProxy` and a
+    /// `denyOut` other than 0.0.0.0/0 are invalid_params naming the Airlock way. An empty
+    /// object when there is no allowOut (the sandbox keeps deny-all).
+    static Result<QJsonObject> policyFromNetwork(const QJsonObject &body, QStringList *hosts);
     /// Kills and deletes the sandbox `id` (also what its timeout does).
     void kill(const QString &id, std::function<void(const Result<void> &)> done);
 
@@ -52,12 +58,6 @@ private:
     void waitForAgent(const QString &name, QDateTime deadline,
                       std::function<void(const Result<void> &)> done);
 
-    /// E2B's `network` of POST /v2/sandboxes as an Airlock policy (docs/policy.md): each
-    /// `allowOut` host name or `*.domain` a rule for ports 80 and 443, appended to `hosts`;
-    /// IPs and CIDR ranges, `rules` (client-side secret values), an `egressProxy` and a
-    /// `denyOut` other than 0.0.0.0/0 are invalid_params naming the Airlock way. An empty
-    /// object when there is no allowOut (the sandbox keeps deny-all).
-    static Result<QJsonObject> policyFromNetwork(const QJsonObject &body, QStringList *hosts);
     /// The `Sandbox` body of create and connect (sandboxID, templateID, envdVersion, token).
     static QJsonObject sandboxBody(const E2bSandbox &sandbox);
     /// The `SandboxDetail` / `ListedSandbox` body, with `state` "running" or "paused".

@@ -4,10 +4,14 @@
 
 #include "core/e2b/apikeystore.h"
 #include "core/e2b/connectenvelope.h"
+#include "core/e2b/controlapi.h"
 #include "core/e2b/httpconnection.h"
 #include "core/e2b/multipartform.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -30,6 +34,9 @@ private Q_SLOTS:
     void apiKeyIsMadeOnceAndPrivate();
     void apiKeyFileReadableByOthersIsRefused();
     void keepAliveAndChunkedLimit();
+    void allowOutBecomesPolicyRules();
+    void networkFieldsAirlockDoesOtherwiseAreRefused_data();
+    void networkFieldsAirlockDoesOtherwiseAreRefused();
 };
 
 void TestE2bWire::envelopesRoundTrip()
@@ -164,6 +171,55 @@ void TestE2bWire::keepAliveAndChunkedLimit()
     QVERIFY(refused.startsWith("HTTP/1.1 413"));
     QTRY_COMPARE_WITH_TIMEOUT(client.state(), QAbstractSocket::UnconnectedState, 5000);
     QCOMPARE(seen.size(), 2);
+}
+
+void TestE2bWire::allowOutBecomesPolicyRules()
+{
+    QStringList hosts;
+    const auto policy = ControlApi::policyFromNetwork(
+        QJsonDocument::fromJson(R"({"network": {"allowOut": ["pkg.test", "*.example.test"],
+                                                "denyOut": ["0.0.0.0/0"]}})")
+            .object(),
+        &hosts);
+    QVERIFY(policy);
+    QCOMPARE(hosts, (QStringList {QStringLiteral("pkg.test"), QStringLiteral("*.example.test")}));
+    const QJsonArray rules = policy->value(QStringLiteral("rules")).toArray();
+    QCOMPARE(rules.size(), 2);
+    QCOMPARE(rules[1].toObject().value(QStringLiteral("host")).toString(),
+             QStringLiteral("*.example.test"));
+    QCOMPARE(rules[0].toObject().value(QStringLiteral("ports")).toArray(), (QJsonArray {80, 443}));
+    // No allowOut: no policy to set, the sandbox keeps deny-all.
+    QStringList none;
+    const auto empty = ControlApi::policyFromNetwork(QJsonObject(), &none);
+    QVERIFY(empty);
+    QVERIFY(empty->isEmpty());
+}
+
+void TestE2bWire::networkFieldsAirlockDoesOtherwiseAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("network");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("cidr") << QByteArray(R"({"allowOut": ["10.0.0.0/8"]})") << "CIDR";
+    QTest::newRow("ip") << QByteArray(R"({"allowOut": ["1.2.3.4"]})") << "CIDR";
+    QTest::newRow("ipv6") << QByteArray(R"({"allowOut": ["::1"]})") << "CIDR";
+    QTest::newRow("denyOut") << QByteArray(R"({"denyOut": ["evil.test"]})") << "allowlist";
+    QTest::newRow("rules") << QByteArray(R"({"rules": {"api.test": [{"transform": {}}]}})")
+                           << "airlockctl secret set";
+    QTest::newRow("egressProxy") << QByteArray(R"({"egressProxy": {"address": "p:1"}})")
+                                 << "gateway";
+}
+
+void TestE2bWire::networkFieldsAirlockDoesOtherwiseAreRefused()
+{
+    QFETCH(QByteArray, network);
+    QFETCH(QString, named);
+    QStringList hosts;
+    const auto policy = ControlApi::policyFromNetwork(
+        QJsonObject {{QStringLiteral("network"), QJsonDocument::fromJson(network).object()}},
+        &hosts);
+    QVERIFY(!policy);
+    QCOMPARE(policy.error().kind, airlock::ErrorKind::InvalidParams);
+    QVERIFY2(policy.error().message.contains(named), qPrintable(policy.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestE2bWire)
