@@ -34,6 +34,11 @@ E2bEndpoint::E2bEndpoint(const HelperProcess &helper, const TestUser &user)
 
 E2bEndpoint::~E2bEndpoint()
 {
+    stop();
+}
+
+void E2bEndpoint::stop()
+{
     if (m_process.state() == QProcess::NotRunning)
         return;
     m_process.terminate();
@@ -75,7 +80,9 @@ bool E2bEndpoint::start()
         m_lastError = QStringLiteral("cannot make %1 for the user").arg(m_home);
         return false;
     }
-    m_port = freePort();
+    if (m_port == 0)
+        m_port = freePort();
+    m_process.disconnect();
     m_process.setProcessEnvironment(userEnvironment());
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
     m_process.setReadChannel(QProcess::StandardOutput);
@@ -91,6 +98,7 @@ bool E2bEndpoint::start()
     }
     // It says so once it listens.
     QByteArray said;
+    m_printed.clear();
     while (!said.contains("listening on") && m_process.waitForReadyRead(kStartTimeoutMs))
         said += m_process.readAllStandardOutput();
     if (!said.contains("listening on http://127.0.0.1:" + QByteArray::number(m_port))) {

@@ -30,8 +30,11 @@ public:
     E2bEndpoint(const E2bEndpoint &) = delete;
     E2bEndpoint &operator=(const E2bEndpoint &) = delete;
 
-    /// Starts it and waits until it says it listens; then reads `--print-env`.
+    /// Starts it and waits until it says it listens; then reads `--print-env`. Again after
+    /// stop(): the same port, home and key.
     bool start();
+    /// SIGTERM, and waits for it to exit.
+    void stop();
     quint16 port() const { return m_port; }
     QString home() const { return m_home; }
     /// The variables `airlock-e2b --print-env` printed (E2B_API_KEY, E2B_API_URL,

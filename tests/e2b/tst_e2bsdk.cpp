@@ -5,9 +5,14 @@
 
 #include "e2bendpoint.h"
 #include "helperprocess.h"
+#include "rpctestclient.h"
 #include "testuser.h"
 
+#include <QDateTime>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTcpSocket>
 #include <QTest>
@@ -36,8 +41,12 @@ private Q_SLOTS:
     void keyFileIsTheUsers();
     void oversizedBodyIs413();
     void sdkSuite();
+    void timeoutsAndTokensOutliveARestart();
 
 private:
+    /// Runs `node SCRIPT ARGUMENTS` in the SDK folder; its exit code, and its stdout.
+    int node(const QStringList &arguments, QByteArray *out = nullptr);
+
     std::unique_ptr<HelperProcess> m_helper;
     std::unique_ptr<TestUser> m_user;
     std::unique_ptr<E2bEndpoint> m_e2b;
@@ -133,6 +142,60 @@ void TestE2bSdk::sdkSuite()
     QVERIFY2(node.waitForFinished(kNodeTimeoutMs), "the SDK suite did not finish");
     QCOMPARE(node.exitStatus(), QProcess::NormalExit);
     QCOMPARE(node.exitCode(), 0);
+}
+
+int TestE2bSdk::node(const QStringList &arguments, QByteArray *out)
+{
+    QProcess node;
+    node.setProcessEnvironment(m_e2b->clientEnvironment());
+    node.setWorkingDirectory(QStringLiteral(AIRLOCK_E2B_TEST_DIR));
+    node.setProcessChannelMode(out ? QProcess::ForwardedErrorChannel : QProcess::ForwardedChannels);
+    node.start(QStringLiteral("node"), arguments);
+    if (!node.waitForFinished(kNodeTimeoutMs) || node.exitStatus() != QProcess::NormalExit)
+        return -1;
+    if (out)
+        *out = node.readAllStandardOutput();
+    return node.exitCode();
+}
+
+void TestE2bSdk::timeoutsAndTokensOutliveARestart()
+{
+    QByteArray made;
+    QCOMPARE(node({QStringLiteral("lifetime.mjs"), QStringLiteral("create")}, &made), 0);
+    const QJsonObject ids = QJsonDocument::fromJson(made.trimmed()).object();
+    const QString shortName =
+        QStringLiteral("e2b-") + ids.value(QStringLiteral("short")).toString();
+    const QString longId = ids.value(QStringLiteral("long")).toString();
+    const QDateTime shortEnd = QDateTime::fromMSecsSinceEpoch(
+        qint64(ids.value(QStringLiteral("shortEndAt")).toDouble()), Qt::UTC);
+    QVERIFY2(!longId.isEmpty() && shortEnd.isValid(), made.constData());
+
+    // Down while the short one's time runs out.
+    m_e2b->stop();
+    const QString stateFile =
+        m_e2b->home() + QStringLiteral("/.local/state/airlock/e2b-sandboxes.json");
+    struct stat st
+    {
+    };
+    QCOMPARE(::stat(QFile::encodeName(stateFile).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 0777, mode_t(0600));
+    QTRY_VERIFY_WITH_TIMEOUT(QDateTime::currentDateTimeUtc() > shortEnd, 30000);
+    RpcTestClient client(m_helper->socketPath());
+    const auto names = [&client] {
+        QStringList found;
+        const QJsonObject answer = client.call(QStringLiteral("sandbox.list"), {});
+        for (const QJsonValue &value :
+             RpcTestClient::result(answer).value(QStringLiteral("sandboxes")).toArray())
+            found.append(value.toObject().value(QStringLiteral("name")).toString());
+        return found;
+    };
+    QVERIFY2(names().contains(shortName), "nobody kills it while airlock-e2b is down");
+
+    // Back up: the expired one goes at once, the other answers to its old token.
+    QVERIFY2(m_e2b->start(), qPrintable(m_e2b->lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(!names().contains(shortName), 30000);
+    QCOMPARE(node({QStringLiteral("lifetime.mjs"), QStringLiteral("check"), longId}), 0);
+    QVERIFY(!names().contains(QStringLiteral("e2b-") + longId));
 }
 
 QTEST_GUILESS_MAIN(TestE2bSdk)
