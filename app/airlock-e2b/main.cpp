@@ -7,6 +7,8 @@
 #include "core/e2b/apikeystore.h"
 #include "core/e2b/e2bserver.h"
 #include "core/e2b/sandboxregistry.h"
+#include "core/ssh/sshendpoint.h"
+#include "core/ssh/sshtransport.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -57,10 +59,26 @@ int main(int argc, char *argv[])
         QStringLiteral("Helper socket (default $AIRLOCK_SOCKET, else %1).")
             .arg(QStringLiteral(AIRLOCK_DEFAULT_SOCKET)),
         QStringLiteral("PATH"));
+    const QCommandLineOption host(
+        QStringLiteral("host"),
+        QStringLiteral("Reach airlockd on another machine over SSH ([USER@]HOST[:PORT]); keys from "
+                       "ssh-agent or --identity, host keys from known_hosts (nothing is asked)."),
+        QStringLiteral("HOST"));
+    const QCommandLineOption identity(QStringLiteral("identity"),
+                                      QStringLiteral("SSH private key file (with --host)."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption knownHosts(
+        QStringLiteral("known-hosts"),
+        QStringLiteral("known_hosts file (with --host; default ~/.ssh/known_hosts)."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption sshConfig(
+        QStringLiteral("ssh-config"),
+        QStringLiteral("OpenSSH client configuration (with --host; default ~/.ssh/config; none)."),
+        QStringLiteral("FILE"));
     const QCommandLineOption printEnv(
         QStringLiteral("print-env"),
         QStringLiteral("Print the E2B_API_KEY, E2B_API_URL and E2B_SANDBOX_URL lines to export."));
-    parser.addOptions({port, socket, printEnv});
+    parser.addOptions({port, socket, host, identity, knownHosts, sshConfig, printEnv});
     parser.process(app);
 
     if (::geteuid() == 0) {
@@ -88,11 +106,30 @@ int main(int argc, char *argv[])
         return 0;
     }
 
-    QString socketPath = parser.value(socket);
-    if (socketPath.isEmpty())
-        socketPath = qEnvironmentVariable("AIRLOCK_SOCKET", QStringLiteral(AIRLOCK_DEFAULT_SOCKET));
-    airlock::HelperClient helper(std::make_unique<airlock::LocalSocketTransport>(socketPath),
-                                 QStringLiteral("airlock-e2b"));
+    std::unique_ptr<airlock::Transport> transport;
+    if (parser.isSet(host)) {
+        auto endpoint = airlock::SshEndpoint::parse(parser.value(host));
+        if (!endpoint) {
+            err << "airlock-e2b: --host: " << endpoint.error().message << Qt::endl;
+            return 2;
+        }
+        // On the remote machine the helper is at the default path unless --socket says
+        // otherwise; $AIRLOCK_SOCKET describes this machine.
+        if (parser.isSet(socket))
+            endpoint->socketPath = parser.value(socket);
+        endpoint->identityFile = parser.value(identity);
+        endpoint->knownHostsFile = parser.value(knownHosts);
+        endpoint->configFile = parser.value(sshConfig);
+        // No prompter: a server runs without a terminal; unknown host keys are refused.
+        transport = std::make_unique<airlock::SshTransport>(*endpoint);
+    } else {
+        QString socketPath = parser.value(socket);
+        if (socketPath.isEmpty())
+            socketPath =
+                qEnvironmentVariable("AIRLOCK_SOCKET", QStringLiteral(AIRLOCK_DEFAULT_SOCKET));
+        transport = std::make_unique<airlock::LocalSocketTransport>(socketPath);
+    }
+    airlock::HelperClient helper(std::move(transport), QStringLiteral("airlock-e2b"));
     if (const auto connected = helper.connectSync(); !connected) {
         err << "airlock-e2b: " << connected.error().message << Qt::endl;
         return 1;
@@ -109,5 +146,8 @@ int main(int argc, char *argv[])
     // After the server is connected to it: sandboxes that expired meanwhile are killed now.
     registry.load();
     out << "airlock-e2b: listening on " << url << Qt::endl;
-    return app.exec();
+    const int code = app.exec();
+    // Its SSH worker finishes before libcrypto's exit handlers run.
+    airlock::SshTransport::waitForWorkers(5000);
+    return code;
 }

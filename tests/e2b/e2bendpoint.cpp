@@ -90,8 +90,9 @@ bool E2bEndpoint::start()
                      [this] { std::fputs(m_process.readAllStandardError().constData(), stderr); });
     m_user.runAs(m_process);
     m_process.start(program,
-                    {QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--socket"),
-                     m_helper.socketPath()});
+                    QStringList {QStringLiteral("--port"), QString::number(m_port),
+                                 QStringLiteral("--socket"), m_helper.socketPath()}
+                        + m_extraArguments);
     if (!m_process.waitForStarted()) {
         m_lastError = m_process.errorString();
         return false;

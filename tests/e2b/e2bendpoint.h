@@ -35,6 +35,8 @@ public:
     bool start();
     /// SIGTERM, and waits for it to exit.
     void stop();
+    /// Options for the next start() (e.g. --host over SSH).
+    void setExtraArguments(const QStringList &arguments) { m_extraArguments = arguments; }
     quint16 port() const { return m_port; }
     QString home() const { return m_home; }
     /// The variables `airlock-e2b --print-env` printed (E2B_API_KEY, E2B_API_URL,
@@ -52,6 +54,7 @@ private:
     QString m_home;
     quint16 m_port = 0;
     QProcess m_process;
+    QStringList m_extraArguments;
     QMap<QString, QString> m_printed;
     QString m_lastError;
 };

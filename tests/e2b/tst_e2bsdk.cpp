@@ -6,6 +6,7 @@
 #include "e2bendpoint.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
+#include "sshserver.h"
 #include "testuser.h"
 
 #include <QDateTime>
@@ -42,6 +43,7 @@ private Q_SLOTS:
     void oversizedBodyIs413();
     void sdkSuite();
     void timeoutsAndTokensOutliveARestart();
+    void helperOverSsh();
 
 private:
     /// Runs `node SCRIPT ARGUMENTS` in the SDK folder; its exit code, and its stdout.
@@ -196,6 +198,34 @@ void TestE2bSdk::timeoutsAndTokensOutliveARestart()
     QTRY_VERIFY_WITH_TIMEOUT(!names().contains(shortName), 30000);
     QCOMPARE(node({QStringLiteral("lifetime.mjs"), QStringLiteral("check"), longId}), 0);
     QVERIFY(!names().contains(QStringLiteral("e2b-") + longId));
+}
+
+void TestE2bSdk::helperOverSsh()
+{
+    // airlock-e2b --host: the helper through real OpenSSH on loopback (root's login there),
+    // with the key and known_hosts in the user's own files: nothing may be asked.
+    SshServer sshd;
+    QVERIFY2(sshd.start(), qPrintable(sshd.lastError()));
+    const QString key = m_e2b->home() + QStringLiteral("/id_ssh");
+    const QString knownHosts = m_e2b->home() + QStringLiteral("/known_hosts");
+    QVERIFY(QFile::copy(sshd.clientKeyPath(), key));
+    QFile hosts(knownHosts);
+    QVERIFY(hosts.open(QIODevice::WriteOnly));
+    hosts.write(sshd.knownHostsLine().toUtf8() + '\n');
+    hosts.close();
+    for (const QString &path : {key, knownHosts}) {
+        const QByteArray native = QFile::encodeName(path);
+        QCOMPARE(::chown(native.constData(), m_user->uid(), m_user->gid()), 0);
+        QCOMPARE(::chmod(native.constData(), 0600), 0);
+    }
+    m_e2b->stop();
+    m_e2b->setExtraArguments({QStringLiteral("--host"),
+                              QStringLiteral("root@127.0.0.1:%1").arg(sshd.port()),
+                              QStringLiteral("--identity"), key, QStringLiteral("--known-hosts"),
+                              knownHosts, QStringLiteral("--ssh-config"), QStringLiteral("none")});
+    QVERIFY2(m_e2b->start(), qPrintable(m_e2b->lastError()));
+    QCOMPARE(node({QStringLiteral("smoke.mjs")}), 0);
+    m_e2b->stop();
 }
 
 QTEST_GUILESS_MAIN(TestE2bSdk)
