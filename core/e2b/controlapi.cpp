@@ -31,6 +31,12 @@ const QRegularExpression kSandboxPath(QStringLiteral(
     "^/(v2/)?sandboxes/([a-z0-9]{1,40})(/"
     "(timeout|connect|pause|resume|refreshes|snapshots|fork|metrics|logs|network))?$"));
 
+// E2B deletes a snapshot as a template (DELETE /templates/{id}); Airlock's ids are 16 hex digits.
+const QRegularExpression kTemplatePath(QStringLiteral("^/templates/([0-9a-f]{16})$"));
+const QRegularExpression kSnapshotId(QStringLiteral("^[0-9a-f]{16}$"));
+// Forks one POST /fork may ask for.
+constexpr int kMaxForks = 8;
+
 HttpResponse apiError(int status, const QString &message)
 {
     HttpResponse response;
@@ -144,7 +150,8 @@ ControlApi::ControlApi(E2bContext context, QObject *parent)
 bool ControlApi::handles(const HttpRequest &request)
 {
     return request.path.startsWith(QStringLiteral("/sandboxes"))
-        || request.path.startsWith(QStringLiteral("/v2/sandboxes"));
+        || request.path.startsWith(QStringLiteral("/v2/sandboxes"))
+        || request.path.startsWith(QStringLiteral("/templates/"));
 }
 
 void ControlApi::handle(const QPointer<HttpConnection> &connection, const HttpRequest &request)
@@ -158,6 +165,8 @@ void ControlApi::handle(const QPointer<HttpConnection> &connection, const HttpRe
             return list(connection, request);
         return answer(connection, apiError(405, QStringLiteral("method not allowed")));
     }
+    if (const auto snapshot = kTemplatePath.match(path); snapshot.hasMatch() && method == "DELETE")
+        return deleteSnapshot(connection, snapshot.captured(1));
     const QRegularExpressionMatch match = kSandboxPath.match(path);
     if (!match.hasMatch())
         return answer(connection, apiError(404, QStringLiteral("no such endpoint: %1").arg(path)));
@@ -180,6 +189,10 @@ void ControlApi::handle(const QPointer<HttpConnection> &connection, const HttpRe
         return connectTo(connection, id, request);
     if (action == QLatin1String("pause") && method == "POST")
         return pause(connection, id);
+    if (action == QLatin1String("snapshots") && method == "POST")
+        return createSnapshot(connection, id, request);
+    if (action == QLatin1String("fork") && method == "POST")
+        return fork(connection, id, request);
     answer(connection,
            apiError(501,
                     QStringLiteral("%1 %2 is not supported by airlock-e2b (docs/e2b.md)")
@@ -222,6 +235,18 @@ void ControlApi::create(const QPointer<HttpConnection> &connection, const HttpRe
     sandbox.accessToken = ApiKeyStore::randomToken("e2bt_");
     sandbox.allowOut = hosts;
     const QString name = sandbox.airlockName();
+    if (kSnapshotId.match(templateId).hasMatch()) {
+        // A snapshot of createSnapshot as the template: snapshot.fork starts it.
+        return forkInto(
+            sandbox, templateId, *timeout, *policy, [connection](const Result<E2bSandbox> &forked) {
+                if (!forked) {
+                    if (forked.error().kind == ErrorKind::NotFound)
+                        return answer(connection, apiError(404, forked.error().message));
+                    return answerError(connection, forked.error());
+                }
+                answer(connection, jsonResponse(201, sandboxBody(*forked)));
+            });
+    }
     m_context.call(
         QStringLiteral("sandbox.create"),
         {{QStringLiteral("name"), name}, {QStringLiteral("image"), sandbox.image}},
@@ -569,6 +594,166 @@ void ControlApi::pause(const QPointer<HttpConnection> &connection, const QString
                            });
         },
         kStartTimeoutMs);
+}
+
+void ControlApi::forkInto(E2bSandbox sandbox, const QString &snapshot, int seconds,
+                          const QJsonObject &policy,
+                          std::function<void(const Result<E2bSandbox> &)> done)
+{
+    const QString name = sandbox.airlockName();
+    m_context.call(
+        QStringLiteral("snapshot.fork"),
+        {{QStringLiteral("snapshot"), snapshot}, {QStringLiteral("name"), name}},
+        [this, sandbox, name, seconds, policy, done](const Result<QJsonObject> &forked) mutable {
+            if (!forked)
+                return done(std::unexpected(forked.error()));
+            sandbox.image = forked->value(QStringLiteral("image")).toString();
+            sandbox.cpuCount = forked->value(QStringLiteral("vcpus")).toInt(1);
+            sandbox.memoryMb = forked->value(QStringLiteral("memoryMib")).toInt(256);
+            auto ready = [this, sandbox, name, seconds, done]() mutable {
+                waitForAgent(name, QDateTime::currentDateTimeUtc().addMSecs(kAgentWaitMs),
+                             [this, sandbox, name, seconds, done](const Result<void> &up) mutable {
+                                 if (!up) {
+                                     m_context.call(
+                                         QStringLiteral("sandbox.kill"),
+                                         {{QStringLiteral("name"), name}},
+                                         [context = m_context, name](const Result<QJsonObject> &) {
+                                             context.call(QStringLiteral("sandbox.delete"),
+                                                          {{QStringLiteral("name"), name}},
+                                                          [](const Result<QJsonObject> &) {});
+                                         });
+                                     return done(std::unexpected(up.error()));
+                                 }
+                                 sandbox.startedAt = QDateTime::currentDateTimeUtc();
+                                 sandbox.endAt = sandbox.startedAt.addSecs(seconds);
+                                 m_context.registry->insert(sandbox);
+                                 done(sandbox);
+                             });
+            };
+            if (policy.isEmpty())
+                return ready();
+            // The fork carries its parent's policy; allowOut replaces it.
+            m_context.call(QStringLiteral("policy.set"),
+                           {{QStringLiteral("name"), name}, {QStringLiteral("policy"), policy}},
+                           [ready, done](const Result<QJsonObject> &set) mutable {
+                               if (!set)
+                                   return done(std::unexpected(set.error()));
+                               ready();
+                           });
+        },
+        kStartTimeoutMs);
+}
+
+void ControlApi::createSnapshot(const QPointer<HttpConnection> &connection, const QString &id,
+                                const HttpRequest &request)
+{
+    const auto body = jsonBody(request);
+    if (!body)
+        return answerError(connection, body.error());
+    const QString label = body->value(QStringLiteral("name")).toString();
+    const E2bSandbox sandbox = *m_context.registry->find(id);
+    m_context.call(
+        QStringLiteral("snapshot.create"),
+        {{QStringLiteral("name"), sandbox.airlockName()},
+         {QStringLiteral("label"), label.isEmpty() ? QStringLiteral("e2b snapshot") : label}},
+        [connection, label](const Result<QJsonObject> &snapshot) {
+            if (!snapshot)
+                return answerError(connection, snapshot.error());
+            QJsonArray names;
+            if (!label.isEmpty())
+                names.append(label);
+            answer(connection,
+                   jsonResponse(201,
+                                QJsonObject {{QStringLiteral("snapshotID"),
+                                              snapshot->value(QStringLiteral("id"))},
+                                             {QStringLiteral("names"), names}}));
+        },
+        kStartTimeoutMs);
+}
+
+void ControlApi::fork(const QPointer<HttpConnection> &connection, const QString &id,
+                      const HttpRequest &request)
+{
+    const auto body = jsonBody(request);
+    if (!body)
+        return answerError(connection, body.error());
+    const auto seconds = timeoutSeconds(*body);
+    if (!seconds)
+        return answerError(connection, seconds.error());
+    const int count = body->value(QStringLiteral("count")).toInt(1);
+    if (count < 1 || count > kMaxForks)
+        return answer(connection,
+                      apiError(400, QStringLiteral("count must be 1..%1").arg(kMaxForks)));
+    const E2bSandbox parent = *m_context.registry->find(id);
+    m_context.call(
+        QStringLiteral("snapshot.create"),
+        {{QStringLiteral("name"), parent.airlockName()},
+         {QStringLiteral("label"), QStringLiteral("e2b fork")}},
+        [this, connection, parent, count, seconds = *seconds](const Result<QJsonObject> &snapshot) {
+            if (!snapshot)
+                return answerError(connection, snapshot.error());
+            const QString snapshotId = snapshot->value(QStringLiteral("id")).toString();
+            // One fork after the other; each answer names its sandbox or its error.
+            auto results = std::make_shared<QJsonArray>();
+            auto next = std::make_shared<std::function<void()>>();
+            *next = [this, connection, parent, count, seconds, snapshotId, results,
+                     weakNext = std::weak_ptr<std::function<void()>>(next)] {
+                const auto self = weakNext.lock();
+                if (results->size() == count)
+                    return answer(connection, jsonResponse(200, *results));
+                E2bSandbox child = parent;
+                child.id = SandboxRegistry::newId();
+                child.accessToken = ApiKeyStore::randomToken("e2bt_");
+                child.pausedSnapshot.clear();
+                forkInto(
+                    child, snapshotId, seconds, {},
+                    [results, self](const Result<E2bSandbox> &forked) {
+                        if (forked) {
+                            results->append(
+                                QJsonObject {{QStringLiteral("sandbox"), sandboxBody(*forked)}});
+                        } else {
+                            results->append(QJsonObject {
+                                {QStringLiteral("error"),
+                                 QJsonObject {
+                                     {QStringLiteral("code"), httpStatusFor(forked.error().kind)},
+                                     {QStringLiteral("message"), forked.error().message}}}});
+                        }
+                        (*self)();
+                    });
+            };
+            (*next)();
+        },
+        kStartTimeoutMs);
+}
+
+void ControlApi::deleteSnapshot(const QPointer<HttpConnection> &connection, const QString &snapshot)
+{
+    // Only a snapshot of one of this user's E2B sandboxes.
+    m_context.call(
+        QStringLiteral("snapshot.list"), {},
+        [this, connection, snapshot](const Result<QJsonObject> &listed) {
+            if (!listed)
+                return answerError(connection, listed.error());
+            bool ours = false;
+            for (const QJsonValue &value : listed->value(QStringLiteral("snapshots")).toArray()) {
+                const QJsonObject object = value.toObject();
+                const QString owner = object.value(QStringLiteral("sandbox")).toString();
+                ours = ours
+                    || (object.value(QStringLiteral("id")).toString() == snapshot
+                        && owner.startsWith(QLatin1String("e2b-"))
+                        && m_context.registry->find(owner.mid(4)));
+            }
+            if (!ours)
+                return answer(connection,
+                              apiError(404, QStringLiteral("snapshot %1 not found").arg(snapshot)));
+            m_context.call(QStringLiteral("snapshot.delete"),
+                           {{QStringLiteral("snapshot"), snapshot}},
+                           [connection](const Result<QJsonObject> &deleted) {
+                               if (!deleted)
+                                   return answerError(connection, deleted.error());
+                               answer(connection, emptyResponse(204));
+                           });
+        });
 }
 
 QJsonObject ControlApi::sandboxBody(const E2bSandbox &sandbox)

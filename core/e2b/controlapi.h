@@ -51,6 +51,19 @@ private:
                    const HttpRequest &request);
     /// E2B's pause: snapshot.create, then sandbox.kill; connect restores the snapshot.
     void pause(const QPointer<HttpConnection> &connection, const QString &id);
+    /// E2B's createSnapshot: snapshot.create; the snapshot id is a template for create.
+    void createSnapshot(const QPointer<HttpConnection> &connection, const QString &id,
+                        const HttpRequest &request);
+    /// E2B's fork: one snapshot.create, then `count` snapshot.fork.
+    void fork(const QPointer<HttpConnection> &connection, const QString &id,
+              const HttpRequest &request);
+    /// E2B's deleteSnapshot (DELETE /templates/{id}): snapshot.delete of a snapshot of one of
+    /// this registry's sandboxes; 404 for any other.
+    void deleteSnapshot(const QPointer<HttpConnection> &connection, const QString &snapshot);
+    /// snapshot.fork of `snapshot` into `sandbox` (its id and token set), the policy when one
+    /// is given, the agent's first answer, then the registry.
+    void forkInto(E2bSandbox sandbox, const QString &snapshot, int seconds,
+                  const QJsonObject &policy, std::function<void(const Result<E2bSandbox> &)> done);
     /// Starts a created sandbox, then registers it and answers create.
     void boot(const QPointer<HttpConnection> &connection, E2bSandbox sandbox, int seconds);
     /// sandbox.start, then waits until the guest agent answers (exec.list), at most `deadline`.

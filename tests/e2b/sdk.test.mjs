@@ -215,6 +215,29 @@ test('network.allowOut becomes the Airlock policy; IP ranges are refused', async
   }
 })
 
+test('createSnapshot, a sandbox from it, fork, deleteSnapshot', async () => {
+  await sandbox.files.write('/tmp/snap.txt', 'in the snapshot\n')
+  const snapshot = await sandbox.createSnapshot()
+  assert.match(snapshot.snapshotId, /^[0-9a-f]{16}$/)
+  const fromSnapshot = await Sandbox.create(snapshot.snapshotId, slow)
+  try {
+    assert.notEqual(fromSnapshot.sandboxId, sandbox.sandboxId)
+    assert.equal(await fromSnapshot.files.read('/tmp/snap.txt'), 'in the snapshot\n')
+  } finally {
+    await fromSnapshot.kill()
+  }
+  const [fork] = await sandbox.fork({ count: 1, ...slow })
+  assert.ok(!(fork instanceof Error), String(fork))
+  try {
+    assert.equal((await fork.commands.run('cat /tmp/snap.txt')).stdout, 'in the snapshot\n')
+    assert.equal((await fork.getInfo()).metadata.suite, metadata.suite)
+  } finally {
+    await fork.kill()
+  }
+  assert.equal(await Sandbox.deleteSnapshot(snapshot.snapshotId), true)
+  assert.equal(await Sandbox.deleteSnapshot(snapshot.snapshotId), false)
+})
+
 test('pause, then connect brings the sandbox back with its files', async () => {
   await sandbox.files.write('/tmp/kept.txt', 'kept across a pause\n')
   assert.equal(await sandbox.pause(), true)
