@@ -2,6 +2,7 @@
 
 #include "core/client/helperclient.h"
 #include "core/e2b/apierror.h"
+#include "core/e2b/apikeystore.h"
 #include "core/e2b/connectenvelope.h"
 #include "core/e2b/multipartform.h"
 #include "core/e2b/processstream.h"
@@ -223,7 +224,7 @@ void EnvdService::handle(const QPointer<HttpConnection> &connection, const HttpR
         return filesError(connection, 404, message);
     }
     const E2bSandbox sandbox = *found;
-    if (request.header("x-access-token") != sandbox.accessToken) {
+    if (!ApiKeyStore::equalKeys(request.header("x-access-token"), sandbox.accessToken)) {
         const QString message =
             QStringLiteral("wrong or missing X-Access-Token for sandbox %1").arg(id);
         if (isConnect)
