@@ -314,8 +314,15 @@ void EnvdService::startProcess(const QPointer<HttpConnection> &connection,
                             QStringLiteral("process.cmd is required"));
     }
     QJsonArray argv {cmd};
-    for (const QJsonValue &arg : process.value(QStringLiteral("args")).toArray())
-        argv.append(arg.toString());
+    // The SDK runs every command as `/bin/bash -l -c CMD`. Airlock's guest profiles are their
+    // root console's (HOME=/root, cd $HOME: /etc/profile, /etc/profile.d/airlock.sh), which
+    // would move every user's command to /root; the agent already sets PATH, HOME, USER and
+    // the seed's environment that a login shell would read. So no -l.
+    const bool sdkShell = cmd == QLatin1String("/bin/bash");
+    for (const QJsonValue &arg : process.value(QStringLiteral("args")).toArray()) {
+        if (!(sdkShell && arg.toString() == QLatin1String("-l")))
+            argv.append(arg.toString());
+    }
     QJsonObject env = sandbox.envVars;
     const QJsonObject envs = process.value(QStringLiteral("envs")).toObject();
     for (auto it = envs.begin(); it != envs.end(); ++it)

@@ -38,16 +38,8 @@ void ProcessStream::start(QJsonObject params, bool shellFallback)
     m_context.call(QStringLiteral("exec.start"), params,
                    [this, params, shellFallback](const Result<QJsonObject> &result) mutable {
                        if (!result && shellFallback && result.error().kind == ErrorKind::NotFound) {
-                           // Without bash's -l: the busybox image's /etc/profile is its
-                           // console's (HOME=/root, cd $HOME) and would move every user's
-                           // command to /root; the agent already exports the seed's
-                           // environment a login shell would read.
-                           QJsonArray argv {QStringLiteral("/bin/sh")};
-                           const QJsonArray given = params.value(QStringLiteral("argv")).toArray();
-                           for (qsizetype i = 1; i < given.size(); ++i) {
-                               if (given[i].toString() != QLatin1String("-l"))
-                                   argv.append(given[i]);
-                           }
+                           QJsonArray argv = params.value(QStringLiteral("argv")).toArray();
+                           argv[0] = QStringLiteral("/bin/sh");
                            params.insert(QStringLiteral("argv"), argv);
                            return start(params, false);
                        }

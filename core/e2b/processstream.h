@@ -28,8 +28,8 @@ public:
     ~ProcessStream() override;
 
     /// exec.start with `params` (name included). With `shellFallback`, a missing program is
-    /// tried once more as /bin/sh without `-l` (E2B's commands run `/bin/bash -l -c`; Airlock's
-    /// busybox image has only sh, and a profile meant for its console).
+    /// tried once more as /bin/sh (E2B's commands run `/bin/bash -c`; Airlock's busybox image
+    /// has only sh).
     void start(QJsonObject params, bool shellFallback);
     /// exec.connect to a detached process.
     void attach(quint32 pid);

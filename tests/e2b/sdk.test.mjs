@@ -52,6 +52,22 @@ test('users, home folders and cwd', async () => {
   assert.equal(root.stdout, '0\n/tmp\n')
 })
 
+test("a template is an Airlock image: 'debian' runs bash in the user's home", async () => {
+  const debian = await Sandbox.create('debian', slow)
+  try {
+    const result = await debian.commands.run('echo "$0 $HOME"; id -un; pwd')
+    assert.equal(result.stdout, '/bin/bash /home/agent\nagent\n/home/agent\n')
+    assert.equal(result.stderr, '')
+    assert.equal((await debian.getInfo()).templateId, 'debian')
+  } finally {
+    await debian.kill()
+  }
+  await assert.rejects(Sandbox.create('no-such-image'), (error) => {
+    assert.match(error.message, /template 'no-such-image' not found/)
+    return true
+  })
+})
+
 test('a failing command raises CommandExitError with its exit code', async () => {
   await assert.rejects(sandbox.commands.run('echo broken >&2; exit 3'), (error) => {
     assert.ok(error instanceof CommandExitError, `not a CommandExitError: ${error}`)
