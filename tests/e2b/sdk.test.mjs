@@ -107,6 +107,27 @@ test('a background command is listed and killed', async () => {
   assert.ok(!after.some((p) => p.pid === handle.pid), JSON.stringify(after))
 })
 
+test('pty: a shell on a terminal takes input and answers', async () => {
+  let seen = ''
+  let answered
+  const answer = new Promise((resolve) => { answered = resolve })
+  const decoder = new TextDecoder()
+  const terminal = await sandbox.pty.create({
+    cols: 80,
+    rows: 24,
+    onData: (data) => {
+      seen += decoder.decode(data, { stream: true })
+      // The echo of the typed line says $((40+2)); only the shell's answer says 42.
+      if (seen.includes('pty-42')) answered()
+    },
+  })
+  await sandbox.pty.resize(terminal.pid, { cols: 100, rows: 30 })
+  await sandbox.pty.sendInput(terminal.pid, new TextEncoder().encode('echo pty-$((40+2)) $(stty size)\n'))
+  await answer
+  await waitFor(async () => seen.includes('pty-42 30 100'), 30_000, 'the resized terminal')
+  assert.equal(await terminal.kill(), true)
+})
+
 test('files.write and files.read round trip text', async () => {
   const info = await sandbox.files.write('/tmp/hello.txt', 'hello from e2b\n')
   assert.equal(info.path, '/tmp/hello.txt')
