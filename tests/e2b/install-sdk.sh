@@ -12,9 +12,12 @@ command -v npm >/dev/null || {
 }
 # The e2b SDK 2.x (undici 7) needs Node.js 20.18.1 or later.
 major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+# Debian 12's own nodejs is 18: the SDK tests then report themselves skipped with this reason
+# (tests read it from DIR/skipped) instead of failing; install Node.js 20 to run them.
+rm -f "$dir/skipped"
 if ((major < 20)); then
-    echo "install-sdk.sh: the e2b SDK needs Node.js 20 or later; this is $(node --version 2>&1)" >&2
-    exit 1
+    echo "the e2b SDK needs Node.js 20 or later; this is $(node --version 2>&1)" | tee "$dir/skipped" >&2
+    exit 0
 fi
 stamp=$dir/node_modules/.airlock-lock.sha256
 want=$(sha256sum "$src/package-lock.json" | cut -d' ' -f1)
