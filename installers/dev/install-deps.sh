@@ -12,6 +12,9 @@ missing=()
 for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
+if ! command -v npm >/dev/null; then
+    missing+=(npm)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
     echo "install-deps.sh: all ${#wanted[@]} packages present"
     exit 0

@@ -1,0 +1,226 @@
+// The pieces of airlock-e2b that need no helper: Connect envelopes, multipart/form-data bodies
+// as undici's FormData writes them, the API key file, and HTTP framing through Beast
+// (keep-alive, 413 for a chunked body over its limit).
+
+#include "core/e2b/apikeystore.h"
+#include "core/e2b/connectenvelope.h"
+#include "core/e2b/controlapi.h"
+#include "core/e2b/httpconnection.h"
+#include "core/e2b/multipartform.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+
+using namespace airlock::e2b;
+
+class TestE2bWire : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void envelopesRoundTrip();
+    void envelopesRefuseWhatIsNotFramed();
+    void multipartAsUndiciWritesIt();
+    void multipartRefusesAnUnclosedBody();
+    void apiKeyIsMadeOnceAndPrivate();
+    void apiKeyFileReadableByOthersIsRefused();
+    void keepAliveAndChunkedLimit();
+    void allowOutBecomesPolicyRules();
+    void networkFieldsAirlockDoesOtherwiseAreRefused_data();
+    void networkFieldsAirlockDoesOtherwiseAreRefused();
+};
+
+void TestE2bWire::envelopesRoundTrip()
+{
+    const QByteArray body = connectenvelope::encode("{\"a\":1}") + connectenvelope::encode("{}");
+    QCOMPARE(body.left(5), QByteArray("\x00\x00\x00\x00\x07", 5));
+    const auto messages = connectenvelope::decodeAll(body);
+    QVERIFY(messages);
+    QCOMPARE(*messages, (QList<QByteArray> {"{\"a\":1}", "{}"}));
+    const QByteArray end =
+        connectenvelope::endStream(QStringLiteral("not_found"), QStringLiteral("gone"));
+    QCOMPARE(quint8(end[0]), connectenvelope::kEndStream);
+    QCOMPARE(end.mid(5), QByteArray(R"({"error":{"code":"not_found","message":"gone"}})"));
+    QCOMPARE(connectenvelope::endStream().mid(5), QByteArray("{}"));
+}
+
+void TestE2bWire::envelopesRefuseWhatIsNotFramed()
+{
+    QVERIFY(!connectenvelope::decodeAll(QByteArray("\x00\x00\x00", 3)));
+    QVERIFY(!connectenvelope::decodeAll(QByteArray("\x00\x00\x00\x00\x09{}", 7)));
+    QVERIFY(
+        !connectenvelope::decodeAll(connectenvelope::encode("{}", connectenvelope::kCompressed)));
+    QVERIFY(!connectenvelope::decodeAll(QByteArray("\x00\x7f\xff\xff\xff", 5)));
+}
+
+void TestE2bWire::multipartAsUndiciWritesIt()
+{
+    const QByteArray type = "multipart/form-data; boundary=----formdata-undici-0123456789";
+    const QByteArray binary("\r\n--\x00\xff tail", 11);
+    const QByteArray body =
+        "------formdata-undici-0123456789\r\n"
+        "Content-Disposition: form-data; name=\"file\"; filename=\"/tmp/a.txt\"\r\n"
+        "Content-Type: application/octet-stream\r\n\r\n"
+        "hello\r\n"
+        "------formdata-undici-0123456789\r\n"
+        "Content-Disposition: form-data; name=\"file\"; filename=\"b%22.bin\"\r\n"
+        "Content-Type: application/octet-stream\r\n\r\n"
+        + binary + "\r\n------formdata-undici-0123456789--\r\n";
+    const auto files = parseMultipartForm(type, body);
+    QVERIFY2(files, files ? "" : qPrintable(files.error().message));
+    QCOMPARE(files->size(), 2);
+    QCOMPARE(files->at(0).fieldName, QStringLiteral("file"));
+    QCOMPARE(files->at(0).fileName, QStringLiteral("/tmp/a.txt"));
+    QCOMPARE(files->at(0).content, QByteArray("hello"));
+    QCOMPARE(files->at(1).fileName, QStringLiteral("b\".bin"));
+    QCOMPARE(files->at(1).content, binary);
+}
+
+void TestE2bWire::multipartRefusesAnUnclosedBody()
+{
+    const QByteArray type = "multipart/form-data; boundary=XYZ";
+    QVERIFY(!parseMultipartForm(type,
+                                "--XYZ\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nabc"));
+    QVERIFY(!parseMultipartForm("text/plain", "--XYZ\r\n"));
+    QVERIFY(!parseMultipartForm(type, "--XYZ\r\nContent-Type: x\r\n\r\nabc\r\n--XYZ--"));
+}
+
+void TestE2bWire::apiKeyIsMadeOnceAndPrivate()
+{
+    QTemporaryDir dir;
+    const QString folder = dir.path() + QStringLiteral("/airlock");
+    const auto first = ApiKeyStore::loadOrCreate(folder);
+    QVERIFY2(first, first ? "" : qPrintable(first.error().message));
+    QVERIFY(first->startsWith("e2b_"));
+    QCOMPARE(first->size(), 44);
+    struct stat st
+    {
+    };
+    QCOMPARE(::stat(QFile::encodeName(folder + QStringLiteral("/e2b-api-key")).constData(), &st),
+             0);
+    QCOMPARE(st.st_mode & 0777, mode_t(0600));
+    const auto second = ApiKeyStore::loadOrCreate(folder);
+    QVERIFY(second);
+    QCOMPARE(*second, *first);
+    QVERIFY(ApiKeyStore::equalKeys(*first, *second));
+    QVERIFY(!ApiKeyStore::equalKeys(*first, first->left(43) + 'x'));
+    QVERIFY(ApiKeyStore::randomToken("t_") != ApiKeyStore::randomToken("t_"));
+}
+
+void TestE2bWire::apiKeyFileReadableByOthersIsRefused()
+{
+    QTemporaryDir dir;
+    const QString path = dir.path() + QStringLiteral("/e2b-api-key");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("e2b_0123456789012345678901234567890123456789\n");
+    file.close();
+    QCOMPARE(::chmod(QFile::encodeName(path).constData(), 0644), 0);
+    const auto key = ApiKeyStore::loadOrCreate(dir.path());
+    QVERIFY(!key);
+    QVERIFY(key.error().message.contains(QStringLiteral("0600")));
+}
+
+void TestE2bWire::keepAliveAndChunkedLimit()
+{
+    QTcpServer server;
+    QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+    QList<HttpRequest> seen;
+    connect(&server, &QTcpServer::newConnection, this, [&] {
+        auto *connection = new HttpConnection(
+            server.nextPendingConnection(), [](const HttpRequest &) { return qint64(10); }, this);
+        connect(connection, &HttpConnection::requestReceived, this,
+                [&seen, connection](const HttpRequest &request) {
+                    seen.append(request);
+                    HttpResponse response;
+                    response.body = request.body;
+                    connection->respond(response);
+                });
+    });
+    QTcpSocket client;
+    client.connectToHost(QHostAddress::LocalHost, server.serverPort());
+    QVERIFY(client.waitForConnected(5000));
+    // Two requests on one connection, the second chunked: both answered in order.
+    client.write("POST /a?path=%2Ftmp%2Fx&b=1 HTTP/1.1\r\nHost: h\r\nX-Thing: One\r\n"
+                 "Content-Length: 3\r\n\r\nabc"
+                 "POST /b HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 "2\r\nde\r\n0\r\n\r\n");
+    QByteArray answers;
+    QTRY_VERIFY_WITH_TIMEOUT((answers += client.readAll()).count("HTTP/1.1 200") == 2, 5000);
+    QCOMPARE(seen.size(), 2);
+    QCOMPARE(seen[0].path, QStringLiteral("/a"));
+    QCOMPARE(seen[0].query.queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded),
+             QStringLiteral("/tmp/x"));
+    QCOMPARE(seen[0].header("x-thing"), QByteArray("One"));
+    QCOMPARE(seen[1].body, QByteArray("de"));
+    QVERIFY(answers.contains("abc") && answers.endsWith("de"));
+    // A chunked body that grows past the route's limit: 413, and the connection closes.
+    client.write("POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 "8\r\n01234567\r\n8\r\n89abcdef\r\n0\r\n\r\n");
+    QByteArray refused;
+    QTRY_VERIFY_WITH_TIMEOUT((refused += client.readAll()).contains("\"code\":413"), 5000);
+    QVERIFY(refused.startsWith("HTTP/1.1 413"));
+    QTRY_COMPARE_WITH_TIMEOUT(client.state(), QAbstractSocket::UnconnectedState, 5000);
+    QCOMPARE(seen.size(), 2);
+}
+
+void TestE2bWire::allowOutBecomesPolicyRules()
+{
+    QStringList hosts;
+    const auto policy = ControlApi::policyFromNetwork(
+        QJsonDocument::fromJson(R"({"network": {"allowOut": ["pkg.test", "*.example.test"],
+                                                "denyOut": ["0.0.0.0/0"]}})")
+            .object(),
+        &hosts);
+    QVERIFY(policy);
+    QCOMPARE(hosts, (QStringList {QStringLiteral("pkg.test"), QStringLiteral("*.example.test")}));
+    const QJsonArray rules = policy->value(QStringLiteral("rules")).toArray();
+    QCOMPARE(rules.size(), 2);
+    QCOMPARE(rules[1].toObject().value(QStringLiteral("host")).toString(),
+             QStringLiteral("*.example.test"));
+    QCOMPARE(rules[0].toObject().value(QStringLiteral("ports")).toArray(), (QJsonArray {80, 443}));
+    // No allowOut: no policy to set, the sandbox keeps deny-all.
+    QStringList none;
+    const auto empty = ControlApi::policyFromNetwork(QJsonObject(), &none);
+    QVERIFY(empty);
+    QVERIFY(empty->isEmpty());
+}
+
+void TestE2bWire::networkFieldsAirlockDoesOtherwiseAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("network");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("cidr") << QByteArray(R"({"allowOut": ["10.0.0.0/8"]})") << "CIDR";
+    QTest::newRow("ip") << QByteArray(R"({"allowOut": ["1.2.3.4"]})") << "CIDR";
+    QTest::newRow("ipv6") << QByteArray(R"({"allowOut": ["::1"]})") << "CIDR";
+    QTest::newRow("denyOut") << QByteArray(R"({"denyOut": ["evil.test"]})") << "allowlist";
+    QTest::newRow("rules") << QByteArray(R"({"rules": {"api.test": [{"transform": {}}]}})")
+                           << "airlockctl secret set";
+    QTest::newRow("egressProxy") << QByteArray(R"({"egressProxy": {"address": "p:1"}})")
+                                 << "gateway";
+}
+
+void TestE2bWire::networkFieldsAirlockDoesOtherwiseAreRefused()
+{
+    QFETCH(QByteArray, network);
+    QFETCH(QString, named);
+    QStringList hosts;
+    const auto policy = ControlApi::policyFromNetwork(
+        QJsonObject {{QStringLiteral("network"), QJsonDocument::fromJson(network).object()}},
+        &hosts);
+    QVERIFY(!policy);
+    QCOMPARE(policy.error().kind, airlock::ErrorKind::InvalidParams);
+    QVERIFY2(policy.error().message.contains(named), qPrintable(policy.error().message));
+}
+
+QTEST_GUILESS_MAIN(TestE2bWire)
+#include "tst_e2bwire.moc"
