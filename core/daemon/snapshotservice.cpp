@@ -416,18 +416,18 @@ void SnapshotService::startFrom(const QString &name, const Snapshot &snapshot,
     auto state = stageState(name, snapshot);
     if (!state)
         return done(std::unexpected(state.error()));
-    m_sandboxes.start(
-        name, *state, StartSource::Snapshot,
-        [this, name, snapshot, fd = *state, done](const Result<Sandbox> &ran) {
-            ::close(fd);
-            if (!ran)
-                return done(std::unexpected(ran.error()));
-            auto headed = m_archive.catalog().setHead(name, snapshot.id);
-            // The sandbox runs from it now: clients that drew the head (a timeline) re-read it.
-            if (headed)
-                Q_EMIT snapshotChanged(name, snapshot);
-            done(headed);
-        });
+    m_sandboxes.start(name, *state, StartSource::Snapshot,
+                      [this, name, snapshot, fd = *state, done](const Result<Sandbox> &ran) {
+                          ::close(fd);
+                          if (!ran)
+                              return done(std::unexpected(ran.error()));
+                          auto headed = m_archive.catalog().setHead(name, snapshot.id);
+                          // The sandbox runs from it now: clients that drew the head (a timeline)
+                          // re-read it.
+                          if (headed)
+                              Q_EMIT snapshotChanged(name, snapshot);
+                          done(headed);
+                      });
 }
 
 Result<const Manifest::Object *> SnapshotService::diskToRestore(const QString &name,
