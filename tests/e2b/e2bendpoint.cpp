@@ -4,6 +4,8 @@
 #include "testuser.h"
 
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QTcpServer>
 
@@ -128,6 +130,18 @@ bool E2bEndpoint::start()
     m_printed.insert(QStringLiteral("E2B_API_URL"), match.captured(2));
     m_printed.insert(QStringLiteral("E2B_SANDBOX_URL"), match.captured(3));
     return true;
+}
+
+QString E2bEndpoint::sdkSkipReason(const QString &sdkDir)
+{
+    QFile skipped(sdkDir + QStringLiteral("/skipped"));
+    return skipped.open(QIODevice::ReadOnly) ? QString::fromUtf8(skipped.readAll().trimmed())
+                                             : QString();
+}
+
+bool E2bEndpoint::sdkInstalled(const QString &sdkDir)
+{
+    return QFileInfo::exists(sdkDir + QStringLiteral("/node_modules/e2b/package.json"));
 }
 
 } // namespace airlock::test

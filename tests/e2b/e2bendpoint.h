@@ -25,6 +25,11 @@ class TestUser;
 class E2bEndpoint
 {
 public:
+    /// Why the SDK tests cannot run here (install-sdk.sh wrote `sdkDir`/skipped: Node.js older
+    /// than the SDK needs), or "" when they can.
+    static QString sdkSkipReason(const QString &sdkDir);
+    /// Whether `sdkDir` holds the installed e2b package.
+    static bool sdkInstalled(const QString &sdkDir);
     E2bEndpoint(const HelperProcess &helper, const TestUser &user);
     ~E2bEndpoint();
     E2bEndpoint(const E2bEndpoint &) = delete;

@@ -53,12 +53,11 @@ void TestE2bPolicy::initTestCase()
         QSKIP("needs root (network namespaces, taps, nftables)");
     QVERIFY2(!qEnvironmentVariable("AIRLOCK_GATEWAY").isEmpty(),
              "AIRLOCK_GATEWAY is not set (run through ctest)");
-    if (QFile skipped(QStringLiteral(AIRLOCK_E2B_TEST_DIR "/skipped"));
-        skipped.open(QIODevice::ReadOnly))
-        QSKIP(skipped.readAll().trimmed().constData());
-    QVERIFY2(
-        QFileInfo::exists(QStringLiteral(AIRLOCK_E2B_TEST_DIR "/node_modules/e2b/package.json")),
-        "the e2b SDK is not installed (the e2b_sdk_install test does it)");
+    if (const QString why = E2bEndpoint::sdkSkipReason(QStringLiteral(AIRLOCK_E2B_TEST_DIR));
+        !why.isEmpty())
+        QSKIP(qPrintable(why));
+    QVERIFY2(E2bEndpoint::sdkInstalled(QStringLiteral(AIRLOCK_E2B_TEST_DIR)),
+             "the e2b SDK is not installed (the e2b_sdk_install test does it)");
     m_net = std::make_unique<GatewayTopology>(GatewayTopology::Options {
         .tag = QStringLiteral("e"),
         .side = GatewayTopology::Side::Helper,

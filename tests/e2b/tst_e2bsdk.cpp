@@ -59,12 +59,11 @@ void TestE2bSdk::initTestCase()
 {
     QVERIFY2(QFileInfo(qEnvironmentVariable("AIRLOCK_E2B")).isExecutable(),
              "AIRLOCK_E2B is not set (run through ctest)");
-    if (QFile skipped(QStringLiteral(AIRLOCK_E2B_TEST_DIR "/skipped"));
-        skipped.open(QIODevice::ReadOnly))
-        QSKIP(skipped.readAll().trimmed().constData());
-    QVERIFY2(
-        QFileInfo::exists(QStringLiteral(AIRLOCK_E2B_TEST_DIR "/node_modules/e2b/package.json")),
-        "the e2b SDK is not installed (the e2b_sdk_install test does it)");
+    if (const QString why = E2bEndpoint::sdkSkipReason(QStringLiteral(AIRLOCK_E2B_TEST_DIR));
+        !why.isEmpty())
+        QSKIP(qPrintable(why));
+    QVERIFY2(E2bEndpoint::sdkInstalled(QStringLiteral(AIRLOCK_E2B_TEST_DIR)),
+             "the e2b SDK is not installed (the e2b_sdk_install test does it)");
     m_helper = std::make_unique<HelperProcess>();
     QVERIFY2(QFileInfo::exists(m_helper->imageStore() + QStringLiteral("/default/image.json")),
              "no guest image (the guest_image fixture builds it)");

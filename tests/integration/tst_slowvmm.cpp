@@ -50,6 +50,8 @@ private:
     /// Opens the gate's writing end once the wrapper waits at it (a FIFO opens for writing
     /// without blocking only while it has a reader); -1 when it never does.
     static int waitForWrapperAtGate(const QString &gate);
+    /// The next answer (not a notification) `client` reads; nullopt when none comes in time.
+    static std::optional<QJsonObject> answerTo(RpcTestClient &client);
     /// Writes `dir`/`name`: a script that waits for a line on the FIFO `gate` (made here), then
     /// execs `program` with its arguments. Empty on failure.
     static QString writeGatedWrapper(const QString &dir, const QString &name,
@@ -110,6 +112,15 @@ QString TestSlowVmm::writeGatedWrapper(const QString &dir, const QString &name,
     return wrapper;
 }
 
+std::optional<QJsonObject> TestSlowVmm::answerTo(RpcTestClient &client)
+{
+    for (;;) {
+        std::optional<QJsonObject> message = client.readMessage(kAnswerTimeoutMs);
+        if (!message || message->contains(QStringLiteral("id")))
+            return message;
+    }
+}
+
 int TestSlowVmm::waitForWrapperAtGate(const QString &gate)
 {
     int fd = -1;
@@ -168,12 +179,7 @@ void TestSlowVmm::othersAreAnsweredWhileAStartIsPending()
     // Open the gate: the wrapper becomes QEMU, and the start is answered.
     QCOMPARE(::write(gate, "go\n", 3), ssize_t(3));
     ::close(gate);
-    std::optional<QJsonObject> answer;
-    for (;;) {
-        answer = starter.readMessage(kAnswerTimeoutMs);
-        if (!answer || answer->contains(QStringLiteral("id")))
-            break;
-    }
+    const std::optional<QJsonObject> answer = answerTo(starter);
     QVERIFY2(answer, "sandbox.start was never answered");
     QCOMPARE(answer->value(QStringLiteral("id")).toInt(), 4711);
     const QJsonObject started = RpcTestClient::result(*answer);
@@ -248,12 +254,7 @@ void TestSlowVmm::othersAreAnsweredWhileAGatewayStarts()
 
     QCOMPARE(::write(gateFd, "go\n", 3), ssize_t(3));
     ::close(gateFd);
-    std::optional<QJsonObject> answer;
-    for (;;) {
-        answer = starter.readMessage(kAnswerTimeoutMs);
-        if (!answer || answer->contains(QStringLiteral("id")))
-            break;
-    }
+    const std::optional<QJsonObject> answer = answerTo(starter);
     QVERIFY2(answer, "sandbox.start was never answered");
     QCOMPARE(answer->value(QStringLiteral("id")).toInt(), 4712);
     QVERIFY2(RpcTestClient::result(*answer).value(QStringLiteral("state")).toString() == u"running",
