@@ -1,5 +1,7 @@
 #include "core/daemon/gatewayprocess.h"
 
+#include "core/model/answerlater.h"
+
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QFileInfo>
@@ -114,9 +116,7 @@ void GatewayProcess::start(const GatewayConfig &config, int readyTimeoutMs, Read
 {
     Q_ASSERT(ready);
     if (auto launched = launch(config); !launched) {
-        QTimer::singleShot(0, this, [ready = std::move(ready), error = launched.error()] {
-            ready(std::unexpected(error));
-        });
+        answerLater(this, std::move(ready), launched);
         return;
     }
     m_readyCallback = std::move(ready);
@@ -243,7 +243,7 @@ void GatewayProcess::finishStart(Result<void> result)
     }
     // From the event loop: the caller may delete this object in its callback, and this runs
     // inside this object's socket and timer handlers.
-    QTimer::singleShot(0, this, [ready = std::move(ready), result] { ready(result); });
+    answerLater(this, std::move(ready), result);
 }
 
 Result<void> GatewayProcess::setPolicy(const EgressPolicy &policy, PolicyAck applied)

@@ -1,9 +1,8 @@
 #include "core/daemon/networklinks.h"
 
-#include <QTimer>
-
 #include "core/daemon/egressrecorder.h"
 #include "core/daemon/vmmuidallocator.h"
+#include "core/model/answerlater.h"
 #include "core/net/interfacenetworks.h"
 #include "core/vmm/vmm.h"
 
@@ -74,17 +73,17 @@ Result<LinkAllocation> NetworkLinks::allocateUnused()
     return link;
 }
 
-void NetworkLinks::bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy,
-                           Brought done)
+SandboxNetwork *NetworkLinks::bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy,
+                                      Brought done)
 {
     auto link = allocateUnused();
     if (!link) {
-        QTimer::singleShot(0, this, [done = std::move(done), error = link.error()] {
-            done(std::unexpected(error));
-        });
-        return;
+        answerLater(this, std::move(done), Result<SandboxNetwork *>(std::unexpected(link.error())));
+        return nullptr;
     }
-    up(make(name, *link, vmmUid, policy), /*adopt=*/false, std::move(done));
+    SandboxNetwork *network = make(name, *link, vmmUid, policy);
+    up(network, /*adopt=*/false, std::move(done));
+    return network;
 }
 
 void NetworkLinks::restore(const QString &name, qint64 linkIndex, uid_t vmmUid,
@@ -95,9 +94,7 @@ void NetworkLinks::restore(const QString &name, qint64 linkIndex, uid_t vmmUid,
         : Result<LinkAllocation>(
             fail(ErrorKind::NotFound, QStringLiteral("no network link was recorded")));
     if (!link) {
-        QTimer::singleShot(0, this, [done = std::move(done), error = link.error()] {
-            done(std::unexpected(error));
-        });
+        answerLater(this, std::move(done), Result<SandboxNetwork *>(std::unexpected(link.error())));
         return;
     }
     up(make(name, *link, vmmUid, policy), /*adopt=*/true, std::move(done));

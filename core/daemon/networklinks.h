@@ -37,8 +37,11 @@ public:
     /// Called once (from the event loop) with the network that is up, or the error.
     using Brought = std::function<void(const Result<SandboxNetwork *> &)>;
     /// A network for `name`'s VMM running as `vmmUid`, up on a new link (tap, CA, gateway,
-    /// table), handed to `done`. Owned by this object until released.
-    void bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy, Brought done);
+    /// table), handed to `done`. Owned by this object until released. Returns it while it comes
+    /// up (a policy set on it meanwhile is in force when `done` runs; it is deleted if that
+    /// fails), or nullptr when no link is free (`done` gets the error).
+    SandboxNetwork *bringUp(const QString &name, uid_t vmmUid, const EgressPolicy &policy,
+                            Brought done);
     /// The network of a re-adopted guest, up again on its recorded link `linkIndex` (the
     /// existing tap adopted, the table loaded, a new gateway).
     void restore(const QString &name, qint64 linkIndex, uid_t vmmUid, const EgressPolicy &policy,

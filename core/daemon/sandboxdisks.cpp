@@ -1,6 +1,7 @@
 #include "core/daemon/sandboxdisks.h"
 
 #include "core/io/privatefile.h"
+#include "core/model/answerlater.h"
 #include "core/vmm/rootdisk.h"
 
 #include <QDir>
@@ -53,7 +54,7 @@ void SandboxDisks::make(const QString &name, const GuestImage &image, QObject *c
 {
     const QString path = pathFor(name);
     if (QFileInfo::exists(path) && !m_making.contains(name)) {
-        QTimer::singleShot(0, context, [done] { done({}); });
+        answerLater(context, std::move(done), Result<void>());
         return;
     }
     auto &waiting = m_making[name];

@@ -1,5 +1,6 @@
 #include "core/daemon/sandboxnetwork.h"
 
+#include "core/model/answerlater.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
 #include "core/pki/sandboxca.h"
@@ -93,8 +94,7 @@ void SandboxNetwork::up(bool adopt, Done done)
     };
     if (auto made = tapAndCa(); !made) {
         // Answered from the event loop like the gateway's outcome below.
-        QTimer::singleShot(
-            0, this, [done = std::move(done), error = rollback(made.error())] { done(error); });
+        answerLater(this, std::move(done), rollback(made.error()));
         return;
     }
     startGateway([this, done = std::move(done), rollback](const Result<void> &started) {
@@ -202,8 +202,8 @@ Result<void> SandboxNetwork::setPolicy(const EgressPolicy &policy,
 {
     m_policy = policy;
     if (!m_gateway || !m_gateway->isRunning()) {
-        // Restarting: its listeners are gone, so nothing passes until it is back with this.
-        qCInfo(lcNetwork, "%s: the gateway is restarting; it will start with the new policy",
+        // Starting or restarting: no guest traffic passes until it runs with this (gatewayReady).
+        qCInfo(lcNetwork, "%s: the gateway is not running yet; it gets the new policy once ready",
                qPrintable(m_sandbox));
         if (enforced)
             enforced({});
@@ -251,9 +251,7 @@ void SandboxNetwork::startGateway(GatewayProcess::Ready done)
 {
     auto logDir = privateDir(m_config.stateDir, QStringLiteral("log"));
     if (!logDir) {
-        QTimer::singleShot(0, this, [done = std::move(done), error = logDir.error()] {
-            done(std::unexpected(error));
-        });
+        answerLater(this, std::move(done), Result<void>(std::unexpected(logDir.error())));
         return;
     }
     GatewayConfig config;

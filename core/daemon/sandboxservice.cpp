@@ -351,11 +351,7 @@ void SandboxService::restoreNetwork(Entry &entry, qint64 linkIndex, SandboxState
             if (it == m_entries.end() || it->second.vmm.get() != adopted) {
                 // Stopped (or gone) meanwhile: its teardown already ran without this network.
                 if (network)
-                    m_networks.release(*network, nullptr, [this, name, net = *network] {
-                        const auto now = m_entries.find(name);
-                        return now != m_entries.end() && now->second.network
-                            && now->second.network != net;
-                    });
+                    m_networks.release(*network, nullptr, supersededCheck(name, *network));
                 return;
             }
             Entry &adoptedEntry = it->second;
@@ -473,20 +469,20 @@ void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSo
         return done(std::unexpected(prepared.error()), launch->usedTemplate);
     // The network first: tap, CA, gateway ready, table loaded; only then may the VM run. The
     // gateway's "ready" is waited for on the event loop: other clients are served meanwhile.
-    m_networks.bringUp(
+    // A policy set while the gateway starts goes to this network (setPolicy()), which has it in
+    // force before `done` runs.
+    entry->startingNetwork = m_networks.bringUp(
         name, launch->vmmUid, entry->policy,
         [this, name, image = *image, launch, done](const Result<SandboxNetwork *> &network) {
             // A starting sandbox is neither removed nor started again meanwhile (Busy).
             const auto it = m_entries.find(name);
             Q_ASSERT(it != m_entries.end());
-            if (!network)
-                return done(failStart(name, network.error()), launch->usedTemplate);
-            launch->network = *network;
             Entry &starting = it->second;
-            starting.startingNetwork = *network;
-            // A policy set while the gateway started is in force before the guest runs.
-            if ((*network)->policy() != starting.policy)
-                (*network)->setPolicy(starting.policy);
+            if (!network) {
+                starting.startingNetwork = nullptr;
+                return done(failStart(name, network.error()), launch->usedTemplate);
+            }
+            launch->network = *network;
             if (auto configured = configureLaunch(starting, image, *launch); !configured) {
                 starting.startingNetwork = nullptr;
                 dropNetwork(*launch);
@@ -1015,11 +1011,17 @@ void SandboxService::releaseNetwork(Entry &entry, Vmm *vmmStillRunning)
 {
     SandboxNetwork *network = std::exchange(entry.network, nullptr);
     entry.linkIndex = -1;
-    m_networks.release(network, vmmStillRunning, [this, network, name = entry.sandbox.spec.name] {
-        // Deferred until the old VMM exited, the sandbox may run again meanwhile.
+    m_networks.release(network, vmmStillRunning, supersededCheck(entry.sandbox.spec.name, network));
+}
+
+std::function<bool()> SandboxService::supersededCheck(const QString &name,
+                                                      const SandboxNetwork *network) const
+{
+    // Asked when a deferred teardown runs: the sandbox may run again meanwhile.
+    return [this, name, network] {
         const auto it = m_entries.find(name);
         return it != m_entries.end() && it->second.network && it->second.network != network;
-    });
+    };
 }
 
 void SandboxService::recordEgress(const QString &name, const QJsonObject &object)

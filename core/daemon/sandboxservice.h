@@ -225,7 +225,7 @@ private:
         int heldStill = 0; ///< holdStill() count
         uid_t vmmUid = 0; ///< uid of the running VMM (its runtime dir's owner); 0 when none
         SandboxNetwork *network = nullptr; ///< owned (child of the service) while running
-        /// The network of a start in progress once it is up, until its VMM runs or failed.
+        /// The network of a start in progress (coming up, then up), until its VMM runs or failed.
         SandboxNetwork *startingNetwork = nullptr;
         qint64 linkIndex = -1; ///< AddressPool index of network's link
     };
@@ -276,6 +276,9 @@ private:
     /// Brings the network of a re-adopted guest back (on the event loop), then records it in
     /// `adoptedState`; when that fails the VMM is killed and the sandbox stopped with the reason.
     void restoreNetwork(Entry &entry, qint64 linkIndex, SandboxState adoptedState);
+    /// NetworkLinks::release()'s `superseded` for `network` of sandbox `name`: whether the
+    /// sandbox runs meanwhile with a newer network of the same names.
+    std::function<bool()> supersededCheck(const QString &name, const SandboxNetwork *network) const;
     /// Takes the network out of the entry and tears it down (now, or once `vmm` exits).
     void releaseNetwork(Entry &entry, Vmm *vmmStillRunning = nullptr);
     /// CrashRecovery::removeLeftovers for what no sandbox of this helper owns.

@@ -1,5 +1,7 @@
 #include "core/vmm/qmpclient.h"
 
+#include "core/model/answerlater.h"
+
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QLoggingCategory>
@@ -93,10 +95,7 @@ void QmpClient::finishHandshake(const Result<void> &result)
         disconnectFromServer();
     }
     // From the event loop: an error can be found inside connectToServer() itself.
-    QTimer::singleShot(0, this, [done = std::move(done), result] {
-        if (done)
-            done(result);
-    });
+    answerLater(this, std::move(done), result);
 }
 
 void QmpClient::disconnectFromServer()

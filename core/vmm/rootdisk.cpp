@@ -1,5 +1,7 @@
 #include "core/vmm/rootdisk.h"
 
+#include "core/model/answerlater.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -23,7 +25,7 @@ void RootDisk::createOverlay(const QString &overlayPath, const QString &basePath
                              Created done)
 {
     const auto answer = [context, done](const Result<void> &result) {
-        QTimer::singleShot(0, context, [done, result] { done(result); });
+        answerLater(context, done, result);
     };
     const QString qemuImg = findQemuImg();
     if (qemuImg.isEmpty())
