@@ -171,9 +171,9 @@ void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply
         const QString why = QString::fromLocal8Bit(std::strerror(errno));
         if (Reply failed = m_pending.take(id))
             answerLater(this, std::move(failed),
-                        Result<QJsonValue>(fail(
-                            ErrorKind::OperationFailed,
-                            QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why))));
+                        Result<QJsonValue>(
+                            fail(ErrorKind::OperationFailed,
+                                 QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why))));
         return;
     }
     m_outgoing.push_back(std::move(outgoing));
@@ -234,9 +234,9 @@ void QmpClient::flushOutgoing()
         const QString why = QString::fromLocal8Bit(std::strerror(error));
         if (Reply failed = m_pending.take(id))
             answerLater(this, std::move(failed),
-                        Result<QJsonValue>(fail(
-                            ErrorKind::OperationFailed,
-                            QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why))));
+                        Result<QJsonValue>(
+                            fail(ErrorKind::OperationFailed,
+                                 QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why))));
         if (sent > 0)
             return disconnectFromServer();
     }
