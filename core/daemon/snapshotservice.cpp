@@ -85,6 +85,8 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
 {
     connect(&m_sandboxes, &SandboxService::sandboxRemoved, this,
             &SnapshotService::onSandboxRemoved);
+    connect(&m_sandboxes, &SandboxService::sandboxChanged, this,
+            &SnapshotService::onSandboxChanged);
 }
 
 SnapshotService::~SnapshotService()
@@ -696,8 +698,39 @@ Result<Snapshot> SnapshotService::rename(const QString &id, const QString &label
     return snapshot;
 }
 
+void SnapshotService::onSandboxChanged(const Sandbox &sandbox)
+{
+    const QString name = sandbox.spec.name;
+    const SandboxState before = std::exchange(m_lastState[name], sandbox.state);
+    if (before != SandboxState::Starting || sandbox.state != SandboxState::Running)
+        return;
+    // startFrom() sets the head of a start from a snapshot. A template start, or a cold boot of
+    // a sandbox without a root disk, keeps nothing of the head's state: snapshots taken from now
+    // on are no children of it (a cold boot with a disk keeps the disk, and so its lineage).
+    if (sandbox.startedFrom == StartSource::Snapshot)
+        return;
+    if (sandbox.startedFrom == StartSource::Boot) {
+        const auto image = m_sandboxes.imageOf(name);
+        if (!image || !image->diskPath.isEmpty())
+            return;
+    }
+    const QString old = head(name);
+    if (old.isEmpty())
+        return;
+    if (auto cleared = m_archive.catalog().setHead(name, QString()); !cleared) {
+        qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(cleared.error().message));
+        return;
+    }
+    qCInfo(lcSnapshots, "%s: started from %s, so no longer from snapshot %s", qPrintable(name),
+           qPrintable(startSourceName(sandbox.startedFrom)), qPrintable(old));
+    // Clients that drew the head (a timeline) re-read it.
+    if (auto snapshot = m_archive.catalog().get(old))
+        Q_EMIT snapshotChanged(name, *snapshot);
+}
+
 void SnapshotService::onSandboxRemoved(const QString &sandbox)
 {
+    m_lastState.remove(sandbox);
     // A sandbox's history goes with it; forks of it keep their own snapshots.
     if (auto snapshots = m_archive.catalog().list(sandbox)) {
         for (const Snapshot &snapshot : *snapshots)

@@ -4,6 +4,7 @@
 #include "core/daemon/snapshotcapture.h"
 #include "core/model/credentialbinding.h"
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 #include "core/model/snapshot.h"
 #include "core/snapshot/snapshotarchive.h"
 
@@ -164,6 +165,9 @@ private:
     Result<const Manifest::Object *> diskToRestore(const QString &sandbox,
                                                    const Manifest &manifest) const;
     void onSandboxRemoved(const QString &sandbox);
+    /// A start that keeps nothing of the head's state (template, cold boot without a disk)
+    /// clears the head.
+    void onSandboxChanged(const airlock::Sandbox &sandbox);
 
     SandboxService &m_sandboxes;
     SnapshotArchive &m_archive;
@@ -186,6 +190,8 @@ private:
     }
     /// What a killed helper's fork or restore left (restore()).
     void finishInterruptedOperations();
+
+    QHash<QString, SandboxState> m_lastState; ///< last state seen per sandbox
 };
 
 } // namespace airlock
