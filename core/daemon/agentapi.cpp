@@ -362,19 +362,8 @@ Result<void> AgentApi::write(const QJsonObject &params, const RpcServer::Reply &
         AIRLOCK_TRY(result);
     }
     agent::AgentWriteStream *stream = (*client)->writeFile(request);
-    auto rest = std::make_shared<QByteArray>(*data);
     const qint64 total = data->size();
-    const auto feed = [stream, rest] {
-        while (!rest->isEmpty()) {
-            const qint64 taken = stream->write(*rest);
-            if (taken == 0)
-                return;
-            rest->remove(0, taken);
-        }
-        stream->finish();
-    };
-    feed();
-    connect(stream, &agent::AgentWriteStream::bytesWritten, stream, feed);
+    stream->writeAllAndFinish(*data);
     connect(stream, &agent::AgentWriteStream::finished, stream, [stream, reply, total] {
         reply(QJsonValue(QJsonObject {{QStringLiteral("written"), total}}));
         stream->deleteLater();

@@ -48,19 +48,7 @@ void GuestEnvDelivery::write(const QString &sandbox)
     request.path = kGuestPath;
     request.mode = 0600;
     agent::AgentWriteStream *stream = (*client)->writeFile(request);
-    // The env file is a few lines (far below one write's window), so one write() takes it.
-    auto rest = std::make_shared<QByteArray>(env);
-    const auto feed = [stream, rest] {
-        while (!rest->isEmpty()) {
-            const qint64 taken = stream->write(*rest);
-            if (taken == 0)
-                return;
-            rest->remove(0, taken);
-        }
-        stream->finish();
-    };
-    feed();
-    connect(stream, &agent::AgentWriteStream::bytesWritten, stream, feed);
+    stream->writeAllAndFinish(env);
     connect(stream, &agent::AgentWriteStream::finished, this, [this, stream, sandbox] {
         stream->deleteLater();
         written(sandbox, {});

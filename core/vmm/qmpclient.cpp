@@ -168,12 +168,7 @@ void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply
     // comes after waits behind it. Queued with a copy of the descriptor: the caller's may close.
     Outgoing outgoing {line, id, -1};
     if (fd >= 0 && (outgoing.fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-        const QString why = QString::fromLocal8Bit(std::strerror(errno));
-        if (Reply failed = m_pending.take(id))
-            answerLater(this, std::move(failed),
-                        Result<QJsonValue>(
-                            fail(ErrorKind::OperationFailed,
-                                 QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why))));
+        failDescriptor(id, errno);
         return;
     }
     m_outgoing.push_back(std::move(outgoing));
@@ -231,15 +226,20 @@ void QmpClient::flushOutgoing()
         if (whole)
             continue;
         // A partial sendmsg leaves the monitor's stream broken: nothing after it can be trusted.
-        const QString why = QString::fromLocal8Bit(std::strerror(error));
-        if (Reply failed = m_pending.take(id))
-            answerLater(this, std::move(failed),
-                        Result<QJsonValue>(
-                            fail(ErrorKind::OperationFailed,
-                                 QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why))));
+        failDescriptor(id, error);
         if (sent > 0)
             return disconnectFromServer();
     }
+}
+
+void QmpClient::failDescriptor(qint64 id, int error)
+{
+    if (Reply failed = m_pending.take(id))
+        answerLater(
+            this, std::move(failed),
+            Result<QJsonValue>(fail(ErrorKind::OperationFailed,
+                                    QStringLiteral("cannot pass a descriptor to QEMU: %1")
+                                        .arg(QString::fromLocal8Bit(std::strerror(error))))));
 }
 
 void QmpClient::dropOutgoing()

@@ -81,6 +81,8 @@ private:
     void failPending(const QString &why);
     /// Writes what m_outgoing holds, in order, as far as the socket takes it.
     void flushOutgoing();
+    /// Answers command `id` (from the event loop) that its descriptor could not be passed.
+    void failDescriptor(qint64 id, int error);
     /// Closes the queued descriptors and forgets the queue.
     void dropOutgoing();
 
