@@ -162,6 +162,48 @@ test('files.list, exists, makeDir, rename and remove', async () => {
   await assert.rejects(sandbox.files.read('/tmp/tree/b.txt'), NotFoundError)
 })
 
+test('files.watchDir sees files.write and a command write, recursive too', async () => {
+  await sandbox.files.makeDir('/tmp/watched/deep')
+  const seen = []
+  let wake = () => {}
+  // Resolves once an event matching `want` came (the watch is a fact of the guest: no sleeps).
+  const until = (want) =>
+    new Promise((resolve) => {
+      const check = () => (seen.some(want) ? resolve() : (wake = check))
+      check()
+    })
+  const handle = await sandbox.files.watchDir(
+    '/tmp/watched',
+    (event) => {
+      seen.push(event)
+      wake()
+    },
+    { recursive: true },
+  )
+  try {
+    await sandbox.files.write('/tmp/watched/from-sdk.txt', 'x')
+    await until((e) => e.name === 'from-sdk.txt' && e.type === 'write')
+    await sandbox.commands.run('echo y > /tmp/watched/deep/from-command.txt')
+    await until((e) => e.name === 'deep/from-command.txt' && e.type === 'create')
+    await sandbox.commands.run('rm /tmp/watched/from-sdk.txt')
+    await until((e) => e.name === 'from-sdk.txt' && e.type === 'remove')
+  } finally {
+    await handle.stop()
+  }
+  assert.ok(seen.some((e) => e.name === 'from-sdk.txt' && e.type === 'create'), JSON.stringify(seen))
+  // A path that is not a folder is refused before any event.
+  await assert.rejects(sandbox.files.watchDir('/tmp/no-such-folder', () => {}), NotFoundError)
+})
+
+test('commands see their user\'s HOME and start in it, through a login shell', async () => {
+  const mine = await sandbox.commands.run('echo $HOME; pwd')
+  assert.equal(mine.stdout, '/home/agent\n/home/agent\n')
+  const root = await sandbox.commands.run('echo $HOME; pwd', { user: 'root' })
+  assert.equal(root.stdout, '/root\n/root\n')
+  const there = await sandbox.commands.run('echo $HOME; pwd', { user: 'root', cwd: '/tmp' })
+  assert.equal(there.stdout, '/root\n/tmp\n')
+})
+
 test('Sandbox.list filters by metadata; getInfo; setTimeout', async () => {
   const mine = await Sandbox.list({ query: { metadata } }).nextItems()
   assert.deepEqual(mine.map((s) => s.sandboxId), [sandbox.sandboxId])
