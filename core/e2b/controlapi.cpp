@@ -249,7 +249,11 @@ void ControlApi::create(const QPointer<HttpConnection> &connection, const HttpRe
     }
     m_context.call(
         QStringLiteral("sandbox.create"),
-        {{QStringLiteral("name"), name}, {QStringLiteral("image"), sandbox.image}},
+        // The metadata goes with the sandbox into airlockd, so the window and `airlockctl
+        // info` show it (it stays in the registry too: Sandbox.list filters by it).
+        {{QStringLiteral("name"), name},
+         {QStringLiteral("image"), sandbox.image},
+         {QStringLiteral("labels"), sandbox.metadata}},
         [this, connection, sandbox, name, seconds = *timeout,
          policy = *policy](const Result<QJsonObject> &created) mutable {
             if (!created) {

@@ -211,6 +211,10 @@ test('Sandbox.list filters by metadata; getInfo; setTimeout', async () => {
   assert.equal(mine[0].state, 'running')
   const none = await Sandbox.list({ query: { metadata: { suite: 'someone-else' } } }).nextItems()
   assert.deepEqual(none, [])
+  // The metadata is the Airlock sandbox's labels: every client of the helper sees it.
+  const shown = execFileSync(process.env.AIRLOCK_AIRLOCKCTL,
+    ['--socket', process.env.AIRLOCK_SOCKET, 'info', `e2b-${sandbox.sandboxId}`]).toString()
+  assert.match(shown, new RegExp(`^Labels: +suite=${metadata.suite}$`, 'm'))
 
   await sandbox.setTimeout(3_600_000)
   const info = await sandbox.getInfo()
