@@ -224,6 +224,17 @@ test('Sandbox.list filters by metadata; getInfo; setTimeout', async () => {
   assert.equal(await sandbox.isRunning(), true)
 })
 
+test('getMetrics reads CPU, memory and disk in the guest', async () => {
+  const [metric] = await sandbox.getMetrics()
+  assert.ok(metric.timestamp instanceof Date)
+  assert.ok(metric.cpuCount >= 1, JSON.stringify(metric))
+  assert.ok(metric.cpuUsedPct >= 0 && metric.cpuUsedPct <= 100, JSON.stringify(metric))
+  assert.ok(metric.memTotal > 0 && metric.memUsed > 0 && metric.memUsed <= metric.memTotal,
+    JSON.stringify(metric))
+  const [again] = await Sandbox.getMetrics(sandbox.sandboxId)
+  assert.ok(again.memTotal === metric.memTotal, JSON.stringify(again))
+})
+
 test('a wrong API key is refused with AuthenticationError', async () => {
   await assert.rejects(Sandbox.create({ apiKey: 'e2b_not_the_key' }), AuthenticationError)
   await assert.rejects(Sandbox.list({ apiKey: 'e2b_not_the_key' }).nextItems(), AuthenticationError)
@@ -262,6 +273,12 @@ test('network.allowOut becomes the Airlock policy; IP ranges are refused', async
     assert.deepEqual(policy.rules.map((r) => [r.host, r.ports]),
       [['pkg.test', [80, 443]], ['*.example.test', [80, 443]]])
     assert.deepEqual((await other.getInfo()).network.allowOut, ['pkg.test', '*.example.test'])
+    // updateNetwork replaces the policy (policy.set); what it leaves out is denied.
+    await other.updateNetwork({ allowOut: ['updated.test'] })
+    const updated = JSON.parse(execFileSync(process.env.AIRLOCK_AIRLOCKCTL,
+      ['--socket', process.env.AIRLOCK_SOCKET, 'policy', 'get', `e2b-${other.sandboxId}`]))
+    assert.deepEqual(updated.rules.map((r) => [r.host, r.ports]), [['updated.test', [80, 443]]])
+    await assert.rejects(other.updateNetwork({ allowOut: ['10.0.0.0/8'] }), /CIDR/)
 
     // Two sandboxes, one page each.
     const pages = Sandbox.list({ limit: 1 })
@@ -302,6 +319,10 @@ test('createSnapshot, a sandbox from it, fork, deleteSnapshot', async () => {
   await sandbox.files.write('/tmp/snap.txt', 'in the snapshot\n')
   const snapshot = await sandbox.createSnapshot()
   assert.match(snapshot.snapshotId, /^[0-9a-f]{16}$/)
+  const listed = await sandbox.listSnapshots().nextItems()
+  assert.deepEqual(listed.map((s) => s.snapshotId), [snapshot.snapshotId])
+  const everyone = await Sandbox.listSnapshots().nextItems()
+  assert.ok(everyone.some((s) => s.snapshotId === snapshot.snapshotId))
   const fromSnapshot = await Sandbox.create(snapshot.snapshotId, slow)
   try {
     assert.notEqual(fromSnapshot.sandboxId, sandbox.sandboxId)
