@@ -673,8 +673,7 @@ Why WatchRecord::validate() const
         return "an unknown watch op";
     if (op == WatchOp::Overflow)
         return name.empty() ? Why() : Why("a name on an overflow record");
-    if (name.empty() || name.size() > kMaxPathBytes
-        || name.find('\0') != std::string::npos)
+    if (name.empty() || name.size() > kMaxPathBytes || name.find('\0') != std::string::npos)
         return "a name that is empty, longer than 4096 bytes or holds a NUL";
     return std::nullopt;
 }

@@ -6,8 +6,8 @@
 #include "core/agent/agentwritestream.h"
 #include "core/daemon/agentjson.h"
 #include "core/daemon/execsession.h"
-#include "core/daemon/watchsession.h"
 #include "core/daemon/oncereply.h"
+#include "core/daemon/watchsession.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
 #include "core/protocol/methods.h"
@@ -188,8 +188,9 @@ Result<void> AgentApi::watch(const RpcContext &context, const QJsonObject &param
     AIRLOCK_TRY_INIT(path, json::readString(params, QStringLiteral("path")));
     AIRLOCK_TRY_INIT(recursive, json::readBool(params, QStringLiteral("recursive"), false));
     if (m_watches.value(context.clientId).size() >= kMaxWatchesPerClient)
-        return fail(ErrorKind::Busy, QStringLiteral("this connection watches %1 folders already")
-                                         .arg(kMaxWatchesPerClient));
+        return fail(
+            ErrorKind::Busy,
+            QStringLiteral("this connection watches %1 folders already").arg(kMaxWatchesPerClient));
     agentwire::WatchRequest request {path->toStdString(), *recursive};
     if (const auto why = request.validate())
         return fail(ErrorKind::InvalidParams, QString::fromStdString(*why));
@@ -208,8 +209,9 @@ Result<void> AgentApi::watch(const RpcContext &context, const QJsonObject &param
 Result<QJsonValue> AgentApi::unwatch(const RpcContext &context, const QJsonObject &params)
 {
     AIRLOCK_TRY_INIT(name, json::readString(params, QStringLiteral("name")));
-    AIRLOCK_TRY_INIT(id, json::readInteger(params, QStringLiteral("watch"), 1,
-                                           std::numeric_limits<qint64>::max()));
+    AIRLOCK_TRY_INIT(
+        id,
+        json::readInteger(params, QStringLiteral("watch"), 1, std::numeric_limits<qint64>::max()));
     for (WatchSession *session : m_watches.value(context.clientId)) {
         if (session->sandbox() == *name && session->id() == quint64(*id)) {
             session->stop();

@@ -79,9 +79,9 @@ void bindRecord(QSqlQuery &query, const SandboxRecord &record)
     query.bindValue(QStringLiteral(":started_from"), startSourceName(s.startedFrom));
     query.bindValue(QStringLiteral(":identity_warning"),
                     s.identityWarning.isNull() ? QStringLiteral("") : s.identityWarning);
-    query.bindValue(QStringLiteral(":labels"),
-                    QString::fromUtf8(
-                        QJsonDocument(s.spec.labelsJson()).toJson(QJsonDocument::Compact)));
+    query.bindValue(
+        QStringLiteral(":labels"),
+        QString::fromUtf8(QJsonDocument(s.spec.labelsJson()).toJson(QJsonDocument::Compact)));
 }
 
 } // namespace
@@ -291,7 +291,8 @@ Result<void> Registry::insert(const SandboxRecord &record)
     query.prepare(QStringLiteral(
         "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
         "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
-        "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning, labels) "
+        "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning, "
+        "labels) "
         "VALUES (:name, :vcpus, :memory_mib, "
         ":image, :created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
         "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "

@@ -25,9 +25,9 @@ WatchSession::WatchSession(RpcServer &server, quint64 client, QString sandbox, q
     // The stream stays the agent client's child: when the channel goes, the client deletes it
     // without a signal.
     connect(stream, &QObject::destroyed, this, [this] {
-        finish(QJsonObject {{QStringLiteral("kind"), QStringLiteral("agent_unavailable")},
-                            {QStringLiteral("message"),
-                             QStringLiteral("the sandbox's agent channel closed")}});
+        finish(QJsonObject {
+            {QStringLiteral("kind"), QStringLiteral("agent_unavailable")},
+            {QStringLiteral("message"), QStringLiteral("the sandbox's agent channel closed")}});
     });
     connect(stream, &AgentReadStream::opened, this, [this] {
         m_started = true;
@@ -94,10 +94,10 @@ void WatchSession::pump()
         if (m_records.empty() && m_stream->bytesAvailable() > 0) {
             const QByteArray bytes = m_stream->read(kReadBytes);
             std::vector<agentwire::WatchRecord> decoded;
-            if (!m_decoder.feed(agentwire::ByteView(
-                                    reinterpret_cast<const std::uint8_t *>(bytes.constData()),
-                                    std::size_t(bytes.size())),
-                                decoded)) {
+            if (!m_decoder.feed(
+                    agentwire::ByteView(reinterpret_cast<const std::uint8_t *>(bytes.constData()),
+                                        std::size_t(bytes.size())),
+                    decoded)) {
                 finish(QJsonObject {
                     {QStringLiteral("kind"), QStringLiteral("protocol_error")},
                     {QStringLiteral("message"),
@@ -117,8 +117,9 @@ void WatchSession::pump()
             return;
         QJsonArray events;
         for (const agentwire::WatchRecord &record : records)
-            events.append(QJsonObject {{QStringLiteral("type"), opName(record.op)},
-                                       {QStringLiteral("path"), QString::fromStdString(record.name)}});
+            events.append(
+                QJsonObject {{QStringLiteral("type"), opName(record.op)},
+                             {QStringLiteral("path"), QString::fromStdString(record.name)}});
         const bool sent = m_server.send(
             m_client,
             protocol::encodeNotification(QString::fromLatin1(notification::FilesEvent),
@@ -136,14 +137,17 @@ void WatchSession::finish(const QJsonObject &error)
 {
     if (m_ended)
         return;
-    QJsonObject params {{QStringLiteral("sandbox"), m_sandbox}, {QStringLiteral("watch"), qint64(m_id)}};
+    QJsonObject params {{QStringLiteral("sandbox"), m_sandbox},
+                        {QStringLiteral("watch"), qint64(m_id)}};
     if (!error.isEmpty())
         params.insert(QStringLiteral("error"), error);
     if (m_started)
-        m_server.send(m_client, protocol::encodeNotification(
-                                    QString::fromLatin1(notification::FilesWatchEnd), params));
+        m_server.send(
+            m_client,
+            protocol::encodeNotification(QString::fromLatin1(notification::FilesWatchEnd), params));
     else
-        Q_EMIT startFailed(Error {ErrorKind::AgentUnavailable, error.value(QStringLiteral("message")).toString()});
+        Q_EMIT startFailed(
+            Error {ErrorKind::AgentUnavailable, error.value(QStringLiteral("message")).toString()});
     end();
 }
 

@@ -694,19 +694,18 @@ void ControlApi::metrics(const QPointer<HttpConnection> &connection, const QStri
     if (!sandbox.pausedSnapshot.isEmpty())
         return answer(connection, jsonResponse(200, QJsonArray()));
     // One shell line, as root: the three sources E2B's envd samples (gopsutil reads the same).
-    GuestCommand::run(m_context, sandbox.airlockName(),
-                      {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
-                       QStringLiteral("cat /proc/stat /proc/meminfo; df -kP / 2>/dev/null; true")},
-                      [this, connection, id](const Result<QByteArray> &output) {
-                          if (!output)
-                              return answerError(connection, output.error());
-                          if (!m_context.registry->find(id))
-                              return answer(connection,
-                                            apiError(404, QStringLiteral("sandbox %1 not found")
-                                                              .arg(id)));
-                          answer(connection,
-                                 jsonResponse(200, QJsonArray {metricFrom(id, *output)}));
-                      });
+    GuestCommand::run(
+        m_context, sandbox.airlockName(),
+        {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+         QStringLiteral("cat /proc/stat /proc/meminfo; df -kP / 2>/dev/null; true")},
+        [this, connection, id](const Result<QByteArray> &output) {
+            if (!output)
+                return answerError(connection, output.error());
+            if (!m_context.registry->find(id))
+                return answer(connection,
+                              apiError(404, QStringLiteral("sandbox %1 not found").arg(id)));
+            answer(connection, jsonResponse(200, QJsonArray {metricFrom(id, *output)}));
+        });
 }
 
 QJsonObject ControlApi::metricFrom(const QString &id, const QByteArray &output)
@@ -743,9 +742,8 @@ QJsonObject ControlApi::metricFrom(const QString &id, const QByteArray &output)
     const auto previous = m_cpuSamples.value(id, {0, 0});
     m_cpuSamples.insert(id, {busy, total});
     const quint64 spanTotal = total > previous.second ? total - previous.second : total;
-    const quint64 spanBusy = busy >= previous.first && total > previous.second
-        ? busy - previous.first
-        : busy;
+    const quint64 spanBusy =
+        busy >= previous.first && total > previous.second ? busy - previous.first : busy;
     const double cpuPct = spanTotal > 0 ? 100.0 * double(spanBusy) / double(spanTotal) : 0.0;
     const qint64 memTotal = memory.value("MemTotal") * 1024;
     const qint64 available = memory.value("MemAvailable", memory.value("MemFree")) * 1024;
@@ -756,8 +754,7 @@ QJsonObject ControlApi::metricFrom(const QString &id, const QByteArray &output)
             {QStringLiteral("cpuUsedPct"), std::round(cpuPct * 100.0) / 100.0},
             {QStringLiteral("memTotal"), memTotal},
             {QStringLiteral("memUsed"), std::max<qint64>(0, memTotal - available)},
-            {QStringLiteral("memCache"),
-             (memory.value("Cached") + memory.value("Buffers")) * 1024},
+            {QStringLiteral("memCache"), (memory.value("Cached") + memory.value("Buffers")) * 1024},
             {QStringLiteral("diskTotal"), diskTotal},
             {QStringLiteral("diskUsed"), diskUsed}};
 }
@@ -820,30 +817,32 @@ void ControlApi::updateNetwork(const QPointer<HttpConnection> &connection, const
         return answerError(connection, body.error());
     if (body->value(QStringLiteral("allow_internet_access")).toBool())
         return answer(connection,
-                      apiError(400, QStringLiteral("allowInternetAccess: an Airlock policy is an "
-                                                   "allowlist of host names; list them in "
-                                                   "allowOut (docs/policy.md)")));
+                      apiError(400,
+                               QStringLiteral("allowInternetAccess: an Airlock policy is an "
+                                              "allowlist of host names; list them in "
+                                              "allowOut (docs/policy.md)")));
     QStringList hosts;
     auto policy = policyFromNetwork(QJsonObject {{QStringLiteral("network"), *body}}, &hosts);
     if (!policy)
         return answerError(connection, policy.error());
     // "Fields that are omitted are cleared": no allowOut is no egress at all.
     if (policy->isEmpty())
-        policy = QJsonObject {{QStringLiteral("version"), 1}, {QStringLiteral("rules"), QJsonArray()}};
+        policy =
+            QJsonObject {{QStringLiteral("version"), 1}, {QStringLiteral("rules"), QJsonArray()}};
     const E2bSandbox sandbox = *m_context.registry->find(id);
-    m_context.call(QStringLiteral("policy.set"),
-                   {{QStringLiteral("name"), sandbox.airlockName()},
-                    {QStringLiteral("policy"), *policy}},
-                   [this, connection, id, hosts](const Result<QJsonObject> &set) {
-                       if (!set)
-                           return answerError(connection, set.error());
-                       if (const E2bSandbox *found = m_context.registry->find(id)) {
-                           E2bSandbox updated = *found;
-                           updated.allowOut = hosts;
-                           m_context.registry->insert(updated);
-                       }
-                       answer(connection, emptyResponse(204));
-                   });
+    m_context.call(
+        QStringLiteral("policy.set"),
+        {{QStringLiteral("name"), sandbox.airlockName()}, {QStringLiteral("policy"), *policy}},
+        [this, connection, id, hosts](const Result<QJsonObject> &set) {
+            if (!set)
+                return answerError(connection, set.error());
+            if (const E2bSandbox *found = m_context.registry->find(id)) {
+                E2bSandbox updated = *found;
+                updated.allowOut = hosts;
+                m_context.registry->insert(updated);
+            }
+            answer(connection, emptyResponse(204));
+        });
 }
 
 void ControlApi::fork(const QPointer<HttpConnection> &connection, const QString &id,

@@ -7,14 +7,15 @@
 namespace airlock::e2b {
 
 GuestCommand::GuestCommand(const E2bContext &context, QString sandbox, Done done)
-    : QObject(context.helper), m_context(context), m_sandbox(std::move(sandbox)),
-      m_done(std::move(done))
+    : QObject(context.helper)
+    , m_context(context)
+    , m_sandbox(std::move(sandbox))
+    , m_done(std::move(done))
 {
     connect(m_context.helper, &HelperClient::notificationReceived, this,
             &GuestCommand::onNotification);
-    connect(m_context.helper, &HelperClient::connectionLost, this, [this](const Error &error) {
-        finish(std::unexpected(error));
-    });
+    connect(m_context.helper, &HelperClient::connectionLost, this,
+            [this](const Error &error) { finish(std::unexpected(error)); });
 }
 
 void GuestCommand::run(const E2bContext &context, const QString &sandbox, const QStringList &argv,
@@ -36,16 +37,15 @@ void GuestCommand::run(const E2bContext &context, const QString &sandbox, const 
 
 void GuestCommand::onNotification(const QString &method, const QJsonObject &params)
 {
-    if (m_finished || m_pid == 0
-        || params.value(QStringLiteral("sandbox")).toString() != m_sandbox
+    if (m_finished || m_pid == 0 || params.value(QStringLiteral("sandbox")).toString() != m_sandbox
         || quint32(params.value(QStringLiteral("pid")).toInteger()) != m_pid)
         return;
     if (method == QLatin1String("exec.output")) {
         const QByteArray data =
             QByteArray::fromBase64(params.value(QStringLiteral("data")).toString().toLatin1());
-        QByteArray &to = params.value(QStringLiteral("stream")).toString() == QLatin1String("stderr")
-            ? m_err
-            : m_out;
+        QByteArray &to =
+            params.value(QStringLiteral("stream")).toString() == QLatin1String("stderr") ? m_err
+                                                                                         : m_out;
         to.append(data.first(std::min(data.size(), kMaxOutputBytes - to.size())));
         return;
     }
@@ -57,7 +57,8 @@ void GuestCommand::onNotification(const QString &method, const QJsonObject &para
                                .toObject()
                                .value(QStringLiteral("message"))
                                .toString()));
-    if (params.contains(QStringLiteral("signal")) || params.value(QStringLiteral("exitCode")).toInt() != 0)
+    if (params.contains(QStringLiteral("signal"))
+        || params.value(QStringLiteral("exitCode")).toInt() != 0)
         return finish(fail(ErrorKind::OperationFailed,
                            QStringLiteral("the guest command failed: %1")
                                .arg(QString::fromUtf8(m_err.left(400)).trimmed())));

@@ -49,8 +49,7 @@ void WatchDirStream::start(const QString &path, bool recursive)
                     {QStringLiteral("recursive"), recursive}},
                    [this](const Result<QJsonObject> &result) {
                        if (!result)
-                           return end(connectCodeFor(result.error().kind),
-                                      result.error().message);
+                           return end(connectCodeFor(result.error().kind), result.error().message);
                        m_watch = quint64(result->value(QStringLiteral("watch")).toInteger());
                        Q_EMIT bound(m_watch);
                        if (!m_connection)
@@ -123,9 +122,10 @@ void WatchDirStream::onClientGone()
     m_connection = nullptr;
     if (m_watch == 0)
         return; // start() unwatches once the watch is known
-    m_context.call(QStringLiteral("files.unwatch"),
-                   {{QStringLiteral("name"), m_sandbox}, {QStringLiteral("watch"), qint64(m_watch)}},
-                   [](const Result<QJsonObject> &) {});
+    m_context.call(
+        QStringLiteral("files.unwatch"),
+        {{QStringLiteral("name"), m_sandbox}, {QStringLiteral("watch"), qint64(m_watch)}},
+        [](const Result<QJsonObject> &) {});
     m_done = true;
     m_keepAlive.stop();
     Q_EMIT finished();

@@ -25,8 +25,8 @@ class WatchDirStream : public QObject
 {
     Q_OBJECT
 public:
-    WatchDirStream(E2bContext context, const QPointer<HttpConnection> &connection,
-                   QString sandbox, QObject *parent = nullptr);
+    WatchDirStream(E2bContext context, const QPointer<HttpConnection> &connection, QString sandbox,
+                   QObject *parent = nullptr);
     ~WatchDirStream() override;
 
     /// files.watch of the guest folder `path`.

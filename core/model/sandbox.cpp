@@ -137,8 +137,7 @@ Result<void> SandboxSpec::validate() const
                         .arg(kMinMemoryMib)
                         .arg(kMaxMemoryMib));
     if (labels.size() > kMaxLabels)
-        return fail(ErrorKind::InvalidParams,
-                    QStringLiteral("at most %1 labels").arg(kMaxLabels));
+        return fail(ErrorKind::InvalidParams, QStringLiteral("at most %1 labels").arg(kMaxLabels));
     const auto printable = [](const QString &text) {
         return std::none_of(text.begin(), text.end(),
                             [](QChar c) { return c.category() == QChar::Other_Control; });

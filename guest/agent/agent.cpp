@@ -5,8 +5,8 @@
 #include "guest/agent/execstream.h"
 #include "guest/agent/fileops.h"
 #include "guest/agent/filereadstream.h"
-#include "guest/agent/watchstream.h"
 #include "guest/agent/filewritestream.h"
+#include "guest/agent/watchstream.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -50,7 +50,8 @@ void WatchStream::open(const WatchRequest &request)
     }
     m_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (m_fd < 0) {
-        failWith(ErrorCode::Limit, "cannot make an inotify instance (fs.inotify.max_user_instances)");
+        failWith(ErrorCode::Limit,
+                 "cannot make an inotify instance (fs.inotify.max_user_instances)");
         return;
     }
     m_rootWatch = ::inotify_add_watch(m_fd, request.path.c_str(), kMask);
@@ -139,7 +140,8 @@ void WatchStream::readEvents()
                 push(WatchOp::Overflow, std::string());
                 continue;
             }
-            if (event->wd == m_rootWatch && (event->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT))) {
+            if (event->wd == m_rootWatch
+                && (event->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT))) {
                 produce();
                 failWith(ErrorCode::NotFound, "the watched folder " + m_root + " went");
                 return;
@@ -153,9 +155,8 @@ void WatchStream::readEvents()
             }
             if (event->len == 0 || event->name[0] == '\0')
                 continue; // the subfolder's own events: its parent reports them by name
-            const std::string name = folder->second.empty()
-                ? std::string(event->name)
-                : folder->second + "/" + event->name;
+            const std::string name = folder->second.empty() ? std::string(event->name)
+                                                            : folder->second + "/" + event->name;
             if (name.size() > kMaxPathBytes)
                 continue;
             if (event->mask & (IN_CREATE | IN_MOVED_TO)) {
