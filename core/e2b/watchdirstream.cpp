@@ -93,8 +93,24 @@ void WatchDirStream::send(const QJsonObject &message)
         m_connection->beginStream(200, "application/connect+json");
         m_headersSent = true;
     }
-    m_connection->writeChunk(
-        connectenvelope::encode(QJsonDocument(message).toJson(QJsonDocument::Compact)));
+    const QByteArray chunk =
+        connectenvelope::encode(QJsonDocument(message).toJson(QJsonDocument::Compact));
+    if (m_connection->pendingBytes() + chunk.size() > kMaxPendingBytes) {
+        end(QStringLiteral("resource_exhausted"),
+            QStringLiteral("the client read too slowly: %1 bytes of events waited unsent; the "
+                           "watch ended")
+                .arg(m_connection->pendingBytes()));
+        return unwatch();
+    }
+    m_connection->writeChunk(chunk);
+}
+
+void WatchDirStream::unwatch()
+{
+    m_context.call(
+        QStringLiteral("files.unwatch"),
+        {{QStringLiteral("name"), m_sandbox}, {QStringLiteral("watch"), qint64(m_watch)}},
+        [](const Result<QJsonObject> &) {});
 }
 
 void WatchDirStream::end(const QString &code, const QString &message)

@@ -20,11 +20,16 @@ namespace airlock::e2b {
 /// The watch is airlockd's files.watch (docs/protocol.md, "Exec and files") on the shared
 /// helper connection, whose files.event and files.watchEnd notifications EnvdService hands to
 /// deliver(). When the HTTP client goes away (the SDK's `handle.stop()` aborts the request),
-/// files.unwatch ends it in the guest.
+/// files.unwatch ends it in the guest. A client that stops reading: once kMaxPendingBytes wait
+/// unsent on its socket, the stream ends with `resource_exhausted` and the watch is ended
+/// (the helper connection is shared, so one slow client cannot pause it).
 class WatchDirStream : public QObject
 {
     Q_OBJECT
 public:
+    /// Unsent bytes one stream's socket may hold.
+    static constexpr qint64 kMaxPendingBytes = 1024 * 1024;
+
     WatchDirStream(E2bContext context, const QPointer<HttpConnection> &connection, QString sandbox,
                    QObject *parent = nullptr);
     ~WatchDirStream() override;
@@ -51,6 +56,7 @@ private:
     void send(const QJsonObject &event);
     void end(const QString &code = {}, const QString &message = {});
     void onClientGone();
+    void unwatch();
 
     E2bContext m_context;
     QPointer<HttpConnection> m_connection;
