@@ -12,9 +12,11 @@ namespace {
 
 constexpr int kKeepAliveMs = 30000;
 
+// WatchDirResponse's `event` is a oneof of the message itself: in JSON its member stands at
+// the top level (unlike StartResponse, whose `event` is a ProcessEvent message).
 QJsonObject watchEvent(const QString &kind, const QJsonObject &value)
 {
-    return {{QStringLiteral("event"), QJsonObject {{kind, value}}}};
+    return {{kind, value}};
 }
 
 } // namespace
