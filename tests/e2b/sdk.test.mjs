@@ -183,9 +183,10 @@ test('files.watchDir sees files.write and a command write, recursive too', async
   try {
     await sandbox.files.write('/tmp/watched/from-sdk.txt', 'x')
     await until((e) => e.name === 'from-sdk.txt' && e.type === 'write')
-    await sandbox.commands.run('echo y > /tmp/watched/deep/from-command.txt')
+    // files.makeDir's folders belong to root (docs/e2b.md, "Known differences").
+    await sandbox.commands.run('echo y > /tmp/watched/deep/from-command.txt', { user: 'root' })
     await until((e) => e.name === 'deep/from-command.txt' && e.type === 'create')
-    await sandbox.commands.run('rm /tmp/watched/from-sdk.txt')
+    await sandbox.commands.run('rm /tmp/watched/from-sdk.txt', { user: 'root' })
     await until((e) => e.name === 'from-sdk.txt' && e.type === 'remove')
   } finally {
     await handle.stop()
