@@ -5,10 +5,10 @@
 // agent (NativeAgent; no guest). Exec output and exit codes, stderr apart, stdin, timeouts,
 // backpressure from a client that does not read (the helper's buffers stay bounded while 64 MiB
 // pass), reattach after a reconnect, chunked file round trips, the file operations and their
-// errors, bad parameters, workspace push/pull/review through core/workspace and airlockctl
-// (what a hostile guest plants is refused and named, nothing is written outside the target,
-// only accepted changes are taken), transfers that end with their connection, and an agent
-// that goes away mid-request.
+// errors, files.watch (events, unwatch, a folder that goes, refusals), bad parameters, workspace
+// push/pull/review through core/workspace and airlockctl (what a hostile guest plants is refused
+// and named, nothing is written outside the target, only accepted changes are taken), transfers
+// that end with their connection, and an agent that goes away mid-request.
 #include "core/agent/agentclient.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"

@@ -2,10 +2,11 @@
 // temporary folder; no guest, no QEMU): exec (output, exit codes, errors, timeout kill,
 // signals, stdin round trip, user, env, cwd, PTY size and resize), 64 MiB of stdout to a slow
 // reader with the client's buffers bounded, files (16 MiB round trip with checksum, stat, list,
-// mkdir, rename, remove and their errors), archives out (a planted tree with a symlink
-// pointing out, a FIFO, a setuid file and a hard link, typed so that the host refuses them)
-// and in, process list and reattach after a reconnect, and the identity refresh.
-
+// mkdir, rename, remove and their errors), a recursive folder watch (create, write, rename,
+// remove, a folder made later, the folder itself going, a file refused), archives out (a
+// planted tree with a symlink pointing out, a FIFO, a setuid file and a hard link, typed so
+// that the host refuses them) and in, process list and reattach after a reconnect, and the
+// identity refresh.
 #include "core/agent/agentprocess.h"
 #include "core/agent/agentreadstream.h"
 #include "core/agent/agentwritestream.h"
