@@ -22,6 +22,10 @@ namespace airlock::e2b {
 /// the registry's end time (expired() kills) | | `POST /v2/sandboxes/{id}/connect` {timeout} |
 /// vm.resume / sandbox.start when not running |
 ///
+/// and further pause/connect (snapshot.create, snapshot.restore), createSnapshot, fork,
+/// deleteSnapshot, listSnapshots (snapshot.list), getMetrics (read in the guest) and
+/// updateNetwork (policy.set); docs/e2b.md has the whole table.
+///
 /// Errors are `{"code": N, "message": ...}` (the SDK's handleApiError reads `code` and
 /// `message`). Everything else answers 501 naming what is not supported.
 class ControlApi : public QObject
