@@ -60,7 +60,9 @@ WatchSession::WatchSession(RpcServer &server, quint64 client, QString sandbox, q
 
 WatchSession::~WatchSession()
 {
-    // Cancels the watch in the guest.
+    // Cancels the watch in the guest; nothing more goes to the client (the stream's
+    // destroyed() must not announce an end now).
+    m_ended = true;
     delete m_stream.data();
 }
 
