@@ -330,6 +330,8 @@ void TestE2bWire::slowClientKeepsTheStreamBounded()
         QCoreApplication::processEvents();
     }
     QCOMPARE(finished.count(), 1);
+    qInfo("%d notifications (48 KiB each) until the end; at most %lld bytes waited unsent",
+          delivered, ProcessStream::stats().peakPendingBytes);
     QCOMPARE(ProcessStream::stats().overruns, 1);
     QVERIFY2(ProcessStream::stats().peakPendingBytes <= ProcessStream::kMaxPendingBytes,
              qPrintable(QString::number(ProcessStream::stats().peakPendingBytes)));
