@@ -79,6 +79,9 @@ void bindRecord(QSqlQuery &query, const SandboxRecord &record)
     query.bindValue(QStringLiteral(":started_from"), startSourceName(s.startedFrom));
     query.bindValue(QStringLiteral(":identity_warning"),
                     s.identityWarning.isNull() ? QStringLiteral("") : s.identityWarning);
+    query.bindValue(
+        QStringLiteral(":labels"),
+        QString::fromUtf8(QJsonDocument(s.spec.labelsJson()).toJson(QJsonDocument::Compact)));
 }
 
 } // namespace
@@ -157,6 +160,9 @@ QList<Registry::Migration> Registry::migrations()
                         " name TEXT PRIMARY KEY NOT NULL,"
                         " uid INTEGER NOT NULL,"
                         " since TEXT NOT NULL)")},
+        // 8 → 9: the client's labels of each sandbox (sandbox.create `labels`; airlock-e2b's
+        // E2B metadata), a compact JSON object of strings.
+        {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN labels TEXT NOT NULL DEFAULT '{}'")},
     };
 }
 
@@ -244,8 +250,8 @@ Result<QList<SandboxRecord>> Registry::load() const
     if (!query.exec(QStringLiteral(
             "SELECT name, vcpus, memory_mib, image, created_at, state, state_reason, "
             "acceleration, acceleration_warning, started_at, vmm_pid, vmm_start_ticks, "
-            "runtime_dir, policy, link_index, boot, started_from, identity_warning FROM sandboxes "
-            "ORDER BY name")))
+            "runtime_dir, policy, link_index, boot, started_from, identity_warning, labels "
+            "FROM sandboxes ORDER BY name")))
         return sqlFailure(QStringLiteral("load"), query.lastError());
     QList<SandboxRecord> records;
     while (query.next()) {
@@ -270,6 +276,10 @@ Result<QList<SandboxRecord>> Registry::load() const
         s.spec.boot = bootModeFromName(query.value(15).toString()).value_or(BootMode::Template);
         s.startedFrom = startSourceFromName(query.value(16).toString());
         s.identityWarning = query.value(17).toString();
+        // Labels are the client's notes: a row that does not parse loses them, nothing more.
+        const auto labels = SandboxSpec::labelsFromJson(
+            QJsonDocument::fromJson(query.value(18).toString().toUtf8()).object());
+        s.spec.labels = labels ? *labels : QMap<QString, QString>();
         records.append(record);
     }
     return records;
@@ -281,12 +291,13 @@ Result<void> Registry::insert(const SandboxRecord &record)
     query.prepare(QStringLiteral(
         "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
         "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
-        "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning) "
+        "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning, "
+        "labels) "
         "VALUES (:name, :vcpus, :memory_mib, "
         ":image, :created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
         "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "
         "COALESCE(:runtime_dir, ''), :policy, :link_index, :boot, :started_from, "
-        ":identity_warning)"));
+        ":identity_warning, :labels)"));
     bindRecord(query, record);
     if (query.exec())
         return {};
@@ -313,8 +324,8 @@ Result<void> Registry::update(const SandboxRecord &record)
         "acceleration_warning = COALESCE(:acceleration_warning, ''), started_at = :started_at, "
         "vmm_pid = :vmm_pid, vmm_start_ticks = :vmm_start_ticks, "
         "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy, link_index = :link_index, "
-        "boot = :boot, started_from = :started_from, identity_warning = :identity_warning "
-        "WHERE name = :name"));
+        "boot = :boot, started_from = :started_from, identity_warning = :identity_warning, "
+        "labels = :labels WHERE name = :name"));
     bindRecord(query, record);
     if (!query.exec())
         return sqlFailure(QStringLiteral("update %1").arg(record.sandbox.spec.name),

@@ -604,6 +604,10 @@ Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &na
     spec.image = snapshot->image;
     spec.vcpus = snapshot->vcpus;
     spec.memoryMib = snapshot->memoryMib;
+    // A fork carries its source sandbox's labels (E2B's fork keeps the metadata), while that
+    // sandbox exists.
+    if (auto source = m_sandboxes.get(snapshot->sandbox))
+        spec.labels = source->spec.labels;
     if (m_sandboxes.get(name))
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("a sandbox named '%1' already exists").arg(name));

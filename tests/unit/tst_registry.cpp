@@ -66,6 +66,7 @@ private Q_SLOTS:
     void egressBatchIsOneTransaction();
     void linkIndexRoundTrip();
     void secretOwnersAfterUpgrade();
+    void labelsRoundTrip();
 
 private:
     QString path() const { return m_dir->filePath(QStringLiteral("registry.sqlite")); }
@@ -360,6 +361,19 @@ void TestRegistry::linkIndexRoundTrip()
     QCOMPARE((*registry)->load()->first().linkIndex, 42);
 }
 
+void TestRegistry::labelsRoundTrip()
+{
+    auto registry = Registry::open(path());
+    QVERIFY_RESULT(registry);
+    airlock::SandboxRecord record = makeRecord(QStringLiteral("labelled"));
+    QVERIFY((*registry)->insert(record));
+    QVERIFY((*registry)->load()->first().sandbox.spec.labels.isEmpty());
+    record.sandbox.spec.labels = {{QStringLiteral("e2b.suite"), QStringLiteral("ci")},
+                                  {QStringLiteral("owner"), QStringLiteral("ana \u00e9")}};
+    QVERIFY((*registry)->update(record));
+    QCOMPARE((*registry)->load()->first().sandbox.spec.labels, record.sandbox.spec.labels);
+}
+
 void TestRegistry::secretOwnersAfterUpgrade()
 {
     // A registry at schema 7 (before owners): its secrets have no row and belong to root.
@@ -370,7 +384,7 @@ void TestRegistry::secretOwnersAfterUpgrade()
     }
     auto registry = Registry::open(path());
     QVERIFY_RESULT(registry);
-    QCOMPARE((*registry)->schemaVersion(), 8);
+    QCOMPARE((*registry)->schemaVersion(), int(Registry::migrations().size()));
     airlock::SecretOwners owners(**registry);
     QCOMPARE(owners.ownerOf(QStringLiteral("old-token")).value_or(99), uid_t(0));
     QVERIFY(owners.check(0, QStringLiteral("old-token"), QStringLiteral("bind it")));
