@@ -415,18 +415,23 @@ int main(int argc, char *argv[])
     int rounds = 5;
     int seconds = 5;
     QStringList only; // --only KEY,...: scenarios to run (profiling); no table then
+    // --haproxy-no-reuse: HAProxy neither resumes TLS sessions with the origin nor reuses idle
+    // server connections (what the gateway does), to tell those features' share apart.
+    bool haproxyNoReuse = false;
     const QStringList args = app.arguments();
     for (qsizetype i = 1; i < args.size(); ++i) {
         if (args[i] == u"--rounds"_s && i + 1 < args.size()) {
             rounds = std::max(1, args[++i].toInt());
         } else if (args[i] == u"--seconds"_s && i + 1 < args.size()) {
             seconds = std::max(1, args[++i].toInt());
+        } else if (args[i] == u"--haproxy-no-reuse"_s) {
+            haproxyNoReuse = true;
         } else if (args[i] == u"--only"_s && i + 1 < args.size()) {
             only = args[++i].split(u',');
         } else {
             std::fprintf(stderr,
                          "usage: bench_gateway [--rounds N (5)] [--seconds S (5)] "
-                         "[--only SCENARIO,... (runs without the table)]\n");
+                         "[--only SCENARIO,... (runs without the table)] [--haproxy-no-reuse]\n");
             return 2;
         }
     }
@@ -567,9 +572,12 @@ frontend pkg
     bind %1:443 ssl crt %2/haproxy.pem
     default_backend origin
 backend origin
-    server nginx %3:443 ssl verify required ca-file %4 sni str(pkg.test) verifyhost pkg.test
+    %5
+    server nginx %3:443 ssl verify required ca-file %4 sni str(pkg.test) verifyhost pkg.test %6
 )")
-            .arg(kHaproxy.toString(), d, origin, topology.filePath(u"upstream-ca.pem"_s))
+            .arg(kHaproxy.toString(), d, origin, topology.filePath(u"upstream-ca.pem"_s),
+                 haproxyNoReuse ? u"http-reuse never"_s : QString(),
+                 haproxyNoReuse ? u"no-ssl-reuse"_s : QString())
             .toUtf8();
     if (!writeFile(d + u"/pkg.crt"_s, certPem) || !writeFile(d + u"/pkg.key"_s, keyPem)
         || !writeFile(d + u"/haproxy.pem"_s, certPem + keyPem)
@@ -631,6 +639,8 @@ backend origin
     std::printf("bench_gateway: %s; %s; %s\n", qPrintable(firstLine(s.nginx, u"-v"_s)),
                 qPrintable(firstLine(s.haproxy, u"-v"_s)),
                 qPrintable(firstLine(s.wrk, u"-v"_s).section(u' ', 0, 1)));
+    if (haproxyNoReuse)
+        std::printf("bench_gateway: HAProxy with http-reuse never, no-ssl-reuse\n");
     std::fflush(stdout);
 
     // samples[round][scenario][path]
