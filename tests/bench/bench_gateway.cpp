@@ -16,8 +16,8 @@
 // (MiB/s), new TLS connections per second with `Connection: close` at 1/32 clients, median
 // latency and the gateway's added median latency, proxy CPU per request and per new
 // connection (/proc/PID/stat utime+stime), proxy RSS (VmRSS, max sampled during the run) at
-// 32 and 512 connections and after they closed (the lowest in the second after). Ratios are medians
-// of per-round ratios; the targets are printed beside them.
+// 32 and 512 connections and after they closed (the lowest in the second after). Ratios are
+// medians of per-round ratios; the targets are printed beside them.
 //
 // nginx, haproxy and wrk come from installers/dev/install-bench-deps.sh. Every child is killed
 // (and the namespaces and temporary files removed) on exit, on SIGINT/SIGTERM/SIGHUP, and by
