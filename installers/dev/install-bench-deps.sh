@@ -46,7 +46,9 @@ fi
 # keep them from starting at boot. The binaries are all the bench uses.
 for unit in nginx haproxy; do
     if command -v systemctl >/dev/null; then
-        [ -d /run/systemd/system ] && systemctl stop "$unit" 2>/dev/null || true
+        if [ -d /run/systemd/system ]; then
+            systemctl stop "$unit" 2>/dev/null || true
+        fi
         systemctl disable "$unit" 2>/dev/null || true # works without a running systemd too
     fi
     if [ -x "/etc/init.d/$unit" ]; then
