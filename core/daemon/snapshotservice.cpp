@@ -569,11 +569,11 @@ void SnapshotService::restoreSnapshot(
 }
 
 void SnapshotService::fork(const QString &id, const QString &name, ForkBindings forkBindings,
-                           ForkDone done)
+                           ForkDone done, const std::optional<QMap<QString, QString>> &labels)
 {
     forkBindings.copied.clear();
     forkBindings.leftOut.clear();
-    auto started = beginFork(id, name, forkBindings);
+    auto started = beginFork(id, name, forkBindings, labels);
     if (!started)
         return done(std::unexpected(started.error()), forkBindings);
     const Snapshot snapshot = *started;
@@ -594,7 +594,8 @@ void SnapshotService::fork(const QString &id, const QString &name, ForkBindings 
 }
 
 Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &name,
-                                            ForkBindings &forkBindings)
+                                            ForkBindings &forkBindings,
+                                            const std::optional<QMap<QString, QString>> &labels)
 {
     auto snapshot = get(id);
     AIRLOCK_TRY(snapshot);
@@ -604,9 +605,11 @@ Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &na
     spec.image = snapshot->image;
     spec.vcpus = snapshot->vcpus;
     spec.memoryMib = snapshot->memoryMib;
-    // A fork carries its source sandbox's labels (E2B's fork keeps the metadata), while that
-    // sandbox exists.
-    if (auto source = m_sandboxes.get(snapshot->sandbox))
+    // The caller's labels (E2B's Sandbox.create from a snapshot has its own metadata), or the
+    // source sandbox's (E2B's fork keeps the metadata), while that sandbox exists.
+    if (labels)
+        spec.labels = *labels;
+    else if (auto source = m_sandboxes.get(snapshot->sandbox))
         spec.labels = source->spec.labels;
     if (m_sandboxes.get(name))
         return fail(ErrorKind::AlreadyExists,

@@ -98,9 +98,11 @@ public:
     /// `bindings->copy` (then with new placeholders), those refuse() lets through. The guest
     /// gets the fork's own name, addresses, CA and seed files through its agent. `done` gets
     /// the new sandbox's name once its guest runs (or the error), and `bindings` with what was
-    /// copied and left out.
+    /// copied and left out. The fork gets `labels`, or without them those of the snapshot's
+    /// sandbox (while it exists).
     using ForkDone = std::function<void(const Result<QString> &, const ForkBindings &bindings)>;
-    void fork(const QString &id, const QString &name, ForkBindings bindings, ForkDone done);
+    void fork(const QString &id, const QString &name, ForkBindings bindings, ForkDone done,
+              const std::optional<QMap<QString, QString>> &labels = std::nullopt);
 
     /// Deletes a snapshot. Busy while a restore or fork reads it (review 2026-12-01, M6).
     Result<void> remove(const QString &id);
@@ -155,7 +157,8 @@ private:
                    std::function<void(const Result<void> &)> done);
     /// fork() up to the start of the new guest: the sandbox made, its policy and bindings
     /// copied, the snapshot held and the fork journalled. Returns the snapshot.
-    Result<Snapshot> beginFork(const QString &id, const QString &name, ForkBindings &bindings);
+    Result<Snapshot> beginFork(const QString &id, const QString &name, ForkBindings &bindings,
+                               const std::optional<QMap<QString, QString>> &labels);
     /// Writes the snapshot's `disk:vda` back as the stopped sandbox's overlay (nothing for
     /// images without a disk). InvalidParams when the snapshot and the image disagree about
     /// having a disk, InvalidState when the image's disk was rebuilt since.

@@ -620,7 +620,10 @@ void ControlApi::forkInto(E2bSandbox sandbox, const QString &snapshot, int secon
     const QString name = sandbox.airlockName();
     m_context.call(
         QStringLiteral("snapshot.fork"),
-        {{QStringLiteral("snapshot"), snapshot}, {QStringLiteral("name"), name}},
+        // The new sandbox's own metadata, not that of the snapshot's sandbox.
+        {{QStringLiteral("snapshot"), snapshot},
+         {QStringLiteral("name"), name},
+         {QStringLiteral("labels"), sandbox.metadata}},
         [this, sandbox, name, seconds, policy, done](const Result<QJsonObject> &forked) mutable {
             if (!forked)
                 return done(std::unexpected(forked.error()));

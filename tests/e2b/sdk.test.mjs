@@ -324,10 +324,16 @@ test('createSnapshot, a sandbox from it, fork, deleteSnapshot', async () => {
   assert.deepEqual(listed.map((s) => s.snapshotId), [snapshot.snapshotId])
   const everyone = await Sandbox.listSnapshots().nextItems()
   assert.ok(everyone.some((s) => s.snapshotId === snapshot.snapshotId))
-  const fromSnapshot = await Sandbox.create(snapshot.snapshotId, slow)
+  const own = { suite: 'from-snapshot' }
+  const fromSnapshot = await Sandbox.create(snapshot.snapshotId, { ...slow, metadata: own })
   try {
     assert.notEqual(fromSnapshot.sandboxId, sandbox.sandboxId)
     assert.equal(await fromSnapshot.files.read('/tmp/snap.txt'), 'in the snapshot\n')
+    // Its own metadata, also in airlockd (the window, airlockctl), not the snapshot's sandbox's.
+    assert.deepEqual((await fromSnapshot.getInfo()).metadata, own)
+    const shown = execFileSync(process.env.AIRLOCK_AIRLOCKCTL,
+      ['--socket', process.env.AIRLOCK_SOCKET, 'info', `e2b-${fromSnapshot.sandboxId}`]).toString()
+    assert.match(shown, /^Labels: +suite=from-snapshot$/m)
   } finally {
     await fromSnapshot.kill()
   }
