@@ -100,16 +100,19 @@ void SandboxNetwork::up(bool adopt, Done done)
     startGateway([this, done = std::move(done), rollback](const Result<void> &started) {
         if (!started)
             return done(rollback(started.error()));
-        if (auto loaded = loadTable(); !loaded)
-            return done(rollback(loaded.error()));
-        qCInfo(lcNetwork, "%s: network up on %s (guest %s/%d, gateway %s)", qPrintable(m_sandbox),
-               qPrintable(m_tapName), qPrintable(m_link.guest.toString()), m_link.prefixLength,
-               qPrintable(m_link.gateway.toString()));
-        done({});
+        loadTableOffLoop([this, done, rollback](const Result<void> &loaded) {
+            if (!loaded)
+                return done(rollback(loaded.error()));
+            qCInfo(lcNetwork, "%s: network up on %s (guest %s/%d, gateway %s)",
+                   qPrintable(m_sandbox), qPrintable(m_tapName),
+                   qPrintable(m_link.guest.toString()), m_link.prefixLength,
+                   qPrintable(m_link.gateway.toString()));
+            done({});
+        });
     });
 }
 
-Result<void> SandboxNetwork::loadTable()
+NftablesSpec SandboxNetwork::tableSpec()
 {
     NftablesSpec spec;
     spec.sandbox = m_sandbox;
@@ -121,19 +124,58 @@ Result<void> SandboxNetwork::loadTable()
     spec.gatewayTcpPort = m_config.tcpPort;
     spec.gatewayDnsPort = m_config.dnsPort;
     spec.explicitProxyPort = m_config.explicitProxyPort;
-    if (auto loaded = NftablesTable::load(spec); !loaded)
-        return loaded;
+    // Unique across networks: a sandbox's next network never repeats its last one's number.
+    static quint64 loads = 0;
+    m_tableGeneration = ++loads;
+    return spec;
+}
+
+Result<QByteArray> SandboxNetwork::loadAndFingerprint(const NftablesSpec &spec)
+{
+    AIRLOCK_TRY(NftablesTable::load(spec));
+    return NftablesTable::fingerprint(spec.sandbox, spec.instance);
+}
+
+void SandboxNetwork::tableLoaded(const QByteArray &fingerprint)
+{
     m_tableLoaded = true;
     // The table names the tap: renamed or replaced, the tap would pass unfiltered (a kernel
     // keeps a netdev hook for an absent device), so its index is part of what is checked.
     m_tapIndex = ::if_nametoindex(m_tapName.toLatin1().constData());
-    auto fingerprint = NftablesTable::fingerprint(m_sandbox, m_config.instance);
-    AIRLOCK_TRY(fingerprint);
-    m_tableFingerprint = *fingerprint;
+    m_tableFingerprint = fingerprint;
+}
+
+Result<void> SandboxNetwork::loadTable()
+{
+    AIRLOCK_TRY_INIT(fingerprint, loadAndFingerprint(tableSpec()));
+    tableLoaded(*fingerprint);
     return {};
 }
 
-Result<void> SandboxNetwork::verifyTable() const
+void SandboxNetwork::loadTableOffLoop(Done done)
+{
+    // libnftables reads the kernel's table list for every command: with 50 guests a load takes
+    // tens of ms, which other clients must not wait for.
+    m_jobs.run<Result<QByteArray>>(
+        [spec = tableSpec()] { return loadAndFingerprint(spec); },
+        [this, done = std::move(done)](const Result<QByteArray> &loaded) {
+            if (m_down) {
+                // down() found no table to remove: it came after down().
+                if (loaded)
+                    (void)NftablesTable::remove(m_sandbox, m_config.instance);
+                return done(fail(ErrorKind::InvalidState,
+                                 QStringLiteral("the network of '%1' was taken down while its "
+                                                "table was loaded")
+                                     .arg(m_sandbox)));
+            }
+            if (!loaded)
+                return done(std::unexpected(loaded.error()));
+            tableLoaded(*loaded);
+            done({});
+        });
+}
+
+Result<void> SandboxNetwork::verifyTable(const Result<QHash<QString, QByteArray>> &current) const
 {
     if (!m_tableLoaded)
         return {};
@@ -141,8 +183,12 @@ Result<void> SandboxNetwork::verifyTable() const
         return fail(
             ErrorKind::NotFound,
             QStringLiteral("the tap %1 the table filters is gone or was renamed").arg(m_tapName));
-    auto now = NftablesTable::fingerprint(m_sandbox, m_config.instance);
-    AIRLOCK_TRY(now);
+    AIRLOCK_TRY(current);
+    const auto now = current->constFind(m_sandbox);
+    if (now == current->cend())
+        return fail(ErrorKind::NotFound,
+                    QStringLiteral("sandbox %1 has no nftables table %2")
+                        .arg(m_sandbox, NftablesTable::tableName(m_sandbox, m_config.instance)));
     if (*now != m_tableFingerprint)
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("the nftables table %1 was changed")

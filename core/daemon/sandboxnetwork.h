@@ -1,9 +1,11 @@
 #pragma once
 
 #include "core/daemon/gatewayprocess.h"
+#include "core/daemon/workerjobs.h"
 #include "core/model/egresspolicy.h"
 #include "core/model/error.h"
 #include "core/net/addresspool.h"
+#include "core/net/nftablestable.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -96,10 +98,14 @@ public:
     /// InvalidState while the gateway is restarting (it gets them when it is back).
     Result<void> pushCredentials();
 
-    /// Checks that the table loaded by up() is still there as loaded (NftablesTable::
-    /// fingerprint): success also when no table is up. NotFound when it is gone,
-    /// OperationFailed when it was changed (or cannot be listed).
-    Result<void> verifyTable() const;
+    /// Checks that the table loaded by up() is still there as loaded, against `current`
+    /// (NftablesTable::fingerprints of this helper's instance, or the error listing them):
+    /// success also when no table is up. NotFound when it is gone, OperationFailed when it was
+    /// changed (or could not be listed).
+    Result<void> verifyTable(const Result<QHash<QString, QByteArray>> &current) const;
+    /// Changes with every load of this network's table (and differs between networks): a
+    /// fingerprint listed before the last load says nothing about the table now.
+    quint64 tableGeneration() const { return m_tableGeneration; }
     /// Loads the table again (after verifyTable() failed); the errors of NftablesTable::load.
     Result<void> reloadTable();
 
@@ -128,8 +134,17 @@ Q_SIGNALS:
 
 private:
     Result<void> loadCa();
+    /// The table's spec; a new table generation begins.
+    NftablesSpec tableSpec();
+    /// Loads the table and lists it back; runs on any thread.
+    static Result<QByteArray> loadAndFingerprint(const NftablesSpec &spec);
+    /// Remembers what verifyTable() compares with.
+    void tableLoaded(const QByteArray &fingerprint);
     /// The table as up() loads it; remembers its fingerprint for verifyTable().
     Result<void> loadTable();
+    /// loadTable() with the kernel work on a worker; `done` on this thread. InvalidState when
+    /// down() came meanwhile (the table is removed again).
+    void loadTableOffLoop(Done done);
     /// Starts a gateway with the current policy; `done` as GatewayProcess::Ready.
     void startGateway(GatewayProcess::Ready done);
     /// Takes a gateway that reported ready into service (pid file, newer policy, credentials).
@@ -160,6 +175,7 @@ private:
     bool m_tapCreated = false;
     bool m_tableLoaded = false;
     QByteArray m_tableFingerprint; ///< of the table as loaded (verifyTable)
+    quint64 m_tableGeneration = 0; ///< of the last load (tableGeneration)
     unsigned m_tapIndex = 0; ///< ifindex of m_tapName when the table was loaded
     bool m_down = false;
     QTimer m_restartTimer;
@@ -168,6 +184,7 @@ private:
     QString m_deathReason;
     CredentialSource m_credentialSource;
     qint64 m_gatewayStartedAtMs = 0;
+    WorkerJobs m_jobs; ///< the table load of up(); last, so it is waited for first
 };
 
 } // namespace airlock

@@ -71,6 +71,12 @@ struct SandboxService::Launch
     bool usedTemplate = false;
     int templateFd = -1; ///< the template source's device state
     SandboxNetwork *network = nullptr; ///< up; the entry's once the VMM runs
+    /// The template's memory fill, taken by startOnce() onto a worker.
+    std::function<Result<void>()> fillMemory;
+    /// Set once the fill is done (or when there was none).
+    std::optional<Result<void>> memoryFilled;
+    /// The rest of the start, when the network came up before the fill was done.
+    std::function<void()> afterMemory;
 };
 
 QString SandboxService::vanishedReason()
@@ -480,6 +486,18 @@ void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSo
             prepareLaunch(*entry, *image, incomingStateFd, source, allowTemplate, *launch);
         !prepared)
         return done(std::unexpected(prepared.error()), launch->usedTemplate);
+    // A template's memory (128 MiB and more) is copied on a worker while the network comes up:
+    // on the event loop, ten starts at once kept every other client waiting for seconds.
+    if (launch->fillMemory) {
+        m_jobs.run<Result<void>>(std::exchange(launch->fillMemory, {}),
+                                 [launch](const Result<void> &filled) {
+                                     launch->memoryFilled = filled;
+                                     if (launch->afterMemory)
+                                         std::exchange(launch->afterMemory, {})();
+                                 });
+    } else {
+        launch->memoryFilled = Result<void>();
+    }
     // The network first: tap, CA, gateway ready, table loaded; only then may the VM run. The
     // gateway's "ready" is waited for on the event loop: other clients are served meanwhile.
     // A policy set while the gateway starts goes to this network (setPolicy()), which has it in
@@ -487,22 +505,42 @@ void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSo
     entry->startingNetwork = m_networks.bringUp(
         name, launch->vmmUid, entry->policy,
         [this, name, image = *image, launch, done](const Result<SandboxNetwork *> &network) {
-            // A starting sandbox is neither removed nor started again meanwhile (Busy).
-            const auto it = m_entries.find(name);
-            Q_ASSERT(it != m_entries.end());
-            Entry &starting = it->second;
-            if (!network) {
-                starting.startingNetwork = nullptr;
-                return done(failStart(name, network.error()), launch->usedTemplate);
+            // Also on errors: a cold boot after a failed template start makes the memory file
+            // anew, which must not race the fill.
+            if (!launch->memoryFilled) {
+                launch->afterMemory = [this, name, image, launch, done, network] {
+                    networkReady(name, image, launch, network, done);
+                };
+                return;
             }
-            launch->network = *network;
-            if (auto configured = configureLaunch(starting, image, *launch); !configured) {
-                starting.startingNetwork = nullptr;
-                dropNetwork(*launch);
-                return done(failStart(name, configured.error()), launch->usedTemplate);
-            }
-            launchVmm(starting, launch, done);
+            networkReady(name, image, launch, network, done);
         });
+}
+
+void SandboxService::networkReady(const QString &name, const GuestImage &image,
+                                  const std::shared_ptr<Launch> &launch,
+                                  const Result<SandboxNetwork *> &network, const StartedOnce &done)
+{
+    // A starting sandbox is neither removed nor started again meanwhile (Busy).
+    const auto it = m_entries.find(name);
+    Q_ASSERT(it != m_entries.end());
+    Entry &starting = it->second;
+    if (!network) {
+        starting.startingNetwork = nullptr;
+        return done(failStart(name, network.error()), launch->usedTemplate);
+    }
+    launch->network = *network;
+    if (!*launch->memoryFilled) {
+        starting.startingNetwork = nullptr;
+        dropNetwork(*launch);
+        return done(failStart(name, launch->memoryFilled->error()), launch->usedTemplate);
+    }
+    if (auto configured = configureLaunch(starting, image, *launch); !configured) {
+        starting.startingNetwork = nullptr;
+        dropNetwork(*launch);
+        return done(failStart(name, configured.error()), launch->usedTemplate);
+    }
+    launchVmm(starting, launch, done);
 }
 
 void SandboxService::launchVmm(Entry &entry, const std::shared_ptr<Launch> &launch,
@@ -541,7 +579,8 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
         // The source fills the memory file (createMemoryFile) and hands the device state.
         auto state = m_templates(name, entry.sandbox.spec);
         if (state) {
-            launch.templateFd = *state;
+            launch.templateFd = state->deviceStateFd;
+            launch.fillMemory = std::move(state->fillMemory);
             incomingStateFd = launch.templateFd;
             launch.from = StartSource::Template;
             launch.usedTemplate = true;

@@ -14,6 +14,7 @@
 #include "core/daemon/sandboxserviceconfig.h"
 #include "core/daemon/tablewatch.h"
 #include "core/daemon/vmmuidallocator.h"
+#include "core/daemon/workerjobs.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/net/addresspool.h"
@@ -47,11 +48,20 @@ class SandboxService : public QObject
     Q_OBJECT
 public:
     using VmmFactory = std::function<std::unique_ptr<Vmm>()>;
-    /// Fills a stopped sandbox's memory file (createMemoryFile) from a template for its image
-    /// and shape and returns a descriptor holding the matching device state (the service
-    /// closes it). NotFound when there is no template; other errors are logged and the
-    /// sandbox boots cold.
-    using TemplateSource = std::function<Result<int>(const QString &name, const SandboxSpec &)>;
+    /// A start from a template: the matching device state, and the fill of the sandbox's memory
+    /// file, which the service runs off the event loop while the network comes up.
+    struct TemplateStart
+    {
+        int deviceStateFd = -1; ///< a memfd; the service closes it
+        /// Copies the template's memory into the sandbox's memory file; touches only
+        /// descriptors it owns, so it may run on any thread. Empty when the file is filled.
+        std::function<Result<void>()> fillMemory;
+    };
+    /// Stages a stopped sandbox's start from a template for its image and shape (its memory
+    /// file made with createMemoryFile). NotFound when there is no template; other errors are
+    /// logged and the sandbox boots cold.
+    using TemplateSource =
+        std::function<Result<TemplateStart>(const QString &name, const SandboxSpec &)>;
     /// Names starting with this are the helper's own guests (template preparation): clients
     /// cannot create them, and they are neither listed, stored nor announced.
     static constexpr QLatin1StringView kInternalPrefix {"airlock-template-"};
@@ -251,6 +261,11 @@ private:
                                StartSource source, bool allowTemplate, Launch &launch);
     /// With the network of `launch` up: the seed, the tap queue and the VMM's configuration.
     Result<void> configureLaunch(Entry &entry, const GuestImage &image, Launch &launch);
+    /// The network of `launch` is up (or failed) and its memory filled (or not): configures and
+    /// launches the VMM, or undoes the start.
+    void networkReady(const QString &name, const GuestImage &image,
+                      const std::shared_ptr<Launch> &launch,
+                      const Result<SandboxNetwork *> &network, const StartedOnce &done);
     /// Starts the VMM `launch` is configured for; launched() gets the outcome.
     void launchVmm(Entry &entry, const std::shared_ptr<Launch> &launch, const StartedOnce &done);
     /// Takes down the network a start brought up before its VMM ran.
@@ -327,6 +342,8 @@ private:
     EgressRecorder m_egress;
     TableWatch m_tableWatch;
     Adoption m_adoption;
+    /// Template memory fills (TemplateStart::fillMemory); last, so it waits for them first.
+    WorkerJobs m_jobs;
 };
 
 } // namespace airlock

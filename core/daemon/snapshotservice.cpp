@@ -5,7 +5,6 @@
 #include "core/daemon/snapshotcapture.h"
 #include "core/model/names.h"
 #include "core/snapshot/diskcopy.h"
-#include "core/snapshot/sparsecopy.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/vmm.h"
 
@@ -91,10 +90,8 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
 
 SnapshotService::~SnapshotService()
 {
-    // A store in flight finishes its manifest; its row is never recorded (the completion is
-    // posted to this object), so the next helper's reconcile() removes it.
-    for (QThread *worker : std::as_const(m_workers))
-        worker->wait();
+    // A store in flight finishes its manifest (m_jobs waits); its row is never recorded, so
+    // the next helper's reconcile() removes it.
 }
 
 Result<void> SnapshotService::restore()
@@ -196,28 +193,15 @@ void SnapshotService::storeAsync(const QString &name, const std::shared_ptr<Capt
 {
     // Hashing, compressing and writing the chunks (about a second for a booted 256 MiB guest)
     // on a worker; the row is recorded back on this thread, which owns the registry.
-    QPointer<SnapshotService> self(this);
     SnapshotArchive *archive = &m_archive;
-    QThread *worker = QThread::create([self, archive, capture, name, done] {
-        auto staged = archive->stage(capture->meta, objectsOf(*capture));
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, capture, name, done, staged] {
-                self->m_storing.remove(name);
-                if (!staged) {
-                    done(std::unexpected(staged.error()));
-                    return;
-                }
-                done(self->record(name, *capture, *staged));
-            },
-            Qt::QueuedConnection);
-    });
-    m_workers.append(worker);
-    connect(worker, &QThread::finished, this, [this, worker] {
-        m_workers.removeOne(worker);
-        worker->deleteLater();
-    });
-    worker->start();
+    m_jobs.run<Result<Snapshot>>(
+        [archive, capture] { return archive->stage(capture->meta, objectsOf(*capture)); },
+        [this, capture, name, done](const Result<Snapshot> &staged) {
+            m_storing.remove(name);
+            if (!staged)
+                return done(std::unexpected(staged.error()));
+            done(record(name, *capture, *staged));
+        });
 }
 
 std::vector<SnapshotArchive::Object> SnapshotService::objectsOf(const Capture &capture)
@@ -370,8 +354,9 @@ QString SnapshotService::head(const QString &sandbox) const
     return m_archive.catalog().head(sandbox);
 }
 
-Result<int> SnapshotService::stageState(const QString &name, const Snapshot &snapshot,
-                                        int memorySource)
+Result<SnapshotService::StagedState> SnapshotService::stageWithoutMemory(const QString &name,
+                                                                         const Snapshot &snapshot,
+                                                                         Manifest *manifestOut)
 {
     auto manifest = m_archive.store().manifest(snapshot.id);
     AIRLOCK_TRY(manifest);
@@ -398,18 +383,24 @@ Result<int> SnapshotService::stageState(const QString &name, const Snapshot &sna
     AIRLOCK_TRY(state->write(*deviceState));
     auto memoryFd = m_sandboxes.createMemoryFile(name);
     AIRLOCK_TRY(memoryFd);
-    // From the store (decompressing every chunk), or from a file holding the same bytes.
-    Result<void> written;
-    if (memorySource >= 0) {
-        auto copied = SparseCopy::copyExtents(memorySource, *memoryFd);
-        if (!copied)
-            written = std::unexpected(copied.error());
-    } else {
-        written = m_archive.store().writeObjectTo(*memory, *memoryFd);
+    if (manifestOut)
+        *manifestOut = std::move(*manifest);
+    return StagedState {state->release(), *memoryFd};
+}
+
+Result<int> SnapshotService::stageState(const QString &name, const Snapshot &snapshot)
+{
+    Manifest manifest;
+    auto staged = stageWithoutMemory(name, snapshot, &manifest);
+    AIRLOCK_TRY(staged);
+    // Decompressing every chunk of the memory object into the sandbox's file.
+    auto written = m_archive.store().writeObjectTo(*manifest.find(kMemoryObject), staged->memory);
+    ::close(staged->memory);
+    if (!written) {
+        ::close(staged->deviceState);
+        return std::unexpected(written.error());
     }
-    ::close(*memoryFd);
-    AIRLOCK_TRY(written);
-    return state->release();
+    return staged->deviceState;
 }
 
 void SnapshotService::startFrom(const QString &name, const Snapshot &snapshot,

@@ -2,6 +2,7 @@
 
 #include "core/daemon/operationjournal.h"
 #include "core/daemon/snapshotcapture.h"
+#include "core/daemon/workerjobs.h"
 #include "core/model/credentialbinding.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
@@ -19,8 +20,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-
-class QThread;
 
 namespace airlock {
 
@@ -114,11 +113,20 @@ public:
     /// Taken and answered like createAsync().
     void createTemplate(const QString &guest, const QString &label, const QString &templateKey,
                         std::function<void(const Result<Snapshot> &)> done);
-    /// Fills `sandbox`'s memory file from `snapshot` (or, when >= 0, by copying the data
-    /// extents of `memorySource`, a file with the same bytes), writes its disk back (errors as
-    /// for a restore) and returns a memfd with its device state, for SandboxService::start.
+    /// Fills `sandbox`'s memory file from `snapshot`, writes its disk back (errors as for a
+    /// restore) and returns a memfd with its device state, for SandboxService::start.
     /// InvalidParams when the snapshot's memory size is not the sandbox's.
-    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot, int memorySource = -1);
+    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot);
+    /// Descriptors of a start staged by stageWithoutMemory(); both the caller's to close.
+    struct StagedState
+    {
+        int deviceState = -1; ///< memfd with the snapshot's device state
+        int memory = -1; ///< the sandbox's new memory file, still empty (read-write)
+    };
+    /// stageState() up to the memory: the caller fills `memory` (e.g. from a file holding the
+    /// same bytes, off the event loop). `manifest`, if given, gets the snapshot's manifest.
+    Result<StagedState> stageWithoutMemory(const QString &sandbox, const Snapshot &snapshot,
+                                           Manifest *manifest = nullptr);
     /// True while a restore or fork reads snapshot `id` (remove() is Busy then).
     bool isInUse(const QString &id) const { return m_inUse.contains(id); }
     /// True while a snapshot of `sandbox` is taken or stored (another one is Busy then).
@@ -181,7 +189,7 @@ private:
     /// them (a capture gives its share back when it goes, on whichever thread).
     std::shared_ptr<std::atomic<qint64>> m_diskBytesInMemory =
         std::make_shared<std::atomic<qint64>>(0);
-    QList<QThread *> m_workers;
+    WorkerJobs m_jobs;
     OperationJournal m_journal;
     /// Snapshots a restore or fork is reading, with how many do: remove() refuses them.
     QHash<QString, int> m_inUse;

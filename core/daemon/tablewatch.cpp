@@ -28,9 +28,31 @@ void TableWatch::start(int intervalMs)
 
 void TableWatch::check()
 {
+    const auto networks = m_networks();
+    if (networks.empty() || m_checking)
+        return;
+    QHash<QString, quint64> listed;
+    for (const auto &[name, network] : networks)
+        listed.insert(name, network->tableGeneration());
+    m_checking = true;
+    // One listing for all tables: one per table cost O(tables) each, so O(n^2) a pass.
+    m_jobs.run<Result<QHash<QString, QByteArray>>>(
+        [instance = m_instance] { return NftablesTable::fingerprints(instance); },
+        [this, listed](const Result<QHash<QString, QByteArray>> &current) {
+            m_checking = false;
+            compare(listed, current);
+        });
+}
+
+void TableWatch::compare(const QHash<QString, quint64> &listed,
+                         const Result<QHash<QString, QByteArray>> &current)
+{
     // Taken first: a kill on lost() releases that sandbox's network, never another's.
     for (const auto &[name, network] : m_networks()) {
-        const auto intact = network->verifyTable();
+        // Started or reloaded since: the listing may predate its table.
+        if (listed.value(name, ~quint64(0)) != network->tableGeneration())
+            continue;
+        const auto intact = network->verifyTable(current);
         if (intact)
             continue;
         const QString table = NftablesTable::tableName(name, m_instance);

@@ -1,5 +1,10 @@
 #pragma once
 
+#include "core/daemon/workerjobs.h"
+#include "core/model/error.h"
+
+#include <QByteArray>
+#include <QHash>
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
@@ -14,10 +19,11 @@ namespace airlock {
 class SandboxNetwork;
 
 /// Compares every running sandbox's nftables table with what was loaded
-/// (SandboxNetwork::verifyTable), every interval and on check(). docs/architecture.md: a VM
-/// never runs without its table, so whoever removed or edited one (another helper's cleanup, an
-/// administrator's `nft flush ruleset`), it is loaded again at once; a guest whose table cannot
-/// be restored must go (lost()).
+/// (SandboxNetwork::verifyTable), every interval and on check(). The ruleset is listed on a
+/// worker (with 50 guests, a listing costs tens of ms), the comparison made here.
+/// docs/architecture.md: a VM never runs without its table, so whoever removed or edited one
+/// (another helper's cleanup, an administrator's `nft flush ruleset`), it is loaded again at once;
+/// a guest whose table cannot be restored must go (lost()).
 class TableWatch : public QObject
 {
     Q_OBJECT
@@ -29,7 +35,7 @@ public:
 
     /// Checks every `intervalMs` from now on; 0: never.
     void start(int intervalMs);
-    /// One pass now.
+    /// Starts one pass now; nothing while one is under way.
     void check();
 
 Q_SIGNALS:
@@ -41,9 +47,16 @@ Q_SIGNALS:
     void lost(const QString &name, const QString &reason, const QJsonObject &event);
 
 private:
+    /// Compares with `current` the networks whose table was not loaded again since `listed`
+    /// (their table generation when the listing began) was taken.
+    void compare(const QHash<QString, quint64> &listed,
+                 const Result<QHash<QString, QByteArray>> &current);
+
     QString m_instance;
     Networks m_networks;
     QTimer m_timer;
+    bool m_checking = false;
+    WorkerJobs m_jobs; ///< last: waits for a listing under way first
 };
 
 } // namespace airlock

@@ -3,6 +3,7 @@
 #include "core/daemon/sandboxservice.h"
 #include "core/daemon/snapshotservice.h"
 #include "core/snapshot/snapshotarchive.h"
+#include "core/snapshot/sparsecopy.h"
 #include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/qemucommand.h"
@@ -29,6 +30,24 @@ namespace airlock {
 namespace {
 
 Q_LOGGING_CATEGORY(lcSnapshots, "airlock.daemon.snapshot")
+
+/// The two descriptors of a template's memory copy, closed when the copy (run on a worker) and
+/// its start are both done with them.
+struct ExtentCopy
+{
+    ExtentCopy() = default;
+    ExtentCopy(const ExtentCopy &) = delete;
+    ExtentCopy &operator=(const ExtentCopy &) = delete;
+    ~ExtentCopy()
+    {
+        for (const int fd : {from, to}) {
+            if (fd >= 0)
+                ::close(fd);
+        }
+    }
+    int from = -1; ///< the template's cached memory file
+    int to = -1; ///< the sandbox's memory file
+};
 
 } // namespace
 
@@ -271,7 +290,8 @@ void TemplateService::endTemplateGuest(const QString &key, const QString &guest,
     }
 }
 
-Result<int> TemplateService::templateState(const QString &name, const SandboxSpec &spec)
+Result<SandboxService::TemplateStart> TemplateService::templateState(const QString &name,
+                                                                     const SandboxSpec &spec)
 {
     auto current = currentTemplate(spec);
     if (!current) {
@@ -291,22 +311,30 @@ Result<int> TemplateService::templateState(const QString &name, const SandboxSpe
     }
     m_templateUsed.insert(current->id, m_snapshots.now());
     // The template's memory, decompressed once into tmpfs: a start then copies only its data
-    // extents in the kernel instead of reading thousands of chunks.
+    // extents in the kernel (SandboxService runs the copy off the event loop) instead of
+    // reading thousands of chunks.
     if (auto cached = cacheTemplate(*current); cached) {
-        const int source = ::open(QFile::encodeName(templateCachePath(current->id)).constData(),
-                                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (source >= 0) {
-            auto staged = m_snapshots.stageState(name, *current, source);
-            ::close(source);
-            if (staged)
-                return staged;
+        auto copy = std::make_shared<ExtentCopy>();
+        copy->from = ::open(QFile::encodeName(templateCachePath(current->id)).constData(),
+                            O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (copy->from >= 0) {
+            auto staged = m_snapshots.stageWithoutMemory(name, *current);
+            if (staged) {
+                copy->to = staged->memory;
+                return SandboxService::TemplateStart {
+                    staged->deviceState, [copy]() -> Result<void> {
+                        AIRLOCK_TRY(SparseCopy::copyExtents(copy->from, copy->to));
+                        return {};
+                    }};
+            }
             qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(staged.error().message));
         }
     } else {
         qCWarning(lcSnapshots, "template %s: %s", qPrintable(current->id),
                   qPrintable(cached.error().message));
     }
-    return m_snapshots.stageState(name, *current);
+    AIRLOCK_TRY_INIT(state, m_snapshots.stageState(name, *current));
+    return SandboxService::TemplateStart {*state, {}};
 }
 
 QString TemplateService::templateCachePath(const QString &id) const

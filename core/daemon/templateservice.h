@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/daemon/sandboxservice.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/model/snapshot.h"
@@ -13,7 +14,6 @@
 
 namespace airlock {
 
-class SandboxService;
 class SnapshotArchive;
 class SnapshotService;
 struct SandboxSpec;
@@ -82,7 +82,8 @@ private:
     Result<void> cacheTemplate(const Snapshot &snapshot);
     void dropTemplateCache(const QString &id);
     /// SandboxService's template source.
-    Result<int> templateState(const QString &sandbox, const SandboxSpec &spec);
+    Result<SandboxService::TemplateStart> templateState(const QString &sandbox,
+                                                        const SandboxSpec &spec);
     /// The template guest `guest` for `key` runs (or did not start): waits for its agent's
     /// `ready`, then captures it.
     void templateGuestStarted(const QString &key, const QString &guest, const SandboxSpec &shape,

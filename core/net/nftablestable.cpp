@@ -13,7 +13,9 @@
 
 #include <nftables/libnftables.h>
 
+#include <array>
 #include <memory>
+#include <optional>
 
 namespace airlock {
 
@@ -458,33 +460,81 @@ QJsonValue withoutVolatileFields(const QJsonValue &value)
     return object;
 }
 
+/// A sandbox's two tables as listed (netdev, inet), without metainfo and volatile fields;
+/// none where that table does not exist.
+using TableItems = std::array<std::optional<QJsonArray>, 2>;
+
+/// The fingerprint of `tables`: the same whether they came from listing each table or the
+/// whole ruleset (tst_nftablestable compares the two).
+QByteArray hashTables(const TableItems &tables)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    for (const std::optional<QJsonArray> &items : tables) {
+        if (items)
+            hash.addData(QJsonDocument(*items).toJson(QJsonDocument::Compact));
+        else
+            hash.addData(QByteArrayView("missing\n"));
+    }
+    return hash.result();
+}
+
 } // namespace
 
 Result<QByteArray> NftablesTable::fingerprint(const QString &sandbox, const QString &instance)
 {
     AIRLOCK_TRY(validateName(sandbox));
     const QString table = tableName(sandbox, instance);
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    int missing = 0;
-    for (const QString &family : {Netdev, Inet}) {
-        auto listed = listTable(family, table);
+    TableItems tables;
+    for (size_t slot = 0; slot < tables.size(); ++slot) {
+        // One command per family: a missing table fails only its own listing.
+        auto listed = listTable(slot == 0 ? Netdev : Inet, table);
         AIRLOCK_TRY(listed);
-        if (!*listed) {
-            ++missing;
-            hash.addData(QByteArrayView("missing\n"));
+        if (!*listed)
             continue;
-        }
-        QJsonArray items;
+        QJsonArray &items = tables[slot].emplace();
         for (const QJsonValue &item : **listed) {
             if (!item.toObject().contains(u"metainfo"_s))
                 items.append(withoutVolatileFields(item));
         }
-        hash.addData(QJsonDocument(items).toJson(QJsonDocument::Compact));
     }
-    if (missing == 2)
+    if (!tables[0] && !tables[1])
         return fail(ErrorKind::NotFound,
                     u"sandbox %1 has no nftables table %2"_s.arg(sandbox, table));
-    return hash.result();
+    return hashTables(tables);
+}
+
+Result<QHash<QString, QByteArray>> NftablesTable::fingerprints(const QString &instance)
+{
+    const QJsonArray list {
+        QJsonObject {{u"list"_s, QJsonObject {{u"ruleset"_s, QJsonValue(QJsonValue::Null)}}}}};
+    AIRLOCK_TRY_INIT(output, run(wrap(list)));
+    const QString prefix = instance.isEmpty() ? TablePrefix : TablePrefix + instance + u'_';
+    QHash<QString, TableItems> bySandbox;
+    for (const QJsonValue &item : outputItems(*output)) {
+        const QJsonObject object = item.toObject();
+        if (object.size() != 1 || object.contains(u"metainfo"_s))
+            continue;
+        // {"table": {family, name}}, or {"chain"|"rule"|"set"|...: {family, table, ...}}.
+        const bool isTable = object.begin().key() == u"table"_s;
+        const QJsonObject body = object.begin().value().toObject();
+        const QString family = body.value(u"family"_s).toString();
+        const QString name = body.value(isTable ? u"name"_s : u"table"_s).toString();
+        const int slot = family == Netdev ? 0 : family == Inet ? 1 : -1;
+        if (slot < 0 || !name.startsWith(prefix))
+            continue;
+        // validateName() refuses '_': another helper's tagged table never passes as untagged.
+        const QString sandbox = name.mid(prefix.size());
+        if (!validateName(sandbox))
+            continue;
+        std::optional<QJsonArray> &items = bySandbox[sandbox][size_t(slot)];
+        if (!items)
+            items.emplace();
+        items->append(withoutVolatileFields(item));
+    }
+    QHash<QString, QByteArray> result;
+    for (auto it = bySandbox.cbegin(); it != bySandbox.cend(); ++it)
+        result.insert(it.key(), hashTables(*it));
+    return result;
 }
 
 } // namespace airlock

@@ -2,6 +2,7 @@
 
 #include "core/model/error.h"
 
+#include <QHash>
 #include <QHostAddress>
 #include <QJsonDocument>
 #include <QMap>
@@ -93,6 +94,10 @@ public:
     /// helper compares, so that a table deleted or edited behind its back is noticed.
     /// Errors: NotFound (neither table exists), InvalidName, OperationFailed.
     static Result<QByteArray> fingerprint(const QString &sandbox, const QString &instance = {});
+    /// fingerprint() of every sandbox with a table of helper `instance`, by sandbox name, from
+    /// one listing of the ruleset: checking N tables costs one kernel dump, not 2N (each of
+    /// which walks every table). Errors: OperationFailed.
+    static Result<QHash<QString, QByteArray>> fingerprints(const QString &instance = {});
 };
 
 } // namespace airlock

@@ -742,6 +742,17 @@ void TestNftablesTable::leftoversAndRemove()
     QCOMPARE(NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance).value_or(""),
              *before);
     QVERIFY(NftablesTable::fingerprint(QStringLiteral("orphan")).value_or(*before) != *before);
+    // One listing of the whole ruleset (TableWatch) gives each table the fingerprint its own
+    // listing gives (SandboxNetwork after a load), and only that helper instance's tables.
+    const auto tagged = NftablesTable::fingerprints(foreign.instance);
+    QVERIFY_RESULT(tagged);
+    QCOMPARE(tagged->keys(), QStringList {QStringLiteral("orphan")});
+    QCOMPARE(tagged->value(QStringLiteral("orphan")), *before);
+    const auto untagged = NftablesTable::fingerprints();
+    QVERIFY_RESULT(untagged);
+    QCOMPARE(untagged->size(), 2);
+    for (const QString &name : {Sandbox, QStringLiteral("orphan")})
+        QCOMPARE(untagged->value(name), NftablesTable::fingerprint(name).value_or("none"));
     nft.start(QStringLiteral("ip"),
               {QStringLiteral("netns"), QStringLiteral("exec"), m_hostNs, QStringLiteral("nft"),
                QStringLiteral("flush"), QStringLiteral("chain"), QStringLiteral("inet"),
@@ -750,6 +761,10 @@ void TestNftablesTable::leftoversAndRemove()
     QVERIFY(nft.waitForFinished(10000) && nft.exitCode() == 0);
     QVERIFY(NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance).value_or(*before)
             != *before);
+    QCOMPARE(NftablesTable::fingerprints(foreign.instance)
+                 .value_or(QHash<QString, QByteArray>())
+                 .value(QStringLiteral("orphan")),
+             NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance).value_or(""));
     QVERIFY(NftablesTable::remove(QStringLiteral("orphan"), foreign.instance));
     QCOMPARE(NftablesTable::fingerprint(QStringLiteral("orphan"), foreign.instance).error().kind,
              ErrorKind::NotFound);
