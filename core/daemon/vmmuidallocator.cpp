@@ -2,8 +2,12 @@
 
 #include "core/net/helperinstance.h"
 
-#include <QDir>
-#include <QFile>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace airlock {
 
@@ -57,27 +61,43 @@ uid_t VmmUidAllocator::gatewayUidFor(uid_t vmmUid) const
 
 std::vector<uid_t> VmmUidAllocator::uidsInUse()
 {
+    // Runs on every start over every process on the host: plain system calls and one stack
+    // buffer per process (QFile and split() made it a tenth of a start's time with 50 guests).
     std::vector<uid_t> uids;
-    const QStringList pids = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
-    for (const QString &pid : pids) {
-        if (pid.isEmpty() || !pid.at(0).isDigit())
+    DIR *proc = ::opendir("/proc");
+    if (!proc)
+        return uids;
+    const int procFd = ::dirfd(proc);
+    while (const dirent *entry = ::readdir(proc)) {
+        if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
             continue;
-        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
-        if (!status.open(QIODevice::ReadOnly))
+        char path[sizeof entry->d_name + 8];
+        std::snprintf(path, sizeof path, "%s/status", entry->d_name);
+        const int fd = ::openat(procFd, path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
             continue;
-        for (const QByteArray &line : status.readAll().split('\n')) {
-            if (!line.startsWith("Uid:"))
-                continue;
-            // Real, effective, saved and file system uid.
-            for (const QByteArray &field : line.mid(4).simplified().split(' ')) {
-                bool ok = false;
-                const uint uid = field.toUInt(&ok);
-                if (ok)
-                    uids.push_back(uid_t(uid));
-            }
-            break;
+        // "Uid:" comes within the first lines (proc_pid_status(5)).
+        char buffer[2048];
+        const ssize_t got = ::read(fd, buffer, sizeof buffer - 1);
+        ::close(fd);
+        if (got <= 0)
+            continue;
+        buffer[got] = '\0';
+        const char *line = std::strstr(buffer, "\nUid:");
+        if (!line)
+            continue;
+        // Real, effective, saved and file system uid.
+        const char *cursor = line + 5;
+        for (int i = 0; i < 4; ++i) {
+            char *end = nullptr;
+            const unsigned long uid = std::strtoul(cursor, &end, 10);
+            if (end == cursor)
+                break;
+            uids.push_back(uid_t(uid));
+            cursor = end;
         }
     }
+    ::closedir(proc);
     return uids;
 }
 

@@ -3,6 +3,7 @@
 
 #include <QTest>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 using airlock::ErrorKind;
@@ -104,6 +105,36 @@ void TestVmmUidAllocator::uidsInUseHasOurOwn()
 {
     const std::vector<uid_t> uids = VmmUidAllocator::uidsInUse();
     QVERIFY(std::find(uids.begin(), uids.end(), ::getuid()) != uids.end());
+    if (::geteuid() != 0)
+        QSKIP("needs root to run a process with other real, effective and saved uids");
+    // A process whose real, effective and saved uids differ: each one counts as in use.
+    int ready[2];
+    int release[2];
+    QVERIFY(::pipe(ready) == 0 && ::pipe(release) == 0);
+    const uid_t real = 4100001, effective = 4100002, saved = 4100003;
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(release[1]);
+        if (::setresuid(real, effective, saved) != 0)
+            ::_exit(1);
+        char byte = 'r';
+        if (::write(ready[1], &byte, 1) != 1 || ::read(release[0], &byte, 1) < 0)
+            ::_exit(2);
+        ::_exit(0);
+    }
+    QVERIFY(child > 0);
+    char byte = 0;
+    QCOMPARE(::read(ready[0], &byte, 1), ssize_t(1));
+    const std::vector<uid_t> withChild = VmmUidAllocator::uidsInUse();
+    ::close(release[1]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    for (const uid_t uid : {real, effective, saved})
+        QVERIFY2(std::find(withChild.begin(), withChild.end(), uid) != withChild.end(),
+                 qPrintable(QString::number(uid)));
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (const int fd : {ready[0], ready[1], release[0]})
+        ::close(fd);
 }
 
 QTEST_GUILESS_MAIN(TestVmmUidAllocator)
