@@ -471,8 +471,8 @@ void PolicyEditor::reloadHistory()
         return;
     QPointer<PolicyEditor> self(this);
     m_client->call(
-        QString::fromLatin1(protocol::method::PolicyHistory),
-        {{QStringLiteral("name"), m_sandbox}}, [self](const Result<QJsonValue> &result) {
+        QString::fromLatin1(protocol::method::PolicyHistory), {{QStringLiteral("name"), m_sandbox}},
+        [self](const Result<QJsonValue> &result) {
             if (!self)
                 return;
             if (!result) {
@@ -507,8 +507,7 @@ bool PolicyEditor::revertTo(int row)
         return false;
     const PolicyHistoryModel::Change &change = m_history->changeAt(row);
     if (!change.policy) {
-        setStatus(tr("The helper did not keep that version's rules (too large to record)."),
-                  true);
+        setStatus(tr("The helper did not keep that version's rules (too large to record)."), true);
         return false;
     }
     const QString when = change.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));

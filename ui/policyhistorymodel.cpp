@@ -146,7 +146,8 @@ QVariant PolicyHistoryModel::data(const QModelIndex &index, int role) const
         }
     }
     if (role == Qt::AccessibleTextRole && index.column() == ChangeColumn)
-        return changeText(change).replace(QStringLiteral("+ "), tr("added "))
+        return changeText(change)
+            .replace(QStringLiteral("+ "), tr("added "))
             .replace(QStringLiteral("− "), tr("removed "));
     return {};
 }

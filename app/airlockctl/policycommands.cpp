@@ -158,8 +158,8 @@ int PolicyCommands::history(const Invocation &invocation)
         return usageError(invocation,
                           QStringLiteral("--limit: '%1' is not a number from 1 to 500")
                               .arg(invocation.options.value(QStringLiteral("limit"))));
-    const auto result = call(protocol::method::PolicyHistory,
-                             {{kName, name}, {QStringLiteral("limit"), limit}});
+    const auto result =
+        call(protocol::method::PolicyHistory, {{kName, name}, {QStringLiteral("limit"), limit}});
     if (!result)
         return ExitFailed;
     if (json()) {
@@ -194,8 +194,8 @@ int PolicyCommands::history(const Invocation &invocation)
                 auto parsed = EgressRule::fromJson(rule.toObject());
                 m_out << "    " << sign << ' '
                       << (parsed ? parsed->summary()
-                                 : QString::fromUtf8(QJsonDocument(rule.toObject())
-                                                         .toJson(QJsonDocument::Compact)))
+                                 : QString::fromUtf8(
+                                     QJsonDocument(rule.toObject()).toJson(QJsonDocument::Compact)))
                       << "\n";
             }
             const qint64 count = change.value(key + QStringLiteral("Count")).toInteger();

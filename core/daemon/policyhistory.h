@@ -52,8 +52,8 @@ public:
     /// Appends one change of `name`'s policy from `before` to `after`. Nothing is recorded when
     /// they are equal. OperationFailed when the file cannot be written (the policy change
     /// stands: the caller logs it).
-    Result<void> append(const QString &name, const EgressPolicy &before,
-                        const EgressPolicy &after, const PolicyChangeOrigin &origin,
+    Result<void> append(const QString &name, const EgressPolicy &before, const EgressPolicy &after,
+                        const PolicyChangeOrigin &origin,
                         const QDateTime &time = QDateTime::currentDateTimeUtc());
     /// The newest `limit` changes of `name`, newest first. Lines that do not parse (a line cut
     /// short by a crash) are skipped.

@@ -222,11 +222,11 @@ void SandboxApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &p) { return policyGet(p); });
     // Deferred: answered once the sandbox's gateway confirmed the policy, so that "applied" in
     // a client means enforced (issue 16).
-    m_server.addDeferredMethod(QString::fromLatin1(method::PolicySet),
-                               [this](const RpcContext &c, const QJsonObject &p,
-                                      RpcServer::Reply reply) {
-                                   policySet(c, p, std::move(reply));
-                               });
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::PolicySet),
+        [this](const RpcContext &c, const QJsonObject &p, RpcServer::Reply reply) {
+            policySet(c, p, std::move(reply));
+        });
     add(method::PolicyHistory,
         [this](const RpcContext &, const QJsonObject &p) { return policyHistory(p); });
     add(method::PolicyValidate,
@@ -401,9 +401,9 @@ void SandboxApi::policySet(const RpcContext &context, const QJsonObject &params,
 Result<QJsonValue> SandboxApi::policyHistory(const QJsonObject &params)
 {
     AIRLOCK_TRY_INIT(name, nameParam(params));
-    AIRLOCK_TRY_INIT(limit, json::readInteger(params, QStringLiteral("limit"), 1,
-                                              PolicyHistory::kMaxLimit,
-                                              PolicyHistory::kDefaultLimit));
+    AIRLOCK_TRY_INIT(limit,
+                     json::readInteger(params, QStringLiteral("limit"), 1, PolicyHistory::kMaxLimit,
+                                       PolicyHistory::kDefaultLimit));
     AIRLOCK_TRY_INIT(entries, m_sandboxes.policyHistory(*name, int(*limit)));
     // Each entry may carry a whole policy (up to 64 KiB): the answer stays well inside one
     // message, and `more` says that older entries were left out.

@@ -547,8 +547,9 @@ private Q_SLOTS:
         QCOMPARE(result.exitCode, 0);
         const QStringList history = result.out.trimmed().split(u'\n');
         QVERIFY2(history.value(0).startsWith(QStringLiteral("#2  ")), qPrintable(result.out));
-        QVERIFY2(history.value(0).contains(QStringLiteral("(uid %1) via airlockctl").arg(::getuid())),
-                 qPrintable(result.out));
+        QVERIFY2(
+            history.value(0).contains(QStringLiteral("(uid %1) via airlockctl").arg(::getuid())),
+            qPrintable(result.out));
         QVERIFY2(history.value(0).endsWith(QStringLiteral("(1 rule)")), qPrintable(result.out));
         QVERIFY2(result.out.contains(QStringLiteral("    + registry.npmjs.org:443")),
                  qPrintable(result.out));
@@ -556,11 +557,12 @@ private Q_SLOTS:
         const qsizetype first = history.indexOf(QRegularExpression(QStringLiteral("^#1  .*")));
         QVERIFY2(first > 0, qPrintable(result.out));
         QVERIFY2(history.at(first).endsWith(QStringLiteral("(2 rules)")), qPrintable(result.out));
-        QCOMPARE(history.mid(first + 1).filter(QRegularExpression(QStringLiteral("^    \\+ "))).size(),
-                 2);
-        result = run({QStringLiteral("policy"), QStringLiteral("history"),
-                      QStringLiteral("ctl-policy"), QStringLiteral("--limit"), QStringLiteral("1"),
-                      QStringLiteral("--json")});
+        QCOMPARE(
+            history.mid(first + 1).filter(QRegularExpression(QStringLiteral("^    \\+ "))).size(),
+            2);
+        result =
+            run({QStringLiteral("policy"), QStringLiteral("history"), QStringLiteral("ctl-policy"),
+                 QStringLiteral("--limit"), QStringLiteral("1"), QStringLiteral("--json")});
         QCOMPARE(result.exitCode, 0);
         const QJsonArray changes = QJsonDocument::fromJson(result.out.toUtf8())
                                        .object()

@@ -25,9 +25,9 @@
 #include <csignal>
 #include <cstring>
 #include <grp.h>
-#include <pwd.h>
 #include <memory>
 #include <poll.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -558,15 +558,17 @@ void TestHelperProtocol::wrongParameterTypes_data()
     QTest::newRow("policy set source upper case")
         << QStringLiteral("policy.set")
         << obj({{"name", QStringLiteral("a")},
-                {"policy", QJsonObject {{QStringLiteral("version"), 1},
-                                        {QStringLiteral("rules"), QJsonArray()}}},
+                {"policy",
+                 QJsonObject {{QStringLiteral("version"), 1},
+                              {QStringLiteral("rules"), QJsonArray()}}},
                 {"source", QStringLiteral("Editor")}})
         << QStringLiteral("source");
     QTest::newRow("policy set source as number")
         << QStringLiteral("policy.set")
         << obj({{"name", QStringLiteral("a")},
-                {"policy", QJsonObject {{QStringLiteral("version"), 1},
-                                        {QStringLiteral("rules"), QJsonArray()}}},
+                {"policy",
+                 QJsonObject {{QStringLiteral("version"), 1},
+                              {QStringLiteral("rules"), QJsonArray()}}},
                 {"source", 3}})
         << QStringLiteral("source");
 }
@@ -639,9 +641,9 @@ void TestHelperProtocol::unknownNames_data()
     QTest::addColumn<QString>("method");
     QTest::addColumn<QJsonObject>("params");
     const QJsonObject ghost = named(QStringLiteral("ghost"));
-    for (const char *method : {"sandbox.get", "sandbox.start", "sandbox.stop", "sandbox.kill",
-                               "sandbox.delete", "console.attach", "console.detach",
-                               "policy.history"})
+    for (const char *method :
+         {"sandbox.get", "sandbox.start", "sandbox.stop", "sandbox.kill", "sandbox.delete",
+          "console.attach", "console.detach", "policy.history"})
         QTest::newRow(method) << QString::fromLatin1(method) << ghost;
     QJsonObject write = ghost;
     write.insert(QStringLiteral("data"), QStringLiteral("aGk="));
@@ -1350,11 +1352,11 @@ void TestHelperProtocol::policyHistoryRecordsEachChange()
         RpcTestClient::result(set({rule(QStringLiteral("a.test"))}, QStringLiteral("editor")))
             .value(QStringLiteral("revision"))
             .toString();
-    const QString second = RpcTestClient::result(set({rule(QStringLiteral("a.test")),
-                                                      rule(QStringLiteral("b.test"))},
-                                                     QStringLiteral("allow-prompt")))
-                               .value(QStringLiteral("revision"))
-                               .toString();
+    const QString second =
+        RpcTestClient::result(set({rule(QStringLiteral("a.test")), rule(QStringLiteral("b.test"))},
+                                  QStringLiteral("allow-prompt")))
+            .value(QStringLiteral("revision"))
+            .toString();
     // The same policy again is no change; a refused one is none either.
     QVERIFY(set({rule(QStringLiteral("a.test")), rule(QStringLiteral("b.test"))}, QString())
                 .contains(QStringLiteral("result")));
@@ -1409,8 +1411,9 @@ void TestHelperProtocol::policyHistoryRecordsEachChange()
     QCOMPARE(newest.value(QStringLiteral("removedCount")).toInteger(), 1);
     QCOMPARE(newest.value(QStringLiteral("rules")).toInteger(), 1);
     // The whole policy of each change, so a client can go back to it.
-    QCOMPARE(hosts(middle.value(QStringLiteral("policy")).toObject().value(QStringLiteral("rules"))),
-             (QStringList {QStringLiteral("a.test"), QStringLiteral("b.test")}));
+    QCOMPARE(
+        hosts(middle.value(QStringLiteral("policy")).toObject().value(QStringLiteral("rules"))),
+        (QStringList {QStringLiteral("a.test"), QStringLiteral("b.test")}));
     QCOMPARE(history(1).value(QStringLiteral("changes")).toArray().size(), 1);
 
     // Another member of the airlock group is recorded as itself.
@@ -1418,18 +1421,18 @@ void TestHelperProtocol::policyHistoryRecordsEachChange()
         const group *airlockGroup = ::getgrnam("airlock");
         QVERIFY(airlockGroup);
         const QByteArray line =
-            QJsonDocument(QJsonObject {
-                              {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                              {QStringLiteral("id"), 1},
-                              {QStringLiteral("method"), QStringLiteral("policy.set")},
-                              {QStringLiteral("params"),
-                               QJsonObject {{QStringLiteral("name"), QStringLiteral("journal")},
-                                            {QStringLiteral("source"), QStringLiteral("editor")},
-                                            {QStringLiteral("policy"),
-                                             QJsonObject {{QStringLiteral("version"), 1},
-                                                          {QStringLiteral("rules"),
-                                                           QJsonArray {rule(
-                                                               QStringLiteral("c.test"))}}}}}}})
+            QJsonDocument(
+                QJsonObject {
+                    {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                    {QStringLiteral("id"), 1},
+                    {QStringLiteral("method"), QStringLiteral("policy.set")},
+                    {QStringLiteral("params"),
+                     QJsonObject {{QStringLiteral("name"), QStringLiteral("journal")},
+                                  {QStringLiteral("source"), QStringLiteral("editor")},
+                                  {QStringLiteral("policy"),
+                                   QJsonObject {{QStringLiteral("version"), 1},
+                                                {QStringLiteral("rules"),
+                                                 QJsonArray {rule(QStringLiteral("c.test"))}}}}}}})
                 .toJson(QJsonDocument::Compact)
             + '\n';
         const ForeignClientOutcome outcome =
@@ -1449,10 +1452,10 @@ void TestHelperProtocol::policyHistoryRecordsEachChange()
     RpcTestClient again(clientSocket());
     QVERIFY(again.hello());
     QJsonObject params = named(QStringLiteral("journal"));
-    const QJsonArray kept = RpcTestClient::result(again.call(QStringLiteral("policy.history"),
-                                                             params))
-                                .value(QStringLiteral("changes"))
-                                .toArray();
+    const QJsonArray kept =
+        RpcTestClient::result(again.call(QStringLiteral("policy.history"), params))
+            .value(QStringLiteral("changes"))
+            .toArray();
     QCOMPARE(kept.size(), m_overSsh ? 3 : 4);
     QCOMPARE(kept.at(kept.size() - 1).toObject().value(QStringLiteral("seq")).toInteger(), 1);
     const QString file = m_helper->stateDir() + QStringLiteral("/policy-history/journal.jsonl");
@@ -1462,12 +1465,14 @@ void TestHelperProtocol::policyHistoryRecordsEachChange()
     struct stat info
     {
     };
-    QCOMPARE(::stat(QFile::encodeName(m_helper->stateDir() + QStringLiteral("/policy-history"))
-                        .constData(),
-                    &info),
-             0);
+    QCOMPARE(
+        ::stat(
+            QFile::encodeName(m_helper->stateDir() + QStringLiteral("/policy-history")).constData(),
+            &info),
+        0);
     QCOMPARE(info.st_mode & 0777, mode_t(0700));
-    QVERIFY(again.call(QStringLiteral("sandbox.delete"), params).contains(QStringLiteral("result")));
+    QVERIFY(
+        again.call(QStringLiteral("sandbox.delete"), params).contains(QStringLiteral("result")));
     QVERIFY(!QFile::exists(file));
     again.call(QStringLiteral("sandbox.create"), params);
     QCOMPARE(RpcTestClient::result(again.call(QStringLiteral("policy.history"), params))

@@ -295,8 +295,9 @@ void TestPolicyEditor::historyListsChangesAndReverts()
     QCOMPARE(editor->model()->draftAt(0).host, QStringLiteral("a.test"));
     QVERIFY2(editor->pendingChangesText().contains(QStringLiteral("− rule")),
              qPrintable(editor->pendingChangesText()));
-    QCOMPARE(policyOf(*m_rpc, QStringLiteral("agent")).value(QStringLiteral("rules")).toArray().size(),
-             2);
+    QCOMPARE(
+        policyOf(*m_rpc, QStringLiteral("agent")).value(QStringLiteral("rules")).toArray().size(),
+        2);
     editor->model()->undoStack()->undo(); // one step: both rules back
     QCOMPARE(editor->model()->rowCount(), 2);
     editor->model()->undoStack()->redo();
@@ -307,8 +308,9 @@ void TestPolicyEditor::historyListsChangesAndReverts()
     QCOMPARE(cell(0, PolicyHistoryModel::SourceColumn), QStringLiteral("Revert"));
     QCOMPARE(cell(0, PolicyHistoryModel::ChangeColumn), QStringLiteral("− b.test:443"));
     QCOMPARE(history->changeAt(0).newRevision, history->changeAt(2).newRevision);
-    QCOMPARE(policyOf(*m_rpc, QStringLiteral("agent")).value(QStringLiteral("rules")).toArray().size(),
-             1);
+    QCOMPARE(
+        policyOf(*m_rpc, QStringLiteral("agent")).value(QStringLiteral("rules")).toArray().size(),
+        1);
 
     // A change another client makes appears without a reload.
     EgressRule other {QStringLiteral("other.test")};
