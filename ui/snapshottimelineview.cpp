@@ -584,16 +584,24 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         arrow << QPointF(nowX + 8, a.y()) << QPointF(nowX, a.y() - 5) << QPointF(nowX, a.y() + 5);
         painter.drawPolygon(arrow);
         painter.setPen(pal.color(QPalette::Text));
-        // Over the arrow, else under it (the current state's tag may stand over it).
+        // Over the arrow, else after its tip, else under it (the current state's tag may stand
+        // over it, and under it is where the head's label goes).
         const QString now = tr("now");
+        const QFontMetrics nowMetrics = painter.fontMetrics();
         const QPoint over(int(nowX) - 14, int(a.y()) - 10);
-        const QPoint under(int(nowX) - 14, int(a.y()) + 8 + painter.fontMetrics().ascent());
-        const QRect overBox = labelBox(over, now);
-        drawLabel(std::none_of(taken.cbegin(), taken.cend(),
-                               [&](const QRect &other) { return other.intersects(overBox); })
-                      ? over
-                      : under,
-                  now);
+        const QPoint after(int(nowX) + 12, int(a.y()) + nowMetrics.ascent() / 2 - 1);
+        const QPoint under(int(nowX) - 14, int(a.y()) + 8 + nowMetrics.ascent());
+        QPoint at = under;
+        for (const QPoint &candidate : {over, after}) {
+            const QRect box = labelBox(candidate, now);
+            if (rect().contains(box)
+                && std::none_of(taken.cbegin(), taken.cend(),
+                                [&](const QRect &other) { return other.intersects(box); })) {
+                at = candidate;
+                break;
+            }
+        }
+        drawLabel(at, now);
     }
 
     // Markers, oldest first so newer ones are on top; clusters where there is no room for each.

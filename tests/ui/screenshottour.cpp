@@ -522,8 +522,9 @@ int main(int argc, char *argv[])
     shoot(editor, out + QStringLiteral("/dry-run.png"));
 
     // The recorded changes of the policy, the first one selected to go back to.
+    QSignalSpy historyLoaded(editor, &PolicyEditor::historyLoaded);
     editor->reloadHistory();
-    waitFor([&] { return editor->historyModel()->rowCount() >= 3; });
+    historyLoaded.wait(10000);
     for (QTabWidget *tabs : editor->findChildren<QTabWidget *>())
         if (tabs->accessibleName() == QStringLiteral("Changes, dry run and history"))
             tabs->setCurrentIndex(2);
