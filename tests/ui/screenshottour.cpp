@@ -303,13 +303,13 @@ int main(int argc, char *argv[])
             {QStringLiteral("comment"),
              QStringLiteral("allowed by the tour at the Allow? prompt after 2 denied requests")}});
         withNpm.insert(QStringLiteral("rules"), rules);
-        for (const auto &[policy, source] :
-             {std::pair {githubPolicy, QStringLiteral("airlockctl")},
-              std::pair {withNpm, QStringLiteral("allow-prompt")},
-              std::pair {githubPolicy, QStringLiteral("revert")}})
-            rpc.call(QStringLiteral("policy.set"), {{QStringLiteral("name"), QStringLiteral("agent")},
-                                                    {QStringLiteral("policy"), policy},
-                                                    {QStringLiteral("source"), source}});
+        for (const auto &[policy, source] : {std::pair {githubPolicy, QStringLiteral("airlockctl")},
+                                             std::pair {withNpm, QStringLiteral("allow-prompt")},
+                                             std::pair {githubPolicy, QStringLiteral("revert")}})
+            rpc.call(QStringLiteral("policy.set"),
+                     {{QStringLiteral("name"), QStringLiteral("agent")},
+                      {QStringLiteral("policy"), policy},
+                      {QStringLiteral("source"), source}});
         QFile debian(QStringLiteral(":/policies/debian-mirrors.json"));
         debian.open(QIODevice::ReadOnly);
         rpc.call(QStringLiteral("policy.set"),
