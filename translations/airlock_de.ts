@@ -2964,10 +2964,6 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
         <translation>&amp;Probelauf</translation>
     </message>
     <message>
-        <source>Changes and dry run</source>
-        <translation>Änderungen und Probelauf</translation>
-    </message>
-    <message>
         <source>Policy editor status</source>
         <translation>Status des Richtlinien-Editors</translation>
     </message>
@@ -3211,6 +3207,173 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>(Rules with problems: %1. Fix them to see the changes.)</source>
         <translation>(Regeln mit Problemen: %1. Beheben Sie sie, um die Änderungen zu sehen.)</translation>
+    </message>
+    <message>
+        <source>Revert to &amp;This Version</source>
+        <translation>Auf &amp;diese Version zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Policy history</source>
+        <translation>Richtlinienverlauf</translation>
+    </message>
+    <message>
+        <source>Policy history summary</source>
+        <translation>Zusammenfassung des Richtlinienverlaufs</translation>
+    </message>
+    <message>
+        <source>Revert to the selected version of the policy</source>
+        <translation>Auf die ausgewählte Version der Richtlinie zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Put the rules of the selected change into the editor as pending changes; Apply makes them the policy</source>
+        <translation>Die Regeln der ausgewählten Änderung als ausstehende Änderungen in den Editor übernehmen; „Anwenden“ macht sie zur Richtlinie</translation>
+    </message>
+    <message>
+        <source>&amp;History</source>
+        <translation>&amp;Verlauf</translation>
+    </message>
+    <message>
+        <source>Changes, dry run and history</source>
+        <translation>Änderungen, Probelauf und Verlauf</translation>
+    </message>
+    <message>
+        <source>This helper keeps no policy history; update airlockd.</source>
+        <translation>Dieser Helfer führt keinen Richtlinienverlauf; aktualisieren Sie airlockd.</translation>
+    </message>
+    <message>
+        <source>Could not read the policy history: %1 %2</source>
+        <translation>Der Richtlinienverlauf konnte nicht gelesen werden: %1 %2</translation>
+    </message>
+    <message>
+        <source>No changes recorded yet: every applied change appears here, with who made it and through what.</source>
+        <translation>Noch keine Änderungen aufgezeichnet: Jede angewendete Änderung erscheint hier, mit Urheber und Quelle.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n recorded change(s), newest first.</source>
+        <translation>
+            <numerusform>%n aufgezeichnete Änderung, neueste zuerst.</numerusform>
+            <numerusform>%n aufgezeichnete Änderungen, neueste zuerst.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Older changes are not shown.</source>
+        <translation>Ältere Änderungen werden nicht angezeigt.</translation>
+    </message>
+    <message>
+        <source>The helper did not keep that version&apos;s rules (too large to record).</source>
+        <translation>Der Helfer hat die Regeln dieser Version nicht aufbewahrt (zu groß zum Aufzeichnen).</translation>
+    </message>
+    <message>
+        <source>revert to the policy of %1</source>
+        <translation>auf die Richtlinie vom %1 zurücksetzen</translation>
+    </message>
+    <message>
+        <source>revert</source>
+        <translation>zurücksetzen</translation>
+    </message>
+    <message numerus="yes">
+        <source>The rules of %1 (%n rule(s)) are in the editor as pending changes; Apply makes them the policy.</source>
+        <translation>
+            <numerusform>Die Regeln vom %1 (%n Regel) stehen als ausstehende Änderungen im Editor; „Anwenden“ macht sie zur Richtlinie.</numerusform>
+            <numerusform>Die Regeln vom %1 (%n Regeln) stehen als ausstehende Änderungen im Editor; „Anwenden“ macht sie zur Richtlinie.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>airlock::PolicyHistoryModel</name>
+    <message>
+        <source>Policy editor</source>
+        <translation>Richtlinieneditor</translation>
+    </message>
+    <message>
+        <source>Allow? prompt</source>
+        <translation>Erlauben?-Abfrage</translation>
+    </message>
+    <message>
+        <source>airlockctl</source>
+        <translation>airlockctl</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>Zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Fork</source>
+        <translation>Abzweigung</translation>
+    </message>
+    <message>
+        <source>Another client</source>
+        <translation>Ein anderer Client</translation>
+    </message>
+    <message numerus="yes">
+        <source>+ %n more</source>
+        <translation>
+            <numerusform>+ %n weitere</numerusform>
+            <numerusform>+ %n weitere</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>− %n more</source>
+        <translation>
+            <numerusform>− %n weitere</numerusform>
+            <numerusform>− %n weitere</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rules reordered</source>
+        <translation>Regeln umsortiert</translation>
+    </message>
+    <message>
+        <source>the helper</source>
+        <translation>der Helfer</translation>
+    </message>
+    <message>
+        <source>uid %1</source>
+        <translation>UID %1</translation>
+    </message>
+    <message>
+        <source>%1 (uid %2), as the helper saw the connection</source>
+        <translation>%1 (UID %2), wie der Helfer die Verbindung sah</translation>
+    </message>
+    <message>
+        <source>no name</source>
+        <translation>kein Name</translation>
+    </message>
+    <message>
+        <source>A change the helper made itself</source>
+        <translation>Eine Änderung, die der Helfer selbst vorgenommen hat</translation>
+    </message>
+    <message>
+        <source>Revision %1 → %2</source>
+        <translation>Revision %1 → %2</translation>
+    </message>
+    <message>
+        <source>added </source>
+        <translation>hinzugefügt </translation>
+    </message>
+    <message>
+        <source>removed </source>
+        <translation>entfernt </translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Who</source>
+        <translation>Wer</translation>
+    </message>
+    <message>
+        <source>Through</source>
+        <translation>Über</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>Änderung</translation>
+    </message>
+    <message>
+        <source>Rules</source>
+        <translation>Regeln</translation>
     </message>
 </context>
 <context>
@@ -3518,6 +3681,14 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>Restart the sandbox to give its guest its own identity</source>
         <translation>Die Sandbox neu starten, damit ihr Gast seine eigene Identität bekommt</translation>
+    </message>
+    <message>
+        <source>%1 = %2</source>
+        <translation>%1 = %2</translation>
+    </message>
+    <message>
+        <source>Labels</source>
+        <translation>Labels</translation>
     </message>
 </context>
 <context>
@@ -3970,6 +4141,39 @@ Vergleichen Sie ihn mit dem Fingerabdruck, den Ihnen die Administration des Host
     <message>
         <source>The current state: %1.</source>
         <translation>Der aktuelle Zustand: %1.</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of %3)</source>
+        <translation>%1 (%2 von %3)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n snapshot(s)</source>
+        <translation>
+            <numerusform>%n Snapshot</numerusform>
+            <numerusform>%n Snapshots</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n snapshot(s) close together; click to pick one:</source>
+        <translation>
+            <numerusform>%n Snapshot dicht beieinander; klicken, um einen zu wählen:</numerusform>
+            <numerusform>%n Snapshots dicht beieinander; klicken, um einen zu wählen:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… und %n weiterer</numerusform>
+            <numerusform>… und %n weitere</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Snapshots close together</source>
+        <translation>Dicht beieinander liegende Snapshots</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
     </message>
 </context>
 <context>

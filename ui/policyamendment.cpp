@@ -67,7 +67,8 @@ void PolicyAmendment::set(EgressPolicy policy, const QString &revision)
         return fail(tr("Not connected to the helper."));
     QPointer<PolicyAmendment> self(this);
     QJsonObject params {{QStringLiteral("name"), m_sandbox},
-                        {QStringLiteral("policy"), policy.toJson()}};
+                        {QStringLiteral("policy"), policy.toJson()},
+                        {QStringLiteral("source"), QStringLiteral("allow-prompt")}};
     // Compare and set: what another client stored since the read is kept, not overwritten.
     if (!revision.isEmpty())
         params.insert(QStringLiteral("ifRevision"), revision);

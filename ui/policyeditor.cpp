@@ -5,6 +5,7 @@
 #include "ui/dryrunmodel.h"
 #include "ui/errortext.h"
 #include "ui/policydiff.h"
+#include "ui/policyhistorymodel.h"
 #include "ui/policyrulemodel.h"
 
 #include <QAction>
@@ -80,6 +81,10 @@ PolicyEditor::PolicyEditor(HelperClient *client, const QString &sandbox, QWidget
     , m_dryRunButton(new QPushButton(tr("&Run Dry Run"), this))
     , m_dryRunTable(new QTableView(this))
     , m_dryRunSummary(new QLabel(this))
+    , m_history(new PolicyHistoryModel(this))
+    , m_historyTable(new QTableView(this))
+    , m_historyNote(new QLabel(this))
+    , m_revertToButton(new QPushButton(tr("Revert to &This Version"), this))
     , m_status(new QLabel(this))
     , m_applyButton(new QPushButton(tr("&Apply"), this))
     , m_revertButton(new QPushButton(tr("Re&vert"), this))
@@ -156,9 +161,50 @@ PolicyEditor::PolicyEditor(HelperClient *client, const QString &sandbox, QWidget
     dryRunLayout->addLayout(dryRunRow);
     dryRunLayout->addWidget(m_dryRunTable, 1);
 
+    m_historyTable->setModel(m_history);
+    m_historyTable->setAccessibleName(tr("Policy history"));
+    m_historyTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_historyTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_historyTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_historyTable->setTabKeyNavigation(false);
+    m_historyTable->setWordWrap(false);
+    m_historyTable->verticalHeader()->setVisible(false);
+    m_historyTable->verticalHeader()->setDefaultSectionSize(m_historyTable->fontMetrics().height()
+                                                            + 8);
+    m_historyTable->horizontalHeader()->setStretchLastSection(false);
+    m_historyTable->setColumnWidth(
+        PolicyHistoryModel::TimeColumn,
+        m_historyTable->fontMetrics().horizontalAdvance(QStringLiteral("2026-12-01 00:00:00"))
+            + 16);
+    m_historyTable->setColumnWidth(PolicyHistoryModel::WhoColumn, 90);
+    m_historyTable->setColumnWidth(PolicyHistoryModel::SourceColumn, 110);
+    m_historyTable->horizontalHeader()->setSectionResizeMode(PolicyHistoryModel::ChangeColumn,
+                                                             QHeaderView::Stretch);
+    m_historyTable->setColumnWidth(PolicyHistoryModel::RulesColumn, 50);
+    m_historyNote->setWordWrap(true);
+    m_historyNote->setTextFormat(Qt::PlainText);
+    m_historyNote->setAccessibleName(tr("Policy history summary"));
+    m_revertToButton->setAccessibleName(tr("Revert to the selected version of the policy"));
+    m_revertToButton->setToolTip(tr("Put the rules of the selected change into the editor as "
+                                    "pending changes; Apply makes them the policy"));
+    m_revertToButton->setAutoDefault(false);
+    m_revertToButton->setEnabled(false);
+    auto *historyPage = new QWidget(this);
+    auto *historyLayout = new QVBoxLayout(historyPage);
+    auto *historyRow = new QHBoxLayout;
+    historyRow->addWidget(m_historyNote, 1);
+    historyRow->addWidget(m_revertToButton);
+    historyLayout->addLayout(historyRow);
+    historyLayout->addWidget(m_historyTable, 1);
+    connect(m_revertToButton, &QPushButton::clicked, this,
+            [this] { revertTo(m_historyTable->currentIndex().row()); });
+    connect(m_historyTable, &QAbstractItemView::doubleClicked, this,
+            [this](const QModelIndex &index) { revertTo(index.row()); });
+
     m_bottomTabs->addTab(m_diff, tr("&Pending Changes"));
     m_bottomTabs->addTab(dryRunPage, tr("&Dry Run"));
-    m_bottomTabs->setAccessibleName(tr("Changes and dry run"));
+    m_bottomTabs->addTab(historyPage, tr("&History"));
+    m_bottomTabs->setAccessibleName(tr("Changes, dry run and history"));
 
     m_status->setWordWrap(true);
     m_status->setTextFormat(Qt::PlainText);
@@ -212,7 +258,9 @@ PolicyEditor::PolicyEditor(HelperClient *client, const QString &sandbox, QWidget
     setTabOrder(m_bottomTabs, m_window);
     setTabOrder(m_window, m_dryRunButton);
     setTabOrder(m_dryRunButton, m_dryRunTable);
-    setTabOrder(m_dryRunTable, m_applyButton);
+    setTabOrder(m_dryRunTable, m_revertToButton);
+    setTabOrder(m_revertToButton, m_historyTable);
+    setTabOrder(m_historyTable, m_applyButton);
     setTabOrder(m_applyButton, m_revertButton);
     setTabOrder(m_revertButton, close);
 
@@ -220,6 +268,8 @@ PolicyEditor::PolicyEditor(HelperClient *client, const QString &sandbox, QWidget
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyEditor::updateProblemLabel);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &PolicyEditor::updateProblemLabel);
+    connect(m_historyTable->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &PolicyEditor::updateState);
     if (client)
         connect(client, &HelperClient::notificationReceived, this, &PolicyEditor::onNotification);
 
@@ -412,6 +462,74 @@ void PolicyEditor::reload()
                        self->updateState();
                        Q_EMIT self->loaded();
                    });
+    reloadHistory();
+}
+
+void PolicyEditor::reloadHistory()
+{
+    if (!m_client)
+        return;
+    QPointer<PolicyEditor> self(this);
+    m_client->call(
+        QString::fromLatin1(protocol::method::PolicyHistory), {{QStringLiteral("name"), m_sandbox}},
+        [self](const Result<QJsonValue> &result) {
+            if (!self)
+                return;
+            if (!result) {
+                self->m_history->clear();
+                self->m_historyNote->setText(
+                    result.error().kind == ErrorKind::MethodNotFound
+                        ? tr("This helper keeps no policy history; update airlockd.")
+                        : tr("Could not read the policy history: %1 %2")
+                              .arg(ErrorText::summary(result.error()), result.error().message));
+            } else {
+                const QJsonObject answer = result->toObject();
+                self->m_history->setChanges(answer.value(QStringLiteral("changes")).toArray());
+                const int shown = self->m_history->rowCount();
+                QString note = shown == 0
+                    ? tr("No changes recorded yet: every applied change appears here, with who "
+                         "made it and through what.")
+                    : tr("%n recorded change(s), newest first.", "", shown);
+                if (answer.value(QStringLiteral("more")).toBool())
+                    note += QLatin1Char(' ') + tr("Older changes are not shown.");
+                self->m_historyNote->setText(note);
+                if (shown > 0)
+                    self->m_historyTable->setCurrentIndex(self->m_history->index(0, 0));
+            }
+            self->updateState();
+            Q_EMIT self->historyLoaded();
+        });
+}
+
+bool PolicyEditor::revertTo(int row)
+{
+    if (row < 0 || row >= m_history->rowCount())
+        return false;
+    const PolicyHistoryModel::Change &change = m_history->changeAt(row);
+    if (!change.policy) {
+        setStatus(tr("The helper did not keep that version's rules (too large to record)."), true);
+        return false;
+    }
+    const QString when = change.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    m_model->undoStack()->beginMacro(tr("revert to the policy of %1").arg(when));
+    QList<int> all;
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        all.append(r);
+    m_model->removeRules(all);
+    m_model->addRules(change.policy->rules, tr("revert"));
+    m_model->undoStack()->endMacro();
+    m_revertTarget = change.newRevision;
+    m_bottomTabs->setCurrentIndex(0);
+    setStatus(tr("The rules of %1 (%n rule(s)) are in the editor as pending changes; Apply makes "
+                 "them the policy.",
+                 "", int(change.policy->rules.size()))
+                  .arg(when));
+    return true;
+}
+
+QString PolicyEditor::historyNoteText() const
+{
+    return m_historyNote->text();
 }
 
 void PolicyEditor::apply()
@@ -449,10 +567,15 @@ void PolicyEditor::apply()
                     return;
                 }
             }
+            // The record says a reverted version was a revert, anything else an edit.
+            const QString source = edited.revision() == self->m_revertTarget
+                ? QStringLiteral("revert")
+                : QStringLiteral("editor");
             self->m_client->call(
                 QString::fromLatin1(protocol::method::PolicySet),
                 {{QStringLiteral("name"), self->m_sandbox},
-                 {QStringLiteral("policy"), edited.toJson()}},
+                 {QStringLiteral("policy"), edited.toJson()},
+                 {QStringLiteral("source"), source}},
                 [self](const Result<QJsonValue> &result) {
                     if (!self)
                         return;
@@ -473,11 +596,13 @@ void PolicyEditor::apply()
                         self->m_model->setPolicy(*stored);
                     }
                     self->m_dryRun->clear();
+                    self->m_revertTarget.clear();
                     self->setStatus(tr("Applied: %n rule(s). New connections of %1 follow the "
                                        "new policy.",
                                        "", int(self->m_applied.rules.size()))
                                         .arg(self->m_sandbox));
                     self->updateState();
+                    self->reloadHistory();
                     Q_EMIT self->applied();
                 });
         });
@@ -544,6 +669,8 @@ void PolicyEditor::onNotification(const QString &method, const QJsonObject &para
     if (method != QLatin1String(protocol::notification::PolicyChanged)
         || params.value(QStringLiteral("name")).toString() != m_sandbox || m_busy)
         return;
+    // Someone else's change is in the record now, whatever the editor holds.
+    reloadHistory();
     auto edited = m_model->policy();
     if (edited && *edited == m_applied) {
         reload();
@@ -605,6 +732,11 @@ void PolicyEditor::updateState()
     m_applyButton->setEnabled(m_loaded && !m_busy && edited.has_value() && pending);
     m_revertButton->setEnabled(m_loaded && !m_busy && pending);
     m_dryRunButton->setEnabled(m_loaded && edited.has_value());
+    const int historyRow = m_historyTable->currentIndex().row();
+    m_revertToButton->setEnabled(m_loaded && !m_busy && historyRow >= 0
+                                 && historyRow < m_history->rowCount()
+                                 && m_history->changeAt(historyRow).policy.has_value()
+                                 && !(*m_history->changeAt(historyRow).policy == m_applied));
     setWindowModified(pending);
     updateProblemLabel();
 }

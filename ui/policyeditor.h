@@ -17,13 +17,17 @@ namespace airlock {
 
 class DryRunModel;
 class HelperClient;
+class PolicyHistoryModel;
 class PolicyRuleModel;
 
 /// The policy editor of one sandbox (a window of its own). A rule table with inline problems
 /// in words, rules from templates, import and export of policy files, undo and redo, the
 /// pending changes against the applied policy, a dry run against the sandbox's recorded
 /// egress history, and Apply: one atomic `policy.set` after `policy.validate`, whose errors
-/// appear next to the rules they concern. Nothing changes on the helper before Apply.
+/// appear next to the rules they concern. Nothing changes on the helper before Apply. The
+/// History tab lists the recorded changes of the policy (`policy.history`: when, who, through
+/// what, the rules added and removed); Revert to This Version puts one of them into the editor
+/// as pending changes, applied (as a `revert`) like any other edit.
 class PolicyEditor final : public QDialog
 {
     Q_OBJECT
@@ -37,6 +41,10 @@ public:
     QString sandbox() const { return m_sandbox; }
     PolicyRuleModel *model() const { return m_model; }
     DryRunModel *dryRunModel() const { return m_dryRun; }
+    PolicyHistoryModel *historyModel() const { return m_history; }
+    QTableView *historyTable() const { return m_historyTable; }
+    /// The line above the history ("4 recorded changes.", errors).
+    QString historyNoteText() const;
     QTableView *table() const { return m_table; }
     /// The policy last read from or written to the helper.
     const EgressPolicy &appliedPolicy() const { return m_applied; }
@@ -57,6 +65,11 @@ public Q_SLOTS:
     /// dryRunWindows().
     void runDryRun(int windowIndex = -1);
     bool importFile(const QString &path);
+    /// Reads the recorded changes again (`policy.history`).
+    void reloadHistory();
+    /// Puts the policy of history row `row` into the editor as pending changes (one undo
+    /// step). False when the helper did not keep that policy (over 64 KiB) or row is invalid.
+    bool revertTo(int row);
     bool exportFile(const QString &path);
 
 Q_SIGNALS:
@@ -64,6 +77,7 @@ Q_SIGNALS:
     void applied();
     void applyFailed(const QString &text);
     void dryRunFinished();
+    void historyLoaded();
 
 private:
     void buildActions();
@@ -88,6 +102,12 @@ private:
     QPushButton *m_dryRunButton;
     QTableView *m_dryRunTable;
     QLabel *m_dryRunSummary;
+    PolicyHistoryModel *m_history;
+    QTableView *m_historyTable;
+    QLabel *m_historyNote;
+    QPushButton *m_revertToButton;
+    /// The revision a Revert to This Version loaded: applying exactly it is a `revert`.
+    QString m_revertTarget;
     QLabel *m_status;
     QPushButton *m_applyButton;
     QPushButton *m_revertButton;

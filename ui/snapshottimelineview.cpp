@@ -6,6 +6,7 @@
 #include <QItemSelectionModel>
 #include <QKeyEvent>
 #include <QLocale>
+#include <QMenu>
 #include <QPainter>
 #include <QPainterPath>
 #include <QToolTip>
@@ -153,6 +154,37 @@ int SnapshotTimelineView::markerRadius(qint64 newBytes)
     return std::clamp(int(std::lround(5.0 + 2.2 * std::log2(1.0 + mib))), 5, 18);
 }
 
+int SnapshotTimelineView::clusterRadius(int count)
+{
+    return count < 10 ? 11 : count < 100 ? 13 : 15;
+}
+
+QStringList SnapshotTimelineView::clusterMembers(const QModelIndex &index) const
+{
+    if (!m_model || !index.isValid())
+        return {};
+    const Range &range = timeRange();
+    const int cluster = range.clusterOf.value(
+        index.siblingAtColumn(0).data(SnapshotTimelineModel::IdRole).toString(), -1);
+    return cluster < 0 ? QStringList() : range.clusters[size_t(cluster)].ids;
+}
+
+int SnapshotTimelineView::clusterAt(const QPoint &pos) const
+{
+    if (!m_model)
+        return -1;
+    const Range &range = timeRange();
+    for (size_t i = 0; i < range.clusters.size(); ++i) {
+        const Range::Cluster &cluster = range.clusters[i];
+        const QPointF c(cluster.x, yForLane(cluster.lane));
+        const double dx = pos.x() - c.x();
+        const double dy = pos.y() - c.y();
+        if (dx * dx + dy * dy <= double(cluster.radius + 4) * (cluster.radius + 4))
+            return int(i);
+    }
+    return -1;
+}
+
 QSize SnapshotTimelineView::sizeHint() const
 {
     const int lanes = m_model ? std::max(1, m_model->laneCount()) : 1;
@@ -188,33 +220,82 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
     auto linear = [&](const QDateTime &t) {
         return plot.left() + plot.width() * double(range.from.msecsTo(t)) / total;
     };
-    // Markers (and "now" last) at least `gap` apart: forward, backward, forward again.
-    // gaps[i]: the least distance between marker i-1 and i (their radii and some air).
+    // One item per marker: a snapshot, or a cluster of neighbours in time on one lane.
+    struct Item
+    {
+        QStringList ids;
+        int lane = 0;
+        qint64 firstMs = 0;
+        qint64 lastMs = 0;
+        int radius = 0;
+    };
+    std::vector<Item> items;
+    for (const QModelIndex &index : byTime) {
+        const qint64 t =
+            index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime().toMSecsSinceEpoch();
+        items.push_back(
+            Item {{index.data(SnapshotTimelineModel::IdRole).toString()},
+                  index.data(SnapshotTimelineModel::LaneRole).toInt(),
+                  t,
+                  t,
+                  markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong())});
+    }
+    const double first = plot.left() + 10 + (byTime.isEmpty() ? 0 : 12);
+    const double last = plot.right() - 10;
+    const double room = last - first;
+    // Markers (and "now" last) at least `gap` apart: gapBefore(i) is the least distance between
+    // item i-1 and i (their radii and some air); "now" follows the last.
+    const auto gapBefore = [&](size_t i) {
+        return i == 0 ? 0.0 : std::max(28.0, double(items[i - 1].radius + items[i].radius + 12));
+    };
+    const auto needed = [&] {
+        double sum = items.empty() ? 0.0 : items.back().radius + 24.0;
+        for (size_t i = 1; i < items.size(); ++i)
+            sum += gapBefore(i);
+        return sum;
+    };
+    // Too many markers for the width: merge the two neighbours closest in time (on one lane)
+    // into a cluster, again until the rest fit. Neighbours on different lanes stay apart.
+    while (needed() > room) {
+        size_t best = items.size();
+        qint64 bestGap = std::numeric_limits<qint64>::max();
+        for (size_t i = 0; i + 1 < items.size(); ++i) {
+            if (items[i].lane != items[i + 1].lane)
+                continue;
+            const qint64 gap = items[i + 1].firstMs - items[i].lastMs;
+            if (gap < bestGap) {
+                bestGap = gap;
+                best = i;
+            }
+        }
+        if (best == items.size())
+            break;
+        Item &into = items[best];
+        into.ids += items[best + 1].ids;
+        into.lastMs = items[best + 1].lastMs;
+        into.radius = clusterRadius(int(into.ids.size()));
+        items.erase(items.begin() + qsizetype(best + 1));
+    }
     std::vector<qint64> times;
     std::vector<double> xs;
     std::vector<double> gaps;
-    int previousRadius = 0;
-    for (const QModelIndex &index : byTime) {
-        const QDateTime t = index.data(SnapshotTimelineModel::CreatedAtRole).toDateTime();
-        const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong());
-        times.push_back(t.toMSecsSinceEpoch());
-        xs.push_back(linear(t));
-        gaps.push_back(std::max(28.0, double(previousRadius + r + 12)));
-        previousRadius = r;
+    for (size_t i = 0; i < items.size(); ++i) {
+        // A cluster sits at the middle of its time span.
+        const qint64 t = items[i].firstMs + (items[i].lastMs - items[i].firstMs) / 2;
+        times.push_back(t);
+        xs.push_back(linear(QDateTime::fromMSecsSinceEpoch(t, Qt::UTC)));
+        gaps.push_back(gapBefore(i));
     }
     times.push_back(now.toMSecsSinceEpoch());
     xs.push_back(linear(now));
-    gaps.push_back(previousRadius + 24.0);
-    const double first = plot.left() + 10 + (byTime.isEmpty() ? 0 : 12);
-    const double last = plot.right() - 10;
-    // Too many markers for the width: shrink every gap alike.
-    double needed = 0;
+    gaps.push_back(items.empty() ? 24.0 : items.back().radius + 24.0);
+    // Still too many (lanes alternating): shrink every gap alike.
+    double sum = 0;
     for (size_t i = 1; i < gaps.size(); ++i)
-        needed += gaps[i];
-    const double room = last - first;
-    if (needed > room && needed > 0) {
+        sum += gaps[i];
+    if (sum > room && sum > 0) {
         for (double &gap : gaps)
-            gap *= room / needed;
+            gap *= room / sum;
     }
     for (size_t i = 0; i < xs.size(); ++i)
         xs[i] = std::max(xs[i], i == 0 ? first : xs[i - 1] + gaps[i]);
@@ -227,9 +308,16 @@ const SnapshotTimelineView::Range &SnapshotTimelineView::timeRange() const
         range.knots.emplace_back(times[i], xs[i]);
     range.knots.emplace_back(range.to.toMSecsSinceEpoch(),
                              std::max<double>(plot.right(), xs.back()));
-    for (qsizetype i = 0; i < byTime.size(); ++i)
-        range.markerX.insert(byTime.at(i).data(SnapshotTimelineModel::IdRole).toString(),
-                             xs[size_t(i)]);
+    for (size_t i = 0; i < items.size(); ++i) {
+        for (const QString &id : std::as_const(items[i].ids))
+            range.markerX.insert(id, xs[i]);
+        if (items[i].ids.size() < 2)
+            continue;
+        for (const QString &id : std::as_const(items[i].ids))
+            range.clusterOf.insert(id, int(range.clusters.size()));
+        range.clusters.push_back(
+            Range::Cluster {items[i].ids, items[i].lane, xs[i], items[i].radius});
+    }
     range.nowX = xs.back();
     m_range = std::move(range);
     m_rangeSize = size();
@@ -291,8 +379,15 @@ QRect SnapshotTimelineView::markerRect(const QModelIndex &index) const
 {
     if (!m_model || !index.isValid() || index.model() != m_model)
         return {};
-    const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong()) + 2;
-    const QPoint c = centerOf(index.siblingAtColumn(0), timeRange(), plotRect());
+    const Range &range = timeRange();
+    const int cluster = range.clusterOf.value(
+        index.siblingAtColumn(0).data(SnapshotTimelineModel::IdRole).toString(), -1);
+    // A snapshot in a cluster is where its cluster is drawn.
+    const int r =
+        (cluster >= 0 ? range.clusters[size_t(cluster)].radius
+                      : markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong()))
+        + 2;
+    const QPoint c = centerOf(index.siblingAtColumn(0), range, plotRect());
     return QRect(c.x() - r, c.y() - r, 2 * r + 1, 2 * r + 1);
 }
 
@@ -363,15 +458,23 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
     shaded.setRgbF(shaded.redF() * (1 - alpha) + kRetention.redF() * alpha,
                    shaded.greenF() * (1 - alpha) + kRetention.greenF() * alpha,
                    shaded.blueF() * (1 - alpha) + kRetention.blueF() * alpha);
-    auto drawLabel = [&](const QPoint &baseline, const QString &text) {
+    m_painted.clear();
+    // What a label must not cover: markers, labels and tags drawn or placed before it.
+    QList<QRect> taken;
+    const auto labelBox = [&](const QPoint &baseline, const QString &text) {
         const QFontMetrics metrics = painter.fontMetrics();
-        const QRect box(baseline.x() - 2, baseline.y() - metrics.ascent() - 1,
-                        metrics.horizontalAdvance(text) + 4, metrics.height() + 2);
+        return QRect(baseline.x() - 2, baseline.y() - metrics.ascent() - 1,
+                     metrics.horizontalAdvance(text) + 4, metrics.height() + 2);
+    };
+    auto drawLabel = [&](const QPoint &baseline, const QString &text) {
+        const QRect box = labelBox(baseline, text);
         const int middle = box.center().x();
         painter.fillRect(box,
                          middle >= shadeLeft && middle <= plot.right() ? shaded
                                                                        : pal.color(QPalette::Base));
         painter.drawText(baseline, text);
+        taken.append(box);
+        m_painted.append(PaintedItem {PaintedItem::Label, box, text, 1});
     };
 
     if (!m_model || m_model->snapshotCount() == 0) {
@@ -400,6 +503,7 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
                                                                Qt::ElideRight, plot.left() - 16);
         painter.drawText(QRect(8, y - 10, plot.left() - 14, 20), Qt::AlignLeft | Qt::AlignVCenter,
                          title);
+        taken.append(QRect(8, y - 10, painter.fontMetrics().horizontalAdvance(title), 20));
     }
 
     const QModelIndexList indexes = m_model->indexesByTime();
@@ -454,6 +558,11 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
                   text);
     }
 
+    // The current state's tag goes over the head's marker: labels keep out of its way.
+    const QRect tag = currentStateRect();
+    if (!tag.isEmpty())
+        taken.append(tag);
+
     // The current state: from the head to now, or on its own when it does not descend from it.
     if (!m_detached.isEmpty()) {
         const QRectF marker = QRectF(currentStateMarker()).adjusted(2, 2, -2, -2);
@@ -475,15 +584,106 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
         arrow << QPointF(nowX + 8, a.y()) << QPointF(nowX, a.y() - 5) << QPointF(nowX, a.y() + 5);
         painter.drawPolygon(arrow);
         painter.setPen(pal.color(QPalette::Text));
-        painter.drawText(QPointF(nowX - 14, a.y() - 10), tr("now"));
+        // Over the arrow, else after its tip, else under it (the current state's tag may stand
+        // over it, and under it is where the head's label goes).
+        const QString now = tr("now");
+        const QFontMetrics nowMetrics = painter.fontMetrics();
+        const QPoint over(int(nowX) - 14, int(a.y()) - 10);
+        const QPoint after(int(nowX) + 12, int(a.y()) + nowMetrics.ascent() / 2 - 1);
+        const QPoint under(int(nowX) - 14, int(a.y()) + 8 + nowMetrics.ascent());
+        QPoint at = under;
+        for (const QPoint &candidate : {over, after}) {
+            const QRect box = labelBox(candidate, now);
+            if (rect().contains(box)
+                && std::none_of(taken.cbegin(), taken.cend(),
+                                [&](const QRect &other) { return other.intersects(box); })) {
+                at = candidate;
+                break;
+            }
+        }
+        drawLabel(at, now);
     }
 
-    // Markers, oldest first so newer ones are on top; labels where they fit.
+    // Markers, oldest first so newer ones are on top; clusters where there is no room for each.
     const QModelIndex current = currentIndex();
-    // lane -> right edge of the last label drawn below / above the markers
-    QHash<int, int> labelRightBelow;
-    QHash<int, int> labelRightAbove;
+    const QString currentId = current.data(SnapshotTimelineModel::IdRole).toString();
+    struct Placed
+    {
+        QPointF center;
+        int radius = 0;
+        bool pinned = false;
+        int lane = 0;
+        QString label;
+    };
+    std::vector<Placed> placed;
+    QList<QRect> markerBoxes;
+    const auto markerBox = [](const QPointF &c, int r, bool pinned) {
+        // The pin stands above the marker.
+        return QRect(int(c.x()) - r - 1, int(c.y()) - r - (pinned ? 16 : 1), 2 * r + 3,
+                     2 * r + (pinned ? 17 : 3));
+    };
+    std::vector<bool> clusterDrawn(range.clusters.size(), false);
     for (const QModelIndex &index : indexes) {
+        const QString id = index.data(SnapshotTimelineModel::IdRole).toString();
+        const QString label =
+            index.siblingAtColumn(SnapshotTimelineModel::LabelColumn).data().toString();
+        if (const int clusterIndex = range.clusterOf.value(id, -1); clusterIndex >= 0) {
+            if (clusterDrawn[size_t(clusterIndex)])
+                continue;
+            clusterDrawn[size_t(clusterIndex)] = true;
+            const Range::Cluster &cluster = range.clusters[size_t(clusterIndex)];
+            const QPointF c(cluster.x, yForLane(cluster.lane));
+            const int r = cluster.radius;
+            // One colour when its snapshots are of one kind, grey when mixed.
+            std::optional<SnapshotKind> kind;
+            bool mixed = false;
+            bool pinned = false;
+            for (const QString &member : cluster.ids) {
+                const QModelIndex m = m_model->indexOf(member);
+                const auto k = SnapshotKind(m.data(SnapshotTimelineModel::KindRole).toInt());
+                mixed = mixed || (kind && *kind != k);
+                kind = k;
+                pinned = pinned || m.data(SnapshotTimelineModel::PinnedRole).toBool();
+            }
+            const qsizetype at = cluster.ids.indexOf(currentId);
+            if (at >= 0) {
+                painter.setPen(Qt::NoPen);
+                painter.setBrush(pal.color(QPalette::Highlight));
+                painter.drawEllipse(c, r + 5, r + 5);
+            }
+            const QColor color = mixed || !kind ? kAutomatic : colorFor(*kind);
+            painter.setPen(QPen(pinned ? kPinned : color.darker(130), pinned ? 3 : 1.5));
+            painter.setBrush(color);
+            painter.drawEllipse(c, r, r);
+            // A second rim says "more than one".
+            painter.setPen(QPen(color.darker(130), 1));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawEllipse(c, r - 3.5, r - 3.5);
+            if (pinned)
+                paintPin(painter, c - QPointF(0, r + 2));
+            QFont bold = painter.font();
+            bold.setBold(true);
+            painter.save();
+            painter.setFont(bold);
+            painter.setPen(Qt::white);
+            painter.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt::AlignCenter,
+                             QString::number(cluster.ids.size()));
+            painter.restore();
+            const QRect box = markerBox(c, r, pinned);
+            markerBoxes.append(box);
+            m_painted.append(PaintedItem {PaintedItem::Marker, box, cluster.ids.first(),
+                                          int(cluster.ids.size())});
+            const QString clusterLabel = at >= 0
+                ? tr("%1 (%2 of %3)")
+                      .arg(m_model->indexOf(currentId, SnapshotTimelineModel::LabelColumn)
+                               .data()
+                               .toString())
+                      .arg(at + 1)
+                      .arg(cluster.ids.size())
+                : tr("%n snapshot(s)", "", int(cluster.ids.size()));
+            placed.push_back(Placed {c, r, pinned, cluster.lane, clusterLabel});
+            continue;
+        }
         const QPointF c = centerOf(index, range, plot);
         const int r = markerRadius(index.data(SnapshotTimelineModel::NewBytesRole).toLongLong());
         const auto kind = SnapshotKind(index.data(SnapshotTimelineModel::KindRole).toInt());
@@ -504,27 +704,50 @@ void SnapshotTimelineView::paintEvent(QPaintEvent *)
             painter.setBrush(Qt::NoBrush);
             painter.drawEllipse(c, r * 0.45, r * 0.45);
         }
+        const QRect box = markerBox(c, r, pinned);
+        markerBoxes.append(box);
+        m_painted.append(PaintedItem {PaintedItem::Marker, box, id, 1});
+        placed.push_back(
+            Placed {c, r, pinned, index.data(SnapshotTimelineModel::LaneRole).toInt(), label});
+    }
+    taken += markerBoxes;
 
-        const int lane = index.data(SnapshotTimelineModel::LaneRole).toInt();
-        const QString label =
-            index.siblingAtColumn(SnapshotTimelineModel::LabelColumn).data().toString();
-        const QString text = painter.fontMetrics().elidedText(label, Qt::ElideRight, 120);
-        const int w = painter.fontMetrics().horizontalAdvance(text);
-        const int left = int(c.x()) - w / 2;
-        const QFontMetrics metrics = painter.fontMetrics();
-        painter.setPen(pal.color(QPalette::Text));
-        if (left > labelRightBelow.value(lane, -1000) + 6) {
-            drawLabel(QPoint(left, int(c.y()) + r + metrics.ascent() + 3), text);
-            labelRightBelow.insert(lane, left + w);
-        } else if (left > labelRightAbove.value(lane, -1000) + 6) {
-            // Crowded below: above the marker (and its pin).
-            const int top = int(c.y()) - r - (pinned ? 17 : 4) - metrics.descent();
-            drawLabel(QPoint(left, top), text);
-            labelRightAbove.insert(lane, left + w);
+    // Labels where they cover nothing: below the marker, else above it, else shorter, else not
+    // at all (the tooltip and the list have every label).
+    painter.setPen(pal.color(QPalette::Text));
+    const QFontMetrics metrics = painter.fontMetrics();
+    const auto isFree = [&](const QRect &box) {
+        const QRect air = box.adjusted(-2, 0, 2, 0);
+        return std::none_of(taken.cbegin(), taken.cend(),
+                            [&](const QRect &other) { return other.intersects(air); });
+    };
+    for (const Placed &marker : placed) {
+        bool drawn = false;
+        for (const int widest : {120, 64}) {
+            const QString text = metrics.elidedText(marker.label, Qt::ElideRight, widest);
+            if (text.isEmpty())
+                continue;
+            const int w = metrics.horizontalAdvance(text);
+            const int left =
+                std::clamp(int(marker.center.x()) - w / 2, 2, std::max(2, width() - w - 4));
+            const QPoint below(left, int(marker.center.y()) + marker.radius + metrics.ascent() + 3);
+            const QPoint above(left,
+                               int(marker.center.y()) - marker.radius - (marker.pinned ? 17 : 4)
+                                   - metrics.descent());
+            for (const QPoint &baseline : {below, above}) {
+                if (isFree(labelBox(baseline, text))) {
+                    drawLabel(baseline, text);
+                    drawn = true;
+                    break;
+                }
+            }
+            if (drawn)
+                break;
         }
     }
     // Where the sandbox runs from now: a ring and a tag, so a restore is seen at a glance.
-    if (const QRect tag = currentStateRect(); !tag.isEmpty()) {
+    if (!tag.isEmpty()) {
+        m_painted.append(PaintedItem {PaintedItem::Label, tag, currentStateText(), 1});
         const QRect marker = currentStateMarker();
         painter.setPen(QPen(kManual, 2.5));
         painter.setBrush(Qt::NoBrush);
@@ -690,6 +913,21 @@ bool SnapshotTimelineView::event(QEvent *event)
     if (event->type() == QEvent::ToolTip) {
         // Over a marker: the snapshot in words; elsewhere the legend (elided when narrow).
         auto *help = static_cast<QHelpEvent *>(event);
+        if (const int cluster = clusterAt(help->pos()); cluster >= 0) {
+            // A cluster opens up on hover: its snapshots, newest first.
+            const QStringList &ids = timeRange().clusters[size_t(cluster)].ids;
+            QStringList lines {
+                tr("%n snapshot(s) close together; click to pick one:", "", int(ids.size()))};
+            constexpr int kShown = 15;
+            for (qsizetype i = ids.size() - 1; i >= 0 && lines.size() <= kShown; --i)
+                lines.append(m_model->indexOf(ids.at(i))
+                                 .data(SnapshotTimelineModel::SummaryRole)
+                                 .toString());
+            if (ids.size() > kShown)
+                lines.append(tr("… and %n more", "", int(ids.size()) - kShown));
+            QToolTip::showText(help->globalPos(), lines.join(QLatin1Char('\n')), this);
+            return true;
+        }
         const QModelIndex index = indexAt(help->pos());
         QToolTip::showText(help->globalPos(),
                            index.isValid()
@@ -704,10 +942,48 @@ bool SnapshotTimelineView::event(QEvent *event)
 void SnapshotTimelineView::mousePressEvent(QMouseEvent *event)
 {
     setFocus(Qt::MouseFocusReason);
+    if (const int cluster = clusterAt(event->position().toPoint());
+        cluster >= 0 && event->button() == Qt::LeftButton) {
+        // A click on a cluster opens it: a menu of its snapshots to pick from.
+        const QStringList &ids = timeRange().clusters[size_t(cluster)].ids;
+        if (!ids.contains(currentIndex().data(SnapshotTimelineModel::IdRole).toString()))
+            setCurrentIndex(m_model->indexOf(ids.constLast()));
+        showClusterMenu(cluster, event->globalPosition().toPoint());
+        event->accept();
+        return;
+    }
     const QModelIndex index = indexAt(event->position().toPoint());
     if (index.isValid())
         setCurrentIndex(index);
     QWidget::mousePressEvent(event);
+}
+
+void SnapshotTimelineView::showClusterMenu(int cluster, const QPoint &globalPos)
+{
+    const QStringList ids = timeRange().clusters[size_t(cluster)].ids;
+    auto *menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("clusterMenu"));
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->setAccessibleName(tr("Snapshots close together"));
+    const QString currentId = currentIndex().data(SnapshotTimelineModel::IdRole).toString();
+    for (qsizetype i = ids.size() - 1; i >= 0; --i) {
+        const QString id = ids.at(i);
+        const QModelIndex label = m_model->indexOf(id, SnapshotTimelineModel::LabelColumn);
+        const QString time = QLocale().toString(m_model->indexOf(id)
+                                                    .data(SnapshotTimelineModel::CreatedAtRole)
+                                                    .toDateTime()
+                                                    .toLocalTime(),
+                                                QStringLiteral("HH:mm:ss"));
+        QAction *action = menu->addAction(tr("%1 — %2").arg(label.data().toString(), time));
+        action->setCheckable(true);
+        action->setChecked(id == currentId);
+        action->setData(id);
+        connect(action, &QAction::triggered, this, [this, id] {
+            if (m_model)
+                setCurrentIndex(m_model->indexOf(id));
+        });
+    }
+    menu->popup(globalPos);
 }
 
 void SnapshotTimelineView::enterEvent(QEnterEvent *event)

@@ -2,8 +2,11 @@
 
 #include <QDateTime>
 #include <QHash>
+#include <QList>
 #include <QModelIndex>
 #include <QPointer>
+#include <QRect>
+#include <QStringList>
 #include <QTimer>
 #include <QWidget>
 
@@ -31,6 +34,13 @@ class SnapshotTimelineModel;
 /// accessible description names the current snapshot in words.
 /// The axis stays put while the pointer is over the view: it is made anew when the snapshots
 /// or the size change, and every 30 s for the moving "now" only while the pointer is elsewhere.
+///
+/// Markers do not crowd: when the width cannot give every marker its own room, neighbours in
+/// time on the same lane are drawn as one cluster marker with their count (those closest in
+/// time first, until the rest fit). Hovering a cluster lists its snapshots; a click opens a
+/// menu of them to pick one; a snapshot inside a cluster that becomes current (keys, the list)
+/// names itself in the cluster's label. Labels are drawn only where they overlap no marker,
+/// no other label and no tag (below the marker, else above, else shorter, else not at all).
 class SnapshotTimelineView final : public QWidget
 {
     Q_OBJECT
@@ -64,6 +74,21 @@ public:
     /// growing with the logarithm of the size up to 18 (so a 1 GiB snapshot stays readable
     /// next to a 50 KiB one).
     static int markerRadius(qint64 newBytes);
+    /// Radius of a cluster marker of `count` snapshots (room for its count).
+    static int clusterRadius(int count);
+
+    /// What the last paint drew in the plot, for tests (no two may overlap) and diagnostics.
+    struct PaintedItem
+    {
+        enum Kind { Marker, Label };
+        Kind kind = Marker;
+        QRect rect;
+        QString text; ///< a label's text; a marker's snapshot id (a cluster's: its first)
+        int members = 1; ///< snapshots a marker stands for
+    };
+    QList<PaintedItem> paintedItems() const { return m_painted; }
+    /// The snapshot ids drawn together with `index` as one cluster (empty: drawn on its own).
+    QStringList clusterMembers(const QModelIndex &index) const;
 
     /// Where "now" comes from: QDateTime::currentDateTimeUtc unless a test moves time on.
     void setClock(std::function<QDateTime()> now) { m_now = std::move(now); }
@@ -102,6 +127,15 @@ private:
         std::vector<std::pair<qint64, double>> knots; // ms since epoch -> x, ascending
         QHash<QString, double> markerX; // snapshot id -> x
         double nowX = 0;
+        struct Cluster
+        {
+            QStringList ids; // oldest first
+            int lane = 0;
+            double x = 0;
+            int radius = 0;
+        };
+        std::vector<Cluster> clusters; // markers standing for two or more snapshots
+        QHash<QString, int> clusterOf; // snapshot id -> index into clusters
     };
     const Range &timeRange() const;
     QRect plotRect() const;
@@ -118,6 +152,9 @@ private:
     void moveInTime(int step);
     void moveLane(int step);
     void updateDescription();
+    /// The cluster drawn at `pos`, or -1.
+    int clusterAt(const QPoint &pos) const;
+    void showClusterMenu(int cluster, const QPoint &globalPos);
 
     QPointer<SnapshotTimelineModel> m_model;
     QPointer<QItemSelectionModel> m_selection;
@@ -128,6 +165,7 @@ private:
     mutable QSize m_rangeSize;
     mutable bool m_clockPending = false; // the clock ticked while the pointer was inside
     bool m_pointerInside = false;
+    mutable QList<PaintedItem> m_painted;
 };
 
 } // namespace airlock

@@ -313,6 +313,10 @@ void TerminalView::updateTerminalSize()
     const int cols = std::max(1, (viewport()->width() - 2 * kMargin) / m_cell.width());
     if (rows == m_session->rows() && cols == m_session->cols())
         return;
+    // A new width re-flows the lines (TerminalSession::resize): a selection's cells would name
+    // other text afterwards.
+    if (cols != m_session->cols())
+        clearSelection();
     m_session->resize(rows, cols);
     updateScrollBar();
     Q_EMIT terminalSizeChanged(rows, cols);

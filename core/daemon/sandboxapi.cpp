@@ -10,6 +10,7 @@
 #include "core/vmm/imagestore.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QRegularExpression>
 
 #include <limits>
@@ -221,9 +222,13 @@ void SandboxApi::registerMethods()
         [this](const RpcContext &, const QJsonObject &p) { return policyGet(p); });
     // Deferred: answered once the sandbox's gateway confirmed the policy, so that "applied" in
     // a client means enforced (issue 16).
-    m_server.addDeferredMethod(QString::fromLatin1(method::PolicySet),
-                               [this](const RpcContext &, const QJsonObject &p,
-                                      RpcServer::Reply reply) { policySet(p, std::move(reply)); });
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::PolicySet),
+        [this](const RpcContext &c, const QJsonObject &p, RpcServer::Reply reply) {
+            policySet(c, p, std::move(reply));
+        });
+    add(method::PolicyHistory,
+        [this](const RpcContext &, const QJsonObject &p) { return policyHistory(p); });
     add(method::PolicyValidate,
         [this](const RpcContext &, const QJsonObject &p) { return policyValidate(p); });
     add(method::PolicyDryRun,
@@ -337,7 +342,8 @@ Result<QJsonValue> SandboxApi::policyGet(const QJsonObject &params)
                         {kRevision, policy->revision()}};
 }
 
-void SandboxApi::policySet(const QJsonObject &params, RpcServer::Reply reply)
+void SandboxApi::policySet(const RpcContext &context, const QJsonObject &params,
+                           RpcServer::Reply reply)
 {
     auto name = nameParam(params);
     if (!name)
@@ -345,6 +351,16 @@ void SandboxApi::policySet(const QJsonObject &params, RpcServer::Reply reply)
     auto value = policyParam(params);
     if (!value)
         return reply(std::unexpected(value.error()));
+    // What the change came through, for the policy history: the client's word, checked for
+    // shape only (who made it comes from the connection, not from here).
+    auto source = json::readString(params, QStringLiteral("source"), QStringLiteral("client"));
+    if (!source)
+        return reply(std::unexpected(source.error()));
+    static const QRegularExpression sourcePattern(QStringLiteral("^[a-z][a-z0-9-]{0,31}$"));
+    if (!sourcePattern.match(*source).hasMatch())
+        return reply(fail(ErrorKind::InvalidParams,
+                          QStringLiteral("field 'source' must be 1 to 32 characters a-z, 0-9 "
+                                         "and '-', starting with a letter")));
     // Check the name first so that an unknown sandbox is not_found whatever the policy.
     if (auto found = m_sandboxes.get(*name); !found)
         return reply(std::unexpected(found.error()));
@@ -370,13 +386,42 @@ void SandboxApi::policySet(const QJsonObject &params, RpcServer::Reply reply)
     const QJsonObject answer {{QStringLiteral("name"), *name},
                               {kPolicy, policy->toJson()},
                               {kRevision, policy->revision()}};
-    auto stored = m_sandboxes.setPolicy(*name, *policy, [reply, answer](const Result<void> &done) {
-        if (!done)
-            return reply(std::unexpected(done.error()));
-        reply(answer);
-    });
+    auto stored = m_sandboxes.setPolicy(
+        *name, *policy,
+        [reply, answer](const Result<void> &done) {
+            if (!done)
+                return reply(std::unexpected(done.error()));
+            reply(answer);
+        },
+        PolicyChangeOrigin {context.peer.uid, *source});
     if (!stored)
         reply(std::unexpected(stored.error()));
+}
+
+Result<QJsonValue> SandboxApi::policyHistory(const QJsonObject &params)
+{
+    AIRLOCK_TRY_INIT(name, nameParam(params));
+    AIRLOCK_TRY_INIT(limit,
+                     json::readInteger(params, QStringLiteral("limit"), 1, PolicyHistory::kMaxLimit,
+                                       PolicyHistory::kDefaultLimit));
+    AIRLOCK_TRY_INIT(entries, m_sandboxes.policyHistory(*name, int(*limit)));
+    // Each entry may carry a whole policy (up to 64 KiB): the answer stays well inside one
+    // message, and `more` says that older entries were left out.
+    constexpr qsizetype kBudget = protocol::kMaxMessageBytes / 4 * 3;
+    QJsonArray changes;
+    qsizetype bytes = 0;
+    bool more = false;
+    for (const QJsonValue &entry : std::as_const(*entries)) {
+        bytes += QJsonDocument(entry.toObject()).toJson(QJsonDocument::Compact).size();
+        if (bytes > kBudget) {
+            more = true;
+            break;
+        }
+        changes.append(entry);
+    }
+    return QJsonObject {{QStringLiteral("name"), *name},
+                        {QStringLiteral("changes"), changes},
+                        {QStringLiteral("more"), more}};
 }
 
 Result<QJsonValue> SandboxApi::policyValidate(const QJsonObject &params)

@@ -37,7 +37,8 @@ private:
     Result<QJsonValue> imageList();
     Result<QJsonValue> policyGet(const QJsonObject &params);
     /// Answers through `reply` once the policy is stored and enforced (SandboxService::setPolicy).
-    void policySet(const QJsonObject &params, RpcServer::Reply reply);
+    void policySet(const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply);
+    Result<QJsonValue> policyHistory(const QJsonObject &params);
     Result<QJsonValue> policyValidate(const QJsonObject &params);
     Result<QJsonValue> policyDryRun(const QJsonObject &params);
     Result<QJsonValue> egressHistory(const QJsonObject &params);

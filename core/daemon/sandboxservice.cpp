@@ -107,6 +107,7 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
     , m_seed(m_bindings)
     , m_networks(m_config.network, m_uids)
     , m_egress(registry, m_config.egressHistory)
+    , m_policyHistory(QDir(m_config.stateDir).filePath(QStringLiteral("policy-history")))
     , m_tableWatch(m_config.network.instance,
                    [this] {
                        std::vector<std::pair<QString, SandboxNetwork *>> networks;
@@ -831,6 +832,8 @@ Result<void> SandboxService::remove(const QString &name)
         m_egress.forget(name);
         if (auto ok = m_registry.remove(name); !ok && ok.error().kind != ErrorKind::NotFound)
             return std::unexpected(ok.error());
+        // Its policy changes too: a later sandbox of the same name starts without a past.
+        m_policyHistory.remove(name);
     }
     // The name was validated on create, so this stays inside STATE/run.
     m_runtimeDirs.remove(name);
@@ -1018,7 +1021,8 @@ Result<EgressPolicy> SandboxService::policy(const QString &name) const
 }
 
 Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &policy,
-                                       GatewayProcess::PolicyAck enforced)
+                                       GatewayProcess::PolicyAck enforced,
+                                       const PolicyChangeOrigin &origin)
 {
     AIRLOCK_TRY_INIT(found, find(name));
     AIRLOCK_TRY(policy.validate());
@@ -1027,9 +1031,15 @@ Result<void> SandboxService::setPolicy(const QString &name, const EgressPolicy &
     record.policy = policy;
     // Persist first: a failed write leaves both the file and the live policy as they were.
     AIRLOCK_TRY(m_registry.update(record));
-    entry->policy = policy;
-    qCInfo(lcSandbox, "%s: egress policy set (%lld rules)", qPrintable(name),
-           static_cast<long long>(policy.rules.size()));
+    const EgressPolicy before = std::exchange(entry->policy, policy);
+    qCInfo(lcSandbox, "%s: egress policy set (%lld rules, revision %s, source %s)",
+           qPrintable(name), static_cast<long long>(policy.rules.size()),
+           qPrintable(policy.revision()), qPrintable(origin.source));
+    if (!entry->internal) {
+        if (auto recorded = m_policyHistory.append(name, before, policy, origin); !recorded)
+            qCWarning(lcSandbox, "%s: policy change not recorded: %s", qPrintable(name),
+                      qPrintable(recorded.error().message));
+    }
     Q_EMIT policyChanged(name);
     // A starting sandbox's network has its gateway up (or coming): it gets the policy before
     // the guest runs.
@@ -1056,6 +1066,12 @@ void SandboxService::forgetSecret(const QString &secret)
         if (auto forgotten = entry.network->forgetSecret(secret); !forgotten)
             qCWarning(lcSandbox, "%s: %s", qPrintable(name), qPrintable(forgotten.error().message));
     }
+}
+
+Result<QJsonArray> SandboxService::policyHistory(const QString &name, int limit) const
+{
+    AIRLOCK_TRY(find(name));
+    return m_policyHistory.entries(name, limit);
 }
 
 Result<QList<EgressRecord>>

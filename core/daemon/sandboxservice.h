@@ -7,6 +7,7 @@
 #include "core/daemon/guestmemory.h"
 #include "core/daemon/guestseed.h"
 #include "core/daemon/networklinks.h"
+#include "core/daemon/policyhistory.h"
 #include "core/daemon/registry.h"
 #include "core/daemon/runtimedirectory.h"
 #include "core/daemon/sandboxdisks.h"
@@ -172,8 +173,15 @@ public:
     /// succeeded (GatewayProcess::PolicyAck): at once for a sandbox without a gateway, else when
     /// its gateway confirmed the policy (Timeout or OperationFailed when it did not; the policy
     /// stays stored either way).
+    /// Each change is recorded with `origin` in the sandbox's policy history (PolicyHistory,
+    /// STATE/policy-history) once it is stored; a record that cannot be written is logged and
+    /// the change stands.
     Result<void> setPolicy(const QString &name, const EgressPolicy &policy,
-                           GatewayProcess::PolicyAck enforced = {});
+                           GatewayProcess::PolicyAck enforced = {},
+                           const PolicyChangeOrigin &origin = {});
+    /// The newest `limit` recorded policy changes of a sandbox, newest first
+    /// (PolicyHistory::entries). NotFound, InvalidName.
+    Result<QJsonArray> policyHistory(const QString &name, int limit) const;
     /// Tells every running gateway to drop the values of a deleted secret.
     void forgetSecret(const QString &secret);
     /// Stored egress events of a sandbox (Registry::egressHistory). NotFound, InvalidName.
@@ -340,6 +348,7 @@ private:
     NetworkLinks m_networks;
     TemplateSource m_templates;
     EgressRecorder m_egress;
+    PolicyHistory m_policyHistory;
     TableWatch m_tableWatch;
     Adoption m_adoption;
     /// Template memory fills (TemplateStart::fillMemory); last, so it waits for them first.

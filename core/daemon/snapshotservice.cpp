@@ -623,7 +623,8 @@ Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &na
     };
     if (!snapshot->sandbox.isEmpty()) {
         if (auto policy = m_sandboxes.policy(snapshot->sandbox))
-            m_sandboxes.setPolicy(name, *policy);
+            m_sandboxes.setPolicy(name, *policy, {},
+                                  PolicyChangeOrigin {std::nullopt, QStringLiteral("fork")});
     }
     if (forkBindings.copy && !snapshot->sandbox.isEmpty()) {
         if (!m_bindings)

@@ -198,6 +198,19 @@ Result<void> EgressRule::validate() const
     return {};
 }
 
+QString EgressRule::summary() const
+{
+    QStringList portTexts;
+    for (const quint16 port : ports)
+        portTexts.append(QString::number(port));
+    QString text = host + QLatin1Char(':') + portTexts.join(QLatin1Char(','));
+    if (!methods.isEmpty())
+        text += QLatin1Char(' ') + methods.join(QLatin1Char(','));
+    if (!pathPrefixes.isEmpty())
+        text += QLatin1Char(' ') + pathPrefixes.join(QLatin1Char(' '));
+    return text;
+}
+
 QJsonObject EgressRule::toJson() const
 {
     QJsonObject object {{kHost, host}};

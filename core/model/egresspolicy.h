@@ -32,6 +32,9 @@ struct EgressRule
     /// `{host, ports, methods?, pathPrefixes?, comment?}`; empty optional lists and an empty
     /// comment are left out.
     QJsonObject toJson() const;
+    /// The rule in one line for lists and logs: `host:ports`, then the methods and the path
+    /// prefixes when it names any, e.g. "pypi.org:443,8443 GET,HEAD /simple/ /packages/".
+    QString summary() const;
     /// Reads and validates one rule; host patterns are canonicalized (so "*.PKG.test." is
     /// stored as "*.pkg.test"); everything else must already be in canonical form and is
     /// rejected, not repaired. Unknown keys are errors (a typo must not silently widen or

@@ -29,6 +29,7 @@ inline constexpr char ConsoleResize[] = "console.resize";
 inline constexpr char EventsSubscribe[] = "events.subscribe";
 inline constexpr char PolicyGet[] = "policy.get";
 inline constexpr char PolicySet[] = "policy.set";
+inline constexpr char PolicyHistory[] = "policy.history";
 inline constexpr char PolicyValidate[] = "policy.validate";
 inline constexpr char PolicyDryRun[] = "policy.dryRun";
 inline constexpr char SecretSet[] = "secret.set";

@@ -58,7 +58,13 @@ public:
     int rows() const;
     int cols() const;
     /// Resizes the screen; lines that scroll off the top go to the scrollback and come back
-    /// when the screen grows again.
+    /// when the screen grows again. A new width re-flows scrollback and screen: rows the text
+    /// wrapped into are joined again and the lines wrapped at the new width, the cursor staying
+    /// on its character (libvterm 0.1 has no reflow of its own). A row counts as wrapped when
+    /// text reached its last column and no line feed ended it while it held what it holds now;
+    /// a row a full-screen program draws on the alternate screen is left to that program,
+    /// which redraws for the new size. The oldest stored line keeps its number
+    /// (scrollbackPushedTotal() - scrollbackCount()), later numbers change.
     void resize(int rows, int cols);
 
     /// The cell at (row, col) of the visible screen; a default blank cell outside it.

@@ -18,6 +18,8 @@
 #include <memory>
 #include <vector>
 
+#include <unistd.h>
+
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
 
@@ -535,6 +537,44 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains(QStringLiteral("not valid JSON")), qPrintable(result.err));
         QCOMPARE(run({QStringLiteral("policy"), QStringLiteral("validate"),
                       helper.tempPath() + QStringLiteral("/missing.json")})
+                     .exitCode,
+                 1);
+
+        // history: the two changes set made (the refused one is not a change), newest first,
+        // with who, through what and the rules added and removed.
+        result = run(
+            {QStringLiteral("policy"), QStringLiteral("history"), QStringLiteral("ctl-policy")});
+        QCOMPARE(result.exitCode, 0);
+        const QStringList history = result.out.trimmed().split(u'\n');
+        QVERIFY2(history.value(0).startsWith(QStringLiteral("#2  ")), qPrintable(result.out));
+        QVERIFY2(
+            history.value(0).contains(QStringLiteral("(uid %1) via airlockctl").arg(::getuid())),
+            qPrintable(result.out));
+        QVERIFY2(history.value(0).endsWith(QStringLiteral("(1 rule)")), qPrintable(result.out));
+        QVERIFY2(result.out.contains(QStringLiteral("    + registry.npmjs.org:443")),
+                 qPrintable(result.out));
+        QVERIFY2(result.out.contains(QStringLiteral("    - pypi.org:443")), qPrintable(result.out));
+        const qsizetype first = history.indexOf(QRegularExpression(QStringLiteral("^#1  .*")));
+        QVERIFY2(first > 0, qPrintable(result.out));
+        QVERIFY2(history.at(first).endsWith(QStringLiteral("(2 rules)")), qPrintable(result.out));
+        QCOMPARE(
+            history.mid(first + 1).filter(QRegularExpression(QStringLiteral("^    \\+ "))).size(),
+            2);
+        result =
+            run({QStringLiteral("policy"), QStringLiteral("history"), QStringLiteral("ctl-policy"),
+                 QStringLiteral("--limit"), QStringLiteral("1"), QStringLiteral("--json")});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonArray changes = QJsonDocument::fromJson(result.out.toUtf8())
+                                       .object()
+                                       .value(QStringLiteral("changes"))
+                                       .toArray();
+        QCOMPARE(changes.size(), 1);
+        QCOMPARE(changes.at(0).toObject().value(QStringLiteral("seq")).toInteger(), 2);
+        QCOMPARE(run({QStringLiteral("policy"), QStringLiteral("history"),
+                      QStringLiteral("ctl-policy"), QStringLiteral("--limit"), QStringLiteral("0")})
+                     .exitCode,
+                 2);
+        QCOMPARE(run({QStringLiteral("policy"), QStringLiteral("history"), QStringLiteral("ghost")})
                      .exitCode,
                  1);
 

@@ -13,6 +13,7 @@
 #include "sshserver.h"
 #include "sshsocketforwarder.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -26,6 +27,7 @@
 #include <grp.h>
 #include <memory>
 #include <poll.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -272,6 +274,7 @@ private Q_SLOTS:
     void policyValidate();
     void policyUnknownSandbox();
     void policySurvivesRestartAndGoesWithDelete();
+    void policyHistoryRecordsEachChange();
 
 private:
     /// True when the helper still answers a new client.
@@ -545,6 +548,29 @@ void TestHelperProtocol::wrongParameterTypes_data()
         << QStringLiteral("data");
     QTest::newRow("attach without name")
         << QStringLiteral("console.attach") << QJsonObject() << QStringLiteral("name");
+    QTest::newRow("policy history limit as string")
+        << QStringLiteral("policy.history")
+        << obj({{"name", QStringLiteral("a")}, {"limit", QStringLiteral("5")}})
+        << QStringLiteral("limit");
+    QTest::newRow("policy history limit too large")
+        << QStringLiteral("policy.history") << obj({{"name", QStringLiteral("a")}, {"limit", 501}})
+        << QStringLiteral("limit");
+    QTest::newRow("policy set source upper case")
+        << QStringLiteral("policy.set")
+        << obj({{"name", QStringLiteral("a")},
+                {"policy",
+                 QJsonObject {{QStringLiteral("version"), 1},
+                              {QStringLiteral("rules"), QJsonArray()}}},
+                {"source", QStringLiteral("Editor")}})
+        << QStringLiteral("source");
+    QTest::newRow("policy set source as number")
+        << QStringLiteral("policy.set")
+        << obj({{"name", QStringLiteral("a")},
+                {"policy",
+                 QJsonObject {{QStringLiteral("version"), 1},
+                              {QStringLiteral("rules"), QJsonArray()}}},
+                {"source", 3}})
+        << QStringLiteral("source");
 }
 
 void TestHelperProtocol::wrongParameterTypes()
@@ -615,8 +641,9 @@ void TestHelperProtocol::unknownNames_data()
     QTest::addColumn<QString>("method");
     QTest::addColumn<QJsonObject>("params");
     const QJsonObject ghost = named(QStringLiteral("ghost"));
-    for (const char *method : {"sandbox.get", "sandbox.start", "sandbox.stop", "sandbox.kill",
-                               "sandbox.delete", "console.attach", "console.detach"})
+    for (const char *method :
+         {"sandbox.get", "sandbox.start", "sandbox.stop", "sandbox.kill", "sandbox.delete",
+          "console.attach", "console.detach", "policy.history"})
         QTest::newRow(method) << QString::fromLatin1(method) << ghost;
     QJsonObject write = ghost;
     write.insert(QStringLiteral("data"), QStringLiteral("aGk="));
@@ -1288,6 +1315,170 @@ void TestHelperProtocol::policySurvivesRestartAndGoesWithDelete()
              QStringLiteral("not_found"));
     client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("durable")));
     QCOMPARE(policyOf(client, QStringLiteral("durable")), denyAllPolicy());
+}
+
+void TestHelperProtocol::policyHistoryRecordsEachChange()
+{
+    RpcTestClient client(clientSocket());
+    // The uid the helper sees on this connection (over SSH: the SSH user's).
+    const qint64 seenUid = RpcTestClient::result(client.call(QStringLiteral("hello"),
+                                                             {{QStringLiteral("protocol"), 1}}))
+                               .value(QStringLiteral("uid"))
+                               .toInteger(-1);
+    QVERIFY(seenUid >= 0);
+    client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("journal")));
+    const auto history = [&](int limit = 50) {
+        QJsonObject params = named(QStringLiteral("journal"));
+        params.insert(QStringLiteral("limit"), limit);
+        return RpcTestClient::result(client.call(QStringLiteral("policy.history"), params));
+    };
+    QCOMPARE(history().value(QStringLiteral("changes")).toArray(), QJsonArray());
+    const auto rule = [](const QString &host) {
+        return QJsonObject {{QStringLiteral("host"), host}};
+    };
+    const auto set = [&](const QJsonArray &rules, const QString &source) {
+        QJsonObject params = policyParams(
+            QStringLiteral("journal"),
+            QJsonObject {{QStringLiteral("version"), 1}, {QStringLiteral("rules"), rules}});
+        if (!source.isEmpty())
+            params.insert(QStringLiteral("source"), source);
+        return client.call(QStringLiteral("policy.set"), params);
+    };
+    const QString denyAll = RpcTestClient::result(client.call(QStringLiteral("policy.get"),
+                                                              named(QStringLiteral("journal"))))
+                                .value(QStringLiteral("revision"))
+                                .toString();
+    const QString first =
+        RpcTestClient::result(set({rule(QStringLiteral("a.test"))}, QStringLiteral("editor")))
+            .value(QStringLiteral("revision"))
+            .toString();
+    const QString second =
+        RpcTestClient::result(set({rule(QStringLiteral("a.test")), rule(QStringLiteral("b.test"))},
+                                  QStringLiteral("allow-prompt")))
+            .value(QStringLiteral("revision"))
+            .toString();
+    // The same policy again is no change; a refused one is none either.
+    QVERIFY(set({rule(QStringLiteral("a.test")), rule(QStringLiteral("b.test"))}, QString())
+                .contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::errorKind(set({rule(QStringLiteral("10.0.0.1"))}, QString())),
+             QStringLiteral("invalid_params"));
+    const QString third = RpcTestClient::result(set({rule(QStringLiteral("b.test"))}, QString()))
+                              .value(QStringLiteral("revision"))
+                              .toString();
+
+    const QJsonObject answer = history();
+    QCOMPARE(answer.value(QStringLiteral("name")).toString(), QStringLiteral("journal"));
+    QCOMPARE(answer.value(QStringLiteral("more")).toBool(), false);
+    const QJsonArray changes = answer.value(QStringLiteral("changes")).toArray();
+    QCOMPARE(changes.size(), 3);
+    const QJsonObject newest = changes.at(0).toObject();
+    const QJsonObject middle = changes.at(1).toObject();
+    const QJsonObject oldest = changes.at(2).toObject();
+    QCOMPARE(newest.value(QStringLiteral("seq")).toInteger(), 3);
+    QCOMPARE(oldest.value(QStringLiteral("seq")).toInteger(), 1);
+    // Who: the connection's uid as the helper sees it, and its passwd name.
+    for (const QJsonObject &change : {newest, middle, oldest}) {
+        QCOMPARE(change.value(QStringLiteral("uid")).toInteger(), seenUid);
+        const passwd *me = ::getpwuid(uid_t(seenUid));
+        QCOMPARE(change.value(QStringLiteral("user")).toString(),
+                 me ? QString::fromLocal8Bit(me->pw_name) : QString());
+        QVERIFY(QDateTime::fromString(change.value(QStringLiteral("time")).toString(),
+                                      Qt::ISODateWithMs)
+                    .isValid());
+    }
+    QCOMPARE(oldest.value(QStringLiteral("source")).toString(), QStringLiteral("editor"));
+    QCOMPARE(middle.value(QStringLiteral("source")).toString(), QStringLiteral("allow-prompt"));
+    QCOMPARE(newest.value(QStringLiteral("source")).toString(), QStringLiteral("client"));
+    // The revisions chain, and the diff names the rules.
+    QCOMPARE(oldest.value(QStringLiteral("oldRevision")).toString(), denyAll);
+    QCOMPARE(oldest.value(QStringLiteral("newRevision")).toString(), first);
+    QCOMPARE(middle.value(QStringLiteral("oldRevision")).toString(), first);
+    QCOMPARE(middle.value(QStringLiteral("newRevision")).toString(), second);
+    QCOMPARE(newest.value(QStringLiteral("oldRevision")).toString(), second);
+    QCOMPARE(newest.value(QStringLiteral("newRevision")).toString(), third);
+    const auto hosts = [](const QJsonValue &rules) {
+        QStringList names;
+        for (const QJsonValue &r : rules.toArray())
+            names.append(r.toObject().value(QStringLiteral("host")).toString());
+        return names;
+    };
+    QCOMPARE(hosts(oldest.value(QStringLiteral("added"))), QStringList {QStringLiteral("a.test")});
+    QCOMPARE(hosts(oldest.value(QStringLiteral("removed"))), QStringList());
+    QCOMPARE(hosts(middle.value(QStringLiteral("added"))), QStringList {QStringLiteral("b.test")});
+    QCOMPARE(hosts(newest.value(QStringLiteral("added"))), QStringList());
+    QCOMPARE(hosts(newest.value(QStringLiteral("removed"))),
+             QStringList {QStringLiteral("a.test")});
+    QCOMPARE(newest.value(QStringLiteral("removedCount")).toInteger(), 1);
+    QCOMPARE(newest.value(QStringLiteral("rules")).toInteger(), 1);
+    // The whole policy of each change, so a client can go back to it.
+    QCOMPARE(
+        hosts(middle.value(QStringLiteral("policy")).toObject().value(QStringLiteral("rules"))),
+        (QStringList {QStringLiteral("a.test"), QStringLiteral("b.test")}));
+    QCOMPARE(history(1).value(QStringLiteral("changes")).toArray().size(), 1);
+
+    // Another member of the airlock group is recorded as itself.
+    if (!m_overSsh) {
+        const group *airlockGroup = ::getgrnam("airlock");
+        QVERIFY(airlockGroup);
+        const QByteArray line =
+            QJsonDocument(
+                QJsonObject {
+                    {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                    {QStringLiteral("id"), 1},
+                    {QStringLiteral("method"), QStringLiteral("policy.set")},
+                    {QStringLiteral("params"),
+                     QJsonObject {{QStringLiteral("name"), QStringLiteral("journal")},
+                                  {QStringLiteral("source"), QStringLiteral("editor")},
+                                  {QStringLiteral("policy"),
+                                   QJsonObject {{QStringLiteral("version"), 1},
+                                                {QStringLiteral("rules"),
+                                                 QJsonArray {rule(QStringLiteral("c.test"))}}}}}}})
+                .toJson(QJsonDocument::Compact)
+            + '\n';
+        const ForeignClientOutcome outcome =
+            connectAs(m_helper->socketPath(), kNobody, airlockGroup->gr_gid, line);
+        QVERIFY2(outcome.failure.isEmpty(), qPrintable(outcome.failure));
+        QVERIFY2(outcome.firstLine.contains("\"result\""), outcome.firstLine.constData());
+        const QJsonObject theirs =
+            history(1).value(QStringLiteral("changes")).toArray().at(0).toObject();
+        QCOMPARE(theirs.value(QStringLiteral("uid")).toInteger(), qint64(kNobody));
+        QCOMPARE(theirs.value(QStringLiteral("user")).toString(), QStringLiteral("nobody"));
+        QCOMPARE(theirs.value(QStringLiteral("source")).toString(), QStringLiteral("editor"));
+    }
+
+    // It survives a restart, is one JSON line per change in the state dir, root's only, and
+    // goes with the sandbox.
+    QVERIFY2(m_helper->restart(), qPrintable(m_helper->lastError()));
+    RpcTestClient again(clientSocket());
+    QVERIFY(again.hello());
+    QJsonObject params = named(QStringLiteral("journal"));
+    const QJsonArray kept =
+        RpcTestClient::result(again.call(QStringLiteral("policy.history"), params))
+            .value(QStringLiteral("changes"))
+            .toArray();
+    QCOMPARE(kept.size(), m_overSsh ? 3 : 4);
+    QCOMPARE(kept.at(kept.size() - 1).toObject().value(QStringLiteral("seq")).toInteger(), 1);
+    const QString file = m_helper->stateDir() + QStringLiteral("/policy-history/journal.jsonl");
+    QFile lines(file);
+    QVERIFY2(lines.open(QIODevice::ReadOnly), qPrintable(file));
+    QCOMPARE(lines.readAll().count('\n'), kept.size());
+    struct stat info
+    {
+    };
+    QCOMPARE(
+        ::stat(
+            QFile::encodeName(m_helper->stateDir() + QStringLiteral("/policy-history")).constData(),
+            &info),
+        0);
+    QCOMPARE(info.st_mode & 0777, mode_t(0700));
+    QVERIFY(
+        again.call(QStringLiteral("sandbox.delete"), params).contains(QStringLiteral("result")));
+    QVERIFY(!QFile::exists(file));
+    again.call(QStringLiteral("sandbox.create"), params);
+    QCOMPARE(RpcTestClient::result(again.call(QStringLiteral("policy.history"), params))
+                 .value(QStringLiteral("changes"))
+                 .toArray(),
+             QJsonArray());
 }
 
 QTEST_GUILESS_MAIN(TestHelperProtocol)

@@ -68,7 +68,8 @@ expect "push pull diff" airlockctl workspace ""
 expect "push pull" airlockctl workspace pu
 expect "demo agent-2" airlockctl workspace diff ""
 expect "--user --json --socket --help" airlockctl workspace push demo -
-expect "get set validate" airlockctl policy ""
+expect "get set validate history" airlockctl policy ""
+expect "demo agent-2" airlockctl policy history ""
 expect "validate" airlockctl policy v
 expect "demo agent-2" airlockctl policy get ""
 expect "demo" airlockctl policy set d

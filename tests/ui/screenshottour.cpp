@@ -1,6 +1,6 @@
 // airlock_screenshot_tour: takes the pictures of docs/gui.md (main-window, new-sandbox, console,
-// timeline, egress, credentials, policy-editor, dry-run, files, run-command, review-changes,
-// denials, allow-prompt, minimum-size .png). Not a test. Run as root under Xvfb
+// timeline, egress, credentials, policy-editor, dry-run, policy-history, files, run-command,
+// review-changes, denials, allow-prompt, minimum-size .png). Not a test. Run as root under Xvfb
 // from the build directory after the guest image is built (docs/gui.md, "Screenshots"):
 //   AIRLOCK_AIRLOCKD=$PWD/app/airlockd/airlockd
 //   AIRLOCK_GATEWAY=$PWD/app/airlock-gateway/airlock-gateway
@@ -33,6 +33,7 @@
 #include "ui/mainwindow.h"
 #include "ui/newsandboxdialog.h"
 #include "ui/policyeditor.h"
+#include "ui/policyhistorymodel.h"
 #include "ui/policyrulemodel.h"
 #include "ui/resources.h"
 #include "ui/reviewdialog.h"
@@ -290,9 +291,25 @@ int main(int argc, char *argv[])
             rpc.call(QStringLiteral("sandbox.create"), {{QStringLiteral("name"), name}});
         QFile github(QStringLiteral(":/policies/github.json"));
         github.open(QIODevice::ReadOnly);
-        rpc.call(QStringLiteral("policy.set"),
-                 {{QStringLiteral("name"), QStringLiteral("agent")},
-                  {QStringLiteral("policy"), QJsonDocument::fromJson(github.readAll()).object()}});
+        const QJsonObject githubPolicy = QJsonDocument::fromJson(github.readAll()).object();
+        // A policy history worth a picture (policy-history.png): set from the command line, a
+        // rule allowed at the prompt, then reverted in the editor; it ends where it began, so
+        // the denials later in the tour are what they would be without it.
+        QJsonObject withNpm = githubPolicy;
+        QJsonArray rules = withNpm.value(QStringLiteral("rules")).toArray();
+        rules.append(QJsonObject {
+            {QStringLiteral("host"), QStringLiteral("registry.npmjs.org")},
+            {QStringLiteral("methods"), QJsonArray {QStringLiteral("GET")}},
+            {QStringLiteral("comment"),
+             QStringLiteral("allowed by the tour at the Allow? prompt after 2 denied requests")}});
+        withNpm.insert(QStringLiteral("rules"), rules);
+        for (const auto &[policy, source] : {std::pair {githubPolicy, QStringLiteral("airlockctl")},
+                                             std::pair {withNpm, QStringLiteral("allow-prompt")},
+                                             std::pair {githubPolicy, QStringLiteral("revert")}})
+            rpc.call(QStringLiteral("policy.set"),
+                     {{QStringLiteral("name"), QStringLiteral("agent")},
+                      {QStringLiteral("policy"), policy},
+                      {QStringLiteral("source"), source}});
         QFile debian(QStringLiteral(":/policies/debian-mirrors.json"));
         debian.open(QIODevice::ReadOnly);
         rpc.call(QStringLiteral("policy.set"),
@@ -503,6 +520,16 @@ int main(int argc, char *argv[])
     editor->runDryRun(1);
     finished.wait(10000);
     shoot(editor, out + QStringLiteral("/dry-run.png"));
+
+    // The recorded changes of the policy, the first one selected to go back to.
+    QSignalSpy historyLoaded(editor, &PolicyEditor::historyLoaded);
+    editor->reloadHistory();
+    historyLoaded.wait(10000);
+    for (QTabWidget *tabs : editor->findChildren<QTabWidget *>())
+        if (tabs->accessibleName() == QStringLiteral("Changes, dry run and history"))
+            tabs->setCurrentIndex(2);
+    editor->historyTable()->selectRow(1);
+    shoot(editor, out + QStringLiteral("/policy-history.png"));
     editor->close();
 
     // The agent views: a project brought into /workspace, the Files tab, a command, a review.

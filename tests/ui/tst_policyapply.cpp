@@ -284,6 +284,18 @@ void TestPolicyApply::deniedDestinationIsAskedAboutAndAllowedOnlyWhenAnswered()
                  .contains(QStringLiteral("at the Allow? prompt on ")),
              qPrintable(rule.value(QStringLiteral("comment")).toString()));
     QVERIFY(!denials->find(kName, mirror));
+    // And it is recorded as the prompt's answer: who, through what, the rule it added.
+    const QJsonObject recorded =
+        RpcTestClient::result(
+            m_console->call(QStringLiteral("policy.history"),
+                            {{QStringLiteral("name"), kName}, {QStringLiteral("limit"), 1}}))
+            .value(QStringLiteral("changes"))
+            .toArray()
+            .at(0)
+            .toObject();
+    QCOMPARE(recorded.value(QStringLiteral("source")).toString(), QStringLiteral("allow-prompt"));
+    QCOMPARE(recorded.value(QStringLiteral("added")).toArray(), QJsonArray {rule});
+    QVERIFY(recorded.value(QStringLiteral("uid")).isDouble());
 
     // The gateway enforces exactly that: the path seen passes, another is still denied, and
     // pkg.test was never allowed.

@@ -11,6 +11,7 @@
 #include "ui/egressview.h"
 #include "ui/mainwindow.h"
 #include "ui/policyeditor.h"
+#include "ui/policyhistorymodel.h"
 #include "ui/policyrulemodel.h"
 #include "ui/resources.h"
 #include "ui/sandboxtablemodel.h"
@@ -91,6 +92,7 @@ private Q_SLOTS:
     void cleanup();
     void editAndApply();
     void dryRunOverRecordedHistory();
+    void historyListsChangesAndReverts();
     void secretFieldNeverShowsValue();
 
 private:
@@ -239,6 +241,88 @@ void TestPolicyEditor::editAndApply()
     QTRY_COMPARE(editor->appliedPolicy().rules.size(), 1);
     QCOMPARE(model->rowCount(), 1);
     QCOMPARE(model->draftAt(0).host, QStringLiteral("other.test"));
+}
+
+void TestPolicyEditor::historyListsChangesAndReverts()
+{
+    // A change from the command line first.
+    EgressRule first {QStringLiteral("a.test")};
+    QVERIFY(m_rpc
+                ->call(QStringLiteral("policy.set"),
+                       {{QStringLiteral("name"), QStringLiteral("agent")},
+                        {QStringLiteral("policy"), EgressPolicy {{first}}.toJson()},
+                        {QStringLiteral("source"), QStringLiteral("airlockctl")}})
+                .contains(QStringLiteral("result")));
+    openWindow();
+    PolicyEditor *editor = m_window->openPolicyEditor(QStringLiteral("agent"));
+    QVERIFY(editor);
+    PolicyHistoryModel *history = editor->historyModel();
+    QTRY_VERIFY(editor->isLoaded());
+    QTRY_COMPARE(history->rowCount(), 1);
+    const auto cell = [&](int row, int column) {
+        return history->index(row, column).data().toString();
+    };
+    QCOMPARE(cell(0, PolicyHistoryModel::SourceColumn), QStringLiteral("airlockctl"));
+    QCOMPARE(cell(0, PolicyHistoryModel::ChangeColumn), QStringLiteral("+ a.test:443"));
+    QVERIFY2(!cell(0, PolicyHistoryModel::WhoColumn).isEmpty(),
+             qPrintable(cell(0, PolicyHistoryModel::WhoColumn)));
+    QCOMPARE(cell(0, PolicyHistoryModel::RulesColumn), QStringLiteral("1"));
+    QVERIFY2(editor->historyNoteText().contains(QStringLiteral("1 recorded change")),
+             qPrintable(editor->historyNoteText()));
+    QPushButton *revertTo =
+        buttonNamed(editor, QStringLiteral("Revert to the selected version of the policy"));
+    QVERIFY(revertTo);
+    // The newest version is the applied one: nothing to go back to.
+    QVERIFY(!revertTo->isEnabled());
+
+    // The editor's own Apply is recorded as the editor's.
+    editor->addRules({EgressRule {QStringLiteral("b.test")}});
+    QSignalSpy applied(editor, &PolicyEditor::applied);
+    editor->apply();
+    QVERIFY(applied.wait(10000));
+    QTRY_COMPARE(history->rowCount(), 2);
+    QCOMPARE(cell(0, PolicyHistoryModel::SourceColumn), QStringLiteral("Policy editor"));
+    QCOMPARE(cell(0, PolicyHistoryModel::ChangeColumn), QStringLiteral("+ b.test:443"));
+    QCOMPARE(cell(1, PolicyHistoryModel::SourceColumn), QStringLiteral("airlockctl"));
+    QCOMPARE(cell(0, PolicyHistoryModel::WhoColumn), cell(1, PolicyHistoryModel::WhoColumn));
+
+    // Revert to the first version: the rules come into the editor as pending changes, and
+    // nothing reaches the helper before Apply.
+    editor->historyTable()->setCurrentIndex(history->index(1, 0));
+    QVERIFY(revertTo->isEnabled());
+    QTest::mouseClick(revertTo, Qt::LeftButton);
+    QCOMPARE(editor->model()->rowCount(), 1);
+    QCOMPARE(editor->model()->draftAt(0).host, QStringLiteral("a.test"));
+    QVERIFY2(editor->pendingChangesText().contains(QStringLiteral("− rule")),
+             qPrintable(editor->pendingChangesText()));
+    QCOMPARE(
+        policyOf(*m_rpc, QStringLiteral("agent")).value(QStringLiteral("rules")).toArray().size(),
+        2);
+    editor->model()->undoStack()->undo(); // one step: both rules back
+    QCOMPARE(editor->model()->rowCount(), 2);
+    editor->model()->undoStack()->redo();
+    applied.clear();
+    editor->apply();
+    QVERIFY(applied.wait(10000));
+    QTRY_COMPARE(history->rowCount(), 3);
+    QCOMPARE(cell(0, PolicyHistoryModel::SourceColumn), QStringLiteral("Revert"));
+    QCOMPARE(cell(0, PolicyHistoryModel::ChangeColumn), QStringLiteral("− b.test:443"));
+    QCOMPARE(history->changeAt(0).newRevision, history->changeAt(2).newRevision);
+    QCOMPARE(
+        policyOf(*m_rpc, QStringLiteral("agent")).value(QStringLiteral("rules")).toArray().size(),
+        1);
+
+    // A change another client makes appears without a reload.
+    EgressRule other {QStringLiteral("other.test")};
+    QVERIFY(m_rpc
+                ->call(QStringLiteral("policy.set"),
+                       {{QStringLiteral("name"), QStringLiteral("agent")},
+                        {QStringLiteral("policy"), EgressPolicy {{other}}.toJson()}})
+                .contains(QStringLiteral("result")));
+    QTRY_COMPARE(history->rowCount(), 4);
+    QCOMPARE(cell(0, PolicyHistoryModel::SourceColumn), QStringLiteral("Another client"));
+    QCOMPARE(cell(0, PolicyHistoryModel::ChangeColumn),
+             QStringLiteral("+ other.test:443; − a.test:443"));
 }
 
 void TestPolicyEditor::dryRunOverRecordedHistory()

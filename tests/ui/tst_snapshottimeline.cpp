@@ -157,6 +157,39 @@ QString idAt(const QModelIndex &index)
     return index.data(SnapshotTimelineModel::IdRole).toString();
 }
 
+/// Issue 17's crowd: three snapshots hours apart, then 30 within a minute, then one more; a
+/// restore's branch from the second with two close together. Ids c01.., labels "build N".
+QJsonObject crowdedList()
+{
+    static const QDateTime now = QDateTime::currentDateTimeUtc();
+    QJsonArray snapshots;
+    QString parent;
+    int n = 0;
+    const auto add = [&](const QDateTime &at, const QString &from, const QString &kind) {
+        const QString id = QStringLiteral("c%1").arg(++n, 15, 10, QLatin1Char('0'));
+        QJsonObject snapshot =
+            snapshotJson(id, kName, from, 0, kind, QStringLiteral("build %1 of the crowd").arg(n));
+        snapshot.insert(QStringLiteral("createdAt"), at.toString(Qt::ISODateWithMs));
+        snapshots.append(snapshot);
+        return id;
+    };
+    parent = add(now.addSecs(-5 * 3600), {}, QStringLiteral("manual"));
+    const QString second = parent =
+        add(now.addSecs(-3 * 3600), parent, QStringLiteral("automatic"));
+    parent = add(now.addSecs(-2 * 3600), parent, QStringLiteral("manual"));
+    const QDateTime burst = now.addSecs(-3600);
+    for (int i = 0; i < 30; ++i)
+        parent = add(burst.addMSecs(i * 2000), parent,
+                     i % 3 ? QStringLiteral("automatic") : QStringLiteral("manual"));
+    const QString head = add(now.addSecs(-600), parent, QStringLiteral("manual"));
+    // A branch: a restore of the second, then two snapshots seconds apart.
+    const QString branch = add(now.addSecs(-1800), second, QStringLiteral("manual"));
+    add(now.addSecs(-1797), branch, QStringLiteral("automatic"));
+    return {{QStringLiteral("snapshots"), snapshots},
+            {QStringLiteral("head"), head},
+            {QStringLiteral("schedule"), QJsonObject {{QStringLiteral("intervalMinutes"), 0}}}};
+}
+
 QStringList childIds(const SnapshotTimelineModel &model, const QModelIndex &parent)
 {
     QStringList ids;
@@ -202,6 +235,8 @@ private Q_SLOTS:
     void viewPaintsAndNavigates();
     void viewKeepsItsAxisUnderThePointer();
     void viewMarksTheCurrentState();
+    void crowdedMarkersClusterAndLabelsDoNotOverlap_data();
+    void crowdedMarkersClusterAndLabelsDoNotOverlap();
     void contextMenuOnlyForTheMarkerUnderThePointer();
     void listColumnsFitTheirCells();
 
@@ -587,6 +622,111 @@ void TestSnapshotTimeline::viewMarksTheCurrentState()
     restored.insert(QStringLiteral("head"), QJsonValue());
     QVERIFY(model.setLists(restored, allList()));
     QTRY_VERIFY(view.currentStateRect().isEmpty());
+}
+
+void TestSnapshotTimeline::crowdedMarkersClusterAndLabelsDoNotOverlap_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::newRow("narrow") << 560;
+    QTest::newRow("default") << 900;
+    QTest::newRow("wide") << 1400;
+}
+
+void TestSnapshotTimeline::crowdedMarkersClusterAndLabelsDoNotOverlap()
+{
+    QFETCH(int, width);
+    SnapshotTimelineModel model;
+    model.setSandbox(kName);
+    const QJsonObject list = crowdedList();
+    QVERIFY(model.setLists(list, list));
+    QCOMPARE(model.snapshotCount(), 36);
+    QItemSelectionModel selection(&model);
+    SnapshotTimelineView view;
+    view.setModel(&model, &selection);
+    view.resize(width, view.sizeHint().height());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+    int markers = 0;
+    const auto checkNothingOverlaps = [&] {
+        markers = 0;
+        QVERIFY(!view.grab().isNull()); // paints
+        const QList<SnapshotTimelineView::PaintedItem> items = view.paintedItems();
+        int shown = 0;
+        for (qsizetype i = 0; i < items.size(); ++i) {
+            if (items[i].kind == SnapshotTimelineView::PaintedItem::Marker) {
+                ++markers;
+                shown += items[i].members;
+            }
+            QVERIFY2(view.rect().contains(items[i].rect),
+                     qPrintable(QStringLiteral("%1 outside the view").arg(items[i].text)));
+            for (qsizetype j = i + 1; j < items.size(); ++j)
+                QVERIFY2(!items[i].rect.intersects(items[j].rect),
+                         qPrintable(QStringLiteral("'%1' overlaps '%2' at width %3")
+                                        .arg(items[i].text, items[j].text)
+                                        .arg(width)));
+        }
+        // Every snapshot is drawn, on its own or in a cluster, and there are labels.
+        QCOMPARE(shown, model.snapshotCount());
+        QVERIFY(markers >= 4);
+        QVERIFY(std::count_if(items.cbegin(), items.cend(),
+                              [](const auto &item) {
+                                  return item.kind == SnapshotTimelineView::PaintedItem::Label;
+                              })
+                >= 3);
+    };
+    checkNothingOverlaps();
+    if (QTest::currentTestFailed())
+        return;
+    if (width >= 1400) {
+        // Room for all 36 on their own (pushed apart): no clusters needed.
+        QCOMPARE(markers, model.snapshotCount());
+        return;
+    }
+    // 36 markers of their own need more than these widths have.
+    QVERIFY2(markers < model.snapshotCount(), qPrintable(QString::number(markers)));
+
+    // Every snapshot is found where its marker (or its cluster) is drawn.
+    const QModelIndexList byTime = model.indexesByTime();
+    QModelIndex clustered;
+    for (const QModelIndex &index : byTime) {
+        const QRect marker = view.markerRect(index);
+        QVERIFY(!marker.isEmpty());
+        const QStringList members = view.clusterMembers(index);
+        if (members.isEmpty()) {
+            QCOMPARE(view.indexAt(marker.center()), index);
+        } else {
+            QVERIFY(members.contains(idAt(index)));
+            QVERIFY(members.contains(idAt(view.indexAt(marker.center()))));
+            if (!clustered.isValid() && members.size() >= 5)
+                clustered = index;
+        }
+    }
+    QVERIFY(clustered.isValid());
+    // The snapshots hours apart keep markers of their own.
+    QVERIFY(view.clusterMembers(byTime.constFirst()).isEmpty());
+
+    // A click on a cluster opens a menu of its snapshots; picking one makes it current, and the
+    // cluster's label names it.
+    const QStringList members = view.clusterMembers(clustered);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, view.markerRect(clustered).center());
+    QMenu *menu = nullptr;
+    QTRY_VERIFY((menu = view.findChild<QMenu *>(QStringLiteral("clusterMenu"))));
+    QCOMPARE(menu->actions().size(), members.size());
+    QVERIFY(members.contains(idAt(view.currentIndex())));
+    QAction *pick = menu->actions().constLast(); // newest first: the oldest member
+    QCOMPARE(pick->data().toString(), members.constFirst());
+    pick->trigger();
+    menu->close();
+    QCOMPARE(idAt(view.currentIndex()), members.constFirst());
+    checkNothingOverlaps();
+    const QString label =
+        model.indexOf(members.constFirst(), SnapshotTimelineModel::LabelColumn).data().toString();
+    QVERIFY2(view.accessibleDescription().contains(label),
+             qPrintable(view.accessibleDescription()));
+    // The keys walk through a cluster's snapshots one by one.
+    QTest::keyClick(&view, Qt::Key_Right);
+    QCOMPARE(idAt(view.currentIndex()), members.at(1));
 }
 
 void TestSnapshotTimeline::viewPaintsAndNavigates()

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void columnsAreWhatTheViewportShows_data();
     void columnsAreWhatTheViewportShows();
     void waysOutOfTheTerminal();
+    void longLineReflowsOnResize();
 
 private:
     std::unique_ptr<QWidget> m_window;
@@ -356,6 +357,58 @@ void TestTerminalView::waysOutOfTheTerminal()
     TerminalView::setLeaveShortcut({});
     QCOMPARE(TerminalView::leaveShortcut(),
              QKeySequence(Qt::ControlModifier | Qt::Key_BracketRight));
+}
+
+void TestTerminalView::longLineReflowsOnResize()
+{
+    // `echo $(seq 1000 1080)` as the guest's tty writes it: one line of 404 characters.
+    QStringList numbers;
+    for (int i = 1000; i <= 1080; ++i)
+        numbers.append(QString::number(i));
+    const QString line = numbers.join(QLatin1Char(' '));
+    m_window->resize(1000, 500);
+    QTRY_VERIFY(m_session->cols() > 80);
+    const int wide = m_session->cols();
+    m_session->feed("$ echo $(seq 1000 1080)\r\n" + line.toLatin1() + "\r\n$ ");
+    const auto rowsOfLine = [&] {
+        // The rows between the command and the next prompt, in scrollback and on the screen.
+        QStringList all = m_session->allText().split(QLatin1Char('\n'));
+        const qsizetype first = all.indexOf(QStringLiteral("$ echo $(seq 1000 1080)"));
+        const qsizetype prompt = all.lastIndexOf(QStringLiteral("$"));
+        return first < 0 || prompt <= first ? QStringList()
+                                            : all.mid(first + 1, prompt - first - 1);
+    };
+    const qsizetype wideRows = rowsOfLine().size();
+    QCOMPARE(wideRows, (line.size() + wide - 1) / wide);
+
+    // Narrow: the line wraps into more rows, every character kept.
+    QSignalSpy resized(m_view, &TerminalView::terminalSizeChanged);
+    m_window->resize(300, 500);
+    QTRY_VERIFY(!resized.isEmpty());
+    const int narrow = m_session->cols();
+    QVERIFY(narrow < 40);
+    QStringList narrowRows = rowsOfLine();
+    QVERIFY2(narrowRows.size() > wideRows, qPrintable(narrowRows.join(QLatin1Char('|'))));
+    for (const QString &row : std::as_const(narrowRows))
+        QVERIFY(row.size() <= narrow);
+    // lineText() drops a row's trailing blank: compare without blanks.
+    QString joined = narrowRows.join(QString());
+    QCOMPARE(joined.remove(QLatin1Char(' ')), QString(line).remove(QLatin1Char(' ')));
+
+    // Wide again: the rows join back into the line, wrapped only where the view ends.
+    resized.clear();
+    m_window->resize(1000, 500);
+    QTRY_VERIFY(!resized.isEmpty());
+    QCOMPARE(m_session->cols(), wide);
+    QStringList wideAgain = rowsOfLine();
+    QCOMPARE(wideAgain.size(), wideRows);
+    QString rejoined;
+    for (int i = 0; i < wideAgain.size(); ++i)
+        rejoined += wideAgain.at(i).leftJustified(i + 1 < wideAgain.size() ? wide : 0);
+    QCOMPARE(rejoined, line);
+    // The cursor is still after the prompt, where the guest's next byte goes.
+    m_session->feed("ls");
+    QCOMPARE(m_session->allText().split(QLatin1Char('\n')).constLast(), QStringLiteral("$ ls"));
 }
 
 QTEST_MAIN(TestTerminalView)

@@ -42,6 +42,10 @@ private Q_SLOTS:
     void scrollbackBounded();
     void scrollbackReturnsOnGrow();
     void wideCharacters();
+    void reflowJoinsAndRewraps();
+    void reflowKeepsHardLineEnds();
+    void reflowKeepsCursorAndWideCharacters();
+    void reflowMovesRowsThroughScrollback();
     void utf8SplitAcrossFeeds();
     void damageCoalesced();
     void keys_data();
@@ -234,6 +238,90 @@ void TestTerminalSession::scrollbackReturnsOnGrow()
     QCOMPARE(session.cols(), 12);
     QCOMPARE(session.screenText(), QStringLiteral("b\nc"));
     QCOMPARE(session.scrollbackLineText(0), QStringLiteral("a"));
+}
+
+void TestTerminalSession::reflowJoinsAndRewraps()
+{
+    TerminalSession session(5, 20);
+    QByteArray line;
+    for (int i = 1000; i <= 1010; ++i)
+        line += QByteArray::number(i) + ' ';
+    line.chop(1); // 54 characters: three rows at 20 columns
+    session.feed("$ echo\r\n" + line + "\r\n$ ");
+    QCOMPARE(session.lineText(1), QString::fromLatin1(line.left(20)).trimmed());
+    session.resize(5, 8);
+    QCOMPARE(session.cols(), 8);
+    // Nothing lost, nothing doubled: the rows joined give the line again.
+    QString joined;
+    for (int i = 0; i < session.scrollbackCount(); ++i)
+        joined += session.scrollbackLineText(i) + QLatin1Char('|');
+    for (int row = 0; row < session.rows(); ++row)
+        joined += session.lineText(row) + QLatin1Char('|');
+    // (lineText() drops a row's trailing blank, so blanks are left out of the comparison.)
+    joined.remove(QLatin1Char('|')).remove(QLatin1Char(' '));
+    QVERIFY2(joined.contains(QString::fromLatin1(line).remove(QLatin1Char(' '))),
+             qPrintable(joined));
+    session.resize(5, 80);
+    QCOMPARE(session.screenText(),
+             QStringLiteral("$ echo\n") + QString::fromLatin1(line) + QStringLiteral("\n$"));
+    QCOMPARE(session.cursorPosition(), QPoint(2, 2));
+    QCOMPARE(session.scrollbackCount(), 0);
+    // The guest goes on writing where the cursor is.
+    session.feed("ls");
+    QCOMPARE(session.lineText(2), QStringLiteral("$ ls"));
+}
+
+void TestTerminalSession::reflowKeepsHardLineEnds()
+{
+    TerminalSession session(4, 10);
+    // Exactly ten characters and a line feed: a line of its own, not the start of the next.
+    session.feed("0123456789\r\nabc\r\n");
+    session.resize(4, 20);
+    QCOMPARE(session.screenText(), QStringLiteral("0123456789\nabc"));
+    session.resize(4, 5);
+    QCOMPARE(session.screenText(), QStringLiteral("01234\n56789\nabc"));
+    session.resize(4, 10);
+    QCOMPARE(session.screenText(), QStringLiteral("0123456789\nabc"));
+    // A row cleared and written again by wrapping text is no longer the line-fed row it was.
+    session.feed("\x1b[H\x1b[2J9876543210abcdefghij");
+    session.resize(4, 30);
+    QCOMPARE(session.screenText(), QStringLiteral("9876543210abcdefghij"));
+}
+
+void TestTerminalSession::reflowKeepsCursorAndWideCharacters()
+{
+    TerminalSession session(3, 6);
+    session.feed("ab\xe4\xb8\xad\xe4\xb8\xad\xe4\xb8\xad"); // ab中中中: 中 does not fit at col 5
+    QCOMPARE(session.lineText(0), QStringLiteral("ab中中"));
+    QCOMPARE(session.lineText(1), QStringLiteral("中"));
+    session.resize(3, 12);
+    QCOMPARE(session.screenText(), QStringLiteral("ab中中中"));
+    QCOMPARE(session.cursorPosition(), QPoint(8, 0));
+    session.resize(3, 3);
+    QCOMPARE(session.screenText(), QStringLiteral("中\n中\n中"));
+    QCOMPARE(session.scrollbackCount(), 1);
+    QCOMPARE(session.scrollbackLineText(0), QStringLiteral("ab"));
+    session.resize(3, 5);
+    QCOMPARE(session.screenText(), QStringLiteral("ab中\n中中"));
+    QCOMPARE(session.cursorPosition(), QPoint(4, 1));
+}
+
+void TestTerminalSession::reflowMovesRowsThroughScrollback()
+{
+    TerminalSession session(3, 10);
+    session.feed("aaaaaaaaaabbbbbbbbbbcc\r\nline2\r\nline3\r\n$ ");
+    QCOMPARE(session.scrollbackCount(), 3);
+    const auto firstStored = [&] {
+        return session.scrollbackPushedTotal() - session.scrollbackCount();
+    };
+    QCOMPARE(firstStored(), 0);
+    session.resize(3, 30);
+    QCOMPARE(session.scrollbackCount(), 1);
+    QCOMPARE(session.screenText(), QStringLiteral("line2\nline3\n$"));
+    QCOMPARE(session.allText(), QStringLiteral("aaaaaaaaaabbbbbbbbbbcc\nline2\nline3\n$"));
+    session.resize(3, 10);
+    QCOMPARE(session.allText(), QStringLiteral("aaaaaaaaaa\nbbbbbbbbbb\ncc\nline2\nline3\n$"));
+    QCOMPARE(firstStored(), 0); // the oldest stored line keeps its number for the view
 }
 
 void TestTerminalSession::wideCharacters()
