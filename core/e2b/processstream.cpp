@@ -1,16 +1,12 @@
 #include "core/e2b/processstream.h"
 
 #include "core/e2b/apierror.h"
-#include "core/e2b/connectenvelope.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 
 namespace airlock::e2b {
 
 namespace {
-
-constexpr int kKeepAliveMs = 30000;
 
 ProcessStream::Stats g_stats;
 
@@ -23,14 +19,8 @@ QJsonObject processEvent(const QString &kind, const QJsonObject &value)
 
 ProcessStream::ProcessStream(E2bContext context, const QPointer<HttpConnection> &connection,
                              QString sandbox, QObject *parent)
-    : QObject(parent), m_context(context), m_connection(connection), m_sandbox(std::move(sandbox))
-{
-    m_keepAlive.setInterval(kKeepAliveMs);
-    connect(&m_keepAlive, &QTimer::timeout, this,
-            [this] { send(processEvent(QStringLiteral("keepalive"), {})); });
-    if (m_connection)
-        connect(m_connection, &HttpConnection::closed, this, &ProcessStream::onClientGone);
-}
+    : ConnectServerStream(context, connection, std::move(sandbox), parent)
+{ }
 
 ProcessStream::~ProcessStream() = default;
 
@@ -72,8 +62,8 @@ void ProcessStream::began(const Result<QJsonObject> &result)
         return end(connectCodeFor(result.error().kind), result.error().message);
     m_pid = quint32(result->value(QStringLiteral("pid")).toInteger());
     Q_EMIT bound(m_pid);
-    send(processEvent(QStringLiteral("start"), {{QStringLiteral("pid"), qint64(m_pid)}}));
-    m_keepAlive.start();
+    sendEvent(processEvent(QStringLiteral("start"), {{QStringLiteral("pid"), qint64(m_pid)}}));
+    startKeepAlive([this] { sendEvent(processEvent(QStringLiteral("keepalive"), {})); });
     if (!m_connection) {
         // The client left while the process was starting: it runs on, detached.
         onClientGone();
@@ -87,11 +77,11 @@ void ProcessStream::deliver(const QString &method, const QJsonObject &params)
     if (method == QLatin1String("exec.output")) {
         const QString stream = params.value(QStringLiteral("stream")).toString();
         // The helper's base64 is the Connect JSON form of `bytes` as it is.
-        send(processEvent(QStringLiteral("data"),
-                          {{stream == QLatin1String("stderr") ? QStringLiteral("stderr")
-                                : m_pty                       ? QStringLiteral("pty")
-                                                              : QStringLiteral("stdout"),
-                            params.value(QStringLiteral("data"))}}));
+        sendEvent(processEvent(QStringLiteral("data"),
+                               {{stream == QLatin1String("stderr") ? QStringLiteral("stderr")
+                                     : m_pty                       ? QStringLiteral("pty")
+                                                                   : QStringLiteral("stdout"),
+                                 params.value(QStringLiteral("data"))}}));
         return;
     }
     if (params.contains(QStringLiteral("error"))) {
@@ -113,24 +103,21 @@ void ProcessStream::deliver(const QString &method, const QJsonObject &params)
                  {QStringLiteral("exited"), true},
                  {QStringLiteral("status"), QStringLiteral("exit status %1").arg(code)}};
     }
-    send(processEvent(QStringLiteral("end"), ended));
+    sendEvent(processEvent(QStringLiteral("end"), ended));
     end();
 }
 
-void ProcessStream::send(const QJsonObject &message)
+void ProcessStream::sendEvent(const QJsonObject &message)
 {
-    if (!m_connection || m_done)
-        return;
-    if (!m_headersSent) {
-        m_connection->beginStream(200, "application/connect+json");
-        m_headersSent = true;
-    }
-    const QByteArray chunk =
-        connectenvelope::encode(QJsonDocument(message).toJson(QJsonDocument::Compact));
-    if (m_connection->pendingBytes() + chunk.size() > kMaxPendingBytes)
+    switch (send(message, kMaxPendingBytes)) {
+    case Sent::Overrun:
         return overrun();
-    m_connection->writeChunk(chunk);
-    g_stats.peakPendingBytes = std::max(g_stats.peakPendingBytes, m_connection->pendingBytes());
+    case Sent::Sent:
+        g_stats.peakPendingBytes = std::max(g_stats.peakPendingBytes, m_connection->pendingBytes());
+        return;
+    case Sent::Skipped:
+        return;
+    }
 }
 
 void ProcessStream::overrun()
@@ -142,43 +129,14 @@ void ProcessStream::overrun()
                        "process runs on detached (commands.connect(%2) follows it again)")
             .arg(pending)
             .arg(m_pid));
+    releaseGuestSide();
+}
+
+void ProcessStream::releaseGuestSide()
+{
     m_context.call(QStringLiteral("exec.detach"),
                    {{QStringLiteral("name"), m_sandbox}, {QStringLiteral("pid"), qint64(m_pid)}},
                    [](const Result<QJsonObject> &) {});
-}
-
-void ProcessStream::end(const QString &code, const QString &message)
-{
-    if (m_done)
-        return;
-    if (m_connection) {
-        if (!m_headersSent) {
-            m_connection->beginStream(200, "application/connect+json");
-            m_headersSent = true;
-        }
-        m_connection->writeChunk(connectenvelope::endStream(code, message));
-        m_connection->finishStream();
-    }
-    m_done = true;
-    m_keepAlive.stop();
-    Q_EMIT finished();
-    deleteLater();
-}
-
-void ProcessStream::onClientGone()
-{
-    if (m_done)
-        return;
-    m_connection = nullptr;
-    if (m_pid == 0)
-        return; // began() detaches once the pid is known
-    m_context.call(QStringLiteral("exec.detach"),
-                   {{QStringLiteral("name"), m_sandbox}, {QStringLiteral("pid"), qint64(m_pid)}},
-                   [](const Result<QJsonObject> &) {});
-    m_done = true;
-    m_keepAlive.stop();
-    Q_EMIT finished();
-    deleteLater();
 }
 
 } // namespace airlock::e2b

@@ -1,11 +1,10 @@
 #pragma once
 
-#include "core/e2b/e2bcontext.h"
+#include "core/e2b/connectserverstream.h"
 
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
-#include <QTimer>
 
 namespace airlock::e2b {
 
@@ -26,7 +25,7 @@ namespace airlock::e2b {
 /// ("the client read too slowly", after the output already queued) and detaches the process,
 /// which runs on with its further output waiting in the guest; commands.connect(pid) follows
 /// it again from there. What was dropped is said in the error, not silently lost.
-class ProcessStream : public QObject
+class ProcessStream : public ConnectServerStream
 {
     Q_OBJECT
 public:
@@ -55,31 +54,25 @@ public:
     /// An exec.output or exec.exit notification for this stream's sandbox and pid.
     void deliver(const QString &method, const QJsonObject &params);
 
-    QString sandbox() const { return m_sandbox; }
     quint32 pid() const { return m_pid; }
 
 Q_SIGNALS:
     /// The process runs as `pid`: notifications for it go to deliver() from now on.
     void bound(quint32 pid);
-    /// The stream is over (the end was sent, or the client left); the object deletes itself.
-    void finished();
+
+protected:
+    bool hasGuestSide() const override { return m_pid != 0; }
+    /// exec.detach: the process runs on.
+    void releaseGuestSide() override;
 
 private:
     void began(const Result<QJsonObject> &result);
-    void send(const QJsonObject &event);
-    void end(const QString &code = {}, const QString &message = {});
-    void onClientGone();
+    void sendEvent(const QJsonObject &event);
     /// The client read too slowly: end with resource_exhausted and detach the process.
     void overrun();
 
-    E2bContext m_context;
-    QPointer<HttpConnection> m_connection;
-    QString m_sandbox;
     quint32 m_pid = 0;
     bool m_pty = false;
-    bool m_headersSent = false;
-    bool m_done = false;
-    QTimer m_keepAlive;
 };
 
 } // namespace airlock::e2b

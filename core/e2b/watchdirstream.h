@@ -1,11 +1,10 @@
 #pragma once
 
-#include "core/e2b/e2bcontext.h"
+#include "core/e2b/connectserverstream.h"
 
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
-#include <QTimer>
 
 namespace airlock::e2b {
 
@@ -23,7 +22,7 @@ namespace airlock::e2b {
 /// files.unwatch ends it in the guest. A client that stops reading: once kMaxPendingBytes wait
 /// unsent on its socket, the stream ends with `resource_exhausted` and the watch is ended
 /// (the helper connection is shared, so one slow client cannot pause it).
-class WatchDirStream : public QObject
+class WatchDirStream : public ConnectServerStream
 {
     Q_OBJECT
 public:
@@ -39,7 +38,6 @@ public:
     /// A files.event or files.watchEnd notification for this stream's sandbox and watch.
     void deliver(const QString &method, const QJsonObject &params);
 
-    QString sandbox() const { return m_sandbox; }
     quint64 watch() const { return m_watch; }
 
     /// envd's EventType name of a helper event type ("create" → "EVENT_TYPE_CREATE"); empty
@@ -49,22 +47,16 @@ public:
 Q_SIGNALS:
     /// The watch is set as `watch`: notifications for it go to deliver() from now on.
     void bound(quint64 watch);
-    /// The stream is over; the object deletes itself.
-    void finished();
+
+protected:
+    bool hasGuestSide() const override { return m_watch != 0; }
+    /// files.unwatch.
+    void releaseGuestSide() override;
 
 private:
-    void send(const QJsonObject &event);
-    void end(const QString &code = {}, const QString &message = {});
-    void onClientGone();
-    void unwatch();
+    void sendEvent(const QJsonObject &event);
 
-    E2bContext m_context;
-    QPointer<HttpConnection> m_connection;
-    QString m_sandbox;
     quint64 m_watch = 0;
-    bool m_headersSent = false;
-    bool m_done = false;
-    QTimer m_keepAlive;
 };
 
 } // namespace airlock::e2b
