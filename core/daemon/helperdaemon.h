@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -25,6 +26,10 @@ struct HelperDaemonConfig
     bool automaticTemplates = true; ///< --templates auto|off
     int templatesMax = 4; ///< --templates-max, 1..64
     bool benchPort = false; ///< --bench-port (SandboxServiceConfig::benchPort)
+    /// --vmm qemu|firecracker|auto: the backend of sandboxes that name none. auto: firecracker
+    /// when its binary is found and KVM works, else qemu.
+    QString vmm = QStringLiteral("qemu");
+    QString firecrackerBinary; ///< --firecracker PATH; empty: $AIRLOCK_FIRECRACKER, then PATH
 };
 
 /// airlockd's composition root: makes the host accounts, probes KVM, opens the registry, vault

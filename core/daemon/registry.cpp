@@ -79,6 +79,7 @@ void bindRecord(QSqlQuery &query, const SandboxRecord &record)
     query.bindValue(QStringLiteral(":started_from"), startSourceName(s.startedFrom));
     query.bindValue(QStringLiteral(":identity_warning"),
                     s.identityWarning.isNull() ? QStringLiteral("") : s.identityWarning);
+    query.bindValue(QStringLiteral(":vmm"), vmmKindName(s.spec.vmm.value_or(VmmKind::Qemu)));
 }
 
 } // namespace
@@ -157,6 +158,9 @@ QList<Registry::Migration> Registry::migrations()
                         " name TEXT PRIMARY KEY NOT NULL,"
                         " uid INTEGER NOT NULL,"
                         " since TEXT NOT NULL)")},
+        // 8 → 9 (issue 19): the VMM backend of each sandbox (sandbox.create `vmm`,
+        // docs/vmm.md); every sandbox before it ran on QEMU.
+        {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN vmm TEXT NOT NULL DEFAULT 'qemu'")},
     };
 }
 
@@ -244,7 +248,8 @@ Result<QList<SandboxRecord>> Registry::load() const
     if (!query.exec(QStringLiteral(
             "SELECT name, vcpus, memory_mib, image, created_at, state, state_reason, "
             "acceleration, acceleration_warning, started_at, vmm_pid, vmm_start_ticks, "
-            "runtime_dir, policy, link_index, boot, started_from, identity_warning FROM sandboxes "
+            "runtime_dir, policy, link_index, boot, started_from, identity_warning, vmm FROM "
+            "sandboxes "
             "ORDER BY name")))
         return sqlFailure(QStringLiteral("load"), query.lastError());
     QList<SandboxRecord> records;
@@ -270,6 +275,7 @@ Result<QList<SandboxRecord>> Registry::load() const
         s.spec.boot = bootModeFromName(query.value(15).toString()).value_or(BootMode::Template);
         s.startedFrom = startSourceFromName(query.value(16).toString());
         s.identityWarning = query.value(17).toString();
+        s.spec.vmm = vmmKindFromName(query.value(18).toString()).value_or(VmmKind::Qemu);
         records.append(record);
     }
     return records;
@@ -281,12 +287,13 @@ Result<void> Registry::insert(const SandboxRecord &record)
     query.prepare(QStringLiteral(
         "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
         "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
-        "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning) "
+        "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning, "
+        "vmm) "
         "VALUES (:name, :vcpus, :memory_mib, "
         ":image, :created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
         "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "
         "COALESCE(:runtime_dir, ''), :policy, :link_index, :boot, :started_from, "
-        ":identity_warning)"));
+        ":identity_warning, :vmm)"));
     bindRecord(query, record);
     if (query.exec())
         return {};
@@ -313,8 +320,8 @@ Result<void> Registry::update(const SandboxRecord &record)
         "acceleration_warning = COALESCE(:acceleration_warning, ''), started_at = :started_at, "
         "vmm_pid = :vmm_pid, vmm_start_ticks = :vmm_start_ticks, "
         "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy, link_index = :link_index, "
-        "boot = :boot, started_from = :started_from, identity_warning = :identity_warning "
-        "WHERE name = :name"));
+        "boot = :boot, started_from = :started_from, identity_warning = :identity_warning, "
+        "vmm = :vmm WHERE name = :name"));
     bindRecord(query, record);
     if (!query.exec())
         return sqlFailure(QStringLiteral("update %1").arg(record.sandbox.spec.name),

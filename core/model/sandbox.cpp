@@ -122,6 +122,20 @@ StartSource startSourceFromName(QStringView name)
     return StartSource::None;
 }
 
+QString vmmKindName(VmmKind kind)
+{
+    return kind == VmmKind::Firecracker ? QStringLiteral("firecracker") : QStringLiteral("qemu");
+}
+
+std::optional<VmmKind> vmmKindFromName(QStringView name)
+{
+    if (name == u"qemu")
+        return VmmKind::Qemu;
+    if (name == u"firecracker")
+        return VmmKind::Firecracker;
+    return std::nullopt;
+}
+
 Result<void> SandboxSpec::validate() const
 {
     AIRLOCK_TRY(validateName(name));
@@ -139,13 +153,16 @@ Result<void> SandboxSpec::validate() const
 
 QJsonObject SandboxSpec::toJson() const
 {
-    return QJsonObject {
+    QJsonObject object {
         {QStringLiteral("name"), name},
         {QStringLiteral("vcpus"), vcpus},
         {QStringLiteral("memoryMib"), memoryMib},
         {QStringLiteral("image"), image},
         {QStringLiteral("boot"), bootModeName(boot)},
     };
+    if (vmm)
+        object.insert(QStringLiteral("vmm"), vmmKindName(*vmm));
+    return object;
 }
 
 Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
@@ -169,6 +186,15 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("field 'boot' must be \"template\" or \"cold\""));
     spec.boot = *boot;
+    if (object.contains(QStringLiteral("vmm"))) {
+        auto vmmName = json::readString(object, QStringLiteral("vmm"));
+        AIRLOCK_TRY(vmmName);
+        const auto vmm = vmmKindFromName(*vmmName);
+        if (!vmm)
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("field 'vmm' must be \"qemu\" or \"firecracker\""));
+        spec.vmm = *vmm;
+    }
     spec.name = *name;
     spec.vcpus = int(*vcpus);
     spec.memoryMib = int(*memory);
