@@ -285,7 +285,7 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
     // Read from the first byte on: nothing the guest writes before the start ends is lost.
     m_consoleOutNotifier = new QSocketNotifier(m_consoleOut, QSocketNotifier::Read, this);
     connect(m_consoleOutNotifier, &QSocketNotifier::activated, this,
-            &FirecrackerVmm::onConsoleReadable);
+            [this] { onConsoleReadable(); });
     m_consoleInNotifier = new QSocketNotifier(m_consoleIn, QSocketNotifier::Write, this);
     m_consoleInNotifier->setEnabled(false);
     connect(m_consoleInNotifier, &QSocketNotifier::activated, this,
@@ -587,10 +587,10 @@ void FirecrackerVmm::onConsoleWritable()
         m_consoleInNotifier->setEnabled(!m_consoleQueue.isEmpty());
 }
 
-void FirecrackerVmm::onConsoleReadable()
+bool FirecrackerVmm::onConsoleReadable()
 {
     if (m_consoleOut < 0)
-        return;
+        return false;
     QByteArray bytes(kConsoleReadBytes, Qt::Uninitialized);
     ssize_t got;
     do {
@@ -599,13 +599,14 @@ void FirecrackerVmm::onConsoleReadable()
     if (got > 0) {
         bytes.truncate(qsizetype(got));
         Q_EMIT consoleOutput(bytes);
-        return;
+        return true;
     }
     if (got == 0 || errno != EAGAIN) {
         // End of the console: Firecracker is exiting.
         delete std::exchange(m_consoleOutNotifier, nullptr);
         ::close(std::exchange(m_consoleOut, -1));
     }
+    return false;
 }
 
 void FirecrackerVmm::pause(Done done)
@@ -704,9 +705,9 @@ void FirecrackerVmm::onProcessExited(bool statusKnown, int waitStatus)
 {
     if (!m_running)
         return;
-    // Console bytes written just before the exit may still sit in the pipe.
-    while (m_consoleOut >= 0 && m_consoleOutNotifier)
-        onConsoleReadable();
+    // Console bytes written just before the exit may still sit in the pipe; a descendant that
+    // still holds its write end must not keep us here, so only what is there now is read.
+    while (m_consoleOut >= 0 && onConsoleReadable()) { }
     const QString reason = m_stopRequested ? QString() : exitReason(statusKnown, waitStatus);
     qCInfo(lcFirecracker).noquote()
         << "VMM" << m_info.pid

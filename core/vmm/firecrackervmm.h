@@ -119,7 +119,8 @@ private:
     void finishStart(const Result<VmmRuntimeInfo> &result);
     void abandonStart(const Error &error);
     void connectAgent(int timeoutMs, std::function<void(const Result<void> &)> done);
-    void onConsoleReadable();
+    /// Reads one chunk of console output; true when there was some.
+    bool onConsoleReadable();
     void onConsoleWritable();
     void onProcessExited(bool statusKnown, int waitStatus);
     QString exitReason(bool statusKnown, int waitStatus) const;

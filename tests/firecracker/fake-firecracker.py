@@ -23,7 +23,8 @@ uds_path that answers `CONNECT <port>\\n` with `OK <n>\\n` once the fake guest "
 (--agent-delay-ms after the boot), then sends `guest-agent-hello\\n` and echoes.
 
 Test knobs: --version, --die-after (exit 1 after answering that endpoint), --no-socket (never
-listen), --fault METHOD:PATH (answer 400 with a fault message), --ignore-ctrl-alt-del.
+listen), --fault METHOD:PATH (answer 400 with a fault message), --ignore-ctrl-alt-del,
+--agent-delay-ms, --requests FILE (every request as a JSON line, for tests of what was sent).
 """
 
 import argparse
@@ -271,6 +272,10 @@ def make_handler(spec, vm, options):
             method = self.command.lower()
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
+            if options.requests:
+                with open(options.requests, "a") as f:
+                    f.write(json.dumps({"method": self.command, "path": self.path,
+                                        "body": raw.decode(errors="replace")}) + "\n")
             template, params, operations = spec.route(self.path)
             if template is None:
                 return self.refuse(f"Invalid request: no path {self.path} in the API")
@@ -349,6 +354,7 @@ def main():
     parser.add_argument("--fault", action="append", default=[])
     parser.add_argument("--ignore-ctrl-alt-del", action="store_true")
     parser.add_argument("--agent-delay-ms", type=int, default=300)
+    parser.add_argument("--requests", default="", help="append every request here as JSON")
     options = parser.parse_args()
     spec = Spec(options.spec)
     vm = Vm(options)

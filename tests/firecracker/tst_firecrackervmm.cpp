@@ -336,6 +336,85 @@ private Q_SLOTS:
         vmm.kill();
     }
 
+    void versionParsing()
+    {
+        using firecracker::FirecrackerVersion;
+        const auto parse = [](const QJsonValue &value) {
+            return FirecrackerVersion::fromJson({{QStringLiteral("firecracker_version"), value}});
+        };
+        const auto dev = parse(QStringLiteral("1.17.0-dev"));
+        QVERIFY(dev);
+        QCOMPARE(dev->major, 1);
+        QCOMPARE(dev->minor, 17);
+        QCOMPARE(dev->patch, 0);
+        QVERIFY(dev->supported() && dev->hasEntropy() && dev->hasLoadOverrides());
+        const auto old = parse(QStringLiteral("v1.3.9"));
+        QVERIFY(old);
+        QVERIFY(!old->supported());
+        const auto mid = parse(QStringLiteral("1.12.1"));
+        QVERIFY(mid && mid->supported() && !mid->hasLoadOverrides());
+        QVERIFY(!parse(QStringLiteral("one point seventeen")));
+        QVERIFY(!parse(117));
+        QVERIFY(!FirecrackerVersion::fromJson({}));
+    }
+
+    void featuresFollowTheReportedVersion_data()
+    {
+        QTest::addColumn<QString>("version");
+        QTest::addColumn<bool>("overrides");
+        QTest::newRow("1.12") << QStringLiteral("1.12.1") << false;
+        QTest::newRow("1.17") << QStringLiteral("1.17.0-dev") << true;
+    }
+
+    void featuresFollowTheReportedVersion()
+    {
+        // What a restore sends depends on the version GET /version reported, not on what the
+        // description this test has allows.
+        QFETCH(QString, version);
+        QFETCH(bool, overrides);
+        const QString requests = m_dir.filePath(QStringLiteral("requests-%1").arg(version));
+        const QStringList knobs {QStringLiteral("--version ") + version,
+                                 QStringLiteral("--requests '%1'").arg(requests)};
+        FirecrackerVmm booted(fakeBinary(knobs));
+        const VmmLaunchConfig config =
+            launchConfig(QStringLiteral("fc-v") + version.left(4).remove(u'.'));
+        QVERIFY(startAndWait(booted, config));
+        const auto paused = awaitVoid([&](Vmm::Done done) { booted.pause(done); });
+        QVERIFY(paused && *paused);
+        const int state = ::memfd_create("state", MFD_CLOEXEC);
+        auto saved = awaitVoid([&](Vmm::Done done) { booted.saveDeviceState(state, done); });
+        QVERIFY(saved && *saved);
+        booted.kill();
+        QVERIFY(booted.waitForExit(5000));
+
+        FirecrackerVmm restored(fakeBinary(knobs));
+        VmmLaunchConfig restoreConfig = config;
+        restoreConfig.incomingStateFd = state;
+        const auto started = startAndWait(restored, restoreConfig);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        ::close(state);
+        QJsonObject load;
+        for (const QByteArray &line : readAll(requests).trimmed().split('\n')) {
+            const QJsonObject request = QJsonDocument::fromJson(line).object();
+            if (request.value(QStringLiteral("path")).toString() == QLatin1String("/snapshot/load"))
+                load = QJsonDocument::fromJson(
+                           request.value(QStringLiteral("body")).toString().toUtf8())
+                           .object();
+        }
+        QVERIFY(!load.isEmpty());
+        QCOMPARE(load.contains(QStringLiteral("network_overrides")), overrides);
+        QCOMPARE(load.contains(QStringLiteral("vsock_override")), overrides);
+        QCOMPARE(load.value(QStringLiteral("mem_backend"))
+                     .toObject()
+                     .value(QStringLiteral("backend_path"))
+                     .toString(),
+                 config.memoryPath);
+        // Every boot of the booted VMM sent PUT /entropy (1.4 and later).
+        QVERIFY(readAll(requests).contains("\"path\": \"/entropy\""));
+        restored.kill();
+        QVERIFY(restored.waitForExit(5000));
+    }
+
     void plantedWrongFieldsAreCaught()
     {
         // The server started directly, as Airlock would; requests built by hand, each breaking
