@@ -146,6 +146,10 @@
         <source>There is no airlockd.service on this computer, so the helper was started by hand (a build tree). Start it again as root: &lt;code&gt;sudo installers/dev/run-demo.sh&lt;/code&gt; from the source tree, or &lt;code&gt;sudo build/app/airlockd/airlockd&lt;/code&gt;, then press Retry.</source>
         <translation>Auf diesem Computer gibt es keinen airlockd.service, der Helfer wurde also von Hand gestartet (ein Build-Verzeichnis). Starten Sie ihn erneut als root: &lt;code&gt;sudo installers/dev/run-demo.sh&lt;/code&gt; im Quellverzeichnis oder &lt;code&gt;sudo build/app/airlockd/airlockd&lt;/code&gt;, und drücken Sie dann „Erneut versuchen“.</translation>
     </message>
+    <message>
+        <source>Someone else changed it meanwhile; look at it again and retry.</source>
+        <translation>Jemand anderes hat es inzwischen geändert; sehen Sie es sich erneut an und versuchen Sie es noch einmal.</translation>
+    </message>
 </context>
 <context>
     <name>NameText</name>

@@ -45,6 +45,8 @@ QString ErrorText::summary(const Error &error)
         return tr("The folder in the sandbox is not empty.");
     case ErrorKind::NoSpace:
         return tr("The sandbox's disk is full.");
+    case ErrorKind::Conflict:
+        return tr("Someone else changed it meanwhile; look at it again and retry.");
     case ErrorKind::ParseError:
     case ErrorKind::InvalidRequest:
     case ErrorKind::MethodNotFound:

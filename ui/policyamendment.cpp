@@ -50,11 +50,11 @@ void PolicyAmendment::start()
                 EgressPolicy::fromJson(got->toObject().value(QStringLiteral("policy")).toObject());
             if (!policy)
                 return self->fail(policy.error().message);
-            self->set(*policy);
+            self->set(*policy, got->toObject().value(QStringLiteral("revision")).toString());
         });
 }
 
-void PolicyAmendment::set(EgressPolicy policy)
+void PolicyAmendment::set(EgressPolicy policy, const QString &revision)
 {
     if (std::ranges::any_of(
             policy.rules, [this](const EgressRule &rule) { return sameAllowance(rule, m_rule); })) {
@@ -66,12 +66,19 @@ void PolicyAmendment::set(EgressPolicy policy)
     if (!m_client)
         return fail(tr("Not connected to the helper."));
     QPointer<PolicyAmendment> self(this);
+    QJsonObject params {{QStringLiteral("name"), m_sandbox},
+                        {QStringLiteral("policy"), policy.toJson()}};
+    // Compare and set: what another client stored since the read is kept, not overwritten.
+    if (!revision.isEmpty())
+        params.insert(QStringLiteral("ifRevision"), revision);
     m_client->call(
-        QString::fromLatin1(protocol::method::PolicySet),
-        {{QStringLiteral("name"), m_sandbox}, {QStringLiteral("policy"), policy.toJson()}},
+        QString::fromLatin1(protocol::method::PolicySet), params,
         [self](const Result<QJsonValue> &result) {
             if (!self)
                 return;
+            if (!result && result.error().kind == ErrorKind::Conflict
+                && ++self->m_conflicts < kMaxConflicts)
+                return self->start(); // read the new policy and add the rule to it
             if (!result)
                 return self->fail(
                     tr("Not applied: %1 %2")

@@ -24,6 +24,7 @@ SandboxDetailsView::SandboxDetailsView(QWidget *parent)
     m_fields->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_fields->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_fields->setAccessibleName(tr("Sandbox details"));
+    m_fields->setObjectName(QStringLiteral("sandboxDetailsFields"));
     // The helper's warning is anyone's text: plain, never markup.
     m_warning->setTextFormat(Qt::PlainText);
     m_warning->setWordWrap(true);
@@ -82,6 +83,11 @@ void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
         {tr("Memory"), tr("%1 MiB").arg(sandbox->spec.memoryMib)},
         {tr("Acceleration"), SandboxTableModel::accelerationText(sandbox->acceleration)},
     };
+    // The client's labels (airlock-e2b: the E2B sandbox's metadata), one "key = value" line
+    // each, sorted by key: untrusted text, escaped like every value here.
+    QStringList labels;
+    for (auto it = sandbox->spec.labels.begin(); it != sandbox->spec.labels.end(); ++it)
+        labels.append(tr("%1 = %2").arg(it.key(), it.value()));
     QStringList plain;
     QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"1\">");
     for (const auto &[field, value] : rows) {
@@ -90,6 +96,14 @@ void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
         plain.append(tr("%1: %2").arg(field, value));
         html += QStringLiteral("<tr><td><b>%1:</b>&nbsp;</td><td>%2</td></tr>")
                     .arg(field.toHtmlEscaped(), value.toHtmlEscaped());
+    }
+    if (!labels.isEmpty()) {
+        plain.append(tr("%1: %2").arg(tr("Labels"), labels.join(QStringLiteral("; "))));
+        QStringList escaped;
+        for (const QString &label : labels)
+            escaped.append(label.toHtmlEscaped());
+        html += QStringLiteral("<tr><td valign=\"top\"><b>%1:</b>&nbsp;</td><td>%2</td></tr>")
+                    .arg(tr("Labels").toHtmlEscaped(), escaped.join(QStringLiteral("<br>")));
     }
     html += QStringLiteral("</table>");
     m_fields->setText(html);

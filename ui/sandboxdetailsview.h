@@ -11,7 +11,8 @@ namespace airlock {
 
 /// The Sandboxes section's details of the sandbox selected in the table: state (and why it
 /// stopped), image and shape, acceleration, when and from what it started (`startedFrom`:
-/// booted, from template, from snapshot), and the helper's `identityWarning` as a warning box
+/// booted, from template, from snapshot), its labels (a client's notes, e.g. E2B metadata),
+/// and the helper's `identityWarning` as a warning box
 /// that says what to do (restart the sandbox). Plain text for tests and screen readers in
 /// text().
 class SandboxDetailsView final : public QWidget

@@ -89,6 +89,12 @@ QString formatSandboxTable(const QJsonArray &sandboxes, const QDateTime &now)
 
 QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now)
 {
+    // A client's labels (airlock-e2b: the E2B metadata), key=value sorted by key; the helper
+    // refuses control characters in them.
+    QStringList labels;
+    const QJsonObject labelObject = sandbox.value(QStringLiteral("labels")).toObject();
+    for (auto it = labelObject.begin(); it != labelObject.end(); ++it)
+        labels.append(it.key() + QLatin1Char('=') + it.value().toString());
     const QList<QPair<QString, QString>> lines {
         {QStringLiteral("Name"), field(sandbox, "name")},
         {QStringLiteral("State"), field(sandbox, "state")},
@@ -104,6 +110,7 @@ QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now)
         {QStringLiteral("Started"), orDash(field(sandbox, "startedAt"))},
         {QStringLiteral("Started from"), orDash(field(sandbox, "startedFrom"))},
         {QStringLiteral("Identity warning"), orDash(field(sandbox, "identityWarning"))},
+        {QStringLiteral("Labels"), orDash(labels.join(QStringLiteral(", ")))},
         {QStringLiteral("Uptime"), uptime(sandbox, now)},
         {QStringLiteral("VMM pid"),
          sandbox.value(QStringLiteral("vmmPid")).toInteger() > 0 ? field(sandbox, "vmmPid")

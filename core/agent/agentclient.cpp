@@ -469,6 +469,27 @@ AgentReadStream *AgentClient::archiveOut(const ArchiveOutRequest &archiveRequest
     return stream;
 }
 
+AgentReadStream *AgentClient::watch(const WatchRequest &watchRequest)
+{
+    auto *stream =
+        new AgentReadStream(this, newStreamId(), newRequestId(), AgentReadStream::Kind::Watch);
+    // An agent of an older image does not know the type and would take it for a protocol
+    // error of the whole connection: refuse it here instead.
+    if (m_state == State::Ready && !(m_guestHello.capabilities & kCapWatch)) {
+        const QPointer<AgentStream> target(stream);
+        later([target] {
+            if (target)
+                target->fail(AgentError::guest(
+                    ErrorCode::Unsupported,
+                    QStringLiteral("this guest's agent cannot watch folders (an older image)")));
+        });
+        return stream;
+    }
+    if (openStream(stream, MessageType::Watch, watchRequest.encode()))
+        stream->grantInitialCredit();
+    return stream;
+}
+
 AgentWriteStream *AgentClient::writeFile(const WriteRequest &writeRequest)
 {
     auto *stream =

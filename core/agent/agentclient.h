@@ -121,6 +121,9 @@ public:
     /// Streams the folder out as an archive stream (core/agentwire/archiveformat.h); feed it
     /// to an ArchiveDecoder with an ArchiveExtractor to write it under a host folder.
     AgentReadStream *archiveOut(const agentwire::ArchiveOutRequest &request);
+    /// Watches a guest folder: opened() once the watch is set, then WatchRecord bytes
+    /// (docs/agent-protocol.md, "Watch"); unsupported when the agent lacks kCapWatch.
+    AgentReadStream *watch(const agentwire::WatchRequest &request);
     /// Streams bytes into a file.
     AgentWriteStream *writeFile(const agentwire::WriteRequest &request);
     /// Streams an archive into a folder (AgentWriteStream::archiveResult()).

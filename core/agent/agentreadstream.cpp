@@ -31,18 +31,21 @@ QByteArray AgentReadStream::read(qint64 maxBytes)
 
 void AgentReadStream::updateStall()
 {
-    // The guest owes data while it has credit; with none, the consumer is the slow one.
-    stall(isOpen() && m_receiveCredit.available() > 0);
+    // The guest owes data while it has credit; with none, the consumer is the slow one. A
+    // watch owes nothing once it is set: events come when the guest's files change.
+    stall(isOpen() && m_receiveCredit.available() > 0 && !(m_kind == Kind::Watch && m_opened));
 }
 
 std::optional<ProtocolError> AgentReadStream::handleFrame(const Frame &frame)
 {
     switch (frame.header.type) {
     case MessageType::FileOpened: {
-        if (m_kind != Kind::File || m_opened)
+        if (m_kind == Kind::Archive || m_opened)
             return ProtocolError::Unexpected;
         const auto opened = FileOpened::decode(frame.payload);
         if (!opened)
+            return ProtocolError::BadPayload;
+        if (m_kind == Kind::Watch && opened->size != 0)
             return ProtocolError::BadPayload;
         // A range read gets at most the range: the guest may not announce (and then stream)
         // more than was asked for.
@@ -54,7 +57,7 @@ std::optional<ProtocolError> AgentReadStream::handleFrame(const Frame &frame)
         return std::nullopt;
     }
     case MessageType::Data: {
-        if (m_kind == Kind::File && !m_opened)
+        if (m_kind != Kind::Archive && !m_opened)
             return ProtocolError::Unexpected;
         if (!m_receiveCredit.spend(frame.payload.size()))
             return ProtocolError::CreditExceeded;

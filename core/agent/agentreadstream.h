@@ -8,7 +8,9 @@
 namespace airlock::agent {
 
 /// Bytes streamed out of the guest: a file (AgentClient::readFile: opened() with its size
-/// first) or a folder's archive stream (AgentClient::archiveOut). Data waits here until
+/// first), a folder's archive stream (AgentClient::archiveOut) or a folder's watch records
+/// (AgentClient::watch: opened() once the watch is set; agentwire::WatchRecordDecoder splits
+/// the bytes; it never finishes, the owner deletes it). Data waits here until
 /// read(); credit goes back as it is read, so at most Limits::window bytes are held and a
 /// slow consumer slows the guest. finished() after the last byte arrived (what is buffered
 /// stays readable); a file's total is checked against the size the guest announced.
@@ -16,7 +18,7 @@ class AgentReadStream : public AgentStream
 {
     Q_OBJECT
 public:
-    enum class Kind { File, Archive };
+    enum class Kind { File, Archive, Watch };
 
     qint64 bytesAvailable() const { return m_buffer.size(); }
     /// Takes up to `maxBytes` (all with -1) and credits the guest.

@@ -4,6 +4,8 @@
 
 #include <QIODevice>
 
+#include <memory>
+
 namespace airlock::agent {
 
 using namespace agentwire;
@@ -17,6 +19,22 @@ qint64 AgentWriteStream::room() const
     if (!m_client || !isOpen() || m_finishRequested)
         return 0;
     return std::max<qint64>(0, qint64(m_client->limits().window) - m_buffer.size());
+}
+
+void AgentWriteStream::writeAllAndFinish(QByteArray data)
+{
+    auto rest = std::make_shared<QByteArray>(std::move(data));
+    const auto feed = [this, rest] {
+        while (!rest->isEmpty()) {
+            const qint64 taken = write(*rest);
+            if (taken == 0)
+                return; // bytesWritten() calls again
+            rest->remove(0, taken);
+        }
+        finish();
+    };
+    feed();
+    connect(this, &AgentWriteStream::bytesWritten, this, feed);
 }
 
 qint64 AgentWriteStream::write(QByteArrayView data)

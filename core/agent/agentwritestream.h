@@ -23,6 +23,10 @@ public:
     qint64 room() const;
     /// No more data: End once the buffer is sent.
     void finish();
+    /// Writes all of `data` as room() allows, now and on each bytesWritten(), then finish():
+    /// for a content that is in memory whole (a files.write chunk, the env file). finished()
+    /// or failed() tells the outcome.
+    void writeAllAndFinish(QByteArray data);
     quint64 bytesSent() const { return m_sent; }
     /// What an archive in wrote and refused, once finished().
     const std::optional<agentwire::ArchiveResult> &archiveResult() const { return m_result; }

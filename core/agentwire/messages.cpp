@@ -646,6 +646,87 @@ std::optional<WriteRequest> WriteRequest::decode(ByteView payload)
     });
 }
 
+// WatchRequest, WatchRecord, WatchRecordDecoder
+
+Why WatchRequest::validate() const
+{
+    return pathWhy(path, "path");
+}
+
+EncodeResult WatchRequest::encode() const
+{
+    return encodeWith(*this, [this](PayloadWriter &out) { out.str(path).boolean(recursive); });
+}
+
+std::optional<WatchRequest> WatchRequest::decode(ByteView payload)
+{
+    return decodeWith<WatchRequest>(payload, [](PayloadReader &in, WatchRequest &m) {
+        m.path = in.str(kMaxPathBytes);
+        m.recursive = in.boolean();
+    });
+}
+
+Why WatchRecord::validate() const
+{
+    const auto value = static_cast<std::uint8_t>(op);
+    if (value < 1 || value > 6)
+        return "an unknown watch op";
+    if (op == WatchOp::Overflow)
+        return name.empty() ? Why() : Why("a name on an overflow record");
+    if (name.empty() || name.size() > kMaxPathBytes || name.find('\0') != std::string::npos)
+        return "a name that is empty, longer than 4096 bytes or holds a NUL";
+    return std::nullopt;
+}
+
+bool WatchRecord::appendTo(Bytes &out) const
+{
+    if (validate())
+        return false;
+    out.push_back(static_cast<std::uint8_t>(op));
+    out.push_back(std::uint8_t(name.size() & 0xff));
+    out.push_back(std::uint8_t(name.size() >> 8));
+    out.insert(out.end(), name.begin(), name.end());
+    return true;
+}
+
+bool WatchRecordDecoder::feed(ByteView bytes, std::vector<WatchRecord> &records)
+{
+    if (m_failed)
+        return false;
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+        // Take only what the current record still needs, so at most one record is held.
+        std::size_t want = 3;
+        if (m_pending.size() >= 3)
+            want = 3 + (std::size_t(m_pending[1]) | (std::size_t(m_pending[2]) << 8));
+        const std::size_t take = std::min(want - m_pending.size(), bytes.size() - at);
+        m_pending.insert(m_pending.end(), bytes.begin() + std::ptrdiff_t(at),
+                         bytes.begin() + std::ptrdiff_t(at + take));
+        at += take;
+        if (m_pending.size() < 3)
+            continue;
+        // The length is known now: refused at once when too long, else the record is complete
+        // when it holds that many name bytes.
+        const std::size_t length = std::size_t(m_pending[1]) | (std::size_t(m_pending[2]) << 8);
+        if (length > kMaxPathBytes) {
+            m_failed = true;
+            return false;
+        }
+        if (m_pending.size() < 3 + length)
+            continue;
+        WatchRecord record;
+        record.op = static_cast<WatchOp>(m_pending[0]);
+        record.name.assign(m_pending.begin() + 3, m_pending.end());
+        m_pending.clear();
+        if (record.validate()) {
+            m_failed = true;
+            return false;
+        }
+        records.push_back(std::move(record));
+    }
+    return true;
+}
+
 // MkdirRequest, RemoveRequest, RenameRequest
 
 Why MkdirRequest::validate() const

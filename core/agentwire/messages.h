@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace airlock::agentwire {
 
@@ -302,6 +303,64 @@ struct RenameRequest
     std::optional<std::string> validate() const;
     EncodeResult encode() const;
     static std::optional<RenameRequest> decode(ByteView payload);
+};
+
+/// Host: watch the folder `path` (and, with `recursive`, the folders under it, at most
+/// kMaxWatchedFolders) on the frame's new stream: the guest answers FileOpened (size 0, the
+/// folder's mode) once the watch is set, then WatchRecord records in Data frames within
+/// credits, until the host cancels (or an Error: the folder went).
+struct WatchRequest
+{
+    std::string path;
+    bool recursive = false;
+
+    std::optional<std::string> validate() const;
+    EncodeResult encode() const;
+    static std::optional<WatchRequest> decode(ByteView payload);
+};
+
+/// Folders one recursive watch covers at most; folders beyond it are not watched (the
+/// stream says so once with a WatchOp::Overflow record).
+inline constexpr std::size_t kMaxWatchedFolders = 1024;
+
+/// What happened to an entry of a watched folder (E2B's filesystem EventType, plus Overflow:
+/// events were lost, the kernel's queue or kMaxWatchedFolders ran over).
+enum class WatchOp : std::uint8_t {
+    Create = 1,
+    Write = 2,
+    Remove = 3,
+    Rename = 4, ///< moved away from this name
+    Chmod = 5,
+    Overflow = 6, ///< name empty
+};
+
+/// One change of a watch stream: `u8 op, str name` (name relative to the watched folder,
+/// 1..kMaxPathBytes bytes without NUL; empty only for Overflow). Records are packed into the
+/// stream's Data frames without regard to frame boundaries, like the archive stream.
+struct WatchRecord
+{
+    WatchOp op = WatchOp::Create;
+    std::string name;
+
+    std::optional<std::string> validate() const;
+    /// Appends the record's bytes to `out`; false (nothing appended) when it is not valid.
+    bool appendTo(Bytes &out) const;
+};
+
+/// Splits a watch stream's bytes into records, across any frame boundaries. Holds at most one
+/// incomplete record (3 + kMaxPathBytes bytes); a record that does not validate is an error
+/// that sticks.
+class WatchRecordDecoder
+{
+public:
+    /// Takes `bytes` and appends the complete records to `records`; false once the stream
+    /// broke the format (an unknown op, a bad name).
+    bool feed(ByteView bytes, std::vector<WatchRecord> &records);
+    bool failed() const { return m_failed; }
+
+private:
+    Bytes m_pending;
+    bool m_failed = false;
 };
 
 /// Host: stream the folder `path` out as an archive (archiveformat.h) in Data frames within

@@ -43,6 +43,7 @@ constexpr TypeInfo kTypes[] = {
     {MessageType::Mkdir, Sender::Host, "mkdir"},
     {MessageType::Remove, Sender::Host, "remove"},
     {MessageType::Rename, Sender::Host, "rename"},
+    {MessageType::Watch, Sender::Host, "watch"},
     {MessageType::ArchiveOut, Sender::Host, "archive_out"},
     {MessageType::ArchiveIn, Sender::Host, "archive_in"},
     {MessageType::ArchiveResult, Sender::Guest, "archive_result"},

@@ -82,6 +82,7 @@ enum class MessageType : std::uint8_t {
     Mkdir = 0x27, ///< host
     Remove = 0x28, ///< host
     Rename = 0x29, ///< host
+    Watch = 0x2a, ///< host: stream a folder's changes out (inotify)
 
     ArchiveOut = 0x30, ///< host: stream a folder out as an archive
     ArchiveIn = 0x31, ///< host: stream an archive into a folder
@@ -130,6 +131,7 @@ enum Capability : std::uint64_t {
     kCapArchive = 1 << 3,
     kCapIdentity = 1 << 4,
     kCapAttach = 1 << 5,
+    kCapWatch = 1 << 6,
 };
 
 } // namespace airlock::agentwire

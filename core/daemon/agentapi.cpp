@@ -7,6 +7,7 @@
 #include "core/daemon/agentjson.h"
 #include "core/daemon/execsession.h"
 #include "core/daemon/oncereply.h"
+#include "core/daemon/watchsession.h"
 #include "core/model/jsonfields.h"
 #include "core/model/names.h"
 #include "core/protocol/methods.h"
@@ -55,6 +56,8 @@ AgentApi::~AgentApi()
 {
     for (const QList<ExecSession *> &sessions : std::as_const(m_sessions))
         qDeleteAll(sessions);
+    for (const QList<WatchSession *> &watches : std::as_const(m_watches))
+        qDeleteAll(watches);
 }
 
 int AgentApi::sessionCount() const
@@ -164,6 +167,70 @@ void AgentApi::registerMethods()
     deferred(method::FilesMkdir, &AgentApi::mkdir);
     deferred(method::FilesRemove, &AgentApi::remove);
     deferred(method::FilesRename, &AgentApi::rename);
+    m_server.addDeferredMethod(
+        QString::fromLatin1(method::FilesWatch),
+        [this](const RpcContext &context, const QJsonObject &params, RpcServer::Reply reply) {
+            const OnceReply once(std::move(reply));
+            if (auto started = watch(context, params, once); !started)
+                once(std::unexpected(started.error()));
+        });
+    m_server.addMethod(QString::fromLatin1(method::FilesUnwatch),
+                       [this](const RpcContext &context, const QJsonObject &params) {
+                           return unwatch(context, params);
+                       });
+}
+
+Result<void> AgentApi::watch(const RpcContext &context, const QJsonObject &params,
+                             const RpcServer::Reply &reply)
+{
+    QString sandbox;
+    AIRLOCK_TRY_INIT(client, agentFor(params, &sandbox));
+    AIRLOCK_TRY_INIT(path, json::readString(params, QStringLiteral("path")));
+    AIRLOCK_TRY_INIT(recursive, json::readBool(params, QStringLiteral("recursive"), false));
+    if (m_watches.value(context.clientId).size() >= kMaxWatchesPerClient)
+        return fail(
+            ErrorKind::Busy,
+            QStringLiteral("this connection watches %1 folders already").arg(kMaxWatchesPerClient));
+    agentwire::WatchRequest request {path->toStdString(), *recursive};
+    if (const auto why = request.validate())
+        return fail(ErrorKind::InvalidParams, QString::fromStdString(*why));
+    auto *session = new WatchSession(m_server, context.clientId, sandbox, m_nextWatch++,
+                                     (*client)->watch(request), this);
+    m_watches[context.clientId].append(session);
+    connect(session, &WatchSession::started, this, [reply, session] {
+        reply(QJsonValue(QJsonObject {{QStringLiteral("watch"), qint64(session->id())}}));
+    });
+    connect(session, &WatchSession::startFailed, this,
+            [reply](const Error &error) { reply(std::unexpected(error)); });
+    connect(session, &WatchSession::ended, this, [this, session] { forget(session); });
+    return {};
+}
+
+Result<QJsonValue> AgentApi::unwatch(const RpcContext &context, const QJsonObject &params)
+{
+    AIRLOCK_TRY_INIT(name, json::readString(params, QStringLiteral("name")));
+    AIRLOCK_TRY_INIT(
+        id,
+        json::readInteger(params, QStringLiteral("watch"), 1, std::numeric_limits<qint64>::max()));
+    for (WatchSession *session : m_watches.value(context.clientId)) {
+        if (session->sandbox() == *name && session->id() == quint64(*id)) {
+            session->stop();
+            return QJsonValue(QJsonObject());
+        }
+    }
+    return fail(ErrorKind::NotFound,
+                QStringLiteral("this connection has no watch %1 in '%2'").arg(*id).arg(*name));
+}
+
+void AgentApi::forget(WatchSession *session)
+{
+    auto it = m_watches.find(session->client());
+    if (it != m_watches.end()) {
+        it->removeOne(session);
+        if (it->isEmpty())
+            m_watches.erase(it);
+    }
+    session->deleteLater();
 }
 
 Result<void> AgentApi::startSession(const RpcContext &context, const QJsonObject &params,
@@ -362,19 +429,8 @@ Result<void> AgentApi::write(const QJsonObject &params, const RpcServer::Reply &
         AIRLOCK_TRY(result);
     }
     agent::AgentWriteStream *stream = (*client)->writeFile(request);
-    auto rest = std::make_shared<QByteArray>(*data);
     const qint64 total = data->size();
-    const auto feed = [stream, rest] {
-        while (!rest->isEmpty()) {
-            const qint64 taken = stream->write(*rest);
-            if (taken == 0)
-                return;
-            rest->remove(0, taken);
-        }
-        stream->finish();
-    };
-    feed();
-    connect(stream, &agent::AgentWriteStream::bytesWritten, stream, feed);
+    stream->writeAllAndFinish(*data);
     connect(stream, &agent::AgentWriteStream::finished, stream, [stream, reply, total] {
         reply(QJsonValue(QJsonObject {{QStringLiteral("written"), total}}));
         stream->deleteLater();

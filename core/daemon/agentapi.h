@@ -14,6 +14,7 @@ namespace agent {
 class AgentClient;
 }
 class ExecSession;
+class WatchSession;
 
 /// Binds `exec.*`, `files.*` and `console.resize` (docs/protocol.md, "Exec", "Files" and
 /// "console.resize") to the guest agents of
@@ -40,6 +41,8 @@ public:
     static constexpr qint64 kMaxListAnswerBytes = 768 * 1024;
     /// Processes one client may follow at once.
     static constexpr int kMaxSessionsPerClient = 64;
+    /// Folders one client may watch at once (files.watch).
+    static constexpr int kMaxWatchesPerClient = 16;
 
     AgentApi(RpcServer &server, ClientLookup lookup, QObject *parent = nullptr);
     ~AgentApi() override;
@@ -66,10 +69,18 @@ private:
     Result<void> remove(const QJsonObject &params, const RpcServer::Reply &reply);
     Result<void> rename(const QJsonObject &params, const RpcServer::Reply &reply);
     void forget(ExecSession *session);
+    /// `files.watch`: answers `{watch}` once the guest set the watch; events follow as
+    /// notifications (WatchSession).
+    Result<void> watch(const RpcContext &context, const QJsonObject &params,
+                       const RpcServer::Reply &reply);
+    Result<QJsonValue> unwatch(const RpcContext &context, const QJsonObject &params);
+    void forget(WatchSession *session);
 
     RpcServer &m_server;
     ClientLookup m_lookup;
     QHash<quint64, QList<ExecSession *>> m_sessions; ///< by client id
+    QHash<quint64, QList<WatchSession *>> m_watches; ///< by client id
+    quint64 m_nextWatch = 1;
 };
 
 } // namespace airlock

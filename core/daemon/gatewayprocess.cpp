@@ -1,8 +1,8 @@
 #include "core/daemon/gatewayprocess.h"
 
 #include "core/model/answerlater.h"
+#include "core/vmm/processreaper.h"
 
-#include <QDeadlineTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -18,7 +18,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,7 +28,7 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcGateway, "airlock.daemon.gateway")
 
-/// How long stop() waits for a SIGKILLed gateway to be gone.
+/// How long a stopped gateway's ProcessReaper waits for it to be gone after SIGKILL.
 constexpr int kKillWaitMs = 3000;
 
 QString errnoText(int error)
@@ -100,11 +99,19 @@ GatewayProcess::GatewayProcess(QObject *parent) : QObject(parent)
             ErrorKind::OperationFailed,
             QStringLiteral("airlock-gateway was not ready within %1 ms").arg(m_readyTimeoutMs)));
     });
+    m_outboxTimer.setSingleShot(true);
+    connect(&m_outboxTimer, &QTimer::timeout, this, [this] {
+        abandonControl(QStringLiteral("airlock-gateway has not read its control channel for %1 "
+                                      "ms; stopping it")
+                           .arg(kOutboxStallMs));
+    });
 }
 
 GatewayProcess::~GatewayProcess()
 {
     stop(500);
+    if (auto released = std::exchange(m_released, nullptr))
+        released();
 }
 
 pid_t GatewayProcess::pid() const
@@ -352,9 +359,12 @@ Result<void> GatewayProcess::sendLine(const QJsonObject &message)
 
 Result<void> GatewayProcess::sendBytes(QByteArrayView line)
 {
+    if (m_control < 0)
+        return fail(ErrorKind::InvalidState, QStringLiteral("airlock-gateway is not running"));
     qsizetype written = 0;
-    QDeadlineTimer deadline(5000);
-    while (written < line.size()) {
+    // Behind queued bytes nothing may overtake; otherwise straight to the socket, so that a
+    // secret is copied only when the gateway is slow to read.
+    while (m_outbox.empty() && written < line.size()) {
         const ssize_t n = ::send(m_control, line.constData() + written,
                                  size_t(line.size() - written), MSG_NOSIGNAL);
         if (n > 0) {
@@ -363,16 +373,77 @@ Result<void> GatewayProcess::sendBytes(QByteArrayView line)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !deadline.hasExpired()) {
-            pollfd fd {m_control, POLLOUT, 0};
-            ::poll(&fd, 1, int(qMax<qint64>(1, deadline.remainingTime())));
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot write to airlock-gateway: %1").arg(errnoText(errno)));
+    }
+    if (written == line.size())
+        return {};
+    // The socket is full: the rest waits for the gateway to read, on the event loop (a
+    // gateway that stops reading, stuck or compromised, must not stall airlockd).
+    if (m_outbox.size() + size_t(line.size() - written) > kMaxOutboxBytes) {
+        const QString message =
+            QStringLiteral("airlock-gateway has not read %1 bytes of its control channel; "
+                           "stopping it")
+                .arg(m_outbox.size());
+        abandonControl(message);
+        return fail(ErrorKind::OperationFailed, message);
+    }
+    m_outbox.insert(m_outbox.end(), line.begin() + written, line.end());
+    if (!m_writeNotifier) {
+        m_writeNotifier = new QSocketNotifier(m_control, QSocketNotifier::Write, this);
+        connect(m_writeNotifier, &QSocketNotifier::activated, this, &GatewayProcess::flushOutbox);
+    }
+    m_writeNotifier->setEnabled(true);
+    if (!m_outboxTimer.isActive())
+        m_outboxTimer.start(kOutboxStallMs);
+    return {};
+}
+
+void GatewayProcess::flushOutbox()
+{
+    size_t sent = 0;
+    while (sent < m_outbox.size()) {
+        const ssize_t n =
+            ::send(m_control, m_outbox.data() + sent, m_outbox.size() - sent, MSG_NOSIGNAL);
+        if (n > 0) {
+            sent += size_t(n);
             continue;
         }
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("cannot write to airlock-gateway: %1")
-                        .arg(n < 0 ? errnoText(errno) : QStringLiteral("timeout")));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        abandonControl(QStringLiteral("cannot write to airlock-gateway: %1")
+                           .arg(errnoText(n < 0 ? errno : EPIPE)));
+        return;
     }
-    return {};
+    if (sent == 0)
+        return;
+    // Credential values pass through here: what was sent is wiped before it is let go.
+    std::memmove(m_outbox.data(), m_outbox.data() + sent, m_outbox.size() - sent);
+    explicit_bzero(m_outbox.data() + (m_outbox.size() - sent), sent);
+    m_outbox.resize(m_outbox.size() - sent);
+    if (m_outbox.empty()) {
+        m_writeNotifier->setEnabled(false);
+        m_outboxTimer.stop();
+    } else {
+        m_outboxTimer.start(kOutboxStallMs); // progress: a new grace period
+    }
+}
+
+void GatewayProcess::abandonControl(const QString &why)
+{
+    qCWarning(lcGateway, "%s: %s", qPrintable(m_config.sandbox), qPrintable(why));
+    if (m_readyCallback) {
+        finishStart(fail(ErrorKind::OperationFailed, why));
+        return;
+    }
+    // As on EOF: the gateway goes, its exit is reported by the pidfd (and restarts it).
+    closeControl();
+    if (m_process && !m_process->hasExited())
+        m_process->sendSignal(SIGKILL);
 }
 
 bool GatewayProcess::readAvailable()
@@ -485,6 +556,8 @@ void GatewayProcess::onProcessExited(bool statusKnown, int waitStatus)
     m_process->deleteLater();
     m_process = nullptr;
     m_ready = false;
+    if (auto released = std::exchange(m_released, nullptr))
+        released();
     if (m_readyCallback) {
         finishStart(
             fail(ErrorKind::OperationFailed,
@@ -502,19 +575,11 @@ void GatewayProcess::stop(int graceMs)
         return;
     m_stopping = true;
     QObject::disconnect(m_process, nullptr, this, nullptr);
-    const pid_t pid = m_process->pid();
-    // Waited for on its pidfd (it exits on EOF at once): its listeners stay bound until it is
-    // gone, and the sandbox's next gateway (a restart, a restore) binds the same ports.
-    if (!m_process->waitForExit(graceMs)) {
-        qCWarning(lcGateway, "%s: airlock-gateway did not exit on EOF; killing it",
-                  qPrintable(m_config.sandbox));
-        m_process->sendSignal(SIGKILL);
-        m_process->waitForExit(kKillWaitMs);
-    }
-    int status;
-    ::waitpid(pid, &status, WNOHANG);
-    delete m_process;
-    m_process = nullptr;
+    // It exits on EOF at once, but its listeners stay bound until it is gone: whoever binds the
+    // same ports next waits for m_released (NetworkLinks keeps the link until then).
+    ProcessReaper::reap(std::exchange(m_process, nullptr),
+                        QStringLiteral("airlock-gateway of %1").arg(m_config.sandbox), graceMs,
+                        kKillWaitMs, std::exchange(m_released, nullptr));
     m_ready = false;
 }
 
@@ -525,6 +590,13 @@ void GatewayProcess::closeControl()
     resolvePolicyWaiters(m_policyGeneration, {});
     delete m_notifier;
     m_notifier = nullptr;
+    delete m_writeNotifier;
+    m_writeNotifier = nullptr;
+    m_outboxTimer.stop();
+    if (!m_outbox.empty())
+        explicit_bzero(m_outbox.data(), m_outbox.size());
+    m_outbox.clear();
+    m_outbox.shrink_to_fit();
     if (m_control >= 0)
         ::close(m_control);
     m_control = -1;

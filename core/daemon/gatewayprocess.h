@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 class QSocketNotifier;
 
@@ -118,9 +119,15 @@ public:
     /// their SecretValues (no other copy is made). Replaces the gateway's credentials whole.
     /// Errors: InvalidState when not running, OperationFailed when the write fails.
     Result<void> setCredentials(const QList<GatewayCredentialGrant> &credentials);
-    /// Closes the control socket (the gateway exits on EOF) and kills it if it is still there
-    /// after `graceMs`. Blocks until it is gone. exited() is not emitted for a requested stop.
+    /// Closes the control socket (the gateway exits on EOF) and returns at once; a
+    /// ProcessReaper kills the process if it is still there after `graceMs`. exited() is not
+    /// emitted for a requested stop. setReleased()'s callback tells when it is gone.
     void stop(int graceMs = 2000);
+    /// `released` is called once this object's gateway process is gone for good (its
+    /// listeners closed, so the link's ports are free again): after a stop, an exit or a
+    /// failed start, or when this object is deleted without a process. It may run after this
+    /// object is deleted (a stopped process is seen out by a ProcessReaper).
+    void setReleased(std::function<void()> released) { m_released = std::move(released); }
 
     bool isRunning() const { return m_process != nullptr; }
     pid_t pid() const;
@@ -138,7 +145,13 @@ private:
     /// Ends a pending start() with `result` (a failure stops the process first).
     void finishStart(Result<void> result);
     Result<void> sendLine(const QJsonObject &message);
+    /// Writes `bytes` without blocking: what the socket does not take is queued (at most
+    /// kMaxOutboxBytes) and written when the gateway reads. A gateway that leaves its queue
+    /// unread for kOutboxStallMs, or lets it overflow, is killed (and restarted by its owner).
     Result<void> sendBytes(QByteArrayView bytes);
+    void flushOutbox();
+    /// Gives up on the gateway: closes the control socket and kills it (logged with `why`).
+    void abandonControl(const QString &why);
     /// Reads what the socket has; returns false on EOF or a framing error.
     bool readAvailable();
     void handleMessage(const QJsonObject &message);
@@ -162,6 +175,13 @@ private:
     int m_readyTimeoutMs = kDefaultReadyTimeoutMs;
     QString m_fatal;
     bool m_stopping = false;
+    std::function<void()> m_released;
+    /// Control bytes the socket did not take yet (wiped once sent: credential values).
+    std::vector<char> m_outbox;
+    QSocketNotifier *m_writeNotifier = nullptr;
+    QTimer m_outboxTimer; ///< a queue without progress for kOutboxStallMs: the gateway is stuck
+    static constexpr size_t kMaxOutboxBytes = 64 * 1024 * 1024;
+    static constexpr int kOutboxStallMs = 5000;
     struct PolicyWaiter
     {
         quint64 generation = 0;

@@ -9,6 +9,7 @@
 #include "core/daemon/credentialbroker.h"
 #include "core/daemon/egressaudit.h"
 #include "core/daemon/eventbus.h"
+#include "core/daemon/guestenvdelivery.h"
 #include "core/daemon/hostaccounts.h"
 #include "core/daemon/logging.h"
 #include "core/daemon/registry.h"
@@ -103,6 +104,7 @@ struct HelperDaemon::Parts
     std::unique_ptr<SandboxApi> api;
     std::unique_ptr<SnapshotApi> snapshotApi;
     std::unique_ptr<AgentApi> agentApi;
+    std::unique_ptr<GuestEnvDelivery> envDelivery;
     std::unique_ptr<WorkspaceApi> workspaceApi;
 };
 
@@ -285,6 +287,12 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         return agentOf(sandboxes, name);
     };
     p.agentApi = std::make_unique<AgentApi>(*p.server, agentLookup);
+    // A binding changed while its guest runs reaches the guest's env file at once.
+    p.envDelivery = std::make_unique<GuestEnvDelivery>(
+        agentLookup,
+        [&sandboxes = *p.sandboxes](const QString &name) { return sandboxes.seedFiles(name); });
+    QObject::connect(p.credentials.get(), &CredentialApi::bindingsChanged, p.envDelivery.get(),
+                     &GuestEnvDelivery::deliver);
     p.workspaceApi = std::make_unique<WorkspaceApi>(*p.server, agentLookup);
     const int inheritedSocket = takeInheritedListenSocket();
     AIRLOCK_TRY(inheritedSocket >= 0 ? p.server->listen(inheritedSocket, config.socketPath)

@@ -7,6 +7,7 @@
 #include "core/vmm/vmm.h"
 
 #include <QLoggingCategory>
+#include <QPointer>
 
 namespace airlock {
 
@@ -106,7 +107,7 @@ void NetworkLinks::up(SandboxNetwork *network, bool adopt, Brought done)
     network->up(adopt, [this, network, index, done = std::move(done)](const Result<void> &up) {
         if (!up) {
             network->deleteLater();
-            m_pool->release(index);
+            releaseLinkOf(network, index);
             return done(std::unexpected(up.error()));
         }
         done(network);
@@ -122,14 +123,23 @@ void NetworkLinks::release(SandboxNetwork *network, Vmm *vmmStillRunning,
     auto teardown = [this, network, index, superseded = std::move(superseded)] {
         network->down(superseded && superseded());
         network->deleteLater();
-        if (m_pool)
-            m_pool->release(index);
+        releaseLinkOf(network, index);
     };
     // The table stays until the VMM is really gone.
     if (vmmStillRunning)
         connect(vmmStillRunning, &Vmm::exited, network, teardown);
     else
         teardown();
+}
+
+void NetworkLinks::releaseLinkOf(SandboxNetwork *network, quint32 index)
+{
+    // The gateway's listeners hold the link's address and ports until its process is gone; a
+    // network given the link earlier would fail to bind them.
+    network->whenGatewaysGone([links = QPointer<NetworkLinks>(this), index] {
+        if (links && links->m_pool)
+            links->m_pool->release(index);
+    });
 }
 
 } // namespace airlock

@@ -57,6 +57,8 @@ Q_SIGNALS:
     void egress(const QString &name, const QJsonObject &event);
 
 private:
+    /// Gives `index` back to the pool once `network`'s gateways are gone.
+    void releaseLinkOf(SandboxNetwork *network, quint32 index);
     /// The lowest free link of the pool that no interface of this namespace overlaps (another
     /// helper's taps, the host's own networks). Errors: Busy when none is left, naming
     /// --address-pool when links were skipped.

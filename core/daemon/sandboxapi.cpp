@@ -53,6 +53,8 @@ Result<QJsonValue> emptyResult(const Result<void> &result)
 }
 
 const QString kPolicy = QStringLiteral("policy");
+const QString kRevision = QStringLiteral("revision");
+const QString kIfRevision = QStringLiteral("ifRevision");
 
 /// The `policy` parameter of policy.set and policy.dryRun: present and a JSON object.
 Result<QJsonObject> policyParam(const QJsonObject &params)
@@ -340,7 +342,9 @@ Result<QJsonValue> SandboxApi::policyGet(const QJsonObject &params)
     AIRLOCK_TRY(name);
     auto policy = m_sandboxes.policy(*name);
     AIRLOCK_TRY(policy);
-    return QJsonObject {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
+    return QJsonObject {{QStringLiteral("name"), *name},
+                        {kPolicy, policy->toJson()},
+                        {kRevision, policy->revision()}};
 }
 
 void SandboxApi::policySet(const QJsonObject &params, RpcServer::Reply reply)
@@ -358,7 +362,24 @@ void SandboxApi::policySet(const QJsonObject &params, RpcServer::Reply reply)
     if (!policy)
         return reply(fail(ErrorKind::InvalidParams,
                           QStringLiteral("policy: %1").arg(policy.error().message)));
-    const QJsonObject answer {{QStringLiteral("name"), *name}, {kPolicy, policy->toJson()}};
+    // Compare and set: a client that read revision R and changed it must not overwrite what
+    // another client stored since (the window's "Allow?" answer is such a change).
+    if (const QJsonValue expected = params.value(kIfRevision); !expected.isUndefined()) {
+        if (!expected.isString())
+            return reply(fail(ErrorKind::InvalidParams,
+                              QStringLiteral("field 'ifRevision' must be a string")));
+        auto current = m_sandboxes.policy(*name);
+        if (!current)
+            return reply(std::unexpected(current.error()));
+        if (current->revision() != expected.toString())
+            return reply(fail(ErrorKind::Conflict,
+                              QStringLiteral("the policy of '%1' changed since revision %2 (it is "
+                                             "%3 now); read it again")
+                                  .arg(*name, expected.toString(), current->revision())));
+    }
+    const QJsonObject answer {{QStringLiteral("name"), *name},
+                              {kPolicy, policy->toJson()},
+                              {kRevision, policy->revision()}};
     auto stored = m_sandboxes.setPolicy(*name, *policy, [reply, answer](const Result<void> &done) {
         if (!done)
             return reply(std::unexpected(done.error()));

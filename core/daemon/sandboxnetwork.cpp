@@ -197,6 +197,13 @@ void SandboxNetwork::down(bool superseded)
     }
 }
 
+void SandboxNetwork::whenGatewaysGone(std::function<void()> then)
+{
+    if (m_gatewayExits->pending == 0)
+        return then();
+    m_gatewayExits->whenNone = std::move(then);
+}
+
 Result<void> SandboxNetwork::setPolicy(const EgressPolicy &policy,
                                        GatewayProcess::PolicyAck enforced)
 {
@@ -276,6 +283,11 @@ void SandboxNetwork::startGateway(GatewayProcess::Ready done)
     config.logLevel = m_config.gatewayLogLevel;
     delete std::exchange(m_startingGateway, new GatewayProcess(this));
     GatewayProcess *gateway = m_startingGateway;
+    ++m_gatewayExits->pending;
+    gateway->setReleased([exits = m_gatewayExits] {
+        if (--exits->pending == 0 && exits->whenNone)
+            std::exchange(exits->whenNone, nullptr)();
+    });
     connect(gateway, &GatewayProcess::egress, this, &SandboxNetwork::egress);
     gateway->start(config, m_config.readyTimeoutMs,
                    [this, gateway, started = config.policy,

@@ -73,6 +73,10 @@ public:
     /// `superseded` (a newer network of the same sandbox is up already: a restore), only the
     /// gateway stops: table, tap and pid file have the same names and are the newer one's.
     void down(bool superseded = false);
+    /// Calls `then` once every gateway process this network started is gone (at once when
+    /// none is left, else from the event loop, possibly after this object is deleted): only
+    /// then are the link's ports free for another network. Replaces an earlier `then`.
+    void whenGatewaysGone(std::function<void()> then);
     /// Hands a new policy to the running gateway; kept for its restarts in any case.
     /// `enforced` is called once (GatewayProcess::PolicyAck): at once when no gateway runs
     /// (nothing passes until one starts, with this policy), else when the gateway confirmed it.
@@ -146,6 +150,13 @@ private:
     QByteArray m_caKeyPem;
     GatewayProcess *m_gateway = nullptr; ///< the running gateway
     GatewayProcess *m_startingGateway = nullptr; ///< one that has not reported ready yet
+    /// Gateway processes of this network not yet gone, shared with their ProcessReapers.
+    struct GatewayExits
+    {
+        int pending = 0;
+        std::function<void()> whenNone;
+    };
+    std::shared_ptr<GatewayExits> m_gatewayExits = std::make_shared<GatewayExits>();
     bool m_tapCreated = false;
     bool m_tableLoaded = false;
     QByteArray m_tableFingerprint; ///< of the table as loaded (verifyTable)

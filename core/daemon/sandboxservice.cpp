@@ -2,6 +2,7 @@
 
 #include "core/daemon/consolehub.h"
 #include "core/daemon/identityrefresh.h"
+#include "core/model/answerlater.h"
 #include "core/model/names.h"
 #include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
@@ -14,6 +15,7 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QSet>
+#include <QTimer>
 
 #include <unistd.h>
 
@@ -462,6 +464,17 @@ Result<Sandbox> SandboxService::create(const SandboxSpec &requested, bool intern
 void SandboxService::start(const QString &name, int incomingStateFd, StartSource source,
                            Started done)
 {
+    // A restore kills the running VMM and starts at once: the new one waits until the old one
+    // is gone, on the event loop (killNow() does not wait).
+    if (const auto it = m_entries.find(name); it != m_entries.end() && it->second.exitingVmm) {
+        whenExited(it->second,
+                   [this, name, incomingStateFd, source, done](const Result<void> &gone) {
+                       if (!gone)
+                           return done(std::unexpected(gone.error()));
+                       start(name, incomingStateFd, source, done);
+                   });
+        return;
+    }
     startOnce(name, incomingStateFd, source, /*allowTemplate=*/true,
               [this, name, done](const Result<Sandbox> &started, bool usedTemplate) {
                   if (started || !usedTemplate)
@@ -764,11 +777,46 @@ void SandboxService::killNow(Entry &entry, const QString &reason)
     Vmm *vmm = entry.vmm.get();
     releaseVmm(entry);
     vmm->kill();
-    // The table stays until the VMM is really gone (SIGKILL is not instant). Usually that is a
-    // matter of milliseconds: then the network goes now, and a start that follows at once (a
-    // restore) builds its own without meeting this one.
-    releaseNetwork(entry, vmm->waitForExit(kKillWaitMs) ? nullptr : vmm);
+    // The table stays until the VMM is really gone (SIGKILL is not instant, and not waited for
+    // here: the event loop serves everyone). A start that follows (a restore) waits for the
+    // exit, and so for this network's teardown, which is connected first (whenExited()).
+    const bool gone = vmm->waitForExit(0);
+    entry.exitingVmm = gone ? nullptr : vmm;
+    if (!gone) {
+        // Connected before the network's teardown and any waiting start (whenExited()).
+        connect(vmm, &Vmm::exited, this, [this, name = entry.sandbox.spec.name, vmm] {
+            if (const auto it = m_entries.find(name);
+                it != m_entries.end() && it->second.exitingVmm == vmm)
+                it->second.exitingVmm = nullptr;
+        });
+    }
+    releaseNetwork(entry, gone ? nullptr : vmm);
     markStopped(entry, reason);
+}
+
+void SandboxService::whenExited(Entry &entry, std::function<void(const Result<void> &)> then)
+{
+    Vmm *vmm = entry.exitingVmm.data();
+    if (!vmm)
+        return answerLater(this, std::move(then), Result<void>());
+    const QString name = entry.sandbox.spec.name;
+    // One answer: whichever comes first of the exit and the deadline.
+    auto pending = std::make_shared<std::function<void(const Result<void> &)>>(std::move(then));
+    auto finish = [pending](const Result<void> &result) {
+        if (auto callback = std::exchange(*pending, nullptr))
+            callback(result);
+    };
+    connect(
+        vmm, &Vmm::exited, this, [finish] { finish({}); }, Qt::SingleShotConnection);
+    QTimer::singleShot(kKillWaitMs, this, [this, name, finish] {
+        const auto it = m_entries.find(name);
+        if (it == m_entries.end() || !it->second.exitingVmm)
+            return finish({});
+        finish(fail(ErrorKind::OperationFailed,
+                    QStringLiteral("the killed VMM of sandbox '%1' has not exited after %2 ms")
+                        .arg(name)
+                        .arg(kKillWaitMs)));
+    });
 }
 
 Result<void> SandboxService::setStateReason(const QString &name, const QString &reason)

@@ -22,6 +22,7 @@
 #include "core/vmm/vmm.h"
 
 #include <QObject>
+#include <QPointer>
 
 #include <functional>
 #include <map>
@@ -231,12 +232,18 @@ private:
         /// The network of a start in progress (coming up, then up), until its VMM runs or failed.
         SandboxNetwork *startingNetwork = nullptr;
         qint64 linkIndex = -1; ///< AddressPool index of network's link
+        /// A VMM killed without waiting (killNow()) that has not exited yet; the next start
+        /// waits for it, since it still holds the sandbox's RAM file, uid and network.
+        QPointer<Vmm> exitingVmm;
     };
     /// What start() prepared for the VMM and hands to it; released again if it fails.
     struct Launch;
     /// Called with the start's result and whether a template was tried.
     using StartedOnce = std::function<void(const Result<Sandbox> &, bool usedTemplate)>;
 
+    /// Calls `then` once the VMM `entry` killed last is gone: at once when there is none, from
+    /// the event loop otherwise; OperationFailed when it is not gone within kKillWaitMs.
+    void whenExited(Entry &entry, std::function<void(const Result<void> &)> then);
     /// One start attempt; with `allowTemplate` a template start may be tried.
     void startOnce(const QString &name, int incomingStateFd, StartSource source, bool allowTemplate,
                    StartedOnce done);

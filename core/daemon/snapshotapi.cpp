@@ -201,6 +201,13 @@ void SnapshotApi::fork(uid_t caller, const QJsonObject &params, RpcServer::Reply
     auto bindings = json::readBool(params, QStringLiteral("bindings"), false);
     if (!bindings)
         return reply(std::unexpected(bindings.error()));
+    std::optional<QMap<QString, QString>> labels;
+    if (const QJsonValue given = params.value(QStringLiteral("labels")); !given.isUndefined()) {
+        auto parsed = SandboxSpec::labelsFromJson(given);
+        if (!parsed)
+            return reply(std::unexpected(parsed.error()));
+        labels = *parsed;
+    }
     SnapshotService::ForkBindings forkBindings;
     forkBindings.copy = *bindings;
     if (m_owners) {
@@ -212,11 +219,13 @@ void SnapshotApi::fork(uid_t caller, const QJsonObject &params, RpcServer::Reply
                 : QStringLiteral("binding %1: %2").arg(binding.id).arg(allowed.error().message);
         };
     }
-    m_snapshots.fork(*id, *name, std::move(forkBindings),
-                     [this, caller, id = *id, reply](const Result<QString> &forked,
-                                                     const SnapshotService::ForkBindings &result) {
-                         forkDone(caller, id, forked, result, reply);
-                     });
+    m_snapshots.fork(
+        *id, *name, std::move(forkBindings),
+        [this, caller, id = *id, reply](const Result<QString> &forked,
+                                        const SnapshotService::ForkBindings &result) {
+            forkDone(caller, id, forked, result, reply);
+        },
+        labels);
 }
 
 void SnapshotApi::forkDone(uid_t caller, const QString &id, const Result<QString> &forked,

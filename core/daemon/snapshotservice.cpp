@@ -85,6 +85,8 @@ SnapshotService::SnapshotService(SandboxService &sandboxes, SnapshotArchive &arc
 {
     connect(&m_sandboxes, &SandboxService::sandboxRemoved, this,
             &SnapshotService::onSandboxRemoved);
+    connect(&m_sandboxes, &SandboxService::sandboxChanged, this,
+            &SnapshotService::onSandboxChanged);
 }
 
 SnapshotService::~SnapshotService()
@@ -567,11 +569,11 @@ void SnapshotService::restoreSnapshot(
 }
 
 void SnapshotService::fork(const QString &id, const QString &name, ForkBindings forkBindings,
-                           ForkDone done)
+                           ForkDone done, const std::optional<QMap<QString, QString>> &labels)
 {
     forkBindings.copied.clear();
     forkBindings.leftOut.clear();
-    auto started = beginFork(id, name, forkBindings);
+    auto started = beginFork(id, name, forkBindings, labels);
     if (!started)
         return done(std::unexpected(started.error()), forkBindings);
     const Snapshot snapshot = *started;
@@ -592,7 +594,8 @@ void SnapshotService::fork(const QString &id, const QString &name, ForkBindings 
 }
 
 Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &name,
-                                            ForkBindings &forkBindings)
+                                            ForkBindings &forkBindings,
+                                            const std::optional<QMap<QString, QString>> &labels)
 {
     auto snapshot = get(id);
     AIRLOCK_TRY(snapshot);
@@ -602,6 +605,12 @@ Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &na
     spec.image = snapshot->image;
     spec.vcpus = snapshot->vcpus;
     spec.memoryMib = snapshot->memoryMib;
+    // The caller's labels (E2B's Sandbox.create from a snapshot has its own metadata), or the
+    // source sandbox's (E2B's fork keeps the metadata), while that sandbox exists.
+    if (labels)
+        spec.labels = *labels;
+    else if (auto source = m_sandboxes.get(snapshot->sandbox))
+        spec.labels = source->spec.labels;
     if (m_sandboxes.get(name))
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("a sandbox named '%1' already exists").arg(name));
@@ -696,8 +705,39 @@ Result<Snapshot> SnapshotService::rename(const QString &id, const QString &label
     return snapshot;
 }
 
+void SnapshotService::onSandboxChanged(const Sandbox &sandbox)
+{
+    const QString name = sandbox.spec.name;
+    const SandboxState before = std::exchange(m_lastState[name], sandbox.state);
+    if (before != SandboxState::Starting || sandbox.state != SandboxState::Running)
+        return;
+    // startFrom() sets the head of a start from a snapshot. A template start, or a cold boot of
+    // a sandbox without a root disk, keeps nothing of the head's state: snapshots taken from now
+    // on are no children of it (a cold boot with a disk keeps the disk, and so its lineage).
+    if (sandbox.startedFrom == StartSource::Snapshot)
+        return;
+    if (sandbox.startedFrom == StartSource::Boot) {
+        const auto image = m_sandboxes.imageOf(name);
+        if (!image || !image->diskPath.isEmpty())
+            return;
+    }
+    const QString old = head(name);
+    if (old.isEmpty())
+        return;
+    if (auto cleared = m_archive.catalog().setHead(name, QString()); !cleared) {
+        qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(cleared.error().message));
+        return;
+    }
+    qCInfo(lcSnapshots, "%s: started from %s, so no longer from snapshot %s", qPrintable(name),
+           qPrintable(startSourceName(sandbox.startedFrom)), qPrintable(old));
+    // Clients that drew the head (a timeline) re-read it.
+    if (auto snapshot = m_archive.catalog().get(old))
+        Q_EMIT snapshotChanged(name, *snapshot);
+}
+
 void SnapshotService::onSandboxRemoved(const QString &sandbox)
 {
+    m_lastState.remove(sandbox);
     // A sandbox's history goes with it; forks of it keep their own snapshots.
     if (auto snapshots = m_archive.catalog().list(sandbox)) {
         for (const Snapshot &snapshot : *snapshots)

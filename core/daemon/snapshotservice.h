@@ -4,6 +4,7 @@
 #include "core/daemon/snapshotcapture.h"
 #include "core/model/credentialbinding.h"
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 #include "core/model/snapshot.h"
 #include "core/snapshot/snapshotarchive.h"
 
@@ -97,9 +98,11 @@ public:
     /// `bindings->copy` (then with new placeholders), those refuse() lets through. The guest
     /// gets the fork's own name, addresses, CA and seed files through its agent. `done` gets
     /// the new sandbox's name once its guest runs (or the error), and `bindings` with what was
-    /// copied and left out.
+    /// copied and left out. The fork gets `labels`, or without them those of the snapshot's
+    /// sandbox (while it exists).
     using ForkDone = std::function<void(const Result<QString> &, const ForkBindings &bindings)>;
-    void fork(const QString &id, const QString &name, ForkBindings bindings, ForkDone done);
+    void fork(const QString &id, const QString &name, ForkBindings bindings, ForkDone done,
+              const std::optional<QMap<QString, QString>> &labels = std::nullopt);
 
     /// Deletes a snapshot. Busy while a restore or fork reads it (review 2026-12-01, M6).
     Result<void> remove(const QString &id);
@@ -154,7 +157,8 @@ private:
                    std::function<void(const Result<void> &)> done);
     /// fork() up to the start of the new guest: the sandbox made, its policy and bindings
     /// copied, the snapshot held and the fork journalled. Returns the snapshot.
-    Result<Snapshot> beginFork(const QString &id, const QString &name, ForkBindings &bindings);
+    Result<Snapshot> beginFork(const QString &id, const QString &name, ForkBindings &bindings,
+                               const std::optional<QMap<QString, QString>> &labels);
     /// Writes the snapshot's `disk:vda` back as the stopped sandbox's overlay (nothing for
     /// images without a disk). InvalidParams when the snapshot and the image disagree about
     /// having a disk, InvalidState when the image's disk was rebuilt since.
@@ -164,6 +168,9 @@ private:
     Result<const Manifest::Object *> diskToRestore(const QString &sandbox,
                                                    const Manifest &manifest) const;
     void onSandboxRemoved(const QString &sandbox);
+    /// A start that keeps nothing of the head's state (template, cold boot without a disk)
+    /// clears the head.
+    void onSandboxChanged(const airlock::Sandbox &sandbox);
 
     SandboxService &m_sandboxes;
     SnapshotArchive &m_archive;
@@ -186,6 +193,8 @@ private:
     }
     /// What a killed helper's fork or restore left (restore()).
     void finishInterruptedOperations();
+
+    QHash<QString, SandboxState> m_lastState; ///< last state seen per sandbox
 };
 
 } // namespace airlock

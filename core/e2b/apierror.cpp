@@ -28,6 +28,7 @@ int httpStatusFor(ErrorKind kind)
     case ErrorKind::Busy:
     case ErrorKind::InvalidState:
     case ErrorKind::NotEmpty:
+    case ErrorKind::Conflict:
         return 409;
     case ErrorKind::NoSpace:
         // envd's answer for a full disk; the SDK raises NotEnoughSpaceError.
@@ -60,6 +61,7 @@ QString connectCodeFor(ErrorKind kind)
     case ErrorKind::Busy:
     case ErrorKind::InvalidState:
     case ErrorKind::NotEmpty:
+    case ErrorKind::Conflict:
         return QStringLiteral("failed_precondition");
     case ErrorKind::NoSpace:
         return QStringLiteral("resource_exhausted");

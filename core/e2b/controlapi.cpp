@@ -2,6 +2,7 @@
 
 #include "core/e2b/apierror.h"
 #include "core/e2b/apikeystore.h"
+#include "core/e2b/guestcommand.h"
 
 #include <QHostAddress>
 #include <QJsonArray>
@@ -9,6 +10,7 @@
 #include <QRegularExpression>
 #include <QTimer>
 
+#include <cmath>
 #include <memory>
 
 namespace airlock::e2b {
@@ -151,6 +153,7 @@ bool ControlApi::handles(const HttpRequest &request)
 {
     return request.path.startsWith(QStringLiteral("/sandboxes"))
         || request.path.startsWith(QStringLiteral("/v2/sandboxes"))
+        || request.path == QLatin1String("/snapshots")
         || request.path.startsWith(QStringLiteral("/templates/"));
 }
 
@@ -163,6 +166,11 @@ void ControlApi::handle(const QPointer<HttpConnection> &connection, const HttpRe
             return create(connection, request);
         if (method == "GET")
             return list(connection, request);
+        return answer(connection, apiError(405, QStringLiteral("method not allowed")));
+    }
+    if (path == QLatin1String("/snapshots")) {
+        if (method == "GET")
+            return listSnapshots(connection, request);
         return answer(connection, apiError(405, QStringLiteral("method not allowed")));
     }
     if (const auto snapshot = kTemplatePath.match(path); snapshot.hasMatch() && method == "DELETE")
@@ -193,6 +201,10 @@ void ControlApi::handle(const QPointer<HttpConnection> &connection, const HttpRe
         return createSnapshot(connection, id, request);
     if (action == QLatin1String("fork") && method == "POST")
         return fork(connection, id, request);
+    if (action == QLatin1String("metrics") && method == "GET")
+        return metrics(connection, id);
+    if (action == QLatin1String("network") && method == "PUT")
+        return updateNetwork(connection, id, request);
     answer(connection,
            apiError(501,
                     QStringLiteral("%1 %2 is not supported by airlock-e2b (docs/e2b.md)")
@@ -249,7 +261,11 @@ void ControlApi::create(const QPointer<HttpConnection> &connection, const HttpRe
     }
     m_context.call(
         QStringLiteral("sandbox.create"),
-        {{QStringLiteral("name"), name}, {QStringLiteral("image"), sandbox.image}},
+        // The metadata goes with the sandbox into airlockd, so the window and `airlockctl
+        // info` show it (it stays in the registry too: Sandbox.list filters by it).
+        {{QStringLiteral("name"), name},
+         {QStringLiteral("image"), sandbox.image},
+         {QStringLiteral("labels"), sandbox.metadata}},
         [this, connection, sandbox, name, seconds = *timeout,
          policy = *policy](const Result<QJsonObject> &created) mutable {
             if (!created) {
@@ -393,6 +409,7 @@ void ControlApi::kill(const QString &id, std::function<void(const Result<void> &
     const E2bSandbox *sandbox = m_context.registry->find(id);
     if (!sandbox)
         return done(fail(ErrorKind::NotFound, QStringLiteral("sandbox %1 not found").arg(id)));
+    m_cpuSamples.remove(id);
     const QString name = sandbox->airlockName();
     m_context.call(QStringLiteral("sandbox.kill"), {{QStringLiteral("name"), name}},
                    [this, id, name, done = std::move(done)](const Result<QJsonObject> &killed) {
@@ -603,7 +620,10 @@ void ControlApi::forkInto(E2bSandbox sandbox, const QString &snapshot, int secon
     const QString name = sandbox.airlockName();
     m_context.call(
         QStringLiteral("snapshot.fork"),
-        {{QStringLiteral("snapshot"), snapshot}, {QStringLiteral("name"), name}},
+        // The new sandbox's own metadata, not that of the snapshot's sandbox.
+        {{QStringLiteral("snapshot"), snapshot},
+         {QStringLiteral("name"), name},
+         {QStringLiteral("labels"), sandbox.metadata}},
         [this, sandbox, name, seconds, policy, done](const Result<QJsonObject> &forked) mutable {
             if (!forked)
                 return done(std::unexpected(forked.error()));
@@ -669,6 +689,163 @@ void ControlApi::createSnapshot(const QPointer<HttpConnection> &connection, cons
                                              {QStringLiteral("names"), names}}));
         },
         kStartTimeoutMs);
+}
+
+void ControlApi::metrics(const QPointer<HttpConnection> &connection, const QString &id)
+{
+    const E2bSandbox sandbox = *m_context.registry->find(id);
+    if (!sandbox.pausedSnapshot.isEmpty())
+        return answer(connection, jsonResponse(200, QJsonArray()));
+    // One shell line, as root: the three sources E2B's envd samples (gopsutil reads the same).
+    GuestCommand::run(
+        m_context, sandbox.airlockName(),
+        {QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+         QStringLiteral("cat /proc/stat /proc/meminfo; df -kP / 2>/dev/null; true")},
+        [this, connection, id](const Result<QByteArray> &output) {
+            if (!output)
+                return answerError(connection, output.error());
+            if (!m_context.registry->find(id))
+                return answer(connection,
+                              apiError(404, QStringLiteral("sandbox %1 not found").arg(id)));
+            answer(connection, jsonResponse(200, QJsonArray {metricFrom(id, *output)}));
+        });
+}
+
+QJsonObject ControlApi::metricFrom(const QString &id, const QByteArray &output)
+{
+    quint64 busy = 0;
+    quint64 total = 0;
+    int cpus = 0;
+    QHash<QByteArray, qint64> memory; // kB
+    qint64 diskTotal = 0;
+    qint64 diskUsed = 0;
+    for (const QByteArray &line : output.split('\n')) {
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (fields.isEmpty() || fields.first().isEmpty())
+            continue;
+        const QByteArray &key = fields.first();
+        if (key == "cpu" && fields.size() >= 5) {
+            // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+            for (qsizetype i = 1; i < std::min<qsizetype>(fields.size(), 9); ++i) {
+                const quint64 value = fields[i].toULongLong();
+                total += value;
+                if (i != 4 && i != 5)
+                    busy += value;
+            }
+        } else if (key.startsWith("cpu") && key.size() > 3) {
+            ++cpus;
+        } else if (key.endsWith(':') && fields.size() >= 2) {
+            memory.insert(key.chopped(1), fields[1].toLongLong());
+        } else if (fields.size() >= 6 && fields[5] == "/") {
+            // df -kP: Filesystem 1024-blocks Used Available Capacity Mounted-on
+            diskTotal = fields[1].toLongLong() * 1024;
+            diskUsed = fields[2].toLongLong() * 1024;
+        }
+    }
+    const auto previous = m_cpuSamples.value(id, {0, 0});
+    m_cpuSamples.insert(id, {busy, total});
+    const quint64 spanTotal = total > previous.second ? total - previous.second : total;
+    const quint64 spanBusy =
+        busy >= previous.first && total > previous.second ? busy - previous.first : busy;
+    const double cpuPct = spanTotal > 0 ? 100.0 * double(spanBusy) / double(spanTotal) : 0.0;
+    const qint64 memTotal = memory.value("MemTotal") * 1024;
+    const qint64 available = memory.value("MemAvailable", memory.value("MemFree")) * 1024;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    return {{QStringLiteral("timestamp"), now.toString(Qt::ISODateWithMs)},
+            {QStringLiteral("timestampUnix"), now.toSecsSinceEpoch()},
+            {QStringLiteral("cpuCount"), std::max(cpus, 1)},
+            {QStringLiteral("cpuUsedPct"), std::round(cpuPct * 100.0) / 100.0},
+            {QStringLiteral("memTotal"), memTotal},
+            {QStringLiteral("memUsed"), std::max<qint64>(0, memTotal - available)},
+            {QStringLiteral("memCache"), (memory.value("Cached") + memory.value("Buffers")) * 1024},
+            {QStringLiteral("diskTotal"), diskTotal},
+            {QStringLiteral("diskUsed"), diskUsed}};
+}
+
+void ControlApi::listSnapshots(const QPointer<HttpConnection> &connection,
+                               const HttpRequest &request)
+{
+    const QString only = request.query.queryItemValue(QStringLiteral("sandboxID"));
+    const QString name = request.query.queryItemValue(QStringLiteral("name"), QUrl::FullyDecoded);
+    bool limitOk = false;
+    int limit = request.query.queryItemValue(QStringLiteral("limit")).toInt(&limitOk);
+    if (!limitOk || limit <= 0)
+        limit = 100;
+    const int offset = request.query.queryItemValue(QStringLiteral("nextToken")).toInt();
+    m_context.call(
+        QStringLiteral("snapshot.list"), {},
+        [this, connection, only, name, limit, offset](const Result<QJsonObject> &listed) {
+            if (!listed)
+                return answerError(connection, listed.error());
+            QHash<QString, QString> mine; // Airlock name → E2B id
+            for (const E2bSandbox &sandbox : m_context.registry->all())
+                mine.insert(sandbox.airlockName(), sandbox.id);
+            QJsonArray matching;
+            // Newest first, as E2B lists them.
+            const QJsonArray all = listed->value(QStringLiteral("snapshots")).toArray();
+            for (qsizetype i = all.size() - 1; i >= 0; --i) {
+                const QJsonObject snapshot = all.at(i).toObject();
+                const QString of = snapshot.value(QStringLiteral("sandbox")).toString();
+                const QString label = snapshot.value(QStringLiteral("label")).toString();
+                // createSnapshot's are manual; the pause and fork snapshots are airlock-e2b's
+                // own means, and automatic or safety ones Airlock's.
+                if (!mine.contains(of) || (!only.isEmpty() && mine.value(of) != only)
+                    || snapshot.value(QStringLiteral("kind")).toString() != QLatin1String("manual")
+                    || label == QLatin1String("e2b pause") || label == QLatin1String("e2b fork"))
+                    continue;
+                QJsonArray names;
+                if (label != QLatin1String("e2b snapshot") && !label.isEmpty())
+                    names.append(label);
+                if (!name.isEmpty() && !names.contains(QJsonValue(name)))
+                    continue;
+                matching.append(QJsonObject {
+                    {QStringLiteral("snapshotID"), snapshot.value(QStringLiteral("id"))},
+                    {QStringLiteral("names"), names}});
+            }
+            QJsonArray page;
+            for (int i = offset; i < matching.size() && page.size() < limit; ++i)
+                page.append(matching[i]);
+            HttpResponse response = jsonResponse(200, page);
+            if (offset + page.size() < matching.size())
+                response.headers.append({"X-Next-Token", QByteArray::number(offset + page.size())});
+            answer(connection, response);
+        });
+}
+
+void ControlApi::updateNetwork(const QPointer<HttpConnection> &connection, const QString &id,
+                               const HttpRequest &request)
+{
+    const auto body = jsonBody(request);
+    if (!body)
+        return answerError(connection, body.error());
+    if (body->value(QStringLiteral("allow_internet_access")).toBool())
+        return answer(connection,
+                      apiError(400,
+                               QStringLiteral("allowInternetAccess: an Airlock policy is an "
+                                              "allowlist of host names; list them in "
+                                              "allowOut (docs/policy.md)")));
+    QStringList hosts;
+    auto policy = policyFromNetwork(QJsonObject {{QStringLiteral("network"), *body}}, &hosts);
+    if (!policy)
+        return answerError(connection, policy.error());
+    // "Fields that are omitted are cleared": no allowOut is no egress at all.
+    if (policy->isEmpty())
+        policy =
+            QJsonObject {{QStringLiteral("version"), 1}, {QStringLiteral("rules"), QJsonArray()}};
+    const E2bSandbox sandbox = *m_context.registry->find(id);
+    m_context.call(
+        QStringLiteral("policy.set"),
+        {{QStringLiteral("name"), sandbox.airlockName()}, {QStringLiteral("policy"), *policy}},
+        [this, connection, id, hosts](const Result<QJsonObject> &set) {
+            if (!set)
+                return answerError(connection, set.error());
+            if (const E2bSandbox *found = m_context.registry->find(id)) {
+                E2bSandbox updated = *found;
+                updated.allowOut = hosts;
+                m_context.registry->insert(updated);
+            }
+            answer(connection, emptyResponse(204));
+        });
 }
 
 void ControlApi::fork(const QPointer<HttpConnection> &connection, const QString &id,

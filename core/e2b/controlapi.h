@@ -4,6 +4,7 @@
 #include "core/e2b/httpconnection.h"
 #include "core/e2b/sandboxregistry.h"
 
+#include <QHash>
 #include <QObject>
 #include <QPointer>
 
@@ -20,6 +21,10 @@ namespace airlock::e2b {
 /// /sandboxes/{id}` | sandbox.kill + sandbox.delete | | `POST /sandboxes/{id}/timeout` {timeout} |
 /// the registry's end time (expired() kills) | | `POST /v2/sandboxes/{id}/connect` {timeout} |
 /// vm.resume / sandbox.start when not running |
+///
+/// and further pause/connect (snapshot.create, snapshot.restore), createSnapshot, fork,
+/// deleteSnapshot, listSnapshots (snapshot.list), getMetrics (read in the guest) and
+/// updateNetwork (policy.set); docs/e2b.md has the whole table.
 ///
 /// Errors are `{"code": N, "message": ...}` (the SDK's handleApiError reads `code` and
 /// `message`). Everything else answers 501 naming what is not supported.
@@ -64,6 +69,20 @@ private:
     /// is given, the agent's first answer, then the registry.
     void forkInto(E2bSandbox sandbox, const QString &snapshot, int seconds,
                   const QJsonObject &policy, std::function<void(const Result<E2bSandbox> &)> done);
+    /// E2B's getMetrics (GET /sandboxes/{id}/metrics): one sample read in the guest now
+    /// (/proc/stat, /proc/meminfo, df of /); CPU use since the previous sample of this sandbox
+    /// (the first: since its boot). A paused sandbox has none: [].
+    void metrics(const QPointer<HttpConnection> &connection, const QString &id);
+    /// E2B's Sandbox.listSnapshots (GET /snapshots?sandboxID=): snapshot.list, the snapshots
+    /// createSnapshot made of this registry's sandboxes (not the pause, fork or Airlock's own).
+    void listSnapshots(const QPointer<HttpConnection> &connection, const HttpRequest &request);
+    /// E2B's updateNetwork (PUT /sandboxes/{id}/network): the body as policyFromNetwork reads
+    /// it becomes the sandbox's policy (policy.set); omitted allowOut is deny-all.
+    void updateNetwork(const QPointer<HttpConnection> &connection, const QString &id,
+                       const HttpRequest &request);
+    /// The metric body of `output` (see metrics()), updating the CPU sample of `id`.
+    QJsonObject metricFrom(const QString &id, const QByteArray &output);
+
     /// Starts a created sandbox, then registers it and answers create.
     void boot(const QPointer<HttpConnection> &connection, E2bSandbox sandbox, int seconds);
     /// sandbox.start, then waits until the guest agent answers (exec.list), at most `deadline`.
@@ -77,6 +96,8 @@ private:
     static QJsonObject detailBody(const E2bSandbox &sandbox, const QString &state);
 
     E2bContext m_context;
+    /// The last /proc/stat sample (busy, total jiffies) of each sandbox, for getMetrics.
+    QHash<QString, std::pair<quint64, quint64>> m_cpuSamples;
 };
 
 } // namespace airlock::e2b

@@ -43,6 +43,9 @@ quint16 E2bServer::port() const
 void E2bServer::onNewConnection()
 {
     while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+        // A response goes out as several small writes (head, then Connect envelopes): with
+        // Nagle's algorithm the second waits for the client's delayed ACK, 40 ms per call.
+        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         auto *connection = new HttpConnection(
             socket,
             [](const HttpRequest &head) {

@@ -6,6 +6,7 @@
 #include "core/e2b/connectenvelope.h"
 #include "core/e2b/multipartform.h"
 #include "core/e2b/processstream.h"
+#include "core/e2b/watchdirstream.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -192,6 +193,8 @@ EnvdService::EnvdService(E2bContext context, QObject *parent) : QObject(parent),
                   QStringLiteral("lost the connection to airlockd: %1").arg(error.message)}}}};
         for (ProcessStream *stream : m_streams.values())
             stream->deliver(QStringLiteral("exec.exit"), lost);
+        for (WatchDirStream *stream : m_watches.values())
+            stream->deliver(QStringLiteral("files.watchEnd"), lost);
     });
 }
 
@@ -259,7 +262,8 @@ void EnvdService::handle(const QPointer<HttpConnection> &connection, const HttpR
     const QByteArray contentType = request.header("content-type").split(';').first().trimmed();
     QJsonObject message;
     const bool streaming = rpc == QLatin1String("process.Process/Start")
-        || rpc == QLatin1String("process.Process/Connect");
+        || rpc == QLatin1String("process.Process/Connect")
+        || rpc == QLatin1String("filesystem.Filesystem/WatchDir");
     if (streaming) {
         if (contentType != "application/connect+json")
             return connectError(connection, QStringLiteral("invalid_argument"),
@@ -270,6 +274,8 @@ void EnvdService::handle(const QPointer<HttpConnection> &connection, const HttpR
                                 messages ? QStringLiteral("expected one request message")
                                          : messages.error().message);
         message = QJsonDocument::fromJson(messages->first()).object();
+        if (rpc == QLatin1String("filesystem.Filesystem/WatchDir"))
+            return watchDir(connection, sandbox, user, message);
         return startProcess(connection, sandbox, user, rpc, message);
     }
     if (contentType != "application/json")
@@ -283,6 +289,22 @@ void EnvdService::handle(const QPointer<HttpConnection> &connection, const HttpR
         return connectError(connection, QStringLiteral("invalid_argument"),
                             QStringLiteral("the request is not a JSON object"));
     unary(connection, sandbox, user, rpc, document.object());
+}
+
+void EnvdService::watchDir(const QPointer<HttpConnection> &connection, const E2bSandbox &sandbox,
+                           const QString &user, const QJsonObject &message)
+{
+    const QString path = resolvePath(message.value(QStringLiteral("path")).toString(), user);
+    auto *stream = new WatchDirStream(m_context, connection, sandbox.airlockName(), this);
+    connect(stream, &WatchDirStream::bound, this, [this, stream](quint64 watch) {
+        m_watches.insert(stream->sandbox() + u'/' + QString::number(watch), stream);
+    });
+    connect(stream, &WatchDirStream::finished, this, [this, stream] {
+        const QString key = stream->sandbox() + u'/' + QString::number(stream->watch());
+        if (m_watches.value(key) == stream)
+            m_watches.remove(key);
+    });
+    stream->start(path, message.value(QStringLiteral("recursive")).toBool());
 }
 
 void EnvdService::startProcess(const QPointer<HttpConnection> &connection,
@@ -314,15 +336,12 @@ void EnvdService::startProcess(const QPointer<HttpConnection> &connection,
                             QStringLiteral("process.cmd is required"));
     }
     QJsonArray argv {cmd};
-    // The SDK runs every command as `/bin/bash -l -c CMD`. Airlock's guest profiles are their
-    // root console's (HOME=/root, cd $HOME: /etc/profile, /etc/profile.d/airlock.sh), which
-    // would move every user's command to /root; the agent already sets PATH, HOME, USER and
-    // the seed's environment that a login shell would read. So no -l.
-    const bool sdkShell = cmd == QLatin1String("/bin/bash");
-    for (const QJsonValue &arg : process.value(QStringLiteral("args")).toArray()) {
-        if (!(sdkShell && arg.toString() == QLatin1String("-l")))
-            argv.append(arg.toString());
-    }
+    // The SDK runs every command as `/bin/bash -l -c CMD`, a login shell, as envd does. The
+    // guest profiles (/etc/profile, /etc/profile.d/airlock.sh: installers/guest/files/profile)
+    // set HOME and the folder only for the console, so the command keeps the user's HOME and
+    // the cwd given here.
+    for (const QJsonValue &arg : process.value(QStringLiteral("args")).toArray())
+        argv.append(arg.toString());
     QJsonObject env = sandbox.envVars;
     const QJsonObject envs = process.value(QStringLiteral("envs")).toObject();
     for (auto it = envs.begin(); it != envs.end(); ++it)
@@ -686,6 +705,13 @@ void EnvdService::writeFiles(const QPointer<HttpConnection> &connection, const E
 
 void EnvdService::onNotification(const QString &method, const QJsonObject &params)
 {
+    if (method == QLatin1String("files.event") || method == QLatin1String("files.watchEnd")) {
+        const QString key = params.value(QStringLiteral("sandbox")).toString() + u'/'
+            + QString::number(params.value(QStringLiteral("watch")).toInteger());
+        if (WatchDirStream *stream = m_watches.value(key))
+            stream->deliver(method, params);
+        return;
+    }
     if (method != QLatin1String("exec.output") && method != QLatin1String("exec.exit"))
         return;
     const QString key = params.value(QStringLiteral("sandbox")).toString() + u'/'

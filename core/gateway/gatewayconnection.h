@@ -135,6 +135,10 @@ private:
     void onUpstreamDrained();
 
     // Decisions and endings.
+    /// When `head` (of a request denied for another reason) carries a credential placeholder
+    /// outside its binding: names the binding in `event` and makes it an alert.
+    void noteCarriedPlaceholder(EgressEvent &event, QByteArrayView head, const QString &method,
+                                const QString &target, const QString &host) const;
     void denyHttp(EgressReason reason, const QString &detail, const HttpForward *forward = nullptr);
     /// The upstream leg could not be opened (or failed before the front request's response
     /// began): the denial with the reason's status, and the connection ends.

@@ -2,6 +2,7 @@
 
 #include "core/model/hostname.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -335,6 +336,13 @@ Result<EgressPolicy> EgressPolicy::fromJsonBytes(const QByteArray &bytes)
 QByteArray EgressPolicy::toJsonBytes() const
 {
     return QJsonDocument(toJson()).toJson(QJsonDocument::Indented);
+}
+
+QString EgressPolicy::revision() const
+{
+    const QByteArray digest = QCryptographicHash::hash(
+        QJsonDocument(toJson()).toJson(QJsonDocument::Compact), QCryptographicHash::Sha256);
+    return QString::fromLatin1(digest.toHex().left(16));
 }
 
 } // namespace airlock

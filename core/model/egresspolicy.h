@@ -68,6 +68,10 @@ struct EgressPolicy
     static Result<EgressPolicy> fromJsonBytes(const QByteArray &bytes);
     /// Indented JSON text with a trailing newline, as the templates in resources/policies/.
     QByteArray toJsonBytes() const;
+    /// A short name of exactly this content: the first 16 hex digits of the SHA-256 of its
+    /// compact JSON (keys sorted, rules in order). policy.get reports it, and policy.set with
+    /// `ifRevision` applies only while the stored policy still has it (compare and set).
+    QString revision() const;
 
     friend bool operator==(const EgressPolicy &, const EgressPolicy &) = default;
 };

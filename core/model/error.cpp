@@ -38,6 +38,7 @@ constexpr std::array kKinds {
     KindInfo {ErrorKind::NotADirectory, u"not_a_directory", -32014},
     KindInfo {ErrorKind::NotEmpty, u"not_empty", -32015},
     KindInfo {ErrorKind::NoSpace, u"no_space", -32016},
+    KindInfo {ErrorKind::Conflict, u"conflict", -32017},
 };
 
 } // namespace

@@ -32,6 +32,9 @@ enum class ErrorKind {
     NotADirectory, ///< -32014: a guest file where a directory was expected
     NotEmpty, ///< -32015: removing a guest directory that has entries (without recursive)
     NoSpace, ///< -32016: the guest's disk (or its quota) is full
+    /// -32017: the object changed since the revision the caller based its change on (e.g.
+    /// policy.set with `ifRevision`); read it again and redo the change
+    Conflict,
 };
 
 /// An error with a stable kind and a human-readable (English, untranslated) message.

@@ -5,6 +5,8 @@
 
 #include <QJsonValue>
 
+#include <algorithm>
+
 namespace airlock {
 
 namespace {
@@ -148,7 +150,49 @@ Result<void> SandboxSpec::validate() const
                     QStringLiteral("memoryMib must be between %1 and %2")
                         .arg(kMinMemoryMib)
                         .arg(kMaxMemoryMib));
+    if (labels.size() > kMaxLabels)
+        return fail(ErrorKind::InvalidParams, QStringLiteral("at most %1 labels").arg(kMaxLabels));
+    const auto printable = [](const QString &text) {
+        return std::none_of(text.begin(), text.end(),
+                            [](QChar c) { return c.category() == QChar::Other_Control; });
+    };
+    for (auto it = labels.begin(); it != labels.end(); ++it) {
+        if (it.key().isEmpty() || it.key().size() > kMaxLabelKeyChars || !printable(it.key()))
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("label keys must be 1..%1 printable characters")
+                            .arg(kMaxLabelKeyChars));
+        if (it.value().size() > kMaxLabelValueChars || !printable(it.value()))
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("label '%1': values must be at most %2 printable characters")
+                            .arg(it.key())
+                            .arg(kMaxLabelValueChars));
+    }
     return {};
+}
+
+QJsonObject SandboxSpec::labelsJson() const
+{
+    QJsonObject object;
+    for (auto it = labels.begin(); it != labels.end(); ++it)
+        object.insert(it.key(), it.value());
+    return object;
+}
+
+Result<QMap<QString, QString>> SandboxSpec::labelsFromJson(const QJsonValue &value)
+{
+    QMap<QString, QString> out;
+    if (value.isUndefined() || value.isNull())
+        return out;
+    if (!value.isObject())
+        return fail(ErrorKind::InvalidParams, QStringLiteral("field 'labels' must be an object"));
+    const QJsonObject object = value.toObject();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (!it.value().isString())
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("label '%1' must be a string").arg(it.key()));
+        out.insert(it.key(), it.value().toString());
+    }
+    return out;
 }
 
 QJsonObject SandboxSpec::toJson() const
@@ -159,6 +203,7 @@ QJsonObject SandboxSpec::toJson() const
         {QStringLiteral("memoryMib"), memoryMib},
         {QStringLiteral("image"), image},
         {QStringLiteral("boot"), bootModeName(boot)},
+        {QStringLiteral("labels"), labelsJson()},
     };
     if (vmm)
         object.insert(QStringLiteral("vmm"), vmmKindName(*vmm));
@@ -185,6 +230,8 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
     if (!boot)
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("field 'boot' must be \"template\" or \"cold\""));
+    AIRLOCK_TRY_INIT(labels, labelsFromJson(object.value(QStringLiteral("labels"))));
+    spec.labels = *labels;
     spec.boot = *boot;
     if (object.contains(QStringLiteral("vmm"))) {
         auto vmmName = json::readString(object, QStringLiteral("vmm"));

@@ -4,6 +4,7 @@
 
 #include <QDateTime>
 #include <QJsonObject>
+#include <QMap>
 #include <QString>
 
 #include <optional>
@@ -82,14 +83,28 @@ struct SandboxSpec
     /// The backend; unset in a `sandbox.create` that names none (the helper's default is
     /// filled in then), always set in a sandbox the helper reports.
     std::optional<VmmKind> vmm;
+    /// The client's own key/value notes on the sandbox (airlock-e2b keeps E2B's `metadata`
+    /// here), shown by the window and `airlockctl info`; the helper never interprets them.
+    /// At most kMaxLabels; keys 1..kMaxLabelKeyChars, values at most kMaxLabelValueChars,
+    /// printable (no control characters).
+    QMap<QString, QString> labels;
+    static constexpr int kMaxLabels = 64;
+    static constexpr int kMaxLabelKeyChars = 256;
+    static constexpr int kMaxLabelValueChars = 4096;
 
-    /// Checks name, image id and ranges; InvalidName or InvalidParams with the field named.
+    /// Checks name, image id, ranges and labels; InvalidName or InvalidParams with the field
+    /// named.
     Result<void> validate() const;
-    /// `{name, vcpus, memoryMib, image, boot}`, and `vmm` ("qemu", "firecracker") when set.
+    /// `{name, vcpus, memoryMib, image, boot, labels}`, and `vmm` ("qemu", "firecracker") when
+    /// set.
     QJsonObject toJson() const;
     /// Reads the fields above; missing optional fields take defaults; wrong types are
     /// InvalidParams errors naming the field. Does not call validate().
     static Result<SandboxSpec> fromJson(const QJsonObject &object);
+    /// `labels` as a JSON object of strings, and back (InvalidParams naming what is wrong;
+    /// missing or null: none). Does not check the limits (validate() does).
+    QJsonObject labelsJson() const;
+    static Result<QMap<QString, QString>> labelsFromJson(const QJsonValue &value);
 
     friend bool operator==(const SandboxSpec &, const SandboxSpec &) = default;
 };

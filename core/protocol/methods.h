@@ -64,6 +64,8 @@ inline constexpr char FilesWrite[] = "files.write";
 inline constexpr char FilesMkdir[] = "files.mkdir";
 inline constexpr char FilesRemove[] = "files.remove";
 inline constexpr char FilesRename[] = "files.rename";
+inline constexpr char FilesWatch[] = "files.watch";
+inline constexpr char FilesUnwatch[] = "files.unwatch";
 inline constexpr char WorkspacePushStart[] = "workspace.pushStart";
 inline constexpr char WorkspacePushData[] = "workspace.pushData";
 inline constexpr char WorkspacePushFinish[] = "workspace.pushFinish";
@@ -81,6 +83,8 @@ inline constexpr char EgressEvent[] = "egress.event";
 inline constexpr char SnapshotChanged[] = "snapshot.changed";
 inline constexpr char ExecOutput[] = "exec.output";
 inline constexpr char ExecExit[] = "exec.exit";
+inline constexpr char FilesEvent[] = "files.event";
+inline constexpr char FilesWatchEnd[] = "files.watchEnd";
 } // namespace notification
 
 } // namespace airlock::protocol

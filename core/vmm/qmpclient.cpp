@@ -5,11 +5,14 @@
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QLoggingCategory>
+#include <QSocketNotifier>
 #include <QTimer>
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 namespace airlock {
 
@@ -28,6 +31,7 @@ QmpClient::~QmpClient()
         m_socket->disconnect(this);
         m_socket->abort();
     }
+    dropOutgoing();
     m_pending.clear();
 }
 
@@ -50,6 +54,7 @@ void QmpClient::connectToServer(const QString &path, int timeoutMs, Connected do
                 fail(ErrorKind::Timeout, QStringLiteral("no QMP greeting from %1").arg(path)));
     });
     connect(m_socket, &QLocalSocket::readyRead, this, &QmpClient::onReadyRead);
+    connect(m_socket, &QLocalSocket::bytesWritten, this, &QmpClient::flushOutgoing);
     connect(m_socket, &QLocalSocket::disconnected, this, &QmpClient::onDisconnected);
     connect(m_socket, &QLocalSocket::errorOccurred, this,
             [this, path](QLocalSocket::LocalSocketError error) {
@@ -106,6 +111,7 @@ void QmpClient::disconnectFromServer()
     m_socket->abort();
     m_socket->deleteLater();
     m_socket = nullptr;
+    dropOutgoing();
     m_buffer.clear();
     m_greeting = {};
     // A handshake under way ends unanswered: its owner is letting go of the connection.
@@ -152,40 +158,98 @@ void QmpClient::send(const QString &command, const QJsonObject &arguments, Reply
         });
     }
     const QByteArray line = QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n';
-    if (fd < 0) {
+    if (fd < 0 && m_outgoing.empty()) {
         m_socket->write(line);
         m_socket->flush();
         return;
     }
     // A descriptor travels as SCM_RIGHTS with the bytes of its command (QEMU takes it from the
-    // message that carries `getfd`), so everything queued before goes out first.
-    while (m_socket->bytesToWrite() > 0 && m_socket->waitForBytesWritten(1000)) { }
-    char control[CMSG_SPACE(sizeof(int))] = {};
-    iovec data {const_cast<char *>(line.constData()), size_t(line.size())};
-    msghdr header {};
-    header.msg_iov = &data;
-    header.msg_iovlen = 1;
-    header.msg_control = control;
-    header.msg_controllen = sizeof control;
-    cmsghdr *rights = CMSG_FIRSTHDR(&header);
-    rights->cmsg_level = SOL_SOCKET;
-    rights->cmsg_type = SCM_RIGHTS;
-    rights->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(rights), &fd, sizeof(int));
-    const int socket = int(m_socket->socketDescriptor());
-    ssize_t sent;
-    do {
-        sent = ::sendmsg(socket, &header, MSG_NOSIGNAL);
-    } while (sent < 0 && errno == EINTR);
-    if (sent != line.size()) {
-        const QString why = QString::fromLocal8Bit(std::strerror(sent < 0 ? errno : EMSGSIZE));
-        Reply failed = m_pending.take(id);
-        if (failed)
-            QTimer::singleShot(0, this, [failed = std::move(failed), why] {
-                failed(fail(ErrorKind::OperationFailed,
-                            QStringLiteral("cannot pass a descriptor to QEMU: %1").arg(why)));
-            });
+    // message that carries `getfd`), so everything queued before must go out first, and what
+    // comes after waits behind it. Queued with a copy of the descriptor: the caller's may close.
+    Outgoing outgoing {line, id, -1};
+    if (fd >= 0 && (outgoing.fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+        failDescriptor(id, errno);
+        return;
     }
+    m_outgoing.push_back(std::move(outgoing));
+    flushOutgoing();
+}
+
+void QmpClient::flushOutgoing()
+{
+    while (m_socket && !m_outgoing.empty()) {
+        Outgoing &next = m_outgoing.front();
+        if (next.fd < 0) {
+            m_socket->write(next.line);
+            m_outgoing.pop_front();
+            continue;
+        }
+        // Only once Qt's write buffer is empty: the descriptor must not overtake its bytes.
+        if (m_socket->bytesToWrite() > 0) {
+            m_socket->flush();
+            return; // bytesWritten() calls again
+        }
+        char control[CMSG_SPACE(sizeof(int))] = {};
+        iovec data {next.line.data(), size_t(next.line.size())};
+        msghdr header {};
+        header.msg_iov = &data;
+        header.msg_iovlen = 1;
+        header.msg_control = control;
+        header.msg_controllen = sizeof control;
+        cmsghdr *rights = CMSG_FIRSTHDR(&header);
+        rights->cmsg_level = SOL_SOCKET;
+        rights->cmsg_type = SCM_RIGHTS;
+        rights->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(rights), &next.fd, sizeof(int));
+        ssize_t sent;
+        do {
+            sent = ::sendmsg(int(m_socket->socketDescriptor()), &header, MSG_NOSIGNAL);
+        } while (sent < 0 && errno == EINTR);
+        if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            // QEMU reads its monitor slowly: try again when the socket takes bytes.
+            if (!m_writable) {
+                m_writable = new QSocketNotifier(m_socket->socketDescriptor(),
+                                                 QSocketNotifier::Write, m_socket);
+                connect(m_writable, &QSocketNotifier::activated, this, [this] {
+                    m_writable->setEnabled(false);
+                    flushOutgoing();
+                });
+            }
+            m_writable->setEnabled(true);
+            return;
+        }
+        const int error = sent < 0 ? errno : EMSGSIZE;
+        const bool whole = sent == next.line.size();
+        const qint64 id = next.id;
+        ::close(next.fd);
+        m_outgoing.pop_front();
+        if (whole)
+            continue;
+        // A partial sendmsg leaves the monitor's stream broken: nothing after it can be trusted.
+        failDescriptor(id, error);
+        if (sent > 0)
+            return disconnectFromServer();
+    }
+}
+
+void QmpClient::failDescriptor(qint64 id, int error)
+{
+    if (Reply failed = m_pending.take(id))
+        answerLater(
+            this, std::move(failed),
+            Result<QJsonValue>(fail(ErrorKind::OperationFailed,
+                                    QStringLiteral("cannot pass a descriptor to QEMU: %1")
+                                        .arg(QString::fromLocal8Bit(std::strerror(error))))));
+}
+
+void QmpClient::dropOutgoing()
+{
+    for (const Outgoing &outgoing : m_outgoing) {
+        if (outgoing.fd >= 0)
+            ::close(outgoing.fd);
+    }
+    m_outgoing.clear();
+    m_writable = nullptr; // a child of the socket
 }
 
 void QmpClient::passDescriptor(const QString &name, int fd, int timeoutMs, Reply reply)

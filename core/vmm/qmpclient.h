@@ -9,10 +9,12 @@
 #include <QObject>
 #include <QString>
 
+#include <deque>
 #include <functional>
 #include <optional>
 
 class QLocalSocket;
+class QSocketNotifier;
 
 namespace airlock {
 
@@ -52,8 +54,9 @@ public:
     void execute(const QString &command, const QJsonObject &arguments = {}, Reply reply = {},
                  int timeoutMs = 0);
     /// Hands `fd` to QEMU under `name` (QMP `getfd` with the descriptor as SCM_RIGHTS), e.g. for
-    /// a migration to or from `fd:name`. The descriptor is sent before this returns (QEMU keeps
-    /// its own copy; the caller still owns `fd`); `reply` gets QEMU's answer as for execute().
+    /// a migration to or from `fd:name`. A copy of the descriptor is queued at once and sent
+    /// once every command before it went out, from the event loop if QEMU reads slowly (the
+    /// caller still owns `fd` and may close it); `reply` gets QEMU's answer as for execute().
     void passDescriptor(const QString &name, int fd, int timeoutMs, Reply reply);
 
     /// Handles whatever already waits in the socket without blocking (e.g. a SHUTDOWN event
@@ -76,6 +79,22 @@ private:
     void onDisconnected();
     void handleMessage(const QJsonObject &message);
     void failPending(const QString &why);
+    /// Writes what m_outgoing holds, in order, as far as the socket takes it.
+    void flushOutgoing();
+    /// Answers command `id` (from the event loop) that its descriptor could not be passed.
+    void failDescriptor(qint64 id, int error);
+    /// Closes the queued descriptors and forgets the queue.
+    void dropOutgoing();
+
+    /// A command waiting behind a descriptor (or carrying one): sent in order, never blocking.
+    struct Outgoing
+    {
+        QByteArray line;
+        qint64 id = 0;
+        int fd = -1; ///< our copy, closed once sent
+    };
+    std::deque<Outgoing> m_outgoing;
+    QSocketNotifier *m_writable = nullptr; ///< while sendmsg() waits for room
 
     QLocalSocket *m_socket = nullptr;
     QByteArray m_buffer;

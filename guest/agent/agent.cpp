@@ -6,6 +6,7 @@
 #include "guest/agent/fileops.h"
 #include "guest/agent/filereadstream.h"
 #include "guest/agent/filewritestream.h"
+#include "guest/agent/watchstream.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -29,7 +30,7 @@ namespace {
 constexpr std::size_t kReadBudget = 256 * 1024;
 
 constexpr std::uint64_t kCapabilities =
-    kCapExec | kCapPty | kCapFiles | kCapArchive | kCapIdentity | kCapAttach;
+    kCapExec | kCapPty | kCapFiles | kCapArchive | kCapIdentity | kCapAttach | kCapWatch;
 
 bool opensStream(MessageType type)
 {
@@ -37,6 +38,7 @@ bool opensStream(MessageType type)
     case MessageType::Exec:
     case MessageType::Attach:
     case MessageType::Read:
+    case MessageType::Watch:
     case MessageType::Write:
     case MessageType::ArchiveOut:
     case MessageType::ArchiveIn:
@@ -235,6 +237,15 @@ void Agent::openStream(const Frame &frame)
         auto read = std::make_unique<FileReadStream>(m_connection, header.stream, header.request);
         read->open(*request);
         stream = std::move(read);
+        break;
+    }
+    case MessageType::Watch: {
+        const auto request = WatchRequest::decode(frame.payload);
+        if (!request)
+            return bad();
+        auto watch = std::make_unique<WatchStream>(m_connection, header.stream, header.request);
+        watch->open(*request);
+        stream = std::move(watch);
         break;
     }
     case MessageType::Write: {

@@ -5,13 +5,22 @@
 # process (also those whose stderr a test never reads, such as a gateway) is written under
 # $ASAN_BUILD_DIR/sanitizer-reports/, and any report fails the run.
 # Extra arguments go to ctest (default: -L 'unit|integration|redteam'). Needs root.
+# With --list first: only configures ASAN_BUILD_DIR and prints the names of the tests the
+# other arguments select there, one per line (run-tests.sh leaves those out of the normal run).
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${ASAN_BUILD_DIR:-$src/build-asan}
 reports=$build/sanitizer-reports
-BUILD_DIR=$build "$src/installers/dev/build.sh" -DAIRLOCK_BUILD_TESTS=ON -DAIRLOCK_BUILD_GUI=OFF \
-    -DAIRLOCK_BUILD_BENCHMARKS=OFF -DAIRLOCK_SANITIZE=ON \
-    -DAIRLOCK_TEST_IMAGE_STORE="${AIRLOCK_TEST_IMAGE_STORE:-$src/build/images}"
+options=(-DAIRLOCK_BUILD_TESTS=ON -DAIRLOCK_BUILD_GUI=OFF -DAIRLOCK_BUILD_BENCHMARKS=OFF
+    -DAIRLOCK_SANITIZE=ON -DAIRLOCK_TEST_IMAGE_STORE="${AIRLOCK_TEST_IMAGE_STORE:-$src/build/images}")
+if [[ ${1:-} == --list ]]; then
+    shift
+    cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${options[@]}" >/dev/null
+    cd "$build"
+    ctest -N "$@" | sed -n 's/^ *Test *#[0-9]*: *\([A-Za-z0-9_.-]*\)$/\1/p'
+    exit 0
+fi
+BUILD_DIR=$build "$src/installers/dev/build.sh" "${options[@]}"
 rm -rf "$reports"
 # World-writable (sticky): gateways and VMM-side helpers write here as their own uids.
 mkdir -p "$reports" && chmod 1777 "$reports"

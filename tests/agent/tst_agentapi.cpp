@@ -5,10 +5,10 @@
 // agent (NativeAgent; no guest). Exec output and exit codes, stderr apart, stdin, timeouts,
 // backpressure from a client that does not read (the helper's buffers stay bounded while 64 MiB
 // pass), reattach after a reconnect, chunked file round trips, the file operations and their
-// errors, bad parameters, workspace push/pull/review through core/workspace and airlockctl
-// (what a hostile guest plants is refused and named, nothing is written outside the target,
-// only accepted changes are taken), transfers that end with their connection, and an agent
-// that goes away mid-request.
+// errors, files.watch (events, unwatch, a folder that goes, refusals), bad parameters, workspace
+// push/pull/review through core/workspace and airlockctl (what a hostile guest plants is refused
+// and named, nothing is written outside the target, only accepted changes are taken), transfers
+// that end with their connection, and an agent that goes away mid-request.
 #include "core/agent/agentclient.h"
 #include "core/client/helperclient.h"
 #include "core/client/localsockettransport.h"
@@ -107,6 +107,7 @@ private Q_SLOTS:
     void reattachAfterReconnect();
     void fileRoundTripInChunks();
     void fileOperationsAndErrors();
+    void filesWatchNotifiesAndEnds();
     void badParametersAreNamed();
     void unknownSandboxIsNotFound();
     void airlockctlExecMirrorsTheCommand();
@@ -596,6 +597,73 @@ void TestAgentApi::fileOperationsAndErrors()
     QCOMPARE(kind, QString());
     QVERIFY(!QFileInfo::exists(root));
     QVERIFY(QFileInfo::exists(QStringLiteral("/etc/passwd"))); // the link, not its target
+}
+
+void TestAgentApi::filesWatchNotifiesAndEnds()
+{
+    auto client = newClient();
+    QVERIFY(client);
+    const QString root = m_dir.filePath(QStringLiteral("watched"));
+    QVERIFY(QDir().mkpath(root));
+    QList<QJsonObject> events;
+    QList<QJsonObject> ends;
+    connect(client.get(), &HelperClient::notificationReceived, this,
+            [&](const QString &method, const QJsonObject &params) {
+                if (method == QLatin1String(protocol::notification::FilesEvent)) {
+                    for (const QJsonValue &event : params.value(QStringLiteral("events")).toArray())
+                        events << event.toObject();
+                } else if (method == QLatin1String(protocol::notification::FilesWatchEnd)) {
+                    ends << params;
+                }
+            });
+    const QJsonObject watch =
+        call(*client, protocol::method::FilesWatch,
+             {{QStringLiteral("path"), root}, {QStringLiteral("recursive"), true}});
+    const qint64 id = watch.value(QStringLiteral("watch")).toInteger();
+    QVERIFY(id > 0);
+    const auto seen = [&](const QString &type, const QString &path) {
+        return std::any_of(events.begin(), events.end(), [&](const QJsonObject &event) {
+            return event.value(QStringLiteral("type")) == type
+                && event.value(QStringLiteral("path")) == path;
+        });
+    };
+    writeFile(root + QStringLiteral("/a.txt"), "a");
+    QTRY_VERIFY_WITH_TIMEOUT(seen(QStringLiteral("write"), QStringLiteral("a.txt")), kWaitMs);
+    QVERIFY(seen(QStringLiteral("create"), QStringLiteral("a.txt")));
+
+    // Unwatch: no end notification, and the id is gone.
+    QString kind;
+    call(*client, protocol::method::FilesUnwatch, {{QStringLiteral("watch"), id}}, &kind);
+    QCOMPARE(kind, QString());
+    call(*client, protocol::method::FilesUnwatch, {{QStringLiteral("watch"), id}}, &kind);
+    QCOMPARE(kind, QStringLiteral("not_found"));
+
+    // A watched folder that goes ends its watch with not_found.
+    const QString doomed = m_dir.filePath(QStringLiteral("doomed"));
+    QVERIFY(QDir().mkpath(doomed));
+    const qint64 second =
+        call(*client, protocol::method::FilesWatch, {{QStringLiteral("path"), doomed}})
+            .value(QStringLiteral("watch"))
+            .toInteger();
+    QVERIFY(second > id);
+    QVERIFY(QDir(doomed).removeRecursively());
+    QTRY_COMPARE_WITH_TIMEOUT(ends.size(), 1, kWaitMs);
+    QCOMPARE(ends.first().value(QStringLiteral("watch")).toInteger(), second);
+    QCOMPARE(ends.first()
+                 .value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("kind"))
+                 .toString(),
+             QStringLiteral("not_found"));
+
+    // A file is no folder to watch; a relative path is refused before the guest.
+    writeFile(m_dir.filePath(QStringLiteral("plain")), "x");
+    call(*client, protocol::method::FilesWatch,
+         {{QStringLiteral("path"), m_dir.filePath(QStringLiteral("plain"))}}, &kind);
+    QCOMPARE(kind, QStringLiteral("not_a_directory"));
+    call(*client, protocol::method::FilesWatch, {{QStringLiteral("path"), QStringLiteral("rel")}},
+         &kind);
+    QCOMPARE(kind, QStringLiteral("invalid_params"));
 }
 
 void TestAgentApi::badParametersAreNamed()

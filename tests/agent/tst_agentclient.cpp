@@ -2,10 +2,11 @@
 // temporary folder; no guest, no QEMU): exec (output, exit codes, errors, timeout kill,
 // signals, stdin round trip, user, env, cwd, PTY size and resize), 64 MiB of stdout to a slow
 // reader with the client's buffers bounded, files (16 MiB round trip with checksum, stat, list,
-// mkdir, rename, remove and their errors), archives out (a planted tree with a symlink
-// pointing out, a FIFO, a setuid file and a hard link, typed so that the host refuses them)
-// and in, process list and reattach after a reconnect, and the identity refresh.
-
+// mkdir, rename, remove and their errors), a recursive folder watch (create, write, rename,
+// remove, a folder made later, the folder itself going, a file refused), archives out (a
+// planted tree with a symlink pointing out, a FIFO, a setuid file and a hard link, typed so
+// that the host refuses them) and in, process list and reattach after a reconnect, and the
+// identity refresh.
 #include "core/agent/agentprocess.h"
 #include "core/agent/agentreadstream.h"
 #include "core/agent/agentwritestream.h"
@@ -159,6 +160,7 @@ private slots:
     void slowReaderStaysBounded();
     void fileRoundTrip16MiB();
     void fileOperations();
+    void watchFolder();
     void archiveOutTypesWhatTheHostMustRefuse();
     void archiveIn();
     void listAndReattachAfterReconnect();
@@ -503,6 +505,65 @@ void TestAgentClient::fileOperations()
         m_client->mkdir(MkdirRequest {base + "/h.txt/x", 0755, false}, done);
     });
     QCOMPARE(underFile.error().name(), QStringLiteral("not_a_directory"));
+}
+
+void TestAgentClient::watchFolder()
+{
+    const QString base = m_agent.path() + QStringLiteral("/watched");
+    QVERIFY(QDir().mkpath(base + QStringLiteral("/sub")));
+    AgentReadStream *watch = m_client->watch(WatchRequest {stdPath(base), true});
+    bool opened = false;
+    std::vector<WatchRecord> records;
+    WatchRecordDecoder decoder;
+    connect(watch, &AgentReadStream::opened, watch, [&] { opened = true; });
+    connect(watch, &AgentReadStream::readyRead, watch, [&] {
+        const QByteArray bytes = watch->read();
+        QVERIFY(decoder.feed(ByteView(reinterpret_cast<const std::uint8_t *>(bytes.constData()),
+                                      std::size_t(bytes.size())),
+                             records));
+    });
+    QVERIFY(QTest::qWaitFor([&] { return opened; }, kWaitMs));
+    const auto has = [&](WatchOp op, const std::string &name) {
+        return std::any_of(records.begin(), records.end(), [&](const WatchRecord &record) {
+            return record.op == op && record.name == name;
+        });
+    };
+    QFile file(base + QStringLiteral("/a.txt"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("a");
+    file.close();
+    QVERIFY(QTest::qWaitFor([&] { return has(WatchOp::Write, "a.txt"); }, kWaitMs));
+    QVERIFY(has(WatchOp::Create, "a.txt"));
+    // In a subfolder, and in one made after the watch began (recursive).
+    QVERIFY(QDir().mkpath(base + QStringLiteral("/sub/new")));
+    QVERIFY(QTest::qWaitFor([&] { return has(WatchOp::Create, "sub/new"); }, kWaitMs));
+    QFile deep(base + QStringLiteral("/sub/new/b.txt"));
+    QVERIFY(deep.open(QIODevice::WriteOnly));
+    deep.close();
+    QVERIFY(QTest::qWaitFor([&] { return has(WatchOp::Create, "sub/new/b.txt"); }, kWaitMs));
+    QVERIFY(QFile::rename(base + QStringLiteral("/a.txt"), base + QStringLiteral("/c.txt")));
+    QVERIFY(QTest::qWaitFor([&] { return has(WatchOp::Rename, "a.txt"); }, kWaitMs));
+    QVERIFY(QFile::remove(base + QStringLiteral("/c.txt")));
+    QVERIFY(QTest::qWaitFor([&] { return has(WatchOp::Remove, "c.txt"); }, kWaitMs));
+
+    // The watched folder going ends the stream with not_found.
+    std::optional<AgentError> error;
+    connect(watch, &AgentReadStream::failed, watch, [&](const AgentError &e) { error = e; });
+    QVERIFY(QDir(base).removeRecursively());
+    QVERIFY(QTest::qWaitFor([&] { return error.has_value(); }, kWaitMs));
+    QCOMPARE(error->name(), QStringLiteral("not_found"));
+    delete watch;
+
+    // A file is not a folder to watch.
+    QFile plain(m_agent.path() + QStringLiteral("/plain"));
+    QVERIFY(plain.open(QIODevice::WriteOnly));
+    plain.close();
+    error.reset();
+    AgentReadStream *wrong = m_client->watch(WatchRequest {stdPath(plain.fileName()), false});
+    connect(wrong, &AgentReadStream::failed, wrong, [&](const AgentError &e) { error = e; });
+    QVERIFY(QTest::qWaitFor([&] { return error.has_value(); }, kWaitMs));
+    QCOMPARE(error->name(), QStringLiteral("not_a_directory"));
+    delete wrong;
 }
 
 void TestAgentClient::archiveOutTypesWhatTheHostMustRefuse()

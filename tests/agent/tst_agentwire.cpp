@@ -77,6 +77,8 @@ private slots:
     void seekHelloSkipsGarbage();
     void creditWindow();
     void namesAreStable();
+    void watchRecordsAnySplit();
+    void watchRecordsRefused();
 };
 
 void TestAgentWire::messagesRoundTrip()
@@ -123,6 +125,7 @@ void TestAgentWire::messagesRoundTrip()
     roundTrip(MkdirRequest {"/workspace/d", 0700, true});
     roundTrip(RemoveRequest {"/workspace/d", true});
     roundTrip(RenameRequest {"/a", "/b", true});
+    roundTrip(WatchRequest {"/workspace", true});
     roundTrip(ArchiveOutRequest {"/workspace"});
     roundTrip(ArchiveInRequest {"/workspace", "agent"});
     roundTrip(ArchiveResult {10, 1234, 2, {{"x/fifo", "fifo"}, {"dev", "device"}}});
@@ -361,6 +364,53 @@ void TestAgentWire::namesAreStable()
         if (sender)
             QVERIFY(messageTypeName(MessageType(type)) != "unknown");
     }
+}
+
+void TestAgentWire::watchRecordsAnySplit()
+{
+    const std::vector<WatchRecord> sent {{WatchOp::Create, "a.txt"},
+                                         {WatchOp::Write, "sub/b"},
+                                         {WatchOp::Overflow, ""},
+                                         {WatchOp::Remove, std::string(kMaxPathBytes, 'x')}};
+    Bytes stream;
+    for (const WatchRecord &record : sent)
+        QVERIFY(record.appendTo(stream));
+    for (std::size_t piece : {std::size_t(1), std::size_t(2), std::size_t(7), stream.size()}) {
+        WatchRecordDecoder decoder;
+        std::vector<WatchRecord> got;
+        for (std::size_t at = 0; at < stream.size(); at += piece)
+            QVERIFY(decoder.feed(ByteView(stream).subspan(at, std::min(piece, stream.size() - at)),
+                                 got));
+        QCOMPARE(got.size(), sent.size());
+        for (std::size_t i = 0; i < sent.size(); ++i) {
+            QCOMPARE(got[i].op, sent[i].op);
+            QCOMPARE(got[i].name, sent[i].name);
+        }
+    }
+}
+
+void TestAgentWire::watchRecordsRefused()
+{
+    // What a hostile guest could put in a watch stream: each breaks the decoder for good.
+    const std::vector<Bytes> bad {
+        {0, 1, 0, 'a'}, // op 0
+        {7, 1, 0, 'a'}, // op 7
+        {1, 0, 0}, // an empty name on a create
+        {6, 1, 0, 'a'}, // a name on an overflow
+        {1, 1, 0, 0}, // a NUL in the name
+        {1, 0x01, 0x10}, // a name of 4097 bytes: refused from its length, nothing buffered
+    };
+    for (const Bytes &bytes : bad) {
+        WatchRecordDecoder decoder;
+        std::vector<WatchRecord> got;
+        QVERIFY(!decoder.feed(bytes, got));
+        QVERIFY(decoder.failed());
+        QVERIFY(!decoder.feed(Bytes {1, 1, 0, 'a'}, got));
+        QVERIFY(got.empty());
+    }
+    Bytes nothing;
+    QVERIFY(!(WatchRecord {WatchOp::Create, ""}.appendTo(nothing)));
+    QVERIFY(nothing.empty());
 }
 
 QTEST_APPLESS_MAIN(TestAgentWire)

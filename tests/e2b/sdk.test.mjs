@@ -162,6 +162,49 @@ test('files.list, exists, makeDir, rename and remove', async () => {
   await assert.rejects(sandbox.files.read('/tmp/tree/b.txt'), NotFoundError)
 })
 
+test('files.watchDir sees files.write and a command write, recursive too', async () => {
+  await sandbox.files.makeDir('/tmp/watched/deep')
+  const seen = []
+  let wake = () => {}
+  // Resolves once an event matching `want` came (the watch is a fact of the guest: no sleeps).
+  const until = (want) =>
+    new Promise((resolve) => {
+      const check = () => (seen.some(want) ? resolve() : (wake = check))
+      check()
+    })
+  const handle = await sandbox.files.watchDir(
+    '/tmp/watched',
+    (event) => {
+      seen.push(event)
+      wake()
+    },
+    { recursive: true },
+  )
+  try {
+    await sandbox.files.write('/tmp/watched/from-sdk.txt', 'x')
+    await until((e) => e.name === 'from-sdk.txt' && e.type === 'write')
+    // files.makeDir's folders belong to root (docs/e2b.md, "Known differences").
+    await sandbox.commands.run('echo y > /tmp/watched/deep/from-command.txt', { user: 'root' })
+    await until((e) => e.name === 'deep/from-command.txt' && e.type === 'create')
+    await sandbox.commands.run('rm /tmp/watched/from-sdk.txt', { user: 'root' })
+    await until((e) => e.name === 'from-sdk.txt' && e.type === 'remove')
+  } finally {
+    await handle.stop()
+  }
+  assert.ok(seen.some((e) => e.name === 'from-sdk.txt' && e.type === 'create'), JSON.stringify(seen))
+  // A path that is not a folder is refused before any event.
+  await assert.rejects(sandbox.files.watchDir('/tmp/no-such-folder', () => {}), NotFoundError)
+})
+
+test('commands see their user\'s HOME and start in it, through a login shell', async () => {
+  const mine = await sandbox.commands.run('echo $HOME; pwd')
+  assert.equal(mine.stdout, '/home/agent\n/home/agent\n')
+  const root = await sandbox.commands.run('echo $HOME; pwd', { user: 'root' })
+  assert.equal(root.stdout, '/root\n/root\n')
+  const there = await sandbox.commands.run('echo $HOME; pwd', { user: 'root', cwd: '/tmp' })
+  assert.equal(there.stdout, '/root\n/tmp\n')
+})
+
 test('Sandbox.list filters by metadata; getInfo; setTimeout', async () => {
   const mine = await Sandbox.list({ query: { metadata } }).nextItems()
   assert.deepEqual(mine.map((s) => s.sandboxId), [sandbox.sandboxId])
@@ -169,6 +212,10 @@ test('Sandbox.list filters by metadata; getInfo; setTimeout', async () => {
   assert.equal(mine[0].state, 'running')
   const none = await Sandbox.list({ query: { metadata: { suite: 'someone-else' } } }).nextItems()
   assert.deepEqual(none, [])
+  // The metadata is the Airlock sandbox's labels: every client of the helper sees it.
+  const shown = execFileSync(process.env.AIRLOCK_AIRLOCKCTL,
+    ['--socket', process.env.AIRLOCK_SOCKET, 'info', `e2b-${sandbox.sandboxId}`]).toString()
+  assert.match(shown, new RegExp(`^Labels: +suite=${metadata.suite}$`, 'm'))
 
   await sandbox.setTimeout(3_600_000)
   const info = await sandbox.getInfo()
@@ -176,6 +223,17 @@ test('Sandbox.list filters by metadata; getInfo; setTimeout', async () => {
   const left = info.endAt.getTime() - Date.now()
   assert.ok(left > 3_500_000 && left <= 3_600_000, `endAt is ${left} ms away`)
   assert.equal(await sandbox.isRunning(), true)
+})
+
+test('getMetrics reads CPU, memory and disk in the guest', async () => {
+  const [metric] = await sandbox.getMetrics()
+  assert.ok(metric.timestamp instanceof Date)
+  assert.ok(metric.cpuCount >= 1, JSON.stringify(metric))
+  assert.ok(metric.cpuUsedPct >= 0 && metric.cpuUsedPct <= 100, JSON.stringify(metric))
+  assert.ok(metric.memTotal > 0 && metric.memUsed > 0 && metric.memUsed <= metric.memTotal,
+    JSON.stringify(metric))
+  const [again] = await Sandbox.getMetrics(sandbox.sandboxId)
+  assert.ok(again.memTotal === metric.memTotal, JSON.stringify(again))
 })
 
 test('a wrong API key is refused with AuthenticationError', async () => {
@@ -216,6 +274,12 @@ test('network.allowOut becomes the Airlock policy; IP ranges are refused', async
     assert.deepEqual(policy.rules.map((r) => [r.host, r.ports]),
       [['pkg.test', [80, 443]], ['*.example.test', [80, 443]]])
     assert.deepEqual((await other.getInfo()).network.allowOut, ['pkg.test', '*.example.test'])
+    // updateNetwork replaces the policy (policy.set); what it leaves out is denied.
+    await other.updateNetwork({ allowOut: ['updated.test'] })
+    const updated = JSON.parse(execFileSync(process.env.AIRLOCK_AIRLOCKCTL,
+      ['--socket', process.env.AIRLOCK_SOCKET, 'policy', 'get', `e2b-${other.sandboxId}`]))
+    assert.deepEqual(updated.rules.map((r) => [r.host, r.ports]), [['updated.test', [80, 443]]])
+    await assert.rejects(other.updateNetwork({ allowOut: ['10.0.0.0/8'] }), /CIDR/)
 
     // Two sandboxes, one page each.
     const pages = Sandbox.list({ limit: 1 })
@@ -256,10 +320,20 @@ test('createSnapshot, a sandbox from it, fork, deleteSnapshot', async () => {
   await sandbox.files.write('/tmp/snap.txt', 'in the snapshot\n')
   const snapshot = await sandbox.createSnapshot()
   assert.match(snapshot.snapshotId, /^[0-9a-f]{16}$/)
-  const fromSnapshot = await Sandbox.create(snapshot.snapshotId, slow)
+  const listed = await sandbox.listSnapshots().nextItems()
+  assert.deepEqual(listed.map((s) => s.snapshotId), [snapshot.snapshotId])
+  const everyone = await Sandbox.listSnapshots().nextItems()
+  assert.ok(everyone.some((s) => s.snapshotId === snapshot.snapshotId))
+  const own = { suite: 'from-snapshot' }
+  const fromSnapshot = await Sandbox.create(snapshot.snapshotId, { ...slow, metadata: own })
   try {
     assert.notEqual(fromSnapshot.sandboxId, sandbox.sandboxId)
     assert.equal(await fromSnapshot.files.read('/tmp/snap.txt'), 'in the snapshot\n')
+    // Its own metadata, also in airlockd (the window, airlockctl), not the snapshot's sandbox's.
+    assert.deepEqual((await fromSnapshot.getInfo()).metadata, own)
+    const shown = execFileSync(process.env.AIRLOCK_AIRLOCKCTL,
+      ['--socket', process.env.AIRLOCK_SOCKET, 'info', `e2b-${fromSnapshot.sandboxId}`]).toString()
+    assert.match(shown, /^Labels: +suite=from-snapshot$/m)
   } finally {
     await fromSnapshot.kill()
   }

@@ -1,13 +1,19 @@
 // The pieces of airlock-e2b that need no helper: Connect envelopes, multipart/form-data bodies
-// as undici's FormData writes them, the API key file, and HTTP framing through Beast
-// (keep-alive, 413 for a chunked body over its limit).
+// as undici's FormData writes them, the API key file, HTTP framing through Beast (keep-alive,
+// 413 for a chunked body over its limit), and a process stream's bound for a client that
+// stops reading (on a scripted helper: exec.start answered, exec.output fed in).
 
+#include "core/client/helperclient.h"
+#include "core/client/transport.h"
 #include "core/e2b/apikeystore.h"
 #include "core/e2b/connectenvelope.h"
 #include "core/e2b/controlapi.h"
 #include "core/e2b/httpconnection.h"
 #include "core/e2b/multipartform.h"
+#include "core/e2b/processstream.h"
+#include "core/protocol/message.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,10 +23,59 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <sys/stat.h>
 
 using namespace airlock::e2b;
+
+namespace {
+
+/// A helper of fixed answers (each request's method → result), delivered through the event
+/// loop as from a socket; it records what was asked.
+class ScriptedTransport final : public airlock::Transport
+{
+public:
+    QHash<QString, QJsonValue> answers;
+    QStringList requests;
+
+    void open() override
+    {
+        m_open = true;
+        QTimer::singleShot(0, this, [this] { Q_EMIT connected(); });
+    }
+    void close() override
+    {
+        if (std::exchange(m_open, false))
+            Q_EMIT disconnected(QStringLiteral("closed"));
+    }
+    void write(const QByteArray &bytes) override
+    {
+        m_pending += bytes;
+        qsizetype end;
+        while ((end = m_pending.indexOf('\n')) >= 0) {
+            const auto message = airlock::protocol::parseMessage(m_pending.left(end));
+            m_pending.remove(0, end + 1);
+            if (!message || message->type != airlock::protocol::Message::Type::Request)
+                continue;
+            requests << message->method;
+            const QByteArray reply = airlock::protocol::encodeResult(
+                message->id, answers.value(message->method, QJsonObject()));
+            QTimer::singleShot(0, this, [this, reply] {
+                if (m_open)
+                    Q_EMIT bytesReceived(reply);
+            });
+        }
+    }
+    bool isOpen() const override { return m_open; }
+    QString description() const override { return QStringLiteral("scripted helper"); }
+
+private:
+    QByteArray m_pending;
+    bool m_open = false;
+};
+
+} // namespace
 
 class TestE2bWire : public QObject
 {
@@ -37,6 +92,7 @@ private Q_SLOTS:
     void allowOutBecomesPolicyRules();
     void networkFieldsAirlockDoesOtherwiseAreRefused_data();
     void networkFieldsAirlockDoesOtherwiseAreRefused();
+    void slowClientKeepsTheStreamBounded();
 };
 
 void TestE2bWire::envelopesRoundTrip()
@@ -220,6 +276,79 @@ void TestE2bWire::networkFieldsAirlockDoesOtherwiseAreRefused()
     QVERIFY(!policy);
     QCOMPARE(policy.error().kind, airlock::ErrorKind::InvalidParams);
     QVERIFY2(policy.error().message.contains(named), qPrintable(policy.error().message));
+}
+
+void TestE2bWire::slowClientKeepsTheStreamBounded()
+{
+    // The helper: hello, exec.start → pid 7, exec.detach.
+    auto *transport = new ScriptedTransport;
+    transport->answers.insert(QStringLiteral("hello"),
+                              QJsonObject {{QStringLiteral("protocol"), 1},
+                                           {QStringLiteral("helper"), QStringLiteral("airlockd")}});
+    transport->answers.insert(QStringLiteral("exec.start"),
+                              QJsonObject {{QStringLiteral("pid"), 7}});
+    airlock::HelperClient helper(std::unique_ptr<airlock::Transport>(transport),
+                                 QStringLiteral("tst_e2bwire"));
+    helper.connectToHelper();
+    QTRY_COMPARE(helper.state(), airlock::HelperClient::State::Ready);
+
+    // An HTTP client that sends its request and then reads nothing: its kernel buffers fill,
+    // then the server socket's own buffer would grow without the stream's bound.
+    QTcpServer server;
+    QVERIFY(server.listen(QHostAddress::LocalHost));
+    QTcpSocket client;
+    client.setReadBufferSize(4096);
+    client.connectToHost(server.serverAddress(), server.serverPort());
+    QVERIFY(server.waitForNewConnection(5000));
+    auto *connection = new HttpConnection(server.nextPendingConnection(),
+                                          [](const HttpRequest &) { return qint64(1 << 20); });
+    QSignalSpy received(connection, &HttpConnection::requestReceived);
+    const QByteArray request = connectenvelope::encode("{}");
+    client.write("POST /process.Process/Start HTTP/1.1\r\nHost: x\r\n"
+                 "Content-Type: application/connect+json\r\nContent-Length: "
+                 + QByteArray::number(request.size()) + "\r\n\r\n" + request);
+    QTRY_COMPARE(received.count(), 1);
+
+    ProcessStream::resetStats();
+    E2bContext context;
+    context.helper = &helper;
+    auto *stream = new ProcessStream(context, connection, QStringLiteral("sb"));
+    QSignalSpy bound(stream, &ProcessStream::bound);
+    QSignalSpy finished(stream, &ProcessStream::finished);
+    stream->start(QJsonObject {{QStringLiteral("name"), QStringLiteral("sb")}}, false);
+    QTRY_COMPARE(bound.count(), 1);
+
+    // Up to 64 MiB of output from the helper in 48 KiB notifications, the event loop turning so
+    // the socket sends what the kernel takes; the client reads none of it.
+    const QString chunk = QString::fromLatin1(QByteArray(48 * 1024, 'x').toBase64());
+    int delivered = 0;
+    while (finished.isEmpty() && delivered < 64 * 1024 / 48) {
+        stream->deliver(QStringLiteral("exec.output"),
+                        {{QStringLiteral("stream"), QStringLiteral("stdout")},
+                         {QStringLiteral("data"), chunk}});
+        ++delivered;
+        QCoreApplication::processEvents();
+    }
+    QCOMPARE(finished.count(), 1);
+    qInfo("%d notifications (48 KiB each) until the end; at most %lld bytes waited unsent",
+          delivered, ProcessStream::stats().peakPendingBytes);
+    QCOMPARE(ProcessStream::stats().overruns, 1);
+    QVERIFY2(ProcessStream::stats().peakPendingBytes <= ProcessStream::kMaxPendingBytes,
+             qPrintable(QString::number(ProcessStream::stats().peakPendingBytes)));
+    QVERIFY(ProcessStream::stats().peakPendingBytes > ProcessStream::kMaxPendingBytes / 2);
+    // The process was let go in the guest, not left to fill airlock-e2b.
+    QTRY_VERIFY(transport->requests.contains(QStringLiteral("exec.detach")));
+
+    // Once the client reads, it gets the output that was queued and then the clear end.
+    client.setReadBufferSize(0);
+    QByteArray got;
+    const auto readUntilTheEnd = [&] {
+        got += client.readAll();
+        return got.contains("resource_exhausted");
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(readUntilTheEnd(), 30000);
+    QVERIFY(got.contains("the client read too slowly"));
+    QVERIFY(got.contains("\"stdout\""));
 }
 
 QTEST_GUILESS_MAIN(TestE2bWire)

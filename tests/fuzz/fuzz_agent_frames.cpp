@@ -2,13 +2,15 @@
 // FrameDecoder (seeking the first Hello, then strict, resynchronising after an error as the
 // host does before its handshake), every payload codec of the types a guest sends, credit
 // accounting of data frames, and the archive stream of Data payloads with the host's refusal
-// policy. The first input byte picks how the rest is cut into reads.
+// policy, and the watch records of Data payloads. The first input byte picks how the rest is
+// cut into reads.
 //
 // Checks beyond "no crash": a frame never exceeds kMaxPayloadBytes, the decoder never hands
 // out more bytes than it was fed and takes all it is fed while a frame is incomplete; every payload
 // that decodes encodes back to the same bytes (one canonical form, so nothing is read two ways); an
 // archive entry the policy accepts is relative, without "." or ".." components, and not a device,
-// FIFO, socket, hard link, setuid or setgid file, nor a symlink that climbs out.
+// FIFO, socket, hard link, setuid or setgid file, nor a symlink that climbs out; a watch record
+// that decodes validates and encodes back to the bytes it came from.
 #include "core/agentwire/archivepolicy.h"
 #include "core/agentwire/creditwindow.h"
 #include "core/agentwire/framedecoder.h"
@@ -111,6 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     credit.grant(256 * 1024);
     PolicySink sink;
     ArchiveDecoder archive(sink);
+    WatchRecordDecoder watch;
     std::size_t fed = 0;
     int resyncs = 0;
     while (!input.empty()) {
@@ -139,9 +142,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(frame.payload.size() + kHeaderBytes <= fed);
         checkPayload(frame);
         switch (frame.header.type) {
-        case MessageType::Data:
+        case MessageType::Data: {
             archive.feed(frame.payload);
+            std::vector<WatchRecord> records;
+            watch.feed(frame.payload, records);
+            for (const WatchRecord &record : records) {
+                check(!record.validate());
+                Bytes again;
+                check(record.appendTo(again));
+                check(again.size() == 3 + record.name.size());
+            }
             [[fallthrough]];
+        }
         case MessageType::Stdout:
         case MessageType::Stderr:
             credit.spend(frame.payload.size());

@@ -268,6 +268,7 @@ private Q_SLOTS:
     void policySetGetRoundTrip_data();
     void policySetGetRoundTrip();
     void policyInvalidIsRejectedAndOldOneKept();
+    void policySetWithAStaleRevisionConflicts();
     void policyValidate();
     void policyUnknownSandbox();
     void policySurvivesRestartAndGoesWithDelete();
@@ -1088,6 +1089,60 @@ void TestHelperProtocol::policySetGetRoundTrip()
             return params.value(QStringLiteral("name")).toString() == QStringLiteral("roundtrip");
         });
     QVERIFY(changed);
+}
+
+// Compare and set: two clients read revision R; the first one's write wins, the second's
+// (still based on R) is refused with `conflict` and changes nothing; based on the new revision
+// it goes through.
+void TestHelperProtocol::policySetWithAStaleRevisionConflicts()
+{
+    RpcTestClient first(clientSocket());
+    RpcTestClient second(clientSocket());
+    QVERIFY(first.hello());
+    QVERIFY(second.hello());
+    first.call(QStringLiteral("sandbox.create"), named(QStringLiteral("cas")));
+    const QJsonObject read = RpcTestClient::result(
+        first.call(QStringLiteral("policy.get"), named(QStringLiteral("cas"))));
+    const QString revision = read.value(QStringLiteral("revision")).toString();
+    QCOMPARE(revision.size(), 16);
+    const auto withRule = [](const QString &host, const QString &ifRevision) {
+        QJsonObject params = named(QStringLiteral("cas"));
+        params.insert(QStringLiteral("policy"),
+                      QJsonObject {{QStringLiteral("version"), 1},
+                                   {QStringLiteral("rules"),
+                                    QJsonArray {QJsonObject {{QStringLiteral("host"), host}}}}});
+        params.insert(QStringLiteral("ifRevision"), ifRevision);
+        return params;
+    };
+    const QJsonObject won = RpcTestClient::result(
+        first.call(QStringLiteral("policy.set"), withRule(QStringLiteral("a.test"), revision)));
+    const QString next = won.value(QStringLiteral("revision")).toString();
+    QVERIFY(next != revision);
+    const QJsonObject lost =
+        second.call(QStringLiteral("policy.set"), withRule(QStringLiteral("b.test"), revision));
+    QCOMPARE(RpcTestClient::errorKind(lost), QStringLiteral("conflict"));
+    const QJsonObject now = RpcTestClient::result(
+        second.call(QStringLiteral("policy.get"), named(QStringLiteral("cas"))));
+    QCOMPARE(now.value(QStringLiteral("revision")).toString(), next);
+    QCOMPARE(now.value(QStringLiteral("policy"))
+                 .toObject()
+                 .value(QStringLiteral("rules"))
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value(QStringLiteral("host"))
+                 .toString(),
+             QStringLiteral("a.test"));
+    QVERIFY(second.call(QStringLiteral("policy.set"), withRule(QStringLiteral("b.test"), next))
+                .contains(QStringLiteral("result")));
+    QCOMPARE(RpcTestClient::errorKind(
+                 second.call(QStringLiteral("policy.set"),
+                             [&] {
+                                 QJsonObject params = withRule(QStringLiteral("c.test"), QString());
+                                 params.insert(QStringLiteral("ifRevision"), 7);
+                                 return params;
+                             }())),
+             QStringLiteral("invalid_params"));
 }
 
 void TestHelperProtocol::policyInvalidIsRejectedAndOldOneKept()

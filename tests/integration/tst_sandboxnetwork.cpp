@@ -474,6 +474,62 @@ private Q_SLOTS:
             QVERIFY2(QJsonDocument::fromJson(line).isObject(), line.constData());
     }
 
+    // A gateway that stops reading its control channel (stuck, or compromised) holds up neither
+    // the helper nor the policy: the line that does not fit into the socket waits in a queue,
+    // other requests are answered meanwhile, and the gateway is killed and restarted with the
+    // stored policy once the queue has made no progress for a while.
+    void stuckGatewayNeverStallsTheHelper()
+    {
+        RpcTestClient events(m_helper->socketPath());
+        const QJsonObject before =
+            RpcTestClient::result(events.call(QStringLiteral("policy.get"), named(kName)));
+        const auto restore = qScopeGuard([&] {
+            RpcTestClient again(m_helper->socketPath());
+            again.call(QStringLiteral("policy.set"),
+                       QJsonObject {{QStringLiteral("name"), kName},
+                                    {QStringLiteral("policy"), before.value(u"policy")}});
+        });
+        const pid_t gateway = stopTheGateway();
+        QVERIFY(gateway > 0);
+        const auto resume = qScopeGuard([gateway] { ::kill(gateway, SIGCONT); });
+        // About 900 KiB of policy: more than a Unix socket's buffers hold.
+        QJsonArray rules;
+        const QString label(60, QLatin1Char('a')); // labels of at most 63 octets (RFC 1035)
+        for (int i = 0; i < 4000; ++i)
+            rules.append(QJsonObject {
+                {QStringLiteral("host"), QStringLiteral("h%1.%2.%2.%2.test").arg(i).arg(label)}});
+        RpcTestClient client(m_helper->socketPath());
+        QVERIFY(client.sendRaw(policySetRequest(9101, kName, rules)));
+        QVERIFY(client.sendRaw(
+            QJsonDocument(QJsonObject {{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                       {QStringLiteral("id"), 9102},
+                                       {QStringLiteral("method"), QStringLiteral("sandbox.get")},
+                                       {QStringLiteral("params"), named(kName)}})
+                .toJson(QJsonDocument::Compact)
+            + '\n'));
+        // Before the queue, the helper sat in a write to the stopped gateway first.
+        const QJsonObject first = nextResponse(client, 10000);
+        QVERIFY2(first.value(QStringLiteral("id")).toInteger() == 9102,
+                 QJsonDocument(first).toJson().left(2000).constData());
+        // The stuck gateway is killed and a new one started, which has the stored policy.
+        const QJsonObject applied =
+            nextResponse(client, airlock::GatewayProcess::kPolicyAckTimeoutMs + 20000);
+        QCOMPARE(applied.value(QStringLiteral("id")).toInteger(), 9101);
+        QVERIFY2(applied.contains(QStringLiteral("result")),
+                 QJsonDocument(applied).toJson().left(2000).constData());
+        QVERIFY(waitFor(
+            [&] {
+                const QList<qint64> now = gatewaysIn(ns());
+                return now.size() == 1 && now.first() != gateway;
+            },
+            30000));
+        QFile log(m_helper->stateDir() + QStringLiteral("/log/airlockd.log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QByteArray text = log.readAll();
+        QVERIFY2(text.contains("has not read its control channel"), text.right(2000).constData());
+        QCOMPARE(state(), QStringLiteral("running"));
+    }
+
     void killedGatewayIsRestarted()
     {
         const QList<qint64> before = gatewaysIn(ns());

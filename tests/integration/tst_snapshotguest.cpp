@@ -46,6 +46,7 @@ private Q_SLOTS:
     void forkRunsIndependently();
     void timelineRecordsTheTree();
     void pinRenameDelete();
+    void coldStartLeavesTheRestoredLineage();
 
 private:
     QJsonObject call(const QString &method, const QJsonObject &params, int timeoutMs = 120000);
@@ -306,6 +307,42 @@ void TestSnapshotGuest::pinRenameDelete()
             QCOMPARE(snapshot.toObject().value(QStringLiteral("parent")),
                      m_first.value(QStringLiteral("id")));
     }
+}
+
+// After a restore the head is the restored snapshot; a later start that keeps nothing of it (a
+// cold boot or a template start of this disk-less image) ends that lineage: the head is gone
+// and the next snapshot is a root, not a child of the restored one.
+void TestSnapshotGuest::coldStartLeavesTheRestoredLineage()
+{
+    QCOMPARE(RpcTestClient::result(call(QStringLiteral("snapshot.list"), named(kName)))
+                 .value(QStringLiteral("head")),
+             m_first.value(QStringLiteral("id")));
+    QVERIFY(call(QStringLiteral("sandbox.kill"), named(kName)).contains(QStringLiteral("result")));
+    m_events->takeNotifications();
+    const QJsonObject started = call(QStringLiteral("sandbox.start"), named(kName));
+    QVERIFY2(started.contains(QStringLiteral("result")),
+             QJsonDocument(started).toJson().constData());
+    const QString from =
+        RpcTestClient::result(started).value(QStringLiteral("startedFrom")).toString();
+    QVERIFY2(from == u"boot" || from == u"template", qPrintable(from));
+    // The timeline is told (snapshot.changed for the snapshot that was the head).
+    const QJsonValue restored = m_first.value(QStringLiteral("id"));
+    QVERIFY(m_events->waitForNotification(
+        QStringLiteral("snapshot.changed"),
+        [&](const QJsonObject &params) {
+            return params.value(QStringLiteral("snapshot")).toObject().value(QStringLiteral("id"))
+                == restored;
+        },
+        10000));
+    const QJsonObject listed =
+        RpcTestClient::result(call(QStringLiteral("snapshot.list"), named(kName)));
+    QVERIFY2(listed.value(QStringLiteral("head")).isNull(),
+             QJsonDocument(listed).toJson().constData());
+    const QJsonObject next =
+        RpcTestClient::result(call(QStringLiteral("snapshot.create"), named(kName)));
+    QVERIFY2(next.value(QStringLiteral("parent")).isNull()
+                 || next.value(QStringLiteral("parent")).toString().isEmpty(),
+             QJsonDocument(next).toJson().constData());
 }
 
 QTEST_GUILESS_MAIN(TestSnapshotGuest)

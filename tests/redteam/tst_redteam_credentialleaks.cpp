@@ -522,6 +522,33 @@ private Q_SLOTS:
             (logged += gatewayLog.readAll()).contains("secret api-token deleted: forgot"), 10000);
         REDTEAM_CHECK_LEAK(leakedFormsInMemory(gateway));
     }
+
+    // A binding added while the guest runs reaches its /run/airlock/env through the agent,
+    // without a restart; one removed leaves it (GuestEnvDelivery). Only the placeholder.
+    void bindingChangesReachTheRunningGuest()
+    {
+        QVERIFY(call(u"secret.set"_s, {{u"name"_s, u"env-token"_s}, {u"value"_s, u"env-value-1"_s}})
+                    .contains(u"result"_s));
+        const QJsonObject added =
+            RpcTestClient::result(call(u"binding.add"_s,
+                                       {{u"sandbox"_s, kName},
+                                        {u"secret"_s, u"env-token"_s},
+                                        {u"host"_s, u"api.test"_s},
+                                        {u"placement"_s,
+                                         QJsonObject {{u"type"_s, u"header"_s},
+                                                      {u"header"_s, u"X-Token"_s},
+                                                      {u"template"_s, u"{secret}"_s}}}}));
+        const qint64 id = added.value(u"id"_s).toInteger();
+        QVERIFY(id > 0);
+        // The echoed command line never holds the answer ("has-1"), only the shell's output.
+        const QByteArray count =
+            "echo \"has-$(grep -c '^AIRLOCK_SECRET_ENV_TOKEN=airlock-placeholder-[0-9a-f]*$' "
+            "/run/airlock/env)\"";
+        QTRY_VERIFY_WITH_TIMEOUT(runInGuest(count, "has-1", 3000), 30000);
+        QVERIFY(!m_console.contains("env-value-1"));
+        QVERIFY(call(u"binding.remove"_s, {{u"id"_s, id}}).contains(u"result"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(runInGuest(count, "has-0", 3000), 30000);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRedteamCredentialLeaks)

