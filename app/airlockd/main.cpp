@@ -180,6 +180,9 @@ int main(int argc, char *argv[])
         ? QFileInfo(parser.value(gatewayOption)).absoluteFilePath()
         : airlock::locateGatewayProgram(QCoreApplication::applicationDirPath(),
                                         QStringLiteral(AIRLOCK_LIBEXEC_DIR));
+    config.fcctlProgram = airlock::locateHelperProgram(QStringLiteral("airlock-fcctl"),
+                                                       QCoreApplication::applicationDirPath(),
+                                                       QStringLiteral(AIRLOCK_LIBEXEC_DIR));
     config.addressPool = parser.value(poolOption);
     config.upstreamDns = upstreamDns;
     config.trustStoreCaFile = trustStore;

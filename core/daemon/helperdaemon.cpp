@@ -198,6 +198,10 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         sandboxConfig.firecrackerUnavailable = config.firecrackerBinary.isEmpty()
             ? QStringLiteral("no firecracker binary (give airlockd --firecracker PATH)")
             : QStringLiteral("%1 is not an executable file").arg(config.firecrackerBinary);
+    else if (!QFileInfo(config.fcctlProgram).isExecutable())
+        sandboxConfig.firecrackerUnavailable =
+            QStringLiteral("no airlock-fcctl at %1 (it is installed beside airlock-gateway)")
+                .arg(config.fcctlProgram);
     else if (probe.acceleration != Acceleration::Kvm)
         sandboxConfig.firecrackerUnavailable =
             QStringLiteral("Firecracker needs KVM, which the VMM user cannot use here");
@@ -230,8 +234,8 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     p.sandboxes = std::make_unique<SandboxService>(
         *p.registry, *p.consoles, *p.images, [] { return std::make_unique<QemuMicrovm>(); },
         sandboxConfig);
-    p.sandboxes->setVmmFactory(VmmKind::Firecracker, [firecracker] {
-        return std::make_unique<FirecrackerVmm>(firecracker);
+    p.sandboxes->setVmmFactory(VmmKind::Firecracker, [firecracker, fcctl = config.fcctlProgram] {
+        return std::make_unique<FirecrackerVmm>(firecracker, fcctl);
     });
     p.egressAudit = std::make_unique<EgressAudit>(state.filePath(QStringLiteral("audit")));
     QObject::connect(

@@ -19,6 +19,7 @@ struct HelperDaemonConfig
     qint64 scrollbackBytes = 0; ///< console scrollback per sandbox
     QString logLevel; ///< isValidLogLevel()
     QString gatewayProgram; ///< absolute path of airlock-gateway
+    QString fcctlProgram; ///< absolute path of airlock-fcctl (Firecracker's API client)
     QString addressPool; ///< CIDR accepted by AddressPool::create
     QJsonObject upstreamDns; ///< upstreamdns::fromText() of the chosen resolver, never empty
     QString

@@ -1,7 +1,9 @@
 #include "core/vmm/firecrackervmm.h"
 
+#include "core/fcctl/fcctlprotocol.h"
 #include "core/model/names.h"
-#include "core/vmm/firecrackerapiclient.h"
+#include "core/model/printabletext.h"
+#include "core/vmm/fcctlchannel.h"
 #include "core/vmm/guestagent.h"
 #include "core/vmm/qemucommand.h"
 #include "core/vmm/rootdisk.h"
@@ -27,22 +29,11 @@
 
 namespace airlock {
 
-using namespace firecracker;
-
 namespace {
 Q_LOGGING_CATEGORY(lcFirecracker, "airlock.vmm.firecracker")
 
-constexpr int kSocketPollMs = 10; // until Firecracker has created its API socket
 constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
 constexpr qint64 kConsoleReadBytes = 64 * 1024; // per wake-up: one guest cannot starve the loop
-const QString kRootDriveId = QStringLiteral("rootfs");
-const QString kSeedDriveId = QStringLiteral("seed");
-const QString kNetIfaceId = QStringLiteral("eth0");
-
-Error startError(const Error &error, const QString &what)
-{
-    return Error {error.kind, what + QStringLiteral(": ") + error.message};
-}
 
 /// Copies up to `limit` bytes from `in` (from `offset`, with pread when >= 0) to `out`. Small
 /// state files only (kMaxStateBytes): a bounded, brief block of the loop.
@@ -74,6 +65,19 @@ Result<void> copyFile(int in, qint64 offset, int out, qint64 limit, const QStrin
     }
 }
 
+/// A Done for a command whose answer carries nothing but success.
+std::function<void(const Result<QJsonObject> &)>
+voidReply(std::function<void(const Result<void> &)> done)
+{
+    return [done = std::move(done)](const Result<QJsonObject> &result) {
+        if (!done)
+            return;
+        if (!result)
+            return done(std::unexpected(result.error()));
+        done({});
+    };
+}
+
 bool isQcow2(const QString &path)
 {
     QFile file(path);
@@ -81,8 +85,8 @@ bool isQcow2(const QString &path)
 }
 } // namespace
 
-FirecrackerVmm::FirecrackerVmm(QString binary, QObject *parent)
-    : Vmm(parent), m_binary(std::move(binary))
+FirecrackerVmm::FirecrackerVmm(QString binary, QString controller, QObject *parent)
+    : Vmm(parent), m_binary(std::move(binary)), m_controller(std::move(controller))
 {
     m_stopTimer.setSingleShot(true);
     connect(&m_stopTimer, &QTimer::timeout, this, [this] {
@@ -114,11 +118,10 @@ void FirecrackerVmm::reset()
 {
     m_stopTimer.stop();
     ++m_generation;
-    if (m_api) {
-        m_api->disconnect(this);
-        m_api->abortAll();
-        m_api->deleteLater();
-        m_api = nullptr;
+    // The channel's close ends airlock-fcctl; its pending answers are dropped with it.
+    if (m_control) {
+        m_control->deleteLater();
+        m_control = nullptr;
     }
     delete std::exchange(m_agentConnector, nullptr);
     delete std::exchange(m_agent, nullptr);
@@ -165,6 +168,32 @@ int FirecrackerVmm::createForVmm(const QString &path) const
         return -1;
     }
     return fd;
+}
+
+Result<void> FirecrackerVmm::spawnControl(const QString &runtimeDir, uid_t uid, gid_t gid)
+{
+    if (m_controller.isEmpty() || !QFileInfo(m_controller).isExecutable())
+        return fail(
+            ErrorKind::BackendUnavailable,
+            QStringLiteral("airlock-fcctl is missing%1; it is installed beside "
+                           "airlock-gateway")
+                .arg(m_controller.isEmpty() ? QString() : QStringLiteral(" at ") + m_controller));
+    // Firecracker's own uid, but not its kvm group: airlock-fcctl needs the API socket only.
+    VmmCredentials credentials {uid, gid, {gid}};
+    m_control = new FcctlChannel(this);
+    const QDir run(runtimeDir);
+    return m_control->spawn(m_controller, run.filePath(kApiSocket), run.filePath(kFcctlLogFile),
+                            credentials);
+}
+
+void FirecrackerVmm::command(QLatin1StringView op, const QJsonObject &fields, int timeoutMs,
+                             std::function<void(const Result<QJsonObject> &)> done)
+{
+    if (!m_control)
+        return QTimer::singleShot(0, this, [done] {
+            done(fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running")));
+        });
+    m_control->send(op, fields, timeoutMs, std::move(done));
 }
 
 void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
@@ -296,9 +325,10 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
     m_info = VmmRuntimeInfo {*pid, 0, m_config.runtimeDir};
     m_started = std::move(started);
     m_startDeadline = QDeadlineTimer(kStartTimeoutMs);
-    m_api = new FirecrackerApiClient(run.filePath(kApiSocket), this);
     if (auto watched = m_process->watch(*pid); !watched)
         return abandonStart(watched.error());
+    if (auto control = spawnControl(m_config.runtimeDir, config.vmmUid, config.vmmGid); !control)
+        return abandonStart(control.error());
     m_info.startTimeTicks = m_process->startTimeTicks();
     connect(m_process, &VmmProcess::exited, this, [this](bool statusKnown, int waitStatus) {
         finishStart(fail(ErrorKind::OperationFailed,
@@ -308,131 +338,86 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
     const int generation = m_generation;
     QTimer::singleShot(0, this, [this, generation] {
         if (generation == m_generation && m_started)
-            waitForApi();
-    });
-}
-
-void FirecrackerVmm::waitForApi()
-{
-    // Firecracker gives no signal when its API socket exists: GET /version is tried until it
-    // answers, from timers.
-    const int generation = m_generation;
-    m_api->getVersion([this, generation](const Result<FirecrackerVersion> &version) {
-        if (generation != m_generation || !m_started)
-            return;
-        if (!version && version.error().kind == ErrorKind::NotFound) {
-            if (m_startDeadline.hasExpired())
-                return abandonStart(Error {ErrorKind::Timeout,
-                                           QStringLiteral("Firecracker did not open its API socket "
-                                                          "in %1 ms")
-                                               .arg(kStartTimeoutMs)});
-            QTimer::singleShot(kSocketPollMs, this, [this, generation] {
-                if (generation == m_generation && m_started)
-                    waitForApi();
-            });
-            return;
-        }
-        if (!version)
-            return abandonStart(startError(version.error(), QStringLiteral("GET /version")));
-        if (!version->supported())
-            return abandonStart(Error {ErrorKind::BackendUnavailable,
-                                       QStringLiteral("Firecracker %1 is too old; Airlock needs "
-                                                      "1.4 or later")
-                                           .arg(version->text)});
-        m_version = *version;
-        qCInfo(lcFirecracker).noquote() << "Firecracker" << m_version.text << "pid" << m_info.pid;
-        configure();
-    });
-}
-
-void FirecrackerVmm::runSteps(std::vector<Step> steps, std::size_t index,
-                              std::function<void()> done)
-{
-    if (index == steps.size())
-        return done();
-    const int generation = m_generation;
-    Step step = steps[index];
-    step([this, generation, steps = std::move(steps), index,
-          done = std::move(done)](const Result<void> &result) mutable {
-        if (generation != m_generation || !m_started)
-            return;
-        if (!result)
-            return abandonStart(result.error());
-        runSteps(std::move(steps), index + 1, std::move(done));
+            configure();
     });
 }
 
 void FirecrackerVmm::configure()
 {
+    // airlock-fcctl waits for the API socket (Firecracker gives no signal when it exists), reads
+    // the version and sends the requests the version allows; this side only says what to set.
     const QDir run(m_config.runtimeDir);
-    std::vector<Step> steps;
-    Logger logger;
-    logger.logPath = run.filePath(kLogFile);
-    steps.push_back([this, logger](auto next) { m_api->putLogger(logger, next); });
-
+    const int waitMs = int(qMax<qint64>(0, m_startDeadline.remainingTime()));
+    QJsonObject fields {{QStringLiteral("waitMs"), waitMs},
+                        {QStringLiteral("logPath"), run.filePath(kLogFile)},
+                        {QStringLiteral("tap"), m_config.network.tapName},
+                        {QStringLiteral("vsockPath"), run.filePath(kVsockSocket)}};
+    int timeoutMs = waitMs + kCommandTimeoutMs;
     if (m_restoring) {
-        // Only the logger may come before a load (Firecracker refuses the rest on a fresh
-        // process); the devices, their disks and the tap are the snapshot's.
-        SnapshotLoadParams load;
-        load.snapshotPath = run.filePath(kIncomingStateFile);
-        load.memBackendPath = m_config.memoryPath;
-        load.resumeVm = false;
-        if (m_version.hasLoadOverrides()) {
-            if (!m_config.network.tapName.isEmpty()) {
-                load.networkOverrideIfaceId = kNetIfaceId;
-                load.networkOverrideHostDevName = m_config.network.tapName;
-            }
-            load.vsockOverrideUdsPath = run.filePath(kVsockSocket);
-        }
-        steps.push_back([this, load](auto next) { m_api->loadSnapshot(load, next); });
-        steps.push_back(
-            [this](auto next) { m_api->patchVm(VmState {VmState::State::Resumed}, next); });
-        // The restored agent listened when it was saved: the start ends with its channel.
-        steps.push_back([this](auto next) { connectAgent(kStartTimeoutMs, next); });
+        fields.insert(QStringLiteral("snapshotPath"), run.filePath(kIncomingStateFile));
+        fields.insert(QStringLiteral("memPath"), m_config.memoryPath);
+        timeoutMs = waitMs + kSnapshotCommandTimeoutMs;
     } else {
-        MachineConfig machine;
-        machine.vcpuCount = m_config.vcpus;
-        machine.memSizeMib = m_config.memoryMib;
-        steps.push_back([this, machine](auto next) { m_api->putMachineConfig(machine, next); });
-        BootSource boot;
-        boot.kernelImagePath = m_config.kernelPath;
-        boot.initrdPath = m_config.initrdPath;
+        fields.insert(QStringLiteral("vcpus"), m_config.vcpus);
+        fields.insert(QStringLiteral("memoryMib"), m_config.memoryMib);
+        fields.insert(QStringLiteral("kernel"), m_config.kernelPath);
+        fields.insert(QStringLiteral("initrd"), m_config.initrdPath);
         // Firecracker's guests need no PCI probe, and a reboot must end the VMM (reboot=k:
         // through the keyboard controller, which Firecracker turns into its exit).
-        boot.bootArgs =
-            QemuCommand::kernelCommandLine(m_config) + QStringLiteral(" reboot=k panic=1 pci=off");
-        steps.push_back([this, boot](auto next) { m_api->putBootSource(boot, next); });
-        if (!m_config.rootDiskPath.isEmpty()) {
-            Drive root {kRootDriveId, m_config.rootDiskPath, false, false};
-            steps.push_back([this, root](auto next) { m_api->putDrive(root, next); });
-        }
-        if (!m_config.seedImagePath.isEmpty()) {
-            Drive seed {kSeedDriveId, m_config.seedImagePath, false, true};
-            steps.push_back([this, seed](auto next) { m_api->putDrive(seed, next); });
-        }
-        if (!m_config.network.tapName.isEmpty()) {
-            NetworkInterface net {kNetIfaceId, m_config.network.tapName, m_config.network.mac};
-            steps.push_back([this, net](auto next) { m_api->putNetworkInterface(net, next); });
-        }
-        Vsock vsock {kGuestCid, run.filePath(kVsockSocket)};
-        steps.push_back([this, vsock](auto next) { m_api->putVsock(vsock, next); });
-        if (m_version.hasEntropy())
-            steps.push_back([this](auto next) { m_api->putEntropy(EntropyDevice {}, next); });
-        steps.push_back([this](auto next) {
-            m_api->putAction(InstanceActionInfo {InstanceActionInfo::Type::InstanceStart}, next);
-        });
+        fields.insert(QStringLiteral("bootArgs"),
+                      QemuCommand::kernelCommandLine(m_config)
+                          + QStringLiteral(" reboot=k panic=1 pci=off"));
+        fields.insert(QStringLiteral("rootDisk"), m_config.rootDiskPath);
+        fields.insert(QStringLiteral("seedDisk"), m_config.seedImagePath);
+        fields.insert(QStringLiteral("mac"), m_config.network.mac);
+        fields.insert(QStringLiteral("guestCid"), kGuestCid);
     }
-    runSteps(std::move(steps), 0, [this] {
-        m_process->disconnect(this);
-        connect(m_process, &VmmProcess::exited, this, &FirecrackerVmm::onProcessExited);
-        m_running = true;
-        if (m_restoring)
-            QFile::remove(QDir(m_config.runtimeDir).filePath(kIncomingStateFile));
-        else
-            connectAgent(kAgentConnectTimeoutMs, {});
-        qCInfo(lcFirecracker) << "started pid" << m_info.pid;
-        finishStart(m_info);
-    });
+    const int generation = m_generation;
+    command(m_restoring ? fcctl::kLoad : fcctl::kConfigure, fields, timeoutMs,
+            [this, generation](const Result<QJsonObject> &configured) {
+                if (generation != m_generation || !m_started)
+                    return;
+                if (!configured)
+                    return abandonStart(configured.error());
+                m_version = configured->value(QStringLiteral("version")).toString().left(64);
+                qCInfo(lcFirecracker).noquote()
+                    << "Firecracker" << printableText(m_version) << "pid" << m_info.pid;
+                if (!m_restoring)
+                    return startInstance();
+                // The restored agent listened when it was saved: the start ends with its
+                // channel.
+                connectAgent(kStartTimeoutMs, [this, generation](const Result<void> &agent) {
+                    if (generation != m_generation || !m_started)
+                        return;
+                    if (!agent)
+                        return abandonStart(agent.error());
+                    QFile::remove(QDir(m_config.runtimeDir).filePath(kIncomingStateFile));
+                    finishRunning();
+                });
+            });
+}
+
+void FirecrackerVmm::startInstance()
+{
+    const int generation = m_generation;
+    command(fcctl::kStart, {}, kCommandTimeoutMs,
+            [this, generation](const Result<QJsonObject> &started) {
+                if (generation != m_generation || !m_started)
+                    return;
+                if (!started)
+                    return abandonStart(started.error());
+                connectAgent(kAgentConnectTimeoutMs, {});
+                finishRunning();
+            });
+}
+
+void FirecrackerVmm::finishRunning()
+{
+    m_process->disconnect(this);
+    connect(m_process, &VmmProcess::exited, this, &FirecrackerVmm::onProcessExited);
+    m_running = true;
+    qCInfo(lcFirecracker) << "started pid" << m_info.pid;
+    finishStart(m_info);
 }
 
 void FirecrackerVmm::connectAgent(int timeoutMs, std::function<void(const Result<void> &)> done)
@@ -504,27 +489,40 @@ void FirecrackerVmm::adopt(const VmmRuntimeInfo &info, Done done)
     }
     m_info = info;
     m_stopRequested = false;
-    m_api = new FirecrackerApiClient(QDir(info.runtimeDir).filePath(kApiSocket), this);
+    // airlock-fcctl runs as the uid the VMM runs as, read from the process itself.
+    struct stat owner;
+    const QByteArray proc = QByteArrayLiteral("/proc/") + QByteArray::number(info.pid);
+    if (::stat(proc.constData(), &owner) != 0) {
+        reset();
+        return refuse(
+            done,
+            failSystem(QStringLiteral("cannot stat"), QString::fromLatin1(proc), errno).error());
+    }
+    if (auto control = spawnControl(info.runtimeDir, owner.st_uid, owner.st_gid); !control) {
+        reset();
+        return refuse(done, control.error());
+    }
     const int generation = m_generation;
-    m_api->getVersion([this, generation, done](const Result<FirecrackerVersion> &version) {
-        if (generation != m_generation)
-            return;
-        if (!version) {
-            reset();
-            if (done)
-                done(fail(ErrorKind::OperationFailed,
-                          QStringLiteral("cannot adopt Firecracker %1: %2")
-                              .arg(m_info.pid)
-                              .arg(version.error().message)));
-            return;
-        }
-        m_version = *version;
-        connect(m_process, &VmmProcess::exited, this, &FirecrackerVmm::onProcessExited);
-        m_running = true;
-        connectAgent(kStartTimeoutMs, {});
-        if (done)
-            done({});
-    });
+    command(fcctl::kVersion, {}, kCommandTimeoutMs,
+            [this, generation, done](const Result<QJsonObject> &version) {
+                if (generation != m_generation)
+                    return;
+                if (!version) {
+                    reset();
+                    if (done)
+                        done(fail(ErrorKind::OperationFailed,
+                                  QStringLiteral("cannot adopt Firecracker %1: %2")
+                                      .arg(m_info.pid)
+                                      .arg(version.error().message)));
+                    return;
+                }
+                m_version = version->value(QStringLiteral("version")).toString().left(64);
+                connect(m_process, &VmmProcess::exited, this, &FirecrackerVmm::onProcessExited);
+                m_running = true;
+                connectAgent(kStartTimeoutMs, {});
+                if (done)
+                    done({});
+            });
 }
 
 void FirecrackerVmm::stop(int timeoutMs)
@@ -533,12 +531,12 @@ void FirecrackerVmm::stop(int timeoutMs)
         return;
     m_stopRequested = true;
     qCInfo(lcFirecracker) << "sending Ctrl+Alt+Del to VMM" << m_info.pid;
-    m_api->putAction(InstanceActionInfo {InstanceActionInfo::Type::SendCtrlAltDel},
-                     [pid = m_info.pid](const Result<void> &sent) {
-                         if (!sent)
-                             qCWarning(lcFirecracker).noquote()
-                                 << "VMM" << pid << ":" << sent.error().message;
-                     });
+    command(fcctl::kCtrlAltDel, {}, kCommandTimeoutMs,
+            [pid = m_info.pid](const Result<QJsonObject> &sent) {
+                if (!sent)
+                    qCWarning(lcFirecracker).noquote()
+                        << "VMM" << pid << ":" << sent.error().message;
+            });
     m_stopTimer.start(qMax(0, timeoutMs));
 }
 
@@ -614,7 +612,7 @@ void FirecrackerVmm::pause(Done done)
     if (!m_running)
         return refuse(done,
                       Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
-    m_api->patchVm(VmState {VmState::State::Paused}, std::move(done));
+    command(fcctl::kPause, {}, kCommandTimeoutMs, voidReply(std::move(done)));
 }
 
 void FirecrackerVmm::resume(Done done)
@@ -622,7 +620,7 @@ void FirecrackerVmm::resume(Done done)
     if (!m_running)
         return refuse(done,
                       Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
-    m_api->patchVm(VmState {VmState::State::Resumed}, std::move(done));
+    command(fcctl::kResume, {}, kCommandTimeoutMs, voidReply(std::move(done)));
 }
 
 void FirecrackerVmm::queryRunning(std::function<void(const Result<bool> &)> done)
@@ -631,10 +629,10 @@ void FirecrackerVmm::queryRunning(std::function<void(const Result<bool> &)> done
         return QTimer::singleShot(0, this, [done] {
             done(fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running")));
         });
-    m_api->getInstanceState([done](const Result<QString> &state) {
+    command(fcctl::kState, {}, kCommandTimeoutMs, [done](const Result<QJsonObject> &state) {
         if (!state)
             return done(std::unexpected(state.error()));
-        done(*state == QLatin1String("Running"));
+        done(state->value(QStringLiteral("state")).toString() == QLatin1String("Running"));
     });
 }
 
@@ -655,50 +653,52 @@ void FirecrackerVmm::saveDeviceState(int fd, Done done)
     ::close(memoryFd);
     const QString statePath = QDir(m_info.runtimeDir).filePath(kStateFile);
     QFile::remove(statePath);
-    m_api->getInstanceState([this, fd, done, memoryNext, statePath](const Result<QString> &state) {
-        if (!state || *state != QLatin1String("Paused")) {
-            QFile::remove(memoryNext);
-            return done(state
-                            ? fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"))
-                            : Result<void>(std::unexpected(state.error())));
-        }
-        SnapshotCreateParams params;
-        params.memFilePath = memoryNext;
-        params.snapshotPath = statePath;
-        params.snapshotType = SnapshotCreateParams::Type::Full;
-        m_api->createSnapshot(
-            params, [this, fd, done, memoryNext, statePath](const Result<void> &created) {
-                if (!created) {
-                    QFile::remove(memoryNext);
-                    return done(std::unexpected(created.error()));
-                }
-                // The new memory replaces the old by rename: a restored guest maps the old inode
-                // privately, and it stays intact for as long as Firecracker maps it.
-                if (::rename(QFile::encodeName(memoryNext).constData(),
-                             QFile::encodeName(m_config.memoryPath).constData())
-                    != 0)
-                    return done(
-                        failSystem(QStringLiteral("cannot replace"), m_config.memoryPath, errno));
-                // Root reads a file of the VMM user's: never through a symlink, only a plain file.
-                const int in = ::open(QFile::encodeName(statePath).constData(),
-                                      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                struct stat info;
-                if (in < 0 || ::fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
-                    const int error = errno;
-                    if (in >= 0)
+    command(
+        fcctl::kState, {}, kCommandTimeoutMs,
+        [this, fd, done, memoryNext, statePath](const Result<QJsonObject> &state) {
+            if (!state
+                || state->value(QStringLiteral("state")).toString() != QLatin1String("Paused")) {
+                QFile::remove(memoryNext);
+                return done(
+                    state ? fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"))
+                          : Result<void>(std::unexpected(state.error())));
+            }
+            const QJsonObject params {{QStringLiteral("memPath"), memoryNext},
+                                      {QStringLiteral("statePath"), statePath}};
+            command(fcctl::kSnapshot, params, kSnapshotCommandTimeoutMs,
+                    [this, fd, done, memoryNext, statePath](const Result<QJsonObject> &created) {
+                        if (!created) {
+                            QFile::remove(memoryNext);
+                            return done(std::unexpected(created.error()));
+                        }
+                        // The new memory replaces the old by rename: a restored guest maps the old
+                        // inode privately, and it stays intact for as long as Firecracker maps it.
+                        if (::rename(QFile::encodeName(memoryNext).constData(),
+                                     QFile::encodeName(m_config.memoryPath).constData())
+                            != 0)
+                            return done(failSystem(QStringLiteral("cannot replace"),
+                                                   m_config.memoryPath, errno));
+                        // Root reads a file of the VMM user's: never through a symlink, only a
+                        // plain file.
+                        const int in = ::open(QFile::encodeName(statePath).constData(),
+                                              O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                        struct stat info;
+                        if (in < 0 || ::fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
+                            const int error = errno;
+                            if (in >= 0)
+                                ::close(in);
+                            return done(fail(
+                                ErrorKind::OperationFailed,
+                                QStringLiteral("Firecracker wrote no device state at %1 (%2)")
+                                    .arg(statePath, QString::fromLocal8Bit(std::strerror(error)))));
+                        }
+                        auto copied = copyFile(in, -1, fd, kMaxStateBytes,
+                                               QStringLiteral("the device state"));
                         ::close(in);
-                    return done(
-                        fail(ErrorKind::OperationFailed,
-                             QStringLiteral("Firecracker wrote no device state at %1 (%2)")
-                                 .arg(statePath, QString::fromLocal8Bit(std::strerror(error)))));
-                }
-                auto copied =
-                    copyFile(in, -1, fd, kMaxStateBytes, QStringLiteral("the device state"));
-                ::close(in);
-                QFile::remove(statePath);
-                done(copied);
-            });
-    });
+                        QFile::remove(statePath);
+                        done(copied);
+                    });
+        });
 }
 
 void FirecrackerVmm::onProcessExited(bool statusKnown, int waitStatus)

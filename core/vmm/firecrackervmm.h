@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/vmm/firecrackerapitypes.h"
 #include "core/vmm/vmm.h"
 
 #include <QDeadlineTimer>
+#include <QJsonObject>
 #include <QPointer>
 #include <QTimer>
 
@@ -13,22 +13,26 @@ class QSocketNotifier;
 
 namespace airlock {
 
-class FirecrackerApiClient;
+class FcctlChannel;
 class VmmProcess;
 class VsockConnector;
 
 /// The Firecracker backend: one `firecracker` process per guest, run as the sandbox's VMM uid
 /// (VmmProcess, like QEMU), configured and controlled through its HTTP API on
-/// RUNDIR/firecracker.sock (FirecrackerApiClient). The guest's serial console is Firecracker's
+/// RUNDIR/firecracker.sock by a second process of that uid, airlock-fcctl (FcctlChannel; its
+/// log in RUNDIR/fcctl.log). This class, inside root's airlockd, sends airlock-fcctl typed
+/// JSON commands and reads its JSON answers; it never speaks or parses HTTP (docs/vmm.md). The
+/// guest's serial console is Firecracker's
 /// stdin and stdout, which are pipes to the helper; Firecracker's stderr goes to
 /// RUNDIR/firecracker.stderr and its logger (PUT /logger) to RUNDIR/firecracker.log, so the
 /// console carries guest bytes only.
 ///
-/// The start: spawn, wait for the API socket, GET /version (the features used follow from it,
-/// FirecrackerVersion), logger, machine config, boot source, drives (the root disk, the seed
-/// disk), the network interface on the sandbox's tap (the same tap, nftables tables and gateway
-/// as QEMU's), vsock (RUNDIR/vsock.sock), entropy, then InstanceStart. A restore instead loads
-/// the snapshot (PUT /snapshot/load on the fresh process), resumes it and connects the agent.
+/// The start: spawn Firecracker and airlock-fcctl; airlock-fcctl waits for the API socket, GET
+/// /version (the features used follow from it, FirecrackerVersion), logger, machine config, boot
+/// source, drives (the root disk, the seed disk), the network interface on the sandbox's tap (the
+/// same tap, nftables tables and gateway as QEMU's), vsock (RUNDIR/vsock.sock), entropy, then
+/// InstanceStart. A restore instead loads the snapshot (PUT /snapshot/load on the fresh process),
+/// resumes it and connects the agent.
 ///
 /// The guest agent speaks the same protocol over vsock port kAgentVsockPort (VsockConnector:
 /// `CONNECT 1024`). A cold-booted guest's agent listens only seconds after InstanceStart, so the
@@ -54,6 +58,7 @@ public:
     static constexpr QLatin1StringView kVsockSocket {"vsock.sock"};
     static constexpr QLatin1StringView kLogFile {"firecracker.log"};
     static constexpr QLatin1StringView kStderrFile {"firecracker.stderr"};
+    static constexpr QLatin1StringView kFcctlLogFile {"fcctl.log"};
     static constexpr QLatin1StringView kStateFile {"vmstate"};
     static constexpr QLatin1StringView kIncomingStateFile {"vmstate.in"};
     /// The guest port the agent listens on (AF_VSOCK), and the guest's context id.
@@ -64,9 +69,14 @@ public:
     static constexpr int kStartTimeoutMs = 10000;
     /// How long a cold-booted guest's agent may take to listen on its vsock port.
     static constexpr int kAgentConnectTimeoutMs = 120000;
+    /// How long airlockd waits for an answer of airlock-fcctl: longer than its own per-request
+    /// timeouts (5 s; 60 s for a snapshot, which writes all guest memory first).
+    static constexpr int kCommandTimeoutMs = 10000;
+    static constexpr int kSnapshotCommandTimeoutMs = 70000;
 
-    /// `binary`: the firecracker executable to run (findFirecracker()).
-    explicit FirecrackerVmm(QString binary, QObject *parent = nullptr);
+    /// `binary`: the firecracker executable to run (findFirecracker()); `controller`: the
+    /// airlock-fcctl executable.
+    FirecrackerVmm(QString binary, QString controller, QObject *parent = nullptr);
     ~FirecrackerVmm() override;
 
     /// `configured` when it is an executable file, else $AIRLOCK_FIRECRACKER, else `firecracker`
@@ -104,18 +114,20 @@ public:
     VmmRuntimeInfo runtimeInfo() const override { return m_info; }
     GuestAgent *agent() override { return m_agent; }
 
-    /// The version GET /version reported at the start or adoption.
-    firecracker::FirecrackerVersion version() const { return m_version; }
+    /// The version GET /version reported at the start or adoption (airlock-fcctl's word).
+    QString firecrackerVersion() const { return m_version; }
     bool isRunning() const { return m_running; }
 
     static constexpr qsizetype kMaxConsoleInputBytes = 64 * 1024;
 
 private:
-    using Step = std::function<void(std::function<void(const Result<void> &)>)>;
-    /// Runs `steps` in order from the event loop; the first error ends the start.
-    void runSteps(std::vector<Step> steps, std::size_t index, std::function<void()> done);
-    void waitForApi();
     void configure();
+    void startInstance();
+    /// The start succeeded: from now on an exit is the guest's, not the start's.
+    void finishRunning();
+    /// Sends one command to airlock-fcctl; errors name `what`.
+    void command(QLatin1StringView op, const QJsonObject &fields, int timeoutMs,
+                 std::function<void(const Result<QJsonObject> &)> done);
     void finishStart(const Result<VmmRuntimeInfo> &result);
     void abandonStart(const Error &error);
     void connectAgent(int timeoutMs, std::function<void(const Result<void> &)> done);
@@ -128,6 +140,8 @@ private:
     /// A fresh file at `path` for Firecracker to write (unlinked first, O_EXCL, owned by the VMM
     /// uid); its descriptor, or -1 with errno.
     int createForVmm(const QString &path) const;
+    /// Starts airlock-fcctl for `apiSocket` as the VMM uid (without the kvm group).
+    Result<void> spawnControl(const QString &runtimeDir, uid_t uid, gid_t gid);
     void refuse(const Done &done, const Error &error);
     void closeConsole();
     void reset();
@@ -135,9 +149,10 @@ private:
     QString m_binary;
     VmmLaunchConfig m_config;
     VmmRuntimeInfo m_info;
-    firecracker::FirecrackerVersion m_version;
+    QString m_controller;
+    QString m_version;
     VmmProcess *m_process = nullptr;
-    FirecrackerApiClient *m_api = nullptr;
+    FcctlChannel *m_control = nullptr;
     GuestAgent *m_agent = nullptr;
     VsockConnector *m_agentConnector = nullptr;
     int m_consoleOut = -1; ///< read end of Firecracker's stdout

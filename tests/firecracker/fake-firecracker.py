@@ -260,9 +260,15 @@ def make_handler(spec, vm, options):
             if data:
                 self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            self.wfile.flush()
+            try:
+                self.end_headers()
+                # A client that has read a 204's head may close at once: the empty body is not
+                # written, and a peer gone after a full answer is no error of the server.
+                if data:
+                    self.wfile.write(data)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
         def refuse(self, why):
             record(options, {"method": self.command, "path": self.path, "fault": why})

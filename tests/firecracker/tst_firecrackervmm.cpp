@@ -1,9 +1,11 @@
-// FirecrackerVmm against the conformance server (fake-firecracker.py): every request it sends is
-// checked against Firecracker's API description, and any the description does not allow fails
-// the test (the server's violations file must stay empty). Also the planted-wrong-field proof:
-// the server catches requests that break the description.
+// FirecrackerVmm (airlockd's side) and the real airlock-fcctl against the conformance server
+// (fake-firecracker.py): every request airlock-fcctl sends is checked against Firecracker's API
+// description, and any the description does not allow fails the test (the server's violations file
+// must stay empty). Also the planted-wrong-field proof: the server catches requests that break the
+// description.
 
-#include "core/vmm/firecrackerapiclient.h"
+#include "core/fcctl/firecrackerapiclient.h"
+#include "core/fcctl/firecrackerapitypes.h"
 #include "core/vmm/firecrackervmm.h"
 #include "core/vmm/guestagent.h"
 #include "core/vmm/vsockconnector.h"
@@ -26,6 +28,8 @@ using namespace airlock;
 namespace {
 
 const QString kFake = QStringLiteral(AIRLOCK_SOURCE_DIR "/tests/firecracker/fake-firecracker.py");
+// The real airlock-fcctl of this build: it, not the test, speaks HTTP to the server.
+const QString kFcctl = QStringLiteral(AIRLOCK_FCCTL);
 
 QByteArray readAll(const QString &path)
 {
@@ -148,7 +152,7 @@ private Q_SLOTS:
 
     void bootsPausesSnapshotsAndStops()
     {
-        FirecrackerVmm vmm(fakeBinary());
+        FirecrackerVmm vmm(fakeBinary(), kFcctl);
         QByteArray console;
         connect(&vmm, &Vmm::consoleOutput, this,
                 [&](const QByteArray &bytes) { console += bytes; });
@@ -157,7 +161,7 @@ private Q_SLOTS:
         const auto started = startAndWait(vmm, config);
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
         QVERIFY(started->pid > 0);
-        QCOMPARE(vmm.version().text, QStringLiteral("1.17.0-dev"));
+        QCOMPARE(vmm.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
         QVERIFY(vmm.isRunning());
 
         // Console: Firecracker's stdout, in; its stdin, out.
@@ -197,7 +201,7 @@ private Q_SLOTS:
         QCOMPARE(saved->error().kind, ErrorKind::InvalidState);
 
         // Restore into a second VMM from the saved state and memory.
-        FirecrackerVmm restored(fakeBinary());
+        FirecrackerVmm restored(fakeBinary(), kFcctl);
         VmmLaunchConfig restoreConfig = launchConfig(QStringLiteral("fc-restored"));
         QFile::remove(restoreConfig.memoryPath);
         QVERIFY(QFile::copy(config.memoryPath, restoreConfig.memoryPath));
@@ -224,7 +228,7 @@ private Q_SLOTS:
 
     void stopKillsAVmmThatIgnoresCtrlAltDel()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}));
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-stubborn")));
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
@@ -235,7 +239,7 @@ private Q_SLOTS:
 
     void unexpectedExitIsReported()
     {
-        FirecrackerVmm vmm(fakeBinary());
+        FirecrackerVmm vmm(fakeBinary(), kFcctl);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-crash")));
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
@@ -285,7 +289,8 @@ private Q_SLOTS:
         QFETCH(QString, message);
         FirecrackerVmm vmm(change == QLatin1String("no-binary")
                                ? m_dir.filePath(QStringLiteral("no-such-firecracker"))
-                               : fakeBinary(knobs));
+                               : fakeBinary(knobs),
+                           kFcctl);
         VmmLaunchConfig config = launchConfig(QStringLiteral("fc-error"));
         if (change == QLatin1String("qcow2"))
             config.rootDiskPath = m_dir.filePath(QStringLiteral("root.qcow2"));
@@ -304,7 +309,7 @@ private Q_SLOTS:
 
     void killDuringStartLeavesNothing()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}));
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}), kFcctl);
         std::optional<Result<VmmRuntimeInfo>> started;
         vmm.start(launchConfig(QStringLiteral("fc-killed")),
                   [&](const Result<VmmRuntimeInfo> &result) { started = result; });
@@ -316,7 +321,7 @@ private Q_SLOTS:
 
     void vsockConnectorKeepsTheGuestsFirstBytes()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}));
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}), kFcctl);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-vsock"));
         const auto started = startAndWait(vmm, config);
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
@@ -375,7 +380,7 @@ private Q_SLOTS:
         const QString requests = m_dir.filePath(QStringLiteral("requests-%1").arg(version));
         const QStringList knobs {QStringLiteral("--version ") + version,
                                  QStringLiteral("--requests '%1'").arg(requests)};
-        FirecrackerVmm booted(fakeBinary(knobs));
+        FirecrackerVmm booted(fakeBinary(knobs), kFcctl);
         const VmmLaunchConfig config =
             launchConfig(QStringLiteral("fc-v") + version.left(4).remove(u'.'));
         QVERIFY(startAndWait(booted, config));
@@ -387,7 +392,7 @@ private Q_SLOTS:
         booted.kill();
         QVERIFY(booted.waitForExit(5000));
 
-        FirecrackerVmm restored(fakeBinary(knobs));
+        FirecrackerVmm restored(fakeBinary(knobs), kFcctl);
         VmmLaunchConfig restoreConfig = config;
         restoreConfig.incomingStateFd = state;
         const auto started = startAndWait(restored, restoreConfig);

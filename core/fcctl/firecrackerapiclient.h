@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/fcctl/firecrackerapitypes.h"
 #include "core/model/error.h"
-#include "core/vmm/firecrackerapitypes.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -19,11 +19,12 @@ namespace airlock {
 /// (firecrackerapitypes.h).
 ///
 /// Every request is a connection of its own (QLocalSocket, asynchronous), so a VMM that stops
-/// answering costs only that request: it times out. The socket is pinned (PinnedSocket): the
-/// directory belongs to the VMM user. Answers are parsed by Boost.Beast's response parser with
-/// small limits (8 KiB of head, 64 KiB of body: Firecracker's answers are a few hundred bytes);
-/// the peer is the VMM process, which a guest that escaped into it controls, so an answer is
-/// believed only for its status and, on error, a printable fault message.
+/// answering costs only that request: it times out. It runs in airlock-fcctl only, as the VMM's
+/// own uid (never in airlockd: root parses no HTTP, docs/vmm.md). Answers are parsed by
+/// Boost.Beast's response parser with small limits (8 KiB of head, 64 KiB of body: Firecracker's
+/// answers are a few hundred bytes); the peer is the VMM process, which a guest that escaped into
+/// it controls, so an answer is believed only for its status and, on error, a printable fault
+/// message.
 ///
 /// Callbacks always run from the event loop (never inside the call), and never once this object
 /// is destroyed.

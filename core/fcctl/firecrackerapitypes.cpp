@@ -1,4 +1,4 @@
-#include "core/vmm/firecrackerapitypes.h"
+#include "core/fcctl/firecrackerapitypes.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>

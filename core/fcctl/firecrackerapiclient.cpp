@@ -1,7 +1,6 @@
-#include "core/vmm/firecrackerapiclient.h"
+#include "core/fcctl/firecrackerapiclient.h"
 
 #include "core/model/printabletext.h"
-#include "core/vmm/pinnedsocket.h"
 
 #include <QJsonDocument>
 #include <QLocalSocket>
@@ -65,9 +64,6 @@ public:
 
     void begin(const QString &socketPath)
     {
-        auto pinned = PinnedSocket::open(socketPath);
-        if (!pinned)
-            return finishLater(std::unexpected(pinned.error()));
         m_socket = new QLocalSocket(this);
         connect(m_socket, &QLocalSocket::readyRead, this, &Request::onReadyRead);
         connect(m_socket, &QLocalSocket::disconnected, this, [this] {
@@ -77,7 +73,8 @@ public:
                             QStringLiteral("Firecracker closed the connection before answering %1")
                                 .arg(endpoint())));
         });
-        m_socket->connectToServer((*pinned)->path());
+        // By path, unpinned: airlock-fcctl runs as the VMM user, who owns the directory anyway.
+        m_socket->connectToServer(socketPath);
         // A Unix socket connects inside connectToServer() or not at all.
         if (m_socket->state() != QLocalSocket::ConnectedState) {
             // Refused: the socket is there, but Firecracker does not listen on it yet.
