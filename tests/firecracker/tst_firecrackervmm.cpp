@@ -12,6 +12,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QProcess>
@@ -418,6 +419,77 @@ private Q_SLOTS:
         QVERIFY(readAll(requests).contains("\"path\": \"/entropy\""));
         restored.kill();
         QVERIFY(restored.waitForExit(5000));
+    }
+
+    void aLyingFcctlBreaksOnlyItsChannel_data()
+    {
+        QTest::addColumn<QByteArray>("answer");
+        QTest::addColumn<QString>("message");
+        const QString broke = QStringLiteral("airlock-fcctl broke its protocol");
+        QTest::newRow("not JSON") << QByteArray("b'this is not json\\n'") << broke;
+        QTest::newRow("oversized line")
+            << QByteArray("b'{\"id\":1,\"ok\":true,\"version\":\"' + b'9' * 20000 + b'\"}\\n'")
+            << broke;
+        QTest::newRow("unasked id") << QByteArray("b'{\"id\":999,\"ok\":true}\\n'") << broke;
+        QTest::newRow("ok not a bool")
+            << QByteArray("json.dumps({'id': command['id'], 'ok': 'yes'}).encode() + b'\\n'")
+            << broke;
+        QTest::newRow("unknown kind, hostile message")
+            << QByteArray("json.dumps({'id': command['id'], 'ok': False, 'error': {'kind': "
+                          "'root_please', 'message': '\\x1b[2Jboom' + 'x' * 5000}}).encode() + "
+                          "b'\\n'")
+            << QStringLiteral("boom");
+    }
+
+    void aLyingFcctlBreaksOnlyItsChannel()
+    {
+        // airlock-fcctl parses what Firecracker (and a guest that escaped into it) says; what it
+        // tells airlockd in turn is believed only for its shape. A controller that lies ends the
+        // start with a clear error, and neither process is left behind.
+        QFETCH(QByteArray, answer);
+        QFETCH(QString, message);
+        static int count = 0;
+        const QString pidFile = m_dir.filePath(QStringLiteral("liar-%1.pid").arg(++count));
+        const QString liar = m_dir.filePath(QStringLiteral("liar-%1").arg(count));
+        {
+            QFile script(liar);
+            QVERIFY(script.open(QIODevice::WriteOnly));
+            script.write("#!/usr/bin/env python3\n"
+                         "import json, os, sys\n"
+                         "open('" + pidFile.toUtf8() + "', 'w').write(str(os.getpid()))\n"
+                         "channel = os.fdopen(3, 'rb', buffering=0)\n"
+                         "line = b''\n"
+                         "while not line.endswith(b'\\n'):\n"
+                         "    byte = channel.read(1)\n"
+                         "    if not byte:\n"
+                         "        sys.exit(0)\n"
+                         "    line += byte\n"
+                         "command = json.loads(line)\n"
+                         "os.write(3, " + answer + ")\n"
+                         "while channel.read(1):\n"
+                         "    pass\n");
+            script.close();
+            script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                  | QFileDevice::ExeOwner);
+        }
+        FirecrackerVmm vmm(fakeBinary(), liar);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-liar"));
+        const auto started = startAndWait(vmm, config);
+        QVERIFY(!started);
+        QCOMPARE(started.error().kind, ErrorKind::OperationFailed);
+        QVERIFY2(started.error().message.contains(message), qPrintable(started.error().message));
+        // A message is kept printable and bounded, whatever airlock-fcctl sent.
+        QVERIFY(!started.error().message.contains(QChar(0x1b)));
+        QVERIFY(started.error().message.size() < 1200);
+        QVERIFY(!vmm.isRunning());
+        QLocalSocket probe;
+        probe.connectToServer(QDir(config.runtimeDir).filePath(FirecrackerVmm::kApiSocket));
+        QVERIFY(!probe.waitForConnected(100));
+        // The liar is gone too: killed, or it saw its channel close.
+        QFile pid(pidFile);
+        QVERIFY(pid.open(QIODevice::ReadOnly));
+        const QString proc = QStringLiteral("/proc/") + QString::fromLatin1(pid.readAll());
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(proc), 10000);
     }
 
     void plantedWrongFieldsAreCaught()
