@@ -186,6 +186,11 @@ Result<void> FirecrackerVmm::spawnControl(const QString &runtimeDir, uid_t uid, 
                             credentials);
 }
 
+pid_t FirecrackerVmm::controllerPid() const
+{
+    return m_control ? m_control->pid() : 0;
+}
+
 void FirecrackerVmm::command(QLatin1StringView op, const QJsonObject &fields, int timeoutMs,
                              std::function<void(const Result<QJsonObject> &)> done)
 {

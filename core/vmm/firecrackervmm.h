@@ -117,6 +117,8 @@ public:
     /// The version GET /version reported at the start or adoption (airlock-fcctl's word).
     QString firecrackerVersion() const { return m_version; }
     bool isRunning() const { return m_running; }
+    /// The pid of this VMM's airlock-fcctl, 0 when none runs.
+    pid_t controllerPid() const;
 
     static constexpr qsizetype kMaxConsoleInputBytes = 64 * 1024;
 

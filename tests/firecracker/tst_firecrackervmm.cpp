@@ -164,6 +164,12 @@ private Q_SLOTS:
         QVERIFY(started->pid > 0);
         QCOMPARE(vmm.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
         QVERIFY(vmm.isRunning());
+        // The API was spoken by airlock-fcctl, which can never gain privileges (its uid is the
+        // VMM's; here the test's own).
+        QVERIFY(vmm.controllerPid() > 0);
+        const QByteArray status =
+            readAll(QStringLiteral("/proc/%1/status").arg(vmm.controllerPid()));
+        QVERIFY2(status.contains("NoNewPrivs:\t1"), status.constData());
 
         // Console: Firecracker's stdout, in; its stdin, out.
         QTRY_VERIFY(console.contains("airlock-guest: console ready"));
@@ -456,18 +462,22 @@ private Q_SLOTS:
             QVERIFY(script.open(QIODevice::WriteOnly));
             script.write("#!/usr/bin/env python3\n"
                          "import json, os, sys\n"
-                         "open('" + pidFile.toUtf8() + "', 'w').write(str(os.getpid()))\n"
-                         "channel = os.fdopen(3, 'rb', buffering=0)\n"
-                         "line = b''\n"
-                         "while not line.endswith(b'\\n'):\n"
-                         "    byte = channel.read(1)\n"
-                         "    if not byte:\n"
-                         "        sys.exit(0)\n"
-                         "    line += byte\n"
-                         "command = json.loads(line)\n"
-                         "os.write(3, " + answer + ")\n"
-                         "while channel.read(1):\n"
-                         "    pass\n");
+                         "open('"
+                         + pidFile.toUtf8()
+                         + "', 'w').write(str(os.getpid()))\n"
+                           "channel = os.fdopen(3, 'rb', buffering=0)\n"
+                           "line = b''\n"
+                           "while not line.endswith(b'\\n'):\n"
+                           "    byte = channel.read(1)\n"
+                           "    if not byte:\n"
+                           "        sys.exit(0)\n"
+                           "    line += byte\n"
+                           "command = json.loads(line)\n"
+                           "os.write(3, "
+                         + answer
+                         + ")\n"
+                           "while channel.read(1):\n"
+                           "    pass\n");
             script.close();
             script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
                                   | QFileDevice::ExeOwner);
