@@ -233,6 +233,37 @@ private Q_SLOTS:
         QVERIFY(!vmm.isRunning());
     }
 
+    void adoptionStartsAnAirlockFcctlOfItsOwn()
+    {
+        // A restarted helper adopts a running Firecracker: the old airlock-fcctl ended with the
+        // old channel, a new one (as the VMM's uid, read from /proc) answers for the VMM.
+        VmmRuntimeInfo info;
+        pid_t oldController = 0;
+        {
+            auto first = std::make_unique<FirecrackerVmm>(fakeBinary(), kFcctl);
+            const auto started = startAndWait(*first, launchConfig(QStringLiteral("fc-adopt")));
+            QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+            info = *started;
+            oldController = first->controllerPid();
+            QVERIFY(oldController > 0);
+        }
+        // The old controller saw its channel close and exited; the VMM did not.
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(oldController)),
+                                 10000);
+        QVERIFY(QFileInfo::exists(QStringLiteral("/proc/%1").arg(info.pid)));
+        FirecrackerVmm adopted(fakeBinary(), kFcctl);
+        auto done = awaitVoid([&](Vmm::Done callback) { adopted.adopt(info, callback); });
+        QVERIFY2(done && *done, qPrintable(done && !*done ? done->error().message : QString()));
+        QCOMPARE(adopted.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
+        QVERIFY(adopted.controllerPid() > 0 && adopted.controllerPid() != oldController);
+        auto running = await<bool>([&](auto callback) { adopted.queryRunning(callback); });
+        QVERIFY(running && *running && **running);
+        QSignalSpy exited(&adopted, &Vmm::exited);
+        adopted.stop(10000);
+        QVERIFY(exited.wait(10000));
+        QCOMPARE(exited.first().first().toString(), QString());
+    }
+
     void stopKillsAVmmThatIgnoresCtrlAltDel()
     {
         FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl);
