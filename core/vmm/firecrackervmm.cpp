@@ -217,6 +217,12 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
                    QStringLiteral("Firecracker is not installed (no firecracker "
                                   "binary%1; docs/vmm.md says how to install it)")
                        .arg(m_binary.isEmpty() ? QString() : QStringLiteral(" at ") + m_binary)});
+    if (m_controller.isEmpty() || !QFileInfo(m_controller).isExecutable())
+        return refuseStart(Error {
+            ErrorKind::BackendUnavailable,
+            QStringLiteral("airlock-fcctl is missing%1; it is installed "
+                           "beside airlock-gateway")
+                .arg(m_controller.isEmpty() ? QString() : QStringLiteral(" at ") + m_controller)});
     if (config.acceleration != Acceleration::Kvm)
         return refuseStart(Error {ErrorKind::BackendUnavailable,
                                   QStringLiteral("Firecracker needs KVM, which this host does not "

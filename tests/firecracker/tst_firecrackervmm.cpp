@@ -296,6 +296,9 @@ private Q_SLOTS:
         QTest::newRow("binary missing")
             << QStringList() << QStringLiteral("no-binary") << int(ErrorKind::BackendUnavailable)
             << QStringLiteral("Firecracker is not installed");
+        QTest::newRow("airlock-fcctl missing")
+            << QStringList() << QStringLiteral("no-fcctl") << int(ErrorKind::BackendUnavailable)
+            << QStringLiteral("airlock-fcctl is missing");
         QTest::newRow("qcow2 root disk")
             << QStringList() << QStringLiteral("qcow2") << int(ErrorKind::BackendUnavailable)
             << QStringLiteral("raw disks only");
@@ -328,7 +331,9 @@ private Q_SLOTS:
         FirecrackerVmm vmm(change == QLatin1String("no-binary")
                                ? m_dir.filePath(QStringLiteral("no-such-firecracker"))
                                : fakeBinary(knobs),
-                           kFcctl);
+                           change == QLatin1String("no-fcctl")
+                               ? m_dir.filePath(QStringLiteral("no-such-fcctl"))
+                               : kFcctl);
         VmmLaunchConfig config = launchConfig(QStringLiteral("fc-error"));
         if (change == QLatin1String("qcow2"))
             config.rootDiskPath = m_dir.filePath(QStringLiteral("root.qcow2"));
