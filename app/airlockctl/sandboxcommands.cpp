@@ -42,9 +42,14 @@ QList<Command> SandboxCommands::commands()
                                         QStringLiteral("ID")),
                      QCommandLineOption(QStringLiteral("cold-boot"),
                                         QStringLiteral("Always boot the kernel, never start from "
-                                                       "the image's template."))},
-         .actions = {{.arguments = QStringLiteral(
-                          "NAME [--vcpus N] [--memory MIB] [--image ID] [--cold-boot]"),
+                                                       "the image's template.")),
+                     QCommandLineOption(QStringLiteral("vmm"),
+                                        QStringLiteral("The VMM backend: qemu or firecracker "
+                                                       "(default: the helper's, airlockd "
+                                                       "--vmm)."),
+                                        QStringLiteral("BACKEND"))},
+         .actions = {{.arguments = QStringLiteral("NAME [--vcpus N] [--memory MIB] [--image ID] "
+                                                  "[--cold-boot] [--vmm qemu|firecracker]"),
                       .minArguments = 1,
                       .maxArguments = 1,
                       .handler = handler(&SandboxCommands::create)}}},
@@ -107,6 +112,9 @@ int SandboxCommands::create(const Invocation &invocation)
         params.insert(QStringLiteral("image"), options.value(QStringLiteral("image")));
     if (options.isSet(QStringLiteral("cold-boot")))
         params.insert(QStringLiteral("boot"), QStringLiteral("cold"));
+    // Checked by the helper (invalid_params names the field), like every other value.
+    if (options.isSet(QStringLiteral("vmm")))
+        params.insert(QStringLiteral("vmm"), options.value(QStringLiteral("vmm")));
     const auto result = call(protocol::method::SandboxCreate, params, 30000, shapeOptions());
     if (!result)
         return ExitFailed;

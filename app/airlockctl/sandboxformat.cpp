@@ -105,6 +105,7 @@ QString formatSandboxInfo(const QJsonObject &sandbox, const QDateTime &now)
         {QStringLiteral("Memory"), field(sandbox, "memoryMib") + QStringLiteral(" MiB")},
         {QStringLiteral("Image"), field(sandbox, "image")},
         {QStringLiteral("Boot"), orDash(field(sandbox, "boot"))},
+        {QStringLiteral("VMM"), orDash(field(sandbox, "vmm"))},
         {QStringLiteral("Created"), orDash(field(sandbox, "createdAt"))},
         {QStringLiteral("Started"), orDash(field(sandbox, "startedAt"))},
         {QStringLiteral("Started from"), orDash(field(sandbox, "startedFrom"))},

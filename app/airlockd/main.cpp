@@ -94,9 +94,20 @@ int main(int argc, char *argv[])
         QStringLiteral("Give every guest a second virtio-serial port, org.airlock.bench on "
                        "RUNDIR/bench.sock, that airlockd never reads: the raw baseline of the "
                        "agent benchmark (tests/bench/bench_agent). Not for production."));
+    const QCommandLineOption vmmOption(
+        QStringLiteral("vmm"),
+        QStringLiteral("The VMM of sandboxes whose sandbox.create names none: qemu, firecracker "
+                       "(refused at start unless its binary is found and KVM works) or auto "
+                       "(firecracker when it can run, else qemu). Default qemu."),
+        QStringLiteral("BACKEND"), QStringLiteral("qemu"));
+    const QCommandLineOption firecrackerOption(
+        QStringLiteral("firecracker"),
+        QStringLiteral("The firecracker binary (default: $AIRLOCK_FIRECRACKER, else firecracker "
+                       "from PATH)."),
+        QStringLiteral("PATH"));
     parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption,
                        gatewayOption, poolOption, upstreamOption, trustOption, templatesOption,
-                       templatesMaxOption, benchPortOption});
+                       templatesMaxOption, benchPortOption, vmmOption, firecrackerOption});
     parser.process(app);
     const QString templateMode = parser.value(templatesOption);
     if (templateMode != QLatin1String("auto") && templateMode != QLatin1String("off")) {
@@ -107,6 +118,13 @@ int main(int argc, char *argv[])
     const int templatesMax = parser.value(templatesMaxOption).toInt(&templatesMaxOk);
     if (!templatesMaxOk || templatesMax < 1 || templatesMax > 64) {
         std::fprintf(stderr, "airlockd: --templates-max must be a number from 1 to 64\n");
+        return 2;
+    }
+
+    const QString vmm = parser.value(vmmOption);
+    if (vmm != QLatin1String("qemu") && vmm != QLatin1String("firecracker")
+        && vmm != QLatin1String("auto")) {
+        std::fprintf(stderr, "airlockd: --vmm must be qemu, firecracker or auto\n");
         return 2;
     }
 
@@ -162,12 +180,18 @@ int main(int argc, char *argv[])
         ? QFileInfo(parser.value(gatewayOption)).absoluteFilePath()
         : airlock::locateGatewayProgram(QCoreApplication::applicationDirPath(),
                                         QStringLiteral(AIRLOCK_LIBEXEC_DIR));
+    config.fcctlProgram = airlock::locateHelperProgram(QStringLiteral("airlock-fcctl"),
+                                                       QCoreApplication::applicationDirPath(),
+                                                       QStringLiteral(AIRLOCK_LIBEXEC_DIR));
     config.addressPool = parser.value(poolOption);
     config.upstreamDns = upstreamDns;
     config.trustStoreCaFile = trustStore;
     config.automaticTemplates = templateMode == QLatin1String("auto");
     config.templatesMax = templatesMax;
     config.benchPort = parser.isSet(benchPortOption);
+    config.vmm = vmm;
+    if (parser.isSet(firecrackerOption))
+        config.firecrackerBinary = QFileInfo(parser.value(firecrackerOption)).absoluteFilePath();
 
     airlock::HelperDaemon daemon;
     if (auto prepared = daemon.prepare(config); !prepared) {

@@ -32,7 +32,14 @@ void Adoption::begin(Job job)
 {
     const QString name = job.name;
     const VmmRuntimeInfo runtime = job.runtime;
-    Vmm *vmm = m_active.insert_or_assign(name, Active {std::move(job), m_factory()})
+    const VmmKind kind = job.vmm;
+    std::unique_ptr<Vmm> made = m_factory(kind);
+    if (!made) {
+        m_active.insert_or_assign(name, Active {std::move(job), nullptr});
+        return finish(name, SandboxState::Stopped,
+                      QStringLiteral("this airlockd cannot run %1 VMMs").arg(vmmKindName(kind)));
+    }
+    Vmm *vmm = m_active.insert_or_assign(name, Active {std::move(job), std::move(made)})
                    .first->second.vmm.get();
     connect(vmm, &Vmm::consoleOutput, this,
             [this, name](const QByteArray &bytes) { Q_EMIT consoleOutput(name, bytes); });
@@ -86,7 +93,7 @@ void Adoption::finish(const QString &name, SandboxState state, const QString &er
     Outcome outcome {std::move(node.mapped().job), std::move(node.mapped().vmm), state, error};
     if (outcome.vmm)
         QObject::disconnect(outcome.vmm.get(), nullptr, this, nullptr);
-    if (!error.isEmpty()) {
+    if (!error.isEmpty() && outcome.vmm) {
         // Called from inside the VMM's own callback: it goes once that has returned.
         outcome.vmm.release()->deleteLater();
     }

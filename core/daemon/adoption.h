@@ -24,7 +24,8 @@ class Adoption : public QObject
 {
     Q_OBJECT
 public:
-    using VmmFactory = std::function<std::unique_ptr<Vmm>()>;
+    /// A VMM of the backend a job names.
+    using VmmFactory = std::function<std::unique_ptr<Vmm>(VmmKind)>;
     /// A guest to adopt: its recorded VMM, run state (running or paused) and network link.
     struct Job
     {
@@ -32,6 +33,7 @@ public:
         VmmRuntimeInfo runtime;
         SandboxState recorded = SandboxState::Running;
         qint64 linkIndex = -1;
+        VmmKind vmm = VmmKind::Qemu; ///< the sandbox's backend
     };
     /// How one adoption ended: `vmm` runs, in `state` (running or paused) as QEMU has it; or
     /// `vmm` is null and `error` says why (the VMM is gone).

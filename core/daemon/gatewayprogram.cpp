@@ -5,17 +5,22 @@
 
 namespace airlock {
 
-QString locateGatewayProgram(const QString &helperDir, const QString &libexecDir)
+QString locateHelperProgram(const QString &name, const QString &helperDir,
+                            const QString &libexecDir)
 {
     const QDir here(helperDir);
     for (const QString &candidate :
-         {here.filePath(QStringLiteral("airlock-gateway")),
-          here.filePath(QStringLiteral("../airlock-gateway/airlock-gateway"))}) {
+         {here.filePath(name), here.filePath(QStringLiteral("../%1/%1").arg(name))}) {
         const QFileInfo info(candidate);
         if (info.isExecutable() && info.isFile())
             return info.canonicalFilePath();
     }
-    return QDir(libexecDir).filePath(QStringLiteral("airlock-gateway"));
+    return QDir(libexecDir).filePath(name);
+}
+
+QString locateGatewayProgram(const QString &helperDir, const QString &libexecDir)
+{
+    return locateHelperProgram(QStringLiteral("airlock-gateway"), helperDir, libexecDir);
 }
 
 } // namespace airlock

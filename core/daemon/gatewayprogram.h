@@ -11,4 +11,9 @@ namespace airlock {
 /// is an executable regular file; the result is canonical for the first two.
 QString locateGatewayProgram(const QString &helperDir, const QString &libexecDir);
 
+/// The same search for another of airlockd's internal executables, `name` (airlock-fcctl):
+/// beside airlockd, then build/app/NAME/NAME, else `libexecDir`/NAME.
+QString locateHelperProgram(const QString &name, const QString &helperDir,
+                            const QString &libexecDir);
+
 } // namespace airlock

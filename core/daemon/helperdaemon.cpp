@@ -28,6 +28,7 @@
 #include "core/snapshot/snapshotcatalog.h"
 #include "core/snapshot/snapshotstore.h"
 #include "core/vault/secretvault.h"
+#include "core/vmm/firecrackervmm.h"
 #include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/kvmprobe.h"
@@ -189,6 +190,38 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     sandboxConfig.gatewayUidBase = SandboxServiceConfig::kDefaultGatewayUidBase;
     sandboxConfig.addressPool = config.addressPool;
     sandboxConfig.benchPort = config.benchPort;
+    // Firecracker needs KVM and its binary; without either its sandboxes are refused with the
+    // reason, and --vmm auto falls back to QEMU (docs/vmm.md).
+    const QString firecracker = FirecrackerVmm::findFirecracker(config.firecrackerBinary);
+    sandboxConfig.firecrackerBinary = firecracker;
+    if (firecracker.isEmpty())
+        sandboxConfig.firecrackerUnavailable = config.firecrackerBinary.isEmpty()
+            ? QStringLiteral("no firecracker binary (give airlockd --firecracker PATH)")
+            : QStringLiteral("%1 is not an executable file").arg(config.firecrackerBinary);
+    else if (!QFileInfo(config.fcctlProgram).isExecutable())
+        sandboxConfig.firecrackerUnavailable =
+            QStringLiteral("no airlock-fcctl at %1 (it is installed beside airlock-gateway)")
+                .arg(config.fcctlProgram);
+    else if (probe.acceleration != Acceleration::Kvm)
+        sandboxConfig.firecrackerUnavailable =
+            QStringLiteral("Firecracker needs KVM, which the VMM user cannot use here");
+    else
+        sandboxConfig.firecrackerUnavailable.clear();
+    if (config.vmm == QLatin1String("firecracker")) {
+        if (!sandboxConfig.firecrackerUnavailable.isEmpty())
+            return fail(
+                ErrorKind::BackendUnavailable,
+                QStringLiteral("--vmm firecracker: %1").arg(sandboxConfig.firecrackerUnavailable));
+        sandboxConfig.defaultVmm = VmmKind::Firecracker;
+    } else if (config.vmm == QLatin1String("auto")) {
+        sandboxConfig.defaultVmm =
+            sandboxConfig.firecrackerUnavailable.isEmpty() ? VmmKind::Firecracker : VmmKind::Qemu;
+    }
+    qCInfo(lcDaemon, "default VMM: %s%s", qPrintable(vmmKindName(sandboxConfig.defaultVmm)),
+           sandboxConfig.firecrackerUnavailable.isEmpty()
+               ? ""
+               : qPrintable(QStringLiteral(" (Firecracker unavailable: %1)")
+                                .arg(sandboxConfig.firecrackerUnavailable)));
     sandboxConfig.network.gatewayProgram = config.gatewayProgram;
     sandboxConfig.network.stateDir = config.stateDir;
     sandboxConfig.network.upstreamDns = config.upstreamDns;
@@ -201,6 +234,9 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     p.sandboxes = std::make_unique<SandboxService>(
         *p.registry, *p.consoles, *p.images, [] { return std::make_unique<QemuMicrovm>(); },
         sandboxConfig);
+    p.sandboxes->setVmmFactory(VmmKind::Firecracker, [firecracker, fcctl = config.fcctlProgram] {
+        return std::make_unique<FirecrackerVmm>(firecracker, fcctl);
+    });
     p.egressAudit = std::make_unique<EgressAudit>(state.filePath(QStringLiteral("audit")));
     QObject::connect(
         p.sandboxes.get(), &SandboxService::egressEvent, p.sandboxes.get(),

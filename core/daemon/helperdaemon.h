@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -18,6 +19,7 @@ struct HelperDaemonConfig
     qint64 scrollbackBytes = 0; ///< console scrollback per sandbox
     QString logLevel; ///< isValidLogLevel()
     QString gatewayProgram; ///< absolute path of airlock-gateway
+    QString fcctlProgram; ///< absolute path of airlock-fcctl (Firecracker's API client)
     QString addressPool; ///< CIDR accepted by AddressPool::create
     QJsonObject upstreamDns; ///< upstreamdns::fromText() of the chosen resolver, never empty
     QString
@@ -25,6 +27,10 @@ struct HelperDaemonConfig
     bool automaticTemplates = true; ///< --templates auto|off
     int templatesMax = 4; ///< --templates-max, 1..64
     bool benchPort = false; ///< --bench-port (SandboxServiceConfig::benchPort)
+    /// --vmm qemu|firecracker|auto: the backend of sandboxes that name none. auto: firecracker
+    /// when its binary is found and KVM works, else qemu.
+    QString vmm = QStringLiteral("qemu");
+    QString firecrackerBinary; ///< --firecracker PATH; empty: $AIRLOCK_FIRECRACKER, then PATH
 };
 
 /// airlockd's composition root: makes the host accounts, probes KVM, opens the registry, vault

@@ -82,6 +82,7 @@ void bindRecord(QSqlQuery &query, const SandboxRecord &record)
     query.bindValue(
         QStringLiteral(":labels"),
         QString::fromUtf8(QJsonDocument(s.spec.labelsJson()).toJson(QJsonDocument::Compact)));
+    query.bindValue(QStringLiteral(":vmm"), vmmKindName(s.spec.vmm.value_or(VmmKind::Qemu)));
 }
 
 } // namespace
@@ -163,6 +164,9 @@ QList<Registry::Migration> Registry::migrations()
         // 8 → 9: the client's labels of each sandbox (sandbox.create `labels`; airlock-e2b's
         // E2B metadata), a compact JSON object of strings.
         {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN labels TEXT NOT NULL DEFAULT '{}'")},
+        // 9 → 10 (issue 19): the VMM backend of each sandbox (sandbox.create `vmm`,
+        // docs/vmm.md); every sandbox before it ran on QEMU.
+        {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN vmm TEXT NOT NULL DEFAULT 'qemu'")},
     };
 }
 
@@ -250,8 +254,8 @@ Result<QList<SandboxRecord>> Registry::load() const
     if (!query.exec(QStringLiteral(
             "SELECT name, vcpus, memory_mib, image, created_at, state, state_reason, "
             "acceleration, acceleration_warning, started_at, vmm_pid, vmm_start_ticks, "
-            "runtime_dir, policy, link_index, boot, started_from, identity_warning, labels "
-            "FROM sandboxes ORDER BY name")))
+            "runtime_dir, policy, link_index, boot, started_from, identity_warning, labels, "
+            "vmm FROM sandboxes ORDER BY name")))
         return sqlFailure(QStringLiteral("load"), query.lastError());
     QList<SandboxRecord> records;
     while (query.next()) {
@@ -280,6 +284,7 @@ Result<QList<SandboxRecord>> Registry::load() const
         const auto labels = SandboxSpec::labelsFromJson(
             QJsonDocument::fromJson(query.value(18).toString().toUtf8()).object());
         s.spec.labels = labels ? *labels : QMap<QString, QString>();
+        s.spec.vmm = vmmKindFromName(query.value(19).toString()).value_or(VmmKind::Qemu);
         records.append(record);
     }
     return records;
@@ -292,12 +297,12 @@ Result<void> Registry::insert(const SandboxRecord &record)
         "INSERT INTO sandboxes (name, vcpus, memory_mib, image, created_at, state, "
         "state_reason, acceleration, acceleration_warning, started_at, vmm_pid, "
         "vmm_start_ticks, runtime_dir, policy, link_index, boot, started_from, identity_warning, "
-        "labels) "
+        "labels, vmm) "
         "VALUES (:name, :vcpus, :memory_mib, "
         ":image, :created_at, :state, COALESCE(:state_reason, ''), :acceleration, "
         "COALESCE(:acceleration_warning, ''), :started_at, :vmm_pid, :vmm_start_ticks, "
         "COALESCE(:runtime_dir, ''), :policy, :link_index, :boot, :started_from, "
-        ":identity_warning, :labels)"));
+        ":identity_warning, :labels, :vmm)"));
     bindRecord(query, record);
     if (query.exec())
         return {};
@@ -325,7 +330,7 @@ Result<void> Registry::update(const SandboxRecord &record)
         "vmm_pid = :vmm_pid, vmm_start_ticks = :vmm_start_ticks, "
         "runtime_dir = COALESCE(:runtime_dir, ''), policy = :policy, link_index = :link_index, "
         "boot = :boot, started_from = :started_from, identity_warning = :identity_warning, "
-        "labels = :labels WHERE name = :name"));
+        "labels = :labels, vmm = :vmm WHERE name = :name"));
     bindRecord(query, record);
     if (!query.exec())
         return sqlFailure(QStringLiteral("update %1").arg(record.sandbox.spec.name),

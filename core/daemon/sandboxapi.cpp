@@ -265,6 +265,16 @@ Result<QJsonValue> SandboxApi::hello(const RpcContext &context, const QJsonObjec
                      QStringLiteral("exec"), QStringLiteral("files"), QStringLiteral("workspace")}},
         {QStringLiteral("acceleration"), accelerationName(config.acceleration)},
         {QStringLiteral("accelerationWarning"), config.accelerationWarning},
+        // The VMM backends (docs/vmm.md): the default of sandbox.create, and each backend's
+        // availability (a reason when it cannot run guests here).
+        {QStringLiteral("vmm"), vmmKindName(config.defaultVmm)},
+        {QStringLiteral("vmms"),
+         QJsonObject {
+             {QStringLiteral("qemu"), QJsonObject {{QStringLiteral("available"), true}}},
+             {QStringLiteral("firecracker"),
+              QJsonObject {{QStringLiteral("available"), config.firecrackerUnavailable.isEmpty()},
+                           {QStringLiteral("reason"), config.firecrackerUnavailable},
+                           {QStringLiteral("binary"), config.firecrackerBinary}}}}},
         {QStringLiteral("uid"), qint64(context.peer.uid)},
         // The most memory a sandbox may ask for (sandbox.create refuses more), and what the
         // host has available now (sandbox.start refuses more): the New dialog shows both.

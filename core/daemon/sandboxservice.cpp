@@ -95,7 +95,7 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
     , m_registry(registry)
     , m_consoles(consoles)
     , m_images(images)
-    , m_factory(std::move(factory))
+    , m_factories {{VmmKind::Qemu, std::move(factory)}}
     , m_config(withInstance(std::move(config)))
     , m_runtimeDirs(m_config.stateDir)
     , m_memory(m_config.memoryDir, m_config.stateDir)
@@ -119,7 +119,8 @@ SandboxService::SandboxService(Registry &registry, ConsoleHub &consoles, const I
                        }
                        return networks;
                    })
-    , m_adoption(m_factory, [this](Adoption::Outcome &outcome) { onAdopted(outcome); })
+    , m_adoption([this](VmmKind kind) { return makeVmm(kind); },
+                 [this](Adoption::Outcome &outcome) { onAdopted(outcome); })
 {
     connect(&m_egress, &EgressRecorder::recorded, this, &SandboxService::egressEvent);
     connect(&m_networks, &NetworkLinks::egress, this, &SandboxService::recordEgress);
@@ -185,7 +186,8 @@ Result<void> SandboxService::restore()
         entry.sandbox.state = SandboxState::Adopting;
         entry.sandbox.vmmPid = record.runtime.pid;
         entry.vmmUid = m_runtimeDirs.owner(entry.sandbox.spec.name);
-        m_adoption.add({entry.sandbox.spec.name, record.runtime, recorded, record.linkIndex});
+        m_adoption.add({entry.sandbox.spec.name, record.runtime, recorded, record.linkIndex,
+                        entry.sandbox.spec.vmm.value_or(VmmKind::Qemu)});
     }
     removeLeftovers();
     // A guest's RAM file lives as long as its guest (docs/reviews/2026-12-01-newuser-pass.md#m2).
@@ -402,8 +404,40 @@ Result<Sandbox> SandboxService::get(const QString &name) const
     return (*entry)->sandbox;
 }
 
-Result<Sandbox> SandboxService::create(const SandboxSpec &spec, bool internal)
+void SandboxService::setVmmFactory(VmmKind kind, VmmFactory factory)
 {
+    m_factories[kind] = std::move(factory);
+}
+
+std::unique_ptr<Vmm> SandboxService::makeVmm(VmmKind kind) const
+{
+    const auto it = m_factories.find(kind);
+    return it != m_factories.end() && it->second ? it->second() : nullptr;
+}
+
+Result<void> SandboxService::checkBackend(VmmKind kind, const GuestImage &image) const
+{
+    if (kind == VmmKind::Qemu)
+        return {};
+    if (!m_factories.contains(kind) || !m_config.firecrackerUnavailable.isEmpty())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("the Firecracker backend is unavailable: %1")
+                        .arg(m_config.firecrackerUnavailable.isEmpty()
+                                 ? QStringLiteral("this airlockd has no Firecracker backend")
+                                 : m_config.firecrackerUnavailable));
+    // Firecracker's block devices are raw files: an image's qcow2 root disk cannot work.
+    if (!image.diskPath.isEmpty())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1' has a qcow2 root disk, which Firecracker cannot "
+                                   "read (it takes raw disks only); use vmm \"qemu\" for it")
+                        .arg(image.id));
+    return {};
+}
+
+Result<Sandbox> SandboxService::create(const SandboxSpec &requested, bool internal)
+{
+    SandboxSpec spec = requested;
+    spec.vmm = requested.vmm.value_or(m_config.defaultVmm);
     AIRLOCK_TRY(spec.validate());
     if (spec.name.startsWith(kInternalPrefix) != internal)
         return fail(ErrorKind::InvalidName,
@@ -412,9 +446,12 @@ Result<Sandbox> SandboxService::create(const SandboxSpec &spec, bool internal)
     if (m_entries.contains(spec.name))
         return fail(ErrorKind::AlreadyExists,
                     QStringLiteral("a sandbox named '%1' already exists").arg(spec.name));
-    if (auto image = m_images.find(spec.image); !image)
+    auto image = m_images.find(spec.image);
+    if (!image)
         return fail(ErrorKind::NotFound,
                     QStringLiteral("no image '%1' in the image store").arg(spec.image));
+    // An image and backend that cannot work together would only fail at every start.
+    AIRLOCK_TRY(checkBackend(*spec.vmm, *image));
     // A sandbox this host could never back would only fail at every start.
     AIRLOCK_TRY(m_memory.checkCeiling(spec.name, spec.memoryMib));
     Entry entry;
@@ -425,8 +462,8 @@ Result<Sandbox> SandboxService::create(const SandboxSpec &spec, bool internal)
         AIRLOCK_TRY(m_registry.insert(entry.record()));
     }
     Entry &stored = m_entries[spec.name] = std::move(entry);
-    qCInfo(lcSandbox, "created %s (%d vCPU, %d MiB, image %s)", qPrintable(spec.name), spec.vcpus,
-           spec.memoryMib, qPrintable(spec.image));
+    qCInfo(lcSandbox, "created %s (%d vCPU, %d MiB, image %s, %s)", qPrintable(spec.name),
+           spec.vcpus, spec.memoryMib, qPrintable(spec.image), qPrintable(vmmKindName(*spec.vmm)));
     announce(stored);
     return stored.sandbox;
 }
@@ -548,7 +585,18 @@ void SandboxService::launchVmm(Entry &entry, const std::shared_ptr<Launch> &laun
                                const StartedOnce &done)
 {
     const QString name = entry.sandbox.spec.name;
-    std::unique_ptr<Vmm> vmm = m_factory();
+    std::unique_ptr<Vmm> vmm = makeVmm(entry.sandbox.spec.vmm.value_or(VmmKind::Qemu));
+    if (!vmm) {
+        launch->closeTap();
+        entry.startingNetwork = nullptr;
+        dropNetwork(*launch);
+        return done(failStart(name,
+                              Error {ErrorKind::BackendUnavailable,
+                                     QStringLiteral("this airlockd cannot run %1 VMMs")
+                                         .arg(vmmKindName(
+                                             entry.sandbox.spec.vmm.value_or(VmmKind::Qemu)))}),
+                    launch->usedTemplate);
+    }
     Vmm *raw = vmm.get();
     // Connected before start(): the first console bytes may arrive before it is done.
     connect(raw, &Vmm::consoleOutput, this,
@@ -573,8 +621,10 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
     launch.vmmUid = *vmmUid;
     launch.config.runtimeDir = *runtimeDir;
     launch.from = incomingStateFd >= 0 ? source : StartSource::Boot;
+    // Templates are QEMU device state: a sandbox of another backend always boots cold.
     if (incomingStateFd < 0 && allowTemplate && entry.sandbox.spec.boot == BootMode::Template
-        && m_templates && !entry.internal && image.diskPath.isEmpty()) {
+        && m_templates && !entry.internal && image.diskPath.isEmpty()
+        && entry.sandbox.spec.vmm.value_or(VmmKind::Qemu) == VmmKind::Qemu) {
         // Images with a root disk boot cold: a template's memory holds its own guest's page
         // cache and mounted filesystem, which a new sandbox's fresh overlay would contradict.
         // The source fills the memory file (createMemoryFile) and hands the device state.

@@ -70,8 +70,11 @@ public:
     /// The reason recorded for a guest whose VMM died while no helper watched it.
     static QString vanishedReason();
 
+    /// `factory` makes the QEMU backend's VMMs; setVmmFactory() adds others.
     SandboxService(Registry &registry, ConsoleHub &consoles, const ImageStore &images,
                    VmmFactory factory, SandboxServiceConfig config, QObject *parent = nullptr);
+    /// The factory of sandboxes whose spec names `kind` (before restore(): adoption needs it).
+    void setVmmFactory(VmmKind kind, VmmFactory factory);
     ~SandboxService() override;
 
     /// Creates STATE/run (0711), loads the registry, and re-adopts every VMM recorded as running
@@ -335,7 +338,12 @@ private:
     Registry &m_registry;
     ConsoleHub &m_consoles;
     const ImageStore &m_images;
-    VmmFactory m_factory;
+    /// A new VMM of `kind`'s backend; nullptr when this helper has none.
+    std::unique_ptr<Vmm> makeVmm(VmmKind kind) const;
+    /// BackendUnavailable when `kind` cannot run a guest of `image` here.
+    Result<void> checkBackend(VmmKind kind, const GuestImage &image) const;
+
+    std::map<VmmKind, VmmFactory> m_factories;
     SandboxServiceConfig m_config;
     RuntimeDirectory m_runtimeDirs;
     GuestMemory m_memory;

@@ -51,6 +51,13 @@ struct SandboxServiceConfig
     /// Every VMM gets the benchmark's raw port (VmmLaunchConfig::benchPort; `airlockd
     /// --bench-port`). Templates are kept apart from those without it (another device layout).
     bool benchPort = false;
+    /// The backend of a sandbox whose `sandbox.create` names none (`airlockd --vmm`).
+    VmmKind defaultVmm = VmmKind::Qemu;
+    /// Why Firecracker cannot run sandboxes here (no binary, no KVM); empty when it can. Its
+    /// sandboxes are then refused with BackendUnavailable and this sentence.
+    QString firecrackerUnavailable = QStringLiteral("this airlockd has no Firecracker backend");
+    /// The firecracker binary (FirecrackerVmm::findFirecracker), reported in `hello`.
+    QString firecrackerBinary;
 };
 
 } // namespace airlock

@@ -124,6 +124,20 @@ StartSource startSourceFromName(QStringView name)
     return StartSource::None;
 }
 
+QString vmmKindName(VmmKind kind)
+{
+    return kind == VmmKind::Firecracker ? QStringLiteral("firecracker") : QStringLiteral("qemu");
+}
+
+std::optional<VmmKind> vmmKindFromName(QStringView name)
+{
+    if (name == u"qemu")
+        return VmmKind::Qemu;
+    if (name == u"firecracker")
+        return VmmKind::Firecracker;
+    return std::nullopt;
+}
+
 Result<void> SandboxSpec::validate() const
 {
     AIRLOCK_TRY(validateName(name));
@@ -183,7 +197,7 @@ Result<QMap<QString, QString>> SandboxSpec::labelsFromJson(const QJsonValue &val
 
 QJsonObject SandboxSpec::toJson() const
 {
-    return QJsonObject {
+    QJsonObject object {
         {QStringLiteral("name"), name},
         {QStringLiteral("vcpus"), vcpus},
         {QStringLiteral("memoryMib"), memoryMib},
@@ -191,6 +205,9 @@ QJsonObject SandboxSpec::toJson() const
         {QStringLiteral("boot"), bootModeName(boot)},
         {QStringLiteral("labels"), labelsJson()},
     };
+    if (vmm)
+        object.insert(QStringLiteral("vmm"), vmmKindName(*vmm));
+    return object;
 }
 
 Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
@@ -216,6 +233,15 @@ Result<SandboxSpec> SandboxSpec::fromJson(const QJsonObject &object)
     AIRLOCK_TRY_INIT(labels, labelsFromJson(object.value(QStringLiteral("labels"))));
     spec.labels = *labels;
     spec.boot = *boot;
+    if (object.contains(QStringLiteral("vmm"))) {
+        auto vmmName = json::readString(object, QStringLiteral("vmm"));
+        AIRLOCK_TRY(vmmName);
+        const auto vmm = vmmKindFromName(*vmmName);
+        if (!vmm)
+            return fail(ErrorKind::InvalidParams,
+                        QStringLiteral("field 'vmm' must be \"qemu\" or \"firecracker\""));
+        spec.vmm = *vmm;
+    }
     spec.name = *name;
     spec.vcpus = int(*vcpus);
     spec.memoryMib = int(*memory);

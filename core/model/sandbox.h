@@ -7,6 +7,8 @@
 #include <QMap>
 #include <QString>
 
+#include <optional>
+
 namespace airlock {
 
 /// Lifecycle state of a sandbox as the helper reports it.
@@ -26,6 +28,13 @@ enum class Acceleration {
     Unknown, ///< not probed yet / never started
     Kvm, ///< hardware virtualisation through /dev/kvm
     Tcg, ///< QEMU software emulation (slower; nested KVM on the dev machines fails)
+};
+
+/// Which VMM backend runs a sandbox's guest (docs/vmm.md): `airlockd --vmm` picks the default,
+/// `sandbox.create` may name one per sandbox.
+enum class VmmKind {
+    Qemu, ///< QEMU `microvm` (QemuMicrovm): KVM or TCG, qcow2 root disks, snapshots, templates
+    Firecracker, ///< Firecracker (FirecrackerVmm): KVM only, raw disks, its own snapshots
 };
 
 /// How a sandbox's guest boots when it starts (SandboxSpec::boot, `sandbox.create`).
@@ -52,6 +61,8 @@ Acceleration accelerationFromName(QStringView name);
 QString bootModeName(BootMode mode); ///< "template", "cold"
 std::optional<BootMode> bootModeFromName(QStringView name);
 QString startSourceName(StartSource source); ///< "", "boot", "template", "snapshot"
+QString vmmKindName(VmmKind kind); ///< "qemu", "firecracker"
+std::optional<VmmKind> vmmKindFromName(QStringView name);
 StartSource startSourceFromName(QStringView name);
 
 /// What a client asks for in `sandbox.create`. Limits: vCPUs 1..kMaxVcpus, memory
@@ -69,6 +80,9 @@ struct SandboxSpec
     int memoryMib = kDefaultMemoryMib;
     QString image = QStringLiteral("default");
     BootMode boot = BootMode::Template;
+    /// The backend; unset in a `sandbox.create` that names none (the helper's default is
+    /// filled in then), always set in a sandbox the helper reports.
+    std::optional<VmmKind> vmm;
     /// The client's own key/value notes on the sandbox (airlock-e2b keeps E2B's `metadata`
     /// here), shown by the window and `airlockctl info`; the helper never interprets them.
     /// At most kMaxLabels; keys 1..kMaxLabelKeyChars, values at most kMaxLabelValueChars,
@@ -81,7 +95,8 @@ struct SandboxSpec
     /// Checks name, image id, ranges and labels; InvalidName or InvalidParams with the field
     /// named.
     Result<void> validate() const;
-    /// `{name, vcpus, memoryMib, image, boot, labels}`.
+    /// `{name, vcpus, memoryMib, image, boot, labels}`, and `vmm` ("qemu", "firecracker") when
+    /// set.
     QJsonObject toJson() const;
     /// Reads the fields above; missing optional fields take defaults; wrong types are
     /// InvalidParams errors naming the field. Does not call validate().
@@ -111,7 +126,7 @@ struct Sandbox
     /// network may not work. Empty otherwise.
     QString identityWarning;
 
-    /// `{name, vcpus, memoryMib, image, boot, state, stateReason, acceleration,
+    /// `{name, vcpus, memoryMib, image, boot, vmm, state, stateReason, acceleration,
     /// accelerationWarning, createdAt, startedAt, vmmPid, startedFrom, identityWarning}`; times
     /// as ISO 8601 UTC with milliseconds, or null; startedFrom "" when not running.
     QJsonObject toJson() const;

@@ -2,6 +2,7 @@
 
 #include "core/model/names.h"
 #include "core/vmm/guestagent.h"
+#include "core/vmm/pinnedsocket.h"
 #include "core/vmm/qemucommand.h"
 #include "core/vmm/qmpclient.h"
 #include "core/vmm/vmmprocess.h"
@@ -39,41 +40,6 @@ constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
 constexpr int kSocketPollMs = 10; // until QEMU has created its sockets
 constexpr int kMigrationPollMs = 2; // until QEMU has loaded or saved the device state
 
-/// The runtime directory belongs to the VMM user, so a compromised VMM could swap its sockets
-/// for symlinks to other root-only sockets. A socket is therefore pinned with O_PATH|O_NOFOLLOW
-/// and connected through /proc/self/fd, which cannot be redirected between check and connect.
-class PinnedSocket
-{
-public:
-    /// NotFound while nothing is there yet; OperationFailed when it is not a plain socket.
-    static Result<std::unique_ptr<PinnedSocket>> open(const QString &path)
-    {
-        const QByteArray name = QFile::encodeName(path);
-        const int fd = ::open(name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            if (errno == ENOENT)
-                return fail(ErrorKind::NotFound, QStringLiteral("%1 does not exist yet").arg(path));
-            return fail(
-                ErrorKind::OperationFailed,
-                QStringLiteral("%1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno))));
-        }
-        auto pinned = std::unique_ptr<PinnedSocket>(new PinnedSocket(fd));
-        struct stat info;
-        if (::fstat(fd, &info) != 0 || !S_ISSOCK(info.st_mode))
-            return fail(ErrorKind::OperationFailed,
-                        QStringLiteral("%1 is not a socket; refusing to connect").arg(path));
-        return pinned;
-    }
-    ~PinnedSocket() { ::close(m_fd); }
-    PinnedSocket(const PinnedSocket &) = delete;
-    PinnedSocket &operator=(const PinnedSocket &) = delete;
-    /// The path to connect to while this object lives.
-    QString path() const { return QStringLiteral("/proc/self/fd/%1").arg(m_fd); }
-
-private:
-    explicit PinnedSocket(int fd) : m_fd(fd) { }
-    int m_fd;
-};
 } // namespace
 
 QemuMicrovm::QemuMicrovm(QObject *parent) : Vmm(parent)

@@ -205,7 +205,8 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
         dfl.sa_handler = SIG_DFL;
         for (int sig = 1; sig < NSIG; ++sig)
             ::sigaction(sig, &dfl, nullptr);
-        if (::dup2(nullFd, STDIN_FILENO) < 0 || ::dup2(logFd, STDOUT_FILENO) < 0
+        if (::dup2(options.stdinFd >= 0 ? options.stdinFd : nullFd, STDIN_FILENO) < 0
+            || ::dup2(options.stdoutFd >= 0 ? options.stdoutFd : logFd, STDOUT_FILENO) < 0
             || ::dup2(logFd, STDERR_FILENO) < 0)
             childFail(report, StepStdio, errno);
         // Inherited descriptors go to 3, 4, ...: first above that range (a source may sit on

@@ -42,6 +42,11 @@ struct SpawnOptions
     /// the identity switch (when the caller holds CAP_SETPCAP), so neither exec nor a setuid
     /// binary can bring privileges back.
     bool dropPrivileges = false;
+    /// When >= 0: the child's stdin (instead of /dev/null) and stdout (instead of the log; its
+    /// stderr stays there), e.g. pipes of a VMM whose serial console is its stdio (Firecracker).
+    /// The caller keeps ownership.
+    int stdinFd = -1;
+    int stdoutFd = -1;
 };
 
 /// One VMM process: started here (fork + exec as an unprivileged user, in its own session so

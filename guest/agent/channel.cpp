@@ -7,9 +7,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <string>
+#include <string_view>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include <linux/vm_sockets.h>
 
 namespace airlock::guest {
 
@@ -33,6 +37,20 @@ std::string findVirtioPort(const std::string &name)
     return found;
 }
 
+bool vsockAvailable()
+{
+    // A bound virtio vsock device, not just the AF_VSOCK family (the vsock core module alone
+    // also accepts socket(AF_VSOCK), in a QEMU guest too).
+    DIR *dir = ::opendir("/sys/bus/virtio/drivers/vmw_vsock_virtio_transport");
+    if (!dir)
+        return false;
+    bool found = false;
+    while (const dirent *entry = ::readdir(dir))
+        found = found || std::string_view(entry->d_name).starts_with("virtio");
+    ::closedir(dir);
+    return found;
+}
+
 Channel::Channel(Kind kind, std::string address, int fd)
     : m_kind(kind), m_address(std::move(address)), m_fd(fd)
 { }
@@ -41,6 +59,8 @@ Channel::~Channel()
 {
     if (m_fd >= 0)
         ::close(m_fd);
+    if (m_listener >= 0)
+        ::close(m_listener);
 }
 
 bool Channel::open()
@@ -48,6 +68,8 @@ bool Channel::open()
     switch (m_kind) {
     case Kind::VirtioPort:
         return openPort();
+    case Kind::Vsock:
+        return acceptVsock();
     case Kind::UnixSocket:
         return connectSocket();
     case Kind::Fd:
@@ -76,6 +98,32 @@ bool Channel::openPort()
     ::poll(&probe, 1, 0);
     m_connected = !(probe.revents & POLLHUP);
     return m_connected;
+}
+
+bool Channel::acceptVsock()
+{
+    if (m_listener < 0) {
+        const int listener = ::socket(AF_VSOCK, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (listener < 0)
+            return false;
+        sockaddr_vm address {};
+        address.svm_family = AF_VSOCK;
+        address.svm_cid = VMADDR_CID_ANY;
+        address.svm_port = static_cast<unsigned>(std::stoul(m_address));
+        // A backlog of one: the host connects once at a time; a second waits for the first.
+        if (::bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0
+            || ::listen(listener, 1) != 0) {
+            ::close(listener);
+            return false;
+        }
+        m_listener = listener;
+    }
+    const int connection = ::accept4(m_listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (connection < 0)
+        return false; // EAGAIN: no host yet
+    m_fd = connection;
+    m_connected = true;
+    return true;
 }
 
 bool Channel::connectSocket()
@@ -107,6 +155,7 @@ void Channel::lost()
     switch (m_kind) {
     case Kind::VirtioPort:
         break; // the port stays open; the next host is seen by retry()
+    case Kind::Vsock:
     case Kind::UnixSocket:
         ::close(m_fd);
         m_fd = -1;

@@ -1,7 +1,8 @@
 // airlock-agent: the guest agent, protocol 2 (docs/agent-protocol.md). Started by the guest's
 // busybox init after the contract script, again whenever it exits (installers/guest/files/
 // inittab); serves the virtio-serial port named org.airlock.agent whose host end belongs to
-// airlockd. For tests it runs on the host too:
+// airlockd, or, in a guest with a virtio vsock device and no such port (Firecracker), listens
+// on vsock port 1024 (--vsock PORT names one). For tests it runs on the host too:
 // --socket PATH connects to a listening Unix socket (again after each disconnect), --fd N
 // uses an inherited connected descriptor, --sysroot DIR and --ip PROGRAM keep the identity
 // refresh away from the host's own files and network.
@@ -18,8 +19,8 @@
 namespace {
 
 constexpr const char *kUsage =
-    "usage: airlock-agent [--port NAME | --socket PATH | --fd N] [--sysroot DIR] [--ip PROGRAM]\n"
-    "                     [--passwd FILE] [--group FILE] [--version]\n";
+    "usage: airlock-agent [--port NAME | --vsock PORT | --socket PATH | --fd N] [--sysroot DIR]\n"
+    "                     [--ip PROGRAM] [--passwd FILE] [--group FILE] [--version]\n";
 
 int usage()
 {
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
     Channel::Kind kind = Channel::Kind::VirtioPort;
     std::string address = "org.airlock.agent";
     int fd = -1;
+    bool chosen = false; // a channel option was given: no fallback to vsock
     airlock::guest::Agent::Options options;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -46,11 +48,22 @@ int main(int argc, char **argv)
         } else if (arg == "--port" && (v = value())) {
             kind = Channel::Kind::VirtioPort;
             address = v;
+            chosen = true;
+        } else if (arg == "--vsock" && (v = value())) {
+            kind = Channel::Kind::Vsock;
+            address = v;
+            chosen = true;
+            unsigned port = 0;
+            const std::string_view text(v);
+            if (std::from_chars(text.data(), text.data() + text.size(), port).ec != std::errc())
+                return usage();
         } else if (arg == "--socket" && (v = value())) {
             kind = Channel::Kind::UnixSocket;
             address = v;
+            chosen = true;
         } else if (arg == "--fd" && (v = value())) {
             kind = Channel::Kind::Fd;
+            chosen = true;
             const std::string_view text(v);
             if (std::from_chars(text.data(), text.data() + text.size(), fd).ec != std::errc()
                 || fd < 0)
@@ -69,6 +82,18 @@ int main(int argc, char **argv)
         }
     }
     umask(022);
+    // Which host channel this guest has: its virtio-serial port (QEMU), else a virtio vsock
+    // device (Firecracker has no virtio-serial). Both appear once their modules are loaded.
+    for (int tries = 0; !chosen && tries < 50; ++tries) {
+        if (!airlock::guest::findVirtioPort(address).empty())
+            break;
+        if (airlock::guest::vsockAvailable()) {
+            kind = Channel::Kind::Vsock;
+            address = std::to_string(Channel::kVsockPort);
+            break;
+        }
+        usleep(100 * 1000);
+    }
     Channel channel(kind, address, fd);
     // The port appears once virtio_console is loaded; the shell agent waited five seconds.
     for (int tries = 0; !channel.open() && tries < 50; ++tries) {
@@ -79,7 +104,7 @@ int main(int argc, char **argv)
         usleep(100 * 1000);
     }
     if (!channel.connected() && kind != Channel::Kind::VirtioPort
-        && kind != Channel::Kind::UnixSocket) {
+        && kind != Channel::Kind::UnixSocket && kind != Channel::Kind::Vsock) {
         std::fprintf(stderr, "airlock-agent: cannot open the channel\n");
         return 1;
     }

@@ -184,10 +184,12 @@ ln -s busybox "$root/bin/sh"
 # Modules in load order (the initramfs loads them; they stay loaded after a switch_root, so the
 # Debian root file system needs none). Built-in ones are skipped; compressed ones are unpacked
 # here so the guest's busybox insmod needs no decompressor. button + evdev let busybox acpid see
-# the ACPI power button that QMP system_powerdown presses. The debian variant adds ext4 and what
+# the ACPI power button that QMP system_powerdown presses. vsock and its virtio transport carry
+# the agent's channel in a Firecracker guest (no virtio-serial there; docs/vmm.md, "Guest agent";
+# the kernel has CONFIG_VIRTIO_VSOCKETS=m). The debian variant adds ext4 and what
 # it needs (modinfo: depends jbd2, mbcache, crc16; softdep crypto-crc32c).
 modules=(virtio_ring virtio virtio_mmio failover net_failover virtio_net virtio_blk virtio_console
-    button evdev)
+    button evdev vsock vmw_vsock_virtio_transport_common vmw_vsock_virtio_transport)
 [[ $variant == debian ]] && modules+=(crc16 mbcache crc32c_generic jbd2 ext4)
 : >"$root/lib/modules/load-order"
 for mod in "${modules[@]}"; do

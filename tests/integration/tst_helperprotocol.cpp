@@ -512,6 +512,13 @@ void TestHelperProtocol::wrongParameterTypes_data()
     QTest::newRow("create vcpus fractional")
         << QStringLiteral("sandbox.create") << obj({{"name", QStringLiteral("a")}, {"vcpus", 1.5}})
         << QStringLiteral("vcpus");
+    QTest::newRow("create vmm as number")
+        << QStringLiteral("sandbox.create") << obj({{"name", QStringLiteral("a")}, {"vmm", 1}})
+        << QStringLiteral("vmm");
+    QTest::newRow("create unknown vmm")
+        << QStringLiteral("sandbox.create")
+        << obj({{"name", QStringLiteral("a")}, {"vmm", QStringLiteral("xen")}})
+        << QStringLiteral("vmm");
     QTest::newRow("create vcpus out of range")
         << QStringLiteral("sandbox.create") << obj({{"name", QStringLiteral("a")}, {"vcpus", 33}})
         << QStringLiteral("vcpus");
@@ -678,12 +685,26 @@ void TestHelperProtocol::createListGetDelete()
     QCOMPARE(created.value(QStringLiteral("vcpus")).toInt(), 2);
     QCOMPARE(created.value(QStringLiteral("memoryMib")).toInt(), 128);
     QCOMPARE(created.value(QStringLiteral("image")).toString(), QStringLiteral("default"));
+    // The helper's default backend is stored with it (airlockd --vmm, qemu unless told).
+    QCOMPARE(created.value(QStringLiteral("vmm")).toString(), QStringLiteral("qemu"));
     QCOMPARE(created.value(QStringLiteral("vmmPid")).toInt(-1), 0);
     QVERIFY(created.value(QStringLiteral("startedAt")).isNull());
     QVERIFY(QDateTime::fromString(created.value(QStringLiteral("createdAt")).toString(),
                                   Qt::ISODateWithMs)
                 .isValid());
     client.call(QStringLiteral("sandbox.create"), named(QStringLiteral("alpha")));
+    // This helper has no firecracker binary: a Firecracker sandbox is refused, not created.
+    const QJsonObject firecracker =
+        client.call(QStringLiteral("sandbox.create"),
+                    {{QStringLiteral("name"), QStringLiteral("gamma")},
+                     {QStringLiteral("vmm"), QStringLiteral("firecracker")}});
+    QCOMPARE(RpcTestClient::errorKind(firecracker), QStringLiteral("backend_unavailable"));
+    QVERIFY2(firecracker.value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("message"))
+                 .toString()
+                 .contains(QStringLiteral("Firecracker")),
+             QJsonDocument(firecracker).toJson().constData());
     QCOMPARE(sandboxNames(client), (QStringList {QStringLiteral("alpha"), QStringLiteral("beta")}));
     QCOMPARE(RpcTestClient::result(
                  client.call(QStringLiteral("sandbox.get"), named(QStringLiteral("beta")))),

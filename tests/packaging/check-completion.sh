@@ -50,7 +50,7 @@ expect "start stop" airlockctl st
 expect "--host --identity --known-hosts --ssh-config --remote-airlockctl --socket --json --help --version" airlockctl -
 expect "FILES" airlockctl --socket ""
 expect "FILES" airlockctl --identity ""
-expect "--vcpus --memory --image --cold-boot --json --socket --help" airlockctl create demo -
+expect "--vcpus --memory --image --cold-boot --vmm --json --socket --help" airlockctl create demo -
 expect "--json --socket --help" airlockctl list --
 expect "--timeout --json --socket --help" airlockctl stop demo --
 expect "demo agent-2" airlockctl start ""

@@ -26,6 +26,7 @@ expect() { # expect PATH [MODE]
 expect /usr/bin/airlockctl -rwxr-xr-x
 expect /usr/sbin/airlockd -rwxr-xr-x
 expect /usr/lib/airlock/airlock-gateway -rwxr-xr-x
+expect /usr/lib/airlock/airlock-fcctl -rwxr-xr-x
 expect /usr/lib/systemd/system/airlockd.service -rw-r--r--
 expect /usr/lib/systemd/system/airlockd.socket -rw-r--r--
 expect /usr/lib/sysusers.d/airlock.conf

@@ -2,11 +2,13 @@
 # Each process links only what it does (docs/architecture.md, "Libraries"): reads the dynamic
 # section (readelf -d: NEEDED) and the symbol table of the built executables and fails when
 # airlock-gateway, which parses hostile guest traffic, carries SQL, nftables, libarchive or
-# zstd, or when airlockd carries a DNS wire-format or HTTP parser, libssl or libssh, or when
+# zstd, or when airlockd carries a DNS wire-format or HTTP parser (Firecracker's HTTP answers are
+# parsed by airlock-fcctl, as the VMM's uid), libssl or libssh, or when airlock-fcctl carries SQL,
+# nftables, libarchive, zstd, libssl, ldns or libssh, or when
 # either carries Qt Widgets, or when either carries libgit2 (a workspace diff is the client's).
-# Usage: check-links.sh AIRLOCKD AIRLOCK_GATEWAY AIRLOCKCTL
+# Usage: check-links.sh AIRLOCKD AIRLOCK_GATEWAY AIRLOCKCTL AIRLOCK_FCCTL
 set -euo pipefail
-airlockd=$1 gateway=$2 airlockctl=$3
+airlockd=$1 gateway=$2 airlockctl=$3 fcctl=$4
 status=0
 
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
@@ -61,7 +63,27 @@ refuse_symbols "$gateway" "the registry (QSql)" 'QSql(Database|Query)'
 refuse_library "$airlockd" "ldns" '^libldns\.so'
 refuse_library "$airlockd" "libssl" '^libssl\.so'
 refuse_library "$airlockd" "libssh" '^libssh\.so'
+# No HTTP at all in root: Firecracker's API answers (which a guest that escaped into Firecracker
+# controls) are parsed by airlock-fcctl, never by airlockd (docs/vmm.md).
 refuse_symbols "$airlockd" "Boost.Beast" 'boost::beast'
+
+# airlock-fcctl speaks Firecracker's HTTP API and nothing else: it must carry Beast's response
+# parser (else this check reads the wrong thing) and none of the helper's or gateway's libraries.
+if [[ $(symbols "$fcctl" | grep -cE 'boost::beast::http::basic_parser<false' || true) -eq 0 ]]; then
+    echo "FAIL: $(basename "$fcctl") has no Boost.Beast response parser: the check reads the wrong thing"
+    status=1
+fi
+refuse_library "$fcctl" "Qt Sql" '^libQt6Sql\.so'
+refuse_library "$fcctl" "libnftables" '^libnftables\.so'
+refuse_library "$fcctl" "libarchive" '^libarchive\.so'
+refuse_library "$fcctl" "zstd" '^libzstd\.so'
+refuse_library "$fcctl" "libssl" '^libssl\.so'
+refuse_library "$fcctl" "ldns" '^libldns\.so'
+refuse_library "$fcctl" "libssh" '^libssh\.so'
+refuse_library "$fcctl" "libgit2" '^libgit2\.so'
+refuse_symbols "$fcctl" "the registry (QSql)" 'QSql(Database|Query)'
+refuse_symbols "$fcctl" "a Boost.Beast request parser or websocket" \
+    'boost::beast::(websocket|http::(request_parser|basic_parser<true))'
 # Diffs of a workspace are made by the client that reviews them (core/workspace).
 refuse_library "$airlockd" "libgit2" '^libgit2\.so'
 refuse_library "$gateway" "libgit2" '^libgit2\.so'
@@ -69,7 +91,7 @@ require_library "$airlockctl" "libgit2" '^libgit2\.so'
 refuse_symbols "$airlockd" "ldns" '\bldns_'
 refuse_symbols "$airlockd" "libssl" '\bSSL_(CTX_)?(new|free|read|write|accept|connect)\b'
 
-for binary in "$airlockd" "$gateway" "$airlockctl"; do
+for binary in "$airlockd" "$gateway" "$airlockctl" "$fcctl"; do
     refuse_library "$binary" "Qt Widgets" '^libQt6(Widgets|Gui)\.so'
 done
 refuse_library "$airlockctl" "Qt Sql" '^libQt6Sql\.so'

@@ -25,6 +25,8 @@ SandboxRecord makeRecord(const QString &name)
     record.sandbox.spec.vcpus = 2;
     record.sandbox.spec.memoryMib = 512;
     record.sandbox.spec.image = QStringLiteral("default");
+    // The helper always stores a backend (SandboxService::create fills in its default).
+    record.sandbox.spec.vmm = airlock::VmmKind::Qemu;
     record.sandbox.createdAt =
         QDateTime::fromString(QStringLiteral("2024-05-01T10:20:30.456Z"), Qt::ISODateWithMs);
     return record;
@@ -66,6 +68,7 @@ private Q_SLOTS:
     void egressBatchIsOneTransaction();
     void linkIndexRoundTrip();
     void secretOwnersAfterUpgrade();
+    void vmmKindRoundTripAndUpgrade();
     void labelsRoundTrip();
 
 private:
@@ -411,6 +414,34 @@ void TestRegistry::secretOwnersAfterUpgrade()
     QVERIFY(owners.setOwner(QStringLiteral("mine"), 1002));
     QVERIFY(owners.setOwner(QStringLiteral("mine"), 1003));
     QCOMPARE(owners.ownerOf(QStringLiteral("mine")).value_or(99), uid_t(1003));
+}
+
+void TestRegistry::vmmKindRoundTripAndUpgrade()
+{
+    // A sandbox of a registry before the vmm column (schema 9, with labels) ran on QEMU.
+    {
+        auto old = Registry::open(path(), Registry::migrations().mid(0, 9));
+        QVERIFY(old);
+        QCOMPARE((*old)->schemaVersion(), 9);
+    }
+    rawExec(path(),
+            {QStringLiteral("INSERT INTO sandboxes (name, vcpus, memory_mib, image, "
+                            "created_at) VALUES ('older', 1, 256, 'default', "
+                            "'2024-05-01T10:20:30.456Z')")});
+    auto registry = Registry::open(path());
+    QVERIFY_RESULT(registry);
+    SandboxRecord record = makeRecord(QStringLiteral("newer"));
+    record.sandbox.spec.vmm = airlock::VmmKind::Firecracker;
+    QVERIFY((*registry)->insert(record));
+    const auto loaded = (*registry)->load();
+    QVERIFY(loaded);
+    QCOMPARE(loaded->size(), 2);
+    QCOMPARE(loaded->at(0).sandbox.spec.name, QStringLiteral("newer"));
+    QCOMPARE(loaded->at(0).sandbox.spec.vmm, std::optional(airlock::VmmKind::Firecracker));
+    QCOMPARE(loaded->at(1).sandbox.spec.vmm, std::optional(airlock::VmmKind::Qemu));
+    record.sandbox.spec.vmm = airlock::VmmKind::Qemu;
+    QVERIFY((*registry)->update(record));
+    QCOMPARE((*registry)->load()->at(0).sandbox.spec.vmm, std::optional(airlock::VmmKind::Qemu));
 }
 
 QTEST_GUILESS_MAIN(TestRegistry)

@@ -1,0 +1,777 @@
+#include "core/vmm/firecrackervmm.h"
+
+#include "core/fcctl/fcctlprotocol.h"
+#include "core/model/names.h"
+#include "core/model/printabletext.h"
+#include "core/vmm/fcctlchannel.h"
+#include "core/vmm/guestagent.h"
+#include "core/vmm/qemucommand.h"
+#include "core/vmm/rootdisk.h"
+#include "core/vmm/seedimage.h"
+#include "core/vmm/vmmprocess.h"
+#include "core/vmm/vsockconnector.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+#include <QSocketNotifier>
+#include <QStandardPaths>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace airlock {
+
+namespace {
+Q_LOGGING_CATEGORY(lcFirecracker, "airlock.vmm.firecracker")
+
+constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
+constexpr qint64 kConsoleReadBytes = 64 * 1024; // per wake-up: one guest cannot starve the loop
+
+/// Copies up to `limit` bytes from `in` (from `offset`, with pread when >= 0) to `out`. Small
+/// state files only (kMaxStateBytes): a bounded, brief block of the loop.
+Result<void> copyFile(int in, qint64 offset, int out, qint64 limit, const QString &what)
+{
+    char buffer[65536];
+    qint64 total = 0;
+    for (;;) {
+        const ssize_t got = offset >= 0 ? ::pread(in, buffer, sizeof buffer, offset + total)
+                                        : ::read(in, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return failSystem(QStringLiteral("cannot read"), what, errno);
+        if (got == 0)
+            return {};
+        total += got;
+        if (total > limit)
+            return fail(ErrorKind::OperationFailed,
+                        QStringLiteral("%1 is larger than %2 bytes").arg(what).arg(limit));
+        for (ssize_t done = 0; done < got;) {
+            const ssize_t put = ::write(out, buffer + done, size_t(got - done));
+            if (put < 0 && errno == EINTR)
+                continue;
+            if (put < 0)
+                return failSystem(QStringLiteral("cannot write"), what, errno);
+            done += put;
+        }
+    }
+}
+
+/// A Done for a command whose answer carries nothing but success.
+std::function<void(const Result<QJsonObject> &)>
+voidReply(std::function<void(const Result<void> &)> done)
+{
+    return [done = std::move(done)](const Result<QJsonObject> &result) {
+        if (!done)
+            return;
+        if (!result)
+            return done(std::unexpected(result.error()));
+        done({});
+    };
+}
+
+bool isQcow2(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) && file.read(4) == QByteArray("QFI\xfb", 4);
+}
+} // namespace
+
+FirecrackerVmm::FirecrackerVmm(QString binary, QString controller, QObject *parent)
+    : Vmm(parent), m_binary(std::move(binary)), m_controller(std::move(controller))
+{
+    m_stopTimer.setSingleShot(true);
+    connect(&m_stopTimer, &QTimer::timeout, this, [this] {
+        if (!m_running || !m_process)
+            return;
+        qCInfo(lcFirecracker) << "guest did not stop in time; killing VMM" << m_info.pid;
+        m_process->sendSignal(SIGKILL);
+    });
+}
+
+FirecrackerVmm::~FirecrackerVmm()
+{
+    // The VMM keeps running: only our ends of the pipes, the sockets and the pidfd close.
+    reset();
+}
+
+QString FirecrackerVmm::findFirecracker(const QString &configured)
+{
+    for (const QString &candidate : {configured, qEnvironmentVariable("AIRLOCK_FIRECRACKER")}) {
+        if (!candidate.isEmpty()) {
+            const QFileInfo info(candidate);
+            return info.isFile() && info.isExecutable() ? info.absoluteFilePath() : QString();
+        }
+    }
+    return QStandardPaths::findExecutable(QStringLiteral("firecracker"));
+}
+
+void FirecrackerVmm::reset()
+{
+    m_stopTimer.stop();
+    ++m_generation;
+    // The channel's close ends airlock-fcctl; its pending answers are dropped with it.
+    if (m_control) {
+        m_control->deleteLater();
+        m_control = nullptr;
+    }
+    delete std::exchange(m_agentConnector, nullptr);
+    delete std::exchange(m_agent, nullptr);
+    closeConsole();
+    if (m_process) {
+        // Not delete: reset() runs inside the process's own exit signal.
+        m_process->disconnect(this);
+        m_process->deleteLater();
+        m_process = nullptr;
+    }
+    m_running = false;
+}
+
+void FirecrackerVmm::closeConsole()
+{
+    delete std::exchange(m_consoleOutNotifier, nullptr);
+    delete std::exchange(m_consoleInNotifier, nullptr);
+    if (m_consoleOut >= 0)
+        ::close(std::exchange(m_consoleOut, -1));
+    if (m_consoleIn >= 0)
+        ::close(std::exchange(m_consoleIn, -1));
+    m_consoleQueue.clear();
+}
+
+void FirecrackerVmm::refuse(const Done &done, const Error &error)
+{
+    if (done)
+        QTimer::singleShot(0, this, [done, error] { done(std::unexpected(error)); });
+}
+
+int FirecrackerVmm::createForVmm(const QString &path) const
+{
+    const QByteArray name = QFile::encodeName(path);
+    // The directory belongs to the VMM user: a planted file or symlink is removed, never used.
+    ::unlink(name.constData());
+    const int fd =
+        ::open(name.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    if (m_config.vmmUid != 0 && ::fchown(fd, m_config.vmmUid, m_config.vmmGid) != 0) {
+        const int error = errno;
+        ::close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
+}
+
+Result<void> FirecrackerVmm::spawnControl(const QString &runtimeDir, uid_t uid, gid_t gid)
+{
+    if (m_controller.isEmpty() || !QFileInfo(m_controller).isExecutable())
+        return fail(
+            ErrorKind::BackendUnavailable,
+            QStringLiteral("airlock-fcctl is missing%1; it is installed beside "
+                           "airlock-gateway")
+                .arg(m_controller.isEmpty() ? QString() : QStringLiteral(" at ") + m_controller));
+    // Firecracker's own uid, but not its kvm group: airlock-fcctl needs the API socket only.
+    VmmCredentials credentials {uid, gid, {gid}};
+    m_control = new FcctlChannel(this);
+    const QDir run(runtimeDir);
+    return m_control->spawn(m_controller, run.filePath(kApiSocket), run.filePath(kFcctlLogFile),
+                            credentials);
+}
+
+pid_t FirecrackerVmm::controllerPid() const
+{
+    return m_control ? m_control->pid() : 0;
+}
+
+void FirecrackerVmm::command(QLatin1StringView op, const QJsonObject &fields, int timeoutMs,
+                             std::function<void(const Result<QJsonObject> &)> done)
+{
+    if (!m_control)
+        return QTimer::singleShot(0, this, [done] {
+            done(fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running")));
+        });
+    m_control->send(op, fields, timeoutMs, std::move(done));
+}
+
+void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
+{
+    const auto refuseStart = [this, &started](const Error &error) {
+        QTimer::singleShot(0, this, [started, error] { started(std::unexpected(error)); });
+    };
+    if (m_running || m_started)
+        return refuseStart(
+            Error {ErrorKind::InvalidState, QStringLiteral("this VMM is already running")});
+    if (auto name = validateName(config.sandboxName); !name)
+        return refuseStart(name.error());
+    if (m_binary.isEmpty() || !QFileInfo(m_binary).isExecutable())
+        return refuseStart(
+            Error {ErrorKind::BackendUnavailable,
+                   QStringLiteral("Firecracker is not installed (no firecracker "
+                                  "binary%1; docs/vmm.md says how to install it)")
+                       .arg(m_binary.isEmpty() ? QString() : QStringLiteral(" at ") + m_binary)});
+    if (m_controller.isEmpty() || !QFileInfo(m_controller).isExecutable())
+        return refuseStart(Error {
+            ErrorKind::BackendUnavailable,
+            QStringLiteral("airlock-fcctl is missing%1; it is installed "
+                           "beside airlock-gateway")
+                .arg(m_controller.isEmpty() ? QString() : QStringLiteral(" at ") + m_controller)});
+    if (config.acceleration != Acceleration::Kvm)
+        return refuseStart(Error {ErrorKind::BackendUnavailable,
+                                  QStringLiteral("Firecracker needs KVM, which this host does not "
+                                                 "offer the VMM user; use the qemu backend")});
+    QStringList files {config.kernelPath};
+    if (!config.initrdPath.isEmpty())
+        files << config.initrdPath;
+    if (!config.rootDiskPath.isEmpty())
+        files << config.rootDiskPath;
+    if (!config.seedImagePath.isEmpty())
+        files << config.seedImagePath;
+    for (const QString &file : std::as_const(files)) {
+        if (!QFileInfo(file).isFile())
+            return refuseStart(Error {ErrorKind::BackendUnavailable,
+                                      QStringLiteral("guest image file %1 is missing").arg(file)});
+    }
+    // Firecracker's block devices are raw files; the images' qcow2 overlays cannot work.
+    if (!config.rootDiskPath.isEmpty()
+        && (!config.rootDiskBasePath.isEmpty() || isQcow2(config.rootDiskPath)))
+        return refuseStart(Error {ErrorKind::BackendUnavailable,
+                                  QStringLiteral("Firecracker reads raw disks only; this image's "
+                                                 "root disk is a qcow2 overlay (use the qemu "
+                                                 "backend for it)")});
+    if (config.incomingStateFd >= 0 && config.memoryPath.isEmpty())
+        return refuseStart(Error {ErrorKind::InvalidParams,
+                                  QStringLiteral("a restore needs the guest's memory file")});
+    const QDir run(config.runtimeDir);
+    if (config.runtimeDir.isEmpty() || !run.exists())
+        return refuseStart(
+            Error {ErrorKind::OperationFailed,
+                   QStringLiteral("runtime directory %1 does not exist").arg(config.runtimeDir)});
+    for (const QLatin1StringView file : {kApiSocket, kVsockSocket})
+        if (QFile::encodeName(run.absoluteFilePath(file)).size() > kMaxUnixPath)
+            return refuseStart(Error {ErrorKind::OperationFailed,
+                                      QStringLiteral("runtime directory %1 is too long for a Unix "
+                                                     "socket path")
+                                          .arg(config.runtimeDir)});
+    // Firecracker refuses to start on an existing API socket; leftovers of an earlier run
+    // would also be taken for this run's.
+    for (const QLatin1StringView file : {kApiSocket, kVsockSocket, kStateFile})
+        QFile::remove(run.filePath(file));
+
+    m_config = config;
+    m_config.runtimeDir = run.absolutePath();
+    m_restoring = config.incomingStateFd >= 0;
+    // The logger's file and a restore's device state are the helper's to create: Firecracker
+    // opens them as the VMM user.
+    const int logFd = createForVmm(run.filePath(kLogFile));
+    if (logFd < 0)
+        return refuseStart(
+            failSystem(QStringLiteral("cannot create"), run.filePath(kLogFile), errno).error());
+    ::close(logFd);
+    if (m_restoring) {
+        const QString incoming = run.filePath(kIncomingStateFile);
+        const int stateFd = createForVmm(incoming);
+        if (stateFd < 0)
+            return refuseStart(
+                failSystem(QStringLiteral("cannot create"), incoming, errno).error());
+        auto copied = copyFile(config.incomingStateFd, 0, stateFd, kMaxStateBytes,
+                               QStringLiteral("the incoming device state"));
+        ::close(stateFd);
+        if (!copied)
+            return refuseStart(copied.error());
+    }
+
+    int stdinPipe[2];
+    int stdoutPipe[2];
+    if (::pipe2(stdinPipe, O_CLOEXEC) != 0)
+        return refuseStart(
+            failSystem(QStringLiteral("cannot create"), QStringLiteral("a pipe"), errno).error());
+    if (::pipe2(stdoutPipe, O_CLOEXEC) != 0) {
+        const int error = errno;
+        ::close(stdinPipe[0]);
+        ::close(stdinPipe[1]);
+        return refuseStart(
+            failSystem(QStringLiteral("cannot create"), QStringLiteral("a pipe"), error).error());
+    }
+    const QStringList argv {m_binary, QStringLiteral("--api-sock"), run.filePath(kApiSocket),
+                            QStringLiteral("--id"), config.sandboxName};
+    qCInfo(lcFirecracker).noquote()
+        << "starting" << config.sandboxName << "as uid" << config.vmmUid << ":" << argv.join(u' ');
+    VmmCredentials credentials = VmmCredentials::forUser(config.vmmUid, config.vmmGid);
+    if (!config.vmmGroups.empty())
+        credentials.groups = config.vmmGroups;
+    SpawnOptions options;
+    options.stdinFd = stdinPipe[0];
+    options.stdoutFd = stdoutPipe[1];
+    auto pid = VmmProcess::spawn(argv, run.filePath(kStderrFile), credentials, options);
+    ::close(stdinPipe[0]);
+    ::close(stdoutPipe[1]);
+    if (!pid) {
+        ::close(stdinPipe[1]);
+        ::close(stdoutPipe[0]);
+        return refuseStart(pid.error());
+    }
+    m_consoleIn = stdinPipe[1];
+    m_consoleOut = stdoutPipe[0];
+    ::fcntl(m_consoleIn, F_SETFL, ::fcntl(m_consoleIn, F_GETFL) | O_NONBLOCK);
+    ::fcntl(m_consoleOut, F_SETFL, ::fcntl(m_consoleOut, F_GETFL) | O_NONBLOCK);
+    // Read from the first byte on: nothing the guest writes before the start ends is lost.
+    m_consoleOutNotifier = new QSocketNotifier(m_consoleOut, QSocketNotifier::Read, this);
+    connect(m_consoleOutNotifier, &QSocketNotifier::activated, this,
+            [this] { onConsoleReadable(); });
+    m_consoleInNotifier = new QSocketNotifier(m_consoleIn, QSocketNotifier::Write, this);
+    m_consoleInNotifier->setEnabled(false);
+    connect(m_consoleInNotifier, &QSocketNotifier::activated, this,
+            &FirecrackerVmm::onConsoleWritable);
+
+    m_process = new VmmProcess(this);
+    m_stopRequested = false;
+    m_info = VmmRuntimeInfo {*pid, 0, m_config.runtimeDir};
+    m_started = std::move(started);
+    m_startDeadline = QDeadlineTimer(kStartTimeoutMs);
+    if (auto watched = m_process->watch(*pid); !watched)
+        return abandonStart(watched.error());
+    if (auto control = spawnControl(m_config.runtimeDir, config.vmmUid, config.vmmGid); !control)
+        return abandonStart(control.error());
+    m_info.startTimeTicks = m_process->startTimeTicks();
+    connect(m_process, &VmmProcess::exited, this, [this](bool statusKnown, int waitStatus) {
+        finishStart(fail(ErrorKind::OperationFailed,
+                         QStringLiteral("Firecracker exited during its start: %1")
+                             .arg(exitReason(statusKnown, waitStatus))));
+    });
+    const int generation = m_generation;
+    QTimer::singleShot(0, this, [this, generation] {
+        if (generation == m_generation && m_started)
+            configure();
+    });
+}
+
+void FirecrackerVmm::configure()
+{
+    // airlock-fcctl waits for the API socket (Firecracker gives no signal when it exists), reads
+    // the version and sends the requests the version allows; this side only says what to set.
+    const QDir run(m_config.runtimeDir);
+    const int waitMs = int(qMax<qint64>(0, m_startDeadline.remainingTime()));
+    QJsonObject fields {{QStringLiteral("waitMs"), waitMs},
+                        {QStringLiteral("logPath"), run.filePath(kLogFile)},
+                        {QStringLiteral("tap"), m_config.network.tapName},
+                        {QStringLiteral("vsockPath"), run.filePath(kVsockSocket)}};
+    int timeoutMs = waitMs + kCommandTimeoutMs;
+    if (m_restoring) {
+        fields.insert(QStringLiteral("snapshotPath"), run.filePath(kIncomingStateFile));
+        fields.insert(QStringLiteral("memPath"), m_config.memoryPath);
+        timeoutMs = waitMs + kSnapshotCommandTimeoutMs;
+    } else {
+        fields.insert(QStringLiteral("vcpus"), m_config.vcpus);
+        fields.insert(QStringLiteral("memoryMib"), m_config.memoryMib);
+        fields.insert(QStringLiteral("kernel"), m_config.kernelPath);
+        fields.insert(QStringLiteral("initrd"), m_config.initrdPath);
+        // Firecracker's guests need no PCI probe, and a reboot must end the VMM (reboot=k:
+        // through the keyboard controller, which Firecracker turns into its exit).
+        fields.insert(QStringLiteral("bootArgs"),
+                      QemuCommand::kernelCommandLine(m_config)
+                          + QStringLiteral(" reboot=k panic=1 pci=off"));
+        fields.insert(QStringLiteral("rootDisk"), m_config.rootDiskPath);
+        fields.insert(QStringLiteral("seedDisk"), m_config.seedImagePath);
+        fields.insert(QStringLiteral("mac"), m_config.network.mac);
+        fields.insert(QStringLiteral("guestCid"), kGuestCid);
+    }
+    const int generation = m_generation;
+    command(m_restoring ? fcctl::kLoad : fcctl::kConfigure, fields, timeoutMs,
+            [this, generation](const Result<QJsonObject> &configured) {
+                if (generation != m_generation || !m_started)
+                    return;
+                if (!configured)
+                    return abandonStart(configured.error());
+                m_version = configured->value(QStringLiteral("version")).toString().left(64);
+                qCInfo(lcFirecracker).noquote()
+                    << "Firecracker" << printableText(m_version) << "pid" << m_info.pid;
+                if (!m_restoring)
+                    return startInstance();
+                // The restored agent listened when it was saved: the start ends with its
+                // channel.
+                connectAgent(kStartTimeoutMs, [this, generation](const Result<void> &agent) {
+                    if (generation != m_generation || !m_started)
+                        return;
+                    if (!agent)
+                        return abandonStart(agent.error());
+                    QFile::remove(QDir(m_config.runtimeDir).filePath(kIncomingStateFile));
+                    finishRunning();
+                });
+            });
+}
+
+void FirecrackerVmm::startInstance()
+{
+    const int generation = m_generation;
+    command(fcctl::kStart, {}, kCommandTimeoutMs,
+            [this, generation](const Result<QJsonObject> &started) {
+                if (generation != m_generation || !m_started)
+                    return;
+                if (!started)
+                    return abandonStart(started.error());
+                connectAgent(kAgentConnectTimeoutMs, {});
+                finishRunning();
+            });
+}
+
+void FirecrackerVmm::finishRunning()
+{
+    m_process->disconnect(this);
+    connect(m_process, &VmmProcess::exited, this, &FirecrackerVmm::onProcessExited);
+    m_running = true;
+    qCInfo(lcFirecracker) << "started pid" << m_info.pid;
+    finishStart(m_info);
+}
+
+void FirecrackerVmm::connectAgent(int timeoutMs, std::function<void(const Result<void> &)> done)
+{
+    delete std::exchange(m_agentConnector, nullptr);
+    m_agentConnector = new VsockConnector(
+        QDir(m_info.runtimeDir).filePath(kVsockSocket), kAgentVsockPort, timeoutMs,
+        [this, done](const Result<QLocalSocket *> &socket) {
+            m_agentConnector->deleteLater();
+            m_agentConnector = nullptr;
+            if (!socket) {
+                qCWarning(lcFirecracker).noquote()
+                    << "guest agent of VMM" << m_info.pid << ":" << socket.error().message;
+                if (done)
+                    done(std::unexpected(socket.error()));
+                return;
+            }
+            delete std::exchange(m_agent, new GuestAgent(*socket, this));
+            qCInfo(lcFirecracker) << "guest agent channel of VMM" << m_info.pid << "connected";
+            if (done)
+                done({});
+        },
+        this);
+}
+
+void FirecrackerVmm::abandonStart(const Error &error)
+{
+    // Any failure during a start must not leave Firecracker behind.
+    if (m_process) {
+        m_process->disconnect(this);
+        m_process->sendSignal(SIGKILL);
+        int status = 0;
+        while (::waitpid(m_info.pid, &status, 0) < 0 && errno == EINTR) { }
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+            return finishStart(fail(ErrorKind::OperationFailed,
+                                    QStringLiteral("Firecracker exited during its start: %1")
+                                        .arg(exitReason(true, status))));
+    }
+    finishStart(std::unexpected(error));
+}
+
+void FirecrackerVmm::finishStart(const Result<VmmRuntimeInfo> &result)
+{
+    if (!m_started)
+        return;
+    Started started = std::exchange(m_started, {});
+    if (!result) {
+        qCWarning(lcFirecracker).noquote() << "start failed:" << result.error().message;
+        if (m_process && !m_process->hasExited()) {
+            m_process->disconnect(this);
+            m_process->sendSignal(SIGKILL);
+            int status = 0;
+            while (::waitpid(m_info.pid, &status, 0) < 0 && errno == EINTR) { }
+        }
+        reset();
+    }
+    started(result);
+}
+
+void FirecrackerVmm::adopt(const VmmRuntimeInfo &info, Done done)
+{
+    if (m_running || m_started)
+        return refuse(
+            done, Error {ErrorKind::InvalidState, QStringLiteral("this VMM is already running")});
+    m_process = new VmmProcess(this);
+    if (auto watched = m_process->watch(pid_t(info.pid), info.startTimeTicks); !watched) {
+        reset();
+        return refuse(done, watched.error());
+    }
+    m_info = info;
+    m_stopRequested = false;
+    // airlock-fcctl runs as the uid the VMM runs as, read from the process itself.
+    struct stat owner;
+    const QByteArray proc = QByteArrayLiteral("/proc/") + QByteArray::number(info.pid);
+    if (::stat(proc.constData(), &owner) != 0) {
+        reset();
+        return refuse(
+            done,
+            failSystem(QStringLiteral("cannot stat"), QString::fromLatin1(proc), errno).error());
+    }
+    if (auto control = spawnControl(info.runtimeDir, owner.st_uid, owner.st_gid); !control) {
+        reset();
+        return refuse(done, control.error());
+    }
+    const int generation = m_generation;
+    command(fcctl::kVersion, {}, kCommandTimeoutMs,
+            [this, generation, done](const Result<QJsonObject> &version) {
+                if (generation != m_generation)
+                    return;
+                if (!version) {
+                    reset();
+                    if (done)
+                        done(fail(ErrorKind::OperationFailed,
+                                  QStringLiteral("cannot adopt Firecracker %1: %2")
+                                      .arg(m_info.pid)
+                                      .arg(version.error().message)));
+                    return;
+                }
+                m_version = version->value(QStringLiteral("version")).toString().left(64);
+                connect(m_process, &VmmProcess::exited, this, &FirecrackerVmm::onProcessExited);
+                m_running = true;
+                connectAgent(kStartTimeoutMs, {});
+                if (done)
+                    done({});
+            });
+}
+
+void FirecrackerVmm::stop(int timeoutMs)
+{
+    if (!m_running || m_stopRequested)
+        return;
+    m_stopRequested = true;
+    qCInfo(lcFirecracker) << "sending Ctrl+Alt+Del to VMM" << m_info.pid;
+    command(fcctl::kCtrlAltDel, {}, kCommandTimeoutMs,
+            [pid = m_info.pid](const Result<QJsonObject> &sent) {
+                if (!sent)
+                    qCWarning(lcFirecracker).noquote()
+                        << "VMM" << pid << ":" << sent.error().message;
+            });
+    m_stopTimer.start(qMax(0, timeoutMs));
+}
+
+void FirecrackerVmm::kill()
+{
+    if (m_started && !m_running)
+        return abandonStart(
+            Error {ErrorKind::OperationFailed, QStringLiteral("killed during its start")});
+    if (!m_running)
+        return;
+    m_stopRequested = true;
+    m_stopTimer.stop();
+    m_process->sendSignal(SIGKILL);
+}
+
+bool FirecrackerVmm::waitForExit(int timeoutMs)
+{
+    return !m_process || m_process->waitForExit(timeoutMs);
+}
+
+void FirecrackerVmm::writeConsole(const QByteArray &bytes)
+{
+    if (m_consoleIn < 0)
+        return;
+    m_consoleQueue.append(bytes.left(kMaxConsoleInputBytes - m_consoleQueue.size()));
+    onConsoleWritable();
+}
+
+void FirecrackerVmm::onConsoleWritable()
+{
+    while (!m_consoleQueue.isEmpty()) {
+        const ssize_t put =
+            ::write(m_consoleIn, m_consoleQueue.constData(), size_t(m_consoleQueue.size()));
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put < 0 && errno == EAGAIN)
+            break;
+        if (put < 0) {
+            // Firecracker closed its stdin (it exits): the input has nowhere to go.
+            m_consoleQueue.clear();
+            break;
+        }
+        m_consoleQueue.remove(0, qsizetype(put));
+    }
+    if (m_consoleInNotifier)
+        m_consoleInNotifier->setEnabled(!m_consoleQueue.isEmpty());
+}
+
+bool FirecrackerVmm::onConsoleReadable()
+{
+    if (m_consoleOut < 0)
+        return false;
+    QByteArray bytes(kConsoleReadBytes, Qt::Uninitialized);
+    ssize_t got;
+    do {
+        got = ::read(m_consoleOut, bytes.data(), size_t(bytes.size()));
+    } while (got < 0 && errno == EINTR);
+    if (got > 0) {
+        bytes.truncate(qsizetype(got));
+        Q_EMIT consoleOutput(bytes);
+        return true;
+    }
+    if (got == 0 || errno != EAGAIN) {
+        // End of the console: Firecracker is exiting.
+        delete std::exchange(m_consoleOutNotifier, nullptr);
+        ::close(std::exchange(m_consoleOut, -1));
+    }
+    return false;
+}
+
+void FirecrackerVmm::pause(Done done)
+{
+    if (!m_running)
+        return refuse(done,
+                      Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
+    command(fcctl::kPause, {}, kCommandTimeoutMs, voidReply(std::move(done)));
+}
+
+void FirecrackerVmm::resume(Done done)
+{
+    if (!m_running)
+        return refuse(done,
+                      Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
+    command(fcctl::kResume, {}, kCommandTimeoutMs, voidReply(std::move(done)));
+}
+
+void FirecrackerVmm::queryRunning(std::function<void(const Result<bool> &)> done)
+{
+    if (!m_running)
+        return QTimer::singleShot(0, this, [done] {
+            done(fail(ErrorKind::InvalidState, QStringLiteral("the VMM is not running")));
+        });
+    command(fcctl::kState, {}, kCommandTimeoutMs, [done](const Result<QJsonObject> &state) {
+        if (!state)
+            return done(std::unexpected(state.error()));
+        done(state->value(QStringLiteral("state")).toString() == QLatin1String("Running"));
+    });
+}
+
+void FirecrackerVmm::saveDeviceState(int fd, Done done)
+{
+    if (!m_running)
+        return refuse(done,
+                      Error {ErrorKind::InvalidState, QStringLiteral("the VMM is not running")});
+    if (m_config.memoryPath.isEmpty())
+        return refuse(done,
+                      Error {ErrorKind::InvalidState,
+                             QStringLiteral("this guest has no memory file the helper can "
+                                            "copy; restart it to take snapshots")});
+    const QString memoryNext = m_config.memoryPath + QStringLiteral(".next");
+    const int memoryFd = createForVmm(memoryNext);
+    if (memoryFd < 0)
+        return refuse(done, failSystem(QStringLiteral("cannot create"), memoryNext, errno).error());
+    ::close(memoryFd);
+    const QString statePath = QDir(m_info.runtimeDir).filePath(kStateFile);
+    QFile::remove(statePath);
+    command(
+        fcctl::kState, {}, kCommandTimeoutMs,
+        [this, fd, done, memoryNext, statePath](const Result<QJsonObject> &state) {
+            if (!state
+                || state->value(QStringLiteral("state")).toString() != QLatin1String("Paused")) {
+                QFile::remove(memoryNext);
+                return done(
+                    state ? fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"))
+                          : Result<void>(std::unexpected(state.error())));
+            }
+            const QJsonObject params {{QStringLiteral("memPath"), memoryNext},
+                                      {QStringLiteral("statePath"), statePath}};
+            command(fcctl::kSnapshot, params, kSnapshotCommandTimeoutMs,
+                    [this, fd, done, memoryNext, statePath](const Result<QJsonObject> &created) {
+                        if (!created) {
+                            QFile::remove(memoryNext);
+                            return done(std::unexpected(created.error()));
+                        }
+                        // The new memory replaces the old by rename: a restored guest maps the old
+                        // inode privately, and it stays intact for as long as Firecracker maps it.
+                        if (::rename(QFile::encodeName(memoryNext).constData(),
+                                     QFile::encodeName(m_config.memoryPath).constData())
+                            != 0)
+                            return done(failSystem(QStringLiteral("cannot replace"),
+                                                   m_config.memoryPath, errno));
+                        // Root reads a file of the VMM user's: never through a symlink, only a
+                        // plain file.
+                        const int in = ::open(QFile::encodeName(statePath).constData(),
+                                              O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+                        struct stat info;
+                        if (in < 0 || ::fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
+                            const int error = errno;
+                            if (in >= 0)
+                                ::close(in);
+                            return done(fail(
+                                ErrorKind::OperationFailed,
+                                QStringLiteral("Firecracker wrote no device state at %1 (%2)")
+                                    .arg(statePath, QString::fromLocal8Bit(std::strerror(error)))));
+                        }
+                        auto copied = copyFile(in, -1, fd, kMaxStateBytes,
+                                               QStringLiteral("the device state"));
+                        ::close(in);
+                        QFile::remove(statePath);
+                        done(copied);
+                    });
+        });
+}
+
+void FirecrackerVmm::onProcessExited(bool statusKnown, int waitStatus)
+{
+    if (!m_running)
+        return;
+    // Console bytes written just before the exit may still sit in the pipe; a descendant that
+    // still holds its write end must not keep us here, so only what is there now is read.
+    while (m_consoleOut >= 0 && onConsoleReadable()) { }
+    const QString reason = m_stopRequested ? QString() : exitReason(statusKnown, waitStatus);
+    qCInfo(lcFirecracker).noquote()
+        << "VMM" << m_info.pid
+        << "exited:" << (reason.isEmpty() ? QStringLiteral("as requested") : reason);
+    reset();
+    Q_EMIT exited(reason);
+}
+
+QString FirecrackerVmm::exitReason(bool statusKnown, int waitStatus) const
+{
+    QString reason;
+    if (!statusKnown)
+        reason = QStringLiteral("Firecracker exited");
+    else if (WIFEXITED(waitStatus) && WEXITSTATUS(waitStatus) == 0)
+        // Firecracker ends when the guest reboots or powers off.
+        return QStringLiteral("guest powered off or rebooted (Firecracker exited with status 0)");
+    else if (WIFEXITED(waitStatus))
+        reason = QStringLiteral("Firecracker exited with status %1").arg(WEXITSTATUS(waitStatus));
+    else if (WIFSIGNALED(waitStatus))
+        reason = QStringLiteral("Firecracker was killed by signal %1 (%2)")
+                     .arg(WTERMSIG(waitStatus))
+                     .arg(QString::fromLocal8Bit(::strsignal(WTERMSIG(waitStatus))));
+    else
+        reason = QStringLiteral("Firecracker ended with wait status %1").arg(waitStatus);
+    const QString log = lastStderrLine();
+    if (!log.isEmpty())
+        reason += QStringLiteral(": ") + log;
+    return reason;
+}
+
+QString FirecrackerVmm::lastStderrLine() const
+{
+    // Only the file the helper itself created (VmmProcess::spawn), never through a symlink.
+    const QByteArray name = QFile::encodeName(QDir(m_info.runtimeDir).filePath(kStderrFile));
+    const int fd = ::open(name.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    struct stat info;
+    QFile log;
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid()
+        || !log.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return {};
+    }
+    if (log.size() > 16384)
+        log.seek(log.size() - 16384);
+    const QList<QByteArray> lines = log.readAll().split('\n');
+    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
+        const QByteArray line = it->trimmed();
+        if (!line.isEmpty())
+            return QString::fromUtf8(line).left(500);
+    }
+    return {};
+}
+
+} // namespace airlock

@@ -1,0 +1,174 @@
+#pragma once
+
+#include "core/vmm/vmm.h"
+
+#include <QDeadlineTimer>
+#include <QJsonObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <functional>
+
+class QSocketNotifier;
+
+namespace airlock {
+
+class FcctlChannel;
+class VmmProcess;
+class VsockConnector;
+
+/// The Firecracker backend: one `firecracker` process per guest, run as the sandbox's VMM uid
+/// (VmmProcess, like QEMU), configured and controlled through its HTTP API on
+/// RUNDIR/firecracker.sock by a second process of that uid, airlock-fcctl (FcctlChannel; its
+/// log in RUNDIR/fcctl.log). This class, inside root's airlockd, sends airlock-fcctl typed
+/// JSON commands and reads its JSON answers; it never speaks or parses HTTP (docs/vmm.md). The
+/// guest's serial console is Firecracker's
+/// stdin and stdout, which are pipes to the helper; Firecracker's stderr goes to
+/// RUNDIR/firecracker.stderr and its logger (PUT /logger) to RUNDIR/firecracker.log, so the
+/// console carries guest bytes only.
+///
+/// The start: spawn Firecracker and airlock-fcctl; airlock-fcctl waits for the API socket, GET
+/// /version (the features used follow from it, FirecrackerVersion), logger, machine config, boot
+/// source, drives (the root disk, the seed disk), the network interface on the sandbox's tap (the
+/// same tap, nftables tables and gateway as QEMU's), vsock (RUNDIR/vsock.sock), entropy, then
+/// InstanceStart. A restore instead loads the snapshot (PUT /snapshot/load on the fresh process),
+/// resumes it and connects the agent.
+///
+/// The guest agent speaks the same protocol over vsock port kAgentVsockPort (VsockConnector:
+/// `CONNECT 1024`). A cold-booted guest's agent listens only seconds after InstanceStart, so the
+/// agent channel is connected in the background after the start (agent() is nullptr until
+/// then); a restored guest's agent listened when it was saved, so the start waits for it.
+///
+/// What Firecracker cannot do that QEMU does here: qcow2 disks (the root disk must be a raw
+/// file: BackendUnavailable otherwise), TCG (it needs KVM: BackendUnavailable otherwise),
+/// virtio-serial, and the console of an adopted VMM (its stdout pipe closed with the old helper).
+///
+/// Isolation: Firecracker runs without its jailer as the per-sandbox VMM uid, in its own
+/// session, with its own seccomp filters (built in, on by default). The jailer would add a
+/// chroot holding only the guest's files, new mount, pid and network namespaces, a cgroup and
+/// resource limits; docs/vmm.md says how that would fit.
+///
+/// Destroying the object leaves the VMM running on purpose: a restarted helper adopts it.
+class FirecrackerVmm final : public Vmm
+{
+    Q_OBJECT
+public:
+    /// File names inside VmmLaunchConfig::runtimeDir.
+    static constexpr QLatin1StringView kApiSocket {"firecracker.sock"};
+    static constexpr QLatin1StringView kVsockSocket {"vsock.sock"};
+    static constexpr QLatin1StringView kLogFile {"firecracker.log"};
+    static constexpr QLatin1StringView kStderrFile {"firecracker.stderr"};
+    static constexpr QLatin1StringView kFcctlLogFile {"fcctl.log"};
+    static constexpr QLatin1StringView kStateFile {"vmstate"};
+    static constexpr QLatin1StringView kIncomingStateFile {"vmstate.in"};
+    /// The guest port the agent listens on (AF_VSOCK), and the guest's context id.
+    static constexpr quint32 kAgentVsockPort = 1024;
+    static constexpr int kGuestCid = 3;
+    /// Largest device state file copied in or out (Firecracker's are tens of KiB).
+    static constexpr qint64 kMaxStateBytes = 64 * 1024 * 1024;
+    static constexpr int kStartTimeoutMs = 10000;
+    /// How long a cold-booted guest's agent may take to listen on its vsock port.
+    static constexpr int kAgentConnectTimeoutMs = 120000;
+    /// How long airlockd waits for an answer of airlock-fcctl: longer than its own per-request
+    /// timeouts (5 s; 60 s for a snapshot, which writes all guest memory first).
+    static constexpr int kCommandTimeoutMs = 10000;
+    static constexpr int kSnapshotCommandTimeoutMs = 70000;
+
+    /// `binary`: the firecracker executable to run (findFirecracker()); `controller`: the
+    /// airlock-fcctl executable.
+    FirecrackerVmm(QString binary, QString controller, QObject *parent = nullptr);
+    ~FirecrackerVmm() override;
+
+    /// `configured` when it is an executable file, else $AIRLOCK_FIRECRACKER, else `firecracker`
+    /// from PATH; empty when none is found.
+    static QString findFirecracker(const QString &configured = {});
+
+    /// Spawns Firecracker and configures it from the event loop (see the class). Errors:
+    /// BackendUnavailable (binary, kernel, initrd or disk missing; a qcow2 root disk; no KVM; a
+    /// Firecracker older than 1.4), InvalidName, InvalidState (already running), Timeout (the
+    /// API socket did not appear in kStartTimeoutMs, or a request went unanswered),
+    /// OperationFailed (the process exited during the start, with its status and last stderr
+    /// line; an API request refused, naming the endpoint and Firecracker's fault message). On
+    /// error no Firecracker process is left behind.
+    void start(const VmmLaunchConfig &config, Started started) override;
+    /// Checks pid and start time, then GET /version; the agent channel is connected in the
+    /// background. The console is not reattached (see the class).
+    void adopt(const VmmRuntimeInfo &info, Done done) override;
+    /// PUT /actions SendCtrlAltDel (the guest's kernel reboots, which ends Firecracker); SIGKILL
+    /// after `timeoutMs`. exited("") follows.
+    void stop(int timeoutMs) override;
+    void kill() override;
+    bool waitForExit(int timeoutMs) override;
+    /// Queued for Firecracker's stdin (up to kMaxConsoleInputBytes; more is dropped).
+    void writeConsole(const QByteArray &bytes) override;
+    /// PATCH /vm Paused.
+    void pause(Done done) override;
+    /// PATCH /vm Resumed.
+    void resume(Done done) override;
+    /// GET /: state "Running".
+    void queryRunning(std::function<void(const Result<bool> &)> done) override;
+    /// PUT /snapshot/create (Full): the memory into a fresh file beside memoryPath, which then
+    /// replaces it (a restored guest's memory is a private mapping of the old file, which must
+    /// not change under it), and the device state into RUNDIR/vmstate, copied into `fd`.
+    void saveDeviceState(int fd, Done done) override;
+    VmmRuntimeInfo runtimeInfo() const override { return m_info; }
+    GuestAgent *agent() override { return m_agent; }
+
+    /// The version GET /version reported at the start or adoption (airlock-fcctl's word).
+    QString firecrackerVersion() const { return m_version; }
+    bool isRunning() const { return m_running; }
+    /// The pid of this VMM's airlock-fcctl, 0 when none runs.
+    pid_t controllerPid() const;
+
+    static constexpr qsizetype kMaxConsoleInputBytes = 64 * 1024;
+
+private:
+    void configure();
+    void startInstance();
+    /// The start succeeded: from now on an exit is the guest's, not the start's.
+    void finishRunning();
+    /// Sends one command to airlock-fcctl; errors name `what`.
+    void command(QLatin1StringView op, const QJsonObject &fields, int timeoutMs,
+                 std::function<void(const Result<QJsonObject> &)> done);
+    void finishStart(const Result<VmmRuntimeInfo> &result);
+    void abandonStart(const Error &error);
+    void connectAgent(int timeoutMs, std::function<void(const Result<void> &)> done);
+    /// Reads one chunk of console output; true when there was some.
+    bool onConsoleReadable();
+    void onConsoleWritable();
+    void onProcessExited(bool statusKnown, int waitStatus);
+    QString exitReason(bool statusKnown, int waitStatus) const;
+    QString lastStderrLine() const;
+    /// A fresh file at `path` for Firecracker to write (unlinked first, O_EXCL, owned by the VMM
+    /// uid); its descriptor, or -1 with errno.
+    int createForVmm(const QString &path) const;
+    /// Starts airlock-fcctl for `apiSocket` as the VMM uid (without the kvm group).
+    Result<void> spawnControl(const QString &runtimeDir, uid_t uid, gid_t gid);
+    void refuse(const Done &done, const Error &error);
+    void closeConsole();
+    void reset();
+
+    QString m_binary;
+    VmmLaunchConfig m_config;
+    VmmRuntimeInfo m_info;
+    QString m_controller;
+    QString m_version;
+    VmmProcess *m_process = nullptr;
+    FcctlChannel *m_control = nullptr;
+    GuestAgent *m_agent = nullptr;
+    VsockConnector *m_agentConnector = nullptr;
+    int m_consoleOut = -1; ///< read end of Firecracker's stdout
+    int m_consoleIn = -1; ///< write end of its stdin
+    QSocketNotifier *m_consoleOutNotifier = nullptr;
+    QSocketNotifier *m_consoleInNotifier = nullptr;
+    QByteArray m_consoleQueue;
+    QTimer m_stopTimer;
+    Started m_started;
+    int m_generation = 0;
+    QDeadlineTimer m_startDeadline;
+    bool m_running = false;
+    bool m_stopRequested = false;
+    bool m_restoring = false;
+};
+
+} // namespace airlock

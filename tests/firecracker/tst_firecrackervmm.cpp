@@ -1,0 +1,616 @@
+// FirecrackerVmm (airlockd's side) and the real airlock-fcctl against the conformance server
+// (fake-firecracker.py): every request airlock-fcctl sends is checked against Firecracker's API
+// description, and any the description does not allow fails the test (the server's violations file
+// must stay empty). Also the planted-wrong-field proof: the server catches requests that break the
+// description.
+
+#include "core/fcctl/firecrackerapiclient.h"
+#include "core/fcctl/firecrackerapitypes.h"
+#include "core/vmm/firecrackervmm.h"
+#include "core/vmm/guestagent.h"
+#include "core/vmm/vsockconnector.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QLocalSocket>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <sys/mman.h>
+#include <unistd.h>
+
+using namespace airlock;
+
+namespace {
+
+const QString kFake = QStringLiteral(AIRLOCK_SOURCE_DIR "/tests/firecracker/fake-firecracker.py");
+// The real airlock-fcctl of this build: it, not the test, speaks HTTP to the server.
+const QString kFcctl = QStringLiteral(AIRLOCK_FCCTL);
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestFirecrackerVmm : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_violations;
+
+    /// A "firecracker" binary: a script that starts the conformance server with `knobs`.
+    QString fakeBinary(const QStringList &knobs = {})
+    {
+        static int count = 0;
+        const QString path = m_dir.filePath(QStringLiteral("firecracker-%1").arg(++count));
+        QFile script(path);
+        if (!script.open(QIODevice::WriteOnly))
+            return {};
+        script.write("#!/bin/sh\nexec python3 '" + kFake.toUtf8() + "' --violations '"
+                     + m_violations.toUtf8() + "' " + knobs.join(u' ').toUtf8() + " \"$@\"\n");
+        script.close();
+        script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                              | QFileDevice::ExeOwner);
+        return path;
+    }
+
+    VmmLaunchConfig launchConfig(const QString &name)
+    {
+        VmmLaunchConfig config;
+        config.sandboxName = name;
+        config.vcpus = 2;
+        config.memoryMib = 256;
+        config.kernelPath = m_dir.filePath(QStringLiteral("vmlinux"));
+        config.initrdPath = m_dir.filePath(QStringLiteral("initrd.img"));
+        config.rootDiskPath = m_dir.filePath(QStringLiteral("root.raw"));
+        config.seedImagePath = m_dir.filePath(QStringLiteral("seed.img"));
+        config.memoryPath = m_dir.filePath(QStringLiteral("memory-%1").arg(name));
+        config.acceleration = Acceleration::Kvm;
+        config.network.tapName = QStringLiteral("al-test0");
+        config.network.mac = QStringLiteral("02:61:6c:00:00:02");
+        config.network.guestAddress = QStringLiteral("100.96.0.2");
+        config.network.gateway = QStringLiteral("100.96.0.1");
+        const QString run = m_dir.filePath(QStringLiteral("run-") + name);
+        QDir().mkpath(run);
+        config.runtimeDir = run;
+        QFile memory(config.memoryPath);
+        memory.open(QIODevice::WriteOnly);
+        return config;
+    }
+
+    Result<VmmRuntimeInfo> startAndWait(FirecrackerVmm &vmm, const VmmLaunchConfig &config)
+    {
+        std::optional<Result<VmmRuntimeInfo>> started;
+        vmm.start(config, [&](const Result<VmmRuntimeInfo> &result) { started = result; });
+        if (!QTest::qWaitFor([&] { return started.has_value(); }, 20000))
+            return fail(ErrorKind::Timeout, QStringLiteral("the start did not end"));
+        return *started;
+    }
+
+    template<typename T>
+    static std::optional<Result<T>>
+    await(const std::function<void(std::function<void(const Result<T> &)>)> &call)
+    {
+        std::optional<Result<T>> outcome;
+        call([&](const Result<T> &result) { outcome = result; });
+        // An outcome that never came is nullopt, which the caller's QVERIFY reports.
+        (void)QTest::qWaitFor([&] { return outcome.has_value(); }, 15000);
+        return outcome;
+    }
+
+    static std::optional<Result<void>> awaitVoid(const std::function<void(Vmm::Done)> &call)
+    {
+        std::optional<Result<void>> outcome;
+        call([&](const Result<void> &result) { outcome = result; });
+        // An outcome that never came is nullopt, which the caller's QVERIFY reports.
+        (void)QTest::qWaitFor([&] { return outcome.has_value(); }, 15000);
+        return outcome;
+    }
+
+    /// The requests the conformance server refused; empty when all conformed.
+    QByteArray violations() const { return readAll(m_violations); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        if (QProcess::execute(QStringLiteral("python3"),
+                              {QStringLiteral("-c"), QStringLiteral("import yaml")})
+            != 0)
+            QFAIL("python3 with PyYAML (Debian python3-yaml) is needed by the conformance server");
+        for (const char *file : {"vmlinux", "initrd.img", "root.raw", "seed.img"}) {
+            QFile out(m_dir.filePath(QString::fromLatin1(file)));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray(4096, '\0'));
+        }
+        QFile qcow(m_dir.filePath(QStringLiteral("root.qcow2")));
+        QVERIFY(qcow.open(QIODevice::WriteOnly));
+        qcow.write(QByteArray("QFI\xfb\0\0\0\3", 8));
+    }
+
+    void init()
+    {
+        static int count = 0;
+        m_violations = m_dir.filePath(QStringLiteral("violations-%1.jsonl").arg(++count));
+    }
+
+    void cleanup()
+    {
+        // Every request of every test but the planted ones conformed to the description.
+        if (QTest::currentTestFunction() != QByteArrayView("plantedWrongFieldsAreCaught"))
+            QCOMPARE(violations(), QByteArray());
+    }
+
+    void bootsPausesSnapshotsAndStops()
+    {
+        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        QByteArray console;
+        connect(&vmm, &Vmm::consoleOutput, this,
+                [&](const QByteArray &bytes) { console += bytes; });
+        QSignalSpy exited(&vmm, &Vmm::exited);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-boot"));
+        const auto started = startAndWait(vmm, config);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        QVERIFY(started->pid > 0);
+        QCOMPARE(vmm.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
+        QVERIFY(vmm.isRunning());
+        // The API was spoken by airlock-fcctl, which can never gain privileges (its uid is the
+        // VMM's; here the test's own).
+        QVERIFY(vmm.controllerPid() > 0);
+        const QByteArray status =
+            readAll(QStringLiteral("/proc/%1/status").arg(vmm.controllerPid()));
+        QVERIFY2(status.contains("NoNewPrivs:\t1"), status.constData());
+
+        // Console: Firecracker's stdout, in; its stdin, out.
+        QTRY_VERIFY(console.contains("airlock-guest: console ready"));
+        vmm.writeConsole("echo-me\n");
+        QTRY_VERIFY(console.contains("echo-me\n"));
+
+        // The agent's vsock port starts listening after the boot; the connector retries.
+        QTRY_VERIFY_WITH_TIMEOUT(vmm.agent() != nullptr, 10000);
+
+        auto paused = awaitVoid([&](Vmm::Done done) { vmm.pause(done); });
+        QVERIFY(paused && *paused);
+        auto running = await<bool>([&](auto done) { vmm.queryRunning(done); });
+        QVERIFY(running && *running);
+        QCOMPARE(**running, false);
+
+        const int state = ::memfd_create("state", MFD_CLOEXEC);
+        QVERIFY(state >= 0);
+        auto saved = awaitVoid([&](Vmm::Done done) { vmm.saveDeviceState(state, done); });
+        QVERIFY2(saved && *saved,
+                 qPrintable(saved && !*saved ? saved->error().message : QString()));
+        QFile stateFile;
+        QVERIFY(stateFile.open(state, QIODevice::ReadOnly, QFileDevice::DontCloseHandle));
+        stateFile.seek(0);
+        QVERIFY(stateFile.readAll().startsWith("FAKE-VMSTATE"));
+        QCOMPARE(readAll(config.memoryPath), QByteArray("FAKE-MEMORY"));
+        QVERIFY(!QFile::exists(config.memoryPath + QStringLiteral(".next")));
+
+        auto resumed = awaitVoid([&](Vmm::Done done) { vmm.resume(done); });
+        QVERIFY(resumed && *resumed);
+        running = await<bool>([&](auto done) { vmm.queryRunning(done); });
+        QVERIFY(running && *running && **running);
+
+        // A snapshot of a running guest is refused by Airlock before Firecracker sees it.
+        saved = awaitVoid([&](Vmm::Done done) { vmm.saveDeviceState(state, done); });
+        QVERIFY(saved && !*saved);
+        QCOMPARE(saved->error().kind, ErrorKind::InvalidState);
+
+        // Restore into a second VMM from the saved state and memory.
+        FirecrackerVmm restored(fakeBinary(), kFcctl);
+        VmmLaunchConfig restoreConfig = launchConfig(QStringLiteral("fc-restored"));
+        QFile::remove(restoreConfig.memoryPath);
+        QVERIFY(QFile::copy(config.memoryPath, restoreConfig.memoryPath));
+        restoreConfig.incomingStateFd = state;
+        const auto restoredStart = startAndWait(restored, restoreConfig);
+        QVERIFY2(restoredStart,
+                 qPrintable(restoredStart ? QString() : restoredStart.error().message));
+        // A restored guest's agent listened when it was saved: the start waited for it.
+        QVERIFY(restored.agent() != nullptr);
+        running = await<bool>([&](auto done) { restored.queryRunning(done); });
+        QVERIFY(running && *running && **running);
+        QSignalSpy restoredExited(&restored, &Vmm::exited);
+        restored.kill();
+        QVERIFY(restoredExited.wait(10000));
+        QCOMPARE(restoredExited.first().first().toString(), QString());
+        ::close(state);
+
+        // stop(): Ctrl+Alt+Del, which ends Firecracker as a guest reboot does.
+        vmm.stop(10000);
+        QVERIFY(exited.wait(10000));
+        QCOMPARE(exited.first().first().toString(), QString());
+        QVERIFY(!vmm.isRunning());
+    }
+
+    void adoptionStartsAnAirlockFcctlOfItsOwn()
+    {
+        // A restarted helper adopts a running Firecracker: the old airlock-fcctl ended with the
+        // old channel, a new one (as the VMM's uid, read from /proc) answers for the VMM.
+        VmmRuntimeInfo info;
+        pid_t oldController = 0;
+        {
+            auto first = std::make_unique<FirecrackerVmm>(fakeBinary(), kFcctl);
+            const auto started = startAndWait(*first, launchConfig(QStringLiteral("fc-adopt")));
+            QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+            info = *started;
+            oldController = first->controllerPid();
+            QVERIFY(oldController > 0);
+        }
+        // The old controller saw its channel close and exited; the VMM did not.
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(oldController)),
+                                 10000);
+        QVERIFY(QFileInfo::exists(QStringLiteral("/proc/%1").arg(info.pid)));
+        FirecrackerVmm adopted(fakeBinary(), kFcctl);
+        auto done = awaitVoid([&](Vmm::Done callback) { adopted.adopt(info, callback); });
+        QVERIFY2(done && *done, qPrintable(done && !*done ? done->error().message : QString()));
+        QCOMPARE(adopted.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
+        QVERIFY(adopted.controllerPid() > 0 && adopted.controllerPid() != oldController);
+        auto running = await<bool>([&](auto callback) { adopted.queryRunning(callback); });
+        QVERIFY(running && *running && **running);
+        QSignalSpy exited(&adopted, &Vmm::exited);
+        adopted.stop(10000);
+        QVERIFY(exited.wait(10000));
+        QCOMPARE(exited.first().first().toString(), QString());
+    }
+
+    void stopKillsAVmmThatIgnoresCtrlAltDel()
+    {
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl);
+        QSignalSpy exited(&vmm, &Vmm::exited);
+        const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-stubborn")));
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        vmm.stop(300);
+        QVERIFY(exited.wait(10000));
+        QCOMPARE(exited.first().first().toString(), QString());
+    }
+
+    void unexpectedExitIsReported()
+    {
+        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        QSignalSpy exited(&vmm, &Vmm::exited);
+        const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-crash")));
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        ::kill(pid_t(started->pid), SIGKILL);
+        QVERIFY(exited.wait(10000));
+        QVERIFY2(exited.first().first().toString().contains(QStringLiteral("signal 9")),
+                 qPrintable(exited.first().first().toString()));
+    }
+
+    void startErrors_data()
+    {
+        QTest::addColumn<QStringList>("knobs");
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("binary missing")
+            << QStringList() << QStringLiteral("no-binary") << int(ErrorKind::BackendUnavailable)
+            << QStringLiteral("Firecracker is not installed");
+        QTest::newRow("airlock-fcctl missing")
+            << QStringList() << QStringLiteral("no-fcctl") << int(ErrorKind::BackendUnavailable)
+            << QStringLiteral("airlock-fcctl is missing");
+        QTest::newRow("qcow2 root disk")
+            << QStringList() << QStringLiteral("qcow2") << int(ErrorKind::BackendUnavailable)
+            << QStringLiteral("raw disks only");
+        QTest::newRow("no KVM") << QStringList() << QStringLiteral("tcg")
+                                << int(ErrorKind::BackendUnavailable)
+                                << QStringLiteral("needs KVM");
+        QTest::newRow("too old") << QStringList {QStringLiteral("--version 1.2.0")} << QString()
+                                 << int(ErrorKind::BackendUnavailable)
+                                 << QStringLiteral("Firecracker 1.2.0 is too old");
+        QTest::newRow("fault message")
+            << QStringList {QStringLiteral("--fault PUT:/machine-config")} << QString()
+            << int(ErrorKind::OperationFailed)
+            << QStringLiteral("Firecracker refused PUT /machine-config (400): Injected fault for "
+                              "/machine-config");
+        QTest::newRow("dies mid-boot")
+            << QStringList {QStringLiteral("--die-after /boot-source")} << QString()
+            << int(ErrorKind::OperationFailed)
+            << QStringLiteral("exited with status 1: fake-firecracker: dying after /boot-source");
+        QTest::newRow("socket never appears")
+            << QStringList {QStringLiteral("--no-socket")} << QString() << int(ErrorKind::Timeout)
+            << QStringLiteral("did not open its API socket");
+    }
+
+    void startErrors()
+    {
+        QFETCH(QStringList, knobs);
+        QFETCH(QString, change);
+        QFETCH(int, kind);
+        QFETCH(QString, message);
+        FirecrackerVmm vmm(change == QLatin1String("no-binary")
+                               ? m_dir.filePath(QStringLiteral("no-such-firecracker"))
+                               : fakeBinary(knobs),
+                           change == QLatin1String("no-fcctl")
+                               ? m_dir.filePath(QStringLiteral("no-such-fcctl"))
+                               : kFcctl);
+        VmmLaunchConfig config = launchConfig(QStringLiteral("fc-error"));
+        if (change == QLatin1String("qcow2"))
+            config.rootDiskPath = m_dir.filePath(QStringLiteral("root.qcow2"));
+        if (change == QLatin1String("tcg"))
+            config.acceleration = Acceleration::Tcg;
+        const auto started = startAndWait(vmm, config);
+        QVERIFY(!started);
+        QCOMPARE(int(started.error().kind), kind);
+        QVERIFY2(started.error().message.contains(message), qPrintable(started.error().message));
+        QVERIFY(!vmm.isRunning());
+        // No process is left behind: nothing serves the API socket any more.
+        QLocalSocket probe;
+        probe.connectToServer(QDir(config.runtimeDir).filePath(FirecrackerVmm::kApiSocket));
+        QVERIFY(!probe.waitForConnected(100));
+    }
+
+    void killDuringStartLeavesNothing()
+    {
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}), kFcctl);
+        std::optional<Result<VmmRuntimeInfo>> started;
+        vmm.start(launchConfig(QStringLiteral("fc-killed")),
+                  [&](const Result<VmmRuntimeInfo> &result) { started = result; });
+        vmm.kill();
+        QVERIFY(started.has_value());
+        QVERIFY(!*started);
+        QCOMPARE(started->error().kind, ErrorKind::OperationFailed);
+    }
+
+    void vsockConnectorKeepsTheGuestsFirstBytes()
+    {
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}), kFcctl);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-vsock"));
+        const auto started = startAndWait(vmm, config);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        std::optional<Result<QLocalSocket *>> connected;
+        VsockConnector connector(QDir(config.runtimeDir).filePath(FirecrackerVmm::kVsockSocket),
+                                 FirecrackerVmm::kAgentVsockPort, 5000,
+                                 [&](const Result<QLocalSocket *> &socket) { connected = socket; });
+        QTRY_VERIFY(connected.has_value());
+        QVERIFY2(*connected, qPrintable(*connected ? QString() : connected->error().message));
+        std::unique_ptr<QLocalSocket> socket(**connected);
+        // What the guest sent right after OK is still there for the protocol above.
+        QTRY_VERIFY(socket->canReadLine());
+        QCOMPARE(socket->readLine(), QByteArray("guest-agent-hello\n"));
+        socket->write("ping\n");
+        QTRY_VERIFY(socket->canReadLine());
+        QCOMPARE(socket->readLine(), QByteArray("ping\n"));
+        vmm.kill();
+    }
+
+    void versionParsing()
+    {
+        using firecracker::FirecrackerVersion;
+        const auto parse = [](const QJsonValue &value) {
+            return FirecrackerVersion::fromJson({{QStringLiteral("firecracker_version"), value}});
+        };
+        const auto dev = parse(QStringLiteral("1.17.0-dev"));
+        QVERIFY(dev);
+        QCOMPARE(dev->major, 1);
+        QCOMPARE(dev->minor, 17);
+        QCOMPARE(dev->patch, 0);
+        QVERIFY(dev->supported() && dev->hasEntropy() && dev->hasLoadOverrides());
+        const auto old = parse(QStringLiteral("v1.3.9"));
+        QVERIFY(old);
+        QVERIFY(!old->supported());
+        const auto mid = parse(QStringLiteral("1.12.1"));
+        QVERIFY(mid && mid->supported() && !mid->hasLoadOverrides());
+        QVERIFY(!parse(QStringLiteral("one point seventeen")));
+        QVERIFY(!parse(117));
+        QVERIFY(!FirecrackerVersion::fromJson({}));
+    }
+
+    void featuresFollowTheReportedVersion_data()
+    {
+        QTest::addColumn<QString>("version");
+        QTest::addColumn<bool>("overrides");
+        QTest::newRow("1.12") << QStringLiteral("1.12.1") << false;
+        QTest::newRow("1.17") << QStringLiteral("1.17.0-dev") << true;
+    }
+
+    void featuresFollowTheReportedVersion()
+    {
+        // What a restore sends depends on the version GET /version reported, not on what the
+        // description this test has allows.
+        QFETCH(QString, version);
+        QFETCH(bool, overrides);
+        const QString requests = m_dir.filePath(QStringLiteral("requests-%1").arg(version));
+        const QStringList knobs {QStringLiteral("--version ") + version,
+                                 QStringLiteral("--requests '%1'").arg(requests)};
+        FirecrackerVmm booted(fakeBinary(knobs), kFcctl);
+        const VmmLaunchConfig config =
+            launchConfig(QStringLiteral("fc-v") + version.left(4).remove(u'.'));
+        QVERIFY(startAndWait(booted, config));
+        const auto paused = awaitVoid([&](Vmm::Done done) { booted.pause(done); });
+        QVERIFY(paused && *paused);
+        const int state = ::memfd_create("state", MFD_CLOEXEC);
+        auto saved = awaitVoid([&](Vmm::Done done) { booted.saveDeviceState(state, done); });
+        QVERIFY(saved && *saved);
+        booted.kill();
+        QVERIFY(booted.waitForExit(5000));
+
+        FirecrackerVmm restored(fakeBinary(knobs), kFcctl);
+        VmmLaunchConfig restoreConfig = config;
+        restoreConfig.incomingStateFd = state;
+        const auto started = startAndWait(restored, restoreConfig);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        ::close(state);
+        QJsonObject load;
+        for (const QByteArray &line : readAll(requests).trimmed().split('\n')) {
+            const QJsonObject request = QJsonDocument::fromJson(line).object();
+            if (request.value(QStringLiteral("path")).toString() == QLatin1String("/snapshot/load"))
+                load = QJsonDocument::fromJson(
+                           request.value(QStringLiteral("body")).toString().toUtf8())
+                           .object();
+        }
+        QVERIFY(!load.isEmpty());
+        QCOMPARE(load.contains(QStringLiteral("network_overrides")), overrides);
+        QCOMPARE(load.contains(QStringLiteral("vsock_override")), overrides);
+        QCOMPARE(load.value(QStringLiteral("mem_backend"))
+                     .toObject()
+                     .value(QStringLiteral("backend_path"))
+                     .toString(),
+                 config.memoryPath);
+        // Every boot of the booted VMM sent PUT /entropy (1.4 and later).
+        QVERIFY(readAll(requests).contains("\"path\": \"/entropy\""));
+        restored.kill();
+        QVERIFY(restored.waitForExit(5000));
+    }
+
+    void aLyingFcctlBreaksOnlyItsChannel_data()
+    {
+        QTest::addColumn<QByteArray>("answer");
+        QTest::addColumn<QString>("message");
+        const QString broke = QStringLiteral("airlock-fcctl broke its protocol");
+        QTest::newRow("not JSON") << QByteArray("b'this is not json\\n'") << broke;
+        QTest::newRow("oversized line")
+            << QByteArray("b'{\"id\":1,\"ok\":true,\"version\":\"' + b'9' * 20000 + b'\"}\\n'")
+            << broke;
+        QTest::newRow("unasked id") << QByteArray("b'{\"id\":999,\"ok\":true}\\n'") << broke;
+        QTest::newRow("ok not a bool")
+            << QByteArray("json.dumps({'id': command['id'], 'ok': 'yes'}).encode() + b'\\n'")
+            << broke;
+        QTest::newRow("unknown kind, hostile message")
+            << QByteArray("json.dumps({'id': command['id'], 'ok': False, 'error': {'kind': "
+                          "'root_please', 'message': '\\x1b[2Jboom' + 'x' * 5000}}).encode() + "
+                          "b'\\n'")
+            << QStringLiteral("boom");
+    }
+
+    void aLyingFcctlBreaksOnlyItsChannel()
+    {
+        // airlock-fcctl parses what Firecracker (and a guest that escaped into it) says; what it
+        // tells airlockd in turn is believed only for its shape. A controller that lies ends the
+        // start with a clear error, and neither process is left behind.
+        QFETCH(QByteArray, answer);
+        QFETCH(QString, message);
+        static int count = 0;
+        const QString pidFile = m_dir.filePath(QStringLiteral("liar-%1.pid").arg(++count));
+        const QString liar = m_dir.filePath(QStringLiteral("liar-%1").arg(count));
+        {
+            QFile script(liar);
+            QVERIFY(script.open(QIODevice::WriteOnly));
+            script.write("#!/usr/bin/env python3\n"
+                         "import json, os, sys\n"
+                         "open('"
+                         + pidFile.toUtf8()
+                         + "', 'w').write(str(os.getpid()))\n"
+                           "channel = os.fdopen(3, 'rb', buffering=0)\n"
+                           "line = b''\n"
+                           "while not line.endswith(b'\\n'):\n"
+                           "    byte = channel.read(1)\n"
+                           "    if not byte:\n"
+                           "        sys.exit(0)\n"
+                           "    line += byte\n"
+                           "command = json.loads(line)\n"
+                           "os.write(3, "
+                         + answer
+                         + ")\n"
+                           "while channel.read(1):\n"
+                           "    pass\n");
+            script.close();
+            script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                  | QFileDevice::ExeOwner);
+        }
+        FirecrackerVmm vmm(fakeBinary(), liar);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-liar"));
+        const auto started = startAndWait(vmm, config);
+        QVERIFY(!started);
+        QCOMPARE(started.error().kind, ErrorKind::OperationFailed);
+        QVERIFY2(started.error().message.contains(message), qPrintable(started.error().message));
+        // A message is kept printable and bounded, whatever airlock-fcctl sent.
+        QVERIFY(!started.error().message.contains(QChar(0x1b)));
+        QVERIFY(started.error().message.size() < 1200);
+        QVERIFY(!vmm.isRunning());
+        QLocalSocket probe;
+        probe.connectToServer(QDir(config.runtimeDir).filePath(FirecrackerVmm::kApiSocket));
+        QVERIFY(!probe.waitForConnected(100));
+        // The liar is gone too: killed, or it saw its channel close.
+        QFile pid(pidFile);
+        QVERIFY(pid.open(QIODevice::ReadOnly));
+        const QString proc = QStringLiteral("/proc/") + QString::fromLatin1(pid.readAll());
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(proc), 10000);
+    }
+
+    void plantedWrongFieldsAreCaught()
+    {
+        // The server started directly, as Airlock would; requests built by hand, each breaking
+        // the description one way. Each must be refused with a fault message naming what is
+        // wrong, and recorded as a violation.
+        const QString socketPath = m_dir.filePath(QStringLiteral("planted.sock"));
+        QProcess server;
+        server.start(fakeBinary(), {QStringLiteral("--api-sock"), socketPath});
+        QVERIFY(server.waitForStarted());
+        FirecrackerApiClient api(socketPath);
+        QTRY_VERIFY(QFile::exists(socketPath));
+
+        struct Planted
+        {
+            QByteArray method;
+            QString path;
+            QByteArray body;
+            QString fault;
+        };
+        const QList<Planted> planted {
+            {"PUT", QStringLiteral("/machine-config"), R"({"vcpu_count":"2","mem_size_mib":256})",
+             QStringLiteral("body.vcpu_count must be an integer, not \"2\"")},
+            {"PUT", QStringLiteral("/machine-config"),
+             R"({"vcpu_count":2,"mem_size_mib":256,"turbo":true})",
+             QStringLiteral("body.turbo is not a field of this request")},
+            {"PUT", QStringLiteral("/machine-config"), R"({"vcpu_count":64,"mem_size_mib":256})",
+             QStringLiteral("body.vcpu_count must be at most 32")},
+            {"PUT", QStringLiteral("/boot-source"), R"({"boot_args":"console=ttyS0"})",
+             QStringLiteral("body.kernel_image_path is required")},
+            {"PUT", QStringLiteral("/actions"), R"({"action_type":"Reboot"})",
+             QStringLiteral("body.action_type must be one of")},
+            {"PUT", QStringLiteral("/drives/rootfs"),
+             R"({"drive_id":"other","path_on_host":"/x","is_root_device":false})",
+             QStringLiteral("does not match body.drive_id")},
+            {"PATCH", QStringLiteral("/vm"), R"({"state":"Paused"})",
+             QStringLiteral("post-boot only")},
+            {"PUT", QStringLiteral("/version"), R"({})",
+             QStringLiteral("Invalid request method PUT for /version")},
+            {"PUT", QStringLiteral("/no-such-endpoint"), R"({})",
+             QStringLiteral("no path /no-such-endpoint")},
+        };
+        for (const Planted &request : planted) {
+            std::optional<Result<QJsonObject>> answer;
+            api.send(request.method, request.path, QJsonDocument::fromJson(request.body).object(),
+                     true, 5000, [&](const Result<QJsonObject> &reply) { answer = reply; });
+            QTRY_VERIFY(answer.has_value());
+            QVERIFY2(!*answer, qPrintable(request.path));
+            QCOMPARE(answer->error().kind, ErrorKind::OperationFailed);
+            // Airlock's error names the endpoint and Firecracker's fault message.
+            QVERIFY2(answer->error().message.startsWith(
+                         QStringLiteral("Firecracker refused %1 %2 (400): ")
+                             .arg(QString::fromLatin1(request.method), request.path)),
+                     qPrintable(answer->error().message));
+            QVERIFY2(answer->error().message.contains(request.fault),
+                     qPrintable(answer->error().message));
+        }
+        // Every one was recorded: the check that fails the other tests saw them all.
+        const QList<QByteArray> recorded = violations().trimmed().split('\n');
+        QCOMPARE(recorded.size(), planted.size());
+        QVERIFY(recorded.first().contains("vcpu_count must be an integer"));
+        // A conforming request passes.
+        std::optional<Result<QJsonObject>> answer;
+        api.send(
+            "PUT", QStringLiteral("/machine-config"),
+            QJsonObject {{QStringLiteral("vcpu_count"), 2}, {QStringLiteral("mem_size_mib"), 256}},
+            true, 5000, [&](const Result<QJsonObject> &reply) { answer = reply; });
+        QTRY_VERIFY(answer.has_value());
+        QVERIFY(*answer);
+        QCOMPARE(violations().trimmed().split('\n').size(), planted.size());
+        server.kill();
+        server.waitForFinished();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFirecrackerVmm)
+#include "tst_firecrackervmm.moc"
