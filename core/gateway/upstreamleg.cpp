@@ -3,6 +3,7 @@
 #include "core/gateway/credentials/wipe.h"
 #include "core/gateway/dns/dnsupstreamresolver.h"
 #include "core/gateway/gatewayconnection.h"
+#include "core/gateway/readbuffer.h"
 #include "core/gateway/streamsocket.h"
 #include "core/gateway/tls/tlsupstreamcontext.h"
 
@@ -140,11 +141,12 @@ void UpstreamLeg::onError()
 
 void UpstreamLeg::onReadable()
 {
+    const ReadBufferLease buffer;
     for (int round = 0; round < 16 && m_socket && !m_closed; ++round) {
         if (m_paused)
             return;
-        QByteArray bytes;
-        const auto result = m_socket->read(bytes, kReadChunk);
+        qsizetype got = 0;
+        const auto result = m_socket->read(buffer.data(), buffer.size(), &got);
         if (result == StreamSocket::ReadResult::WouldBlock)
             return;
         if (result == StreamSocket::ReadResult::Error) {
@@ -157,11 +159,17 @@ void UpstreamLeg::onReadable()
         }
         Q_EMIT activity();
         if (m_tls) {
-            m_tls->feed(bytes);
+            m_tls->feed(QByteArrayView(buffer.data(), got));
             pumpTls();
         } else {
-            Q_EMIT received(bytes);
+            Q_EMIT received(QByteArrayView(buffer.data(), got));
+            // Plain HTTP may reflect an injected secret too (scrubbed on its way to the guest);
+            // the pooled buffer outlives this read.
+            wipe(buffer.data(), size_t(got));
         }
+        // A short read emptied the socket; the level-triggered notifier brings us back.
+        if (got < buffer.size())
+            return;
     }
 }
 
@@ -182,16 +190,18 @@ void UpstreamLeg::pumpTls()
         }
         flushPending();
     }
+    const ReadBufferLease buffer;
     while (m_tls && !m_closed) {
-        QByteArray plain;
-        const auto status = m_tls->read(plain, 4 * kReadChunk);
+        qsizetype got = 0;
+        const auto status = m_tls->read(buffer.data(), buffer.size(), &got);
         const QByteArray out = m_tls->takeOutput();
         if (!out.isEmpty() && m_socket)
             m_socket->write(out);
-        if (!plain.isEmpty())
-            Q_EMIT received(plain);
-        // It may hold a secret the upstream reflected (scrubbed on its way to the guest).
-        wipe(plain);
+        if (got > 0) {
+            Q_EMIT received(QByteArrayView(buffer.data(), got));
+            // It may hold a secret the upstream reflected (scrubbed on its way to the guest).
+            wipe(buffer.data(), size_t(got));
+        }
         if (status == TlsMemoryStream::Status::Ok)
             continue;
         if (status == TlsMemoryStream::Status::Closed)

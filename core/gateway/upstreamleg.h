@@ -32,7 +32,6 @@ class UpstreamLeg final : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr qsizetype kReadChunk = 64 * 1024;
     static constexpr int kConnectTimeoutMs = 10000;
 
     /// `environment` (resolver, refused ranges, upstream TLS, limits) outlives the leg.
