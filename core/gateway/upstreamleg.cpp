@@ -117,7 +117,7 @@ void UpstreamLeg::onConnected()
         flushPending();
         return;
     }
-    auto ssl = m_env->tlsUpstream->newConnection(m_host);
+    auto ssl = m_env->tlsUpstream->newConnection(m_host, m_port);
     if (!ssl) {
         Q_EMIT failed(EgressReason::UpstreamTlsFailed, ssl.error().message);
         return;
@@ -183,6 +183,9 @@ void UpstreamLeg::pumpTls()
         if (status == TlsMemoryStream::Status::WantMore)
             return;
         if (status != TlsMemoryStream::Status::Ok) {
+            m_tlsFailed = true;
+            // A session the server no longer takes is not offered again.
+            m_env->tlsUpstream->forgetSession(m_host, m_port);
             const QString verify = upstreamVerifyResult(m_ssl.get());
             Q_EMIT failed(EgressReason::UpstreamTlsFailed,
                           verify != u"ok" ? verify : m_tls->errorText());
@@ -206,8 +209,10 @@ void UpstreamLeg::pumpTls()
             continue;
         if (status == TlsMemoryStream::Status::Closed)
             Q_EMIT ended();
-        else if (status == TlsMemoryStream::Status::Failed)
+        else if (status == TlsMemoryStream::Status::Failed) {
+            m_tlsFailed = true;
             onError();
+        }
         return;
     }
 }
@@ -277,10 +282,19 @@ void UpstreamLeg::resumeReading()
 
 void UpstreamLeg::close()
 {
-    m_closed = true;
+    const bool wasClosed = std::exchange(m_closed, true);
     wipe(m_pending);
     if (m_connectTimer)
         m_connectTimer->stop();
+    if (!wasClosed && m_tls && m_tls->handshakeDone() && !m_tlsFailed && m_socket
+        && !m_socket->isClosed()) {
+        // close_notify (RFC 8446 §6.1): an SSL freed without it has its session marked not
+        // resumable by OpenSSL, and the next connection to this name would handshake in full.
+        m_tls->shutdown();
+        const QByteArray out = m_tls->takeOutput();
+        if (!out.isEmpty())
+            m_socket->write(out);
+    }
     if (m_socket) {
         m_socket->disconnect(this);
         m_socket->close();

@@ -99,6 +99,7 @@ private:
     SslPtr m_ssl;
     std::unique_ptr<TlsMemoryStream> m_tls;
     bool m_paused = false;
+    bool m_tlsFailed = false; ///< no close_notify after a TLS error
     QTimer *m_connectTimer = nullptr;
 };
 
