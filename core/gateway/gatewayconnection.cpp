@@ -18,6 +18,7 @@ GatewayConnection::GatewayConnection(const GatewayEnvironment *environment,
     , m_env(environment)
     , m_policy(std::move(policy))
     , m_destination(destination)
+    , m_destinationText(destination.address.toString())
     , m_ledger(
           environment->sandbox,
           [this](EgressLayer layer, bool allowed, EgressReason reason, const QString &detail) {
@@ -156,7 +157,7 @@ EgressEvent GatewayConnection::baseEvent(EgressLayer layer, bool allowed, Egress
         : !m_required.name.isEmpty() ? m_required.name
                                      : m_expectedName;
     event.port = m_port;
-    event.destination = m_destination.address.toString();
+    event.destination = m_destinationText;
     return event;
 }
 

@@ -158,6 +158,7 @@ private:
     const GatewayEnvironment *m_env;
     policy::PolicyMatcher m_policy;
     OriginalDestination m_destination;
+    QString m_destinationText; ///< formatted once: every event carries it
     QString m_expectedName; ///< the name of the synthetic address the guest dialed, if any
     StreamSocket *m_guest = nullptr;
     UpstreamLeg *m_upstream = nullptr;
