@@ -74,7 +74,8 @@ TlsMemoryStream::Status TlsMemoryStream::handshake()
 TlsMemoryStream::Status TlsMemoryStream::read(char *buffer, qsizetype capacity, qsizetype *got)
 {
     *got = 0;
-    if (m_handshakeDone && BIO_ctrl_pending(m_in) == 0 && SSL_has_pending(m_ssl) == 0)
+    if (m_handshakeDone && BIO_ctrl_pending(m_in) == 0 && SSL_has_pending(m_ssl) == 0
+        && (SSL_get_shutdown(m_ssl) & SSL_RECEIVED_SHUTDOWN) == 0)
         return Status::WantMore;
     size_t n = 0;
     clearErrors();
