@@ -195,15 +195,22 @@ void UpstreamLeg::pumpTls()
     }
     const ReadBufferLease buffer;
     while (m_tls && !m_closed) {
-        qsizetype got = 0;
-        const auto status = m_tls->read(buffer.data(), buffer.size(), &got);
+        // Records (16 KiB at most) are gathered up to the buffer's size before they go on: the
+        // guest side then encrypts and sends one piece, not one per record.
+        qsizetype filled = 0;
+        auto status = TlsMemoryStream::Status::Ok;
+        while (filled < buffer.size() && status == TlsMemoryStream::Status::Ok) {
+            qsizetype got = 0;
+            status = m_tls->read(buffer.data() + filled, buffer.size() - filled, &got);
+            filled += got;
+        }
         const QByteArray out = m_tls->takeOutput();
         if (!out.isEmpty() && m_socket)
             m_socket->write(out);
-        if (got > 0) {
-            Q_EMIT received(QByteArrayView(buffer.data(), got));
+        if (filled > 0) {
+            Q_EMIT received(QByteArrayView(buffer.data(), filled));
             // It may hold a secret the upstream reflected (scrubbed on its way to the guest).
-            wipe(buffer.data(), size_t(got));
+            wipe(buffer.data(), size_t(filled));
         }
         if (status == TlsMemoryStream::Status::Ok)
             continue;
