@@ -15,6 +15,7 @@
 #include <QList>
 #include <QObject>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -67,7 +68,6 @@ class GatewayConnection final : public QObject
 public:
     static constexpr qsizetype kHighWater = 512 * 1024; ///< pause the producer above this
     static constexpr qsizetype kLowWater = 128 * 1024; ///< resume below this
-    static constexpr qsizetype kReadChunk = 64 * 1024;
     static constexpr int kLingerMs = 2000; ///< waiting for the guest's FIN after ours
     /// The guest's plaintext is handed to the guard in slices of this size, so one read adds
     /// at most a slice's worth of requests beyond RequestLedger::kMaxPipeline.
@@ -101,12 +101,12 @@ private:
 
     // Guest side.
     void onGuestReadable();
-    void handleGuestBytes(const QByteArray &bytes);
+    void handleGuestBytes(QByteArrayView bytes);
     void startGuestTls(const QByteArray &clientHello);
     void pumpGuestTls();
     void flushGuestTls();
     void onGuestTlsEstablished();
-    void feedGuard(const QByteArray &plaintext);
+    void feedGuard(QByteArrayView plaintext);
     /// Hands m_guestBacklog to the guard slice by slice while the pipeline has room.
     void drainGuestBacklog();
     void processGuardEvents(QList<HttpEvent> &events);
@@ -150,6 +150,7 @@ private:
     void completeFront();
     void closeGracefully();
     void finish();
+    /// Notes traffic now (the idle timeout counts from the last one).
     void touch();
     EgressEvent baseEvent(EgressLayer layer, bool allowed, EgressReason reason,
                           const QString &detail) const;
@@ -157,6 +158,7 @@ private:
     const GatewayEnvironment *m_env;
     policy::PolicyMatcher m_policy;
     OriginalDestination m_destination;
+    QString m_destinationText; ///< formatted once: every event carries it
     QString m_expectedName; ///< the name of the synthetic address the guest dialed, if any
     StreamSocket *m_guest = nullptr;
     UpstreamLeg *m_upstream = nullptr;
@@ -179,7 +181,8 @@ private:
     bool m_guestEof = false;
     bool m_guestPaused = false;
     bool m_finished = false;
-    QTimer *m_idle = nullptr;
+    QTimer *m_idle = nullptr; ///< fires limits.idleTimeoutMs after the last traffic
+    std::chrono::steady_clock::time_point m_lastActivity;
     QTimer *m_linger = nullptr;
 };
 

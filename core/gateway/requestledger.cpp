@@ -69,10 +69,19 @@ void RequestLedger::recordAllowed(const Request &request, const QString &detail)
 
 void RequestLedger::recordCompleted(const Request &request)
 {
-    QString detail = QStringLiteral("forwarded to %1 port %2").arg(request.host).arg(request.port);
+    // A connection's requests go to one host and port: the text is formatted once for them.
+    if (m_forwardedDetail.isEmpty() || m_forwardedHost != request.host
+        || m_forwardedPort != request.port) {
+        m_forwardedHost = request.host;
+        m_forwardedPort = request.port;
+        m_forwardedDetail =
+            QStringLiteral("forwarded to %1 port %2").arg(request.host).arg(request.port);
+    }
     if (request.binding > 0)
-        detail += QStringLiteral("; injected binding %1").arg(request.binding);
-    recordAllowed(request, detail);
+        return recordAllowed(request,
+                             m_forwardedDetail
+                                 + QStringLiteral("; injected binding %1").arg(request.binding));
+    recordAllowed(request, m_forwardedDetail);
 }
 
 void RequestLedger::abandon(const QString &detail)

@@ -171,6 +171,9 @@ private:
 
     QString m_sandbox;
     EventFactory m_base;
+    QString m_forwardedHost; ///< recordCompleted's detail, kept for the next request
+    int m_forwardedPort = -1;
+    QString m_forwardedDetail;
     EventSink m_sink;
     int m_events = 0;
     QList<Request> m_inflight;

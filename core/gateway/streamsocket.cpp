@@ -80,21 +80,19 @@ void StreamSocket::setReadEnabled(bool enabled)
         m_readNotifier->setEnabled(enabled && m_connected && m_fd >= 0);
 }
 
-StreamSocket::ReadResult StreamSocket::read(QByteArray &out, qsizetype maxBytes)
+StreamSocket::ReadResult StreamSocket::read(char *buffer, qsizetype capacity, qsizetype *got)
 {
+    *got = 0;
     if (m_fd < 0)
         return ReadResult::Error;
-    const qsizetype before = out.size();
-    out.resize(before + maxBytes);
     ssize_t n;
     do {
-        n = ::recv(m_fd, out.data() + before, size_t(maxBytes), 0);
+        n = ::recv(m_fd, buffer, size_t(capacity), 0);
     } while (n < 0 && errno == EINTR);
     if (n > 0) {
-        out.resize(before + qsizetype(n));
+        *got = qsizetype(n);
         return ReadResult::Data;
     }
-    out.resize(before);
     if (n == 0) {
         m_readNotifier->setEnabled(false); // level-triggered: EOF would fire forever
         return ReadResult::Eof;

@@ -43,8 +43,11 @@ public:
 
     /// Enables or disables readyRead() notifications (backpressure).
     void setReadEnabled(bool enabled);
-    /// Reads at most `maxBytes`, appending to `out`.
-    ReadResult read(QByteArray &out, qsizetype maxBytes);
+    /// Reads at most `capacity` bytes into `buffer` (one recv); `*got` is how many on Data.
+    /// A read that returns fewer than `capacity` bytes emptied the kernel's queue at that
+    /// moment: the caller need not read again until readyRead() (level-triggered) says so,
+    /// which saves the recv that would only answer EAGAIN.
+    ReadResult read(char *buffer, qsizetype capacity, qsizetype *got);
     /// Queues `bytes` and writes as much as the kernel takes now.
     void write(QByteArrayView bytes);
     /// Bytes queued and not yet accepted by the kernel.

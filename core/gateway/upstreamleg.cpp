@@ -3,6 +3,7 @@
 #include "core/gateway/credentials/wipe.h"
 #include "core/gateway/dns/dnsupstreamresolver.h"
 #include "core/gateway/gatewayconnection.h"
+#include "core/gateway/readbuffer.h"
 #include "core/gateway/streamsocket.h"
 #include "core/gateway/tls/tlsupstreamcontext.h"
 
@@ -116,7 +117,7 @@ void UpstreamLeg::onConnected()
         flushPending();
         return;
     }
-    auto ssl = m_env->tlsUpstream->newConnection(m_host);
+    auto ssl = m_env->tlsUpstream->newConnection(m_host, m_port);
     if (!ssl) {
         Q_EMIT failed(EgressReason::UpstreamTlsFailed, ssl.error().message);
         return;
@@ -140,11 +141,12 @@ void UpstreamLeg::onError()
 
 void UpstreamLeg::onReadable()
 {
+    const ReadBufferLease buffer;
     for (int round = 0; round < 16 && m_socket && !m_closed; ++round) {
         if (m_paused)
             return;
-        QByteArray bytes;
-        const auto result = m_socket->read(bytes, kReadChunk);
+        qsizetype got = 0;
+        const auto result = m_socket->read(buffer.data(), buffer.size(), &got);
         if (result == StreamSocket::ReadResult::WouldBlock)
             return;
         if (result == StreamSocket::ReadResult::Error) {
@@ -157,11 +159,17 @@ void UpstreamLeg::onReadable()
         }
         Q_EMIT activity();
         if (m_tls) {
-            m_tls->feed(bytes);
+            m_tls->feed(QByteArrayView(buffer.data(), got));
             pumpTls();
         } else {
-            Q_EMIT received(bytes);
+            Q_EMIT received(QByteArrayView(buffer.data(), got));
+            // Plain HTTP may reflect an injected secret too (scrubbed on its way to the guest);
+            // the pooled buffer outlives this read.
+            wipe(buffer.data(), size_t(got));
         }
+        // A short read emptied the socket; the level-triggered notifier brings us back.
+        if (got < buffer.size())
+            return;
     }
 }
 
@@ -175,6 +183,9 @@ void UpstreamLeg::pumpTls()
         if (status == TlsMemoryStream::Status::WantMore)
             return;
         if (status != TlsMemoryStream::Status::Ok) {
+            m_tlsFailed = true;
+            // A session the server no longer takes is not offered again.
+            m_env->tlsUpstream->forgetSession(m_host, m_port);
             const QString verify = upstreamVerifyResult(m_ssl.get());
             Q_EMIT failed(EgressReason::UpstreamTlsFailed,
                           verify != u"ok" ? verify : m_tls->errorText());
@@ -182,22 +193,33 @@ void UpstreamLeg::pumpTls()
         }
         flushPending();
     }
+    const ReadBufferLease buffer;
     while (m_tls && !m_closed) {
-        QByteArray plain;
-        const auto status = m_tls->read(plain, 4 * kReadChunk);
+        // Records (16 KiB at most) are gathered up to the buffer's size before they go on: the
+        // guest side then encrypts and sends one piece, not one per record.
+        qsizetype filled = 0;
+        auto status = TlsMemoryStream::Status::Ok;
+        while (filled < buffer.size() && status == TlsMemoryStream::Status::Ok) {
+            qsizetype got = 0;
+            status = m_tls->read(buffer.data() + filled, buffer.size() - filled, &got);
+            filled += got;
+        }
         const QByteArray out = m_tls->takeOutput();
         if (!out.isEmpty() && m_socket)
             m_socket->write(out);
-        if (!plain.isEmpty())
-            Q_EMIT received(plain);
-        // It may hold a secret the upstream reflected (scrubbed on its way to the guest).
-        wipe(plain);
+        if (filled > 0) {
+            Q_EMIT received(QByteArrayView(buffer.data(), filled));
+            // It may hold a secret the upstream reflected (scrubbed on its way to the guest).
+            wipe(buffer.data(), size_t(filled));
+        }
         if (status == TlsMemoryStream::Status::Ok)
             continue;
         if (status == TlsMemoryStream::Status::Closed)
             Q_EMIT ended();
-        else if (status == TlsMemoryStream::Status::Failed)
+        else if (status == TlsMemoryStream::Status::Failed) {
+            m_tlsFailed = true;
             onError();
+        }
         return;
     }
 }
@@ -267,10 +289,19 @@ void UpstreamLeg::resumeReading()
 
 void UpstreamLeg::close()
 {
-    m_closed = true;
+    const bool wasClosed = std::exchange(m_closed, true);
     wipe(m_pending);
     if (m_connectTimer)
         m_connectTimer->stop();
+    if (!wasClosed && m_tls && m_tls->handshakeDone() && !m_tlsFailed && m_socket
+        && !m_socket->isClosed()) {
+        // close_notify (RFC 8446 §6.1): an SSL freed without it has its session marked not
+        // resumable by OpenSSL, and the next connection to this name would handshake in full.
+        m_tls->shutdown();
+        const QByteArray out = m_tls->takeOutput();
+        if (!out.isEmpty())
+            m_socket->write(out);
+    }
     if (m_socket) {
         m_socket->disconnect(this);
         m_socket->close();

@@ -32,7 +32,6 @@ class UpstreamLeg final : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr qsizetype kReadChunk = 64 * 1024;
     static constexpr int kConnectTimeoutMs = 10000;
 
     /// `environment` (resolver, refused ranges, upstream TLS, limits) outlives the leg.
@@ -100,6 +99,7 @@ private:
     SslPtr m_ssl;
     std::unique_ptr<TlsMemoryStream> m_tls;
     bool m_paused = false;
+    bool m_tlsFailed = false; ///< no close_notify after a TLS error
     QTimer *m_connectTimer = nullptr;
 };
 

@@ -2,6 +2,8 @@
 
 #include <QHash>
 
+#include <array>
+
 namespace airlock {
 
 namespace {
@@ -119,8 +121,18 @@ std::span<const EgressReasonInfo> egressReasons()
 
 QString wireName(EgressReason reason)
 {
-    const std::string_view name = egressReasonInfo(reason).wireName;
-    return QString::fromLatin1(name.data(), qsizetype(name.size()));
+    // Built once: every event names its reason, and the gateway makes tens of thousands a
+    // second (issue 16); a copy of a shared QString costs a reference count.
+    static const std::array<QString, kEgressReasonCount> names = [] {
+        std::array<QString, kEgressReasonCount> built;
+        for (int i = 0; i < kEgressReasonCount; ++i) {
+            const std::string_view name = kEgressReasons[size_t(i)].wireName;
+            built[size_t(i)] = QString::fromLatin1(name.data(), qsizetype(name.size()));
+        }
+        return built;
+    }();
+    egressReasonInfo(reason); // asserts the range
+    return names[size_t(reason)];
 }
 
 int denialStatus(EgressReason reason)

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace airlock::gateway;
 using namespace airlock::pki;
@@ -340,6 +341,38 @@ UpstreamResult serveUpstreamOnce(const Listener &listener, const TlsLeaf &leaf)
     return result;
 }
 
+// A local HTTPS "upstream" serving `leaf` for `count` connections in turn from one SSL_CTX (so
+// its session tickets stay valid across them); whether each handshake succeeded and resumed.
+struct ServedConnection
+{
+    bool handshakeOk = false;
+    bool resumed = false;
+};
+
+std::vector<ServedConnection> serveUpstream(const Listener &listener, const TlsLeaf &leaf,
+                                            int count, int maxVersion)
+{
+    std::vector<ServedConnection> served;
+    SslCtxPtr ctx(SSL_CTX_new(TLS_server_method()));
+    SSL_CTX_use_certificate(ctx.get(), leaf.certificate.get());
+    SSL_CTX_use_PrivateKey(ctx.get(), leaf.key.get());
+    SSL_CTX_set_max_proto_version(ctx.get(), maxVersion);
+    SSL_CTX_set_alpn_select_cb(ctx.get(), selectHttp11, nullptr);
+    for (int i = 0; i < count; ++i) {
+        Fd fd = listener.accept();
+        SslPtr ssl(SSL_new(ctx.get()));
+        SSL_set_fd(ssl.get(), fd.get());
+        ServedConnection result;
+        result.handshakeOk = SSL_accept(ssl.get()) == 1;
+        result.resumed = SSL_session_reused(ssl.get()) == 1;
+        if (result.handshakeOk)
+            SSL_shutdown(ssl.get());
+        ERR_clear_error();
+        served.push_back(result);
+    }
+    return served;
+}
+
 } // namespace
 
 class TestTlsTerminator : public QObject
@@ -359,6 +392,8 @@ private Q_SLOTS:
     void upstreamVerification_data();
     void upstreamVerification();
     void upstreamRejectsBadTrustStoreAndNames();
+    void upstreamResumption_data();
+    void upstreamResumption();
 
 private:
     std::optional<airlock::pki::SandboxCa> m_ca;
@@ -682,6 +717,86 @@ void TestTlsTerminator::upstreamRejectsBadTrustStoreAndNames()
     QVERIFY(!context->newConnection(QStringLiteral("Pkg.test"))); // not canonical
     QVERIFY(!context->newConnection(QString()));
     QVERIFY(context->newConnection(QStringLiteral("pkg.test")));
+}
+
+void TestTlsTerminator::upstreamResumption_data()
+{
+    QTest::addColumn<int>("maxVersion");
+    QTest::newRow("TLS 1.2") << int(TLS1_2_VERSION);
+    QTest::newRow("TLS 1.3") << int(TLS1_3_VERSION);
+}
+
+void TestTlsTerminator::upstreamResumption()
+{
+    // docs/tls.md, "Session resumption": the second connection to a name resumes the session
+    // of the first; a connection for another name is offered nothing and is verified in full
+    // (and fails: the leaf is not for it); another port of the same name is offered nothing.
+    QFETCH(int, maxVersion);
+    TlsTrustStore trust;
+    trust.caFile = m_dir.filePath(QStringLiteral("upstream-ca.crt"));
+    auto context = TlsUpstreamContext::create(trust);
+    QVERIFY_RESULT(context);
+    auto leaf = m_upstreamCa->mintLeaf(QStringLiteral("pkg.test"));
+    QVERIFY(leaf);
+    const Listener listener = Listener::open();
+    std::vector<ServedConnection> served;
+    std::thread server([&] { served = serveUpstream(listener, **leaf, 3, maxVersion); });
+
+    struct Client
+    {
+        bool connected = false;
+        bool offered = false;
+        bool resumed = false;
+        long verify = 0;
+    };
+    const auto connectAs = [&](const QString &name) {
+        Client client;
+        auto ssl = context->newConnection(name, listener.port);
+        if (!ssl)
+            return client;
+        client.offered = SSL_get_session(ssl->get()) != nullptr;
+        Fd fd = connectLoopback(listener.port);
+        SSL_set_fd(ssl->get(), fd.get());
+        client.connected = SSL_connect(ssl->get()) == 1;
+        client.verify = SSL_get_verify_result(ssl->get());
+        client.resumed = SSL_session_reused(ssl->get()) == 1;
+        if (client.connected) {
+            // Read to the server's close_notify: TLS 1.3 tickets arrive after the handshake.
+            char byte = 0;
+            while (SSL_read(ssl->get(), &byte, 1) > 0) { }
+            // An SSL freed without close_notify marks its session not resumable (OpenSSL's
+            // ssl_clear_bad_session); the gateway's upstream leg sends one too.
+            SSL_shutdown(ssl->get());
+        }
+        ERR_clear_error();
+        return client;
+    };
+
+    const Client first = connectAs(QStringLiteral("pkg.test"));
+    const Client second = connectAs(QStringLiteral("pkg.test"));
+    const Client other = connectAs(QStringLiteral("tenant.test"));
+    server.join();
+
+    QVERIFY(first.connected);
+    QVERIFY(!first.offered);
+    QVERIFY(!first.resumed);
+    QVERIFY(second.connected);
+    QVERIFY(second.offered);
+    QVERIFY(second.resumed);
+    QCOMPARE(int(second.verify), int(X509_V_OK));
+    QVERIFY(!other.offered);
+    QVERIFY(!other.connected);
+    QCOMPARE(int(other.verify), int(X509_V_ERR_HOSTNAME_MISMATCH));
+    QCOMPARE(served.size(), size_t(3));
+    QVERIFY(served[0].handshakeOk && !served[0].resumed);
+    QVERIFY(served[1].handshakeOk && served[1].resumed);
+    QVERIFY(!served[2].handshakeOk);
+    QVERIFY(context->sessions().size() == 1);
+
+    // Another port of the same name: nothing is offered.
+    auto otherPort = context->newConnection(QStringLiteral("pkg.test"), quint16(listener.port + 1));
+    QVERIFY(otherPort);
+    QVERIFY(!SSL_get_session(otherPort->get()));
 }
 
 QTEST_GUILESS_MAIN(TestTlsTerminator)

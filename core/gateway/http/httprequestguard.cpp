@@ -363,13 +363,14 @@ struct HttpRequestGuard::Private
     std::optional<http::request_parser<http::buffer_body>> m_parser;
     bool m_chunked = false;
     HeadScan m_scan; // of the head at the start of m_in
+    // Where the parser decodes a body: allocated when a body starts and freed when it ends,
+    // so the many connections without an upload in progress hold none (issue 16, memory per
+    // connection).
     QByteArray m_scratch;
 
     Private(HttpConnectionContext context, policy::PolicyMatcher matcher)
         : m_context(std::move(context)), m_matcher(std::move(matcher))
-    {
-        m_scratch.resize(kBodyScratch);
-    }
+    { }
 
     void deny(QList<HttpEvent> &out, const Refusal &r)
     {
@@ -460,6 +461,8 @@ void HttpRequestGuard::Private::parseBody(QList<HttpEvent> &out, bool &progress)
 {
     progress = false;
     auto &body = m_parser->get().body();
+    if (m_scratch.isEmpty())
+        m_scratch.resize(kBodyScratch);
     body.data = m_scratch.data();
     body.size = static_cast<std::size_t>(m_scratch.size());
     body.more = true;
@@ -499,6 +502,7 @@ void HttpRequestGuard::Private::parseBody(QList<HttpEvent> &out, bool &progress)
             out.append(HttpBody {QByteArrayLiteral("0\r\n\r\n")});
         out.append(HttpRequestEnd {});
         m_parser.reset();
+        m_scratch = QByteArray();
         m_state = State::Head;
         progress = true;
         return;

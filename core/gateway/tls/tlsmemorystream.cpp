@@ -4,6 +4,19 @@
 
 namespace airlock::gateway {
 
+namespace {
+
+/// ERR_clear_error() before each SSL call (SSL_get_error reads the queue), at the price of a
+/// peek when the queue is empty: clearing walks all of the thread's error slots every time
+/// (3.9% of the gateway's profile in issue 16).
+void clearErrors()
+{
+    if (ERR_peek_error() != 0)
+        ERR_clear_error();
+}
+
+} // namespace
+
 TlsMemoryStream::TlsMemoryStream(SSL *ssl, bool server) : m_ssl(ssl)
 {
     m_in = BIO_new(BIO_s_mem());
@@ -49,7 +62,7 @@ TlsMemoryStream::Status TlsMemoryStream::handshake()
 {
     if (m_handshakeDone)
         return Status::Ok;
-    ERR_clear_error();
+    clearErrors();
     const int ret = SSL_do_handshake(m_ssl);
     if (ret == 1) {
         m_handshakeDone = true;
@@ -58,26 +71,18 @@ TlsMemoryStream::Status TlsMemoryStream::handshake()
     return classify(ret);
 }
 
-TlsMemoryStream::Status TlsMemoryStream::read(QByteArray &out, qsizetype maxBytes)
+TlsMemoryStream::Status TlsMemoryStream::read(char *buffer, qsizetype capacity, qsizetype *got)
 {
-    qsizetype total = 0;
-    constexpr qsizetype kChunk = 64 * 1024;
-    while (total < maxBytes) {
-        const qsizetype want = qMin(kChunk, maxBytes - total);
-        const qsizetype before = out.size();
-        out.resize(before + want);
-        size_t got = 0;
-        ERR_clear_error();
-        const int ret = SSL_read_ex(m_ssl, out.data() + before, size_t(want), &got);
-        out.resize(before + qsizetype(got));
-        if (ret != 1) {
-            const Status status = classify(ret);
-            if (total > 0 && status == Status::WantMore)
-                return Status::Ok;
-            return total > 0 && status != Status::Failed ? Status::Ok : status;
-        }
-        total += qsizetype(got);
-    }
+    *got = 0;
+    if (m_handshakeDone && BIO_ctrl_pending(m_in) == 0 && SSL_has_pending(m_ssl) == 0
+        && (SSL_get_shutdown(m_ssl) & SSL_RECEIVED_SHUTDOWN) == 0)
+        return Status::WantMore;
+    size_t n = 0;
+    clearErrors();
+    const int ret = SSL_read_ex(m_ssl, buffer, size_t(capacity), &n);
+    if (ret != 1)
+        return classify(ret);
+    *got = qsizetype(n);
     return Status::Ok;
 }
 
@@ -86,7 +91,7 @@ TlsMemoryStream::Status TlsMemoryStream::write(QByteArrayView plaintext)
     if (plaintext.isEmpty())
         return Status::Ok;
     size_t written = 0;
-    ERR_clear_error();
+    clearErrors();
     const int ret = SSL_write_ex(m_ssl, plaintext.data(), size_t(plaintext.size()), &written);
     if (ret != 1 || written != size_t(plaintext.size()))
         return classify(ret) == Status::Closed ? Status::Closed : Status::Failed;

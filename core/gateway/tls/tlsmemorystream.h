@@ -34,9 +34,12 @@ public:
     /// Advances the handshake: Ok once it is complete.
     Status handshake();
     bool handshakeDone() const { return m_handshakeDone; }
-    /// Appends up to `maxBytes` of decrypted plaintext to `out`: Ok if any was read, WantMore
-    /// when none is available, Closed on close_notify, Failed on an error.
-    Status read(QByteArray &out, qsizetype maxBytes);
+    /// Decrypts up to `capacity` bytes of plaintext into `buffer` (`*got` of them): Ok if any
+    /// was read, WantMore when none is available, Closed on close_notify, Failed on an error.
+    /// When nothing was fed that OpenSSL has not consumed and it holds no record, WantMore is
+    /// answered without calling into OpenSSL (the call that would only say "want read" was, with
+    /// its error-queue bookkeeping, a measurable part of every request; issue 16).
+    Status read(char *buffer, qsizetype capacity, qsizetype *got);
     /// Encrypts all of `plaintext` (memory BIOs never refuse a write). Failed on error.
     Status write(QByteArrayView plaintext);
     /// Queues a close_notify alert (RFC 8446 §6.1).

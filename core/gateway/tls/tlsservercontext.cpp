@@ -230,6 +230,8 @@ Result<TlsServerContext> TlsServerContext::create(pki::SandboxCa *ca, TlsConnect
                         SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION
                             | SSL_OP_CIPHER_SERVER_PREFERENCE);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    // Record buffers freed while empty (idle keep-alive connections hold none; issue 16).
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
     if (SSL_CTX_set_num_tickets(ctx, 0) != 1)
         return failOpenSsl(QStringLiteral("guest SSL_CTX tickets"));
     SSL_CTX_set_client_hello_cb(ctx, &Impl::onClientHello, impl.get());
