@@ -190,11 +190,8 @@ void GatewayConnection::onGuestReadable()
             }
             return;
         }
-        if (m_guardStopped || m_upstream->backlog() > kHighWater || pipelineFull()) {
-            m_guestPaused = true;
-            m_guest->setReadEnabled(false);
+        if (pauseGuestIfFull())
             return;
-        }
         const auto result = m_guest->read(buffer.data(), buffer.size(), &got);
         if (result == StreamSocket::ReadResult::WouldBlock)
             return;
@@ -205,11 +202,25 @@ void GatewayConnection::onGuestReadable()
         touch();
         handleGuestBytes(QByteArrayView(buffer.data(), got));
         // A short read emptied the socket: the level-triggered notifier brings us back when
-        // more arrives, without a recv that would only say EAGAIN.
-        if (got < buffer.size())
+        // more arrives, without a recv that would only say EAGAIN. What it delivered may have
+        // filled the pipeline with the rest waiting inside TLS, and only a paused guest is
+        // resumed when a response completes: the check comes before the return.
+        if (got < buffer.size()) {
+            if (m_mode != Mode::Closing)
+                pauseGuestIfFull();
             return;
+        }
     }
     // Fairness: let other connections run; the level-triggered notifier brings us back.
+}
+
+bool GatewayConnection::pauseGuestIfFull()
+{
+    if (!m_guardStopped && m_upstream->backlog() <= kHighWater && !pipelineFull())
+        return false;
+    m_guestPaused = true;
+    m_guest->setReadEnabled(false);
+    return true;
 }
 
 void GatewayConnection::handleGuestBytes(QByteArrayView bytes)

@@ -101,6 +101,10 @@ private:
 
     // Guest side.
     void onGuestReadable();
+    /// Stops reading from the guest while the guard is stopped, the upstream is behind or the
+    /// pipeline is full (backpressure); true if it did. A paused guest is resumed by
+    /// resumeGuestIfPossible() when a response completes or the upstream drains.
+    bool pauseGuestIfFull();
     void handleGuestBytes(QByteArrayView bytes);
     void startGuestTls(const QByteArray &clientHello);
     void pumpGuestTls();
