@@ -308,6 +308,7 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
     if (!config.vmmGroups.empty())
         credentials.groups = config.vmmGroups;
     SpawnOptions options;
+    options.autogroupNice = kGuestAutogroupNice;
     options.stdinFd = stdinPipe[0];
     options.stdoutFd = stdoutPipe[1];
     auto pid = VmmProcess::spawn(argv, run.filePath(kStderrFile), credentials, options);

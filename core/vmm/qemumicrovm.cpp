@@ -135,6 +135,7 @@ void QemuMicrovm::start(const VmmLaunchConfig &config, Started started)
     if (!config.vmmGroups.empty())
         credentials.groups = config.vmmGroups;
     SpawnOptions options;
+    options.autogroupNice = kGuestAutogroupNice;
     if (config.network.tapFd >= 0)
         options.inheritedFds = {{config.network.tapFd, QemuCommand::kTapFd}};
     auto pid = VmmProcess::spawn(argv, run.filePath(QemuCommand::kLogFile), credentials, options);

@@ -85,6 +85,19 @@ int pidfdSendSignal(int pidfd, int signal)
     (void)ignored;
     ::_exit(127);
 }
+/// Best effort: a kernel without CONFIG_SCHED_AUTOGROUP has no such file, and the guest then
+/// runs at the default weight, as it did before.
+void setAutogroupNice(pid_t pid, int nice)
+{
+    const QByteArray path = "/proc/" + QByteArray::number(pid) + "/autogroup";
+    const QByteArray value = QByteArray::number(nice);
+    const int fd = ::open(path.constData(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, value.constData(), size_t(value.size())) != value.size())
+        qCDebug(lcProcess) << "cannot set the autogroup nice value of" << pid << ":"
+                           << std::strerror(errno);
+    if (fd >= 0)
+        ::close(fd);
+}
 } // namespace
 
 VmmCredentials VmmCredentials::forUser(uid_t uid, gid_t gid)
@@ -262,8 +275,11 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
         got = ::read(errorPipe[0], report, sizeof report);
     } while (got < 0 && errno == EINTR);
     ::close(errorPipe[0]);
-    if (got == 0)
+    if (got == 0) {
+        if (options.autogroupNice)
+            setAutogroupNice(pid, *options.autogroupNice);
         return pid;
+    }
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
     return fail(ErrorKind::OperationFailed,

@@ -388,6 +388,13 @@ void TestQemuMicrovm::bootsToReadyLineAsVmmUser()
     QVERIFY2(text.contains("Uid:\t" + uid + '\t' + uid + '\t' + uid + '\t' + uid),
              text.constData());
     QVERIFY2(text.contains("Seccomp:\t2"), text.constData());
+    // Its own autogroup, weighted below the helper's (sched(7)): "/autogroup-N nice 10".
+    QFile autogroup(QStringLiteral("/proc/%1/autogroup").arg(m_info.pid));
+    if (autogroup.open(QIODevice::ReadOnly)) {
+        const QByteArray line = autogroup.readAll().trimmed();
+        QVERIFY2(line.endsWith(" nice " + QByteArray::number(kGuestAutogroupNice)),
+                 line.constData());
+    }
 
     QVERIFY(waitForConsole("airlock-guest ready", kBootTimeoutMs));
     qInfo("ready line after %lld ms", boot.elapsed());
