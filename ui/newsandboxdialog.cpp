@@ -3,6 +3,7 @@
 #include "core/client/helperclient.h"
 #include "core/protocol/methods.h"
 #include "ui/nametext.h"
+#include "ui/sandboxtablemodel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,6 +17,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -39,6 +41,8 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     , m_memory(new QSpinBox(this))
     , m_hostMemory(new QLabel(this))
     , m_memoryProblem(new QLabel(this))
+    , m_vmm(new QComboBox(this))
+    , m_vmmNote(new QLabel(this))
     , m_image(new QComboBox(this))
     , m_imageProblem(new QLabel(this))
     , m_start(new QCheckBox(tr("&Start after creating"), this))
@@ -71,8 +75,9 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     m_memory->setSuffix(tr(" MiB"));
     m_memory->setAccessibleName(tr("Memory in MiB"));
 
+    const QJsonObject hello = client ? client->helloResult() : QJsonObject();
+    setUpVmmChoice(hello);
     if (client) {
-        const QJsonObject hello = client->helloResult();
         m_hostMemoryMib = hello.value(QStringLiteral("hostMemoryMib")).toInteger(-1);
         m_hostAvailableMib = hello.value(QStringLiteral("hostMemoryAvailableMib")).toInteger(-1);
     }
@@ -114,6 +119,8 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     form->addRow(tr("&Memory:"), m_memory);
     form->addRow(QString(), m_hostMemory);
     form->addRow(QString(), m_memoryProblem);
+    form->addRow(tr("V&MM:"), m_vmm);
+    form->addRow(QString(), m_vmmNote);
     form->addRow(tr("&Image:"), m_image);
     form->addRow(QString(), m_imageProblem);
     form->addRow(QString(), m_start);
@@ -134,6 +141,10 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     m_nameProblem->clear();
     connect(m_image, &QComboBox::currentIndexChanged, this, &NewSandboxDialog::updateTemplateNote);
     connect(m_vcpus, &QSpinBox::valueChanged, this, &NewSandboxDialog::updateTemplateNote);
+    connect(m_vmm, &QComboBox::currentIndexChanged, this, [this] {
+        updateVmmNote();
+        updateTemplateNote();
+    });
     connect(m_memory, &QSpinBox::valueChanged, this, &NewSandboxDialog::updateTemplateNote);
     connect(m_fromTemplate, &QCheckBox::toggled, this, [this](bool checked) {
         // Only the person's own choice is remembered, not the one a root-disk image forces.
@@ -153,7 +164,69 @@ SandboxSpec NewSandboxDialog::spec() const
     spec.vcpus = m_vcpus->value();
     spec.memoryMib = m_memory->value();
     spec.image = m_image->currentData().toString();
+    // The host's default stays unnamed, so the helper's --vmm decides (and the registry says
+    // what it chose).
+    spec.vmm = vmmKindFromName(m_vmm->currentData().toString());
     return spec;
+}
+
+void NewSandboxDialog::setUpVmmChoice(const QJsonObject &hello)
+{
+    m_defaultVmm = vmmKindFromName(hello.value(QStringLiteral("vmm")).toString());
+    const QJsonObject vmms = hello.value(QStringLiteral("vmms")).toObject();
+    const QString defaultText = m_defaultVmm
+        ? tr("Host default (%1)").arg(SandboxTableModel::vmmText(m_defaultVmm))
+        : tr("Host default");
+    m_vmm->addItem(defaultText, QString());
+    m_vmm->setAccessibleName(tr("Virtual machine monitor"));
+    m_vmmNote->setWordWrap(true);
+    m_vmmNote->setTextFormat(Qt::PlainText);
+    m_vmmNote->setForegroundRole(QPalette::PlaceholderText);
+    m_vmmNote->setAccessibleName(tr("VMM note"));
+    if (vmms.isEmpty()) {
+        // A helper from before the backends were selectable: it runs QEMU, and a vmm field in
+        // sandbox.create would be refused as unknown.
+        m_vmm->setEnabled(false);
+        updateVmmNote();
+        return;
+    }
+    m_vmm->addItem(SandboxTableModel::vmmText(VmmKind::Qemu), vmmKindName(VmmKind::Qemu));
+    m_vmm->addItem(SandboxTableModel::vmmText(VmmKind::Firecracker),
+                   vmmKindName(VmmKind::Firecracker));
+    const QJsonObject firecracker = vmms.value(QStringLiteral("firecracker")).toObject();
+    if (!firecracker.value(QStringLiteral("available")).toBool()) {
+        m_firecrackerUnavailable = firecracker.value(QStringLiteral("reason")).toString();
+        if (m_firecrackerUnavailable.isEmpty())
+            m_firecrackerUnavailable = tr("the helper does not say why");
+        if (auto *items = qobject_cast<QStandardItemModel *>(m_vmm->model()))
+            items->item(m_vmm->count() - 1)->setEnabled(false);
+        m_vmm->setItemData(m_vmm->count() - 1, m_firecrackerUnavailable, Qt::ToolTipRole);
+    }
+    updateVmmNote();
+}
+
+std::optional<VmmKind> NewSandboxDialog::effectiveVmm() const
+{
+    if (const auto chosen = vmmKindFromName(m_vmm->currentData().toString()))
+        return chosen;
+    return m_defaultVmm;
+}
+
+QString NewSandboxDialog::vmmNote() const
+{
+    return m_vmmNote->text();
+}
+
+void NewSandboxDialog::updateVmmNote()
+{
+    QString note;
+    if (effectiveVmm() == VmmKind::Firecracker)
+        note = tr("Firecracker: KVM only, raw root disks, no templates (boots cold).");
+    else if (!m_firecrackerUnavailable.isEmpty())
+        note = tr("Firecracker cannot run on this host: %1").arg(m_firecrackerUnavailable);
+    m_vmmNote->setText(note);
+    m_vmmNote->setVisible(!note.isEmpty());
+    growToFit();
 }
 
 bool NewSandboxDialog::startAfterCreate() const
@@ -301,10 +374,18 @@ void NewSandboxDialog::updateTemplateText()
     // of one: a template (a memory snapshot) would not match the sandbox's own disk (sandbox.start
     // and template.prepare in docs/protocol.md). So the choice is off, and unticked, there.
     const bool disk = m_image->currentData(kDiskRole).toBool();
+    // Templates are QEMU device state: a Firecracker guest always boots its kernel
+    // (docs/vmm.md).
+    const bool firecracker = effectiveVmm() == VmmKind::Firecracker;
     {
         const QSignalBlocker blocker(m_fromTemplate);
-        m_fromTemplate->setEnabled(!disk);
-        m_fromTemplate->setChecked(!disk && m_wantsTemplate);
+        m_fromTemplate->setEnabled(!disk && !firecracker);
+        m_fromTemplate->setChecked(!disk && !firecracker && m_wantsTemplate);
+    }
+    if (firecracker) {
+        m_templateNote->setText(tr("Firecracker sandboxes always boot cold: templates are "
+                                   "QEMU device state."));
+        return;
     }
     if (disk) {
         m_templateNote->setText(tr("Images with a root disk always boot cold (no template): "

@@ -29,6 +29,10 @@ class HelperClient;
 /// host can back (`hello`'s hostMemoryMib) is kept as typed, the reason shows under the field
 /// and OK stays disabled; the host's figures show beside it (more than is available now is
 /// allowed, with a note: start checks that).
+/// The VMM choice (docs/vmm.md) offers the host's default (`hello`'s `vmm`), QEMU microvm and
+/// Firecracker; Firecracker is greyed out with `hello`'s reason when it cannot run on this host,
+/// and a Firecracker sandbox boots cold (templates are QEMU device state). A helper whose
+/// `hello` names no backends gets the choice disabled on its default.
 /// The dialog grows when a wrapped note needs more lines than it has room for.
 class NewSandboxDialog final : public QDialog
 {
@@ -57,6 +61,10 @@ public:
     /// "This host: N MiB for guests, M MiB available now" (empty without those figures).
     QString hostMemoryText() const;
     QSpinBox *memoryBox() const { return m_memory; }
+    /// The VMM choice; item data is "" (the host's default), "qemu" or "firecracker".
+    QComboBox *vmmBox() const { return m_vmm; }
+    /// The note under the VMM choice (why Firecracker is unavailable, what it implies).
+    QString vmmNote() const;
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -71,6 +79,10 @@ private:
     void loadImages(HelperClient *client);
     void loadTemplates(HelperClient *client);
     void updateTemplateNote();
+    void setUpVmmChoice(const QJsonObject &hello);
+    void updateVmmNote();
+    /// The backend the sandbox gets: the chosen one, else the host's default.
+    std::optional<VmmKind> effectiveVmm() const;
 
     QStringList m_existingNames;
     QLineEdit *m_name;
@@ -81,6 +93,10 @@ private:
     QLabel *m_memoryProblem;
     qint64 m_hostMemoryMib = -1; // hello's hostMemoryMib; -1: unknown
     qint64 m_hostAvailableMib = -1; // hello's hostMemoryAvailableMib
+    QComboBox *m_vmm;
+    QLabel *m_vmmNote;
+    std::optional<VmmKind> m_defaultVmm; // hello's vmm; nullopt: the helper does not say
+    QString m_firecrackerUnavailable; // hello's vmms.firecracker.reason when not available
     QComboBox *m_image;
     QLabel *m_imageProblem;
     QCheckBox *m_start;

@@ -81,6 +81,7 @@ void SandboxDetailsView::setSandbox(const Sandbox *sandbox)
         {tr("Image"), sandbox->spec.image},
         {tr("vCPUs"), QString::number(sandbox->spec.vcpus)},
         {tr("Memory"), tr("%1 MiB").arg(sandbox->spec.memoryMib)},
+        {tr("VMM"), SandboxTableModel::vmmText(sandbox->spec.vmm)},
         {tr("Acceleration"), SandboxTableModel::accelerationText(sandbox->acceleration)},
     };
     // The client's labels (airlock-e2b: the E2B sandbox's metadata), one "key = value" line

@@ -293,6 +293,19 @@ QString SandboxTableModel::stateText(SandboxState state)
     return {};
 }
 
+QString SandboxTableModel::vmmText(std::optional<VmmKind> vmm)
+{
+    if (!vmm)
+        return {};
+    switch (*vmm) {
+    case VmmKind::Qemu:
+        return tr("QEMU microvm");
+    case VmmKind::Firecracker:
+        return tr("Firecracker");
+    }
+    return {};
+}
+
 QString SandboxTableModel::accelerationText(Acceleration acceleration)
 {
     switch (acceleration) {

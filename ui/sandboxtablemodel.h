@@ -88,6 +88,8 @@ public:
     static QString stateText(SandboxState state);
     /// Translated acceleration, e.g. "TCG (software)".
     static QString accelerationText(Acceleration acceleration);
+    /// "QEMU microvm", "Firecracker"; empty for a sandbox whose helper does not say.
+    static QString vmmText(std::optional<VmmKind> vmm);
     /// Where a running guest's state came from: "booted", "from template", "from snapshot";
     /// empty for StartSource::None.
     static QString startSourceText(StartSource source);

@@ -9,15 +9,18 @@
 #include "ui/mainwindow.h"
 #include "ui/newsandboxdialog.h"
 #include "ui/resources.h"
+#include "ui/sandboxdetailsview.h"
 #include "ui/sandboxtablemodel.h"
 #include "ui/terminalview.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -72,6 +75,7 @@ private Q_SLOTS:
     void notInTheGroupShowsMayNotUse();
     void newSandboxDialogValidatesName();
     void newSandboxDialogOffersTemplates();
+    void newSandboxDialogOffersTheVmms();
     void sandboxRunsAndConsoleWorks();
 };
 
@@ -220,6 +224,61 @@ void TestMainWindow::newSandboxDialogOffersTemplates()
     QCOMPARE(sandbox.value(QStringLiteral("name")).toString(), spec.name);
     if (helperHasTemplates && sandbox.contains(QStringLiteral("boot")))
         QCOMPARE(sandbox.value(QStringLiteral("boot")).toString(), QStringLiteral("cold"));
+}
+
+void TestMainWindow::newSandboxDialogOffersTheVmms()
+{
+    // Issue 19: the window offers the backends `hello` reports; this helper has no Firecracker
+    // binary (and TCG only), so Firecracker is offered greyed out with the helper's reason.
+    test::HelperProcess helper;
+    QVERIFY(!helper.useUnbootableImageStore().isEmpty());
+    QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+    auto client = makeClient(helper.socketPath());
+    MainWindow window(client.get());
+    QStringList failures;
+    connect(&window, &MainWindow::actionFailed, this,
+            [&failures](const QString &text, const Error &error) {
+                failures.append(text + QLatin1Char(' ') + error.message);
+            });
+    client->connectToHelper();
+    QTRY_VERIFY(window.model()->isLoaded());
+    NewSandboxDialog dialog(client.get(), {});
+    QComboBox *vmm = dialog.vmmBox();
+    QCOMPARE(vmm->count(), 3);
+    QCOMPARE(vmm->itemText(0), QStringLiteral("Host default (QEMU microvm)"));
+    const int firecracker = vmm->findData(QStringLiteral("firecracker"));
+    QVERIFY(firecracker > 0);
+    auto *items = qobject_cast<QStandardItemModel *>(vmm->model());
+    QVERIFY(items && !items->item(firecracker)->isEnabled());
+    const QString reason = client->helloResult()
+                               .value(QStringLiteral("vmms"))
+                               .toObject()
+                               .value(QStringLiteral("firecracker"))
+                               .toObject()
+                               .value(QStringLiteral("reason"))
+                               .toString();
+    QVERIFY(!reason.isEmpty());
+    QCOMPARE(vmm->itemData(firecracker, Qt::ToolTipRole).toString(), reason);
+    QCOMPARE(dialog.vmmNote(), QStringLiteral("Firecracker cannot run on this host: ") + reason);
+    QVERIFY(!dialog.spec().vmm); // the host's default: the helper decides
+    vmm->setCurrentIndex(vmm->findData(QStringLiteral("qemu")));
+    QCOMPARE(dialog.spec().vmm, VmmKind::Qemu);
+
+    // The choice reaches sandbox.create, and the window shows what the helper stored.
+    SandboxSpec spec = dialog.spec();
+    spec.name = QStringLiteral("on-qemu");
+    window.createSandbox(spec, false, QStringLiteral("cold"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.model()->rowOf(spec.name) >= 0 || !failures.isEmpty(), 10000);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(u'\n')));
+    test::RpcTestClient rpc(helper.socketPath());
+    QCOMPARE(test::RpcTestClient::result(
+                 rpc.call(QStringLiteral("sandbox.get"), {{QStringLiteral("name"), spec.name}}))
+                 .value(QStringLiteral("vmm"))
+                 .toString(),
+             QStringLiteral("qemu"));
+    window.table()->selectRow(window.model()->rowOf(spec.name));
+    const QString details = window.details()->text();
+    QVERIFY2(details.contains(QStringLiteral("VMM: QEMU microvm")), qPrintable(details));
 }
 
 void TestMainWindow::sandboxRunsAndConsoleWorks()

@@ -120,6 +120,7 @@ Sandbox sandbox(const QString &name, StartSource from, const QString &identityWa
     Sandbox s;
     s.spec.name = name;
     s.state = SandboxState::Running;
+    s.spec.vmm = VmmKind::Qemu;
     s.acceleration = Acceleration::Tcg;
     s.accelerationWarning = u"/dev/kvm is missing"_s;
     s.createdAt = QDateTime::currentDateTimeUtc().addSecs(-600);
@@ -140,6 +141,13 @@ QJsonObject helloResult()
                          u"egress"_s, u"credentials"_s, u"snapshot"_s, u"templates"_s}},
             {u"acceleration"_s, u"tcg"_s},
             {u"accelerationWarning"_s, u"/dev/kvm is missing"_s},
+            {u"vmm"_s, u"qemu"_s},
+            {u"vmms"_s,
+             QJsonObject {{u"qemu"_s, QJsonObject {{u"available"_s, true}}},
+                          {u"firecracker"_s,
+                           QJsonObject {{u"available"_s, true},
+                                        {u"reason"_s, QString()},
+                                        {u"binary"_s, u"/usr/bin/firecracker"_s}}}}},
             {u"uid"_s, 0},
             {u"hostMemoryMib"_s, 3000},
             {u"hostMemoryAvailableMib"_s, 1000}};
@@ -302,6 +310,7 @@ private Q_SLOTS:
     void credentialReasonsInWords();
     void newSandboxDialogSaysRootDiskImagesBootCold();
     void newSandboxDialogShowsItsNotesWhole();
+    void newSandboxDialogFirecrackerBootsCold();
     void newSandboxDialogChecksMemoryAgainstTheHost();
     void egressReasonsInWordsAndCountsWhatIsShown();
     void columnsThatMatterFitAtTheDefaultSize();
@@ -379,7 +388,8 @@ void TestSandboxDetails::tableAndDetailsShowTheIdentityWarning()
     QString details = m_window->details()->text();
     QVERIFY2(details.contains(u"Name: stale"_s), qPrintable(details));
     QVERIFY2(details.contains(u"Started: from snapshot"_s), qPrintable(details));
-    QVERIFY2(details.contains(u"Acceleration: TCG (software)"_s), qPrintable(details));
+    QVERIFY2(details.contains(u"VMM: QEMU microvm\nAcceleration: TCG (software)"_s),
+             qPrintable(details));
     QVERIFY2(details.startsWith(u"The guest did not confirm"_s), qPrintable(details));
     QVERIFY2(details.contains(u"vCPUs: 1\nMemory: 256 MiB"_s), qPrintable(details));
     QVERIFY2(details.contains(u"Restart the sandbox (Stop, then Start)"_s), qPrintable(details));
@@ -604,6 +614,40 @@ void TestSandboxDetails::newSandboxDialogSaysRootDiskImagesBootCold()
     images->setCurrentIndex(1);
     QVERIFY(!dialog.templateBox()->isChecked());
     QCOMPARE(dialog.bootMode(), u"cold"_s);
+}
+
+void TestSandboxDetails::newSandboxDialogFirecrackerBootsCold()
+{
+    // Issue 19: a host whose helper can run Firecracker offers it; a Firecracker sandbox has no
+    // template (templates are QEMU device state), and the choice comes back after QEMU.
+    m_transport->answer(u"image.list"_s, imageList());
+    m_transport->answer(u"template.list"_s, QJsonObject {{u"templates"_s, QJsonArray()}});
+    NewSandboxDialog dialog(m_client.get(), {});
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QComboBox *vmm = dialog.vmmBox();
+    QCOMPARE(vmm->itemText(0), u"Host default (QEMU microvm)"_s);
+    const int firecracker = vmm->findData(u"firecracker"_s);
+    QVERIFY(firecracker > 0);
+    QVERIFY(dialog.vmmNote().isEmpty());
+    QTRY_VERIFY(dialog.templateNote().contains(u"No template of this image and size yet"_s));
+    QVERIFY(dialog.templateBox()->isChecked());
+    vmm->setCurrentIndex(firecracker);
+    QCOMPARE(dialog.spec().vmm, VmmKind::Firecracker);
+    QVERIFY2(dialog.vmmNote().startsWith(u"Firecracker: KVM only"_s), qPrintable(dialog.vmmNote()));
+    QVERIFY(!dialog.templateBox()->isEnabled());
+    QVERIFY(!dialog.templateBox()->isChecked());
+    QCOMPARE(dialog.bootMode(), u"cold"_s);
+    QVERIFY2(dialog.templateNote().contains(u"always boot cold"_s),
+             qPrintable(dialog.templateNote()));
+    auto *buttons = dialog.findChild<QDialogButtonBox *>();
+    QLabel *note = labelNamed(&dialog, u"Template availability"_s);
+    QVERIFY(buttons && note);
+    QTRY_VERIFY2(clipping(note, buttons).isEmpty(), qPrintable(clipping(note, buttons)));
+    vmm->setCurrentIndex(0);
+    QVERIFY(!dialog.spec().vmm);
+    QVERIFY(dialog.templateBox()->isChecked()); // the person's choice again
+    QCOMPARE(dialog.bootMode(), u"template"_s);
 }
 
 void TestSandboxDetails::newSandboxDialogShowsItsNotesWhole()
