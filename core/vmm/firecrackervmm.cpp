@@ -186,6 +186,13 @@ Result<void> FirecrackerVmm::spawnControl(const QString &runtimeDir, uid_t uid, 
                             credentials);
 }
 
+QString FirecrackerVmm::vmmPath(const QString &hostPath) const
+{
+    if (!m_jail || hostPath.isEmpty())
+        return hostPath;
+    return m_jail->pathInside(hostPath);
+}
+
 pid_t FirecrackerVmm::controllerPid() const
 {
     return m_control ? m_control->pid() : 0;
@@ -300,7 +307,35 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
         return refuseStart(
             failSystem(QStringLiteral("cannot create"), QStringLiteral("a pipe"), error).error());
     }
-    const QStringList argv {m_binary, QStringLiteral("--api-sock"), run.filePath(kApiSocket),
+    // A helper that may mount jails it: a mount namespace and chroot with only this sandbox's
+    // files. The packaged unit may not (docs/packaging.md), and Firecracker then runs as QEMU
+    // does.
+    m_jail.reset();
+    if (FirecrackerJail::available()) {
+        FirecrackerJail jail(m_config.runtimeDir, m_binary);
+        jail.addFile(m_config.kernelPath, QStringLiteral("kernel"), true);
+        if (!m_config.initrdPath.isEmpty())
+            jail.addFile(m_config.initrdPath, QStringLiteral("initrd"), true);
+        if (!m_config.seedImagePath.isEmpty())
+            jail.addFile(m_config.seedImagePath, QStringLiteral("seed"), true);
+        if (!m_config.rootDiskPath.isEmpty())
+            jail.addFile(m_config.rootDiskPath, QStringLiteral("rootfs"), false);
+        // The directory, not the file: a snapshot writes a fresh file beside it, which the
+        // helper renames over the old one.
+        if (!m_config.memoryPath.isEmpty())
+            jail.addDirectory(QFileInfo(m_config.memoryPath).path(), QStringLiteral("memory"));
+        jail.addSharedPaths(m_jailSharedPaths);
+        if (auto prepared = jail.prepare(); !prepared)
+            return refuseStart(prepared.error());
+        m_jail = std::move(jail);
+    } else {
+        qCInfo(lcFirecracker,
+               "%s: Firecracker runs without a jail: the helper lacks "
+               "CAP_SYS_ADMIN or CAP_SYS_CHROOT",
+               qPrintable(config.sandboxName));
+    }
+    const QStringList argv {m_jail ? QString(FirecrackerJail::kBinary) : m_binary,
+                            QStringLiteral("--api-sock"), vmmPath(run.filePath(kApiSocket)),
                             QStringLiteral("--id"), config.sandboxName};
     qCInfo(lcFirecracker).noquote()
         << "starting" << config.sandboxName << "as uid" << config.vmmUid << ":" << argv.join(u' ');
@@ -309,6 +344,8 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
         credentials.groups = config.vmmGroups;
     SpawnOptions options;
     options.autogroupNice = kGuestAutogroupNice;
+    if (m_jail)
+        options.jail = m_jail->spawnJail();
     options.stdinFd = stdinPipe[0];
     options.stdoutFd = stdoutPipe[1];
     auto pid = VmmProcess::spawn(argv, run.filePath(kStderrFile), credentials, options);
@@ -361,26 +398,26 @@ void FirecrackerVmm::configure()
     const QDir run(m_config.runtimeDir);
     const int waitMs = int(qMax<qint64>(0, m_startDeadline.remainingTime()));
     QJsonObject fields {{QStringLiteral("waitMs"), waitMs},
-                        {QStringLiteral("logPath"), run.filePath(kLogFile)},
+                        {QStringLiteral("logPath"), vmmPath(run.filePath(kLogFile))},
                         {QStringLiteral("tap"), m_config.network.tapName},
-                        {QStringLiteral("vsockPath"), run.filePath(kVsockSocket)}};
+                        {QStringLiteral("vsockPath"), vmmPath(run.filePath(kVsockSocket))}};
     int timeoutMs = waitMs + kCommandTimeoutMs;
     if (m_restoring) {
-        fields.insert(QStringLiteral("snapshotPath"), run.filePath(kIncomingStateFile));
-        fields.insert(QStringLiteral("memPath"), m_config.memoryPath);
+        fields.insert(QStringLiteral("snapshotPath"), vmmPath(run.filePath(kIncomingStateFile)));
+        fields.insert(QStringLiteral("memPath"), vmmPath(m_config.memoryPath));
         timeoutMs = waitMs + kSnapshotCommandTimeoutMs;
     } else {
         fields.insert(QStringLiteral("vcpus"), m_config.vcpus);
         fields.insert(QStringLiteral("memoryMib"), m_config.memoryMib);
-        fields.insert(QStringLiteral("kernel"), m_config.kernelPath);
-        fields.insert(QStringLiteral("initrd"), m_config.initrdPath);
+        fields.insert(QStringLiteral("kernel"), vmmPath(m_config.kernelPath));
+        fields.insert(QStringLiteral("initrd"), vmmPath(m_config.initrdPath));
         // Firecracker's guests need no PCI probe, and a reboot must end the VMM (reboot=k:
         // through the keyboard controller, which Firecracker turns into its exit).
         fields.insert(QStringLiteral("bootArgs"),
                       QemuCommand::kernelCommandLine(m_config)
                           + QStringLiteral(" reboot=k panic=1 pci=off"));
-        fields.insert(QStringLiteral("rootDisk"), m_config.rootDiskPath);
-        fields.insert(QStringLiteral("seedDisk"), m_config.seedImagePath);
+        fields.insert(QStringLiteral("rootDisk"), vmmPath(m_config.rootDiskPath));
+        fields.insert(QStringLiteral("seedDisk"), vmmPath(m_config.seedImagePath));
         fields.insert(QStringLiteral("mac"), m_config.network.mac);
         fields.insert(QStringLiteral("guestCid"), kGuestCid);
     }
@@ -675,8 +712,8 @@ void FirecrackerVmm::saveDeviceState(int fd, Done done)
                     state ? fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"))
                           : Result<void>(std::unexpected(state.error())));
             }
-            const QJsonObject params {{QStringLiteral("memPath"), memoryNext},
-                                      {QStringLiteral("statePath"), statePath}};
+            const QJsonObject params {{QStringLiteral("memPath"), vmmPath(memoryNext)},
+                                      {QStringLiteral("statePath"), vmmPath(statePath)}};
             command(fcctl::kSnapshot, params, kSnapshotCommandTimeoutMs,
                     [this, fd, done, memoryNext, statePath](const Result<QJsonObject> &created) {
                         if (!created) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/vmm/firecrackerjail.h"
 #include "core/vmm/vmm.h"
 
 #include <QDeadlineTimer>
@@ -43,10 +44,11 @@ class VsockConnector;
 /// file: BackendUnavailable otherwise), TCG (it needs KVM: BackendUnavailable otherwise),
 /// virtio-serial, and the console of an adopted VMM (its stdout pipe closed with the old helper).
 ///
-/// Isolation: Firecracker runs without its jailer as the per-sandbox VMM uid, in its own
-/// session, with its own seccomp filters (built in, on by default). The jailer would add a
-/// chroot holding only the guest's files, new mount, pid and network namespaces, a cgroup and
-/// resource limits; docs/vmm.md says how that would fit.
+/// Isolation: Firecracker runs as the per-sandbox VMM uid, in its own session, with its own
+/// seccomp filters (built in, on by default), and, when the helper is root, in a jail of its
+/// own (FirecrackerJail: a mount namespace and chroot holding only this sandbox's files); every
+/// path it is given is then a path inside. Not built: the jailer's pid and network namespaces
+/// and cgroup (docs/vmm.md).
 ///
 /// Destroying the object leaves the VMM running on purpose: a restarted helper adopts it.
 class FirecrackerVmm final : public Vmm
@@ -82,6 +84,11 @@ public:
     /// `configured` when it is an executable file, else $AIRLOCK_FIRECRACKER, else `firecracker`
     /// from PATH; empty when none is found.
     static QString findFirecracker(const QString &configured = {});
+    /// Host directories the jail shows at their own paths, writable (FirecrackerJail::
+    /// addSharedPaths): for a `binary` that is a wrapper starting Firecracker from elsewhere.
+    void setJailSharedPaths(const QStringList &dirs) { m_jailSharedPaths = dirs; }
+    /// Whether the running VMM was started in a jail (the helper is root).
+    bool isJailed() const { return m_jail.has_value(); }
 
     /// Spawns Firecracker and configures it from the event loop (see the class). Errors:
     /// BackendUnavailable (binary, kernel, initrd or disk missing; a qcow2 root disk; no KVM; a
@@ -148,7 +155,12 @@ private:
     void closeConsole();
     void reset();
 
+    /// The path Firecracker opens for the host file `hostPath`: inside its jail, or as is.
+    QString vmmPath(const QString &hostPath) const;
+
     QString m_binary;
+    QStringList m_jailSharedPaths;
+    std::optional<FirecrackerJail> m_jail; // set while a jailed VMM starts or runs
     VmmLaunchConfig m_config;
     VmmRuntimeInfo m_info;
     QString m_controller;

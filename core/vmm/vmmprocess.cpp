@@ -12,6 +12,8 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -30,7 +32,8 @@ enum ChildStep : int {
     StepStdio,
     StepExec,
     StepInherit,
-    StepPrivileges
+    StepPrivileges,
+    StepJail
 };
 
 QString stepName(int step)
@@ -48,6 +51,8 @@ QString stepName(int step)
         return QStringLiteral("passing descriptors");
     case StepPrivileges:
         return QStringLiteral("dropping privileges");
+    case StepJail:
+        return QStringLiteral("entering the jail");
     }
     return QStringLiteral("an unknown step");
 }
@@ -172,6 +177,27 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
     for (QByteArray &arg : argStorage)
         args.push_back(arg.data());
     args.push_back(nullptr);
+    // The jail's mounts as C strings: (source, target, flags of the read-only remount or 0).
+    struct JailMount
+    {
+        QByteArray source;
+        QByteArray target;
+        unsigned long remountFlags;
+    };
+    std::vector<JailMount> jailMounts;
+    QByteArray jailRoot;
+    if (options.jail) {
+        jailRoot = QFile::encodeName(options.jail->root);
+        for (const SpawnJail::Bind &bind : options.jail->binds) {
+            unsigned long flags = MS_BIND | MS_REMOUNT | MS_NOSUID;
+            if (!bind.device)
+                flags |= MS_NODEV;
+            if (bind.readOnly)
+                flags |= MS_RDONLY;
+            jailMounts.push_back(
+                {QFile::encodeName(bind.source), QFile::encodeName(bind.target), flags});
+        }
+    }
     char envPath[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
     char envLang[] = "LC_ALL=C";
     char *env[] = {envPath, envLang, nullptr};
@@ -247,6 +273,23 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
                     && errno != EPERM)
                     childFail(report, StepPrivileges, errno);
             }
+        }
+        if (!jailRoot.isEmpty()) {
+            if (::unshare(CLONE_NEWNS) != 0
+                || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+                childFail(report, StepJail, errno);
+            for (const JailMount &bind : jailMounts) {
+                // A bind ignores flags other than MS_REC; a remount of the bind applies them.
+                if (::mount(bind.source.constData(), bind.target.constData(), nullptr, MS_BIND,
+                            nullptr)
+                        != 0
+                    || ::mount(nullptr, bind.target.constData(), nullptr, bind.remountFlags,
+                               nullptr)
+                        != 0)
+                    childFail(report, StepJail, errno);
+            }
+            if (::chroot(jailRoot.constData()) != 0)
+                childFail(report, StepJail, errno);
         }
         // setresuid() away from root clears the permitted, effective and ambient sets.
         if (const int error = credentials.apply(); error != 0)

@@ -32,6 +32,27 @@ struct VmmCredentials
     int apply() const noexcept;
 };
 
+/// A mount namespace and chroot for a process started by VmmProcess::spawn() (Firecracker's
+/// jail, docs/vmm.md). Before the identity switch the child unshares its mount namespace
+/// (mount_namespaces(7)), makes every mount in it private so nothing propagates back to the
+/// host, bind-mounts each `binds` entry onto its target inside `root` (which must exist: an empty
+/// file for a file or device, a directory for a directory), and chroots into `root`. Needs
+/// CAP_SYS_ADMIN and CAP_SYS_CHROOT (airlockd as root); the unprivileged process afterwards can
+/// neither mount nor chroot, so it stays inside.
+struct SpawnJail
+{
+    struct Bind
+    {
+        QString source; ///< absolute host path
+        QString target; ///< absolute host path inside root
+        bool readOnly = true;
+        /// Device nodes keep working through the bind (everything else is mounted nodev).
+        bool device = false;
+    };
+    QString root; ///< absolute host path; the child's "/"
+    std::vector<Bind> binds;
+};
+
 /// Extra ways to confine a process started by VmmProcess::spawn().
 struct SpawnOptions
 {
@@ -52,6 +73,8 @@ struct SpawnOptions
     /// autogroup of its own, and the kernel shares the CPU between autogroups before nice
     /// values count, so a plain setpriority() would not lower it against the helper.
     std::optional<int> autogroupNice;
+    /// When set: the child runs in this jail; argv[0] is then a path inside it.
+    std::optional<SpawnJail> jail;
 };
 
 /// The autogroup nice value of guest VMMs: a host full of busy guests (TCG ones, above all)

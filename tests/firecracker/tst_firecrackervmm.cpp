@@ -64,6 +64,13 @@ private:
         return path;
     }
 
+    /// The fake is a wrapper script here and a Python server in the source tree, and it writes
+    /// its findings here: a jailed Firecracker (the test runs as root) must see both.
+    void shareWithTheJail(FirecrackerVmm &vmm)
+    {
+        vmm.setJailSharedPaths({QFileInfo(kFake).path(), m_dir.path()});
+    }
+
     VmmLaunchConfig launchConfig(const QString &name)
     {
         VmmLaunchConfig config;
@@ -131,7 +138,7 @@ private Q_SLOTS:
         for (const char *file : {"vmlinux", "initrd.img", "root.raw", "seed.img"}) {
             QFile out(m_dir.filePath(QString::fromLatin1(file)));
             QVERIFY(out.open(QIODevice::WriteOnly));
-            out.write(QByteArray(4096, '\0'));
+            out.write(QByteArray(file) + QByteArray(4096, '\0'));
         }
         QFile qcow(m_dir.filePath(QStringLiteral("root.qcow2")));
         QVERIFY(qcow.open(QIODevice::WriteOnly));
@@ -154,6 +161,7 @@ private Q_SLOTS:
     void bootsPausesSnapshotsAndStops()
     {
         FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        shareWithTheJail(vmm);
         QByteArray console;
         connect(&vmm, &Vmm::consoleOutput, this,
                 [&](const QByteArray &bytes) { console += bytes; });
@@ -209,6 +217,7 @@ private Q_SLOTS:
 
         // Restore into a second VMM from the saved state and memory.
         FirecrackerVmm restored(fakeBinary(), kFcctl);
+        shareWithTheJail(restored);
         VmmLaunchConfig restoreConfig = launchConfig(QStringLiteral("fc-restored"));
         QFile::remove(restoreConfig.memoryPath);
         QVERIFY(QFile::copy(config.memoryPath, restoreConfig.memoryPath));
@@ -233,6 +242,78 @@ private Q_SLOTS:
         QVERIFY(!vmm.isRunning());
     }
 
+    void runsInAJailOfItsOwn()
+    {
+        // Issue 19: a chroot in a mount namespace holding only this sandbox's files, and every
+        // path Firecracker is given is a path inside it.
+        if (!FirecrackerJail::available())
+            QSKIP("the jail needs CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+        const QString requests = m_dir.filePath(QStringLiteral("requests-jail"));
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--requests '%1'").arg(requests)}), kFcctl);
+        shareWithTheJail(vmm);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-jail"));
+        // A planted link where a mount point goes is removed, never followed.
+        const QString decoy = m_dir.filePath(QStringLiteral("decoy"));
+        QVERIFY(QFile(decoy).open(QIODevice::WriteOnly));
+        QVERIFY(QFile::link(decoy, QDir(config.runtimeDir).filePath(QStringLiteral("kernel"))));
+        const auto started = startAndWait(vmm, config);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        QVERIFY(vmm.isJailed());
+        const QString proc = QStringLiteral("/proc/%1").arg(started->pid);
+        QCOMPARE(QFileInfo(proc + QStringLiteral("/root")).symLinkTarget(),
+                 QDir(config.runtimeDir).canonicalPath());
+        QVERIFY(QFileInfo(proc + QStringLiteral("/ns/mnt")).symLinkTarget()
+                != QFileInfo(QStringLiteral("/proc/self/ns/mnt")).symLinkTarget());
+        // What it sees: its sockets and logs, the guest's files, devices, /usr; nothing else
+        // of the host's (the tests' shared temporary directory aside).
+        const QDir root(proc + QStringLiteral("/root"));
+        QCOMPARE(readAll(root.filePath(QStringLiteral("kernel"))), readAll(config.kernelPath));
+        QCOMPARE(readAll(root.filePath(QStringLiteral("seed"))), readAll(config.seedImagePath));
+        QCOMPARE(readAll(decoy), QByteArray());
+        for (const char *present : {"firecracker", "firecracker.sock", "initrd", "rootfs", "memory",
+                                    "dev/kvm", "dev/net/tun", "usr/bin/python3"})
+            QVERIFY2(QFileInfo::exists(root.filePath(QLatin1String(present))), present);
+        for (const char *absent : {"etc", "proc", "root", "home", "var", "run", "sys"})
+            QVERIFY2(!QFileInfo::exists(root.filePath(QLatin1String(absent))), absent);
+        QVERIFY(!QFileInfo::exists(root.filePath(QStringLiteral("dev/sda"))));
+        // The mounts are the jail's own: none of them is seen on the host.
+        QVERIFY(!readAll(QStringLiteral("/proc/self/mountinfo"))
+                     .contains(QFile::encodeName(config.runtimeDir + QStringLiteral("/kernel"))));
+        // Even root inside cannot write the guest's kernel: a read-only bind.
+        QVERIFY(readAll(proc + QStringLiteral("/mountinfo")).contains(" /kernel ro,"));
+
+        QJsonObject bootSource;
+        QJsonObject vsock;
+        for (const QByteArray &line : readAll(requests).trimmed().split('\n')) {
+            const QJsonObject request = QJsonDocument::fromJson(line).object();
+            const QJsonObject body =
+                QJsonDocument::fromJson(request.value(QStringLiteral("body")).toString().toUtf8())
+                    .object();
+            if (request.value(QStringLiteral("path")).toString() == u"/boot-source")
+                bootSource = body;
+            if (request.value(QStringLiteral("path")).toString() == u"/vsock")
+                vsock = body;
+        }
+        QCOMPARE(bootSource.value(QStringLiteral("kernel_image_path")).toString(),
+                 QStringLiteral("/kernel"));
+        QCOMPARE(bootSource.value(QStringLiteral("initrd_path")).toString(),
+                 QStringLiteral("/initrd"));
+        QCOMPARE(vsock.value(QStringLiteral("uds_path")).toString(), QStringLiteral("/vsock.sock"));
+
+        // A snapshot goes through the jail's /memory into the helper's memory file.
+        QTRY_VERIFY_WITH_TIMEOUT(vmm.agent() != nullptr, 10000);
+        auto paused = awaitVoid([&](Vmm::Done done) { vmm.pause(done); });
+        QVERIFY(paused && *paused);
+        const int state = ::memfd_create("state", MFD_CLOEXEC);
+        auto saved = awaitVoid([&](Vmm::Done done) { vmm.saveDeviceState(state, done); });
+        ::close(state);
+        QVERIFY2(saved && *saved,
+                 qPrintable(saved && !*saved ? saved->error().message : QString()));
+        QCOMPARE(readAll(config.memoryPath), QByteArray("FAKE-MEMORY"));
+        vmm.kill();
+        QVERIFY(vmm.waitForExit(5000));
+    }
+
     void adoptionStartsAnAirlockFcctlOfItsOwn()
     {
         // A restarted helper adopts a running Firecracker: the old airlock-fcctl ended with the
@@ -241,6 +322,7 @@ private Q_SLOTS:
         pid_t oldController = 0;
         {
             auto first = std::make_unique<FirecrackerVmm>(fakeBinary(), kFcctl);
+            shareWithTheJail(*first);
             const auto started = startAndWait(*first, launchConfig(QStringLiteral("fc-adopt")));
             QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
             info = *started;
@@ -252,6 +334,7 @@ private Q_SLOTS:
                                  10000);
         QVERIFY(QFileInfo::exists(QStringLiteral("/proc/%1").arg(info.pid)));
         FirecrackerVmm adopted(fakeBinary(), kFcctl);
+        shareWithTheJail(adopted);
         auto done = awaitVoid([&](Vmm::Done callback) { adopted.adopt(info, callback); });
         QVERIFY2(done && *done, qPrintable(done && !*done ? done->error().message : QString()));
         QCOMPARE(adopted.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
@@ -267,6 +350,7 @@ private Q_SLOTS:
     void stopKillsAVmmThatIgnoresCtrlAltDel()
     {
         FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl);
+        shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-stubborn")));
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
@@ -278,6 +362,7 @@ private Q_SLOTS:
     void unexpectedExitIsReported()
     {
         FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-crash")));
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
@@ -334,6 +419,7 @@ private Q_SLOTS:
                            change == QLatin1String("no-fcctl")
                                ? m_dir.filePath(QStringLiteral("no-such-fcctl"))
                                : kFcctl);
+        shareWithTheJail(vmm);
         VmmLaunchConfig config = launchConfig(QStringLiteral("fc-error"));
         if (change == QLatin1String("qcow2"))
             config.rootDiskPath = m_dir.filePath(QStringLiteral("root.qcow2"));
@@ -353,6 +439,7 @@ private Q_SLOTS:
     void killDuringStartLeavesNothing()
     {
         FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}), kFcctl);
+        shareWithTheJail(vmm);
         std::optional<Result<VmmRuntimeInfo>> started;
         vmm.start(launchConfig(QStringLiteral("fc-killed")),
                   [&](const Result<VmmRuntimeInfo> &result) { started = result; });
@@ -365,6 +452,7 @@ private Q_SLOTS:
     void vsockConnectorKeepsTheGuestsFirstBytes()
     {
         FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}), kFcctl);
+        shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-vsock"));
         const auto started = startAndWait(vmm, config);
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
@@ -424,6 +512,7 @@ private Q_SLOTS:
         const QStringList knobs {QStringLiteral("--version ") + version,
                                  QStringLiteral("--requests '%1'").arg(requests)};
         FirecrackerVmm booted(fakeBinary(knobs), kFcctl);
+        shareWithTheJail(booted);
         const VmmLaunchConfig config =
             launchConfig(QStringLiteral("fc-v") + version.left(4).remove(u'.'));
         QVERIFY(startAndWait(booted, config));
@@ -436,6 +525,7 @@ private Q_SLOTS:
         QVERIFY(booted.waitForExit(5000));
 
         FirecrackerVmm restored(fakeBinary(knobs), kFcctl);
+        shareWithTheJail(restored);
         VmmLaunchConfig restoreConfig = config;
         restoreConfig.incomingStateFd = state;
         const auto started = startAndWait(restored, restoreConfig);
@@ -456,7 +546,10 @@ private Q_SLOTS:
                      .toObject()
                      .value(QStringLiteral("backend_path"))
                      .toString(),
-                 config.memoryPath);
+                 // Inside the jail, the memory directory is /memory.
+                 booted.isJailed()
+                     ? QStringLiteral("/memory/") + QFileInfo(config.memoryPath).fileName()
+                     : config.memoryPath);
         // Every boot of the booted VMM sent PUT /entropy (1.4 and later).
         QVERIFY(readAll(requests).contains("\"path\": \"/entropy\""));
         restored.kill();
@@ -519,6 +612,7 @@ private Q_SLOTS:
                                   | QFileDevice::ExeOwner);
         }
         FirecrackerVmm vmm(fakeBinary(), liar);
+        shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-liar"));
         const auto started = startAndWait(vmm, config);
         QVERIFY(!started);
