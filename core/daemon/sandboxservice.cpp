@@ -469,34 +469,38 @@ Result<Sandbox> SandboxService::create(const SandboxSpec &requested, bool intern
 }
 
 void SandboxService::start(const QString &name, int incomingStateFd, StartSource source,
-                           Started done)
+                           Started done, std::function<Result<void>()> fillMemory)
 {
     // A restore kills the running VMM and starts at once: the new one waits until the old one
     // is gone, on the event loop (killNow() does not wait).
     if (const auto it = m_entries.find(name); it != m_entries.end() && it->second.exitingVmm) {
-        whenExited(it->second,
-                   [this, name, incomingStateFd, source, done](const Result<void> &gone) {
-                       if (!gone)
-                           return done(std::unexpected(gone.error()));
-                       start(name, incomingStateFd, source, done);
-                   });
+        whenExited(
+            it->second,
+            [this, name, incomingStateFd, source, done, fillMemory](const Result<void> &gone) {
+                if (!gone)
+                    return done(std::unexpected(gone.error()));
+                start(name, incomingStateFd, source, done, fillMemory);
+            });
         return;
     }
-    startOnce(name, incomingStateFd, source, /*allowTemplate=*/true,
-              [this, name, done](const Result<Sandbox> &started, bool usedTemplate) {
-                  if (started || !usedTemplate)
-                      return done(started);
-                  // A template QEMU cannot load (made by another QEMU, damaged) must not stop
-                  // the sandbox.
-                  qCWarning(lcSandbox, "%s: the template start failed (%s); booting cold",
-                            qPrintable(name), qPrintable(started.error().message));
-                  startOnce(name, -1, StartSource::Boot, /*allowTemplate=*/false,
-                            [done](const Result<Sandbox> &cold, bool) { done(cold); });
-              });
+    startOnce(
+        name, incomingStateFd, source, /*allowTemplate=*/true,
+        [this, name, done](const Result<Sandbox> &started, bool usedTemplate) {
+            if (started || !usedTemplate)
+                return done(started);
+            // A template QEMU cannot load (made by another QEMU, damaged) must not stop
+            // the sandbox.
+            qCWarning(lcSandbox, "%s: the template start failed (%s); booting cold",
+                      qPrintable(name), qPrintable(started.error().message));
+            startOnce(name, -1, StartSource::Boot, /*allowTemplate=*/false,
+                      [done](const Result<Sandbox> &cold, bool) { done(cold); });
+        },
+        std::move(fillMemory));
 }
 
 void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSource source,
-                               bool allowTemplate, StartedOnce done)
+                               bool allowTemplate, StartedOnce done,
+                               std::function<Result<void>()> fillMemory)
 {
     auto launch = std::make_shared<Launch>();
     auto found = findStopped(name);
@@ -511,19 +515,22 @@ void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSo
                     false);
     if (!image->diskPath.isEmpty() && !QFileInfo::exists(m_disks.pathFor(name))) {
         // The first start makes the overlay (qemu-img, from the event loop), then goes on.
-        m_disks.make(
-            name, *image, this,
-            [this, name, incomingStateFd, source, allowTemplate, done](const Result<void> &made) {
-                if (!made)
-                    return done(std::unexpected(made.error()), false);
-                startOnce(name, incomingStateFd, source, allowTemplate, done);
-            });
+        m_disks.make(name, *image, this,
+                     [this, name, incomingStateFd, source, allowTemplate, done,
+                      fillMemory](const Result<void> &made) {
+                         if (!made)
+                             return done(std::unexpected(made.error()), false);
+                         startOnce(name, incomingStateFd, source, allowTemplate, done, fillMemory);
+                     });
         return;
     }
     if (auto prepared =
             prepareLaunch(*entry, *image, incomingStateFd, source, allowTemplate, *launch);
         !prepared)
         return done(std::unexpected(prepared.error()), launch->usedTemplate);
+    // A restore's memory comes from its caller's fill (a template start has its own).
+    if (incomingStateFd >= 0 && fillMemory)
+        launch->fillMemory = std::move(fillMemory);
     // A template's memory (128 MiB and more) is copied on a worker while the network comes up:
     // on the event loop, ten starts at once kept every other client waiting for seconds.
     if (launch->fillMemory) {

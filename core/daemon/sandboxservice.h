@@ -102,7 +102,11 @@ public:
     /// guest that did not boot is then told its identity through the guest agent; its answer
     /// comes later (whenSettled; Sandbox::identityWarning when it did not confirm; a template
     /// start that is not confirmed boots cold instead).
-    void start(const QString &name, int incomingStateFd, StartSource source, Started done);
+    /// `fillMemory`, when given, fills the restore's memory file instead of the caller; it runs
+    /// on a worker (decompressing a snapshot's chunks takes about a second for 256 MiB, which
+    /// the event loop must not wait for) while the network comes up.
+    void start(const QString &name, int incomingStateFd, StartSource source, Started done,
+               std::function<Result<void>()> fillMemory = {});
     /// A cold boot (or a template start): start(name, -1, …, done).
     void start(const QString &name, Started done)
     {
@@ -264,7 +268,7 @@ private:
     void whenExited(Entry &entry, std::function<void(const Result<void> &)> then);
     /// One start attempt; with `allowTemplate` a template start may be tried.
     void startOnce(const QString &name, int incomingStateFd, StartSource source, bool allowTemplate,
-                   StartedOnce done);
+                   StartedOnce done, std::function<Result<void>()> fillMemory = {});
     /// Prepares uid, runtime dir, disk and memory (or a template's) for the start of `entry`
     /// into `launch`. The sandbox is `starting` once it succeeded; on errors after that it is
     /// stopped again.

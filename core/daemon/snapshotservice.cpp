@@ -388,19 +388,21 @@ Result<SnapshotService::StagedState> SnapshotService::stageWithoutMemory(const Q
     return StagedState {state->release(), *memoryFd};
 }
 
-Result<int> SnapshotService::stageState(const QString &name, const Snapshot &snapshot)
+Result<SnapshotService::StagedRestore> SnapshotService::stageState(const QString &name,
+                                                                   const Snapshot &snapshot)
 {
     Manifest manifest;
     auto staged = stageWithoutMemory(name, snapshot, &manifest);
     AIRLOCK_TRY(staged);
-    // Decompressing every chunk of the memory object into the sandbox's file.
-    auto written = m_archive.store().writeObjectTo(*manifest.find(kMemoryObject), staged->memory);
-    ::close(staged->memory);
-    if (!written) {
-        ::close(staged->deviceState);
-        return std::unexpected(written.error());
-    }
-    return staged->deviceState;
+    const std::shared_ptr<int> memory(new int(staged->memory), [](int *fd) {
+        ::close(*fd);
+        delete fd;
+    });
+    const SnapshotStore *store = &m_archive.store();
+    return StagedRestore {staged->deviceState,
+                          [store, object = *manifest.find(kMemoryObject), memory] {
+                              return store->writeObjectTo(object, *memory);
+                          }};
 }
 
 void SnapshotService::startFrom(const QString &name, const Snapshot &snapshot,
@@ -409,18 +411,20 @@ void SnapshotService::startFrom(const QString &name, const Snapshot &snapshot,
     auto state = stageState(name, snapshot);
     if (!state)
         return done(std::unexpected(state.error()));
-    m_sandboxes.start(name, *state, StartSource::Snapshot,
-                      [this, name, snapshot, fd = *state, done](const Result<Sandbox> &ran) {
-                          ::close(fd);
-                          if (!ran)
-                              return done(std::unexpected(ran.error()));
-                          auto headed = m_archive.catalog().setHead(name, snapshot.id);
-                          // The sandbox runs from it now: clients that drew the head (a timeline)
-                          // re-read it.
-                          if (headed)
-                              Q_EMIT snapshotChanged(name, snapshot);
-                          done(headed);
-                      });
+    m_sandboxes.start(
+        name, state->deviceState, StartSource::Snapshot,
+        [this, name, snapshot, fd = state->deviceState, done](const Result<Sandbox> &ran) {
+            ::close(fd);
+            if (!ran)
+                return done(std::unexpected(ran.error()));
+            auto headed = m_archive.catalog().setHead(name, snapshot.id);
+            // The sandbox runs from it now: clients that drew the head (a timeline)
+            // re-read it.
+            if (headed)
+                Q_EMIT snapshotChanged(name, snapshot);
+            done(headed);
+        },
+        std::move(state->fillMemory));
 }
 
 Result<const Manifest::Object *> SnapshotService::diskToRestore(const QString &name,

@@ -113,10 +113,19 @@ public:
     /// Taken and answered like createAsync().
     void createTemplate(const QString &guest, const QString &label, const QString &templateKey,
                         std::function<void(const Result<Snapshot> &)> done);
-    /// Fills `sandbox`'s memory file from `snapshot`, writes its disk back (errors as for a
-    /// restore) and returns a memfd with its device state, for SandboxService::start.
+    /// A restore staged by stageState(), for SandboxService::start.
+    struct StagedRestore
+    {
+        int deviceState = -1; ///< memfd with the snapshot's device state; the caller's to close
+        /// Decompresses the snapshot's memory chunks into the sandbox's new memory file (about a
+        /// second for 256 MiB). It touches only that descriptor (closed when the last copy of
+        /// the function goes) and the store's immutable chunk files, so it runs on any thread.
+        std::function<Result<void>()> fillMemory;
+    };
+    /// Writes `sandbox`'s disk back from `snapshot` (errors as for a restore), makes its memory
+    /// file and a memfd with the device state; the memory itself is left to `fillMemory`.
     /// InvalidParams when the snapshot's memory size is not the sandbox's.
-    Result<int> stageState(const QString &sandbox, const Snapshot &snapshot);
+    Result<StagedRestore> stageState(const QString &sandbox, const Snapshot &snapshot);
     /// Descriptors of a start staged by stageWithoutMemory(); both the caller's to close.
     struct StagedState
     {

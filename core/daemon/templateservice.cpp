@@ -268,9 +268,7 @@ void TemplateService::templateCaptured(const QString &key, const QString &guest,
         enforceTemplateCap(made->id);
         m_archive.collectGarbage();
     }
-    if (auto cached = cacheTemplate(*made); !cached)
-        qCWarning(lcSnapshots, "template %s: %s", qPrintable(made->id),
-                  qPrintable(cached.error().message));
+    cacheTemplateInBackground(*made);
     qCInfo(lcSnapshots, "template %s of image %s ready", qPrintable(made->id),
            qPrintable(shape.image));
 }
@@ -312,8 +310,11 @@ Result<SandboxService::TemplateStart> TemplateService::templateState(const QStri
     m_templateUsed.insert(current->id, m_snapshots.now());
     // The template's memory, decompressed once into tmpfs: a start then copies only its data
     // extents in the kernel (SandboxService runs the copy off the event loop) instead of
-    // reading thousands of chunks.
-    if (auto cached = cacheTemplate(*current); cached) {
+    // reading thousands of chunks. Until a worker has made it, starts read the chunks (also off
+    // the event loop).
+    const QByteArray cachePath = QFile::encodeName(templateCachePath(current->id));
+    struct stat cacheInfo;
+    if (::stat(cachePath.constData(), &cacheInfo) == 0 && S_ISREG(cacheInfo.st_mode)) {
         auto copy = std::make_shared<ExtentCopy>();
         copy->from = ::open(QFile::encodeName(templateCachePath(current->id)).constData(),
                             O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -330,11 +331,10 @@ Result<SandboxService::TemplateStart> TemplateService::templateState(const QStri
             qCWarning(lcSnapshots, "%s: %s", qPrintable(name), qPrintable(staged.error().message));
         }
     } else {
-        qCWarning(lcSnapshots, "template %s: %s", qPrintable(current->id),
-                  qPrintable(cached.error().message));
+        cacheTemplateInBackground(*current);
     }
     AIRLOCK_TRY_INIT(state, m_snapshots.stageState(name, *current));
-    return SandboxService::TemplateStart {*state, {}};
+    return SandboxService::TemplateStart {state->deviceState, std::move(state->fillMemory)};
 }
 
 QString TemplateService::templateCachePath(const QString &id) const
@@ -343,38 +343,56 @@ QString TemplateService::templateCachePath(const QString &id) const
     return m_sandboxes.memoryPathFor(QStringLiteral(".template-") + id);
 }
 
-Result<void> TemplateService::cacheTemplate(const Snapshot &snapshot)
+void TemplateService::cacheTemplateInBackground(const Snapshot &snapshot)
 {
-    const QByteArray path = QFile::encodeName(templateCachePath(snapshot.id));
+    const QString id = snapshot.id;
+    const QByteArray path = QFile::encodeName(templateCachePath(id));
     struct stat info;
-    if (::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode))
-        return {};
-    auto manifest = m_archive.store().manifest(snapshot.id);
-    AIRLOCK_TRY(manifest);
+    if (m_caching.contains(id) || (::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode)))
+        return;
+    const auto warn = [id](const QString &why) {
+        qCWarning(lcSnapshots, "template %s: no cache: %s", qPrintable(id), qPrintable(why));
+    };
+    auto manifest = m_archive.store().manifest(id);
+    if (!manifest)
+        return warn(manifest.error().message);
     const Manifest::Object *memory = manifest->find(SnapshotService::kMemoryObject);
     if (!memory)
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("template %1 holds no memory").arg(snapshot.id));
+        return warn(QStringLiteral("it holds no memory"));
     if (auto ready = m_sandboxes.ensureMemoryDir(); !ready)
-        return ready;
-    const QByteArray temporary = path + ".tmp";
-    ::unlink(temporary.constData());
-    const int fd =
-        ::open(temporary.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return fail(
-            ErrorKind::OperationFailed,
-            QStringLiteral("cannot create %1: %2")
-                .arg(QFile::decodeName(temporary), QString::fromLocal8Bit(std::strerror(errno))));
-    const Result<void> written = m_archive.store().writeObjectTo(*memory, fd);
-    ::close(fd);
-    if (!written || ::rename(temporary.constData(), path.constData()) != 0) {
-        ::unlink(temporary.constData());
-        return written ? fail(ErrorKind::OperationFailed,
-                              QStringLiteral("cannot rename %1").arg(QFile::decodeName(temporary)))
-                       : written;
-    }
-    return {};
+        return warn(ready.error().message);
+    m_caching.insert(id);
+    const SnapshotStore *store = &m_archive.store();
+    m_jobs.run<Result<void>>(
+        [store, object = *memory, path]() -> Result<void> {
+            const QByteArray temporary = path + ".tmp";
+            ::unlink(temporary.constData());
+            const int fd = ::open(temporary.constData(),
+                                  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd < 0)
+                return fail(ErrorKind::OperationFailed,
+                            QStringLiteral("cannot create %1: %2")
+                                .arg(QFile::decodeName(temporary),
+                                     QString::fromLocal8Bit(std::strerror(errno))));
+            const Result<void> written = store->writeObjectTo(object, fd);
+            ::close(fd);
+            if (!written || ::rename(temporary.constData(), path.constData()) != 0) {
+                ::unlink(temporary.constData());
+                return written
+                    ? fail(ErrorKind::OperationFailed,
+                           QStringLiteral("cannot rename %1").arg(QFile::decodeName(temporary)))
+                    : written;
+            }
+            return {};
+        },
+        [this, id, warn](const Result<void> &cached) {
+            m_caching.remove(id);
+            if (!cached)
+                return warn(cached.error().message);
+            // Discarded while the worker wrote: the cache would hold RAM for nothing.
+            if (!m_archive.catalog().get(id))
+                dropTemplateCache(id);
+        });
 }
 
 void TemplateService::dropTemplateCache(const QString &id)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/daemon/sandboxservice.h"
+#include "core/daemon/workerjobs.h"
 #include "core/model/error.h"
 #include "core/model/sandbox.h"
 #include "core/model/snapshot.h"
@@ -79,7 +80,9 @@ private:
     /// A template's memory decompressed into tmpfs beside the RAM files (about the size of its
     /// stored chunks), so template starts copy it in the kernel; made once per helper run.
     QString templateCachePath(const QString &id) const;
-    Result<void> cacheTemplate(const Snapshot &snapshot);
+    /// Makes the cache of `snapshot` on a worker (decompressing its memory takes about a second
+    /// for 256 MiB): nothing when it exists or is being made. Starts meanwhile read the chunks.
+    void cacheTemplateInBackground(const Snapshot &snapshot);
     void dropTemplateCache(const QString &id);
     /// SandboxService's template source.
     Result<SandboxService::TemplateStart> templateState(const QString &sandbox,
@@ -107,6 +110,9 @@ private:
     QHash<QString, QString> m_preparing; ///< template key → internal guest preparing it
     QSet<QString> m_failedKeys; ///< template keys whose preparation failed in this run
     QHash<QString, QDateTime> m_templateUsed; ///< template id → last start from it (this run)
+    QSet<QString> m_caching; ///< template ids whose cache a worker is making
+    /// Cache fills; last, so its destructor waits for them before the rest goes.
+    WorkerJobs m_jobs;
 };
 
 } // namespace airlock
