@@ -10,7 +10,6 @@
 #include <QDir>
 #include <QFile>
 #include <QLoggingCategory>
-#include <QSaveFile>
 
 #include <csignal>
 #include <sys/stat.h>
@@ -75,28 +74,71 @@ void SandboxNetwork::up(bool adopt, Done done)
         down();
         return std::unexpected(error);
     };
-    auto tapAndCa = [&]() -> Result<void> {
-        if (adopt && TapDevice::isTap(m_tapName)) {
-            m_tapCreated = true;
-        } else {
-            TapConfig tap {m_tapName, m_vmmUid, m_link.gateway, m_link.prefixLength};
-            auto created = TapDevice::create(tap);
+    if (adopt && TapDevice::isTap(m_tapName)) {
+        // A re-adopting helper: its tap and CA exist (the CA is made again only if it went).
+        m_tapCreated = true;
+        if (m_caKeyPem.isEmpty()) {
+            auto ca = readCa(m_config.stateDir, m_sandbox, /*make=*/true);
+            if (!ca) {
+                answerLater(this, std::move(done), rollback(ca.error()));
+                return;
+            }
+            m_caKeyPem = ca->key;
+            m_caCertificatePem = ca->certificate;
+        }
+        return upGatewayAndTable(adopt, std::move(done), rollback);
+    }
+    // On a worker: closing the descriptor that made the tap waits for an RCU grace period
+    // (tens of ms on a busy host), and a sandbox's first start makes its CA (four fsync'd files);
+    // other clients must not wait for either.
+    struct Made
+    {
+        Result<void> tap;
+        Result<CaPem> ca;
+    };
+    m_jobs.run<Made>(
+        [config = TapConfig {m_tapName, m_vmmUid, m_link.gateway, m_link.prefixLength},
+         stateDir = m_config.stateDir, sandbox = m_sandbox,
+         needCa = m_caKeyPem.isEmpty()]() -> Made {
+            Result<void> created = TapDevice::create(config);
             if (!created && created.error().kind == ErrorKind::AlreadyExists) {
                 // A leftover of a crash (restore() removes those, but a tap may also outlive a
                 // killed VMM for a moment): try once to take its place.
-                if (TapDevice::remove(m_tapName))
-                    created = TapDevice::create(tap);
+                if (TapDevice::remove(config.ifname))
+                    created = TapDevice::create(config);
             }
-            AIRLOCK_TRY(created);
-            m_tapCreated = true;
-        }
-        return loadCa();
-    };
-    if (auto made = tapAndCa(); !made) {
-        // Answered from the event loop like the gateway's outcome below.
-        answerLater(this, std::move(done), rollback(made.error()));
-        return;
-    }
+            if (!created || !needCa)
+                return {created, CaPem {}};
+            return {created, readCa(stateDir, sandbox, /*make=*/true)};
+        },
+        [this, adopt, done = std::move(done), rollback](const Made &made) {
+            if (made.tap)
+                m_tapCreated = true;
+            if (m_down) {
+                // down() came first and found no tap to remove.
+                if (made.tap)
+                    (void)TapDevice::remove(m_tapName);
+                m_tapCreated = false;
+                return done(fail(ErrorKind::InvalidState,
+                                 QStringLiteral("the network of '%1' was taken down while its "
+                                                "tap was made")
+                                     .arg(m_sandbox)));
+            }
+            if (!made.tap)
+                return done(rollback(made.tap.error()));
+            if (!made.ca)
+                return done(rollback(made.ca.error()));
+            if (m_caKeyPem.isEmpty()) {
+                m_caKeyPem = made.ca->key;
+                m_caCertificatePem = made.ca->certificate;
+            }
+            upGatewayAndTable(adopt, done, rollback);
+        });
+}
+
+void SandboxNetwork::upGatewayAndTable(bool adopt, Done done,
+                                       const std::function<Result<void>(const Error &)> &rollback)
+{
     startGateway([this, adopt, done = std::move(done), rollback](const Result<void> &started) {
         if (!started)
             return done(rollback(started.error()));
@@ -278,22 +320,21 @@ Result<void> SandboxNetwork::forgetSecret(const QString &secret)
     return m_gateway->forgetSecret(secret);
 }
 
-Result<void> SandboxNetwork::loadCa()
+Result<SandboxNetwork::CaPem> SandboxNetwork::readCa(const QString &stateDir,
+                                                     const QString &sandbox, bool make)
 {
-    if (!m_caKeyPem.isEmpty())
-        return {};
-    auto parent = privateDir(m_config.stateDir, QStringLiteral("ca"));
+    auto parent = privateDir(stateDir, QStringLiteral("ca"));
     AIRLOCK_TRY(parent);
-    auto dir = privateDir(m_config.stateDir, QStringLiteral("ca/") + m_sandbox);
+    auto dir = privateDir(stateDir, QStringLiteral("ca/") + sandbox);
     AIRLOCK_TRY(dir);
     const QString certificatePath = QDir(*dir).filePath(QStringLiteral("ca.pem"));
     const QString keyPath = QDir(*dir).filePath(QStringLiteral("ca.key"));
     auto ca = pki::SandboxCa::load(certificatePath, keyPath);
-    if (!ca && ca.error().kind == ErrorKind::NotFound) {
-        ca = pki::SandboxCa::generate(m_sandbox.left(40));
+    if (!ca && ca.error().kind == ErrorKind::NotFound && make) {
+        ca = pki::SandboxCa::generate(sandbox.left(40));
         if (ca) {
             AIRLOCK_TRY(ca->save(certificatePath, keyPath));
-            qCInfo(lcNetwork, "%s: generated sandbox CA %s", qPrintable(m_sandbox),
+            qCInfo(lcNetwork, "%s: generated sandbox CA %s", qPrintable(sandbox),
                    qPrintable(ca->fingerprint()));
         }
     }
@@ -301,9 +342,7 @@ Result<void> SandboxNetwork::loadCa()
     QFile key(keyPath);
     if (!key.open(QIODevice::ReadOnly))
         return fail(ErrorKind::OperationFailed, QStringLiteral("cannot read %1").arg(keyPath));
-    m_caKeyPem = key.readAll();
-    m_caCertificatePem = ca->certificatePem();
-    return {};
+    return CaPem {key.readAll(), ca->certificatePem()};
 }
 
 void SandboxNetwork::startGateway(GatewayProcess::Ready done)
@@ -442,11 +481,21 @@ void SandboxNetwork::writePidFile() const
         return;
     const pid_t pid = m_gateway->pid();
     const auto start = VmmProcess::readStartTime(pid);
-    QSaveFile file(pidFilePath());
-    if (!start || !file.open(QIODevice::WriteOnly))
+    // Atomic by rename, not durable: it serves a helper that restarts after kill -9 (the page
+    // cache holds it); after a power loss no gateway runs anyway. An fsync here held the event
+    // loop for tens of ms on a busy disk, on every start.
+    const QString path = pidFilePath();
+    QFile file(path + QStringLiteral(".tmp"));
+    if (!start || !file.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return;
-    file.write(QByteArray::number(qint64(pid)) + ' ' + QByteArray::number(*start) + '\n');
-    file.commit();
+    const bool written =
+        file.write(QByteArray::number(qint64(pid)) + ' ' + QByteArray::number(*start) + '\n') > 0;
+    file.close();
+    if (!written
+        || ::rename(QFile::encodeName(file.fileName()).constData(),
+                    QFile::encodeName(path).constData())
+            != 0)
+        file.remove();
 }
 
 void SandboxNetwork::killLeftoverGateway(const QString &stateDir, const QString &sandbox)

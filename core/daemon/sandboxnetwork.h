@@ -133,7 +133,18 @@ Q_SIGNALS:
     void gatewayRestarted(const QString &reason, int attempt);
 
 private:
-    Result<void> loadCa();
+    /// The sandbox's CA in PEM, from STATE/ca/NAME.
+    struct CaPem
+    {
+        QByteArray key;
+        QByteArray certificate;
+    };
+    /// Reads the sandbox's CA; when there is none, makes and saves one if `make` (four fsync'd
+    /// files), else NotFound. Files and OpenSSL only, so it may run on a worker.
+    static Result<CaPem> readCa(const QString &stateDir, const QString &sandbox, bool make);
+    /// up() after the tap and the CA: the gateway, then the table.
+    void upGatewayAndTable(bool adopt, Done done,
+                           const std::function<Result<void>(const Error &)> &rollback);
     /// The table's spec; a new table generation begins.
     NftablesSpec tableSpec();
     /// Loads the table and lists it back; runs on any thread.
