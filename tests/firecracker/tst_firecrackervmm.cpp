@@ -16,6 +16,7 @@
 #include <QJsonDocument>
 #include <QLocalSocket>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -530,6 +531,8 @@ private Q_SLOTS:
         restoreConfig.incomingStateFd = state;
         const auto started = startAndWait(restored, restoreConfig);
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        // A failed comparison below must not leave the server running.
+        const auto stopRestored = qScopeGuard([&restored] { restored.kill(); });
         ::close(state);
         QJsonObject load;
         for (const QByteArray &line : readAll(requests).trimmed().split('\n')) {
