@@ -8,6 +8,7 @@
 #include "core/net/helperinstance.h"
 #include "core/net/nftablestable.h"
 #include "core/net/tapdevice.h"
+#include "core/vmm/vmmprocess.h"
 #include "helperprocess.h"
 #include "rpctestclient.h"
 #include "sanitizer.h"
@@ -270,6 +271,13 @@ private Q_SLOTS:
         QCOMPARE(status.value(QStringLiteral("CapBnd")), QStringLiteral("0000000000000000"));
         QCOMPARE(status.value(QStringLiteral("CapAmb")), QStringLiteral("0000000000000000"));
         QCOMPARE(status.value(QStringLiteral("NoNewPrivs")), QStringLiteral("1"));
+        // Its own autogroup, weighted below the helper's like a VMM's (sched(7)).
+        QFile autogroup(QStringLiteral("/proc/%1/autogroup").arg(gateways.first()));
+        if (autogroup.open(QIODevice::ReadOnly)) {
+            const QByteArray line = autogroup.readAll().trimmed();
+            QVERIFY2(line.endsWith(" nice " + QByteArray::number(airlock::kGuestAutogroupNice)),
+                     line.constData());
+        }
         // Not dumpable (it holds the CA key, later credentials): no core file, no ptrace by its
         // own uid, and the kernel shows its /proc entries as root's (proc(5), PR_SET_DUMPABLE).
         struct stat procEntry = {};
