@@ -1,5 +1,8 @@
 #include "core/daemon/workerjobs.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 namespace airlock {
 
 WorkerJobs::~WorkerJobs()
@@ -8,6 +11,12 @@ WorkerJobs::~WorkerJobs()
         thread->wait();
         delete thread;
     }
+}
+
+void WorkerJobs::yieldToEventLoop()
+{
+    // Best effort: a failure leaves the thread at the helper's own weight.
+    (void)::setpriority(PRIO_PROCESS, id_t(::gettid()), kWorkerNice);
 }
 
 void WorkerJobs::start(QThread *thread)

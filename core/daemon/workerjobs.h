@@ -31,6 +31,7 @@ public:
         QPointer<WorkerJobs> self(this);
         // The destructor waits for this thread, so `self` cannot dangle while it runs.
         start(QThread::create([self, work = std::move(work), done = std::move(done)] {
+            yieldToEventLoop();
             auto result = std::make_shared<T>(work());
             QMetaObject::invokeMethod(
                 self.data(),
@@ -44,6 +45,14 @@ public:
 
     /// Work still running.
     qsizetype running() const { return m_threads.size(); }
+
+    /// The nice value of a worker thread: ten memory copies at the event loop's weight took
+    /// most of the CPU it needed to answer other clients (bench_scale, issue 16); a worker
+    /// still gets what the event loop leaves.
+    static constexpr int kWorkerNice = 10;
+    /// Lowers the calling thread to kWorkerNice (setpriority(2) on its tid: Linux nice values
+    /// are per thread).
+    static void yieldToEventLoop();
 
 private:
     void start(QThread *thread);
