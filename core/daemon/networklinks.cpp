@@ -4,10 +4,12 @@
 #include "core/daemon/vmmuidallocator.h"
 #include "core/model/answerlater.h"
 #include "core/net/interfacenetworks.h"
+#include "core/net/tapdevice.h"
 #include "core/vmm/vmm.h"
 
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QSet>
 
 namespace airlock {
 
@@ -44,20 +46,31 @@ SandboxNetwork *NetworkLinks::make(const QString &name, const LinkAllocation &li
 
 Result<LinkAllocation> NetworkLinks::allocateUnused()
 {
-    const QList<InterfaceNetwork> inUse = InterfaceNetworks::ipv4();
+    // This helper's own taps hold links of its own pool, which knows them; and a tap being made
+    // on a worker shows its address for a moment with the classful /8 (SIOCSIFADDR comes
+    // before SIOCSIFNETMASK), which would make every link look taken.
+    QList<InterfaceNetwork> inUse = InterfaceNetworks::ipv4();
+    inUse.removeIf([this](const InterfaceNetwork &network) {
+        return TapDevice::belongsTo(network.interface, m_config.instance);
+    });
     QList<quint32> skipped;
     Result<LinkAllocation> link = m_pool->allocate();
+    QSet<QString> reported; // one line per interface: a /8 covers the whole default pool
     while (link) {
         const InterfaceNetwork *taken =
             InterfaceNetworks::overlapping(inUse, link->network, link->prefixLength);
         if (!taken)
             break;
-        qCWarning(lcLinks,
-                  "link %s/%d is in use on interface %s (%s/%d): another airlockd on this host, or "
-                  "the host's own network; skipping it (give each helper its own --address-pool)",
-                  qPrintable(link->network.toString()), link->prefixLength,
-                  qPrintable(taken->interface), qPrintable(taken->address.toString()),
-                  taken->prefixLength);
+        if (!reported.contains(taken->interface)) {
+            reported.insert(taken->interface);
+            qCWarning(lcLinks,
+                      "link %s/%d is in use on interface %s (%s/%d): another airlockd on this "
+                      "host, or the host's own network; skipping it and the other links it "
+                      "covers (give each helper its own --address-pool)",
+                      qPrintable(link->network.toString()), link->prefixLength,
+                      qPrintable(taken->interface), qPrintable(taken->address.toString()),
+                      taken->prefixLength);
+        }
         skipped.append(link->index);
         link = m_pool->allocate();
     }
