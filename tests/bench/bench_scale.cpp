@@ -13,6 +13,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -177,6 +178,11 @@ int main(int argc, char **argv)
             const QJsonObject listed = lister.call(QStringLiteral("sandbox.list"));
             if (listed.contains(QStringLiteral("result")))
                 listMs.push_back(double(list.nsecsElapsed()) / 1e6);
+            // Above the target: when, to find what the helper did then in its log (stderr).
+            if (double(list.nsecsElapsed()) / 1e6 > 100)
+                std::fprintf(stderr, "bench_scale: sandbox.list took %.1f ms, answered at %s\n",
+                             double(list.nsecsElapsed()) / 1e6,
+                             qPrintable(QDateTime::currentDateTime().toString(Qt::ISODateWithMs)));
             for (auto it = pending.begin(); it != pending.end();) {
                 const auto answer = it->client->readMessage(1);
                 if (!answer || !answer->contains(QStringLiteral("id"))) {
