@@ -46,12 +46,16 @@ SandboxNetwork *NetworkLinks::make(const QString &name, const LinkAllocation &li
 
 Result<LinkAllocation> NetworkLinks::allocateUnused()
 {
-    // This helper's own taps hold links of its own pool, which knows them; and a tap being made
-    // on a worker shows its address for a moment with the classful /8 (SIOCSIFADDR comes
-    // before SIOCSIFNETMASK), which would make every link look taken.
+    // This helper's own taps are skipped only while they may belong to a guest the pool does not
+    // know yet (one still being adopted after a restart). A tap of its own that is down is being
+    // made on a worker, for a link the pool holds, and shows the classful /8 for a moment
+    // (SIOCSIFADDR comes before SIOCSIFNETMASK): taken at its word, every link would look used.
     QList<InterfaceNetwork> inUse = InterfaceNetworks::ipv4();
     inUse.removeIf([this](const InterfaceNetwork &network) {
-        return TapDevice::belongsTo(network.interface, m_config.instance);
+        if (!TapDevice::belongsTo(network.interface, m_config.instance))
+            return false;
+        const std::optional<quint32> index = m_pool->indexOf(network.address);
+        return !network.up || (index && m_pool->isAllocated(*index));
     });
     QList<quint32> skipped;
     Result<LinkAllocation> link = m_pool->allocate();

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 
 #include <memory>
@@ -36,7 +37,7 @@ QList<InterfaceNetwork> InterfaceNetworks::ipv4()
         if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET)
             continue;
         networks.append({QString::fromLocal8Bit(entry->ifa_name), QHostAddress(entry->ifa_addr),
-                         prefixOf(entry->ifa_netmask)});
+                         prefixOf(entry->ifa_netmask), (entry->ifa_flags & IFF_UP) != 0});
     }
     return networks;
 }

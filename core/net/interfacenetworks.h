@@ -13,6 +13,7 @@ struct InterfaceNetwork
     QString interface; ///< e.g. "eth0", "al-3f2a…"
     QHostAddress address; ///< the interface's own address
     int prefixLength = 32;
+    bool up = false; ///< IFF_UP: a tap being configured is still down
 };
 
 /// The IPv4 networks of this namespace's interfaces, read with getifaddrs(3) on each call, so

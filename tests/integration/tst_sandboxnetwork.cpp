@@ -626,8 +626,8 @@ private Q_SLOTS:
         QCOMPARE(ip({QStringLiteral("addr"), QStringLiteral("add"), QStringLiteral("100.96.0.1/30"),
                      QStringLiteral("dev"), dummy}),
                  0);
-        // An interface named like this helper's own taps is the helper's pool's business: even
-        // with the classful /8 a tap shows for a moment while it is made, it takes no link.
+        // An interface named like this helper's own taps and down, as a tap is while it is made
+        // (with the classful /8 it shows for a moment then), takes no link.
         const QString own = tap().left(tap().indexOf(u'-')) + QStringLiteral("-zz");
         const auto removeOwn = qScopeGuard([&] {
             ip({QStringLiteral("link"), QStringLiteral("del"), own});
