@@ -154,10 +154,16 @@ Result<void> FirecrackerJail::prepare() const
         }
         if (!QDir().mkpath(parent))
             return std::unexpected(failAt(QStringLiteral("cannot create"), parent, errno));
+        // The helper's umask (0077) made them root's alone: the VMM user must pass through
+        // /dev and /dev/net to its device nodes.
+        for (QString dir = parent; dir.size() > m_root.size(); dir = QFileInfo(dir).path()) {
+            if (::chmod(QFile::encodeName(dir).constData(), 0755) != 0)
+                return std::unexpected(failAt(QStringLiteral("cannot chmod"), dir, errno));
+        }
         removeEntry(at);
         const QByteArray name = QFile::encodeName(at);
         if (entry.directory) {
-            if (::mkdir(name.constData(), 0755) != 0)
+            if (::mkdir(name.constData(), 0755) != 0 || ::chmod(name.constData(), 0755) != 0)
                 return std::unexpected(failAt(QStringLiteral("cannot create"), at, errno));
             continue;
         }

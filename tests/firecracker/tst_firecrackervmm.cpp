@@ -23,6 +23,7 @@
 
 #include <csignal>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace airlock;
@@ -249,6 +250,9 @@ private Q_SLOTS:
         // path Firecracker is given is a path inside it.
         if (!FirecrackerJail::available())
             QSKIP("the jail needs CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+        // airlockd's own umask: nothing it makes is for others unless it says so.
+        const mode_t umask = ::umask(0077);
+        const auto restoreUmask = qScopeGuard([umask] { ::umask(umask); });
         const QString requests = m_dir.filePath(QStringLiteral("requests-jail"));
         FirecrackerVmm vmm(fakeBinary({QStringLiteral("--requests '%1'").arg(requests)}), kFcctl);
         shareWithTheJail(vmm);
@@ -277,6 +281,13 @@ private Q_SLOTS:
         for (const char *absent : {"etc", "proc", "root", "home", "var", "run", "sys"})
             QVERIFY2(!QFileInfo::exists(root.filePath(QLatin1String(absent))), absent);
         QVERIFY(!QFileInfo::exists(root.filePath(QStringLiteral("dev/sda"))));
+        // The VMM user passes through /dev and /dev/net whatever the helper's umask.
+        for (const char *dir : {"dev", "dev/net"}) {
+            struct stat info;
+            QCOMPARE(
+                ::stat(QFile::encodeName(root.filePath(QLatin1String(dir))).constData(), &info), 0);
+            QCOMPARE(info.st_mode & 07777, mode_t(0755));
+        }
         // The mounts are the jail's own: none of them is seen on the host.
         QVERIFY(!readAll(QStringLiteral("/proc/self/mountinfo"))
                      .contains(QFile::encodeName(config.runtimeDir + QStringLiteral("/kernel"))));
