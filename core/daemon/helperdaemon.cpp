@@ -106,6 +106,14 @@ struct HelperDaemon::Parts
     std::unique_ptr<AgentApi> agentApi;
     std::unique_ptr<GuestEnvDelivery> envDelivery;
     std::unique_ptr<WorkspaceApi> workspaceApi;
+
+    ~Parts()
+    {
+        // A restore's or fork's memory fill reads the snapshot store on a worker of the sandbox
+        // service, which is declared (and so destroyed) before the store: the fill ends first.
+        if (sandboxes)
+            sandboxes->waitForWorkers();
+    }
 };
 
 HelperDaemon::HelperDaemon() : m_parts(std::make_unique<Parts>()) { }

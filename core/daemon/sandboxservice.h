@@ -107,6 +107,9 @@ public:
     /// the event loop must not wait for) while the network comes up.
     void start(const QString &name, int incomingStateFd, StartSource source, Started done,
                std::function<Result<void>()> fillMemory = {});
+    /// Blocks until the memory fills running on its workers have finished: they read the
+    /// snapshot store, which a shutting-down helper destroys after this service.
+    void waitForWorkers() { m_jobs.waitForAll(); }
     /// A cold boot (or a template start): start(name, -1, …, done).
     void start(const QString &name, Started done)
     {

@@ -46,13 +46,17 @@ public:
     /// Work still running.
     qsizetype running() const { return m_threads.size(); }
 
-    /// The nice value of a worker thread: ten memory copies at the event loop's weight took
-    /// most of the CPU it needed to answer other clients (bench_scale, issue 16); a worker
-    /// still gets what the event loop leaves.
+    /// How much nicer a worker thread is than the helper: ten memory copies at the event loop's
+    /// weight took most of the CPU it needed to answer other clients (bench_scale, issue 16); a
+    /// worker still gets what the event loop leaves.
     static constexpr int kWorkerNice = 10;
-    /// Lowers the calling thread to kWorkerNice (setpriority(2) on its tid: Linux nice values
-    /// are per thread).
+    /// Lowers the calling thread by kWorkerNice (setpriority(2) on its tid: Linux nice values
+    /// are per thread), to at most 19.
     static void yieldToEventLoop();
+
+    /// Blocks until all work still running has finished; its results are still handed back
+    /// (queued). For a shutdown that must end the work before what it reads goes.
+    void waitForAll();
 
 private:
     void start(QThread *thread);
