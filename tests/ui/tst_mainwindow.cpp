@@ -35,6 +35,16 @@ namespace {
 // TCG boots take a few seconds here; leave room for a loaded CI machine.
 constexpr int kBootTimeoutMs = 120000;
 
+/// Appends each action the window reports failed ("text message") to `failures`, so a test can
+/// stop waiting at once with the reason instead of for a state that will never come.
+void collectFailures(MainWindow &window, QStringList &failures)
+{
+    QObject::connect(&window, &MainWindow::actionFailed, &window,
+                     [&failures](const QString &text, const Error &error) {
+                         failures.append(text + QLatin1Char(' ') + error.message);
+                     });
+}
+
 std::unique_ptr<HelperClient> makeClient(const QString &socket)
 {
     auto client = std::make_unique<HelperClient>(std::make_unique<LocalSocketTransport>(socket),
@@ -184,10 +194,7 @@ void TestMainWindow::newSandboxDialogOffersTemplates()
     auto client = makeClient(helper.socketPath());
     MainWindow window(client.get());
     QStringList failures;
-    connect(&window, &MainWindow::actionFailed, this,
-            [&failures](const QString &text, const Error &error) {
-                failures.append(text + QLatin1Char(' ') + error.message);
-            });
+    collectFailures(window, failures);
     client->connectToHelper();
     NewSandboxDialog dialog(client.get(), {});
     dialog.show();
@@ -236,10 +243,7 @@ void TestMainWindow::newSandboxDialogOffersTheVmms()
     auto client = makeClient(helper.socketPath());
     MainWindow window(client.get());
     QStringList failures;
-    connect(&window, &MainWindow::actionFailed, this,
-            [&failures](const QString &text, const Error &error) {
-                failures.append(text + QLatin1Char(' ') + error.message);
-            });
+    collectFailures(window, failures);
     client->connectToHelper();
     QTRY_VERIFY(window.model()->isLoaded());
     NewSandboxDialog dialog(client.get(), {});
@@ -290,10 +294,7 @@ void TestMainWindow::sandboxRunsAndConsoleWorks()
     // An action that fails opens a message box; collect the text so the test fails with it
     // at once instead of waiting for a state that will never come.
     QStringList failures;
-    connect(&window, &MainWindow::actionFailed, this,
-            [&failures](const QString &text, const Error &error) {
-                failures.append(text + QLatin1Char(' ') + error.message);
-            });
+    collectFailures(window, failures);
     window.show();
     client->connectToHelper();
 
