@@ -167,6 +167,9 @@ QList<Registry::Migration> Registry::migrations()
         // 9 → 10 (issue 19): the VMM backend of each sandbox (sandbox.create `vmm`,
         // docs/vmm.md); every sandbox before it ran on QEMU.
         {QStringLiteral("ALTER TABLE sandboxes ADD COLUMN vmm TEXT NOT NULL DEFAULT 'qemu'")},
+        // 10 → 11: the VMM whose device state each snapshot holds, so a restore or fork boots
+        // the same one; every snapshot before it was QEMU's.
+        {QStringLiteral("ALTER TABLE snapshots ADD COLUMN vmm TEXT NOT NULL DEFAULT 'qemu'")},
     };
 }
 

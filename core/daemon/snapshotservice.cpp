@@ -5,6 +5,7 @@
 #include "core/daemon/snapshotcapture.h"
 #include "core/model/names.h"
 #include "core/snapshot/diskcopy.h"
+#include "core/vmm/firecrackerjail.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/vmm.h"
 
@@ -321,6 +322,7 @@ void SnapshotService::captureState(const QString &name, const QString &label, Sn
     meta.image = sandbox->spec.image;
     meta.vcpus = sandbox->spec.vcpus;
     meta.memoryMib = sandbox->spec.memoryMib;
+    meta.vmm = sandbox->spec.vmm.value_or(VmmKind::Qemu);
     taking->start([this, name, capture, taking,
                    done](const Result<std::shared_ptr<SnapshotCapture::State>> &state) {
         taking->deleteLater();
@@ -600,6 +602,17 @@ Result<Snapshot> SnapshotService::beginFork(const QString &id, const QString &na
     spec.image = snapshot->image;
     spec.vcpus = snapshot->vcpus;
     spec.memoryMib = snapshot->memoryMib;
+    // The device state is the VMM's own format: the fork boots the VMM that saved it.
+    spec.vmm = snapshot->vmm;
+    // Firecracker's snapshot names the drives by the paths it opened them by, and its API has
+    // no override for them: only a jail, where every sandbox's disks have the same paths
+    // (/rootfs, /seed), makes a loaded copy open the fork's own files, not the original's.
+    if (snapshot->vmm == VmmKind::Firecracker && !FirecrackerJail::available())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("a fork of a Firecracker snapshot needs Firecracker's jail, "
+                                   "which this airlockd cannot make (it lacks CAP_SYS_ADMIN or "
+                                   "CAP_SYS_CHROOT): its snapshot would open the original "
+                                   "sandbox's disks (docs/vmm.md)"));
     // The caller's labels (E2B's Sandbox.create from a snapshot has its own metadata), or the
     // source sandbox's (E2B's fork keeps the metadata), while that sandbox exists.
     if (labels)

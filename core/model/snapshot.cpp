@@ -67,6 +67,7 @@ QJsonObject Snapshot::toJson() const
         {QStringLiteral("image"), image},
         {QStringLiteral("vcpus"), vcpus},
         {QStringLiteral("memoryMib"), memoryMib},
+        {QStringLiteral("vmm"), vmmKindName(vmm)},
     };
 }
 
@@ -88,7 +89,9 @@ Result<Snapshot> Snapshot::fromJson(const QJsonObject &object)
     auto image = json::readString(object, QStringLiteral("image"), QString());
     auto vcpus = json::readInteger(object, QStringLiteral("vcpus"), 1, 1024, 1);
     auto memory = json::readInteger(object, QStringLiteral("memoryMib"), 1, 1 << 24, 256);
-    for (const Result<QString> *text : {&id, &sandbox, &parent, &label, &created, &kind, &image})
+    auto vmm = json::readString(object, QStringLiteral("vmm"), QStringLiteral("qemu"));
+    for (const Result<QString> *text :
+         {&id, &sandbox, &parent, &label, &created, &kind, &image, &vmm})
         AIRLOCK_TRY(*text);
     for (const Result<qint64> *number : {&logical, &newBytes, &stored, &pause, &vcpus, &memory})
         AIRLOCK_TRY(*number);
@@ -114,6 +117,11 @@ Result<Snapshot> Snapshot::fromJson(const QJsonObject &object)
     s.image = *image;
     s.vcpus = int(*vcpus);
     s.memoryMib = int(*memory);
+    const auto parsedVmm = vmmKindFromName(*vmm);
+    if (!parsedVmm)
+        return fail(ErrorKind::InvalidParams,
+                    QStringLiteral("field 'vmm' must be qemu or firecracker"));
+    s.vmm = *parsedVmm;
     return s;
 }
 

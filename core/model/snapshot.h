@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -43,12 +44,15 @@ struct Snapshot
     QString image;
     int vcpus = 1;
     int memoryMib = 256;
+    /// The VMM whose device state it holds (QEMU's migration stream or Firecracker's
+    /// snapshot file): a restore or fork boots the same one.
+    VmmKind vmm = VmmKind::Qemu;
     /// Templates only: what the template was made from (image files, QEMU, shape; see
     /// TemplateService::templateKey). A template whose key no longer matches is stale.
     QString templateKey;
 
     /// `{id, sandbox, parent, label, createdAt, kind, logicalBytes, newBytes, newStoredBytes,
-    /// pauseMs, pinned, image, vcpus, memoryMib}`; parent and sandbox null when empty.
+    /// pauseMs, pinned, image, vcpus, memoryMib, vmm}`; parent and sandbox null when empty.
     QJsonObject toJson() const;
     static Result<Snapshot> fromJson(const QJsonObject &object);
 

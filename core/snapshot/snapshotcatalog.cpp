@@ -17,7 +17,7 @@ std::unexpected<Error> sqlFailure(const QString &what, const QSqlError &error)
 
 const QString kColumns = QStringLiteral(
     "id, sandbox, parent, label, created_at, kind, logical_bytes, new_bytes, new_stored_bytes, "
-    "pause_ms, pinned, image, vcpus, memory_mib, template_key");
+    "pause_ms, pinned, image, vcpus, memory_mib, template_key, vmm");
 
 Snapshot snapshotFrom(const QSqlQuery &query)
 {
@@ -37,6 +37,7 @@ Snapshot snapshotFrom(const QSqlQuery &query)
     s.vcpus = query.value(12).toInt();
     s.memoryMib = query.value(13).toInt();
     s.templateKey = query.value(14).toString();
+    s.vmm = vmmKindFromName(query.value(15).toString()).value_or(VmmKind::Qemu);
     return s;
 }
 
@@ -81,7 +82,7 @@ Result<void> SnapshotCatalog::insert(const Snapshot &s)
     QSqlQuery query(QSqlDatabase::database(m_connection));
     query.prepare(QStringLiteral("INSERT INTO snapshots (%1) VALUES (:id, :sandbox, :parent, "
                                  ":label, :created_at, :kind, :logical, :new, :stored, :pause, "
-                                 ":pinned, :image, :vcpus, :memory, :template_key)")
+                                 ":pinned, :image, :vcpus, :memory, :template_key, :vmm)")
                       .arg(kColumns));
     query.bindValue(QStringLiteral(":id"), s.id);
     query.bindValue(QStringLiteral(":sandbox"), s.sandbox);
@@ -98,6 +99,7 @@ Result<void> SnapshotCatalog::insert(const Snapshot &s)
     query.bindValue(QStringLiteral(":vcpus"), s.vcpus);
     query.bindValue(QStringLiteral(":memory"), s.memoryMib);
     query.bindValue(QStringLiteral(":template_key"), s.templateKey);
+    query.bindValue(QStringLiteral(":vmm"), vmmKindName(s.vmm));
     // COALESCE-free: every text is non-null (QString() binds NULL, so make them empty).
     for (const QString &key :
          {QStringLiteral(":sandbox"), QStringLiteral(":parent"), QStringLiteral(":label"),

@@ -25,6 +25,8 @@ uds_path that answers `CONNECT <port>\\n` with `OK <n>\\n` once the fake guest "
 Test knobs: --version, --die-after (exit 1 after answering that endpoint), --no-socket (never
 listen), --fault METHOD:PATH (answer 400 with a fault message), --ignore-ctrl-alt-del,
 --agent-delay-ms, --requests FILE (every request as a JSON line, for tests of what was sent).
+A snapshot load opens the drives the snapshot recorded and logs the first bytes of each to
+fake-drives.log beside the API socket.
 """
 
 import argparse
@@ -128,6 +130,7 @@ class Vm:
         self.configured = set()  # templates of the pre-boot resources set
         self.machine = {"vcpu_count": 1, "mem_size_mib": 128}
         self.vsock_path = None
+        self.drives = {}  # drive_id -> path_on_host, as a snapshot records them
         self.agent_listening_at = None
         self.booted = False
 
@@ -149,6 +152,20 @@ class Vm:
                 raise Fault(f"Cannot open the memory file {memory}")
             saved = json.loads(open(state).read()[len("FAKE-VMSTATE"):])
             self.machine = saved["machine"]
+            # As Firecracker does: the drives are opened again by the paths the snapshot
+            # recorded (the API has no override for them). Which file each path reached goes
+            # to fake-drives.log beside the API socket (the runtime directory).
+            self.drives = saved.get("drives", {})
+            opened = {}
+            for drive, path in sorted(self.drives.items()):
+                try:
+                    with open(path, "rb") as disk:
+                        opened[drive] = disk.read(64).rstrip(b"\0").decode(errors="replace")
+                except OSError as error:
+                    raise Fault(f"Cannot open the drive {drive} at {path}: {error.strerror}")
+            log_path = os.path.join(os.path.dirname(self.options.api_sock), "fake-drives.log")
+            with open(log_path, "a") as log:
+                log.write(json.dumps(opened) + "\n")
             self.vsock_path = (body.get("vsock_override") or {}).get("uds_path", saved["vsock"])
             self.booted = True
             self.state = "Paused"
@@ -170,7 +187,8 @@ class Vm:
                 f.write("FAKE-MEMORY")
             with open(body["snapshot_path"], "w") as f:
                 f.write("FAKE-VMSTATE" + json.dumps({"machine": self.machine,
-                                                     "vsock": self.vsock_path}))
+                                                     "vsock": self.vsock_path,
+                                                     "drives": self.drives}))
             return
         if template == "/actions":
             action = body["action_type"]
@@ -191,6 +209,8 @@ class Vm:
             self.machine = {"vcpu_count": body["vcpu_count"], "mem_size_mib": body["mem_size_mib"]}
         if template == "/vsock":
             self.vsock_path = body["uds_path"]
+        if template == "/drives/{drive_id}":
+            self.drives[body["drive_id"]] = body["path_on_host"]
         if template == "/logger":
             if not os.path.exists(body["log_path"]):
                 raise Fault(f"Logger error: cannot open {body['log_path']}")
