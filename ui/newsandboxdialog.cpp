@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -28,6 +29,7 @@ namespace airlock {
 namespace {
 
 constexpr int kDiskRole = Qt::UserRole + 1; // bool: the image has a root disk
+constexpr int kVmmsRole = Qt::UserRole + 2; // QStringList: Image `vmms`; empty: not said
 
 } // namespace
 
@@ -139,7 +141,10 @@ NewSandboxDialog::NewSandboxDialog(HelperClient *client, const QStringList &exis
     validate();
     // An empty field is not an error yet; only say why once the user has typed something.
     m_nameProblem->clear();
-    connect(m_image, &QComboBox::currentIndexChanged, this, &NewSandboxDialog::updateTemplateNote);
+    connect(m_image, &QComboBox::currentIndexChanged, this, [this] {
+        updateVmmNote();
+        updateTemplateNote();
+    });
     connect(m_vcpus, &QSpinBox::valueChanged, this, &NewSandboxDialog::updateTemplateNote);
     connect(m_vmm, &QComboBox::currentIndexChanged, this, [this] {
         updateVmmNote();
@@ -217,15 +222,32 @@ QString NewSandboxDialog::vmmNote() const
     return m_vmmNote->text();
 }
 
+QString NewSandboxDialog::vmmProblem() const
+{
+    const QStringList vmms = m_image->currentData(kVmmsRole).toStringList();
+    const auto vmm = effectiveVmm();
+    if (vmms.isEmpty() || !vmm || vmms.contains(vmmKindName(*vmm)))
+        return {};
+    QStringList names;
+    for (const QString &name : vmms) {
+        if (const auto kind = vmmKindFromName(name))
+            names.append(SandboxTableModel::vmmText(kind));
+    }
+    return tr("Image “%1” does not boot in %2; it boots in: %3.")
+        .arg(m_image->currentData().toString(), SandboxTableModel::vmmText(vmm),
+             QLocale().createSeparatedList(names));
+}
+
 void NewSandboxDialog::updateVmmNote()
 {
-    QString note;
-    if (effectiveVmm() == VmmKind::Firecracker)
+    QString note = vmmProblem();
+    if (note.isEmpty() && effectiveVmm() == VmmKind::Firecracker)
         note = tr("Firecracker: KVM only, raw root disks, no templates (boots cold).");
-    else if (!m_firecrackerUnavailable.isEmpty())
+    else if (note.isEmpty() && !m_firecrackerUnavailable.isEmpty())
         note = tr("Firecracker cannot run on this host: %1").arg(m_firecrackerUnavailable);
     m_vmmNote->setText(note);
     m_vmmNote->setVisible(!note.isEmpty());
+    updateAcceptable();
     growToFit();
 }
 
@@ -291,8 +313,14 @@ void NewSandboxDialog::validate()
     const QString memory = memoryProblem();
     m_memoryProblem->setText(memory);
     m_memoryProblem->setVisible(!memory.isEmpty());
-    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty() && memoryAcceptable());
+    updateAcceptable();
     growToFit();
+}
+
+void NewSandboxDialog::updateAcceptable()
+{
+    m_buttons->button(QDialogButtonBox::Ok)
+        ->setEnabled(nameProblem().isEmpty() && memoryAcceptable() && vmmProblem().isEmpty());
 }
 
 void NewSandboxDialog::growToFit()
@@ -453,11 +481,16 @@ void NewSandboxDialog::loadImages(HelperClient *client)
                          self->m_image->addItem(disk ? tr("%1 — root disk").arg(id) : id, id);
                          const int row = self->m_image->count() - 1;
                          self->m_image->setItemData(row, disk, kDiskRole);
+                         QStringList vmms;
+                         for (const QJsonValue &vmm : image.value(QStringLiteral("vmms")).toArray())
+                             vmms.append(vmm.toString());
+                         self->m_image->setItemData(row, vmms, kVmmsRole);
                          self->m_image->setItemData(row, description, Qt::ToolTipRole);
                      }
                      const int preferred = self->m_image->findData(QStringLiteral("default"));
                      self->m_image->setCurrentIndex(std::max(preferred, 0));
                      self->updateTemplateNote();
+                     self->updateVmmNote();
                  });
 }
 

@@ -65,6 +65,9 @@ public:
     QComboBox *vmmBox() const { return m_vmm; }
     /// The note under the VMM choice (why Firecracker is unavailable, what it implies).
     QString vmmNote() const;
+    /// Why the chosen image cannot boot in the chosen VMM (Image `vmms`); empty when it can or
+    /// the helper does not say. OK stays disabled meanwhile.
+    QString vmmProblem() const;
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -81,6 +84,8 @@ private:
     void updateTemplateNote();
     void setUpVmmChoice(const QJsonObject &hello);
     void updateVmmNote();
+    /// OK is enabled only for a valid name and memory and an image that boots in the VMM.
+    void updateAcceptable();
     /// The backend the sandbox gets: the chosen one, else the host's default.
     std::optional<VmmKind> effectiveVmm() const;
 

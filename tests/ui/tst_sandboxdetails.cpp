@@ -202,11 +202,13 @@ QJsonObject imageList()
                                       {u"description"_s, u"Debian 12 on a 4G disk"_s},
                                       {u"kernel"_s, u"vmlinuz"_s},
                                       {u"disk"_s, u"rootfs.qcow2"_s},
+                                      {u"vmms"_s, QJsonArray {u"qemu"_s}},
                                       {u"createdAt"_s, created}},
                          QJsonObject {{u"id"_s, u"default"_s},
                                       {u"description"_s, u"busybox initramfs"_s},
                                       {u"kernel"_s, u"vmlinuz"_s},
                                       {u"disk"_s, QJsonValue()},
+                                      {u"vmms"_s, QJsonArray {u"qemu"_s, u"firecracker"_s}},
                                       {u"createdAt"_s, created}}}}};
 }
 
@@ -648,6 +650,20 @@ void TestSandboxDetails::newSandboxDialogFirecrackerBootsCold()
     QVERIFY(!dialog.spec().vmm);
     QVERIFY(dialog.templateBox()->isChecked()); // the person's choice again
     QCOMPARE(dialog.bootMode(), u"template"_s);
+
+    // An image that does not boot in the chosen VMM (its `vmms`) is said so, and OK waits.
+    QTest::keyClicks(dialog.findChild<QLineEdit *>(), u"fc-1"_s);
+    QPushButton *ok = buttons->button(QDialogButtonBox::Ok);
+    QVERIFY(ok->isEnabled());
+    vmm->setCurrentIndex(firecracker);
+    dialog.imageBox()->setCurrentIndex(dialog.imageBox()->findData(u"debian"_s));
+    QCOMPARE(dialog.vmmProblem(),
+             u"Image “debian” does not boot in Firecracker; it boots in: QEMU microvm."_s);
+    QCOMPARE(dialog.vmmNote(), dialog.vmmProblem());
+    QVERIFY(!ok->isEnabled());
+    dialog.imageBox()->setCurrentIndex(dialog.imageBox()->findData(u"default"_s));
+    QVERIFY(dialog.vmmProblem().isEmpty());
+    QVERIFY(ok->isEnabled());
 }
 
 void TestSandboxDetails::newSandboxDialogShowsItsNotesWhole()
