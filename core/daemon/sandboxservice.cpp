@@ -45,6 +45,14 @@ SandboxServiceConfig withInstance(SandboxServiceConfig config)
 
 static_assert(SandboxServiceConfig::kVmmUidSlots == VmmUidAllocator::kSlots);
 
+/// "qemu, firecracker": an image's VMM names for a message.
+QString vmmNames(const QList<VmmKind> &kinds)
+{
+    QStringList names;
+    for (const VmmKind kind : kinds)
+        names.append(vmmKindName(kind));
+    return names.join(QStringLiteral(", "));
+}
 } // namespace
 
 /// What start() prepared for one VMM: closed or released again when the start is over.
@@ -417,20 +425,25 @@ std::unique_ptr<Vmm> SandboxService::makeVmm(VmmKind kind) const
 
 Result<void> SandboxService::checkBackend(VmmKind kind, const GuestImage &image) const
 {
-    if (kind == VmmKind::Qemu)
-        return {};
-    if (!m_factories.contains(kind) || !m_config.firecrackerUnavailable.isEmpty())
+    // The image says which VMMs boot it (its kernel, its disks' format, its guest files):
+    // ImageStore never lets an image with a qcow2 root disk name Firecracker. Checked first:
+    // it holds on every host.
+    if (!image.supports(kind))
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1' cannot boot in %2 (its image.json lists: %3)%4; "
+                                   "use vmm \"%3\" for it")
+                        .arg(image.id, vmmKindName(kind), vmmNames(image.vmms),
+                             image.diskPath.isEmpty()
+                                 ? QString()
+                                 : QStringLiteral(", and its root disk is qcow2, which "
+                                                  "Firecracker cannot read")));
+    if (kind == VmmKind::Firecracker
+        && (!m_factories.contains(kind) || !m_config.firecrackerUnavailable.isEmpty()))
         return fail(ErrorKind::BackendUnavailable,
                     QStringLiteral("the Firecracker backend is unavailable: %1")
                         .arg(m_config.firecrackerUnavailable.isEmpty()
                                  ? QStringLiteral("this airlockd has no Firecracker backend")
                                  : m_config.firecrackerUnavailable));
-    // Firecracker's block devices are raw files: an image's qcow2 root disk cannot work.
-    if (!image.diskPath.isEmpty())
-        return fail(ErrorKind::BackendUnavailable,
-                    QStringLiteral("image '%1' has a qcow2 root disk, which Firecracker cannot "
-                                   "read (it takes raw disks only); use vmm \"qemu\" for it")
-                        .arg(image.id));
     return {};
 }
 
@@ -513,6 +526,10 @@ void SandboxService::startOnce(const QString &name, int incomingStateFd, StartSo
                          QStringLiteral("image '%1' of sandbox '%2' is missing: %3")
                              .arg(entry->sandbox.spec.image, name, image.error().message)),
                     false);
+    // Checked again: the image may have been rebuilt, or the host changed, since the create.
+    if (auto usable = checkBackend(entry->sandbox.spec.vmm.value_or(VmmKind::Qemu), *image);
+        !usable)
+        return done(std::unexpected(usable.error()), false);
     if (!image->diskPath.isEmpty() && !QFileInfo::exists(m_disks.pathFor(name))) {
         // The first start makes the overlay (qemu-img, from the event loop), then goes on.
         m_disks.make(name, *image, this,

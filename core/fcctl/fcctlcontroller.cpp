@@ -223,7 +223,8 @@ void FcctlController::waitForApi(QDeadlineTimer deadline, int waitMs,
                 std::unexpected(withEndpoint(version.error(), QStringLiteral("GET /version"))));
         if (!version->supported())
             return done(fail(ErrorKind::BackendUnavailable,
-                             QStringLiteral("Firecracker %1 is too old; Airlock needs 1.4 or later")
+                             QStringLiteral("Firecracker %1 is too old; Airlock needs 1.8 or later "
+                                            "(its guests find their devices through ACPI)")
                                  .arg(version->text)));
         done(*version);
     });

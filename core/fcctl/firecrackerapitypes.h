@@ -137,8 +137,10 @@ struct FirecrackerVersion
     {
         return major > wantMajor || (major == wantMajor && minor >= wantMinor);
     }
-    /// The oldest release Airlock drives.
-    bool supported() const { return atLeast(1, 4); }
+    /// The oldest release Airlock drives: 1.8 describes the virtio-mmio devices in ACPI tables
+    /// (CHANGELOG 1.8.0), which is how the images' Debian kernel finds them (its virtio_mmio has
+    /// no command-line devices, the only way earlier releases describe them).
+    bool supported() const { return atLeast(1, 8); }
     /// PUT /entropy (virtio-rng).
     bool hasEntropy() const { return atLeast(1, 4); }
     /// SnapshotLoadParams.network_overrides and vsock_override (a fork's own tap and socket).

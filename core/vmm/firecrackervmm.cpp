@@ -103,6 +103,15 @@ FirecrackerVmm::~FirecrackerVmm()
     reset();
 }
 
+QString FirecrackerVmm::kernelCommandLine(const VmmLaunchConfig &config)
+{
+    // Firecracker's guests need no PCI probe, and a reboot must end the VMM (reboot=k:
+    // through the keyboard controller, which Firecracker turns into its exit). Told its VMM,
+    // the guest's shells make a power off a reboot too (installers/guest/files/profile).
+    return QemuCommand::kernelCommandLine(config)
+        + QStringLiteral(" reboot=k panic=1 pci=off airlock.vmm=firecracker");
+}
+
 QString FirecrackerVmm::findFirecracker(const QString &configured)
 {
     for (const QString &candidate : {configured, qEnvironmentVariable("AIRLOCK_FIRECRACKER")}) {
@@ -411,11 +420,7 @@ void FirecrackerVmm::configure()
         fields.insert(QStringLiteral("memoryMib"), m_config.memoryMib);
         fields.insert(QStringLiteral("kernel"), vmmPath(m_config.kernelPath));
         fields.insert(QStringLiteral("initrd"), vmmPath(m_config.initrdPath));
-        // Firecracker's guests need no PCI probe, and a reboot must end the VMM (reboot=k:
-        // through the keyboard controller, which Firecracker turns into its exit).
-        fields.insert(QStringLiteral("bootArgs"),
-                      QemuCommand::kernelCommandLine(m_config)
-                          + QStringLiteral(" reboot=k panic=1 pci=off"));
+        fields.insert(QStringLiteral("bootArgs"), kernelCommandLine(m_config));
         fields.insert(QStringLiteral("rootDisk"), vmmPath(m_config.rootDiskPath));
         fields.insert(QStringLiteral("seedDisk"), vmmPath(m_config.seedImagePath));
         fields.insert(QStringLiteral("mac"), m_config.network.mac);

@@ -84,6 +84,12 @@ public:
     /// `configured` when it is an executable file, else $AIRLOCK_FIRECRACKER, else `firecracker`
     /// from PATH; empty when none is found.
     static QString findFirecracker(const QString &configured = {});
+    /// The kernel command line of a cold boot: QEMU's (QemuCommand::kernelCommandLine, the
+    /// guest contract's `airlock.*` arguments and the image's own) plus what a Firecracker guest
+    /// needs: `reboot=k` (a reboot through the keyboard controller ends the VMM), `panic=1`,
+    /// `pci=off`, and `airlock.vmm=firecracker` (the guest's shells make a power off a reboot,
+    /// which ends Firecracker). Firecracker appends its `virtio_mmio.device=` entries to it.
+    static QString kernelCommandLine(const VmmLaunchConfig &config);
     /// Host directories the jail shows at their own paths, writable (FirecrackerJail::
     /// addSharedPaths): for a `binary` that is a wrapper starting Firecracker from elsewhere.
     void setJailSharedPaths(const QStringList &dirs) { m_jailSharedPaths = dirs; }
@@ -92,7 +98,7 @@ public:
 
     /// Spawns Firecracker and configures it from the event loop (see the class). Errors:
     /// BackendUnavailable (binary, kernel, initrd or disk missing; a qcow2 root disk; no KVM; a
-    /// Firecracker older than 1.4), InvalidName, InvalidState (already running), Timeout (the
+    /// Firecracker older than 1.8), InvalidName, InvalidState (already running), Timeout (the
     /// API socket did not appear in kStartTimeoutMs, or a request went unanswered),
     /// OperationFailed (the process exited during the start, with its status and last stderr
     /// line; an API request refused, naming the endpoint and Firecracker's fault message). On

@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 
@@ -21,6 +22,31 @@ bool isPlainFileName(const QString &name)
     return !name.isEmpty() && !name.contains(u'/') && !name.contains(u'\0')
         && name != QLatin1String(".") && name != QLatin1String("..");
 }
+/// image.json's `vmms`: a non-empty array of known VMM names, each once. Firecracker reads raw
+/// disks only, so an image whose root disk is qcow2 cannot name it.
+Result<QList<VmmKind>> readVmms(const QString &id, const QJsonValue &value, const GuestImage &image)
+{
+    if (value.isUndefined() || value.isNull())
+        return QList<VmmKind> {VmmKind::Qemu};
+    const auto broken = [&id](const QString &why) {
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("image '%1': vmms %2").arg(id, why));
+    };
+    if (!value.isArray() || value.toArray().isEmpty())
+        return broken(QStringLiteral("must be a non-empty array of VMM names"));
+    QList<VmmKind> kinds;
+    for (const QJsonValue &entry : value.toArray()) {
+        const auto kind = vmmKindFromName(entry.toString());
+        if (!entry.isString() || !kind)
+            return broken(QStringLiteral("names an unknown VMM (known: qemu, firecracker)"));
+        if (kinds.contains(*kind))
+            return broken(QStringLiteral("names %1 twice").arg(entry.toString()));
+        kinds.append(*kind);
+    }
+    if (kinds.contains(VmmKind::Firecracker) && !image.diskPath.isEmpty())
+        return broken(QStringLiteral("names firecracker, which cannot read the qcow2 root disk"));
+    return kinds;
+}
 } // namespace
 
 QJsonObject GuestImage::toJson() const
@@ -32,6 +58,13 @@ QJsonObject GuestImage::toJson() const
         {QStringLiteral("disk"),
          diskPath.isEmpty() ? QJsonValue(QJsonValue::Null)
                             : QJsonValue(QFileInfo(diskPath).fileName())},
+        {QStringLiteral("vmms"),
+         [this] {
+             QJsonArray names;
+             for (const VmmKind kind : vmms)
+                 names.append(vmmKindName(kind));
+             return names;
+         }()},
         {QStringLiteral("createdAt"),
          createdAt.isValid() ? QJsonValue(createdAt.toUTC().toString(Qt::ISODateWithMs))
                              : QJsonValue(QJsonValue::Null)},
@@ -128,6 +161,8 @@ Result<GuestImage> ImageStore::find(const QString &id) const
                         QStringLiteral("image '%1': %2 is not a qcow2 image").arg(id, disk));
         image.diskPath = dir.absoluteFilePath(disk);
     }
+    AIRLOCK_TRY_INIT(vmms, readVmms(id, object.value(QStringLiteral("vmms")), image));
+    image.vmms = std::move(*vmms);
     return image;
 }
 

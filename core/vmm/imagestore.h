@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/error.h"
+#include "core/model/sandbox.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -23,8 +24,14 @@ struct GuestImage
     QString kernelArgs; ///< extra kernel command line from the image
     QString kernelVersion;
     QDateTime createdAt; ///< UTC; invalid when the metadata has none
+    /// The VMMs that can boot it, from image.json's `vmms` (names as in `sandbox.create`). An
+    /// image.json without the field was built before Firecracker was: QEMU only, never
+    /// assumed otherwise.
+    QList<VmmKind> vmms {VmmKind::Qemu};
 
-    /// The protocol's Image object: `{id, description, kernel, disk, createdAt}` with file
+    bool supports(VmmKind kind) const { return vmms.contains(kind); }
+
+    /// The protocol's Image object: `{id, description, kernel, disk, vmms, createdAt}` with file
     /// names only (`disk` null without one; docs/protocol.md). Never carries a host path.
     QJsonObject toJson() const;
     /// What a disk overlay made on this image depends on: the id, build time and size of the

@@ -8,7 +8,7 @@
 #                      with curl, openssl, ca-certificates, python3 and busybox-static (init,
 #                      acpid), made into an ext4 file system without mounting (mke2fs -d)
 #   DIR/image.json     {id, description, kernel, initrd, [disk], kernelArgs, kernelVersion,
-#                      createdAt}
+#                      vmms, createdAt}
 #
 # Usage: build-image.sh --output DIR [--agent PATH] [--variant busybox|debian] [--name ID]
 #                       [--cache DIR] [--disk-size SIZE] [--force]
@@ -342,10 +342,16 @@ if [[ $variant == debian ]]; then
     description="Debian $suite ($rootfs_packages packages: minbase with curl, openssl, ca-certificates, python3) on a $disk_size disk, kernel $kver"
     disk_line='    "disk": "rootfs.qcow2",'
     kernel_args="quiet loglevel=3 panic=-1"
+    # Firecracker reads raw disks only: the qcow2 root disk is QEMU's.
+    vmms='"qemu"'
 else
     description="Debian 12 kernel $kver with a busybox initramfs and a root shell on the console"
     disk_line=""
     kernel_args="quiet loglevel=3 panic=-1"
+    # The same vmlinux and initramfs boot in Firecracker (1.8 or later: the kernel finds the
+    # virtio-mmio devices in the ACPI tables), which shows its seed disk without a serial
+    # (/etc/rcS then takes the read-only disk).
+    vmms='"qemu", "firecracker"'
 fi
 # loglevel=3 (after quiet, which would set 4): the console shows critical kernel messages, not
 # errors (they stay in dmesg). The microvm has no PCI bus, and x86's PCI init reports that as
@@ -361,6 +367,7 @@ created_at=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
     [[ -n "$disk_line" ]] && printf '%s\n' "$disk_line"
     printf '    "kernelArgs": "%s",\n' "$kernel_args"
     printf '    "kernelVersion": "%s",\n' "$kver"
+    printf '    "vmms": [%s],\n' "$vmms"
     printf '    "createdAt": "%s"\n' "$created_at"
     printf '}\n'
 } >"$work/image.json"

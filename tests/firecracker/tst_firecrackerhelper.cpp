@@ -7,8 +7,11 @@
 #include "helperprocess.h"
 #include "rpctestclient.h"
 
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QMap>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -47,7 +50,18 @@ private Q_SLOTS:
         }
         HelperProcess helper({QStringLiteral("--vmm"), QStringLiteral("auto"),
                               QStringLiteral("--firecracker"), script});
-        QVERIFY(!helper.useUnbootableImageStore().isEmpty());
+        const QString store = helper.useUnbootableImageStore();
+        QVERIFY(!store.isEmpty());
+        // An image built before image.json named its VMMs: QEMU's only.
+        QVERIFY(QDir().mkpath(store + QStringLiteral("/older")));
+        for (const QString &file : {QStringLiteral("vmlinux"), QStringLiteral("initrd.img")})
+            QVERIFY(QFile::copy(store + QStringLiteral("/default/") + file,
+                                store + QStringLiteral("/older/") + file));
+        {
+            QFile json(store + QStringLiteral("/older/image.json"));
+            QVERIFY(json.open(QIODevice::WriteOnly));
+            json.write(R"({"kernel":"vmlinux","initrd":"initrd.img"})");
+        }
         QVERIFY2(helper.start(), qPrintable(helper.lastError()));
         RpcTestClient client(helper.socketPath());
         const QJsonObject hello = RpcTestClient::result(client.call(
@@ -78,6 +92,33 @@ private Q_SLOTS:
             RpcTestClient::errorKind(client.call(QStringLiteral("sandbox.get"),
                                                  {{QStringLiteral("name"), QStringLiteral("fc")}})),
             QStringLiteral("not_found"));
+
+        // image.list says which VMMs boot each image; a VMM the image does not name is refused
+        // for the image's sake, whatever the host offers.
+        const QJsonArray images =
+            RpcTestClient::result(client.call(QStringLiteral("image.list"), {}))
+                .value(QStringLiteral("images"))
+                .toArray();
+        QMap<QString, QJsonArray> vmms;
+        for (const QJsonValue &image : images)
+            vmms.insert(image[QStringLiteral("id")].toString(),
+                        image[QStringLiteral("vmms")].toArray());
+        QCOMPARE(vmms.value(QStringLiteral("default")),
+                 (QJsonArray {QStringLiteral("qemu"), QStringLiteral("firecracker")}));
+        QCOMPARE(vmms.value(QStringLiteral("older")), QJsonArray {QStringLiteral("qemu")});
+        const QJsonObject unsupported =
+            client.call(QStringLiteral("sandbox.create"),
+                        {{QStringLiteral("name"), QStringLiteral("fc-older")},
+                         {QStringLiteral("image"), QStringLiteral("older")},
+                         {QStringLiteral("vmm"), QStringLiteral("firecracker")}});
+        QCOMPARE(RpcTestClient::errorKind(unsupported), QStringLiteral("backend_unavailable"));
+        QVERIFY2(messageOf(unsupported)
+                     .contains(QStringLiteral("image 'older' cannot boot in firecracker")),
+                 qPrintable(messageOf(unsupported)));
+        QCOMPARE(RpcTestClient::errorKind(
+                     client.call(QStringLiteral("sandbox.get"),
+                                 {{QStringLiteral("name"), QStringLiteral("fc-older")}})),
+                 QStringLiteral("not_found"));
 
         // The default is stored with each sandbox and survives a helper restart.
         const QJsonObject created = RpcTestClient::result(client.call(

@@ -309,6 +309,7 @@ QString HelperProcess::useUnbootableImageStore()
         {QStringLiteral("image.json"),
          QByteArrayLiteral(R"({"description":"test image","kernel":"vmlinux",)"
                            R"("initrd":"initrd.img","kernelArgs":"",)"
+                           R"("vmms":["qemu","firecracker"],)"
                            R"("createdAt":"2024-01-01T00:00:00.000Z"})")},
     };
     for (const auto &[name, content] : files) {

@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -136,6 +137,67 @@ private Q_SLOTS:
             QVERIFY(object.value(QStringLiteral("disk")).isNull());
             QVERIFY(found->diskIdentity().isEmpty());
         }
+    }
+
+    void vmmsSaysWhichVmmsBootTheImage_data()
+    {
+        QTest::addColumn<QByteArray>("vmms");
+        QTest::addColumn<bool>("withDisk");
+        QTest::addColumn<QStringList>("expected"); // empty: the image is refused
+        const QStringList qemu {QStringLiteral("qemu")};
+        const QStringList both {QStringLiteral("qemu"), QStringLiteral("firecracker")};
+        QTest::newRow("absent: qemu only") << QByteArray() << false << qemu;
+        QTest::newRow("null: qemu only") << QByteArray("null") << false << qemu;
+        QTest::newRow("both") << QByteArray(R"(["qemu","firecracker"])") << false << both;
+        QTest::newRow("firecracker only") << QByteArray(R"(["firecracker"])") << false
+                                          << QStringList {QStringLiteral("firecracker")};
+        QTest::newRow("qemu with a disk") << QByteArray(R"(["qemu"])") << true << qemu;
+        QTest::newRow("firecracker with a qcow2 disk")
+            << QByteArray(R"(["qemu","firecracker"])") << true << QStringList();
+        QTest::newRow("empty") << QByteArray("[]") << false << QStringList();
+        QTest::newRow("unknown") << QByteArray(R"(["qemu","xen"])") << false << QStringList();
+        QTest::newRow("twice") << QByteArray(R"(["qemu","qemu"])") << false << QStringList();
+        QTest::newRow("not strings") << QByteArray("[1]") << false << QStringList();
+        QTest::newRow("a string") << QByteArray(R"("qemu")") << false << QStringList();
+    }
+
+    void vmmsSaysWhichVmmsBootTheImage()
+    {
+        QFETCH(QByteArray, vmms);
+        QFETCH(bool, withDisk);
+        QFETCH(QStringList, expected);
+        const QString store =
+            m_dir.filePath(QStringLiteral("vmms-")
+                           + QString::fromLatin1(QTest::currentDataTag()).replace(u' ', u'-'));
+        const QString image = store + QStringLiteral("/img");
+        QVERIFY(QDir().mkpath(image));
+        QVERIFY(writeFile(image + QStringLiteral("/vmlinux"), "kernel"));
+        QVERIFY(writeFile(image + QStringLiteral("/initrd.img"), "initrd"));
+        QVERIFY(writeFile(image + QStringLiteral("/rootfs.qcow2"), m_qcow2));
+        QByteArray json = R"({"kernel":"vmlinux","initrd":"initrd.img")";
+        if (withDisk)
+            json += R"(,"disk":"rootfs.qcow2")";
+        if (!vmms.isEmpty())
+            json += ",\"vmms\":" + vmms;
+        json += '}';
+        QVERIFY(writeFile(image + QStringLiteral("/image.json"), json));
+
+        const auto found = ImageStore(store).find(QStringLiteral("img"));
+        if (expected.isEmpty()) {
+            QVERIFY(!found);
+            QCOMPARE(found.error().kind, ErrorKind::BackendUnavailable);
+            QVERIFY2(found.error().message.contains(QLatin1String("vmms")),
+                     qPrintable(found.error().message));
+            return;
+        }
+        QVERIFY_RESULT(found);
+        QStringList names;
+        for (const QJsonValue &name : found->toJson().value(QStringLiteral("vmms")).toArray())
+            names.append(name.toString());
+        QCOMPARE(names, expected);
+        QCOMPARE(found->supports(VmmKind::Qemu), expected.contains(QLatin1String("qemu")));
+        QCOMPARE(found->supports(VmmKind::Firecracker),
+                 expected.contains(QLatin1String("firecracker")));
     }
 
     void overlayOnTheBase()
