@@ -9,6 +9,7 @@
 #include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/seedimage.h"
+#include "core/vmm/vmmcgroup.h"
 
 #include <QDir>
 #include <QFile>
@@ -227,6 +228,9 @@ void SandboxService::removeLeftovers()
         }
     }
     m_recovery.removeLeftovers(sandboxes, tables, taps);
+    // Groups of VMMs that exited while no helper watched; an adopted VMM's is not empty.
+    if (const int groups = VmmCgroup::removeLeftovers(); groups > 0)
+        qCInfo(lcSandbox, "removed %d leftover VMM cgroups", groups);
 }
 
 void SandboxService::checkTables()

@@ -19,6 +19,8 @@
 #include <QSocketNotifier>
 #include <QStandardPaths>
 
+#include <atomic>
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -78,6 +80,9 @@ voidReply(std::function<void(const Result<void> &)> done)
     };
 }
 
+/// Whether the missing cgroup was already reported: once per helper is enough.
+std::atomic_bool g_cgroupWarned {false};
+
 bool isQcow2(const QString &path)
 {
     QFile file(path);
@@ -135,6 +140,7 @@ void FirecrackerVmm::reset()
     delete std::exchange(m_agentConnector, nullptr);
     delete std::exchange(m_agent, nullptr);
     closeConsole();
+    dropCgroup();
     if (m_process) {
         // Not delete: reset() runs inside the process's own exit signal.
         m_process->disconnect(this);
@@ -142,6 +148,16 @@ void FirecrackerVmm::reset()
         m_process = nullptr;
     }
     m_running = false;
+}
+
+void FirecrackerVmm::dropCgroup()
+{
+    if (!m_cgroup)
+        return;
+    if ((!m_process || m_process->hasExited()) && !m_cgroup->remove())
+        qCWarning(lcFirecracker).noquote() << "cannot remove the cgroup" << m_cgroup->path()
+                                           << "of VMM" << m_info.pid << ":" << std::strerror(errno);
+    m_cgroup.reset();
 }
 
 void FirecrackerVmm::closeConsole()
@@ -353,8 +369,28 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
         credentials.groups = config.vmmGroups;
     SpawnOptions options;
     options.autogroupNice = kGuestAutogroupNice;
-    if (m_jail)
+    m_cgroup.reset();
+    if (m_jail) {
         options.jail = m_jail->spawnJail();
+        // The rest of the jailer's confinement: what the helper may make as root.
+        options.newPidNamespace = true;
+        const VmmCgroup::Limits limits =
+            VmmCgroup::firecrackerLimits(m_config.vcpus, m_config.memoryMib);
+        options.beforeChildRuns = [this, limits](pid_t child) -> Result<void> {
+            auto made = VmmCgroup::create(
+                QStringLiteral("%1.%2").arg(m_config.sandboxName).arg(child), limits);
+            if (!made) {
+                if (!g_cgroupWarned.exchange(true))
+                    qCWarning(lcFirecracker).noquote()
+                        << "Firecracker VMMs run without a cgroup (no memory, task or CPU "
+                           "limit):"
+                        << made.error().message;
+                return {};
+            }
+            m_cgroup = std::move(*made);
+            return m_cgroup->attach(child);
+        };
+    }
     options.stdinFd = stdinPipe[0];
     options.stdoutFd = stdoutPipe[1];
     auto pid = VmmProcess::spawn(argv, run.filePath(kStderrFile), credentials, options);
@@ -363,8 +399,12 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
     if (!pid) {
         ::close(stdinPipe[1]);
         ::close(stdoutPipe[0]);
+        // spawn() reaped the child: its group is empty.
+        dropCgroup();
         return refuseStart(pid.error());
     }
+    if (m_cgroup)
+        qCInfo(lcFirecracker).noquote() << "VMM" << *pid << "runs in cgroup" << m_cgroup->path();
     m_consoleIn = stdinPipe[1];
     m_consoleOut = stdoutPipe[0];
     ::fcntl(m_consoleIn, F_SETFL, ::fcntl(m_consoleIn, F_GETFL) | O_NONBLOCK);
@@ -543,6 +583,8 @@ void FirecrackerVmm::adopt(const VmmRuntimeInfo &info, Done done)
     }
     m_info = info;
     m_stopRequested = false;
+    // Removed when it exits, as if this helper had made it.
+    m_cgroup = VmmCgroup::ofProcess(pid_t(info.pid));
     // airlock-fcctl runs as the uid the VMM runs as, read from the process itself.
     struct stat owner;
     const QByteArray proc = QByteArrayLiteral("/proc/") + QByteArray::number(info.pid);

@@ -2,6 +2,7 @@
 
 #include "core/vmm/firecrackerjail.h"
 #include "core/vmm/vmm.h"
+#include "core/vmm/vmmcgroup.h"
 
 #include <QDeadlineTimer>
 #include <QJsonObject>
@@ -46,9 +47,12 @@ class VsockConnector;
 ///
 /// Isolation: Firecracker runs as the per-sandbox VMM uid, in its own session, with its own
 /// seccomp filters (built in, on by default), and, when the helper is root, in a jail of its
-/// own (FirecrackerJail: a mount namespace and chroot holding only this sandbox's files); every
-/// path it is given is then a path inside. Not built: the jailer's pid and network namespaces
-/// and cgroup (docs/vmm.md).
+/// own (FirecrackerJail: a mount namespace and chroot holding only this sandbox's files; every
+/// path it is given is then a path inside), as pid 1 of a pid namespace of its own and in a
+/// cgroup of its own with memory, task and CPU limits (VmmCgroup, `airlock/NAME.PID`; without a
+/// usable hierarchy it runs without one and the helper warns once). The group is removed once
+/// the VMM has exited or its start failed; an adopted VMM keeps its group. Not built: the
+/// jailer's network namespace (docs/vmm.md).
 ///
 /// Destroying the object leaves the VMM running on purpose: a restarted helper adopts it.
 class FirecrackerVmm final : public Vmm
@@ -160,6 +164,9 @@ private:
     void refuse(const Done &done, const Error &error);
     void closeConsole();
     void reset();
+    /// Removes the VMM's cgroup when the VMM is gone (or never ran); otherwise only forgets it,
+    /// since a VMM left running keeps its group for the next helper.
+    void dropCgroup();
 
     /// The path Firecracker opens for the host file `hostPath`: inside its jail, or as is.
     QString vmmPath(const QString &hostPath) const;
@@ -167,6 +174,7 @@ private:
     QString m_binary;
     QStringList m_jailSharedPaths;
     std::optional<FirecrackerJail> m_jail; // set while a jailed VMM starts or runs
+    std::optional<VmmCgroup> m_cgroup; // the running or adopted VMM's, when it has one
     VmmLaunchConfig m_config;
     VmmRuntimeInfo m_info;
     QString m_controller;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <pwd.h>
 #include <sched.h>
@@ -83,6 +84,22 @@ int pidfdSendSignal(int pidfd, int signal)
     return int(::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0));
 }
 
+/// fork(), or with `newPidNamespace` clone3(2) with CLONE_NEWPID: like fork (no CLONE_VM, no
+/// stack of its own; SIGCHLD to the parent at exit, so waitpid works as for a forked child),
+/// but the child is pid 1 of a new pid namespace (Linux 5.3, as pidfd_open). glibc has no
+/// clone3 wrapper; its state in such a child still lists the parent's threads, which is why
+/// the child only makes plain system calls (VmmCredentials::apply).
+pid_t forkChild(bool newPidNamespace)
+{
+    if (!newPidNamespace)
+        return ::fork();
+    struct clone_args args;
+    std::memset(&args, 0, sizeof args);
+    args.flags = CLONE_NEWPID;
+    args.exit_signal = SIGCHLD;
+    return pid_t(::syscall(SYS_clone3, &args, sizeof args));
+}
+
 [[noreturn]] void childFail(int pipeFd, int step, int error) noexcept
 {
     const int report[2] = {step, error};
@@ -131,14 +148,17 @@ int VmmCredentials::apply() const noexcept
 {
     if ((uid == 0 && gid == 0) || (uid == ::geteuid() && gid == ::getegid()))
         return 0;
-    if (::setgroups(groups.size(), groups.data()) != 0)
+    // The system calls, not glibc's wrappers: those apply the change to every thread glibc
+    // knows of (signalling them and taking its locks), and a child made by clone3 still lists
+    // the parent's threads. Credentials are per thread, and the child has one.
+    if (::syscall(SYS_setgroups, groups.size(), groups.data()) != 0)
         return errno;
-    if (::setresgid(gid, gid, gid) != 0)
+    if (::syscall(SYS_setresgid, gid, gid, gid) != 0)
         return errno;
-    if (::setresuid(uid, uid, uid) != 0)
+    if (::syscall(SYS_setresuid, uid, uid, uid) != 0)
         return errno;
     // Never keep a way back to root.
-    if (uid != 0 && ::setuid(0) == 0)
+    if (uid != 0 && ::syscall(SYS_setuid, 0) == 0)
         return EPERM;
     return 0;
 }
@@ -213,20 +233,38 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
                     QStringLiteral("cannot open %1: %2")
                         .arg(logPath, QString::fromLocal8Bit(std::strerror(errno))));
     const int nullFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int errorPipe[2];
-    if (nullFd < 0 || ::pipe2(errorPipe, O_CLOEXEC) != 0) {
+    int errorPipe[2] = {-1, -1};
+    // The child waits on it for beforeChildRuns: one byte means go on, EOF means die.
+    int releasePipe[2] = {-1, -1};
+    if (nullFd < 0 || ::pipe2(errorPipe, O_CLOEXEC) != 0
+        || (options.beforeChildRuns && ::pipe2(releasePipe, O_CLOEXEC) != 0)) {
         const int error = errno;
         ::close(logFd);
         if (nullFd >= 0)
             ::close(nullFd);
+        if (errorPipe[0] >= 0) {
+            ::close(errorPipe[0]);
+            ::close(errorPipe[1]);
+        }
         return fail(ErrorKind::OperationFailed,
                     QStringLiteral("cannot prepare the VMM's stdio: %1")
                         .arg(QString::fromLocal8Bit(std::strerror(error))));
     }
 
-    const pid_t pid = ::fork();
+    const pid_t pid = forkChild(options.newPidNamespace);
     if (pid == 0) {
         ::close(errorPipe[0]);
+        if (releasePipe[0] >= 0) {
+            ::close(releasePipe[1]);
+            char go = 0;
+            ssize_t got;
+            do {
+                got = ::read(releasePipe[0], &go, 1);
+            } while (got < 0 && errno == EINTR);
+            if (got != 1)
+                ::_exit(127);
+            ::close(releasePipe[0]);
+        }
         // Above the numbers inherited descriptors take, so placing them cannot close it.
         int report = errorPipe[1];
         if (inheritCount > 0
@@ -304,11 +342,34 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
     ::close(errorPipe[1]);
     ::close(logFd);
     ::close(nullFd);
+    if (releasePipe[0] >= 0)
+        ::close(releasePipe[0]);
     if (pid < 0) {
         ::close(errorPipe[0]);
-        return fail(ErrorKind::OperationFailed,
-                    QStringLiteral("fork failed: %1")
-                        .arg(QString::fromLocal8Bit(std::strerror(forkError))));
+        if (releasePipe[1] >= 0)
+            ::close(releasePipe[1]);
+        return fail(
+            ErrorKind::OperationFailed,
+            QStringLiteral("%1 failed: %2")
+                .arg(options.newPidNamespace ? QStringLiteral("clone3") : QStringLiteral("fork"),
+                     QString::fromLocal8Bit(std::strerror(forkError))));
+    }
+    if (options.beforeChildRuns) {
+        auto ready = options.beforeChildRuns(pid);
+        // On error the child reads EOF and exits; SIGKILL makes sure of it.
+        if (ready) {
+            const char go = 1;
+            while (::write(releasePipe[1], &go, 1) < 0 && errno == EINTR) { }
+        } else {
+            ::kill(pid, SIGKILL);
+        }
+        ::close(releasePipe[1]);
+        if (!ready) {
+            ::close(errorPipe[0]);
+            int status = 0;
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
+            return std::unexpected(ready.error());
+        }
     }
 
     // EOF means exec succeeded (the pipe is close-on-exec); a report means the child failed.

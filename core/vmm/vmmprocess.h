@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 #include <sys/types.h>
 #include <utility>
@@ -75,6 +76,17 @@ struct SpawnOptions
     std::optional<int> autogroupNice;
     /// When set: the child runs in this jail; argv[0] is then a path inside it.
     std::optional<SpawnJail> jail;
+    /// The child is pid 1 of a pid namespace of its own (pid_namespaces(7); the jailer's
+    /// `--new-pid-ns`): created by clone3(2) with CLONE_NEWPID instead of fork, so the program
+    /// exec'd is itself that pid 1 and spawn() still returns its host pid. It sees no other
+    /// process; signals sent from the host (an ancestor namespace) without a handler installed
+    /// are dropped except SIGKILL and SIGSTOP, and when it exits the kernel kills whatever it
+    /// started (it reaps nothing itself: Firecracker forks no process). Needs CAP_SYS_ADMIN.
+    bool newPidNamespace = false;
+    /// When set: called here with the child's host pid once it exists and before it may go on
+    /// (it waits on a pipe until this returns), e.g. to put it into a cgroup before it execs
+    /// and allocates anything. An error kills and reaps the child and is spawn()'s.
+    std::function<Result<void>(pid_t)> beforeChildRuns;
 };
 
 /// The autogroup nice value of guest VMMs: a host full of busy guests (TCG ones, above all)

@@ -8,6 +8,8 @@
 #include "core/fcctl/firecrackerapitypes.h"
 #include "core/vmm/firecrackervmm.h"
 #include "core/vmm/guestagent.h"
+#include "core/vmm/vmmcgroup.h"
+#include "core/vmm/vmmprocess.h"
 #include "core/vmm/vsockconnector.h"
 
 #include <QDir>
@@ -125,6 +127,21 @@ private:
         // An outcome that never came is nullopt, which the caller's QVERIFY reports.
         (void)QTest::qWaitFor([&] { return outcome.has_value(); }, 15000);
         return outcome;
+    }
+
+    /// The cgroup directories of `sandbox`'s VMMs ("airlock/SANDBOX.PID") in every hierarchy.
+    static QStringList cgroupsOf(const QString &sandbox)
+    {
+        QStringList found;
+        const auto hierarchy = VmmCgroup::findHierarchy();
+        if (!hierarchy)
+            return found;
+        for (const QString &parent : hierarchy->parents()) {
+            for (const QString &name :
+                 QDir(parent).entryList({sandbox + QStringLiteral(".*")}, QDir::Dirs))
+                found.append(QDir(parent).filePath(name));
+        }
+        return found;
     }
 
     /// The requests the conformance server refused; empty when all conformed.
@@ -385,6 +402,77 @@ private Q_SLOTS:
         QVERIFY(vmm.waitForExit(5000));
     }
 
+    void runsAsPidOneInACgroupOfItsOwn()
+    {
+        // Issue 19: the jailer's --new-pid-ns and --cgroup. The helper still knows it by its
+        // host pid, and the group goes with the VMM.
+        if (!FirecrackerJail::available())
+            QSKIP("the jail needs CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        shareWithTheJail(vmm);
+        QSignalSpy exited(&vmm, &Vmm::exited);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-pidns"));
+        const auto started = startAndWait(vmm, config);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        const pid_t pid = pid_t(started->pid);
+        const QString proc = QStringLiteral("/proc/%1").arg(pid);
+        QByteArray nspid;
+        for (const QByteArray &line : readAll(proc + QStringLiteral("/status")).split('\n')) {
+            if (line.startsWith("NSpid:"))
+                nspid = line.mid(6).simplified();
+        }
+        QCOMPARE(nspid, QByteArray::number(pid) + " 1");
+        QVERIFY(QFileInfo(proc + QStringLiteral("/ns/pid")).symLinkTarget()
+                != QFileInfo(QStringLiteral("/proc/self/ns/pid")).symLinkTarget());
+        // What the helper knows it by still works: its start time, and signals by pidfd.
+        QCOMPARE(started->startTimeTicks, *VmmProcess::readStartTime(pid));
+
+        const auto hierarchy = VmmCgroup::findHierarchy();
+        if (!hierarchy)
+            QSKIP("this host has no cgroup hierarchy with the memory, pids and cpu controllers");
+        const QString group = QStringLiteral("/airlock/fc-pidns.%1").arg(pid);
+        const QByteArray table = readAll(proc + QStringLiteral("/cgroup"));
+        const QStringList controllers = hierarchy->version == VmmCgroup::Version::V2
+            ? QStringList {QString()}
+            : QStringList {QStringLiteral("memory"), QStringLiteral("pids"), QStringLiteral("cpu")};
+        for (const QString &controller : controllers) {
+            bool found = false;
+            for (const QByteArray &line : table.split('\n')) {
+                const QList<QByteArray> fields = line.split(':');
+                if (fields.size() == 3 && fields[2] == group.toUtf8()
+                    && (controller.isEmpty() ? fields[1].isEmpty()
+                                             : fields[1].split(',').contains(controller.toUtf8())))
+                    found = true;
+            }
+            QVERIFY2(found,
+                     qPrintable(controller + QStringLiteral(" in ") + QString::fromUtf8(table)));
+        }
+        // 256 MiB of guest memory (twice: a snapshot's RAM file is charged too) + 64 MiB for the
+        // VMM, 2 vCPUs + 32 tasks, 2 CPUs of quota.
+        const QByteArray memory = QByteArray::number(qint64(2 * 256 + 64) * 1024 * 1024);
+        const QString dir = hierarchy->memory + u'/' + QFileInfo(group).fileName();
+        const QString pidsDir = hierarchy->pids + u'/' + QFileInfo(group).fileName();
+        const QString cpuDir = hierarchy->cpu + u'/' + QFileInfo(group).fileName();
+        QCOMPARE(readAll(pidsDir + QStringLiteral("/pids.max")).trimmed(), QByteArray("34"));
+        if (hierarchy->version == VmmCgroup::Version::V2) {
+            QCOMPARE(readAll(dir + QStringLiteral("/memory.max")).trimmed(), memory);
+            QCOMPARE(readAll(cpuDir + QStringLiteral("/cpu.max")).trimmed(),
+                     QByteArray("200000 100000"));
+        } else {
+            QCOMPARE(readAll(dir + QStringLiteral("/memory.limit_in_bytes")).trimmed(), memory);
+            QCOMPARE(readAll(cpuDir + QStringLiteral("/cpu.cfs_quota_us")).trimmed(),
+                     QByteArray("200000"));
+        }
+        // Everything it runs is charged there: the Python stand-in's threads too.
+        QVERIFY(readAll(pidsDir + QStringLiteral("/pids.current")).trimmed().toInt() >= 2);
+        QCOMPARE(cgroupsOf(QStringLiteral("fc-pidns")).size(), hierarchy->parents().size());
+
+        vmm.stop(10000);
+        QVERIFY(exited.wait(10000));
+        QCOMPARE(exited.first().first().toString(), QString());
+        QCOMPARE(cgroupsOf(QStringLiteral("fc-pidns")), QStringList());
+    }
+
     void adoptionStartsAnAirlockFcctlOfItsOwn()
     {
         // A restarted helper adopts a running Firecracker: the old airlock-fcctl ended with the
@@ -404,6 +492,10 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(oldController)),
                                  10000);
         QVERIFY(QFileInfo::exists(QStringLiteral("/proc/%1").arg(info.pid)));
+        // The VMM keeps its cgroup while no helper watches it.
+        const QStringList groups = cgroupsOf(QStringLiteral("fc-adopt"));
+        if (FirecrackerJail::available() && VmmCgroup::findHierarchy())
+            QVERIFY(!groups.isEmpty());
         FirecrackerVmm adopted(fakeBinary(), kFcctl);
         shareWithTheJail(adopted);
         auto done = awaitVoid([&](Vmm::Done callback) { adopted.adopt(info, callback); });
@@ -416,6 +508,7 @@ private Q_SLOTS:
         adopted.stop(10000);
         QVERIFY(exited.wait(10000));
         QCOMPARE(exited.first().first().toString(), QString());
+        QCOMPARE(cgroupsOf(QStringLiteral("fc-adopt")), QStringList());
     }
 
     void stopKillsAVmmThatIgnoresCtrlAltDel()
@@ -437,10 +530,12 @@ private Q_SLOTS:
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-crash")));
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        // Pid 1 of its namespace, yet SIGKILL from the host ends it.
         ::kill(pid_t(started->pid), SIGKILL);
         QVERIFY(exited.wait(10000));
         QVERIFY2(exited.first().first().toString().contains(QStringLiteral("signal 9")),
                  qPrintable(exited.first().first().toString()));
+        QCOMPARE(cgroupsOf(QStringLiteral("fc-crash")), QStringList());
     }
 
     void startErrors_data()
@@ -473,6 +568,9 @@ private Q_SLOTS:
             << QStringList {QStringLiteral("--die-after /boot-source")} << QString()
             << int(ErrorKind::OperationFailed)
             << QStringLiteral("exited with status 1: fake-firecracker: dying after /boot-source");
+        QTest::newRow("exec fails")
+            << QStringList() << QStringLiteral("bad-interpreter") << int(ErrorKind::OperationFailed)
+            << QStringLiteral("failed at exec");
         QTest::newRow("socket never appears")
             << QStringList {QStringLiteral("--no-socket")} << QString() << int(ErrorKind::Timeout)
             << QStringLiteral("did not open its API socket");
@@ -484,9 +582,19 @@ private Q_SLOTS:
         QFETCH(QString, change);
         QFETCH(int, kind);
         QFETCH(QString, message);
-        FirecrackerVmm vmm(change == QLatin1String("no-binary")
-                               ? m_dir.filePath(QStringLiteral("no-such-firecracker"))
-                               : fakeBinary(knobs),
+        QString binary = change == QLatin1String("no-binary")
+            ? m_dir.filePath(QStringLiteral("no-such-firecracker"))
+            : fakeBinary(knobs);
+        if (change == QLatin1String("bad-interpreter")) {
+            // The binary is there, but its exec fails (in the jail: once it is in its cgroup).
+            binary = m_dir.filePath(QStringLiteral("firecracker-bad"));
+            QFile script(binary);
+            QVERIFY(script.open(QIODevice::WriteOnly));
+            script.write("#!/no/such/interpreter\n");
+            script.close();
+            script.setPermissions(QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+        }
+        FirecrackerVmm vmm(binary,
                            change == QLatin1String("no-fcctl")
                                ? m_dir.filePath(QStringLiteral("no-such-fcctl"))
                                : kFcctl);
@@ -505,6 +613,8 @@ private Q_SLOTS:
         QLocalSocket probe;
         probe.connectToServer(QDir(config.runtimeDir).filePath(FirecrackerVmm::kApiSocket));
         QVERIFY(!probe.waitForConnected(100));
+        // Nor a cgroup.
+        QCOMPARE(cgroupsOf(QStringLiteral("fc-error")), QStringList());
     }
 
     void killDuringStartLeavesNothing()
@@ -518,6 +628,7 @@ private Q_SLOTS:
         QVERIFY(started.has_value());
         QVERIFY(!*started);
         QCOMPARE(started->error().kind, ErrorKind::OperationFailed);
+        QCOMPARE(cgroupsOf(QStringLiteral("fc-killed")), QStringList());
     }
 
     void vsockConnectorKeepsTheGuestsFirstBytes()
@@ -541,6 +652,8 @@ private Q_SLOTS:
         QTRY_VERIFY(socket->canReadLine());
         QCOMPARE(socket->readLine(), QByteArray("ping\n"));
         vmm.kill();
+        // Gone before the object is: its cgroup goes with it.
+        QVERIFY(vmm.waitForExit(5000));
     }
 
     void versionParsing()
