@@ -105,9 +105,15 @@ int main(int argc, char *argv[])
         QStringLiteral("The firecracker binary (default: $AIRLOCK_FIRECRACKER, else firecracker "
                        "from PATH)."),
         QStringLiteral("PATH"));
+    const QCommandLineOption firecrackerWithoutKvmOption(
+        QStringLiteral("firecracker-without-kvm"),
+        QStringLiteral("Let Firecracker sandboxes start although the KVM probe failed: for "
+                       "Firecracker conformance servers in tests (a real Firecracker then fails "
+                       "its start itself). Not for production."));
     parser.addOptions({socketOption, stateOption, imagesOption, scrollbackOption, logLevelOption,
                        gatewayOption, poolOption, upstreamOption, trustOption, templatesOption,
-                       templatesMaxOption, benchPortOption, vmmOption, firecrackerOption});
+                       templatesMaxOption, benchPortOption, vmmOption, firecrackerOption,
+                       firecrackerWithoutKvmOption});
     parser.process(app);
     const QString templateMode = parser.value(templatesOption);
     if (templateMode != QLatin1String("auto") && templateMode != QLatin1String("off")) {
@@ -190,6 +196,7 @@ int main(int argc, char *argv[])
     config.templatesMax = templatesMax;
     config.benchPort = parser.isSet(benchPortOption);
     config.vmm = vmm;
+    config.firecrackerWithoutKvm = parser.isSet(firecrackerWithoutKvmOption);
     if (parser.isSet(firecrackerOption))
         config.firecrackerBinary = QFileInfo(parser.value(firecrackerOption)).absoluteFilePath();
 

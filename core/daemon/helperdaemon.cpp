@@ -210,7 +210,7 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         sandboxConfig.firecrackerUnavailable =
             QStringLiteral("no airlock-fcctl at %1 (it is installed beside airlock-gateway)")
                 .arg(config.fcctlProgram);
-    else if (probe.acceleration != Acceleration::Kvm)
+    else if (probe.acceleration != Acceleration::Kvm && !config.firecrackerWithoutKvm)
         sandboxConfig.firecrackerUnavailable =
             QStringLiteral("Firecracker needs KVM, which the VMM user cannot use here");
     else
@@ -242,8 +242,14 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     p.sandboxes = std::make_unique<SandboxService>(
         *p.registry, *p.consoles, *p.images, [] { return std::make_unique<QemuMicrovm>(); },
         sandboxConfig);
-    p.sandboxes->setVmmFactory(VmmKind::Firecracker, [firecracker, fcctl = config.fcctlProgram] {
-        return std::make_unique<FirecrackerVmm>(firecracker, fcctl);
+    if (config.firecrackerWithoutKvm)
+        qCWarning(lcDaemon, "--firecracker-without-kvm: Firecracker sandboxes start without a "
+                            "proven KVM (a test option)");
+    p.sandboxes->setVmmFactory(VmmKind::Firecracker, [firecracker, fcctl = config.fcctlProgram,
+                                                      withoutKvm = config.firecrackerWithoutKvm] {
+        auto vmm = std::make_unique<FirecrackerVmm>(firecracker, fcctl);
+        vmm->setRequireKvm(!withoutKvm);
+        return vmm;
     });
     p.egressAudit = std::make_unique<EgressAudit>(state.filePath(QStringLiteral("audit")));
     QObject::connect(

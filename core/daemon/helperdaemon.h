@@ -31,6 +31,10 @@ struct HelperDaemonConfig
     /// when its binary is found and KVM works, else qemu.
     QString vmm = QStringLiteral("qemu");
     QString firecrackerBinary; ///< --firecracker PATH; empty: $AIRLOCK_FIRECRACKER, then PATH
+    /// --firecracker-without-kvm: Firecracker is offered although the KVM probe failed, and
+    /// FirecrackerVmm does not refuse a host without KVM (the conformance tests' fake needs
+    /// none; a real Firecracker fails to open /dev/kvm and its start fails with that).
+    bool firecrackerWithoutKvm = false;
 };
 
 /// airlockd's composition root: makes the host accounts, probes KVM, opens the registry, vault

@@ -255,7 +255,7 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
             QStringLiteral("airlock-fcctl is missing%1; it is installed "
                            "beside airlock-gateway")
                 .arg(m_controller.isEmpty() ? QString() : QStringLiteral(" at ") + m_controller)});
-    if (config.acceleration != Acceleration::Kvm)
+    if (config.acceleration != Acceleration::Kvm && m_requireKvm)
         return refuseStart(Error {ErrorKind::BackendUnavailable,
                                   QStringLiteral("Firecracker needs KVM, which this host does not "
                                                  "offer the VMM user; use the qemu backend")});

@@ -97,6 +97,9 @@ public:
     /// Host directories the jail shows at their own paths, writable (FirecrackerJail::
     /// addSharedPaths): for a `binary` that is a wrapper starting Firecracker from elsewhere.
     void setJailSharedPaths(const QStringList &dirs) { m_jailSharedPaths = dirs; }
+    /// Whether start() refuses a launch whose acceleration is not KVM (default true; airlockd
+    /// --firecracker-without-kvm turns it off for conformance servers, which need no KVM).
+    void setRequireKvm(bool require) { m_requireKvm = require; }
     /// Whether the running VMM was started in a jail (the helper is root).
     bool isJailed() const { return m_jail.has_value(); }
 
@@ -173,6 +176,7 @@ private:
 
     QString m_binary;
     QStringList m_jailSharedPaths;
+    bool m_requireKvm = true;
     std::optional<FirecrackerJail> m_jail; // set while a jailed VMM starts or runs
     std::optional<VmmCgroup> m_cgroup; // the running or adopted VMM's, when it has one
     VmmLaunchConfig m_config;

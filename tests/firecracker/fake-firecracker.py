@@ -22,6 +22,10 @@ status 0, as a real guest's reboot does. The vsock device (PUT /vsock) is a Unix
 uds_path that answers `CONNECT <port>\\n` with `OK <n>\\n` once the fake guest "listens"
 (--agent-delay-ms after the boot), then sends `guest-agent-hello\\n` and echoes.
 
+Bundled as a zip application (python3 -m zipapp, with this file, the description and a
+__main__ calling main()) it is one executable file, as a jailed Firecracker must be; its
+violations then go to violations.jsonl beside the API socket.
+
 Test knobs: --version, --die-after (exit 1 after answering that endpoint), --no-socket (never
 listen), --fault METHOD:PATH (answer 400 with a fault message), --ignore-ctrl-alt-del,
 --agent-delay-ms, --requests FILE (every request as a JSON line, for tests of what was sent).
@@ -45,10 +49,20 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def read_description(path):
+    """The API description: the file, or the copy inside the zip application this runs from
+    (a single executable file, which a jail shows as its /firecracker)."""
+    if os.path.isfile(path):
+        with open(path) as f:
+            return f.read()
+    import zipfile
+    with zipfile.ZipFile(sys.argv[0]) as bundle:
+        return bundle.read(os.path.basename(path)).decode()
+
+
 class Spec:
     def __init__(self, path):
-        with open(path) as f:
-            self.doc = yaml.safe_load(f)
+        self.doc = yaml.safe_load(read_description(path))
         self.definitions = self.doc.get("definitions", {})
         self.routes = []
         for template, operations in (self.doc.get("paths") or {}).items():
@@ -160,7 +174,8 @@ class Vm:
             for drive, path in sorted(self.drives.items()):
                 try:
                     with open(path, "rb") as disk:
-                        opened[drive] = disk.read(64).rstrip(b"\0").decode(errors="replace")
+                        head = disk.read(64).rstrip(b"\0").decode(errors="replace")
+                        opened[drive] = {"head": head, "inode": os.fstat(disk.fileno()).st_ino}
                 except OSError as error:
                     raise Fault(f"Cannot open the drive {drive} at {path}: {error.strerror}")
             log_path = os.path.join(os.path.dirname(self.options.api_sock), "fake-drives.log")
@@ -183,8 +198,10 @@ class Vm:
         if template == "/snapshot/create":
             if self.state != "Paused":
                 raise Fault("Create snapshot error: the microVM must be paused")
+            # As large as the guest's memory (sparse), as Firecracker's file is.
             with open(body["mem_file_path"], "w") as f:
                 f.write("FAKE-MEMORY")
+                f.truncate(self.machine["mem_size_mib"] * 1024 * 1024)
             with open(body["snapshot_path"], "w") as f:
                 f.write("FAKE-VMSTATE" + json.dumps({"machine": self.machine,
                                                      "vsock": self.vsock_path,
@@ -368,12 +385,13 @@ def make_handler(spec, vm, options):
     return Handler
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--api-sock", required=True)
     parser.add_argument("--id", default="anonymous-instance")
     parser.add_argument("--spec", default=os.path.join(HERE, "firecracker-api-v1.yaml"))
-    parser.add_argument("--violations", required=True)
+    parser.add_argument("--violations", default="",
+                        help="default: violations.jsonl beside the API socket")
     parser.add_argument("--version", default="1.17.0-dev")
     parser.add_argument("--die-after", default="")
     parser.add_argument("--no-socket", action="store_true")
@@ -381,7 +399,9 @@ def main():
     parser.add_argument("--ignore-ctrl-alt-del", action="store_true")
     parser.add_argument("--agent-delay-ms", type=int, default=300)
     parser.add_argument("--requests", default="", help="append every request here as JSON")
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
+    if not options.violations:
+        options.violations = os.path.join(os.path.dirname(options.api_sock), "violations.jsonl")
     spec = Spec(options.spec)
     vm = Vm(options)
     if options.no_socket:

@@ -12,8 +12,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMap>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using airlock::test::HelperProcess;
 using airlock::test::RpcTestClient;
@@ -27,6 +30,45 @@ QString messageOf(const QJsonObject &response)
         .toObject()
         .value(QStringLiteral("message"))
         .toString();
+}
+const QString kBox = QStringLiteral("fc-box");
+const QString kFork = QStringLiteral("fc-fork");
+
+qint64 inodeOf(const QString &path)
+{
+    struct stat st
+    {
+    };
+    return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? qint64(st.st_ino) : -1;
+}
+
+/// The conformance server as one executable file (a zip application with the API description
+/// inside): a jailed Firecracker sees only its binary, never the source tree. Empty on failure.
+QString bundleTheFake(const QString &dir)
+{
+    const QString content = dir + QStringLiteral("/bundle");
+    if (!QDir().mkpath(content)
+        || !QFile::copy(kFake, content + QStringLiteral("/fake_firecracker.py"))
+        || !QFile::copy(QFileInfo(kFake).path() + QStringLiteral("/firecracker-api-v1.yaml"),
+                        content + QStringLiteral("/firecracker-api-v1.yaml")))
+        return {};
+    QFile main(content + QStringLiteral("/__main__.py"));
+    if (!main.open(QIODevice::WriteOnly)
+        || main.write("import fake_firecracker\nfake_firecracker.main()\n") < 0)
+        return {};
+    main.close();
+    const QString binary = dir + QStringLiteral("/firecracker");
+    if (QProcess::execute(QStringLiteral("python3"),
+                          {QStringLiteral("-m"), QStringLiteral("zipapp"), content,
+                           QStringLiteral("-o"), binary, QStringLiteral("-p"),
+                           QStringLiteral("/usr/bin/python3")})
+        != 0)
+        return {};
+    QFile::setPermissions(binary,
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner
+                              | QFileDevice::ReadGroup | QFileDevice::ExeGroup
+                              | QFileDevice::ReadOther | QFileDevice::ExeOther);
+    return binary;
 }
 } // namespace
 
@@ -129,6 +171,132 @@ private Q_SLOTS:
         const QJsonObject listed = RpcTestClient::result(again.call(
             QStringLiteral("sandbox.get"), {{QStringLiteral("name"), QStringLiteral("plain")}}));
         QCOMPARE(listed.value(QStringLiteral("vmm")).toString(), QStringLiteral("qemu"));
+    }
+
+    void sandboxesRunOnTheConformanceServer()
+    {
+        // airlockd itself drives the conformance server: the sandbox service, network, console
+        // hub, snapshot store and fork around a FirecrackerVmm, with every request checked
+        // against the API description. The fake needs no KVM; --firecracker-without-kvm lets
+        // airlockd offer Firecracker on a host whose probe cannot prove KVM.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString binary = bundleTheFake(dir.path());
+        QVERIFY(!binary.isEmpty());
+        HelperProcess helper({QStringLiteral("--vmm"), QStringLiteral("firecracker"),
+                              QStringLiteral("--firecracker"), binary,
+                              QStringLiteral("--firecracker-without-kvm")});
+        QVERIFY(!helper.useUnbootableImageStore().isEmpty());
+        QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+        RpcTestClient client(helper.socketPath());
+        QVERIFY(client.hello());
+        const auto named = [](const QString &name) {
+            return QJsonObject {{QStringLiteral("name"), name}};
+        };
+        const auto runDir = [&helper](const QString &name) {
+            return QDir(helper.stateDir()).filePath(QStringLiteral("run/") + name);
+        };
+        const auto noViolations = [&runDir](const QString &name) {
+            QFile file(QDir(runDir(name)).filePath(QStringLiteral("violations.jsonl")));
+            return !file.exists() || (file.open(QIODevice::ReadOnly) && file.readAll().isEmpty());
+        };
+
+        const QJsonObject created =
+            RpcTestClient::result(client.call(QStringLiteral("sandbox.create"), named(kBox)));
+        QCOMPARE(created.value(QStringLiteral("vmm")).toString(), QStringLiteral("firecracker"));
+        const QJsonObject started =
+            client.call(QStringLiteral("sandbox.start"), named(kBox), 60000);
+        QVERIFY2(started.contains(QStringLiteral("result")),
+                 QJsonDocument(started).toJson().constData());
+        const qint64 pid =
+            RpcTestClient::result(started).value(QStringLiteral("vmmPid")).toInteger();
+        QVERIFY(pid > 0);
+
+        // The console: Firecracker's serial (its stdio), through the helper's hub both ways.
+        const QJsonObject attached =
+            RpcTestClient::result(client.call(QStringLiteral("console.attach"), named(kBox)));
+        QByteArray console =
+            QByteArray::fromBase64(attached.value(QStringLiteral("data")).toString().toLatin1());
+        const auto consoleShows = [&](const QByteArray &needle) {
+            return console.contains(needle)
+                || client.waitForNotification(
+                    QStringLiteral("console.output"),
+                    [&](const QJsonObject &params) {
+                        console += QByteArray::fromBase64(
+                            params.value(QStringLiteral("data")).toString().toLatin1());
+                        return console.contains(needle);
+                    },
+                    20000);
+        };
+        QVERIFY2(consoleShows("Linux version 6.1.0-fake"), console.constData());
+        QVERIFY(client
+                    .call(QStringLiteral("console.write"),
+                          {{QStringLiteral("name"), kBox},
+                           {QStringLiteral("data"),
+                            QString::fromLatin1(QByteArray("typed-in\n").toBase64())}})
+                    .contains(QStringLiteral("result")));
+        QVERIFY2(consoleShows("typed-in"), console.constData());
+
+        // Pause and resume (PATCH /vm), a snapshot (PUT /snapshot/create) into the store.
+        QVERIFY(client.call(QStringLiteral("vm.pause"), named(kBox))
+                    .contains(QStringLiteral("result")));
+        QVERIFY(client.call(QStringLiteral("vm.resume"), named(kBox))
+                    .contains(QStringLiteral("result")));
+        const QJsonObject snapshot = RpcTestClient::result(
+            client.call(QStringLiteral("snapshot.create"), named(kBox), 60000));
+        QCOMPARE(snapshot.value(QStringLiteral("vmm")).toString(), QStringLiteral("firecracker"));
+        const QString id = snapshot.value(QStringLiteral("id")).toString();
+        QVERIFY(!id.isEmpty());
+
+        // A fork: a second Firecracker loads the snapshot, and opens the fork's own seed disk.
+        const QJsonObject forked =
+            client.call(QStringLiteral("snapshot.fork"),
+                        {{QStringLiteral("snapshot"), id}, {QStringLiteral("name"), kFork}}, 60000);
+        QVERIFY2(forked.contains(QStringLiteral("result")),
+                 QJsonDocument(forked).toJson().constData());
+        QCOMPARE(RpcTestClient::result(forked).value(QStringLiteral("vmm")).toString(),
+                 QStringLiteral("firecracker"));
+        QFile drivesLog(QDir(runDir(kFork)).filePath(QStringLiteral("fake-drives.log")));
+        QVERIFY(drivesLog.open(QIODevice::ReadOnly));
+        const QJsonObject opened = QJsonDocument::fromJson(drivesLog.readAll()).object();
+        QCOMPARE(opened[QStringLiteral("seed")][QStringLiteral("inode")].toInteger(),
+                 inodeOf(QDir(runDir(kFork)).filePath(QStringLiteral("seed.tar"))));
+
+        // A restore of the sandbox's own snapshot replaces its Firecracker with a loaded one.
+        const QJsonObject restored =
+            client.call(QStringLiteral("snapshot.restore"),
+                        {{QStringLiteral("name"), kBox}, {QStringLiteral("snapshot"), id}}, 60000);
+        QVERIFY2(restored.contains(QStringLiteral("result")),
+                 QJsonDocument(restored).toJson().constData());
+        const qint64 restoredPid = RpcTestClient::result(restored)
+                                       .value(QStringLiteral("sandbox"))
+                                       .toObject()
+                                       .value(QStringLiteral("vmmPid"))
+                                       .toInteger();
+        QVERIFY(restoredPid > 0 && restoredPid != pid);
+        QVERIFY(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid)));
+
+        // Every request conformed to the description.
+        QVERIFY(noViolations(kBox));
+        QVERIFY(noViolations(kFork));
+
+        // stop: SendCtrlAltDel, which ends Firecracker; kill: SIGKILL. Nothing is left: the
+        // processes are gone (the helper reaped them) and the helper says stopped.
+        const qint64 forkPid =
+            RpcTestClient::result(forked).value(QStringLiteral("vmmPid")).toInteger();
+        QVERIFY(client.call(QStringLiteral("sandbox.stop"), named(kBox))
+                    .contains(QStringLiteral("result")));
+        QVERIFY(client.call(QStringLiteral("sandbox.kill"), named(kFork))
+                    .contains(QStringLiteral("result")));
+        for (const qint64 gone : {restoredPid, forkPid})
+            QTRY_VERIFY2_WITH_TIMEOUT(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(gone)),
+                                      qPrintable(QString::number(gone)), 20000);
+        for (const QString &name : {kBox, kFork})
+            QTRY_COMPARE_WITH_TIMEOUT(
+                RpcTestClient::result(client.call(QStringLiteral("sandbox.get"), named(name)))
+                    .value(QStringLiteral("state"))
+                    .toString(),
+                QStringLiteral("stopped"), 10000);
     }
 
     void firecrackerThatCannotRunStopsTheHelper_data()

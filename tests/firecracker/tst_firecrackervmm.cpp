@@ -37,6 +37,13 @@ const QString kFake = QStringLiteral(AIRLOCK_SOURCE_DIR "/tests/firecracker/fake
 // The real airlock-fcctl of this build: it, not the test, speaks HTTP to the server.
 const QString kFcctl = QStringLiteral(AIRLOCK_FCCTL);
 
+/// The first `bytes` bytes of a file (a guest memory file is as large as the guest's memory).
+QByteArray readHead(const QString &path, qint64 bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.read(bytes) : QByteArray();
+}
+
 QByteArray readAll(const QString &path)
 {
     QFile file(path);
@@ -222,7 +229,8 @@ private Q_SLOTS:
         QVERIFY(stateFile.open(state, QIODevice::ReadOnly, QFileDevice::DontCloseHandle));
         stateFile.seek(0);
         QVERIFY(stateFile.readAll().startsWith("FAKE-VMSTATE"));
-        QCOMPARE(readAll(config.memoryPath), QByteArray("FAKE-MEMORY"));
+        QVERIFY(readHead(config.memoryPath, 11) == "FAKE-MEMORY");
+        QCOMPARE(QFileInfo(config.memoryPath).size(), qint64(config.memoryMib) * 1024 * 1024);
         QVERIFY(!QFile::exists(config.memoryPath + QStringLiteral(".next")));
 
         auto resumed = awaitVoid([&](Vmm::Done done) { vmm.resume(done); });
@@ -314,9 +322,9 @@ private Q_SLOTS:
             QJsonDocument::fromJson(
                 readAll(QDir(forkConfig.runtimeDir).filePath(QStringLiteral("fake-drives.log"))))
                 .object();
-        QCOMPARE(opened.value(QStringLiteral("rootfs")).toString(),
+        QCOMPARE(opened[QStringLiteral("rootfs")][QStringLiteral("head")].toString(),
                  QStringLiteral("ROOT-OF-THE-FORK"));
-        QCOMPARE(opened.value(QStringLiteral("seed")).toString(),
+        QCOMPARE(opened[QStringLiteral("seed")][QStringLiteral("head")].toString(),
                  QStringLiteral("SEED-OF-THE-FORK"));
     }
 
@@ -397,7 +405,7 @@ private Q_SLOTS:
         ::close(state);
         QVERIFY2(saved && *saved,
                  qPrintable(saved && !*saved ? saved->error().message : QString()));
-        QCOMPARE(readAll(config.memoryPath), QByteArray("FAKE-MEMORY"));
+        QVERIFY(readHead(config.memoryPath, 11) == "FAKE-MEMORY");
         vmm.kill();
         QVERIFY(vmm.waitForExit(5000));
     }
