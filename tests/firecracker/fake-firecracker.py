@@ -20,7 +20,9 @@ Serial console: Firecracker's stdout. After InstanceStart (or a resumed snapshot
 writes a fake boot banner, and echoes its stdin there. SendCtrlAltDel ends the process with
 status 0, as a real guest's reboot does. The vsock device (PUT /vsock) is a Unix socket at
 uds_path that answers `CONNECT <port>\\n` with `OK <n>\\n` once the fake guest "listens"
-(--agent-delay-ms after the boot), then sends `guest-agent-hello\\n` and echoes.
+(--agent-delay-ms after the boot), then sends `guest-agent-hello\\n` and echoes; with --agent
+the real airlock-agent serves the connection instead (natively, in a sysroot beside the API
+socket).
 
 Bundled as a zip application (python3 -m zipapp, with this file, the description and a
 __main__ calling main()) it is one executable file, as a jailed Firecracker must be; its
@@ -266,6 +268,14 @@ def start_vsock(vm):
             match = re.match(rb"^CONNECT ([0-9]+)\n$", line)
             if not match or time.monotonic() < vm.agent_listening_at:
                 return  # nothing listens in the guest yet: Firecracker closes the connection
+            if vm.options.agent:
+                # The real guest agent, run natively on the accepted connection (as tests/agent
+                # does): its identity refresh writes under a sysroot beside the API socket and
+                # runs /bin/true for `ip`, so airlockd's refreshes are answered for real.
+                self.wfile.write(b"OK 1073741824\n")
+                self.wfile.flush()
+                run_agent(vm.options, self.request)
+                return
             self.wfile.write(b"OK 1073741824\n" + b"guest-agent-hello\n")
             self.wfile.flush()
             while True:
@@ -277,6 +287,39 @@ def start_vsock(vm):
     server = socketserver.ThreadingUnixStreamServer(path, Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
+
+
+def agent_program(options):
+    """--agent PATH, or with --agent bundled the airlock-agent inside this zip application,
+    extracted once beside the API socket (a jail shows nothing else)."""
+    if options.agent != "bundled":
+        return options.agent
+    path = os.path.join(os.path.dirname(options.api_sock), "airlock-agent")
+    with agent_lock:
+        if not os.path.exists(path):
+            import zipfile
+            with zipfile.ZipFile(sys.argv[0]) as bundle:
+                data = bundle.read("airlock-agent")
+            with open(path + ".tmp", "wb") as f:
+                f.write(data)
+            os.chmod(path + ".tmp", 0o755)
+            os.rename(path + ".tmp", path)
+    return path
+
+
+agent_lock = threading.Lock()
+
+
+def run_agent(options, connection):
+    import subprocess
+    sysroot = os.path.join(os.path.dirname(options.api_sock), "agent-sysroot")
+    # Its entropy goes to SYSROOT/dev/urandom, a file the agent creates in an existing /dev.
+    os.makedirs(os.path.join(sysroot, "dev"), exist_ok=True)
+    fd = connection.fileno()
+    with open(os.path.join(os.path.dirname(options.api_sock), "agent.log"), "ab") as log:
+        subprocess.run([agent_program(options), "--fd", str(fd), "--sysroot", sysroot,
+                        "--ip", "/bin/true"], pass_fds=[fd], stdin=subprocess.DEVNULL,
+                       stdout=log, stderr=log)
 
 
 def record(options, entry):
@@ -398,6 +441,8 @@ def main(argv=None):
     parser.add_argument("--fault", action="append", default=[])
     parser.add_argument("--ignore-ctrl-alt-del", action="store_true")
     parser.add_argument("--agent-delay-ms", type=int, default=300)
+    parser.add_argument("--agent", default="",
+                        help="serve vsock port 1024 with this airlock-agent (or 'bundled')")
     parser.add_argument("--requests", default="", help="append every request here as JSON")
     options = parser.parse_args(argv)
     if not options.violations:

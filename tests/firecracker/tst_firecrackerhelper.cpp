@@ -43,18 +43,23 @@ qint64 inodeOf(const QString &path)
 }
 
 /// The conformance server as one executable file (a zip application with the API description
-/// inside): a jailed Firecracker sees only its binary, never the source tree. Empty on failure.
+/// and the real guest agent inside, which answers the vsock port): a jailed Firecracker sees
+/// only its binary, never the source tree. Empty on failure.
 QString bundleTheFake(const QString &dir)
 {
     const QString content = dir + QStringLiteral("/bundle");
     if (!QDir().mkpath(content)
         || !QFile::copy(kFake, content + QStringLiteral("/fake_firecracker.py"))
         || !QFile::copy(QFileInfo(kFake).path() + QStringLiteral("/firecracker-api-v1.yaml"),
-                        content + QStringLiteral("/firecracker-api-v1.yaml")))
+                        content + QStringLiteral("/firecracker-api-v1.yaml"))
+        || !QFile::copy(QStringLiteral(AIRLOCK_AGENT_BINARY),
+                        content + QStringLiteral("/airlock-agent")))
         return {};
     QFile main(content + QStringLiteral("/__main__.py"));
     if (!main.open(QIODevice::WriteOnly)
-        || main.write("import fake_firecracker\nfake_firecracker.main()\n") < 0)
+        || main.write("import sys, fake_firecracker\n"
+                      "fake_firecracker.main(['--agent', 'bundled'] + sys.argv[1:])\n")
+            < 0)
         return {};
     main.close();
     const QString binary = dir + QStringLiteral("/firecracker");
@@ -256,6 +261,12 @@ private Q_SLOTS:
                  QJsonDocument(forked).toJson().constData());
         QCOMPARE(RpcTestClient::result(forked).value(QStringLiteral("vmm")).toString(),
                  QStringLiteral("firecracker"));
+        // Its guest (the real agent, over the vsock) was told the fork's own identity.
+        QCOMPARE(RpcTestClient::result(forked).value(QStringLiteral("identityWarning")).toString(),
+                 QString());
+        QFile hostname(QDir(runDir(kFork)).filePath(QStringLiteral("agent-sysroot/etc/hostname")));
+        QVERIFY(hostname.open(QIODevice::ReadOnly));
+        QCOMPARE(hostname.readAll(), kFork.toUtf8() + '\n');
         QFile drivesLog(QDir(runDir(kFork)).filePath(QStringLiteral("fake-drives.log")));
         QVERIFY(drivesLog.open(QIODevice::ReadOnly));
         const QJsonObject opened = QJsonDocument::fromJson(drivesLog.readAll()).object();
