@@ -242,7 +242,7 @@ void NewSandboxDialog::updateVmmNote()
 {
     QString note = vmmProblem();
     if (note.isEmpty() && effectiveVmm() == VmmKind::Firecracker)
-        note = tr("Firecracker: KVM only, raw root disks, no templates (boots cold).");
+        note = tr("Firecracker: KVM only, raw root disks.");
     else if (note.isEmpty() && !m_firecrackerUnavailable.isEmpty())
         note = tr("Firecracker cannot run on this host: %1").arg(m_firecrackerUnavailable);
     m_vmmNote->setText(note);
@@ -402,18 +402,10 @@ void NewSandboxDialog::updateTemplateText()
     // of one: a template (a memory snapshot) would not match the sandbox's own disk (sandbox.start
     // and template.prepare in docs/protocol.md). So the choice is off, and unticked, there.
     const bool disk = m_image->currentData(kDiskRole).toBool();
-    // Templates are QEMU device state: a Firecracker guest always boots its kernel
-    // (docs/vmm.md).
-    const bool firecracker = effectiveVmm() == VmmKind::Firecracker;
     {
         const QSignalBlocker blocker(m_fromTemplate);
-        m_fromTemplate->setEnabled(!disk && !firecracker);
-        m_fromTemplate->setChecked(!disk && !firecracker && m_wantsTemplate);
-    }
-    if (firecracker) {
-        m_templateNote->setText(tr("Firecracker sandboxes always boot cold: templates are "
-                                   "QEMU device state."));
-        return;
+        m_fromTemplate->setEnabled(!disk);
+        m_fromTemplate->setChecked(!disk && m_wantsTemplate);
     }
     if (disk) {
         m_templateNote->setText(tr("Images with a root disk always boot cold (no template): "
@@ -426,12 +418,15 @@ void NewSandboxDialog::updateTemplateText()
         m_templateNote->setText(tr("The guest boots its kernel (a few seconds)."));
         return;
     }
-    // A template serves one image and shape (templates in docs/protocol.md).
+    // A template serves one image, shape and VMM (its device state is the VMM's own;
+    // templates in docs/protocol.md). A helper from before the VMMs says none: QEMU.
     const SandboxSpec wanted = spec();
-    const bool ready =
-        std::any_of(m_templates.cbegin(), m_templates.cend(), [&wanted](const QJsonValue &value) {
+    const QString vmm = vmmKindName(effectiveVmm().value_or(VmmKind::Qemu));
+    const bool ready = std::any_of(
+        m_templates.cbegin(), m_templates.cend(), [&wanted, &vmm](const QJsonValue &value) {
             const QJsonObject t = value.toObject();
             return t.value(QStringLiteral("current")).toBool()
+                && t.value(QStringLiteral("vmm")).toString(QStringLiteral("qemu")) == vmm
                 && t.value(QStringLiteral("image")).toString() == wanted.image
                 && t.value(QStringLiteral("vcpus")).toInt() == wanted.vcpus
                 && t.value(QStringLiteral("memoryMib")).toInt() == wanted.memoryMib;
@@ -440,7 +435,10 @@ void NewSandboxDialog::updateTemplateText()
         ready ? tr("A template of this image and size is ready: the guest starts in about a "
                    "second instead of booting.")
               : tr("No template of this image and size yet: the guest boots cold (the helper "
-                   "makes one with “airlockctl template prepare”)."));
+                   "makes one with “%1”).")
+                    .arg(vmm == vmmKindName(VmmKind::Firecracker)
+                             ? QStringLiteral("airlockctl template prepare --vmm firecracker")
+                             : QStringLiteral("airlockctl template prepare")));
 }
 
 void NewSandboxDialog::loadImages(HelperClient *client)

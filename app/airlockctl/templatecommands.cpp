@@ -28,13 +28,18 @@ QList<Command> TemplateCommands::commands()
                      QCommandLineOption(QStringLiteral("memory"),
                                         QStringLiteral("Guest memory in MiB (default 256)."),
                                         QStringLiteral("MIB")),
+                     QCommandLineOption(QStringLiteral("vmm"),
+                                        QStringLiteral("qemu or firecracker (default: the "
+                                                       "helper's)."),
+                                        QStringLiteral("VMM")),
                      QCommandLineOption(QStringLiteral("wait"),
                                         QStringLiteral("Wait until the template is ready (up to "
                                                        "5 min)."))},
          .actions = {{.name = QStringLiteral("ls"), .handler = handler(&TemplateCommands::list)},
                      {.name = QStringLiteral("prepare"),
                       .arguments =
-                          QStringLiteral("[--image ID] [--vcpus N] [--memory MIB] [--wait]"),
+                          QStringLiteral("[--image ID] [--vcpus N] [--memory MIB] [--vmm VMM] "
+                                         "[--wait]"),
                       .handler = handler(&TemplateCommands::prepare)}}},
     };
 }
@@ -53,12 +58,13 @@ int TemplateCommands::list(const Invocation &)
         m_out << "no templates (make one with: airlockctl template prepare)" << Qt::endl;
         return ExitOk;
     }
-    m_out << "ID                IMAGE     VCPUS  MEMORY    CREATED              CURRENT"
+    m_out << "ID                IMAGE     VMM          VCPUS  MEMORY    CREATED              CURRENT"
           << Qt::endl;
     for (const QJsonValue &value : templates) {
         const QJsonObject t = value.toObject();
         m_out << t.value(QStringLiteral("id")).toString().leftJustified(18)
               << t.value(QStringLiteral("image")).toString().leftJustified(10)
+              << t.value(QStringLiteral("vmm")).toString(QStringLiteral("qemu")).leftJustified(13)
               << QString::number(t.value(QStringLiteral("vcpus")).toInt()).leftJustified(7)
               << (QString::number(t.value(QStringLiteral("memoryMib")).toInt())
                   + QStringLiteral(" MiB"))
@@ -79,6 +85,8 @@ int TemplateCommands::prepare(const Invocation &invocation)
     QJsonObject params;
     if (options.isSet(QStringLiteral("image")))
         params.insert(QStringLiteral("image"), options.value(QStringLiteral("image")));
+    if (options.isSet(QStringLiteral("vmm")))
+        params.insert(QStringLiteral("vmm"), options.value(QStringLiteral("vmm")));
     if (!insertWholeNumbers(invocation,
                             {{QStringLiteral("vcpus"), QStringLiteral("vcpus")},
                              {QStringLiteral("memory"), QStringLiteral("memoryMib")}},

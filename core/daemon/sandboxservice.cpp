@@ -6,6 +6,7 @@
 #include "core/model/names.h"
 #include "core/net/helperinstance.h"
 #include "core/net/tapdevice.h"
+#include "core/vmm/firecrackerjail.h"
 #include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/seedimage.h"
@@ -649,10 +650,13 @@ Result<void> SandboxService::prepareLaunch(Entry &entry, const GuestImage &image
     launch.vmmUid = *vmmUid;
     launch.config.runtimeDir = *runtimeDir;
     launch.from = incomingStateFd >= 0 ? source : StartSource::Boot;
-    // Templates are QEMU device state: a sandbox of another backend always boots cold.
+    // A template is its VMM's device state: the template source finds one of the sandbox's
+    // VMM (TemplateService::templateKey). A Firecracker template needs the jail: its snapshot
+    // names the drives by path, which only the jail makes the same for every sandbox.
+    const bool templateLoads = entry.sandbox.spec.vmm.value_or(VmmKind::Qemu) == VmmKind::Qemu
+        || FirecrackerJail::available();
     if (incomingStateFd < 0 && allowTemplate && entry.sandbox.spec.boot == BootMode::Template
-        && m_templates && !entry.internal && image.diskPath.isEmpty()
-        && entry.sandbox.spec.vmm.value_or(VmmKind::Qemu) == VmmKind::Qemu) {
+        && m_templates && !entry.internal && image.diskPath.isEmpty() && templateLoads) {
         // Images with a root disk boot cold: a template's memory holds its own guest's page
         // cache and mounted filesystem, which a new sandbox's fresh overlay would contradict.
         // The source fills the memory file (createMemoryFile) and hands the device state.

@@ -278,6 +278,7 @@ Result<QJsonValue> SnapshotApi::templates()
         shape.image = snapshot.image;
         shape.vcpus = snapshot.vcpus;
         shape.memoryMib = snapshot.memoryMib;
+        shape.vmm = snapshot.vmm;
         const auto key = m_templates.templateKey(shape);
         QJsonObject object = snapshot.toJson();
         object.insert(QStringLiteral("current"), key && *key == snapshot.templateKey);

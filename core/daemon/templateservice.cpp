@@ -4,6 +4,7 @@
 #include "core/daemon/snapshotservice.h"
 #include "core/snapshot/snapshotarchive.h"
 #include "core/snapshot/sparsecopy.h"
+#include "core/vmm/firecrackerjail.h"
 #include "core/vmm/guestagent.h"
 #include "core/vmm/imagestore.h"
 #include "core/vmm/qemucommand.h"
@@ -112,12 +113,23 @@ Result<QString> TemplateService::templateKey(const SandboxSpec &shape) const
         hash.addData(text.toUtf8());
         hash.addData(QByteArrayView("\n", 1));
     };
+    // The device state is the VMM's own: a template loads only into the VMM (and the build of
+    // it) that saved it. QEMU's keys read as before Firecracker had templates, so its
+    // templates stay current across the upgrade.
+    const VmmKind vmm = shape.vmm.value_or(m_sandboxes.config().defaultVmm);
+    QString vmmBinary = QemuCommand::findQemu();
+    if (vmm == VmmKind::Firecracker) {
+        add(QStringLiteral("firecracker"));
+        // Its snapshot names the drives by path: jail paths (/seed) and host paths differ.
+        add(FirecrackerJail::available() ? QStringLiteral("jailed") : QStringLiteral("unjailed"));
+        vmmBinary = m_sandboxes.config().firecrackerBinary;
+    }
     add(QStringLiteral("airlock-template-%1").arg(QemuCommand::kDeviceLayoutVersion));
     if (m_sandboxes.config().benchPort)
         add(QStringLiteral("bench-port")); // one more device: a state that loads only there
     add(image->id);
     add(image->kernelArgs);
-    for (const QString &path : {image->kernelPath, image->initrdPath, QemuCommand::findQemu()}) {
+    for (const QString &path : {image->kernelPath, image->initrdPath, vmmBinary}) {
         const QFileInfo file(path);
         add(path);
         add(QString::number(file.size()));
@@ -164,6 +176,15 @@ Result<std::optional<Snapshot>> TemplateService::prepareTemplate(const SandboxSp
         return fail(ErrorKind::InvalidParams,
                     QStringLiteral("image '%1' has a root disk; its sandboxes always boot cold")
                         .arg(shape.image));
+    spec.vmm = shape.vmm.value_or(m_sandboxes.config().defaultVmm);
+    // Firecracker's snapshot names the drives by the paths it opened them by: only in the jail
+    // are those the same for every sandbox (a template start would open the template guest's
+    // seed otherwise, which is removed with it).
+    if (*spec.vmm == VmmKind::Firecracker && !FirecrackerJail::available())
+        return fail(ErrorKind::BackendUnavailable,
+                    QStringLiteral("templates of Firecracker sandboxes need Firecracker's jail, "
+                                   "which this airlockd cannot make (it lacks CAP_SYS_ADMIN or "
+                                   "CAP_SYS_CHROOT); its sandboxes boot cold"));
     if (auto existing = currentTemplate(shape))
         return existing;
     if (m_preparing.contains(*key))
@@ -202,10 +223,33 @@ void TemplateService::templateGuestStarted(const QString &id, const QString &gue
     if (!ran)
         return endTemplateGuest(id, guest, ran.error().message);
     Vmm *vmm = m_sandboxes.vmmOf(guest);
-    GuestAgent *agent = vmm ? vmm->agent() : nullptr;
-    if (!agent)
-        return endTemplateGuest(id, guest,
-                                QStringLiteral("the template guest has no agent channel"));
+    if (!vmm)
+        return endTemplateGuest(id, guest, QStringLiteral("the template guest has no VMM"));
+    connect(vmm, &Vmm::exited, this, [this, id, guest, stillPreparing](const QString &reason) {
+        if (stillPreparing())
+            endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
+    });
+    if (vmm->agent())
+        return awaitTemplateGuest(id, guest, shape, vmm);
+    // Firecracker's channel (vsock) comes once the guest's agent listens; the ready timeout
+    // covers the wait for it too.
+    QTimer::singleShot(m_options.readyTimeoutMs, this, [this, id, guest, stillPreparing, vmm] {
+        if (stillPreparing() && m_sandboxes.vmmOf(guest) == vmm && !vmm->agent())
+            endTemplateGuest(id, guest,
+                             QStringLiteral("the template guest's agent channel did "
+                                            "not come up"));
+    });
+    connect(vmm, &Vmm::agentAvailable, this, [this, id, guest, shape, stillPreparing, vmm] {
+        if (stillPreparing() && m_sandboxes.vmmOf(guest) == vmm)
+            awaitTemplateGuest(id, guest, shape, vmm);
+    });
+}
+
+void TemplateService::awaitTemplateGuest(const QString &id, const QString &guest,
+                                         const SandboxSpec &shape, Vmm *vmm)
+{
+    const auto stillPreparing = [this, id, guest] { return m_preparing.value(id) == guest; };
+    GuestAgent *agent = vmm->agent();
     const auto onReady = [this, id, guest, shape, stillPreparing] {
         // The init goes on to start the console shell; let it, so a template start has one.
         QTimer::singleShot(m_options.settleMs, this, [this, id, guest, shape, stillPreparing] {
@@ -213,10 +257,6 @@ void TemplateService::templateGuestStarted(const QString &id, const QString &gue
                 captureTemplate(id, guest, shape);
         });
     };
-    connect(vmm, &Vmm::exited, this, [this, id, guest, stillPreparing](const QString &reason) {
-        if (stillPreparing())
-            endTemplateGuest(id, guest, QStringLiteral("its guest exited: %1").arg(reason));
-    });
     // The agent channel is read within AgentClient's bounds (GuestAgent::awaitReady): a guest
     // that floods it or breaks the protocol instead of answering the handshake fails like one
     // that never starts.
@@ -262,7 +302,7 @@ void TemplateService::templateCaptured(const QString &key, const QString &guest,
         for (const Snapshot &old : *all) {
             if (old.kind == SnapshotKind::Template && old.id != made->id && old.image == shape.image
                 && old.vcpus == shape.vcpus && old.memoryMib == shape.memoryMib
-                && m_snapshots.discard(QString(), old.id))
+                && old.vmm == made->vmm && m_snapshots.discard(QString(), old.id))
                 qCInfo(lcSnapshots, "removed the stale template %s", qPrintable(old.id));
         }
         enforceTemplateCap(made->id);

@@ -92,6 +92,10 @@ private:
     void templateGuestStarted(const QString &key, const QString &guest, const SandboxSpec &shape,
                               const Result<Sandbox> &ran);
     /// Snapshots the ready template guest (SnapshotService::createTemplate, asynchronous).
+    /// The template guest's agent channel exists: waits for its ready handshake, then
+    /// captures.
+    void awaitTemplateGuest(const QString &id, const QString &guest, const SandboxSpec &shape,
+                            Vmm *vmm);
     void captureTemplate(const QString &key, const QString &guest, const SandboxSpec &shape);
     /// The template snapshot is stored (or failed): ends the guest, replaces older templates.
     void templateCaptured(const QString &key, const QString &guest, const SandboxSpec &shape,

@@ -533,6 +533,7 @@ void FirecrackerVmm::connectAgent(int timeoutMs, std::function<void(const Result
             qCInfo(lcFirecracker) << "guest agent channel of VMM" << m_info.pid << "connected";
             if (done)
                 done({});
+            Q_EMIT agentAvailable();
         },
         this);
 }

@@ -144,6 +144,9 @@ Q_SIGNALS:
     /// The VMM process is gone. `reason` is empty after a requested stop or kill, otherwise a
     /// sentence such as "QEMU exited with status 1: ..." or "guest powered off".
     void exited(const QString &reason);
+    /// agent() became non-null after the start answered (Firecracker connects its vsock in the
+    /// background of a cold boot; QEMU's channel exists from the start and never emits this).
+    void agentAvailable();
 };
 
 } // namespace airlock

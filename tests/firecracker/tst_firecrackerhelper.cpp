@@ -310,6 +310,77 @@ private Q_SLOTS:
                 QStringLiteral("stopped"), 10000);
     }
 
+    void firecrackerTemplatesServeFirecrackerSandboxes()
+    {
+        // A template of the Firecracker VMM (its own snapshot of a booted guest), and a
+        // sandbox started from it: loaded into a fresh Firecracker, told its own identity by the
+        // real agent over the vsock.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString binary = bundleTheFake(dir.path());
+        QVERIFY(!binary.isEmpty());
+        HelperProcess helper({QStringLiteral("--vmm"), QStringLiteral("qemu"),
+                              QStringLiteral("--firecracker"), binary,
+                              QStringLiteral("--firecracker-without-kvm"),
+                              QStringLiteral("--templates"), QStringLiteral("off")});
+        QVERIFY(!helper.useUnbootableImageStore().isEmpty());
+        QVERIFY2(helper.start(), qPrintable(helper.lastError()));
+        RpcTestClient client(helper.socketPath());
+        RpcTestClient events(helper.socketPath());
+        QVERIFY(client.hello() && events.hello());
+        QVERIFY(events.call(QStringLiteral("events.subscribe")).contains(QStringLiteral("result")));
+        const QJsonObject firecracker {{QStringLiteral("vmm"), QStringLiteral("firecracker")}};
+        const QJsonObject preparing =
+            RpcTestClient::result(client.call(QStringLiteral("template.prepare"), firecracker));
+        QVERIFY2(preparing.value(QStringLiteral("preparing")).toBool(),
+                 QJsonDocument(preparing).toJson().constData());
+        // Ready: the template snapshot is announced (it belongs to no sandbox).
+        const auto announced = events.waitForNotification(
+            QStringLiteral("snapshot.changed"),
+            [](const QJsonObject &params) {
+                return params.value(QStringLiteral("sandbox")).toString().isEmpty();
+            },
+            60000);
+        QVERIFY(announced.has_value());
+        const QJsonObject made =
+            RpcTestClient::result(client.call(QStringLiteral("template.prepare"), firecracker));
+        const QJsonObject snapshot = made.value(QStringLiteral("template")).toObject();
+        QCOMPARE(snapshot.value(QStringLiteral("vmm")).toString(), QStringLiteral("firecracker"));
+        QCOMPARE(snapshot.value(QStringLiteral("kind")).toString(), QStringLiteral("template"));
+        // The QEMU shape of the same image has none: a template serves its own VMM only.
+        QCOMPARE(RpcTestClient::result(client.call(QStringLiteral("template.list")))
+                     .value(QStringLiteral("templates"))
+                     .toArray()
+                     .size(),
+                 1);
+
+        QJsonObject spec {{QStringLiteral("name"), kBox}};
+        spec.insert(QStringLiteral("vmm"), QStringLiteral("firecracker"));
+        QVERIFY(
+            client.call(QStringLiteral("sandbox.create"), spec).contains(QStringLiteral("result")));
+        const QJsonObject started =
+            client.call(QStringLiteral("sandbox.start"), {{QStringLiteral("name"), kBox}}, 60000);
+        QVERIFY2(started.contains(QStringLiteral("result")),
+                 QJsonDocument(started).toJson().constData());
+        const QJsonObject sandbox = RpcTestClient::result(started);
+        QCOMPARE(sandbox.value(QStringLiteral("startedFrom")).toString(),
+                 QStringLiteral("template"));
+        QCOMPARE(sandbox.value(QStringLiteral("identityWarning")).toString(), QString());
+        QFile hostname(
+            QDir(helper.stateDir())
+                .filePath(QStringLiteral("run/%1/agent-sysroot/etc/hostname").arg(kBox)));
+        QVERIFY(hostname.open(QIODevice::ReadOnly));
+        QCOMPARE(hostname.readAll(), kBox.toUtf8() + '\n');
+        QFile violations(
+            QDir(helper.stateDir()).filePath(QStringLiteral("run/%1/violations.jsonl").arg(kBox)));
+        QVERIFY(!violations.exists()
+                || (violations.open(QIODevice::ReadOnly) && violations.readAll().isEmpty()));
+        const qint64 pid = sandbox.value(QStringLiteral("vmmPid")).toInteger();
+        QVERIFY(client.call(QStringLiteral("sandbox.kill"), {{QStringLiteral("name"), kBox}})
+                    .contains(QStringLiteral("result")));
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid)), 20000);
+    }
+
     void firecrackerThatCannotRunStopsTheHelper_data()
     {
         QTest::addColumn<QStringList>("arguments");

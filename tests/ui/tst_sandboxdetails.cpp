@@ -312,7 +312,7 @@ private Q_SLOTS:
     void credentialReasonsInWords();
     void newSandboxDialogSaysRootDiskImagesBootCold();
     void newSandboxDialogShowsItsNotesWhole();
-    void newSandboxDialogFirecrackerBootsCold();
+    void newSandboxDialogTemplatesFollowTheVmm();
     void newSandboxDialogChecksMemoryAgainstTheHost();
     void egressReasonsInWordsAndCountsWhatIsShown();
     void columnsThatMatterFitAtTheDefaultSize();
@@ -618,12 +618,21 @@ void TestSandboxDetails::newSandboxDialogSaysRootDiskImagesBootCold()
     QCOMPARE(dialog.bootMode(), u"cold"_s);
 }
 
-void TestSandboxDetails::newSandboxDialogFirecrackerBootsCold()
+void TestSandboxDetails::newSandboxDialogTemplatesFollowTheVmm()
 {
-    // Issue 19: a host whose helper can run Firecracker offers it; a Firecracker sandbox has no
-    // template (templates are QEMU device state), and the choice comes back after QEMU.
+    // Issue 19: a host whose helper can run Firecracker offers it; a template is its VMM's
+    // device state, so the note looks for one of the chosen VMM (a QEMU template does not
+    // serve a Firecracker sandbox), and says how to make one for it.
     m_transport->answer(u"image.list"_s, imageList());
-    m_transport->answer(u"template.list"_s, QJsonObject {{u"templates"_s, QJsonArray()}});
+    const QJsonObject qemuTemplate {{u"id"_s, u"00000000000000aa"_s},
+                                    {u"kind"_s, u"template"_s},
+                                    {u"image"_s, u"default"_s},
+                                    {u"vcpus"_s, SandboxSpec::kDefaultVcpus},
+                                    {u"memoryMib"_s, SandboxSpec::kDefaultMemoryMib},
+                                    {u"vmm"_s, u"qemu"_s},
+                                    {u"current"_s, true}};
+    m_transport->answer(u"template.list"_s,
+                        QJsonObject {{u"templates"_s, QJsonArray {qemuTemplate}}});
     NewSandboxDialog dialog(m_client.get(), {});
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
@@ -632,15 +641,17 @@ void TestSandboxDetails::newSandboxDialogFirecrackerBootsCold()
     const int firecracker = vmm->findData(u"firecracker"_s);
     QVERIFY(firecracker > 0);
     QVERIFY(dialog.vmmNote().isEmpty());
-    QTRY_VERIFY(dialog.templateNote().contains(u"No template of this image and size yet"_s));
+    QTRY_VERIFY2(dialog.templateNote().contains(u"A template of this image and size is ready"_s),
+                 qPrintable(dialog.templateNote()));
     QVERIFY(dialog.templateBox()->isChecked());
     vmm->setCurrentIndex(firecracker);
     QCOMPARE(dialog.spec().vmm, VmmKind::Firecracker);
     QVERIFY2(dialog.vmmNote().startsWith(u"Firecracker: KVM only"_s), qPrintable(dialog.vmmNote()));
-    QVERIFY(!dialog.templateBox()->isEnabled());
-    QVERIFY(!dialog.templateBox()->isChecked());
-    QCOMPARE(dialog.bootMode(), u"cold"_s);
-    QVERIFY2(dialog.templateNote().contains(u"always boot cold"_s),
+    QVERIFY(dialog.templateBox()->isEnabled());
+    QVERIFY(dialog.templateBox()->isChecked());
+    QCOMPARE(dialog.bootMode(), u"template"_s);
+    QVERIFY2(dialog.templateNote().contains(u"No template of this image and size yet"_s)
+                 && dialog.templateNote().contains(u"template prepare --vmm firecracker"_s),
              qPrintable(dialog.templateNote()));
     auto *buttons = dialog.findChild<QDialogButtonBox *>();
     QLabel *note = labelNamed(&dialog, u"Template availability"_s);
@@ -648,8 +659,7 @@ void TestSandboxDetails::newSandboxDialogFirecrackerBootsCold()
     QTRY_VERIFY2(clipping(note, buttons).isEmpty(), qPrintable(clipping(note, buttons)));
     vmm->setCurrentIndex(0);
     QVERIFY(!dialog.spec().vmm);
-    QVERIFY(dialog.templateBox()->isChecked()); // the person's choice again
-    QCOMPARE(dialog.bootMode(), u"template"_s);
+    QVERIFY(dialog.templateNote().contains(u"A template of this image and size is ready"_s));
 
     // An image that does not boot in the chosen VMM (its `vmms`) is said so, and OK waits.
     QTest::keyClicks(dialog.findChild<QLineEdit *>(), u"fc-1"_s);
