@@ -36,6 +36,8 @@ namespace {
 const QString kFake = QStringLiteral(AIRLOCK_SOURCE_DIR "/tests/firecracker/fake-firecracker.py");
 // The real airlock-fcctl of this build: it, not the test, speaks HTTP to the server.
 const QString kFcctl = QStringLiteral(AIRLOCK_FCCTL);
+// The real airlock-console of this build: it holds Firecracker's stdio and serves console.sock.
+const QString kConsole = QStringLiteral(AIRLOCK_CONSOLE);
 
 QByteArray readAll(const QString &path)
 {
@@ -180,7 +182,7 @@ private Q_SLOTS:
 
     void bootsPausesSnapshotsAndStops()
     {
-        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        FirecrackerVmm vmm(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QByteArray console;
         connect(&vmm, &Vmm::consoleOutput, this,
@@ -236,7 +238,7 @@ private Q_SLOTS:
         QCOMPARE(saved->error().kind, ErrorKind::InvalidState);
 
         // Restore into a second VMM from the saved state and memory.
-        FirecrackerVmm restored(fakeBinary(), kFcctl);
+        FirecrackerVmm restored(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(restored);
         VmmLaunchConfig restoreConfig = launchConfig(QStringLiteral("fc-restored"));
         QFile::remove(restoreConfig.memoryPath);
@@ -276,7 +278,7 @@ private Q_SLOTS:
                 return QString();
             return path;
         };
-        FirecrackerVmm original(fakeBinary(), kFcctl);
+        FirecrackerVmm original(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(original);
         VmmLaunchConfig config = launchConfig(QStringLiteral("fc-original"));
         config.rootDiskPath = disk(QStringLiteral("root-original.raw"), "ROOT-OF-THE-ORIGINAL");
@@ -294,7 +296,7 @@ private Q_SLOTS:
             awaitVoid([&](Vmm::Done done) { original.saveDeviceState(state, done); });
         QVERIFY(saved && *saved);
 
-        FirecrackerVmm fork(fakeBinary(), kFcctl);
+        FirecrackerVmm fork(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(fork);
         VmmLaunchConfig forkConfig = launchConfig(QStringLiteral("fc-fork"));
         forkConfig.rootDiskPath = disk(QStringLiteral("root-fork.raw"), "ROOT-OF-THE-FORK");
@@ -330,7 +332,8 @@ private Q_SLOTS:
         const mode_t umask = ::umask(0077);
         const auto restoreUmask = qScopeGuard([umask] { ::umask(umask); });
         const QString requests = m_dir.filePath(QStringLiteral("requests-jail"));
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--requests '%1'").arg(requests)}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--requests '%1'").arg(requests)}), kFcctl,
+                           kConsole);
         shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-jail"));
         // A planted link where a mount point goes is removed, never followed.
@@ -408,7 +411,7 @@ private Q_SLOTS:
         // host pid, and the group goes with the VMM.
         if (!FirecrackerJail::available())
             QSKIP("the jail needs CAP_SYS_ADMIN and CAP_SYS_CHROOT");
-        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        FirecrackerVmm vmm(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-pidns"));
@@ -480,7 +483,7 @@ private Q_SLOTS:
         VmmRuntimeInfo info;
         pid_t oldController = 0;
         {
-            auto first = std::make_unique<FirecrackerVmm>(fakeBinary(), kFcctl);
+            auto first = std::make_unique<FirecrackerVmm>(fakeBinary(), kFcctl, kConsole);
             shareWithTheJail(*first);
             const auto started = startAndWait(*first, launchConfig(QStringLiteral("fc-adopt")));
             QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
@@ -496,7 +499,7 @@ private Q_SLOTS:
         const QStringList groups = cgroupsOf(QStringLiteral("fc-adopt"));
         if (FirecrackerJail::available() && VmmCgroup::findHierarchy())
             QVERIFY(!groups.isEmpty());
-        FirecrackerVmm adopted(fakeBinary(), kFcctl);
+        FirecrackerVmm adopted(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(adopted);
         auto done = awaitVoid([&](Vmm::Done callback) { adopted.adopt(info, callback); });
         QVERIFY2(done && *done, qPrintable(done && !*done ? done->error().message : QString()));
@@ -513,7 +516,7 @@ private Q_SLOTS:
 
     void stopKillsAVmmThatIgnoresCtrlAltDel()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-stubborn")));
@@ -525,7 +528,7 @@ private Q_SLOTS:
 
     void unexpectedExitIsReported()
     {
-        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        FirecrackerVmm vmm(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-crash")));
@@ -550,6 +553,9 @@ private Q_SLOTS:
         QTest::newRow("airlock-fcctl missing")
             << QStringList() << QStringLiteral("no-fcctl") << int(ErrorKind::BackendUnavailable)
             << QStringLiteral("airlock-fcctl is missing");
+        QTest::newRow("airlock-console missing")
+            << QStringList() << QStringLiteral("no-console") << int(ErrorKind::BackendUnavailable)
+            << QStringLiteral("airlock-console is missing");
         QTest::newRow("qcow2 root disk")
             << QStringList() << QStringLiteral("qcow2") << int(ErrorKind::BackendUnavailable)
             << QStringLiteral("raw disks only");
@@ -597,7 +603,10 @@ private Q_SLOTS:
         FirecrackerVmm vmm(binary,
                            change == QLatin1String("no-fcctl")
                                ? m_dir.filePath(QStringLiteral("no-such-fcctl"))
-                               : kFcctl);
+                               : kFcctl,
+                           change == QLatin1String("no-console")
+                               ? m_dir.filePath(QStringLiteral("no-such-console"))
+                               : kConsole);
         shareWithTheJail(vmm);
         VmmLaunchConfig config = launchConfig(QStringLiteral("fc-error"));
         if (change == QLatin1String("qcow2"))
@@ -619,7 +628,7 @@ private Q_SLOTS:
 
     void killDuringStartLeavesNothing()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}), kFcctl, kConsole);
         shareWithTheJail(vmm);
         std::optional<Result<VmmRuntimeInfo>> started;
         vmm.start(launchConfig(QStringLiteral("fc-killed")),
@@ -633,7 +642,7 @@ private Q_SLOTS:
 
     void vsockConnectorKeepsTheGuestsFirstBytes()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}), kFcctl, kConsole);
         shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-vsock"));
         const auto started = startAndWait(vmm, config);
@@ -699,7 +708,7 @@ private Q_SLOTS:
         const QString requests = m_dir.filePath(QStringLiteral("requests-%1").arg(version));
         const QStringList knobs {QStringLiteral("--version ") + version,
                                  QStringLiteral("--requests '%1'").arg(requests)};
-        FirecrackerVmm booted(fakeBinary(knobs), kFcctl);
+        FirecrackerVmm booted(fakeBinary(knobs), kFcctl, kConsole);
         shareWithTheJail(booted);
         const VmmLaunchConfig config =
             launchConfig(QStringLiteral("fc-v") + version.left(4).remove(u'.'));
@@ -712,7 +721,7 @@ private Q_SLOTS:
         booted.kill();
         QVERIFY(booted.waitForExit(5000));
 
-        FirecrackerVmm restored(fakeBinary(knobs), kFcctl);
+        FirecrackerVmm restored(fakeBinary(knobs), kFcctl, kConsole);
         shareWithTheJail(restored);
         VmmLaunchConfig restoreConfig = config;
         restoreConfig.incomingStateFd = state;
@@ -801,7 +810,7 @@ private Q_SLOTS:
             script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
                                   | QFileDevice::ExeOwner);
         }
-        FirecrackerVmm vmm(fakeBinary(), liar);
+        FirecrackerVmm vmm(fakeBinary(), liar, kConsole);
         shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-liar"));
         const auto started = startAndWait(vmm, config);
