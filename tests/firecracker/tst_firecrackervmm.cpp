@@ -267,6 +267,10 @@ private Q_SLOTS:
         const auto started = startAndWait(vmm, config);
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
         QVERIFY(started->pid > 0);
+        // What CrashRecovery finds a VMM by when its start was never recorded.
+        QCOMPARE(readAll(QDir(config.runtimeDir).filePath(FirecrackerVmm::kPidFile)),
+                 QByteArray::number(started->pid) + ' '
+                     + QByteArray::number(started->startTimeTicks) + '\n');
         QCOMPARE(vmm.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
         QVERIFY(vmm.isRunning());
         // The API was spoken by airlock-fcctl, which can never gain privileges (its uid is the
