@@ -58,8 +58,9 @@ int TemplateCommands::list(const Invocation &)
         m_out << "no templates (make one with: airlockctl template prepare)" << Qt::endl;
         return ExitOk;
     }
-    m_out << "ID                IMAGE     VMM          VCPUS  MEMORY    CREATED              CURRENT"
-          << Qt::endl;
+    m_out
+        << "ID                IMAGE     VMM          VCPUS  MEMORY    CREATED              CURRENT"
+        << Qt::endl;
     for (const QJsonValue &value : templates) {
         const QJsonObject t = value.toObject();
         m_out << t.value(QStringLiteral("id")).toString().leftJustified(18)

@@ -9,6 +9,7 @@
 #include "core/daemon/credentialbroker.h"
 #include "core/daemon/egressaudit.h"
 #include "core/daemon/eventbus.h"
+#include "core/daemon/gatewayprogram.h"
 #include "core/daemon/guestenvdelivery.h"
 #include "core/daemon/hostaccounts.h"
 #include "core/daemon/logging.h"
@@ -201,6 +202,11 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
     // Firecracker needs KVM and its binary; without either its sandboxes are refused with the
     // reason, and --vmm auto falls back to QEMU (docs/vmm.md).
     const QString firecracker = FirecrackerVmm::findFirecracker(config.firecrackerBinary);
+    // Found where airlock-fcctl was: beside it (the package's /usr/lib/airlock, or beside
+    // airlockd), else in a build tree's app/airlock-console/.
+    const QString fcctlDir = QFileInfo(config.fcctlProgram).path();
+    const QString consoleRelay =
+        locateHelperProgram(QStringLiteral("airlock-console"), fcctlDir, fcctlDir);
     sandboxConfig.firecrackerBinary = firecracker;
     if (firecracker.isEmpty())
         sandboxConfig.firecrackerUnavailable = config.firecrackerBinary.isEmpty()
@@ -210,6 +216,10 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         sandboxConfig.firecrackerUnavailable =
             QStringLiteral("no airlock-fcctl at %1 (it is installed beside airlock-gateway)")
                 .arg(config.fcctlProgram);
+    else if (!QFileInfo(consoleRelay).isExecutable())
+        sandboxConfig.firecrackerUnavailable =
+            QStringLiteral("no airlock-console at %1 (it is installed beside airlock-fcctl)")
+                .arg(consoleRelay);
     else if (probe.acceleration != Acceleration::Kvm && !config.firecrackerWithoutKvm)
         sandboxConfig.firecrackerUnavailable =
             QStringLiteral("Firecracker needs KVM, which the VMM user cannot use here");
@@ -243,14 +253,17 @@ Result<void> HelperDaemon::start(const HelperDaemonConfig &config)
         *p.registry, *p.consoles, *p.images, [] { return std::make_unique<QemuMicrovm>(); },
         sandboxConfig);
     if (config.firecrackerWithoutKvm)
-        qCWarning(lcDaemon, "--firecracker-without-kvm: Firecracker sandboxes start without a "
-                            "proven KVM (a test option)");
-    p.sandboxes->setVmmFactory(VmmKind::Firecracker, [firecracker, fcctl = config.fcctlProgram,
-                                                      withoutKvm = config.firecrackerWithoutKvm] {
-        auto vmm = std::make_unique<FirecrackerVmm>(firecracker, fcctl);
-        vmm->setRequireKvm(!withoutKvm);
-        return vmm;
-    });
+        qCWarning(lcDaemon,
+                  "--firecracker-without-kvm: Firecracker sandboxes start without a "
+                  "proven KVM (a test option)");
+    p.sandboxes->setVmmFactory(VmmKind::Firecracker,
+                               [firecracker, fcctl = config.fcctlProgram, consoleRelay,
+                                withoutKvm = config.firecrackerWithoutKvm] {
+                                   auto vmm = std::make_unique<FirecrackerVmm>(firecracker, fcctl,
+                                                                               consoleRelay);
+                                   vmm->setRequireKvm(!withoutKvm);
+                                   return vmm;
+                               });
     p.egressAudit = std::make_unique<EgressAudit>(state.filePath(QStringLiteral("audit")));
     QObject::connect(
         p.sandboxes.get(), &SandboxService::egressEvent, p.sandboxes.get(),

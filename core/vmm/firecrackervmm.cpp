@@ -5,6 +5,8 @@
 #include "core/model/printabletext.h"
 #include "core/vmm/fcctlchannel.h"
 #include "core/vmm/guestagent.h"
+#include "core/vmm/pinnedsocket.h"
+#include "core/vmm/processreaper.h"
 #include "core/vmm/qemucommand.h"
 #include "core/vmm/rootdisk.h"
 #include "core/vmm/seedimage.h"
@@ -16,7 +18,6 @@
 #include <QFileInfo>
 #include <QLocalSocket>
 #include <QLoggingCategory>
-#include <QSocketNotifier>
 #include <QStandardPaths>
 
 #include <atomic>
@@ -25,7 +26,9 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,7 +38,9 @@ namespace {
 Q_LOGGING_CATEGORY(lcFirecracker, "airlock.vmm.firecracker")
 
 constexpr qsizetype kMaxUnixPath = 107; // sun_path minus the terminating NUL
-constexpr qint64 kConsoleReadBytes = 64 * 1024; // per wake-up: one guest cannot starve the loop
+/// How long a relay whose Firecracker has gone may take to see its stdout end and exit.
+constexpr int kRelayReapGraceMs = 5000;
+constexpr int kRelayReapKillWaitMs = 2000;
 
 /// Copies up to `limit` bytes from `in` (from `offset`, with pread when >= 0) to `out`. Small
 /// state files only (kMaxStateBytes): a bounded, brief block of the loop.
@@ -90,8 +95,12 @@ bool isQcow2(const QString &path)
 }
 } // namespace
 
-FirecrackerVmm::FirecrackerVmm(QString binary, QString controller, QObject *parent)
-    : Vmm(parent), m_binary(std::move(binary)), m_controller(std::move(controller))
+FirecrackerVmm::FirecrackerVmm(QString binary, QString controller, QString consoleRelay,
+                               QObject *parent)
+    : Vmm(parent)
+    , m_binary(std::move(binary))
+    , m_controller(std::move(controller))
+    , m_consoleRelay(std::move(consoleRelay))
 {
     m_stopTimer.setSingleShot(true);
     connect(&m_stopTimer, &QTimer::timeout, this, [this] {
@@ -104,7 +113,7 @@ FirecrackerVmm::FirecrackerVmm(QString binary, QString controller, QObject *pare
 
 FirecrackerVmm::~FirecrackerVmm()
 {
-    // The VMM keeps running: only our ends of the pipes, the sockets and the pidfd close.
+    // The VMM keeps running, and so does its console relay: only the sockets and pidfds close.
     reset();
 }
 
@@ -140,6 +149,7 @@ void FirecrackerVmm::reset()
     delete std::exchange(m_agentConnector, nullptr);
     delete std::exchange(m_agent, nullptr);
     closeConsole();
+    dropRelay();
     dropCgroup();
     if (m_process) {
         // Not delete: reset() runs inside the process's own exit signal.
@@ -162,13 +172,137 @@ void FirecrackerVmm::dropCgroup()
 
 void FirecrackerVmm::closeConsole()
 {
-    delete std::exchange(m_consoleOutNotifier, nullptr);
-    delete std::exchange(m_consoleInNotifier, nullptr);
-    if (m_consoleOut >= 0)
-        ::close(std::exchange(m_consoleOut, -1));
-    if (m_consoleIn >= 0)
-        ::close(std::exchange(m_consoleIn, -1));
-    m_consoleQueue.clear();
+    if (m_console) {
+        m_console->disconnect(this);
+        m_console->abort();
+        delete std::exchange(m_console, nullptr);
+    }
+}
+
+void FirecrackerVmm::dropRelay()
+{
+    VmmProcess *relay = std::exchange(m_relay, nullptr);
+    if (!relay)
+        return;
+    relay->disconnect(this);
+    if (!m_process || m_process->hasExited()) {
+        // Firecracker is gone, so its stdout has ended and the relay is leaving.
+        relay->setParent(nullptr);
+        ProcessReaper::reap(relay,
+                            QStringLiteral("airlock-console of %1").arg(m_config.sandboxName),
+                            kRelayReapGraceMs, kRelayReapKillWaitMs, {});
+        return;
+    }
+    // It serves the VMM for the next helper; reaped whenever it exits, never signalled.
+    relay->setParent(nullptr);
+    connect(relay, &VmmProcess::exited, relay, &QObject::deleteLater);
+}
+
+Result<int> FirecrackerVmm::listenConsole(const QString &path) const
+{
+    const QByteArray name = QFile::encodeName(path);
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    if (name.size() >= qsizetype(sizeof address.sun_path))
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("%1 is too long for a Unix socket path").arg(path));
+    std::memcpy(address.sun_path, name.constData(), size_t(name.size()));
+    // The directory belongs to the VMM user: whatever is planted there is removed, never used
+    // (bind(2) creates a fresh entry and never follows a link).
+    ::unlink(name.constData());
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return failSystem(QStringLiteral("cannot create a socket for"), path, errno);
+    // Linux gives the socket file the socket inode's mode (less the umask): only root, that is
+    // the helper, may connect, not the VMM user, who owns the directory.
+    if (::fchmod(fd, 0600) != 0
+        || ::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0
+        || ::listen(fd, 4) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return failSystem(QStringLiteral("cannot listen on"), path, error);
+    }
+    return fd;
+}
+
+Result<void> FirecrackerVmm::spawnRelay(int guestIn, int guestOut, int listener, uid_t uid,
+                                        gid_t gid)
+{
+    SpawnOptions options;
+    options.inheritedFds = {{guestIn, 3}, {guestOut, 4}, {listener, 5}};
+    options.dropPrivileges = true;
+    // Firecracker's uid, but not its kvm group: the relay needs the pipes only.
+    const VmmCredentials credentials {uid, gid, {gid}};
+    const QDir run(m_info.runtimeDir);
+    auto pid = VmmProcess::spawn({m_consoleRelay, QStringLiteral("--guest-in"), QStringLiteral("3"),
+                                  QStringLiteral("--guest-out"), QStringLiteral("4"),
+                                  QStringLiteral("--listen"), QStringLiteral("5")},
+                                 run.filePath(kConsoleLogFile), credentials, options);
+    for (const int fd : {guestIn, guestOut, listener})
+        ::close(fd);
+    if (!pid)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("cannot start airlock-console (%1): %2")
+                        .arg(m_consoleRelay, pid.error().message));
+    m_relay = new VmmProcess(this);
+    if (auto watched = m_relay->watch(*pid); !watched) {
+        int status;
+        ::waitpid(*pid, &status, 0);
+        delete std::exchange(m_relay, nullptr);
+        return fail(ErrorKind::OperationFailed, QStringLiteral("airlock-console exited at once"));
+    }
+    connect(m_relay, &VmmProcess::exited, this, [this] {
+        if (m_running)
+            qCWarning(lcFirecracker) << "airlock-console of VMM" << m_info.pid
+                                     << "exited before it: the console is gone";
+    });
+    return {};
+}
+
+bool FirecrackerVmm::connectConsole()
+{
+    const QString path = QDir(m_info.runtimeDir).filePath(kConsoleSocket);
+    auto pinned = PinnedSocket::open(path);
+    if (!pinned) {
+        qCWarning(lcFirecracker).noquote()
+            << "no console for VMM" << m_info.pid << ":" << pinned.error().message;
+        return false;
+    }
+    auto *socket = new QLocalSocket(this);
+    socket->connectToServer((*pinned)->path());
+    // A Unix socket connects inside connectToServer() or not at all.
+    if (socket->state() != QLocalSocket::ConnectedState) {
+        qCWarning(lcFirecracker).noquote()
+            << "no console for VMM" << m_info.pid << ":" << socket->errorString();
+        socket->abort();
+        delete socket;
+        return false;
+    }
+    m_console = socket;
+    connect(m_console, &QLocalSocket::readyRead, this, [this] {
+        const QByteArray bytes = m_console->readAll();
+        if (!bytes.isEmpty())
+            Q_EMIT consoleOutput(bytes);
+    });
+    return true;
+}
+
+void FirecrackerVmm::writePidFile() const
+{
+    const QString path = QDir(m_info.runtimeDir).filePath(kPidFile);
+    const QByteArray name = QFile::encodeName(path);
+    // Root's file in the VMM user's directory: a planted one is removed, never followed.
+    ::unlink(name.constData());
+    const int fd =
+        ::open(name.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const QByteArray line =
+        QByteArray::number(m_info.pid) + ' ' + QByteArray::number(m_info.startTimeTicks) + '\n';
+    if (fd < 0 || ::write(fd, line.constData(), size_t(line.size())) != line.size())
+        qCWarning(lcFirecracker).noquote()
+            << "cannot write" << path << ":" << std::strerror(errno)
+            << "(a helper killed during this start will not find the VMM)";
+    if (fd >= 0)
+        ::close(fd);
 }
 
 void FirecrackerVmm::refuse(const Done &done, const Error &error)
@@ -223,6 +357,11 @@ pid_t FirecrackerVmm::controllerPid() const
     return m_control ? m_control->pid() : 0;
 }
 
+pid_t FirecrackerVmm::consoleRelayPid() const
+{
+    return m_relay ? m_relay->pid() : 0;
+}
+
 void FirecrackerVmm::command(QLatin1StringView op, const QJsonObject &fields, int timeoutMs,
                              std::function<void(const Result<QJsonObject> &)> done)
 {
@@ -255,6 +394,12 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
             QStringLiteral("airlock-fcctl is missing%1; it is installed "
                            "beside airlock-gateway")
                 .arg(m_controller.isEmpty() ? QString() : QStringLiteral(" at ") + m_controller)});
+    if (m_consoleRelay.isEmpty() || !QFileInfo(m_consoleRelay).isExecutable())
+        return refuseStart(Error {
+            ErrorKind::BackendUnavailable,
+            QStringLiteral("airlock-console is missing%1; it is installed beside airlock-fcctl")
+                .arg(m_consoleRelay.isEmpty() ? QString()
+                                              : QStringLiteral(" at ") + m_consoleRelay)});
     if (config.acceleration != Acceleration::Kvm && m_requireKvm)
         return refuseStart(Error {ErrorKind::BackendUnavailable,
                                   QStringLiteral("Firecracker needs KVM, which this host does not "
@@ -286,7 +431,7 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
         return refuseStart(
             Error {ErrorKind::OperationFailed,
                    QStringLiteral("runtime directory %1 does not exist").arg(config.runtimeDir)});
-    for (const QLatin1StringView file : {kApiSocket, kVsockSocket})
+    for (const QLatin1StringView file : {kApiSocket, kVsockSocket, kConsoleSocket})
         if (QFile::encodeName(run.absoluteFilePath(file)).size() > kMaxUnixPath)
             return refuseStart(Error {ErrorKind::OperationFailed,
                                       QStringLiteral("runtime directory %1 is too long for a Unix "
@@ -294,7 +439,7 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
                                           .arg(config.runtimeDir)});
     // Firecracker refuses to start on an existing API socket; leftovers of an earlier run
     // would also be taken for this run's.
-    for (const QLatin1StringView file : {kApiSocket, kVsockSocket, kStateFile})
+    for (const QLatin1StringView file : {kApiSocket, kVsockSocket, kStateFile, kPidFile})
         QFile::remove(run.filePath(file));
 
     m_config = config;
@@ -405,29 +550,37 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
     }
     if (m_cgroup)
         qCInfo(lcFirecracker).noquote() << "VMM" << *pid << "runs in cgroup" << m_cgroup->path();
-    m_consoleIn = stdinPipe[1];
-    m_consoleOut = stdoutPipe[0];
-    ::fcntl(m_consoleIn, F_SETFL, ::fcntl(m_consoleIn, F_GETFL) | O_NONBLOCK);
-    ::fcntl(m_consoleOut, F_SETFL, ::fcntl(m_consoleOut, F_GETFL) | O_NONBLOCK);
-    // Read from the first byte on: nothing the guest writes before the start ends is lost.
-    m_consoleOutNotifier = new QSocketNotifier(m_consoleOut, QSocketNotifier::Read, this);
-    connect(m_consoleOutNotifier, &QSocketNotifier::activated, this,
-            [this] { onConsoleReadable(); });
-    m_consoleInNotifier = new QSocketNotifier(m_consoleIn, QSocketNotifier::Write, this);
-    m_consoleInNotifier->setEnabled(false);
-    connect(m_consoleInNotifier, &QSocketNotifier::activated, this,
-            &FirecrackerVmm::onConsoleWritable);
 
     m_process = new VmmProcess(this);
     m_stopRequested = false;
     m_info = VmmRuntimeInfo {*pid, 0, m_config.runtimeDir};
     m_started = std::move(started);
     m_startDeadline = QDeadlineTimer(kStartTimeoutMs);
-    if (auto watched = m_process->watch(*pid); !watched)
+    if (auto watched = m_process->watch(*pid); !watched) {
+        ::close(stdinPipe[1]);
+        ::close(stdoutPipe[0]);
         return abandonStart(watched.error());
+    }
+    m_info.startTimeTicks = m_process->startTimeTicks();
+    writePidFile();
+    // The console: airlock-console takes the pipes' other ends and serves them on a socket
+    // bound here, so it listens before the relay runs and before the guest writes its first
+    // byte (Firecracker's stdout is read from the start: nothing the guest writes is lost).
+    auto listener = listenConsole(run.filePath(kConsoleSocket));
+    if (!listener) {
+        ::close(stdinPipe[1]);
+        ::close(stdoutPipe[0]);
+        return abandonStart(listener.error());
+    }
+    if (auto relay =
+            spawnRelay(stdinPipe[1], stdoutPipe[0], *listener, config.vmmUid, config.vmmGid);
+        !relay)
+        return abandonStart(relay.error());
+    if (!connectConsole())
+        return abandonStart(Error {ErrorKind::OperationFailed,
+                                   QStringLiteral("cannot connect to airlock-console")});
     if (auto control = spawnControl(m_config.runtimeDir, config.vmmUid, config.vmmGid); !control)
         return abandonStart(control.error());
-    m_info.startTimeTicks = m_process->startTimeTicks();
     connect(m_process, &VmmProcess::exited, this, [this](bool statusKnown, int waitStatus) {
         finishStart(fail(ErrorKind::OperationFailed,
                          QStringLiteral("Firecracker exited during its start: %1")
@@ -567,6 +720,8 @@ void FirecrackerVmm::finishStart(const Result<VmmRuntimeInfo> &result)
             int status = 0;
             while (::waitpid(m_info.pid, &status, 0) < 0 && errno == EINTR) { }
         }
+        if (!m_info.runtimeDir.isEmpty())
+            QFile::remove(QDir(m_info.runtimeDir).filePath(kPidFile));
         reset();
     }
     started(result);
@@ -584,6 +739,8 @@ void FirecrackerVmm::adopt(const VmmRuntimeInfo &info, Done done)
     }
     m_info = info;
     m_stopRequested = false;
+    // The relay kept the console while no helper was there; output of that time is gone.
+    connectConsole();
     // Removed when it exits, as if this helper had made it.
     m_cgroup = VmmCgroup::ofProcess(pid_t(info.pid));
     // airlock-fcctl runs as the uid the VMM runs as, read from the process itself.
@@ -656,52 +813,11 @@ bool FirecrackerVmm::waitForExit(int timeoutMs)
 
 void FirecrackerVmm::writeConsole(const QByteArray &bytes)
 {
-    if (m_consoleIn < 0)
+    if (!m_console || m_console->state() != QLocalSocket::ConnectedState)
         return;
-    m_consoleQueue.append(bytes.left(kMaxConsoleInputBytes - m_consoleQueue.size()));
-    onConsoleWritable();
-}
-
-void FirecrackerVmm::onConsoleWritable()
-{
-    while (!m_consoleQueue.isEmpty()) {
-        const ssize_t put =
-            ::write(m_consoleIn, m_consoleQueue.constData(), size_t(m_consoleQueue.size()));
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put < 0 && errno == EAGAIN)
-            break;
-        if (put < 0) {
-            // Firecracker closed its stdin (it exits): the input has nowhere to go.
-            m_consoleQueue.clear();
-            break;
-        }
-        m_consoleQueue.remove(0, qsizetype(put));
-    }
-    if (m_consoleInNotifier)
-        m_consoleInNotifier->setEnabled(!m_consoleQueue.isEmpty());
-}
-
-bool FirecrackerVmm::onConsoleReadable()
-{
-    if (m_consoleOut < 0)
-        return false;
-    QByteArray bytes(kConsoleReadBytes, Qt::Uninitialized);
-    ssize_t got;
-    do {
-        got = ::read(m_consoleOut, bytes.data(), size_t(bytes.size()));
-    } while (got < 0 && errno == EINTR);
-    if (got > 0) {
-        bytes.truncate(qsizetype(got));
-        Q_EMIT consoleOutput(bytes);
-        return true;
-    }
-    if (got == 0 || errno != EAGAIN) {
-        // End of the console: Firecracker is exiting.
-        delete std::exchange(m_consoleOutNotifier, nullptr);
-        ::close(std::exchange(m_consoleOut, -1));
-    }
-    return false;
+    const qint64 room = kMaxConsoleInputBytes - m_console->bytesToWrite();
+    if (room > 0)
+        m_console->write(bytes.left(qsizetype(room)));
 }
 
 void FirecrackerVmm::pause(Done done)
@@ -802,9 +918,14 @@ void FirecrackerVmm::onProcessExited(bool statusKnown, int waitStatus)
 {
     if (!m_running)
         return;
-    // Console bytes written just before the exit may still sit in the pipe; a descendant that
-    // still holds its write end must not keep us here, so only what is there now is read.
-    while (m_consoleOut >= 0 && onConsoleReadable()) { }
+    // Console bytes written just before the exit may still sit in the socket.
+    if (m_console) {
+        m_console->waitForReadyRead(0);
+        const QByteArray tail = m_console->readAll();
+        if (!tail.isEmpty())
+            Q_EMIT consoleOutput(tail);
+    }
+    QFile::remove(QDir(m_info.runtimeDir).filePath(kPidFile));
     const QString reason = m_stopRequested ? QString() : exitReason(statusKnown, waitStatus);
     qCInfo(lcFirecracker).noquote()
         << "VMM" << m_info.pid

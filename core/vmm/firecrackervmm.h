@@ -11,7 +11,7 @@
 
 #include <functional>
 
-class QSocketNotifier;
+class QLocalSocket;
 
 namespace airlock {
 
@@ -24,10 +24,13 @@ class VsockConnector;
 /// RUNDIR/firecracker.sock by a second process of that uid, airlock-fcctl (FcctlChannel; its
 /// log in RUNDIR/fcctl.log). This class, inside root's airlockd, sends airlock-fcctl typed
 /// JSON commands and reads its JSON answers; it never speaks or parses HTTP (docs/vmm.md). The
-/// guest's serial console is Firecracker's
-/// stdin and stdout, which are pipes to the helper; Firecracker's stderr goes to
+/// guest's serial console is Firecracker's stdin and stdout, pipes held by a third process of
+/// that uid, airlock-console (ConsoleRelay), which serves them on RUNDIR/console.sock (bound
+/// here, its descriptor passed on) and outlives the helper, as QEMU's console socket does: this
+/// class connects to it at the start and again on adopt(). Firecracker's stderr goes to
 /// RUNDIR/firecracker.stderr and its logger (PUT /logger) to RUNDIR/firecracker.log, so the
-/// console carries guest bytes only.
+/// console carries guest bytes only. RUNDIR/firecracker.pid (`PID STARTTIME`, root's) lets
+/// CrashRecovery find a VMM whose start a dying helper never recorded.
 ///
 /// The start: spawn Firecracker and airlock-fcctl; airlock-fcctl waits for the API socket, GET
 /// /version (the features used follow from it, FirecrackerVersion), logger, machine config, boot
@@ -43,7 +46,7 @@ class VsockConnector;
 ///
 /// What Firecracker cannot do that QEMU does here: qcow2 disks (the root disk must be a raw
 /// file: BackendUnavailable otherwise), TCG (it needs KVM: BackendUnavailable otherwise),
-/// virtio-serial, and the console of an adopted VMM (its stdout pipe closed with the old helper).
+/// and virtio-serial.
 ///
 /// Isolation: Firecracker runs as the per-sandbox VMM uid, in its own session, with its own
 /// seccomp filters (built in, on by default), and, when the helper is root, in a jail of its
@@ -65,6 +68,11 @@ public:
     static constexpr QLatin1StringView kLogFile {"firecracker.log"};
     static constexpr QLatin1StringView kStderrFile {"firecracker.stderr"};
     static constexpr QLatin1StringView kFcctlLogFile {"fcctl.log"};
+    static constexpr QLatin1StringView kConsoleSocket {"console.sock"};
+    static constexpr QLatin1StringView kConsoleLogFile {"console.log"};
+    /// `PID STARTTIME\n` (start time: /proc/PID/stat field 22), written by the helper right
+    /// after the spawn; CrashRecovery reads it.
+    static constexpr QLatin1StringView kPidFile {"firecracker.pid"};
     static constexpr QLatin1StringView kStateFile {"vmstate"};
     static constexpr QLatin1StringView kIncomingStateFile {"vmstate.in"};
     /// The guest port the agent listens on (AF_VSOCK), and the guest's context id.
@@ -81,8 +89,9 @@ public:
     static constexpr int kSnapshotCommandTimeoutMs = 70000;
 
     /// `binary`: the firecracker executable to run (findFirecracker()); `controller`: the
-    /// airlock-fcctl executable.
-    FirecrackerVmm(QString binary, QString controller, QObject *parent = nullptr);
+    /// airlock-fcctl executable; `consoleRelay`: the airlock-console executable.
+    FirecrackerVmm(QString binary, QString controller, QString consoleRelay,
+                   QObject *parent = nullptr);
     ~FirecrackerVmm() override;
 
     /// `configured` when it is an executable file, else $AIRLOCK_FIRECRACKER, else `firecracker`
@@ -111,15 +120,18 @@ public:
     /// line; an API request refused, naming the endpoint and Firecracker's fault message). On
     /// error no Firecracker process is left behind.
     void start(const VmmLaunchConfig &config, Started started) override;
-    /// Checks pid and start time, then GET /version; the agent channel is connected in the
-    /// background. The console is not reattached (see the class).
+    /// Checks pid and start time, reconnects to the console (RUNDIR/console.sock; a VMM started
+    /// by a helper without airlock-console runs on without one, with a warning), then GET
+    /// /version; the agent channel is connected in the background.
     void adopt(const VmmRuntimeInfo &info, Done done) override;
     /// PUT /actions SendCtrlAltDel (the guest's kernel reboots, which ends Firecracker); SIGKILL
     /// after `timeoutMs`. exited("") follows.
     void stop(int timeoutMs) override;
     void kill() override;
     bool waitForExit(int timeoutMs) override;
-    /// Queued for Firecracker's stdin (up to kMaxConsoleInputBytes; more is dropped).
+    /// Sent to airlock-console, which queues it for Firecracker's stdin. At most
+    /// kMaxConsoleInputBytes wait unsent here (a guest that reads nothing back-pressures the
+    /// relay, and the relay this socket); more is dropped.
     void writeConsole(const QByteArray &bytes) override;
     /// PATCH /vm Paused.
     void pause(Done done) override;
@@ -139,6 +151,9 @@ public:
     bool isRunning() const { return m_running; }
     /// The pid of this VMM's airlock-fcctl, 0 when none runs.
     pid_t controllerPid() const;
+    /// The pid of the airlock-console this object started, 0 when it started none (an adopted
+    /// VMM's relay is the old helper's).
+    pid_t consoleRelayPid() const;
 
     static constexpr qsizetype kMaxConsoleInputBytes = 64 * 1024;
 
@@ -153,9 +168,19 @@ private:
     void finishStart(const Result<VmmRuntimeInfo> &result);
     void abandonStart(const Error &error);
     void connectAgent(int timeoutMs, std::function<void(const Result<void> &)> done);
-    /// Reads one chunk of console output; true when there was some.
-    bool onConsoleReadable();
-    void onConsoleWritable();
+    /// Connects to RUNDIR/console.sock (pinned); false with a warning when nothing serves it.
+    bool connectConsole();
+    /// A listening socket bound at RUNDIR/console.sock (a leftover removed first), root's, mode
+    /// 0600; its descriptor, or the error.
+    Result<int> listenConsole(const QString &path) const;
+    /// Starts airlock-console as `uid`:`gid` with the pipes' ends and the listener (which it
+    /// takes over: closed here either way).
+    Result<void> spawnRelay(int guestIn, int guestOut, int listener, uid_t uid, gid_t gid);
+    /// RUNDIR/firecracker.pid for CrashRecovery (best effort: logged when it cannot be written).
+    void writePidFile() const;
+    /// Reaps the relay when the VMM is gone (it exits with its stdout); otherwise lets it run on
+    /// and only reaps it whenever it exits.
+    void dropRelay();
     void onProcessExited(bool statusKnown, int waitStatus);
     QString exitReason(bool statusKnown, int waitStatus) const;
     QString lastStderrLine() const;
@@ -182,16 +207,14 @@ private:
     VmmLaunchConfig m_config;
     VmmRuntimeInfo m_info;
     QString m_controller;
+    QString m_consoleRelay;
     QString m_version;
     VmmProcess *m_process = nullptr;
     FcctlChannel *m_control = nullptr;
     GuestAgent *m_agent = nullptr;
     VsockConnector *m_agentConnector = nullptr;
-    int m_consoleOut = -1; ///< read end of Firecracker's stdout
-    int m_consoleIn = -1; ///< write end of its stdin
-    QSocketNotifier *m_consoleOutNotifier = nullptr;
-    QSocketNotifier *m_consoleInNotifier = nullptr;
-    QByteArray m_consoleQueue;
+    VmmProcess *m_relay = nullptr; ///< the airlock-console this object started
+    QLocalSocket *m_console = nullptr; ///< connected to airlock-console
     QTimer m_stopTimer;
     Started m_started;
     int m_generation = 0;

@@ -101,7 +101,7 @@ private Q_SLOTS:
         config.runtimeDir = QDir(dir.path()).filePath(QStringLiteral("run"));
         QVERIFY(QDir().mkpath(config.runtimeDir));
         config.acceleration = Acceleration::Kvm;
-        FirecrackerVmm vmm(binary, QStringLiteral(AIRLOCK_FCCTL));
+        FirecrackerVmm vmm(binary, QStringLiteral(AIRLOCK_FCCTL), QStringLiteral(AIRLOCK_CONSOLE));
         QByteArray console;
         connect(&vmm, &Vmm::consoleOutput, this,
                 [&](const QByteArray &bytes) { console += bytes; });
@@ -135,7 +135,8 @@ private Q_SLOTS:
         QVERIFY(killed.count() > 0 || killed.wait(15000));
 
         // The restore: a fresh Firecracker loads it and the guest carries on where it was.
-        FirecrackerVmm restored(binary, QStringLiteral(AIRLOCK_FCCTL));
+        FirecrackerVmm restored(binary, QStringLiteral(AIRLOCK_FCCTL),
+                                QStringLiteral(AIRLOCK_CONSOLE));
         VmmLaunchConfig restoreConfig = config;
         restoreConfig.incomingStateFd = state;
         std::optional<Result<VmmRuntimeInfo>> loaded;

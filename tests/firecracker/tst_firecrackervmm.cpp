@@ -24,9 +24,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QDeadlineTimer>
+
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 using namespace airlock;
@@ -36,6 +43,8 @@ namespace {
 const QString kFake = QStringLiteral(AIRLOCK_SOURCE_DIR "/tests/firecracker/fake-firecracker.py");
 // The real airlock-fcctl of this build: it, not the test, speaks HTTP to the server.
 const QString kFcctl = QStringLiteral(AIRLOCK_FCCTL);
+// The real airlock-console of this build: it holds Firecracker's stdio and serves console.sock.
+const QString kConsole = QStringLiteral(AIRLOCK_CONSOLE);
 
 /// The first `bytes` bytes of a file (a guest memory file is as large as the guest's memory).
 QByteArray readHead(const QString &path, qint64 bytes)
@@ -48,6 +57,74 @@ QByteArray readAll(const QString &path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+/// A non-blocking client of the Unix socket at `path`, -1 when it cannot connect.
+int connectRaw(const QString &path)
+{
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    const QByteArray name = QFile::encodeName(path);
+    std::memcpy(address.sun_path, name.constData(), size_t(name.size()));
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0
+        || ::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0) {
+        if (fd >= 0)
+            ::close(fd);
+        return -1;
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    return fd;
+}
+
+/// Reads `fd` until what came contains `needle` or `timeoutMs` pass; what came.
+QByteArray readUntil(int fd, const QByteArray &needle, int timeoutMs)
+{
+    QByteArray seen;
+    const QDeadlineTimer deadline(timeoutMs);
+    while (!seen.contains(needle) && !deadline.hasExpired()) {
+        pollfd readable {fd, POLLIN, 0};
+        if (::poll(&readable, 1, int(deadline.remainingTime())) <= 0)
+            continue;
+        char buffer[65536];
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got <= 0)
+            break;
+        seen.append(buffer, qsizetype(got));
+    }
+    return seen;
+}
+
+/// Whether `fd` reaches end of file within `timeoutMs` (what comes before is discarded).
+bool endsWithin(int fd, int timeoutMs)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    while (!deadline.hasExpired()) {
+        pollfd readable {fd, POLLIN, 0};
+        if (::poll(&readable, 1, int(deadline.remainingTime())) <= 0)
+            continue;
+        char buffer[65536];
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+            return true;
+    }
+    return false;
+}
+
+/// A field of /proc/PID/status ("VmRSS" gives kB), -1 when the process is gone.
+qint64 statusField(pid_t pid, const QByteArray &field)
+{
+    for (const QByteArray &line : readAll(QStringLiteral("/proc/%1/status").arg(pid)).split('\n'))
+        if (line.startsWith(field + ':'))
+            return line.mid(field.size() + 1).simplified().split(' ').value(0).toLongLong();
+    return -1;
+}
+
+/// Whether `pid` is gone (or a zombie nobody reaped yet).
+bool isGone(pid_t pid)
+{
+    const auto state = VmmProcess::readState(pid);
+    return !state || *state == 'Z';
 }
 
 } // namespace
@@ -187,7 +264,7 @@ private Q_SLOTS:
 
     void bootsPausesSnapshotsAndStops()
     {
-        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        FirecrackerVmm vmm(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QByteArray console;
         connect(&vmm, &Vmm::consoleOutput, this,
@@ -197,6 +274,10 @@ private Q_SLOTS:
         const auto started = startAndWait(vmm, config);
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
         QVERIFY(started->pid > 0);
+        // What CrashRecovery finds a VMM by when its start was never recorded.
+        QCOMPARE(readAll(QDir(config.runtimeDir).filePath(FirecrackerVmm::kPidFile)),
+                 QByteArray::number(started->pid) + ' '
+                     + QByteArray::number(started->startTimeTicks) + '\n');
         QCOMPARE(vmm.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
         QVERIFY(vmm.isRunning());
         // The API was spoken by airlock-fcctl, which can never gain privileges (its uid is the
@@ -244,7 +325,7 @@ private Q_SLOTS:
         QCOMPARE(saved->error().kind, ErrorKind::InvalidState);
 
         // Restore into a second VMM from the saved state and memory.
-        FirecrackerVmm restored(fakeBinary(), kFcctl);
+        FirecrackerVmm restored(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(restored);
         VmmLaunchConfig restoreConfig = launchConfig(QStringLiteral("fc-restored"));
         QFile::remove(restoreConfig.memoryPath);
@@ -284,7 +365,7 @@ private Q_SLOTS:
                 return QString();
             return path;
         };
-        FirecrackerVmm original(fakeBinary(), kFcctl);
+        FirecrackerVmm original(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(original);
         VmmLaunchConfig config = launchConfig(QStringLiteral("fc-original"));
         config.rootDiskPath = disk(QStringLiteral("root-original.raw"), "ROOT-OF-THE-ORIGINAL");
@@ -302,7 +383,7 @@ private Q_SLOTS:
             awaitVoid([&](Vmm::Done done) { original.saveDeviceState(state, done); });
         QVERIFY(saved && *saved);
 
-        FirecrackerVmm fork(fakeBinary(), kFcctl);
+        FirecrackerVmm fork(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(fork);
         VmmLaunchConfig forkConfig = launchConfig(QStringLiteral("fc-fork"));
         forkConfig.rootDiskPath = disk(QStringLiteral("root-fork.raw"), "ROOT-OF-THE-FORK");
@@ -338,7 +419,8 @@ private Q_SLOTS:
         const mode_t umask = ::umask(0077);
         const auto restoreUmask = qScopeGuard([umask] { ::umask(umask); });
         const QString requests = m_dir.filePath(QStringLiteral("requests-jail"));
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--requests '%1'").arg(requests)}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--requests '%1'").arg(requests)}), kFcctl,
+                           kConsole);
         shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-jail"));
         // A planted link where a mount point goes is removed, never followed.
@@ -416,7 +498,7 @@ private Q_SLOTS:
         // host pid, and the group goes with the VMM.
         if (!FirecrackerJail::available())
             QSKIP("the jail needs CAP_SYS_ADMIN and CAP_SYS_CHROOT");
-        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        FirecrackerVmm vmm(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-pidns"));
@@ -487,41 +569,139 @@ private Q_SLOTS:
         // old channel, a new one (as the VMM's uid, read from /proc) answers for the VMM.
         VmmRuntimeInfo info;
         pid_t oldController = 0;
+        pid_t relay = 0;
         {
-            auto first = std::make_unique<FirecrackerVmm>(fakeBinary(), kFcctl);
+            auto first = std::make_unique<FirecrackerVmm>(fakeBinary(), kFcctl, kConsole);
             shareWithTheJail(*first);
             const auto started = startAndWait(*first, launchConfig(QStringLiteral("fc-adopt")));
             QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
             info = *started;
             oldController = first->controllerPid();
             QVERIFY(oldController > 0);
+            relay = first->consoleRelayPid();
+            QVERIFY(relay > 0);
         }
         // The old controller saw its channel close and exited; the VMM did not.
         QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(QStringLiteral("/proc/%1").arg(oldController)),
                                  10000);
         QVERIFY(QFileInfo::exists(QStringLiteral("/proc/%1").arg(info.pid)));
+        // So did the console relay, which holds Firecracker's stdio.
+        QVERIFY(!isGone(relay));
         // The VMM keeps its cgroup while no helper watches it.
         const QStringList groups = cgroupsOf(QStringLiteral("fc-adopt"));
         if (FirecrackerJail::available() && VmmCgroup::findHierarchy())
             QVERIFY(!groups.isEmpty());
-        FirecrackerVmm adopted(fakeBinary(), kFcctl);
+        FirecrackerVmm adopted(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(adopted);
+        QByteArray console;
+        connect(&adopted, &Vmm::consoleOutput, this,
+                [&](const QByteArray &bytes) { console += bytes; });
         auto done = awaitVoid([&](Vmm::Done callback) { adopted.adopt(info, callback); });
         QVERIFY2(done && *done, qPrintable(done && !*done ? done->error().message : QString()));
         QCOMPARE(adopted.firecrackerVersion(), QStringLiteral("1.17.0-dev"));
         QVERIFY(adopted.controllerPid() > 0 && adopted.controllerPid() != oldController);
         auto running = await<bool>([&](auto callback) { adopted.queryRunning(callback); });
         QVERIFY(running && *running && **running);
+        // The console is back: input reaches the guest (the fake echoes its stdin), and what
+        // the guest writes after the adoption arrives.
+        adopted.writeConsole("typed-after-adoption\n");
+        QTRY_VERIFY(console.contains("typed-after-adoption\n"));
         QSignalSpy exited(&adopted, &Vmm::exited);
         adopted.stop(10000);
         QVERIFY(exited.wait(10000));
         QCOMPARE(exited.first().first().toString(), QString());
         QCOMPARE(cgroupsOf(QStringLiteral("fc-adopt")), QStringList());
+        // The relay ends with Firecracker's stdout.
+        QTRY_VERIFY_WITH_TIMEOUT(isGone(relay), 10000);
+    }
+
+    void consoleRelayWithstandsHostileClientsAndFloods()
+    {
+        // airlock-console relays bytes it never parses: garbage, clients that come and go, one
+        // that never reads while the guest floods its console. None of that blocks it or grows
+        // its memory, and the newest client always gets the console.
+        FirecrackerVmm vmm(fakeBinary(), kFcctl, kConsole);
+        shareWithTheJail(vmm);
+        QByteArray console;
+        connect(&vmm, &Vmm::consoleOutput, this,
+                [&](const QByteArray &bytes) { console += bytes; });
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-console"));
+        const auto started = startAndWait(vmm, config);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        QTRY_VERIFY(console.contains("airlock-guest: console ready"));
+        const pid_t relay = vmm.consoleRelayPid();
+        QVERIFY(relay > 0);
+        QCOMPARE(statusField(relay, "NoNewPrivs"), qint64(1));
+        QCOMPARE(statusField(relay, "CapEff"), qint64(0));
+        // Only root (the helper) may connect: the socket is root's, mode 0600.
+        const QString socketPath = QDir(config.runtimeDir).filePath(FirecrackerVmm::kConsoleSocket);
+        struct stat info;
+        QCOMPARE(::lstat(QFile::encodeName(socketPath).constData(), &info), 0);
+        QVERIFY(S_ISSOCK(info.st_mode));
+        QCOMPARE(info.st_mode & 0777, mode_t(0600));
+        QCOMPARE(info.st_uid, uid_t(0));
+
+        // Clients that connect and vanish, or send garbage and hang up.
+        for (int i = 0; i < 50; ++i) {
+            const int fd = connectRaw(socketPath);
+            QVERIFY(fd >= 0);
+            if (i % 2 == 1) {
+                const QByteArray garbage = QByteArray(1000, char(i)) + QByteArray("\0\xff\x1b[", 5);
+                QCOMPARE(::write(fd, garbage.constData(), size_t(garbage.size())),
+                         ssize_t(garbage.size()));
+            }
+            ::close(fd);
+        }
+
+        // A client that never reads while 16 MiB go through the guest's console (the fake
+        // echoes its stdin on its stdout): the relay drops what the client does not take, so
+        // the input keeps flowing, and its memory stays two small queues.
+        const int stuck = connectRaw(socketPath);
+        QVERIFY(stuck >= 0);
+        const QByteArray chunk(64 * 1024, 'x');
+        qint64 sent = 0;
+        const qint64 flood = 16 * 1024 * 1024;
+        const QDeadlineTimer deadline(60000);
+        while (sent < flood) {
+            pollfd writable {stuck, POLLOUT, 0};
+            // A relay that stopped taking input would stall this poll: 10 s fails the test.
+            QVERIFY2(::poll(&writable, 1, 10000) == 1, "the relay stopped taking console input");
+            const ssize_t put = ::write(stuck, chunk.constData(), size_t(chunk.size()));
+            QVERIFY(put > 0 || errno == EAGAIN);
+            if (put > 0)
+                sent += put;
+            QVERIFY(!deadline.hasExpired());
+        }
+        const qint64 rssKb = statusField(relay, "VmRSS");
+        QVERIFY2(rssKb > 0 && rssKb < 8 * 1024, qPrintable(QString::number(rssKb)));
+
+        // The newest client replaces the stuck one, and the console works for it.
+        const int fresh = connectRaw(socketPath);
+        QVERIFY(fresh >= 0);
+        const auto closeBoth = qScopeGuard([&] {
+            ::close(stuck);
+            ::close(fresh);
+        });
+        // The relay closed the stuck one: what it still has buffered, then end of file.
+        QVERIFY(endsWithin(stuck, 10000));
+        const QByteArray probe("after-the-flood\n");
+        QCOMPARE(::write(fresh, probe.constData(), size_t(probe.size())), ssize_t(probe.size()));
+        const QByteArray seen = readUntil(fresh, probe, 20000);
+        QVERIFY2(seen.contains(probe), qPrintable(QString::number(seen.size())));
+        QVERIFY(statusField(relay, "VmRSS") < 8 * 1024);
+
+        // Firecracker ends, its stdout ends, and so does the relay.
+        QSignalSpy exited(&vmm, &Vmm::exited);
+        vmm.kill();
+        QVERIFY(exited.wait(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(isGone(relay), 10000);
+        QVERIFY(readAll(QDir(config.runtimeDir).filePath(FirecrackerVmm::kConsoleLogFile))
+                    .contains("console ended"));
     }
 
     void stopKillsAVmmThatIgnoresCtrlAltDel()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--ignore-ctrl-alt-del")}), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-stubborn")));
@@ -533,7 +713,7 @@ private Q_SLOTS:
 
     void unexpectedExitIsReported()
     {
-        FirecrackerVmm vmm(fakeBinary(), kFcctl);
+        FirecrackerVmm vmm(fakeBinary(), kFcctl, kConsole);
         shareWithTheJail(vmm);
         QSignalSpy exited(&vmm, &Vmm::exited);
         const auto started = startAndWait(vmm, launchConfig(QStringLiteral("fc-crash")));
@@ -558,6 +738,9 @@ private Q_SLOTS:
         QTest::newRow("airlock-fcctl missing")
             << QStringList() << QStringLiteral("no-fcctl") << int(ErrorKind::BackendUnavailable)
             << QStringLiteral("airlock-fcctl is missing");
+        QTest::newRow("airlock-console missing")
+            << QStringList() << QStringLiteral("no-console") << int(ErrorKind::BackendUnavailable)
+            << QStringLiteral("airlock-console is missing");
         QTest::newRow("qcow2 root disk")
             << QStringList() << QStringLiteral("qcow2") << int(ErrorKind::BackendUnavailable)
             << QStringLiteral("raw disks only");
@@ -605,7 +788,10 @@ private Q_SLOTS:
         FirecrackerVmm vmm(binary,
                            change == QLatin1String("no-fcctl")
                                ? m_dir.filePath(QStringLiteral("no-such-fcctl"))
-                               : kFcctl);
+                               : kFcctl,
+                           change == QLatin1String("no-console")
+                               ? m_dir.filePath(QStringLiteral("no-such-console"))
+                               : kConsole);
         shareWithTheJail(vmm);
         VmmLaunchConfig config = launchConfig(QStringLiteral("fc-error"));
         if (change == QLatin1String("qcow2"))
@@ -627,7 +813,7 @@ private Q_SLOTS:
 
     void killDuringStartLeavesNothing()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--no-socket")}), kFcctl, kConsole);
         shareWithTheJail(vmm);
         std::optional<Result<VmmRuntimeInfo>> started;
         vmm.start(launchConfig(QStringLiteral("fc-killed")),
@@ -641,7 +827,7 @@ private Q_SLOTS:
 
     void vsockConnectorKeepsTheGuestsFirstBytes()
     {
-        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}), kFcctl);
+        FirecrackerVmm vmm(fakeBinary({QStringLiteral("--agent-delay-ms 0")}), kFcctl, kConsole);
         shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-vsock"));
         const auto started = startAndWait(vmm, config);
@@ -707,7 +893,7 @@ private Q_SLOTS:
         const QString requests = m_dir.filePath(QStringLiteral("requests-%1").arg(version));
         const QStringList knobs {QStringLiteral("--version ") + version,
                                  QStringLiteral("--requests '%1'").arg(requests)};
-        FirecrackerVmm booted(fakeBinary(knobs), kFcctl);
+        FirecrackerVmm booted(fakeBinary(knobs), kFcctl, kConsole);
         shareWithTheJail(booted);
         const VmmLaunchConfig config =
             launchConfig(QStringLiteral("fc-v") + version.left(4).remove(u'.'));
@@ -720,7 +906,7 @@ private Q_SLOTS:
         booted.kill();
         QVERIFY(booted.waitForExit(5000));
 
-        FirecrackerVmm restored(fakeBinary(knobs), kFcctl);
+        FirecrackerVmm restored(fakeBinary(knobs), kFcctl, kConsole);
         shareWithTheJail(restored);
         VmmLaunchConfig restoreConfig = config;
         restoreConfig.incomingStateFd = state;
@@ -809,7 +995,7 @@ private Q_SLOTS:
             script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
                                   | QFileDevice::ExeOwner);
         }
-        FirecrackerVmm vmm(fakeBinary(), liar);
+        FirecrackerVmm vmm(fakeBinary(), liar, kConsole);
         shareWithTheJail(vmm);
         const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-liar"));
         const auto started = startAndWait(vmm, config);

@@ -27,6 +27,7 @@ expect /usr/bin/airlockctl -rwxr-xr-x
 expect /usr/sbin/airlockd -rwxr-xr-x
 expect /usr/lib/airlock/airlock-gateway -rwxr-xr-x
 expect /usr/lib/airlock/airlock-fcctl -rwxr-xr-x
+expect /usr/lib/airlock/airlock-console -rwxr-xr-x
 expect /usr/lib/systemd/system/airlockd.service -rw-r--r--
 expect /usr/lib/systemd/system/airlockd.socket -rw-r--r--
 expect /usr/lib/sysusers.d/airlock.conf

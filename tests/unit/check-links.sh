@@ -6,9 +6,11 @@
 # parsed by airlock-fcctl, as the VMM's uid), libssl or libssh, or when airlock-fcctl carries SQL,
 # nftables, libarchive, zstd, libssl, ldns or libssh, or when
 # either carries Qt Widgets, or when either carries libgit2 (a workspace diff is the client's).
-# Usage: check-links.sh AIRLOCKD AIRLOCK_GATEWAY AIRLOCKCTL AIRLOCK_FCCTL
+# airlock-console (the console relay beside every Firecracker, outliving the helper) links no Qt
+# and no library of the project's beyond its own: it relays bytes and parses none.
+# Usage: check-links.sh AIRLOCKD AIRLOCK_GATEWAY AIRLOCKCTL AIRLOCK_FCCTL AIRLOCK_CONSOLE
 set -euo pipefail
-airlockd=$1 gateway=$2 airlockctl=$3 fcctl=$4
+airlockd=$1 gateway=$2 airlockctl=$3 fcctl=$4 console=$5
 status=0
 
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
@@ -84,6 +86,16 @@ refuse_library "$fcctl" "libgit2" '^libgit2\.so'
 refuse_symbols "$fcctl" "the registry (QSql)" 'QSql(Database|Query)'
 refuse_symbols "$fcctl" "a Boost.Beast request parser or websocket" \
     'boost::beast::(websocket|http::(request_parser|basic_parser<true))'
+# airlock-console: the C and C++ runtime only.
+hits=$(needed "$console" | grep -vE '^(libc|libm|libgcc_s|libstdc\+\+|ld-linux[-_a-z0-9]*)\.so' || true)
+if [[ -n $hits ]]; then
+    echo "FAIL: $(basename "$console") links more than the C and C++ runtime: $hits"
+    status=1
+else
+    echo "ok: $(basename "$console") links only the C and C++ runtime"
+fi
+refuse_symbols "$console" "Qt" '\bQ(Object|String|ByteArray|CoreApplication)\b'
+refuse_symbols "$console" "Boost.Beast" 'boost::beast'
 # Diffs of a workspace are made by the client that reviews them (core/workspace).
 refuse_library "$airlockd" "libgit2" '^libgit2\.so'
 refuse_library "$gateway" "libgit2" '^libgit2\.so'
@@ -91,7 +103,7 @@ require_library "$airlockctl" "libgit2" '^libgit2\.so'
 refuse_symbols "$airlockd" "ldns" '\bldns_'
 refuse_symbols "$airlockd" "libssl" '\bSSL_(CTX_)?(new|free|read|write|accept|connect)\b'
 
-for binary in "$airlockd" "$gateway" "$airlockctl" "$fcctl"; do
+for binary in "$airlockd" "$gateway" "$airlockctl" "$fcctl" "$console"; do
     refuse_library "$binary" "Qt Widgets" '^libQt6(Widgets|Gui)\.so'
 done
 refuse_library "$airlockctl" "Qt Sql" '^libQt6Sql\.so'
