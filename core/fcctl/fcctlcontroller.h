@@ -54,6 +54,9 @@ private:
     QSocketNotifier *m_notifier = nullptr;
     protocol::LineFramer m_framer;
     FirecrackerApiClient m_api;
+    /// This controller turned on dirty page tracking (configure or load): only then is a Diff
+    /// snapshot asked of Firecracker.
+    bool m_dirtyPages = false;
 };
 
 } // namespace airlock

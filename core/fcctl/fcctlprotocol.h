@@ -24,11 +24,13 @@ inline constexpr qsizetype kMaxMessageChars = 1000;
 /// `logPath`, /machine-config `vcpus` `memoryMib`, /boot-source `kernel` `initrd` `bootArgs`,
 /// /drives/rootfs `rootDisk` and /drives/seed `seedDisk` (each when not empty),
 /// /network-interfaces/eth0 `tap` `mac` (when `tap` is not empty), /vsock `vsockPath`, /entropy
-/// when the version has it. Result `{version}`.
+/// when the version has it; `track_dirty_pages` when the version has Diff snapshots
+/// (FirecrackerVersion::hasDiffSnapshots). Result `{version, dirtyPages}`: dirtyPages says a
+/// Diff snapshot may be asked for.
 inline constexpr QLatin1StringView kConfigure {"configure"};
 /// Waits like configure, GET /version, PUT /logger `logPath`, PUT /snapshot/load `snapshotPath`
-/// `memPath` (with `tap` and `vsockPath` as overrides when the version has them), PATCH /vm
-/// Resumed. Result `{version}`.
+/// `memPath` (with `tap` and `vsockPath` as overrides and `track_dirty_pages` when the version
+/// has them), PATCH /vm Resumed. Result `{version, dirtyPages}`, as for configure.
 inline constexpr QLatin1StringView kLoad {"load"};
 /// PUT /actions InstanceStart.
 inline constexpr QLatin1StringView kStart {"start"};
@@ -41,7 +43,8 @@ inline constexpr QLatin1StringView kResume {"resume"};
 inline constexpr QLatin1StringView kCtrlAltDel {"ctrlAltDel"};
 /// GET /. Result `{state}`: "Not started", "Running" or "Paused".
 inline constexpr QLatin1StringView kState {"state"};
-/// PUT /snapshot/create Full, `memPath` `statePath`.
+/// PUT /snapshot/create, `memPath` `statePath`, `type` "Full" (the default) or "Diff" (only
+/// after a configure or load that answered dirtyPages true; InvalidState otherwise).
 inline constexpr QLatin1StringView kSnapshot {"snapshot"};
 
 } // namespace airlock::fcctl

@@ -105,6 +105,8 @@ QJsonObject SnapshotLoadParams::toJson() const
     if (!vsockOverrideUdsPath.isEmpty())
         object.insert(QStringLiteral("vsock_override"),
                       QJsonObject {{QStringLiteral("uds_path"), vsockOverrideUdsPath}});
+    if (trackDirtyPages)
+        object.insert(QStringLiteral("track_dirty_pages"), *trackDirtyPages);
     return object;
 }
 

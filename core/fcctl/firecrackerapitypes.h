@@ -20,7 +20,8 @@ struct MachineConfig
     int vcpuCount = 1; ///< vcpu_count, 1..32 (1 or even with SMT, which Airlock leaves off)
     int memSizeMib = 128; ///< mem_size_mib
     bool smt = false;
-    /// track_dirty_pages: only for Diff snapshots, which Airlock does not take.
+    /// track_dirty_pages: KVM's dirty page log, which Diff snapshots are made of; set only when
+    /// the version has FirecrackerVersion::hasDiffSnapshots().
     std::optional<bool> trackDirtyPages;
     QJsonObject toJson() const;
 };
@@ -116,6 +117,9 @@ struct SnapshotLoadParams
     QString networkOverrideHostDevName;
     /// vsock_override.uds_path; empty: none sent.
     QString vsockOverrideUdsPath;
+    /// track_dirty_pages (not saved in a snapshot, so given again at each load); unset: not
+    /// sent (FirecrackerVersion::hasDiffSnapshots()).
+    std::optional<bool> trackDirtyPages;
     QJsonObject toJson() const;
 };
 
@@ -123,7 +127,8 @@ struct SnapshotLoadParams
 /// enabled from this, never assumed. Thresholds: PUT /entropy and the snapshot `mem_backend`
 /// came with 1.4 (Firecracker's CHANGELOG.md); the two snapshot-load overrides are taken from
 /// the 1.17 description this backend is tested against (tests/firecracker), and are not sent
-/// to older releases, whose exact first release is not checked here.
+/// to older releases, whose exact first release is not checked here. Diff snapshots: see
+/// hasDiffSnapshots().
 struct FirecrackerVersion
 {
     int major = 0;
@@ -145,6 +150,12 @@ struct FirecrackerVersion
     bool hasEntropy() const { return atLeast(1, 4); }
     /// SnapshotLoadParams.network_overrides and vsock_override (a fork's own tap and socket).
     bool hasLoadOverrides() const { return atLeast(1, 17); }
+    /// Diff snapshots with KVM dirty page tracking: `track_dirty_pages` in PUT /machine-config
+    /// (CHANGELOG 0.23.0) and in PUT /snapshot/load (1.13.0, which deprecated its older name
+    /// `enable_diff_snapshots`), and diff memory files that are right for every guest: before
+    /// 1.15.0 Firecracker corrupted them for x86 guests of more than 3 GiB (several memory
+    /// slots, CHANGELOG 1.15.0 #5705). Older releases get neither field and Full snapshots only.
+    bool hasDiffSnapshots() const { return atLeast(1, 15); }
 };
 
 } // namespace airlock::firecracker

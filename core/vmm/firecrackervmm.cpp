@@ -14,11 +14,13 @@
 #include "core/vmm/vsockconnector.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QLocalSocket>
 #include <QLoggingCategory>
 #include <QStandardPaths>
+#include <QThread>
 
 #include <atomic>
 
@@ -113,6 +115,11 @@ FirecrackerVmm::FirecrackerVmm(QString binary, QString controller, QString conso
 
 FirecrackerVmm::~FirecrackerVmm()
 {
+    // A Diff merge writes only its own files; it ends on its own, bounded by the memory size.
+    if (m_merge) {
+        m_merge->wait();
+        delete std::exchange(m_merge, nullptr);
+    }
     // The VMM keeps running, and so does its console relay: only the sockets and pidfds close.
     reset();
 }
@@ -151,6 +158,8 @@ void FirecrackerVmm::reset()
     closeConsole();
     dropRelay();
     dropCgroup();
+    m_dirtyPages = false;
+    m_hasBase = false;
     if (m_process) {
         // Not delete: reset() runs inside the process's own exit signal.
         m_process->disconnect(this);
@@ -627,6 +636,9 @@ void FirecrackerVmm::configure()
                 if (!configured)
                     return abandonStart(configured.error());
                 m_version = configured->value(QStringLiteral("version")).toString().left(64);
+                // A loaded guest's memory file is its first base; a cold boot has none.
+                m_dirtyPages = configured->value(QStringLiteral("dirtyPages")).toBool();
+                m_hasBase = m_restoring;
                 qCInfo(lcFirecracker).noquote()
                     << "Firecracker" << printableText(m_version) << "pid" << m_info.pid;
                 if (!m_restoring)
@@ -859,59 +871,158 @@ void FirecrackerVmm::saveDeviceState(int fd, Done done)
                       Error {ErrorKind::InvalidState,
                              QStringLiteral("this guest has no memory file the helper can "
                                             "copy; restart it to take snapshots")});
-    const QString memoryNext = m_config.memoryPath + QStringLiteral(".next");
-    const int memoryFd = createForVmm(memoryNext);
+    if (m_merge)
+        return refuse(done,
+                      Error {ErrorKind::InvalidState,
+                             QStringLiteral("a snapshot of this guest is being taken")});
+    // A Diff holds the pages dirtied since the last snapshot or load, so it needs memoryPath to
+    // be exactly that memory; the first snapshot of a cold boot is Full. Until this snapshot
+    // succeeds there is no base: whatever fails below, Firecracker may have reset its dirty page
+    // log, so the next snapshot must be Full.
+    const bool diff = m_dirtyPages && m_hasBase && m_config.memoryMib > 0;
+    m_hasBase = false;
+    const QString memoryTarget =
+        m_config.memoryPath + (diff ? QStringLiteral(".diff") : QStringLiteral(".next"));
+    const int memoryFd = createForVmm(memoryTarget);
     if (memoryFd < 0)
-        return refuse(done, failSystem(QStringLiteral("cannot create"), memoryNext, errno).error());
-    ::close(memoryFd);
+        return refuse(done,
+                      failSystem(QStringLiteral("cannot create"), memoryTarget, errno).error());
+    // The merge reads only the very file created here (Firecracker opens it, it does not
+    // replace it). The descriptor stays open until the snapshot ends, so the inode cannot be
+    // freed and its number given to a replacement.
+    const auto identity = MemoryDiffMerge::identityOf(memoryFd);
+    const std::shared_ptr<void> held(nullptr, [memoryFd](void *) { ::close(memoryFd); });
+    if (!identity) {
+        QFile::remove(memoryTarget);
+        return refuse(done, failSystem(QStringLiteral("cannot stat"), memoryTarget, errno).error());
+    }
     const QString statePath = QDir(m_info.runtimeDir).filePath(kStateFile);
     QFile::remove(statePath);
+    const QLatin1StringView type = diff ? QLatin1StringView("Diff") : QLatin1StringView("Full");
     command(
         fcctl::kState, {}, kCommandTimeoutMs,
-        [this, fd, done, memoryNext, statePath](const Result<QJsonObject> &state) {
+        [this, fd, done, memoryTarget, identity, held, statePath, diff,
+         type](const Result<QJsonObject> &state) {
             if (!state
                 || state->value(QStringLiteral("state")).toString() != QLatin1String("Paused")) {
-                QFile::remove(memoryNext);
+                QFile::remove(memoryTarget);
                 return done(
                     state ? fail(ErrorKind::InvalidState, QStringLiteral("pause the guest first"))
                           : Result<void>(std::unexpected(state.error())));
             }
-            const QJsonObject params {{QStringLiteral("memPath"), vmmPath(memoryNext)},
-                                      {QStringLiteral("statePath"), vmmPath(statePath)}};
+            const QJsonObject params {{QStringLiteral("memPath"), vmmPath(memoryTarget)},
+                                      {QStringLiteral("statePath"), vmmPath(statePath)},
+                                      {QStringLiteral("type"), type}};
             command(fcctl::kSnapshot, params, kSnapshotCommandTimeoutMs,
-                    [this, fd, done, memoryNext, statePath](const Result<QJsonObject> &created) {
+                    [this, fd, done, memoryTarget, identity, held, statePath,
+                     diff](const Result<QJsonObject> &created) {
                         if (!created) {
-                            QFile::remove(memoryNext);
+                            QFile::remove(memoryTarget);
+                            if (diff)
+                                qCWarning(lcFirecracker).noquote()
+                                    << "Diff snapshot failed; the next one is Full:"
+                                    << created.error().message;
                             return done(std::unexpected(created.error()));
                         }
+                        if (diff)
+                            return mergeDiff(fd, memoryTarget, *identity, held, statePath, done);
                         // The new memory replaces the old by rename: a restored guest maps the old
                         // inode privately, and it stays intact for as long as Firecracker maps it.
-                        if (::rename(QFile::encodeName(memoryNext).constData(),
+                        if (::rename(QFile::encodeName(memoryTarget).constData(),
                                      QFile::encodeName(m_config.memoryPath).constData())
-                            != 0)
-                            return done(failSystem(QStringLiteral("cannot replace"),
-                                                   m_config.memoryPath, errno));
-                        // Root reads a file of the VMM user's: never through a symlink, only a
-                        // plain file.
-                        const int in = ::open(QFile::encodeName(statePath).constData(),
-                                              O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-                        struct stat info;
-                        if (in < 0 || ::fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
+                            != 0) {
                             const int error = errno;
-                            if (in >= 0)
-                                ::close(in);
-                            return done(fail(
-                                ErrorKind::OperationFailed,
-                                QStringLiteral("Firecracker wrote no device state at %1 (%2)")
-                                    .arg(statePath, QString::fromLocal8Bit(std::strerror(error)))));
+                            QFile::remove(memoryTarget);
+                            return done(failSystem(QStringLiteral("cannot replace"),
+                                                   m_config.memoryPath, error));
                         }
-                        auto copied = copyFile(in, -1, fd, kMaxStateBytes,
-                                               QStringLiteral("the device state"));
-                        ::close(in);
-                        QFile::remove(statePath);
-                        done(copied);
+                        finishSnapshot(fd, statePath, false, done);
                     });
         });
+}
+
+void FirecrackerVmm::mergeDiff(int fd, const QString &diffPath,
+                               const MemoryDiffMerge::Identity &identity,
+                               const std::shared_ptr<void> &held, const QString &statePath,
+                               Done done)
+{
+    const QString base = m_config.memoryPath;
+    const QString merged = base + QStringLiteral(".next");
+    const int out = createForVmm(merged);
+    if (out < 0) {
+        const int error = errno;
+        QFile::remove(diffPath);
+        return done(failSystem(QStringLiteral("cannot create"), merged, error));
+    }
+    const qint64 maxBytes = qint64(m_config.memoryMib) * 1024 * 1024;
+    auto result = std::make_shared<std::optional<Result<MemoryDiffMerge::Stats>>>();
+    QElapsedTimer timer;
+    timer.start();
+    // Gigabytes of dirty pages take seconds: the merge runs on a thread of its own, and the
+    // answer comes back to the event loop. The destructor waits for it.
+    m_merge = QThread::create([result, base, diffPath, identity, held, out, maxBytes] {
+        result->emplace(MemoryDiffMerge::merge(base, diffPath, identity, out, maxBytes));
+    });
+    const int generation = m_generation;
+    connect(m_merge, &QThread::finished, this,
+            [this, fd, done, result, diffPath, merged, out, statePath, generation, timer] {
+                delete std::exchange(m_merge, nullptr);
+                ::close(out);
+                QFile::remove(diffPath);
+                const Result<MemoryDiffMerge::Stats> &stats = **result;
+                if (!stats) {
+                    QFile::remove(merged);
+                    qCWarning(lcFirecracker).noquote()
+                        << "Diff snapshot failed; the next one is Full:" << stats.error().message;
+                    return done(std::unexpected(stats.error()));
+                }
+                if (generation != m_generation) {
+                    QFile::remove(merged);
+                    return done(fail(ErrorKind::InvalidState,
+                                     QStringLiteral("the VMM stopped during its snapshot")));
+                }
+                // As for a Full snapshot: the merged copy replaces the base by rename, and a
+                // guest loaded from the base keeps its private mapping of the old inode.
+                if (::rename(QFile::encodeName(merged).constData(),
+                             QFile::encodeName(m_config.memoryPath).constData())
+                    != 0) {
+                    const int error = errno;
+                    QFile::remove(merged);
+                    return done(
+                        failSystem(QStringLiteral("cannot replace"), m_config.memoryPath, error));
+                }
+                qCInfo(lcFirecracker).noquote()
+                    << "Diff snapshot merged:" << stats->diffBytes << "dirty bytes onto"
+                    << stats->baseBytes << "bytes of base in" << timer.elapsed() << "ms";
+                finishSnapshot(fd, statePath, true, done);
+            });
+    m_merge->start();
+}
+
+void FirecrackerVmm::finishSnapshot(int fd, const QString &statePath, bool diff, const Done &done)
+{
+    // Root reads a file of the VMM user's: never through a symlink, only a plain file.
+    const int in = ::open(QFile::encodeName(statePath).constData(),
+                          O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat info;
+    if (in < 0 || ::fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
+        const int error = errno;
+        if (in >= 0)
+            ::close(in);
+        return done(fail(ErrorKind::OperationFailed,
+                         QStringLiteral("Firecracker wrote no device state at %1 (%2)")
+                             .arg(statePath, QString::fromLocal8Bit(std::strerror(error)))));
+    }
+    auto copied = copyFile(in, -1, fd, kMaxStateBytes, QStringLiteral("the device state"));
+    ::close(in);
+    QFile::remove(statePath);
+    if (copied) {
+        m_hasBase = true;
+        m_lastSnapshotType = diff ? QStringLiteral("Diff") : QStringLiteral("Full");
+        qCInfo(lcFirecracker).noquote()
+            << m_lastSnapshotType << "snapshot of pid" << m_info.pid << "taken";
+    }
+    done(copied);
 }
 
 void FirecrackerVmm::onProcessExited(bool statusKnown, int waitStatus)

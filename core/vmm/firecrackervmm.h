@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/vmm/firecrackerjail.h"
+#include "core/vmm/memorydiffmerge.h"
 #include "core/vmm/vmm.h"
 #include "core/vmm/vmmcgroup.h"
 
@@ -10,8 +11,11 @@
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 
 class QLocalSocket;
+class QSocketNotifier;
+class QThread;
 
 namespace airlock {
 
@@ -139,10 +143,19 @@ public:
     void resume(Done done) override;
     /// GET /: state "Running".
     void queryRunning(std::function<void(const Result<bool> &)> done) override;
-    /// PUT /snapshot/create (Full): the memory into a fresh file beside memoryPath, which then
-    /// replaces it (a restored guest's memory is a private mapping of the old file, which must
-    /// not change under it), and the device state into RUNDIR/vmstate, copied into `fd`.
+    /// PUT /snapshot/create of a paused guest; the device state into RUNDIR/vmstate, copied into
+    /// `fd`. Full: the memory into a fresh file beside memoryPath, which then replaces it (a
+    /// restored guest's memory is a private mapping of the old file, which must not change under
+    /// it). Diff, when this VMM has a base (memoryPath is its memory as of its previous snapshot
+    /// or of its load) and Firecracker tracks dirty pages (FirecrackerVersion::hasDiffSnapshots):
+    /// only the dirtied pages into a fresh file, merged with a copy of memoryPath on a worker
+    /// thread (MemoryDiffMerge), and that copy replaces memoryPath. `done` comes from the event
+    /// loop. Errors: InvalidState (not running, no memory file, not paused), OperationFailed
+    /// (Firecracker's refusal, a merge error such as a hostile diff file; memoryPath is then
+    /// untouched). After any failure the next snapshot is Full.
     void saveDeviceState(int fd, Done done) override;
+    /// What the last successful snapshot was, for logs: "Full", "Diff" or empty (none yet).
+    QString lastSnapshotType() const { return m_lastSnapshotType; }
     VmmRuntimeInfo runtimeInfo() const override { return m_info; }
     GuestAgent *agent() override { return m_agent; }
 
@@ -198,6 +211,14 @@ private:
 
     /// The path Firecracker opens for the host file `hostPath`: inside its jail, or as is.
     QString vmmPath(const QString &hostPath) const;
+    /// After PUT /snapshot/create: the Diff in `diffPath` merged off the event loop into a copy
+    /// of memoryPath, which replaces it; then finishSnapshot. `held` keeps the descriptor of the
+    /// file created for the diff open until then (see saveDeviceState).
+    void mergeDiff(int fd, const QString &diffPath, const MemoryDiffMerge::Identity &identity,
+                   const std::shared_ptr<void> &held, const QString &statePath, Done done);
+    /// Copies the device state Firecracker wrote at `statePath` into `fd`; on success this VMM
+    /// has a base for its next Diff.
+    void finishSnapshot(int fd, const QString &statePath, bool diff, const Done &done);
 
     QString m_binary;
     QStringList m_jailSharedPaths;
@@ -222,6 +243,12 @@ private:
     bool m_running = false;
     bool m_stopRequested = false;
     bool m_restoring = false;
+    /// airlock-fcctl turned dirty page tracking on (its configure or load answer).
+    bool m_dirtyPages = false;
+    /// memoryPath holds this VMM's memory as of its last snapshot or load: a Diff applies to it.
+    bool m_hasBase = false;
+    QString m_lastSnapshotType;
+    QThread *m_merge = nullptr; ///< a Diff being merged; waited for by the destructor
 };
 
 } // namespace airlock

@@ -33,6 +33,23 @@ listen), --fault METHOD:PATH (answer 400 with a fault message), --ignore-ctrl-al
 --agent-delay-ms, --requests FILE (every request as a JSON line, for tests of what was sent).
 A snapshot load opens the drives the snapshot recorded and logs the first bytes of each to
 fake-drives.log beside the API socket.
+
+Guest memory: a fake of it (4 KiB pages, only the non-zero ones kept). The boot writes
+"FAKE-MEMORY" at offset 0, and every time the guest runs (InstanceStart, each PATCH /vm Resumed
+of a paused guest) it writes --dirty-pages-per-run pages chosen from the run's number, so what
+changes between two snapshots is deterministic and set by the test through pause and resume.
+A snapshot load reads the memory file into it. PUT /snapshot/create Full writes all of it
+(sparse, as large as the guest's memory, as Firecracker's file is); Diff writes, into an equally
+large sparse file, only the pages written since the last snapshot or load, as Firecracker does
+with `track_dirty_pages`. A Diff is refused without `track_dirty_pages` (in PUT /machine-config
+or PUT /snapshot/load): Firecracker before 1.13 refuses it, later ones guess the pages with
+mincore(2), which the fake does not model. It is also refused before any snapshot or load of
+this process: Firecracker would write the pages written since the boot, a diff over zeroes that
+Airlock must never ask for (its first snapshot of a cold boot is Full). After every snapshot
+the whole fake memory is also written to fake-memory.expected beside the API socket, for the
+test to compare with what Airlock merged. --hostile-diff symlink|large|replaced makes a Diff's
+memory file a symlink, larger than the guest's memory, or a new file in place of the one given;
+--refuse-diff answers every Diff with a fault message, as Firecracker may.
 """
 
 import argparse
@@ -149,6 +166,85 @@ class Vm:
         self.drives = {}  # drive_id -> path_on_host, as a snapshot records them
         self.agent_listening_at = None
         self.booted = False
+        self.memory = {}  # page index -> bytes: the fake guest memory, non-zero pages only
+        self.dirty = set()  # pages written since the boot, the last snapshot or the load
+        self.track_dirty_pages = False
+        self.has_base = False  # a snapshot was taken or loaded: a Diff has something to add to
+        self.runs = 0
+
+    PAGE = 4096
+
+    def memory_bytes(self):
+        return self.machine["mem_size_mib"] * 1024 * 1024
+
+    def write_page(self, index, data):
+        self.memory[index] = data[:self.PAGE].ljust(self.PAGE, b"\0")
+        self.dirty.add(index)
+
+    def guest_runs(self):
+        """The guest ran: it wrote pages chosen from the run's number (deterministic)."""
+        self.runs += 1
+        pages = self.memory_bytes() // self.PAGE
+        for i in range(self.options.dirty_pages_per_run):
+            index = (self.runs * 7919 + i * 104729) % pages
+            self.write_page(index, f"run {self.runs} page {index}".encode())
+
+    def read_memory(self, path):
+        """The memory file of a load: its data extents, page by page."""
+        self.memory = {}
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            offset = 0
+            while offset < size:
+                try:
+                    data = os.lseek(f.fileno(), offset, os.SEEK_DATA)
+                except OSError:
+                    break
+                hole = os.lseek(f.fileno(), data, os.SEEK_HOLE)
+                start = data - data % self.PAGE
+                f.seek(start)
+                for index in range(start // self.PAGE, (hole + self.PAGE - 1) // self.PAGE):
+                    page = f.read(self.PAGE)
+                    if page.strip(b"\0"):
+                        self.memory[index] = page.ljust(self.PAGE, b"\0")
+                offset = hole
+
+    def write_memory(self, path, pages):
+        with open(path, "wb") as f:
+            f.truncate(self.memory_bytes())
+            for index in sorted(pages):
+                f.seek(index * self.PAGE)
+                f.write(self.memory[index])
+
+    def create_snapshot(self, body):
+        path = body["mem_file_path"]
+        if body.get("snapshot_type", "Full") == "Diff":
+            if not self.track_dirty_pages:
+                raise Fault("Create snapshot error: Diff snapshots are not allowed on uVMs with "
+                            "dirty page tracking disabled")
+            if not self.has_base:
+                raise Fault("Create snapshot error: a Diff before any snapshot or load (the "
+                            "conformance server is stricter than Firecracker here)")
+            self.write_memory(path, self.dirty & self.memory.keys())
+            hostile = self.options.hostile_diff
+            if hostile == "symlink":
+                os.unlink(path)
+                os.symlink(os.path.join(os.path.dirname(self.options.api_sock),
+                                        "fake-memory.expected"), path)
+            elif hostile == "large":
+                with open(path, "r+b") as f:
+                    f.truncate(self.memory_bytes() + self.PAGE)
+                    f.seek(self.memory_bytes())
+                    f.write(b"beyond the guest's memory".ljust(self.PAGE, b"\0"))
+            elif hostile == "replaced":
+                os.unlink(path)
+                self.write_memory(path, self.memory.keys())
+        else:
+            self.write_memory(path, self.memory.keys())
+        self.write_memory(os.path.join(os.path.dirname(self.options.api_sock),
+                                       "fake-memory.expected"), self.memory.keys())
+        self.dirty = set()
+        self.has_base = True
 
     def apply(self, method, template, params, body, operation):
         summary = operation.get("summary", "")
@@ -168,6 +264,13 @@ class Vm:
                 raise Fault(f"Cannot open the memory file {memory}")
             saved = json.loads(open(state).read()[len("FAKE-VMSTATE"):])
             self.machine = saved["machine"]
+            # The load's memory is the base of the next Diff; the dirty page log starts clean.
+            self.read_memory(memory)
+            self.runs = saved.get("runs", 0)  # the guest goes on from where it was saved
+            self.dirty = set()
+            self.has_base = True
+            self.track_dirty_pages = bool(body.get("track_dirty_pages")
+                                          or body.get("enable_diff_snapshots"))
             # As Firecracker does: the drives are opened again by the paths the snapshot
             # recorded (the API has no override for them). Which file each path reached goes
             # to fake-drives.log beside the API socket (the runtime directory).
@@ -200,12 +303,9 @@ class Vm:
         if template == "/snapshot/create":
             if self.state != "Paused":
                 raise Fault("Create snapshot error: the microVM must be paused")
-            # As large as the guest's memory (sparse), as Firecracker's file is.
-            with open(body["mem_file_path"], "w") as f:
-                f.write("FAKE-MEMORY")
-                f.truncate(self.machine["mem_size_mib"] * 1024 * 1024)
+            self.create_snapshot(body)
             with open(body["snapshot_path"], "w") as f:
-                f.write("FAKE-VMSTATE" + json.dumps({"machine": self.machine,
+                f.write("FAKE-VMSTATE" + json.dumps({"machine": self.machine, "runs": self.runs,
                                                      "vsock": self.vsock_path,
                                                      "drives": self.drives}))
             return
@@ -217,6 +317,7 @@ class Vm:
                 if "/boot-source" not in self.configured:
                     raise Fault("Cannot start microvm without kernel configuration")
                 self.booted = True
+                self.write_page(0, b"FAKE-MEMORY")
                 self.resumed()
             elif action == "SendCtrlAltDel":
                 if not self.booted:
@@ -226,6 +327,7 @@ class Vm:
             return
         if template == "/machine-config" and method == "PUT":
             self.machine = {"vcpu_count": body["vcpu_count"], "mem_size_mib": body["mem_size_mib"]}
+            self.track_dirty_pages = body.get("track_dirty_pages", False)
         if template == "/vsock":
             self.vsock_path = body["uds_path"]
         if template == "/drives/{drive_id}":
@@ -240,6 +342,8 @@ class Vm:
 
     def resumed(self):
         first = self.state != "Running" and self.agent_listening_at is None
+        if self.state != "Running":
+            self.guest_runs()
         self.state = "Running"
         if first:
             self.agent_listening_at = time.monotonic() + self.options.agent_delay_ms / 1000
@@ -398,6 +502,9 @@ def make_handler(spec, vm, options):
             if f"{self.command}:{template}" in options.fault:
                 # Planted by the test: an answer Firecracker could give, not a violation.
                 return self.answer(400, {"fault_message": f"Injected fault for {template}"})
+            if (options.refuse_diff and template == "/snapshot/create"
+                    and body.get("snapshot_type") == "Diff"):
+                return self.answer(400, {"fault_message": "Injected fault for a Diff snapshot"})
             with vm.lock:
                 try:
                     if method == "get":
@@ -444,6 +551,10 @@ def main(argv=None):
     parser.add_argument("--agent", default="",
                         help="serve vsock port 1024 with this airlock-agent (or 'bundled')")
     parser.add_argument("--requests", default="", help="append every request here as JSON")
+    parser.add_argument("--dirty-pages-per-run", type=int, default=3)
+    parser.add_argument("--refuse-diff", action="store_true")
+    parser.add_argument("--hostile-diff", choices=["", "symlink", "large", "replaced"],
+                        default="")
     options = parser.parse_args(argv)
     if not options.violations:
         options.violations = os.path.join(os.path.dirname(options.api_sock), "violations.jsonl")

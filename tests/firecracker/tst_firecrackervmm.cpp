@@ -231,6 +231,63 @@ private:
     /// The requests the conformance server refused; empty when all conformed.
     QByteArray violations() const { return readAll(m_violations); }
 
+    /// The bodies of the requests to `path` in a --requests file, in order.
+    static QList<QJsonObject> bodiesOf(const QString &requests, QLatin1StringView path)
+    {
+        QList<QJsonObject> bodies;
+        for (const QByteArray &line : readAll(requests).trimmed().split('\n')) {
+            const QJsonObject request = QJsonDocument::fromJson(line).object();
+            if (request.value(QStringLiteral("path")).toString() == path)
+                bodies.append(QJsonDocument::fromJson(
+                                  request.value(QStringLiteral("body")).toString().toUtf8())
+                                  .object());
+        }
+        return bodies;
+    }
+
+    /// The snapshot types PUT /snapshot/create asked for, in order.
+    static QStringList snapshotTypes(const QString &requests)
+    {
+        QStringList types;
+        for (const QJsonObject &body : bodiesOf(requests, QLatin1StringView("/snapshot/create")))
+            types.append(body.value(QStringLiteral("snapshot_type")).toString());
+        return types;
+    }
+
+    /// Pauses `vmm` (when it runs) and saves its device state into `state`; the error text.
+    QString snapshot(FirecrackerVmm &vmm, int state)
+    {
+        const auto running = await<bool>([&](auto done) { vmm.queryRunning(done); });
+        if (!running || !*running)
+            return QStringLiteral("state query failed");
+        if (**running) {
+            const auto paused = awaitVoid([&](Vmm::Done done) { vmm.pause(done); });
+            if (!paused || !*paused)
+                return QStringLiteral("pause failed");
+        }
+        // copyFile writes at the descriptor's offset: the state of this snapshot only.
+        if (::ftruncate(state, 0) != 0 || ::lseek(state, 0, SEEK_SET) != 0)
+            return QStringLiteral("cannot empty the state file");
+        const auto saved = awaitVoid([&](Vmm::Done done) { vmm.saveDeviceState(state, done); });
+        if (!saved)
+            return QStringLiteral("no answer");
+        return *saved ? QString() : saved->error().message;
+    }
+
+    /// Lets the paused guest run (the fake then writes pages) and pauses it again.
+    bool runAgain(FirecrackerVmm &vmm)
+    {
+        const auto resumed = awaitVoid([&](Vmm::Done done) { vmm.resume(done); });
+        const auto paused = awaitVoid([&](Vmm::Done done) { vmm.pause(done); });
+        return resumed && *resumed && paused && *paused;
+    }
+
+    /// The fake's whole memory as of its last snapshot (fake-memory.expected in RUNDIR).
+    static QByteArray fakeMemory(const VmmLaunchConfig &config)
+    {
+        return readAll(QDir(config.runtimeDir).filePath(QStringLiteral("fake-memory.expected")));
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -880,8 +937,10 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("version");
         QTest::addColumn<bool>("overrides");
-        QTest::newRow("1.12") << QStringLiteral("1.12.1") << false;
-        QTest::newRow("1.17") << QStringLiteral("1.17.0-dev") << true;
+        QTest::addColumn<bool>("diff");
+        QTest::newRow("1.12") << QStringLiteral("1.12.1") << false << false;
+        QTest::newRow("1.14") << QStringLiteral("1.14.2") << false << false;
+        QTest::newRow("1.17") << QStringLiteral("1.17.0-dev") << true << true;
     }
 
     void featuresFollowTheReportedVersion()
@@ -890,6 +949,7 @@ private Q_SLOTS:
         // description this test has allows.
         QFETCH(QString, version);
         QFETCH(bool, overrides);
+        QFETCH(bool, diff);
         const QString requests = m_dir.filePath(QStringLiteral("requests-%1").arg(version));
         const QStringList knobs {QStringLiteral("--version ") + version,
                                  QStringLiteral("--requests '%1'").arg(requests)};
@@ -936,8 +996,141 @@ private Q_SLOTS:
                      : config.memoryPath);
         // Every boot of the booted VMM sent PUT /entropy (1.4 and later).
         QVERIFY(readAll(requests).contains("\"path\": \"/entropy\""));
+        // Dirty page tracking and Diff snapshots only from 1.15; older releases get neither
+        // field and Full snapshots only, also of a loaded guest (which has a base).
+        const auto machine = bodiesOf(requests, QLatin1StringView("/machine-config"));
+        QVERIFY(!machine.isEmpty());
+        QCOMPARE(machine.first().contains(QStringLiteral("track_dirty_pages")), diff);
+        QCOMPARE(load.contains(QStringLiteral("track_dirty_pages")), diff);
+        const int state2 = ::memfd_create("state2", MFD_CLOEXEC);
+        const auto closeState2 = qScopeGuard([state2] { ::close(state2); });
+        QCOMPARE(snapshot(restored, state2), QString());
+        QCOMPARE(restored.lastSnapshotType(),
+                 diff ? QStringLiteral("Diff") : QStringLiteral("Full"));
+        QCOMPARE(readAll(restoreConfig.memoryPath), fakeMemory(restoreConfig));
         restored.kill();
         QVERIFY(restored.waitForExit(5000));
+    }
+
+    void diffSnapshotsMergeOntoACopyOfTheBase()
+    {
+        const QString requests = m_dir.filePath(QStringLiteral("requests-diff"));
+        const QStringList knobs {QStringLiteral("--requests '%1'").arg(requests)};
+        FirecrackerVmm vmm(fakeBinary(knobs), kFcctl, kConsole);
+        shareWithTheJail(vmm);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-diff"));
+        QVERIFY(startAndWait(vmm, config));
+        const auto killVmm = qScopeGuard([&vmm] { vmm.kill(); });
+        // Dirty page tracking is on from the boot (1.15 and later).
+        const auto machine = bodiesOf(requests, QLatin1StringView("/machine-config"));
+        QCOMPARE(machine.size(), 1);
+        QCOMPARE(machine.first().value(QStringLiteral("track_dirty_pages")), QJsonValue(true));
+
+        const int state = ::memfd_create("state", MFD_CLOEXEC);
+        const auto closeState = qScopeGuard([state] { ::close(state); });
+        // The first snapshot of a cold boot is Full: there is no base yet.
+        QCOMPARE(snapshot(vmm, state), QString());
+        QCOMPARE(vmm.lastSnapshotType(), QStringLiteral("Full"));
+        const QByteArray full = readAll(config.memoryPath);
+        QCOMPARE(full.size(), qint64(config.memoryMib) * 1024 * 1024);
+        QVERIFY(full == fakeMemory(config));
+
+        // The second holds only the pages written meanwhile, merged onto memoryPath.
+        QVERIFY(runAgain(vmm));
+        QCOMPARE(snapshot(vmm, state), QString());
+        QCOMPARE(vmm.lastSnapshotType(), QStringLiteral("Diff"));
+        const QByteArray merged = readAll(config.memoryPath);
+        QVERIFY(merged == fakeMemory(config));
+        QVERIFY(merged != full);
+        QVERIFY(merged.startsWith("FAKE-MEMORY"));
+        QVERIFY(!QFile::exists(config.memoryPath + QStringLiteral(".next")));
+        QVERIFY(!QFile::exists(config.memoryPath + QStringLiteral(".diff")));
+        // A guest that did not run dirtied nothing: an empty Diff keeps the memory.
+        QCOMPARE(snapshot(vmm, state), QString());
+        QCOMPARE(vmm.lastSnapshotType(), QStringLiteral("Diff"));
+        QVERIFY(readAll(config.memoryPath) == merged);
+        QCOMPARE(
+            snapshotTypes(requests),
+            (QStringList {QStringLiteral("Full"), QStringLiteral("Diff"), QStringLiteral("Diff")}));
+
+        // A VMM loaded from that memory: its first snapshot is already a Diff (the loaded file
+        // is its base), and the file it was loaded from is never written.
+        FirecrackerVmm restored(fakeBinary(knobs), kFcctl, kConsole);
+        shareWithTheJail(restored);
+        VmmLaunchConfig restoreConfig = launchConfig(QStringLiteral("fc-diff-restored"));
+        QFile::remove(restoreConfig.memoryPath);
+        QVERIFY(QFile::copy(config.memoryPath, restoreConfig.memoryPath));
+        restoreConfig.incomingStateFd = state;
+        QVERIFY(startAndWait(restored, restoreConfig));
+        const auto killRestored = qScopeGuard([&restored] { restored.kill(); });
+        const auto load = bodiesOf(requests, QLatin1StringView("/snapshot/load"));
+        QCOMPARE(load.size(), 1);
+        QCOMPARE(load.first().value(QStringLiteral("track_dirty_pages")), QJsonValue(true));
+        QFile loadedFrom(restoreConfig.memoryPath);
+        QVERIFY(loadedFrom.open(QIODevice::ReadOnly));
+        const int state2 = ::memfd_create("state2", MFD_CLOEXEC);
+        const auto closeState2 = qScopeGuard([state2] { ::close(state2); });
+        QCOMPARE(snapshot(restored, state2), QString());
+        QCOMPARE(restored.lastSnapshotType(), QStringLiteral("Diff"));
+        const QByteArray restoredMemory = readAll(restoreConfig.memoryPath);
+        QVERIFY(restoredMemory == fakeMemory(restoreConfig));
+        QVERIFY(restoredMemory != merged);
+        QVERIFY(loadedFrom.readAll() == merged);
+        QCOMPARE(violations(), QByteArray());
+    }
+
+    void aFailedDiffLeavesTheMemoryAndTheNextIsFull_data()
+    {
+        QTest::addColumn<QString>("knob");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("refused") << QStringLiteral("--refuse-diff")
+                                 << QStringLiteral("Injected fault for a Diff snapshot");
+        QTest::newRow("symlink") << QStringLiteral("--hostile-diff symlink")
+                                 << QStringLiteral("cannot open");
+        QTest::newRow("larger than memory") << QStringLiteral("--hostile-diff large")
+                                            << QStringLiteral("larger than the guest's memory");
+        QTest::newRow("replaced") << QStringLiteral("--hostile-diff replaced")
+                                  << QStringLiteral("not the file created for the diff");
+    }
+
+    void aFailedDiffLeavesTheMemoryAndTheNextIsFull()
+    {
+        QFETCH(QString, knob);
+        QFETCH(QString, message);
+        static int count = 0;
+        const QString requests =
+            m_dir.filePath(QStringLiteral("requests-bad-diff-%1").arg(++count));
+        FirecrackerVmm vmm(fakeBinary({knob, QStringLiteral("--requests '%1'").arg(requests)}),
+                           kFcctl, kConsole);
+        shareWithTheJail(vmm);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-bad-diff%1").arg(count));
+        QVERIFY(startAndWait(vmm, config));
+        const auto killVmm = qScopeGuard([&vmm] { vmm.kill(); });
+        const int state = ::memfd_create("state", MFD_CLOEXEC);
+        const auto closeState = qScopeGuard([state] { ::close(state); });
+        QCOMPARE(snapshot(vmm, state), QString());
+        const QByteArray base = readAll(config.memoryPath);
+        struct stat before;
+        QCOMPARE(::stat(QFile::encodeName(config.memoryPath).constData(), &before), 0);
+
+        QVERIFY(runAgain(vmm));
+        const QString error = snapshot(vmm, state);
+        QVERIFY2(error.contains(message), qPrintable(QStringLiteral("error: ") + error));
+        // memoryPath is the same file with the same bytes; nothing is left beside it.
+        struct stat after;
+        QCOMPARE(::stat(QFile::encodeName(config.memoryPath).constData(), &after), 0);
+        QCOMPARE(after.st_ino, before.st_ino);
+        QVERIFY(readAll(config.memoryPath) == base);
+        QVERIFY(!QFile::exists(config.memoryPath + QStringLiteral(".next")));
+        QVERIFY(!QFileInfo(config.memoryPath + QStringLiteral(".diff")).isSymLink());
+        QVERIFY(!QFile::exists(config.memoryPath + QStringLiteral(".diff")));
+        // The next snapshot is Full again, and right.
+        QCOMPARE(snapshot(vmm, state), QString());
+        QCOMPARE(vmm.lastSnapshotType(), QStringLiteral("Full"));
+        QVERIFY(readAll(config.memoryPath) == fakeMemory(config));
+        QCOMPARE(
+            snapshotTypes(requests),
+            (QStringList {QStringLiteral("Full"), QStringLiteral("Diff"), QStringLiteral("Full")}));
     }
 
     void aLyingFcctlBreaksOnlyItsChannel_data()
@@ -1052,6 +1245,15 @@ private Q_SLOTS:
              QStringLiteral("does not match body.drive_id")},
             {"PATCH", QStringLiteral("/vm"), R"({"state":"Paused"})",
              QStringLiteral("post-boot only")},
+            {"PUT", QStringLiteral("/machine-config"),
+             R"({"vcpu_count":2,"mem_size_mib":256,"track_dirty_pages":"yes"})",
+             QStringLiteral("body.track_dirty_pages must be a boolean")},
+            {"PUT", QStringLiteral("/snapshot/create"),
+             R"({"mem_file_path":"/m","snapshot_path":"/s","snapshot_type":"Incremental"})",
+             QStringLiteral("body.snapshot_type must be one of")},
+            {"PUT", QStringLiteral("/snapshot/load"),
+             R"({"snapshot_path":"/s","mem_backend":{"backend_type":"File","backend_path":"/m"},"track_dirty_pages":1})",
+             QStringLiteral("body.track_dirty_pages must be a boolean")},
             {"PUT", QStringLiteral("/version"), R"({})",
              QStringLiteral("Invalid request method PUT for /version")},
             {"PUT", QStringLiteral("/no-such-endpoint"), R"({})",
