@@ -5,6 +5,7 @@
 #include "core/model/printabletext.h"
 #include "core/vmm/fcctlchannel.h"
 #include "core/vmm/guestagent.h"
+#include "core/vmm/landlockscope.h"
 #include "core/vmm/pinnedsocket.h"
 #include "core/vmm/processreaper.h"
 #include "core/vmm/qemucommand.h"
@@ -89,6 +90,7 @@ voidReply(std::function<void(const Result<void> &)> done)
 
 /// Whether the missing cgroup was already reported: once per helper is enough.
 std::atomic_bool g_cgroupWarned {false};
+std::atomic_bool g_landlockWarned {false};
 
 bool isQcow2(const QString &path)
 {
@@ -545,9 +547,24 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
             return m_cgroup->attach(child);
         };
     }
+    // Its network namespace is the host's (the tap is opened by name there) and its seccomp
+    // filters allow AF_UNIX sockets only; the chroot hides path-named ones, Landlock's scope the
+    // abstract ones (which belong to the network namespace), where the kernel has it.
+    int landlockRuleset = -1;
+    if (m_jail) {
+        landlockRuleset = LandlockScope::createRuleset();
+        if (landlockRuleset < 0 && !g_landlockWarned.exchange(true))
+            qCWarning(lcFirecracker).noquote()
+                << "Firecracker VMMs can reach the host's abstract Unix sockets: Landlock's "
+                   "scopes need Linux 6.12 (Landlock ABI 6); this kernel has ABI"
+                << LandlockScope::abiVersion();
+    }
+    options.landlockRuleset = landlockRuleset;
     options.stdinFd = stdinPipe[0];
     options.stdoutFd = stdoutPipe[1];
     auto pid = VmmProcess::spawn(argv, run.filePath(kStderrFile), credentials, options);
+    if (landlockRuleset >= 0)
+        ::close(landlockRuleset);
     ::close(stdinPipe[0]);
     ::close(stdoutPipe[1]);
     if (!pid) {

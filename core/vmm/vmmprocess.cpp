@@ -1,5 +1,7 @@
 #include "core/vmm/vmmprocess.h"
 
+#include "core/vmm/landlockscope.h"
+
 #include <QByteArray>
 #include <QFile>
 #include <QLoggingCategory>
@@ -34,7 +36,8 @@ enum ChildStep : int {
     StepExec,
     StepInherit,
     StepPrivileges,
-    StepJail
+    StepJail,
+    StepLandlock
 };
 
 QString stepName(int step)
@@ -54,6 +57,8 @@ QString stepName(int step)
         return QStringLiteral("dropping privileges");
     case StepJail:
         return QStringLiteral("entering the jail");
+    case StepLandlock:
+        return QStringLiteral("restricting by Landlock");
     }
     return QStringLiteral("an unknown step");
 }
@@ -270,6 +275,10 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
         if (inheritCount > 0
             && (report = ::fcntl(errorPipe[1], F_DUPFD_CLOEXEC, 3 + inheritCount)) < 0)
             ::_exit(127);
+        int landlockRuleset = options.landlockRuleset;
+        if (landlockRuleset >= 0 && inheritCount > 0
+            && (landlockRuleset = ::fcntl(landlockRuleset, F_DUPFD_CLOEXEC, 3 + inheritCount)) < 0)
+            childFail(report, StepLandlock, errno);
         // Own session and process group: the helper's terminal or a signal to its group must
         // not reach the VMM, which outlives helper restarts.
         if (::setsid() < 0)
@@ -335,6 +344,10 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
         ::umask(0077);
         if (::chdir("/") != 0)
             childFail(report, StepStdio, errno);
+        if (landlockRuleset >= 0) {
+            if (const int error = LandlockScope::restrictSelf(landlockRuleset); error != 0)
+                childFail(report, StepLandlock, error);
+        }
         ::execve(args[0], args.data(), env);
         childFail(report, StepExec, errno);
     }

@@ -87,6 +87,10 @@ struct SpawnOptions
     /// (it waits on a pipe until this returns), e.g. to put it into a cgroup before it execs
     /// and allocates anything. An error kills and reaps the child and is spawn()'s.
     std::function<Result<void>(pid_t)> beforeChildRuns;
+    /// When >= 0: a Landlock ruleset (LandlockScope::createRuleset) the child restricts itself
+    /// by right before exec, after the identity switch (it also sets PR_SET_NO_NEW_PRIVS). The
+    /// caller keeps ownership.
+    int landlockRuleset = -1;
 };
 
 /// The autogroup nice value of guest VMMs: a host full of busy guests (TCG ones, above all)

@@ -393,6 +393,22 @@ def start_vsock(vm):
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
 
+def probe_abstract(options):
+    """What a guest that took over Firecracker could reach: an abstract Unix socket of the
+    host's network namespace (a chroot does not hide those)."""
+    import errno
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect("\0" + options.probe_abstract)
+        outcome = "connected"
+    except OSError as error:
+        outcome = "refused " + errno.errorcode.get(error.errno, str(error.errno))
+    finally:
+        probe.close()
+    with open(os.path.join(os.path.dirname(options.api_sock), "abstract-probe"), "w") as f:
+        f.write(outcome + "\n")
+
+
 def agent_program(options):
     """--agent PATH, or with --agent bundled the airlock-agent inside this zip application,
     extracted once beside the API socket (a jail shows nothing else)."""
@@ -548,6 +564,9 @@ def main(argv=None):
     parser.add_argument("--fault", action="append", default=[])
     parser.add_argument("--ignore-ctrl-alt-del", action="store_true")
     parser.add_argument("--agent-delay-ms", type=int, default=300)
+    parser.add_argument("--probe-abstract", default="",
+                        help="try to connect to this abstract Unix socket at start; the outcome "
+                             "goes to abstract-probe beside the API socket")
     parser.add_argument("--agent", default="",
                         help="serve vsock port 1024 with this airlock-agent (or 'bundled')")
     parser.add_argument("--requests", default="", help="append every request here as JSON")
@@ -558,6 +577,8 @@ def main(argv=None):
     options = parser.parse_args(argv)
     if not options.violations:
         options.violations = os.path.join(os.path.dirname(options.api_sock), "violations.jsonl")
+    if options.probe_abstract:
+        probe_abstract(options)
     spec = Spec(options.spec)
     vm = Vm(options)
     if options.no_socket:

@@ -8,6 +8,7 @@
 #include "core/fcctl/firecrackerapitypes.h"
 #include "core/vmm/firecrackervmm.h"
 #include "core/vmm/guestagent.h"
+#include "core/vmm/landlockscope.h"
 #include "core/vmm/vmmcgroup.h"
 #include "core/vmm/vmmprocess.h"
 #include "core/vmm/vsockconnector.h"
@@ -27,6 +28,7 @@
 #include <QDeadlineTimer>
 
 #include <csignal>
+#include <cstddef>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -464,6 +466,48 @@ private Q_SLOTS:
                  QStringLiteral("ROOT-OF-THE-FORK"));
         QCOMPARE(opened[QStringLiteral("seed")][QStringLiteral("head")].toString(),
                  QStringLiteral("SEED-OF-THE-FORK"));
+    }
+
+    void cannotReachTheHostsAbstractSockets()
+    {
+        // The jailed Firecracker shares the host's network namespace; abstract Unix sockets
+        // belong to it and a chroot does not hide them. Landlock's scope does (Linux 6.12).
+        if (!FirecrackerJail::available())
+            QSKIP("the jail needs CAP_SYS_ADMIN and CAP_SYS_CHROOT");
+        const QByteArray name = "airlock-test-abstract-" + QByteArray::number(::getpid());
+        const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        QVERIFY(listener >= 0);
+        const auto closeListener = qScopeGuard([listener] { ::close(listener); });
+        sockaddr_un address {};
+        address.sun_family = AF_UNIX;
+        std::memcpy(address.sun_path + 1, name.constData(), size_t(name.size()));
+        const auto length = socklen_t(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+        QCOMPARE(::bind(listener, reinterpret_cast<sockaddr *>(&address), length), 0);
+        QCOMPARE(::listen(listener, 4), 0);
+        // A control: the socket is there for anyone outside a scope.
+        const int control = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        QCOMPARE(::connect(control, reinterpret_cast<sockaddr *>(&address), length), 0);
+        ::close(control);
+
+        FirecrackerVmm vmm(
+            fakeBinary({QStringLiteral("--probe-abstract ") + QString::fromLatin1(name)}), kFcctl,
+            kConsole);
+        shareWithTheJail(vmm);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-abstract"));
+        const auto started = startAndWait(vmm, config);
+        const auto killVmm = qScopeGuard([&vmm] {
+            vmm.kill();
+            vmm.waitForExit(5000);
+        });
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
+        const QByteArray outcome =
+            readAll(QDir(config.runtimeDir).filePath(QStringLiteral("abstract-probe"))).trimmed();
+        if (!LandlockScope::available()) {
+            QCOMPARE(outcome, QByteArray("connected"));
+            QSKIP("this kernel has no Landlock scopes (ABI 6, Linux 6.12): the host's abstract "
+                  "Unix sockets stay reachable, as docs/vmm.md says");
+        }
+        QCOMPARE(outcome, QByteArray("refused EPERM"));
     }
 
     void runsInAJailOfItsOwn()
