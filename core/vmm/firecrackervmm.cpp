@@ -548,8 +548,9 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
         };
     }
     // Its network namespace is the host's (the tap is opened by name there) and its seccomp
-    // filters allow AF_UNIX sockets only; the chroot hides path-named ones, Landlock's scope the
-    // abstract ones (which belong to the network namespace), where the kernel has it.
+    // filters allow AF_UNIX sockets only; the chroot hides path-named ones, a filter of ours
+    // refuses connect(2) (NoConnectFilter), and Landlock's scope keeps it off abstract sockets
+    // and from signalling the host's processes where the kernel has it.
     int landlockRuleset = -1;
     if (m_jail) {
         landlockRuleset = LandlockScope::createRuleset();
@@ -560,6 +561,8 @@ void FirecrackerVmm::start(const VmmLaunchConfig &config, Started started)
                 << LandlockScope::abiVersion();
     }
     options.landlockRuleset = landlockRuleset;
+    // On every kernel: Airlock needs no connect from Firecracker (the helper connects to it).
+    options.noConnect = m_jail.has_value();
     options.stdinFd = stdinPipe[0];
     options.stdoutFd = stdoutPipe[1];
     auto pid = VmmProcess::spawn(argv, run.filePath(kStderrFile), credentials, options);

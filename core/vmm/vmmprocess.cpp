@@ -1,6 +1,7 @@
 #include "core/vmm/vmmprocess.h"
 
 #include "core/vmm/landlockscope.h"
+#include "core/vmm/noconnectfilter.h"
 
 #include <QByteArray>
 #include <QFile>
@@ -37,7 +38,8 @@ enum ChildStep : int {
     StepInherit,
     StepPrivileges,
     StepJail,
-    StepLandlock
+    StepLandlock,
+    StepSeccomp
 };
 
 QString stepName(int step)
@@ -59,6 +61,8 @@ QString stepName(int step)
         return QStringLiteral("entering the jail");
     case StepLandlock:
         return QStringLiteral("restricting by Landlock");
+    case StepSeccomp:
+        return QStringLiteral("installing the seccomp filter");
     }
     return QStringLiteral("an unknown step");
 }
@@ -347,6 +351,10 @@ Result<pid_t> VmmProcess::spawn(const QStringList &argv, const QString &logPath,
         if (landlockRuleset >= 0) {
             if (const int error = LandlockScope::restrictSelf(landlockRuleset); error != 0)
                 childFail(report, StepLandlock, error);
+        }
+        if (options.noConnect) {
+            if (const int error = NoConnectFilter::install(); error != 0)
+                childFail(report, StepSeccomp, error);
         }
         ::execve(args[0], args.data(), env);
         childFail(report, StepExec, errno);

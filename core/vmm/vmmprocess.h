@@ -91,6 +91,8 @@ struct SpawnOptions
     /// by right before exec, after the identity switch (it also sets PR_SET_NO_NEW_PRIVS). The
     /// caller keeps ownership.
     int landlockRuleset = -1;
+    /// The child installs NoConnectFilter right before exec: its connect(2) calls fail.
+    bool noConnect = false;
 };
 
 /// The autogroup nice value of guest VMMs: a host full of busy guests (TCG ones, above all)
