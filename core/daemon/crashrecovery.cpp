@@ -42,13 +42,39 @@ struct OrphanCandidate
     bool firecracker = false;
 };
 
+/// The first bytes (at most 63) of a pid file in the VMM user's directory, read without
+/// following a link and without blocking (a FIFO planted there would hang the helper's start,
+/// and every start after it): only a regular file, and with `ownedByHelper` only the helper's
+/// own (not writable by group or others). nullopt otherwise.
+std::optional<QByteArray> readPidFile(const QString &path, bool ownedByHelper)
+{
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    struct stat info
+    {
+    };
+    char buffer[64] = {};
+    bool usable = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+    if (usable && ownedByHelper)
+        usable = info.st_uid == ::geteuid() && !(info.st_mode & (S_IWGRP | S_IWOTH));
+    const ssize_t got = usable ? ::read(fd, buffer, sizeof buffer - 1) : -1;
+    ::close(fd);
+    if (got <= 0)
+        return std::nullopt;
+    return QByteArray(buffer, qsizetype(got));
+}
+
 std::optional<OrphanCandidate> readQemuPidFile(const QDir &run)
 {
-    QFile pidFile(run.filePath(QemuCommand::kPidFile.toString()));
-    if (!pidFile.open(QIODevice::ReadOnly))
+    // QEMU writes it as the VMM user: believed only for a process of that user whose command
+    // line names the directory (killOrphanVmm).
+    const auto text = readPidFile(run.filePath(QemuCommand::kPidFile.toString()), false);
+    if (!text)
         return std::nullopt;
     bool ok = false;
-    const pid_t pid = pid_t(pidFile.read(32).trimmed().toLongLong(&ok));
+    const pid_t pid = pid_t(text->trimmed().toLongLong(&ok));
     if (!ok || pid <= 1)
         return std::nullopt;
     return OrphanCandidate {pid, std::nullopt, false};
@@ -58,21 +84,10 @@ std::optional<OrphanCandidate> readFirecrackerPidFile(const QDir &run)
 {
     // Only the helper's own file, never through a link: one the VMM user (who owns the
     // directory) planted in its place is not believed.
-    const QByteArray name = QFile::encodeName(run.filePath(FirecrackerVmm::kPidFile.toString()));
-    const int fd = ::open(name.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
+    const auto text = readPidFile(run.filePath(FirecrackerVmm::kPidFile.toString()), true);
+    if (!text)
         return std::nullopt;
-    struct stat info
-    {
-    };
-    char buffer[64] = {};
-    const bool mine = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid()
-        && !(info.st_mode & (S_IWGRP | S_IWOTH));
-    const ssize_t got = mine ? ::read(fd, buffer, sizeof buffer - 1) : -1;
-    ::close(fd);
-    if (got <= 0)
-        return std::nullopt;
-    const QList<QByteArray> fields = QByteArray(buffer, qsizetype(got)).simplified().split(' ');
+    const QList<QByteArray> fields = text->simplified().split(' ');
     bool pidOk = false;
     bool startOk = false;
     const pid_t pid = fields.size() == 2 ? pid_t(fields[0].toLongLong(&pidOk)) : 0;

@@ -3,12 +3,17 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QScopeGuard>
 
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <string>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace airlock {
 
@@ -21,18 +26,64 @@ Error failAt(const QString &what, const QString &path, int error)
                       .arg(what, path, QString::fromLocal8Bit(std::strerror(error)))};
 }
 
-/// Removes whatever `path` is (never following a link): the runtime directory is the VMM
-/// user's, so an entry of a mount point's name may have been planted there.
-void removeEntry(const QString &path)
+/// Removes whatever `name` is in `dir` (a descriptor), never following a link: the runtime
+/// directory is the VMM user's, so an entry of a mount point's name may have been planted
+/// there, and it may be swapped while root works in it. Every step is relative to a descriptor
+/// opened without following links, so a swap can only make a step fail, never reach outside.
+void removeAt(int dir, const char *name)
 {
-    const QByteArray name = QFile::encodeName(path);
-    struct stat info;
-    if (::lstat(name.constData(), &info) != 0)
+    if (::unlinkat(dir, name, 0) == 0 || errno == ENOENT)
         return;
-    if (S_ISDIR(info.st_mode))
-        QDir(path).removeRecursively();
-    else
-        ::unlink(name.constData());
+    const int sub = ::openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0)
+        return;
+    if (DIR *entries = ::fdopendir(::dup(sub))) {
+        std::vector<std::string> names;
+        while (const dirent *entry = ::readdir(entries)) {
+            const std::string_view child(entry->d_name);
+            if (child != "." && child != "..")
+                names.emplace_back(child);
+        }
+        ::closedir(entries);
+        for (const std::string &child : names)
+            removeAt(sub, child.c_str());
+    }
+    ::close(sub);
+    ::unlinkat(dir, name, AT_REMOVEDIR);
+}
+
+/// A descriptor of the directory `name` in `dir`: made (root's, mode 0755: the VMM user must
+/// pass through to its device nodes) or, when something else stands there, replaced; an
+/// existing directory must be root's and is set to 0755 through its descriptor. -1 with errno.
+int directoryAt(int dir, const char *name)
+{
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (::mkdirat(dir, name, 0755) != 0 && errno != EEXIST)
+            return -1;
+        const int fd = ::openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno != ENOTDIR && errno != ELOOP)
+                return -1;
+            removeAt(dir, name); // a planted file or link
+            continue;
+        }
+        struct stat info;
+        if (::fstat(fd, &info) != 0 || info.st_uid != ::geteuid()) {
+            // The VMM user's own directory (planted): nothing in it is believed.
+            ::close(fd);
+            removeAt(dir, name);
+            continue;
+        }
+        if (::fchmod(fd, 0755) != 0) {
+            const int error = errno;
+            ::close(fd);
+            errno = error;
+            return -1;
+        }
+        return fd;
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 } // namespace
@@ -130,9 +181,14 @@ QString FirecrackerJail::pathInside(const QString &hostPath) const
 
 Result<void> FirecrackerJail::prepare() const
 {
+    const int root = ::open(QFile::encodeName(m_root).constData(),
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (root < 0)
+        return std::unexpected(failAt(QStringLiteral("cannot open"), m_root, errno));
+    const auto closeRoot = qScopeGuard([root] { ::close(root); });
     for (const QString &link : m_links) {
-        const QString at = m_root + link;
-        removeEntry(at);
+        const QByteArray at = QFile::encodeName(link.mid(1));
+        removeAt(root, at.constData());
         // The link as the host has it ("usr/lib"), relative, so it resolves inside the jail.
         char value[4096];
         const ssize_t size =
@@ -140,35 +196,39 @@ Result<void> FirecrackerJail::prepare() const
         if (size <= 0)
             return std::unexpected(failAt(QStringLiteral("cannot read the link"), link, errno));
         value[size] = '\0';
-        if (::symlink(value, QFile::encodeName(at).constData()) != 0)
-            return std::unexpected(failAt(QStringLiteral("cannot link"), at, errno));
+        if (::symlinkat(value, root, at.constData()) != 0)
+            return std::unexpected(failAt(QStringLiteral("cannot link"), m_root + link, errno));
     }
     for (const Entry &entry : m_entries) {
+        // "/dev/net/tun": the parents are made and walked by descriptor, the last is the mount
+        // point itself.
+        const QStringList parts = entry.inside.mid(1).split(u'/');
+        int parent = ::dup(root);
+        QString walked = m_root;
+        for (qsizetype i = 0; parent >= 0 && i + 1 < parts.size(); ++i) {
+            walked += u'/' + parts[i];
+            const int next = directoryAt(parent, QFile::encodeName(parts[i]).constData());
+            const int error = errno;
+            ::close(parent);
+            parent = next;
+            if (parent < 0)
+                return std::unexpected(failAt(QStringLiteral("cannot create"), walked, error));
+        }
+        if (parent < 0)
+            return std::unexpected(failAt(QStringLiteral("cannot open"), m_root, errno));
+        const auto closeParent = qScopeGuard([parent] { ::close(parent); });
+        const QByteArray last = QFile::encodeName(parts.last());
         const QString at = m_root + entry.inside;
-        // Parents are root's directories, searchable by the VMM user.
-        const QString parent = QFileInfo(at).path();
-        for (QString dir = parent; dir.size() > m_root.size(); dir = QFileInfo(dir).path()) {
-            struct stat info;
-            if (::lstat(QFile::encodeName(dir).constData(), &info) == 0 && !S_ISDIR(info.st_mode))
-                removeEntry(dir);
-        }
-        if (!QDir().mkpath(parent))
-            return std::unexpected(failAt(QStringLiteral("cannot create"), parent, errno));
-        // The helper's umask (0077) made them root's alone: the VMM user must pass through
-        // /dev and /dev/net to its device nodes.
-        for (QString dir = parent; dir.size() > m_root.size(); dir = QFileInfo(dir).path()) {
-            if (::chmod(QFile::encodeName(dir).constData(), 0755) != 0)
-                return std::unexpected(failAt(QStringLiteral("cannot chmod"), dir, errno));
-        }
-        removeEntry(at);
-        const QByteArray name = QFile::encodeName(at);
+        removeAt(parent, last.constData());
         if (entry.directory) {
-            if (::mkdir(name.constData(), 0755) != 0 || ::chmod(name.constData(), 0755) != 0)
+            const int fd = directoryAt(parent, last.constData());
+            if (fd < 0)
                 return std::unexpected(failAt(QStringLiteral("cannot create"), at, errno));
+            ::close(fd);
             continue;
         }
-        const int fd =
-            ::open(name.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        const int fd = ::openat(parent, last.constData(),
+                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
             return std::unexpected(failAt(QStringLiteral("cannot create"), at, errno));
         ::close(fd);

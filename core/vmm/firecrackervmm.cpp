@@ -921,7 +921,7 @@ void FirecrackerVmm::saveDeviceState(int fd, Done done)
     const QLatin1StringView type = diff ? QLatin1StringView("Diff") : QLatin1StringView("Full");
     command(
         fcctl::kState, {}, kCommandTimeoutMs,
-        [this, fd, done, memoryTarget, identity, held, statePath, diff,
+        [this, fd, done, memoryTarget, memoryFd, identity, held, statePath, diff,
          type](const Result<QJsonObject> &state) {
             if (!state
                 || state->value(QStringLiteral("state")).toString() != QLatin1String("Paused")) {
@@ -934,7 +934,7 @@ void FirecrackerVmm::saveDeviceState(int fd, Done done)
                                       {QStringLiteral("statePath"), vmmPath(statePath)},
                                       {QStringLiteral("type"), type}};
             command(fcctl::kSnapshot, params, kSnapshotCommandTimeoutMs,
-                    [this, fd, done, memoryTarget, identity, held, statePath,
+                    [this, fd, done, memoryTarget, memoryFd, identity, held, statePath,
                      diff](const Result<QJsonObject> &created) {
                         if (!created) {
                             QFile::remove(memoryTarget);
@@ -946,6 +946,14 @@ void FirecrackerVmm::saveDeviceState(int fd, Done done)
                         }
                         if (diff)
                             return mergeDiff(fd, memoryTarget, *identity, held, statePath, done);
+                        // The VMM user owns the file: believed only as the very file made
+                        // here, exactly the guest's memory size (a huge sparse one would cost
+                        // the snapshot store hours).
+                        if (auto checked = checkFullMemory(memoryFd, memoryTarget, *identity);
+                            !checked) {
+                            QFile::remove(memoryTarget);
+                            return done(checked);
+                        }
                         // The new memory replaces the old by rename: a restored guest maps the old
                         // inode privately, and it stays intact for as long as Firecracker maps it.
                         if (::rename(QFile::encodeName(memoryTarget).constData(),
@@ -959,6 +967,33 @@ void FirecrackerVmm::saveDeviceState(int fd, Done done)
                         finishSnapshot(fd, statePath, false, done);
                     });
         });
+}
+
+Result<void> FirecrackerVmm::checkFullMemory(int memoryFd, const QString &path,
+                                             const MemoryDiffMerge::Identity &identity) const
+{
+    struct stat held
+    {
+    };
+    struct stat named
+    {
+    };
+    const qint64 expected = qint64(m_config.memoryMib) * 1024 * 1024;
+    if (::fstat(memoryFd, &held) != 0 || ::lstat(QFile::encodeName(path).constData(), &named) != 0)
+        return failSystem(QStringLiteral("cannot stat"), path, errno);
+    if (!S_ISREG(named.st_mode) || named.st_dev != identity.device
+        || named.st_ino != identity.inode)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("Firecracker's snapshot memory %1 is not the file made for it")
+                        .arg(path));
+    if (m_config.memoryMib > 0 && qint64(held.st_size) != expected)
+        return fail(ErrorKind::OperationFailed,
+                    QStringLiteral("Firecracker's snapshot memory %1 holds %2 bytes, not the "
+                                   "guest's %3")
+                        .arg(path)
+                        .arg(qint64(held.st_size))
+                        .arg(expected));
+    return {};
 }
 
 void FirecrackerVmm::mergeDiff(int fd, const QString &diffPath,

@@ -214,6 +214,10 @@ private:
     /// After PUT /snapshot/create: the Diff in `diffPath` merged off the event loop into a copy
     /// of memoryPath, which replaces it; then finishSnapshot. `held` keeps the descriptor of the
     /// file created for the diff open until then (see saveDeviceState).
+    /// A Full snapshot's memory file, before it replaces memoryPath: `path` is still the file
+    /// `memoryFd` was made as (a regular file, same inode) and holds exactly the guest's memory.
+    Result<void> checkFullMemory(int memoryFd, const QString &path,
+                                 const MemoryDiffMerge::Identity &identity) const;
     void mergeDiff(int fd, const QString &diffPath, const MemoryDiffMerge::Identity &identity,
                    const std::shared_ptr<void> &held, const QString &statePath, Done done);
     /// Copies the device state Firecracker wrote at `statePath` into `fd`; on success this VMM

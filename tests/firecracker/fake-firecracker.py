@@ -241,6 +241,18 @@ class Vm:
                 self.write_memory(path, self.memory.keys())
         else:
             self.write_memory(path, self.memory.keys())
+            hostile = self.options.hostile_full
+            if hostile == "large":
+                # Sparse, so free: what a compromised Firecracker could make the store chew on
+                # (it could go to the file system's limit).
+                with open(path, "r+b") as f:
+                    f.truncate(self.memory_bytes() + (1 << 30))
+            elif hostile == "replaced":
+                os.unlink(path)
+                self.write_memory(path, self.memory.keys())
+            elif hostile == "symlink":
+                os.unlink(path)
+                os.symlink("/etc/hostname", path)
         self.write_memory(os.path.join(os.path.dirname(self.options.api_sock),
                                        "fake-memory.expected"), self.memory.keys())
         self.dirty = set()
@@ -572,6 +584,8 @@ def main(argv=None):
     parser.add_argument("--requests", default="", help="append every request here as JSON")
     parser.add_argument("--dirty-pages-per-run", type=int, default=3)
     parser.add_argument("--refuse-diff", action="store_true")
+    parser.add_argument("--hostile-full", choices=["", "symlink", "large", "replaced"],
+                        default="", help="what a Full snapshot leaves at mem_file_path")
     parser.add_argument("--hostile-diff", choices=["", "symlink", "large", "replaced"],
                         default="")
     options = parser.parse_args(argv)

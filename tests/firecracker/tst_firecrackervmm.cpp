@@ -524,6 +524,17 @@ private Q_SLOTS:
         const QString decoy = m_dir.filePath(QStringLiteral("decoy"));
         QVERIFY(QFile(decoy).open(QIODevice::WriteOnly));
         QVERIFY(QFile::link(decoy, QDir(config.runtimeDir).filePath(QStringLiteral("kernel"))));
+        // A directory of the VMM user's where /dev goes, with a link where /dev/net goes: the
+        // helper walks its mount points by descriptor and believes only its own directories,
+        // so the link's target, a root directory of mode 0700, is not made 0755
+        // (docs/reviews/2026-12-08-firecracker-jail.md#f2: chmod by path followed such a link).
+        const QString victim = m_dir.filePath(QStringLiteral("victim"));
+        QVERIFY(QDir().mkpath(victim));
+        QCOMPARE(::chmod(QFile::encodeName(victim).constData(), 0700), 0);
+        const QString plantedDev = QDir(config.runtimeDir).filePath(QStringLiteral("dev"));
+        QVERIFY(QDir().mkpath(plantedDev));
+        QCOMPARE(::chown(QFile::encodeName(plantedDev).constData(), 64991, 64991), 0);
+        QVERIFY(QFile::link(victim, plantedDev + QStringLiteral("/net")));
         const auto started = startAndWait(vmm, config);
         QVERIFY2(started, qPrintable(started ? QString() : started.error().message));
         QVERIFY(vmm.isJailed());
@@ -538,6 +549,10 @@ private Q_SLOTS:
         QCOMPARE(readAll(root.filePath(QStringLiteral("kernel"))), readAll(config.kernelPath));
         QCOMPARE(readAll(root.filePath(QStringLiteral("seed"))), readAll(config.seedImagePath));
         QCOMPARE(readAll(decoy), QByteArray());
+        struct stat victimInfo;
+        QCOMPARE(::stat(QFile::encodeName(victim).constData(), &victimInfo), 0);
+        QCOMPARE(victimInfo.st_mode & 07777, mode_t(0700));
+        QVERIFY(QDir(victim).isEmpty());
         for (const char *present : {"firecracker", "firecracker.sock", "initrd", "rootfs", "memory",
                                     "dev/kvm", "dev/net/tun", "usr/bin/python3"})
             QVERIFY2(QFileInfo::exists(root.filePath(QLatin1String(present))), present);
@@ -1117,6 +1132,45 @@ private Q_SLOTS:
         QVERIFY(restoredMemory != merged);
         QVERIFY(loadedFrom.readAll() == merged);
         QCOMPARE(violations(), QByteArray());
+    }
+
+    void aHostileFullMemoryIsRefused_data()
+    {
+        QTest::addColumn<QString>("knob");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a sparse GiB more")
+            << QStringLiteral("--hostile-full large") << QStringLiteral("not the guest's");
+        QTest::newRow("replaced") << QStringLiteral("--hostile-full replaced")
+                                  << QStringLiteral("is not the file made for it");
+        QTest::newRow("symlink") << QStringLiteral("--hostile-full symlink")
+                                 << QStringLiteral("is not the file made for it");
+    }
+
+    void aHostileFullMemoryIsRefused()
+    {
+        // The memory file of a Full snapshot is the VMM user's: only the file made for it, at
+        // the guest's memory size, replaces memoryPath
+        // (docs/reviews/2026-12-08-firecracker-jail.md#f3).
+        QFETCH(QString, knob);
+        QFETCH(QString, message);
+        static int count = 0;
+        FirecrackerVmm vmm(fakeBinary({knob}), kFcctl, kConsole);
+        shareWithTheJail(vmm);
+        const VmmLaunchConfig config = launchConfig(QStringLiteral("fc-bad-full%1").arg(++count));
+        QVERIFY(startAndWait(vmm, config));
+        const auto killVmm = qScopeGuard([&vmm] { vmm.kill(); });
+        struct stat before;
+        QCOMPARE(::stat(QFile::encodeName(config.memoryPath).constData(), &before), 0);
+        const int state = ::memfd_create("state", MFD_CLOEXEC);
+        const auto closeState = qScopeGuard([state] { ::close(state); });
+        const QString error = snapshot(vmm, state);
+        QVERIFY2(error.contains(message), qPrintable(QStringLiteral("error: ") + error));
+        struct stat after;
+        QCOMPARE(::stat(QFile::encodeName(config.memoryPath).constData(), &after), 0);
+        QCOMPARE(after.st_ino, before.st_ino);
+        QCOMPARE(after.st_size, before.st_size);
+        QVERIFY(!QFileInfo::exists(config.memoryPath + QStringLiteral(".next"))
+                && !QFileInfo(config.memoryPath + QStringLiteral(".next")).isSymLink());
     }
 
     void aFailedDiffLeavesTheMemoryAndTheNextIsFull_data()

@@ -18,7 +18,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <csignal>
+#include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace airlock;
@@ -116,6 +119,42 @@ private Q_SLOTS:
         auto run = m_runtime->prepare(kName, kVmmUid, kVmmGid);
         QVERIFY(run);
         m_run = *run;
+    }
+
+    void aPlantedFifoOrLinkIsNotOpened()
+    {
+        // The VMM user owns RUNDIR: a FIFO in a pid file's place must not hang the helper's
+        // start (and every start after it), a link must not make root open another file
+        // (docs/reviews/2026-12-08-firecracker-jail.md#f1).
+        const QByteArray qemuPid =
+            QFile::encodeName(QDir(m_run).filePath(QStringLiteral("qemu.pid")));
+        const QByteArray firecrackerPid =
+            QFile::encodeName(QDir(m_run).filePath(FirecrackerVmm::kPidFile.toString()));
+        ::unlink(qemuPid.constData());
+        ::unlink(firecrackerPid.constData());
+        QCOMPARE(::mkfifo(qemuPid.constData(), 0644), 0);
+        QCOMPARE(::mkfifo(firecrackerPid.constData(), 0644), 0);
+        const auto removeThem = qScopeGuard([&] {
+            ::unlink(qemuPid.constData());
+            ::unlink(firecrackerPid.constData());
+        });
+        std::atomic_bool returned {false};
+        std::thread recovery([&] {
+            m_recovery->killOrphanVmm(kName, true);
+            returned = true;
+        });
+        // A blocked open never returns: the thread is then left behind, and the test fails
+        // instead of hanging.
+        const bool done = QTest::qWaitFor([&] { return returned.load(); }, 5000);
+        if (!done) {
+            recovery.detach();
+            QFAIL("killOrphanVmm blocked on a FIFO in RUNDIR");
+        }
+        recovery.join();
+        // A link to a pid file elsewhere: not followed.
+        ::unlink(qemuPid.constData());
+        QCOMPARE(::symlink("/proc/self/stat", qemuPid.constData()), 0);
+        m_recovery->killOrphanVmm(kName, true);
     }
 
     void firecrackerOrphansAreKilledOnlyWhenEverythingMatches()
