@@ -5,7 +5,6 @@
 #include "core/gateway/dns/addressrange.h"
 #include "gatewaytopology.h"
 
-#include <QDeadlineTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTest>
@@ -618,14 +617,13 @@ void TestGatewayProcess::limitsAndUnredirectedConnections()
         auto tls = GuestConnection::connect(m_topo.hostNs(), local, 15002);
         return tls && !startTls(*tls, u"pkg.test"_s) ? tls->alert() : -2;
     };
-    // Each attempt is a connection of its own, so not QTRY_VERIFY: it evaluates its expression
-    // once more after it held, and that second connection met the slot the first still had.
-    // Seen waiting over 5 s in a loaded CI run: the FIN can take that long there.
+    // Each attempt is a connection of its own, so qWaitFor (which stops at the first success),
+    // not QTRY_VERIFY: that evaluates its expression once more after it held, and that second
+    // connection met the slot the first still had. Seen waiting over 5 s in a loaded CI run: the
+    // FIN can take that long there.
     int alert = -1;
-    const QDeadlineTimer deadline(15000);
-    while ((alert = tlsAlert()) == -1 && !deadline.hasExpired())
-        QTest::qWait(50);
-    QVERIFY2(alert != -1, "every attempt ended without an alert for 15 s");
+    QVERIFY2(QTest::qWaitFor([&] { return (alert = tlsAlert()) != -1; }, 15000),
+             "every attempt ended without an alert for 15 s");
     QCOMPARE(alert, int(SSL_AD_ACCESS_DENIED));
     QVERIFY(gateway.waitFor(
         [](const QJsonObject &m) { return isEgress(m, u"port_not_allowed"_s, u"tls"_s); }, 5000));
