@@ -622,8 +622,9 @@ void TestGatewayProcess::limitsAndUnredirectedConnections()
     // connection met the slot the first still had. Seen waiting over 5 s in a loaded CI run: the
     // FIN can take that long there.
     int alert = -1;
-    QVERIFY2(QTest::qWaitFor([&] { return (alert = tlsAlert()) != -1; }, 15000),
-             "every attempt ended without an alert for 15 s");
+    // An attempt the full slot refused mid-handshake can also end in the client's own
+    // decode_error: only the listener's refusal of the port ends the wait.
+    (void)QTest::qWaitFor([&] { return (alert = tlsAlert()) == int(SSL_AD_ACCESS_DENIED); }, 15000);
     QCOMPARE(alert, int(SSL_AD_ACCESS_DENIED));
     QVERIFY(gateway.waitFor(
         [](const QJsonObject &m) { return isEgress(m, u"port_not_allowed"_s, u"tls"_s); }, 5000));
